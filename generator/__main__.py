@@ -1,0 +1,7 @@
+"""Allow ``python -m generator``."""
+
+import sys
+
+from generator.cli import main
+
+sys.exit(main())

@@ -1,0 +1,26 @@
+"""The one error type that reaches the user as a single line."""
+
+from __future__ import annotations
+
+import os
+
+
+class InputError(Exception):
+    """Bad input: names the file (and line when known) and the problem.
+
+    Raised by every reader; the CLI prints ``str(err)`` on one line and exits 2.
+    Inside a sweep the caller records it against the item and goes on.
+    """
+
+    def __init__(self, path: str | os.PathLike | None, problem: str, line: int | None = None):
+        self.path = str(path) if path is not None else None
+        self.problem = problem
+        self.line = line
+        super().__init__(self.message)
+
+    @property
+    def message(self) -> str:
+        where = self.path or "<input>"
+        if self.line is not None:
+            where = f"{where}:{self.line}"
+        return f"{where}: {self.problem}"

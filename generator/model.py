@@ -1,0 +1,272 @@
+"""Typed objects passed between stages (discover -> analyze -> score -> views -> render).
+
+Every analysis of a profile, AMD ATT or NVIDIA Nsight Compute, ends in a
+``CaptureAnalysis``: instructions with their cycles, ranked source lines, totals,
+wave states and occupancy. Pages, advice and diffs read only these objects.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+#: Version of every JSON document this tool writes (analyze, verdicts, api/).
+FORMAT_VERSION = 1
+
+UNKNOWN_LOC = "<unknown>"
+
+#: Stall types in the order of DOMAIN §1.2 (the classifier's order).
+STALL_TYPES = (
+    "VMEM-wait",
+    "LDS/SMEM-wait",
+    "EXP-wait",
+    "waitcnt",
+    "barrier",
+    "VMEM-load",
+    "VMEM-store",
+    "LDS",
+    "SMEM",
+    "MFMA/FMA",
+    "other",
+)
+
+WAVE_STATES = ("EXEC", "WAIT", "STALL", "SLEEP")
+
+
+@dataclass
+class Instruction:
+    """One ISA (or SASS) instruction with its measured cycles."""
+
+    pc_index: int
+    asm: str
+    type: str
+    source_loc: str  # "/virtual/path/file.py:LINE" or UNKNOWN_LOC
+    pc_addr: int = 0
+    exec_count: int = 0
+    total_cycles: int = 0
+    stall_cycles: int = 0
+    issue_cycles: int = 0
+    #: vendor extras, e.g. NCU stall reasons {reason: samples}
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class LineHotspot:
+    """One source line: summed cycles of its instructions."""
+
+    source_loc: str
+    stall_cycles: int
+    total_cycles: int
+    share: float  # of all stall cycles
+    stall_rate: float  # stall / total of this line
+    dominant_type: str
+    stall_by_type: dict[str, int]
+    pc_indices: list[int]
+
+
+@dataclass
+class Occupancy:
+    """Waves per SIMD and the resource that binds (DOMAIN §1.3)."""
+
+    arch: str
+    kernel: str | None
+    waves_per_simd: int
+    limiter: str  # "VGPR", "LDS", "SGPR" or "waves" (hardware max)
+    vgpr_limit: int
+    lds_limit: int
+    sgpr_limit: int
+    arch_vgpr_isa: int
+    arch_vgpr_csv: int | None
+    accum_vgpr: int
+    vgpr_total: int
+    sgpr: int | None
+    lds_bytes: int | None
+    workgroup_size: int | None
+    next_waves: int | None
+    next_vgpr_total: int | None
+    vgpr_disagreement: bool
+    notes: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "waves_per_simd": self.waves_per_simd,
+            "limiter": self.limiter,
+            "vgpr_limit": self.vgpr_limit,
+            "lds_limit": self.lds_limit,
+            "sgpr_limit": self.sgpr_limit,
+            "arch_vgpr_isa": self.arch_vgpr_isa,
+            "arch_vgpr_csv": self.arch_vgpr_csv,
+            "accum_vgpr": self.accum_vgpr,
+            "vgpr_total": self.vgpr_total,
+            "sgpr": self.sgpr,
+            "lds_bytes": self.lds_bytes,
+            "workgroup_size": self.workgroup_size,
+            "next_waves": self.next_waves,
+            "next_vgpr_total": self.next_vgpr_total,
+            "vgpr_disagreement": self.vgpr_disagreement,
+            "kernel": self.kernel,
+            "arch": self.arch,
+            "notes": list(self.notes),
+        }
+
+
+@dataclass
+class WaveFile:
+    """One sampled wave listed in filenames.json (not parsed until needed)."""
+
+    file: str
+    se: int
+    sm: int
+    slot: int
+    wave: int
+    begin: int
+    end: int
+
+    @property
+    def duration(self) -> int:
+        return self.end - self.begin
+
+
+@dataclass
+class CaptureAnalysis:
+    """Everything we know about one profiled dispatch (one ATT capture or NCU launch)."""
+
+    kernel: str  # bundle / kernel name
+    capture: str  # capture directory name (or NCU launch id)
+    label: str  # small, big, ... ("" when unknown)
+    path: str  # path relative to the sweep root, "/" separated
+    vendor: str  # "amd" or "nvidia"
+    arch: str
+    arch_source: str  # "agent_info", "isa", "ncu"
+    stall_unit: str  # "cycles" (ATT) or "warp-stall samples" (NCU)
+    instructions: list[Instruction]
+    total_cycles: int
+    total_stall_cycles: int
+    stall_ratio: float
+    stall_by_type: dict[str, int]  # ranked by cycles, stable
+    lines: list[LineHotspot]  # all lines, ranked by stall (stable)
+    instruction_rank: list[int]  # positions into `instructions`, ranked by stall (stable)
+    source_mapped: tuple[int, int]  # (mapped rows, all rows)
+    instruction_mix: dict[str, int]
+    waves: list[WaveFile] = field(default_factory=list)
+    wave_states: dict[str, float] | None = None
+    occupancy: Occupancy | None = None
+    sources: dict[str, str] = field(default_factory=dict)  # virtual path -> safe local path
+    jit_kernel: str | None = None
+    notes: list[str] = field(default_factory=list)
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def mapped_fraction(self) -> float:
+        mapped, total = self.source_mapped
+        return mapped / total if total else 0.0
+
+    @property
+    def top_stall_type(self) -> str | None:
+        for name, cycles in self.stall_by_type.items():
+            if cycles > 0:
+                return name
+        return None
+
+    def top_instructions(self, k: int) -> list[Instruction]:
+        return [self.instructions[i] for i in self.instruction_rank[:k]]
+
+    def wave_duration_stats(self) -> dict[str, float] | None:
+        durs = sorted(w.duration for w in self.waves)
+        if not durs:
+            return None
+        n = len(durs)
+        mid = durs[n // 2] if n % 2 else (durs[n // 2 - 1] + durs[n // 2]) / 2
+        return {"count": n, "min": durs[0], "median": mid, "max": durs[-1], "mean": sum(durs) / n}
+
+    def to_json(self, topk: int = 15) -> dict[str, Any]:
+        """The ``analyze --json`` object for this capture."""
+        total = self.total_stall_cycles
+        return {
+            "format_version": FORMAT_VERSION,
+            "kernel": self.kernel,
+            "capture": self.capture,
+            "label": self.label,
+            "path": self.path,
+            "vendor": self.vendor,
+            "arch": self.arch,
+            "arch_source": self.arch_source,
+            "jit_kernel": self.jit_kernel,
+            "stall_unit": self.stall_unit,
+            "instructions": len(self.instructions),
+            "total_cycles": self.total_cycles,
+            "total_stall_cycles": self.total_stall_cycles,
+            "stall_ratio": self.stall_ratio,
+            "stall_by_type": dict(self.stall_by_type),
+            "top_lines": [
+                {
+                    "source_loc": ln.source_loc,
+                    "stall_cycles": ln.stall_cycles,
+                    "total_cycles": ln.total_cycles,
+                    "share": ln.share,
+                    "stall_rate": ln.stall_rate,
+                    "dominant_type": ln.dominant_type,
+                }
+                for ln in self.lines[:topk]
+            ],
+            "top_instructions": [
+                {
+                    "pc_index": ins.pc_index,
+                    "asm": ins.asm,
+                    "type": ins.type,
+                    "stall_cycles": ins.stall_cycles,
+                    "share": (ins.stall_cycles / total) if total else 0.0,
+                    "source_loc": ins.source_loc,
+                }
+                for ins in self.top_instructions(topk)
+            ],
+            "source_mapped": {"mapped": self.source_mapped[0], "total": self.source_mapped[1]},
+            "instruction_mix": dict(self.instruction_mix),
+            "waves": self.wave_duration_stats(),
+            "wave_states": dict(self.wave_states) if self.wave_states is not None else None,
+            "occupancy": self.occupancy.to_json() if self.occupancy else None,
+            "notes": list(self.notes),
+            **({"extra": self.extra} if self.extra else {}),
+        }
+
+
+@dataclass
+class CaptureRef:
+    """A capture directory found by discovery, before analysis."""
+
+    path: str  # absolute path on disk
+    rel: str  # relative to the sweep root
+    name: str
+    label: str
+    skipped: str | None = None  # reason when it is an empty shell
+
+
+@dataclass
+class Bundle:
+    """One kernel bundle (``examples/<kernel>/``) as found on disk."""
+
+    name: str
+    path: str
+    rel: str
+    captures: list[CaptureRef]
+    primary: str | None  # rel path of the primary capture
+    primary_rule: str  # why that one is primary
+    compute_files: dict[str, str]  # file name -> absolute path (compute_viewer/)
+    source_files: dict[str, str]  # file name -> absolute path (source/)
+    report: str | None  # REPORT.md path
+    readme: str | None
+    vendor: str = "amd"
+
+    @property
+    def usable_captures(self) -> list[CaptureRef]:
+        return [c for c in self.captures if c.skipped is None]
+
+
+@dataclass
+class Sweep:
+    """A sweep root: its bundles and its campaign folders."""
+
+    root: str
+    bundles: list[Bundle]
+    campaigns: dict[str, str]  # op name -> absolute folder
+    kernels_json: str | None = None
