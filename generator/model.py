@@ -238,6 +238,7 @@ class CaptureRef:
     rel: str  # relative to the sweep root
     name: str
     label: str
+    format: str = "att"  # name of the CaptureFormat that found it
     skipped: str | None = None  # reason when it is an empty shell
 
 
