@@ -1,0 +1,92 @@
+"""Readers for rocprofv3's CSV outputs (agent info, kernel trace).
+
+Both are plain CSV with a quoted header row, e.g. ``discover_kernel_trace.csv``::
+
+    "Kind","Agent_Id",...,"Kernel_Name",...,"VGPR_Count","Accum_VGPR_Count","SGPR_Count",...
+    "KERNEL_DISPATCH","Agent 4",1,0,1610901,1,12,"softmax_kernel_0",...
+
+Kernel names may be very long C++ signatures; nothing here shortens them.
+"""
+
+from __future__ import annotations
+
+import csv
+import os
+
+from generator.errors import InputError
+
+csv.field_size_limit(1 << 26)
+
+
+def read_csv_dicts(path: str | os.PathLike) -> list[dict[str, str]]:
+    """Read a CSV with a header row into dicts; bad files raise InputError."""
+    try:
+        with open(path, newline="", encoding="utf-8", errors="replace") as fh:
+            reader = csv.DictReader(fh)
+            if not reader.fieldnames:
+                raise InputError(path, "empty CSV (no header row)")
+            return [row for row in reader]
+    except OSError as err:
+        raise InputError(path, f"cannot read: {err.strerror or err}") from None
+    except csv.Error as err:
+        raise InputError(path, f"not a valid CSV: {err}") from None
+
+
+def to_int(value: object) -> int | None:
+    """Parse an int cell ("", "n/a" and garbage give None)."""
+    if value is None:
+        return None
+    try:
+        return int(str(value).strip())
+    except ValueError:
+        try:
+            f = float(str(value).strip())
+        except ValueError:
+            return None
+        return int(f) if f == f and f not in (float("inf"), float("-inf")) else None
+
+
+def read_agent_info(path: str | os.PathLike) -> list[dict[str, str]]:
+    """Rows of an ``*_agent_info.csv`` (CPUs and GPUs)."""
+    return read_csv_dicts(path)
+
+
+def gpu_agent(rows: list[dict[str, str]]) -> dict[str, str] | None:
+    """The first GPU agent of an agent-info table, or None."""
+    for row in rows:
+        if (row.get("Agent_Type") or "").strip().upper() == "GPU":
+            return row
+    return None
+
+
+def agent_arch(agent: dict[str, str]) -> str | None:
+    """The gfx target of an agent row: its ``Name`` or ``Gfx_Target_Version`` (90500 -> gfx950)."""
+    name = (agent.get("Name") or "").strip()
+    if name.startswith("gfx"):
+        return name
+    ver = to_int(agent.get("Gfx_Target_Version"))
+    if ver:
+        major, minor, step = ver // 10000, (ver // 100) % 100, ver % 100
+        return f"gfx{major}{minor:x}{step:x}"
+    return None
+
+
+def read_kernel_trace(path: str | os.PathLike) -> list[dict[str, str]]:
+    """Rows of a kernel-trace CSV (one per dispatch)."""
+    rows = read_csv_dicts(path)
+    if rows and "Kernel_Name" not in rows[0]:
+        raise InputError(path, "kernel trace has no Kernel_Name column")
+    return rows
+
+
+def kernel_name_matches(row_name: str, wanted: str) -> bool:
+    """True when a trace name is the wanted kernel (the JIT name may add ``_0``)."""
+    row_name, wanted = row_name.strip(), wanted.strip()
+    if not wanted:
+        return False
+    return row_name == wanted or row_name == f"{wanted}_0" or f"{row_name}_0" == wanted
+
+
+def match_kernel(rows: list[dict[str, str]], wanted: str) -> list[dict[str, str]]:
+    """Dispatch rows of the wanted kernel, in file order."""
+    return [r for r in rows if kernel_name_matches(r.get("Kernel_Name") or "", wanted)]
