@@ -168,6 +168,10 @@ class CaptureAnalysis:
                 return name
         return None
 
+    def hot_lines(self, k: int) -> list[LineHotspot]:
+        """The top ``k`` source lines that stall at all (the reference lists no others)."""
+        return [ln for ln in self.lines[:k] if ln.stall_cycles > 0]
+
     def top_instructions(self, k: int) -> list[Instruction]:
         return [self.instructions[i] for i in self.instruction_rank[:k]]
 
@@ -207,7 +211,7 @@ class CaptureAnalysis:
                     "stall_rate": ln.stall_rate,
                     "dominant_type": ln.dominant_type,
                 }
-                for ln in self.lines[:topk]
+                for ln in self.hot_lines(topk)
             ],
             "top_instructions": [
                 {

@@ -1,0 +1,437 @@
+"""AMD rocprofv3 ATT capture: load ``ui_output_agent_*`` folders and analyze them.
+
+A capture directory holds (DOMAIN §1.1)::
+
+    code.json        {"code": [[asm, _, pc_index, source_loc, _, pc_addr,
+                                exec_count, total_cycles, stall_cycles, issue_cycles], ...]}
+    snapshots.json   {"/": {"FlyDSL": {"kernels": {"pa.py": "source_0_pa.py"}}}}
+    filenames.json   {"wave_filenames": {se: {sm: {slot: {wave: [file, begin, end]}}}}, ...}
+    wstates1..4.json {"state": [n, ...], "time": [t, ...]}   (EXEC, WAIT, STALL, SLEEP)
+    se*_sm*_sl*_wv*.json   one sampled wave each (parsed only for a timeline)
+
+The analysis reproduces the FlyDSL reference analyzer exactly (stall taxonomy,
+stable rankings) and adds wave states, occupancy and source-mapping coverage. Wave
+files are not parsed for the analysis: ``filenames.json`` already gives each wave's
+begin and end, which keeps a sweep of thousands of wave files fast.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+
+from generator import formats, occupancy as occ_model
+from generator.errors import InputError
+from generator.model import (
+    UNKNOWN_LOC,
+    WAVE_STATES,
+    Bundle,
+    CaptureAnalysis,
+    CaptureRef,
+    Instruction,
+    LineHotspot,
+    WaveFile,
+)
+
+CODE_ROW_LEN = 10
+CAPTURE_PREFIX = "ui_output_agent_"
+_WAVE_FILE = re.compile(r"^se\d+_sm\d+_sl\d+_wv\d+\.json$")
+
+
+# ---------------------------------------------------------------- taxonomy
+
+def classify(asm: str) -> str:
+    """Stall type of one instruction (DOMAIN §1.2; first match wins)."""
+    a = asm.lower()
+    if "s_waitcnt" in a:
+        if "vmcnt" in a:
+            return "VMEM-wait"
+        if "lgkmcnt" in a:
+            return "LDS/SMEM-wait"
+        if "expcnt" in a:
+            return "EXP-wait"
+        return "waitcnt"
+    if "s_barrier" in a or "s_wait_idle" in a:
+        return "barrier"
+    if "buffer_load" in a or "global_load" in a or "flat_load" in a:
+        return "VMEM-load"
+    if "buffer_store" in a or "global_store" in a:
+        return "VMEM-store"
+    if "ds_read" in a or "ds_write" in a:
+        return "LDS"
+    if "s_load" in a or "s_store" in a:
+        return "SMEM"
+    if "v_mfma" in a or "v_fma" in a:
+        return "MFMA/FMA"
+    return "other"
+
+
+def instruction_mix(instructions: list[Instruction]) -> dict[str, int]:
+    """Counts of the instruction families the reference prints, plus global memory ops."""
+    mix = {"MFMA": 0, "buffer_load": 0, "buffer_store": 0, "ds_read": 0, "ds_write": 0,
+           "global_load": 0, "global_store": 0}
+    for ins in instructions:
+        mnemonic = ins.asm.split(None, 1)[0].lower() if ins.asm.strip() else ""
+        if mnemonic.startswith("v_mfma"):
+            mix["MFMA"] += 1
+        else:
+            for family in ("buffer_load", "buffer_store", "ds_read", "ds_write", "global_load", "global_store"):
+                if mnemonic.startswith(family):
+                    mix[family] += 1
+                    break
+    return mix
+
+
+# ---------------------------------------------------------------- readers
+
+def read_json(path: str) -> object:
+    """Parse one JSON file; a missing, truncated or non-JSON file is an InputError."""
+    try:
+        with open(path, "rb") as fh:
+            return json.loads(fh.read())
+    except FileNotFoundError:
+        raise InputError(path, "file is missing") from None
+    except OSError as err:
+        raise InputError(path, f"cannot read: {err.strerror or err}") from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as err:
+        raise InputError(path, f"not valid JSON (truncated or corrupt): {err}") from None
+
+
+def _cell(value: object, path: str, row_no: int, column: str) -> tuple[int, bool]:
+    """One numeric cell as an int, and whether it was not an int.
+
+    The reference counts non-int cells as 0; we do the same for null and finite
+    floats (and say so in a note), but a string or NaN in a numeric cell means a
+    corrupt file, which we refuse rather than draw a wrong number.
+    """
+    if type(value) is int:
+        return value, False
+    if value is None:
+        return 0, True
+    if isinstance(value, float):
+        if math.isfinite(value):
+            return 0, True
+        raise InputError(path, f"row {row_no}: {column} is {value!r}, not a number")
+    raise InputError(path, f"row {row_no}: {column} is {value!r}, not a number")
+
+
+def load_code(path: str) -> tuple[list[Instruction], str | None, int]:
+    """Instructions of ``code.json``, the kernel name from its label row, and non-int cells."""
+    data = read_json(path)
+    if not isinstance(data, dict) or not isinstance(data.get("code"), list):
+        raise InputError(path, 'expected an object with a "code" list')
+    out: list[Instruction] = []
+    kernel_name = None
+    odd = 0
+    for row_no, row in enumerate(data["code"]):
+        if not isinstance(row, list):
+            raise InputError(path, f"row {row_no}: expected a list, got {type(row).__name__}")
+        pc = row[2] if len(row) > 2 else None
+        if type(pc) is not int or pc == 0:
+            if kernel_name is None and row and isinstance(row[0], str) and row[0].startswith(";"):
+                kernel_name = row[0].lstrip("; ").strip() or None
+            continue
+        if len(row) != CODE_ROW_LEN:
+            raise InputError(path, f"row {row_no}: {len(row)} cells, expected {CODE_ROW_LEN}")
+        asm, loc = row[0], row[3]
+        if not isinstance(asm, str):
+            raise InputError(path, f"row {row_no}: asm is {asm!r}, not text")
+        cells = []
+        for col, name in ((5, "pc_addr"), (6, "exec_count"), (7, "total_cycles"),
+                          (8, "stall_cycles"), (9, "issue_cycles")):
+            value, was_odd = _cell(row[col], path, row_no, name)
+            odd += was_odd
+            cells.append(value)
+        out.append(Instruction(
+            pc_index=pc,
+            asm=asm,
+            type=classify(asm),
+            source_loc=loc if isinstance(loc, str) and loc else UNKNOWN_LOC,
+            pc_addr=cells[0],
+            exec_count=cells[1],
+            total_cycles=cells[2],
+            stall_cycles=cells[3],
+            issue_cycles=cells[4],
+        ))
+    return out, kernel_name, odd
+
+
+def _flatten_snapshots(tree: object, prefix: str, path: str, out: dict[str, str]) -> None:
+    """Walk the nested snapshot dict, collecting virtual path -> local name."""
+    if not isinstance(tree, dict):
+        raise InputError(path, "expected nested objects mapping paths to file names")
+    for key, value in tree.items():
+        vpath = prefix.rstrip("/") + "/" + key if prefix else key
+        if isinstance(value, dict):
+            _flatten_snapshots(value, vpath if key != "/" else "", path, out)
+        elif isinstance(value, str):
+            out["/" + vpath.lstrip("/")] = value
+        else:
+            raise InputError(path, f"entry {vpath!r} is {type(value).__name__}, not a file name")
+
+
+def safe_local(capture_dir: str, local: str) -> str | None:
+    """The file a snapshot name points to, or None when it would leave the capture."""
+    if not local or os.path.isabs(local) or local.startswith(("/", "\\")) or ":" in local[:3]:
+        return None
+    parts = re.split(r"[\\/]", local)
+    if any(p in ("..", "") for p in parts):
+        return None
+    root = os.path.realpath(capture_dir)
+    full = os.path.realpath(os.path.join(root, *parts))
+    if os.path.commonpath([root, full]) != root:
+        return None
+    return full
+
+
+def load_snapshots(capture_dir: str) -> dict[str, str]:
+    """Virtual source path -> safe local file name (only names that stay inside the capture)."""
+    path = os.path.join(capture_dir, "snapshots.json")
+    if not os.path.exists(path):
+        return {}
+    flat: dict[str, str] = {}
+    _flatten_snapshots(read_json(path), "", path, flat)
+    for vpath, local in flat.items():
+        if safe_local(capture_dir, local) is None:
+            raise InputError(path, f"{vpath!r} points outside the capture ({local!r}); refusing to read it")
+    return dict(sorted(flat.items()))
+
+
+def load_waves(capture_dir: str) -> list[WaveFile]:
+    """Sampled waves listed in ``filenames.json`` (begin/end cycles; files not parsed)."""
+    path = os.path.join(capture_dir, "filenames.json")
+    if not os.path.exists(path):
+        return []
+    data = read_json(path)
+    tree = data.get("wave_filenames") if isinstance(data, dict) else None
+    if not isinstance(tree, dict):
+        raise InputError(path, 'expected an object with "wave_filenames"')
+    waves = []
+    try:
+        for se, sms in tree.items():
+            for sm, slots in sms.items():
+                for slot, wvs in slots.items():
+                    for wv, entry in wvs.items():
+                        name, begin, end = entry[0], int(entry[1]), int(entry[2])
+                        waves.append(WaveFile(str(name), int(se), int(sm), int(slot), int(wv), begin, end))
+    except (AttributeError, TypeError, ValueError, IndexError) as err:
+        raise InputError(path, f"malformed wave_filenames entry: {err}") from None
+    waves.sort(key=lambda w: (w.se, w.sm, w.slot, w.wave))
+    return waves
+
+
+def has_wave_files(capture_dir: str) -> bool:
+    """True when the folder holds at least one ``se*_sm*_sl*_wv*.json``."""
+    try:
+        return any(_WAVE_FILE.match(n) for n in os.listdir(capture_dir))
+    except OSError:
+        return False
+
+
+def load_wave_states(capture_dir: str) -> dict[str, float] | None:
+    """Share of each wave state: integral of its step function over the sum (DOMAIN §1.1)."""
+    areas: dict[str, float] = {}
+    for i, name in enumerate(WAVE_STATES, 1):
+        path = os.path.join(capture_dir, f"wstates{i}.json")
+        if not os.path.exists(path):
+            continue
+        data = read_json(path)
+        state = data.get("state") if isinstance(data, dict) else None
+        time = data.get("time") if isinstance(data, dict) else None
+        if not isinstance(state, list) or not isinstance(time, list) or len(state) != len(time):
+            raise InputError(path, 'expected "state" and "time" lists of equal length')
+        try:
+            areas[name] = sum(state[j] * (time[j + 1] - time[j]) for j in range(len(time) - 1))
+        except TypeError:
+            raise InputError(path, "non-numeric value in state/time") from None
+    total = sum(areas.values())
+    if not areas or total <= 0:
+        return None
+    return {name: areas.get(name, 0) / total for name in WAVE_STATES}
+
+
+def read_wave(capture_dir: str, wave: WaveFile) -> list[list[int]]:
+    """Instruction rows ``[time, type, stall, duration, pc_index]`` of one sampled wave."""
+    if not _WAVE_FILE.match(wave.file):
+        raise InputError(os.path.join(capture_dir, "filenames.json"), f"unexpected wave file name {wave.file!r}")
+    path = os.path.join(capture_dir, wave.file)
+    data = read_json(path)
+    try:
+        rows = data["wave"]["instructions"]
+        return [[int(v) for v in r[:5]] for r in rows]
+    except (KeyError, TypeError, ValueError) as err:
+        raise InputError(path, f"malformed wave file: {err}") from None
+
+
+# ---------------------------------------------------------------- analysis
+
+def rank_stable(values: list[int]) -> list[int]:
+    """Positions ordered by value, highest first; ties keep input order."""
+    return sorted(range(len(values)), key=lambda i: -values[i])
+
+
+def stall_breakdown(instructions: list[Instruction]) -> dict[str, int]:
+    """Stall cycles per type, ranked (ties keep first-seen order); zero types dropped."""
+    acc: dict[str, int] = {}
+    for ins in instructions:
+        if ins.stall_cycles:
+            acc[ins.type] = acc.get(ins.type, 0) + ins.stall_cycles
+    names = list(acc)
+    return {names[i]: acc[names[i]] for i in rank_stable([acc[n] for n in names])}
+
+
+def line_hotspots(instructions: list[Instruction], total_stall: int) -> list[LineHotspot]:
+    """Per source line sums, ranked by stall cycles (stable in first-seen order)."""
+    order: list[str] = []
+    stall: dict[str, int] = {}
+    total: dict[str, int] = {}
+    by_type: dict[str, dict[str, int]] = {}
+    pcs: dict[str, list[int]] = {}
+    for ins in instructions:
+        loc = ins.source_loc
+        if loc not in stall:
+            order.append(loc)
+            stall[loc] = total[loc] = 0
+            by_type[loc] = {}
+            pcs[loc] = []
+        stall[loc] += ins.stall_cycles
+        total[loc] += ins.total_cycles
+        pcs[loc].append(ins.pc_index)
+        if ins.stall_cycles > 0:
+            by_type[loc][ins.type] = by_type[loc].get(ins.type, 0) + ins.stall_cycles
+    ranked = rank_stable([stall[loc] for loc in order])
+    out = []
+    for i in ranked:
+        loc = order[i]
+        types = by_type[loc]
+        dominant = max(types, key=types.get) if types else "-"
+        out.append(LineHotspot(
+            source_loc=loc,
+            stall_cycles=stall[loc],
+            total_cycles=total[loc],
+            share=stall[loc] / total_stall if total_stall else 0.0,
+            stall_rate=stall[loc] / total[loc] if total[loc] else 0.0,
+            dominant_type=dominant,
+            stall_by_type=dict(types),
+            pc_indices=pcs[loc],
+        ))
+    return out
+
+
+def summarize(instructions: list[Instruction]) -> dict:
+    """Totals, breakdowns and rankings shared by every capture format."""
+    total_cycles = sum(i.total_cycles for i in instructions)
+    total_stall = sum(i.stall_cycles for i in instructions)
+    mapped = sum(1 for i in instructions if i.source_loc != UNKNOWN_LOC)
+    return {
+        "total_cycles": total_cycles,
+        "total_stall_cycles": total_stall,
+        "stall_ratio": total_stall / total_cycles if total_cycles else 0.0,
+        "stall_by_type": stall_breakdown(instructions),
+        "lines": line_hotspots(instructions, total_stall),
+        "instruction_rank": rank_stable([i.stall_cycles for i in instructions]),
+        "source_mapped": (mapped, len(instructions)),
+    }
+
+
+def empty_reason(capture_dir: str) -> str | None:
+    """Why a capture folder is an empty shell (no waves, no instructions), else None."""
+    code = os.path.join(capture_dir, "code.json")
+    if not os.path.exists(code):
+        return None if has_wave_files(capture_dir) else "empty shell: no code.json and no wave files"
+    if os.path.getsize(code) > 4096 or has_wave_files(capture_dir):
+        return None
+    try:
+        data = read_json(code)
+    except InputError:
+        return None  # corrupt, not empty: analysis reports it
+    rows = data.get("code") if isinstance(data, dict) else None
+    if isinstance(rows, list) and not any(
+        isinstance(r, list) and len(r) > 2 and type(r[2]) is int and r[2] != 0 for r in rows
+    ):
+        return "empty shell: no instructions and no wave files"
+    return None
+
+
+def is_capture(path: str) -> bool:
+    """True when ``path`` is an ATT capture directory."""
+    return os.path.isdir(path) and (
+        os.path.exists(os.path.join(path, "code.json"))
+        or os.path.basename(os.path.normpath(path)).startswith(CAPTURE_PREFIX)
+    )
+
+
+def find_captures(bundle_dir: str) -> list[tuple[str, str]]:
+    """``(label, dir)`` of every ``att_viewer/<label>/ui_output_agent_*`` of a bundle."""
+    root = os.path.join(bundle_dir, "att_viewer")
+    found = []
+    if not os.path.isdir(root):
+        return found
+    for label in sorted(os.listdir(root)):
+        label_dir = os.path.join(root, label)
+        if not os.path.isdir(label_dir):
+            continue
+        if label.startswith(CAPTURE_PREFIX):  # capture directly under att_viewer/
+            found.append(("", label_dir))
+            continue
+        for name in sorted(os.listdir(label_dir)):
+            if name.startswith(CAPTURE_PREFIX) and os.path.isdir(os.path.join(label_dir, name)):
+                found.append((label, os.path.join(label_dir, name)))
+    return found
+
+
+def analyze_capture(ref: CaptureRef, bundle: Bundle | None = None) -> list[CaptureAnalysis]:
+    """Full analysis of one ATT capture (one dispatch)."""
+    cdir = ref.path
+    if not os.path.isdir(cdir):
+        raise InputError(cdir, "not a directory")
+    code_path = os.path.join(cdir, "code.json")
+    if not os.path.exists(code_path):
+        raise InputError(cdir, "not an ATT capture (no code.json)")
+    instructions, jit_name, odd = load_code(code_path)
+    sources = load_snapshots(cdir)
+    waves = load_waves(cdir)
+    notes = []
+    if odd:
+        notes.append(f"{odd} numeric cells of code.json were not integers; counted as 0 (as the reference does)")
+    if not instructions:
+        notes.append("code.json lists no instructions")
+    summary = summarize(instructions)
+    if instructions and summary["source_mapped"][0] == 0:
+        notes.append("no instruction is mapped to source: the kernel was built without debug info "
+                     "(or a cached no-debug build was reused)")
+    occupancy, arch, arch_source = occ_model.for_capture(ref, bundle, instructions, jit_name)
+    if occupancy:
+        notes.extend(occupancy.notes)
+    return [CaptureAnalysis(
+        kernel=bundle.name if bundle else (jit_name or ref.name),
+        capture=ref.name,
+        label=ref.label,
+        path=ref.rel,
+        vendor="amd",
+        arch=arch,
+        arch_source=arch_source,
+        stall_unit="cycles",
+        instructions=instructions,
+        instruction_mix=instruction_mix(instructions),
+        waves=waves,
+        wave_states=load_wave_states(cdir),
+        occupancy=occupancy,
+        sources={v: os.path.join(cdir, local) for v, local in sources.items()},
+        jit_kernel=jit_name,
+        notes=notes,
+        **summary,
+    )]
+
+
+formats.register(formats.CaptureFormat(
+    name="att",
+    vendor="amd",
+    order=10,
+    find=find_captures,
+    is_capture=is_capture,
+    empty_reason=empty_reason,
+    analyze=analyze_capture,
+))

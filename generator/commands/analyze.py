@@ -1,0 +1,75 @@
+"""``kernel-atlas analyze PATH``: the hotspot analysis of captures, as text or JSON."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+from generator import analysis, discover, report
+
+NAME = "analyze"
+HELP = "Hotspot analysis of one capture, a bundle or a whole sweep (ATT or Nsight Compute)."
+ORDER = 20
+
+
+def add_arguments(p) -> None:
+    """Options, including those users of the reference analyzer know."""
+    p.add_argument("path", help="sweep root, bundle folder, one bundle, one capture directory or export file")
+    p.add_argument("--topk", type=int, default=15, help="rows in the top lines / instructions tables (15)")
+    p.add_argument("--json", action="store_true", help="print JSON: one object for a capture, a list otherwise")
+    p.add_argument("--mode", choices=("asm", "src", "both"), default="both",
+                   help="which hotspot tables to print (text only)")
+    p.add_argument("--detail", action="store_true", help="show each hot line's source context and instructions")
+    p.add_argument("--context", type=int, default=3, help="source lines around each hot line with --detail (3)")
+    p.add_argument("--kernel", help="analyze only this kernel (bundle name) of a sweep")
+    p.add_argument("--primary", action="store_true", help="only each bundle's primary capture")
+    p.add_argument("--advice", action="store_true", help="add the ranked optimization plan")
+
+
+def _advice(a, as_json: bool):
+    """The ranked plan of one analysis (JSON objects or text lines)."""
+    from generator import advice
+
+    findings = advice.advise(a)
+    return [f.to_json() for f in findings] if as_json else advice.format_plan(findings)
+
+
+def run(args) -> int:
+    """Analyze and print; a single bad capture raises InputError (exit 2)."""
+    if args.topk < 1:
+        args.topk = 1
+    sweep = discover.discover(args.path)
+    results = analysis.analyze_sweep(sweep, args.kernel)
+    if args.primary:
+        results = [r for r in results if r.is_primary]
+    single = len(results) == 1 and len(sweep.bundles) == 1 and len(sweep.bundles[0].captures) == 1
+    if single and results[0].error:
+        raise results[0].error
+    objects, texts = [], []
+    for r in results:
+        if r.status == "skipped":
+            print(f"kernel-atlas: skipped {r.ref.rel}: {r.ref.skipped}", file=sys.stderr)
+            continue
+        if r.error:
+            print(f"kernel-atlas: broken {r.ref.rel}: {r.error.message}", file=sys.stderr)
+            continue
+        for a in r.analyses:
+            if args.json:
+                obj = a.to_json(args.topk)
+                obj["primary"] = r.is_primary
+                if args.advice:
+                    obj["advice"] = _advice(a, True)
+                objects.append(obj)
+            else:
+                plan = _advice(a, False) if args.advice else None
+                texts.append(report.render_text(a, args.topk, args.mode, args.detail, args.context, plan))
+    if args.json:
+        payload = objects[0] if single and len(objects) == 1 else objects
+        json.dump(payload, sys.stdout, indent=1, sort_keys=True)
+        sys.stdout.write("\n")
+    else:
+        sys.stdout.write("\n".join(texts))
+    if not objects and not texts:
+        print("kernel-atlas: no capture could be analyzed", file=sys.stderr)
+        return 1
+    return 0

@@ -1,0 +1,209 @@
+"""Occupancy (waves per SIMD) and its limiter, by the current model of DOMAIN §1.3.
+
+    occupancy = min(vgpr_limit, lds_limit, sgpr_limit, max_waves)
+    vgpr_limit = 512 // round_up(arch + accum, 8)          gfx90a / gfx942 / gfx950 (one pool)
+               = 256 // max(arch, accum)                     gfx908 (split pools)
+    lds_limit  = (LDS_total // lds_per_wg) * ceil(wg / 64) // 4
+    sgpr_limit = 800 // round_up(SGPR_Count, 16)
+
+arch VGPRs = max(ISA scan, CSV ``VGPR_Count``): rocprofv3 1.1 reports half the real
+allocation on gfx950, so both readings are kept and a disagreement is flagged. Each
+limit is capped at the hardware's waves per SIMD (8); on ties the limiter is named in
+the order VGPR, LDS, SGPR.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+from generator import rocprof
+from generator.errors import InputError
+from generator.model import Bundle, CaptureRef, Instruction, Occupancy
+
+MAX_WAVES = 8
+VGPR_POOL = 512
+SGPR_POOL = 800
+LDS_BYTES = {"gfx950": 160 * 1024, "gfx942": 64 * 1024, "gfx90a": 64 * 1024, "gfx908": 64 * 1024}
+GFX950_MFMA = ("v_mfma_scale_f32_", "v_mfma_f32_16x16x128_", "v_mfma_f32_32x32x64_")
+ARCH_NAMES = {"gfx950": "CDNA4", "gfx942": "CDNA3", "gfx90a": "CDNA2", "gfx908": "CDNA1"}
+
+_VREG = re.compile(r"(?<![\w.])v(\d+)(?![\w])")
+_VRANGE = re.compile(r"(?<![\w.])v\[(\d+):(\d+)\]")
+_AREG = re.compile(r"(?<![\w.])a(\d+)(?![\w])")
+_ARANGE = re.compile(r"(?<![\w.])a\[(\d+):(\d+)\]")
+
+
+def round_up(value: int, step: int) -> int:
+    """Round ``value`` up to a multiple of ``step``."""
+    return -(-value // step) * step
+
+
+def scan_registers(instructions: list[Instruction]) -> tuple[int, int]:
+    """(arch VGPRs, accum VGPRs) used by the ISA: highest index + 1 (range upper bounds)."""
+    v_hi = a_hi = -1
+    for ins in instructions:
+        operands = ins.asm.split(None, 1)
+        if len(operands) < 2:
+            continue
+        text = operands[1]
+        for m in _VRANGE.finditer(text):
+            v_hi = max(v_hi, int(m.group(2)))
+        for m in _VREG.finditer(text):
+            v_hi = max(v_hi, int(m.group(1)))
+        if "a" in text:
+            for m in _ARANGE.finditer(text):
+                a_hi = max(a_hi, int(m.group(2)))
+            for m in _AREG.finditer(text):
+                a_hi = max(a_hi, int(m.group(1)))
+    return v_hi + 1, a_hi + 1
+
+
+def arch_from_isa(instructions: list[Instruction]) -> str:
+    """gfx950 when the ISA uses gfx950-only MFMA forms, else gfx942 (DOMAIN §1.3)."""
+    for ins in instructions:
+        a = ins.asm.lower()
+        if a.startswith("v_mfma") and a.startswith(GFX950_MFMA):
+            return "gfx950"
+    return "gfx942"
+
+
+def limits(arch: str, vgpr_arch: int, accum: int, sgpr: int | None, lds_bytes: int | None,
+           workgroup_size: int | None, lds_total: int | None = None,
+           max_waves: int = MAX_WAVES) -> dict:
+    """Every limit, the occupancy, the limiter and the next step, from resource counts."""
+    if arch == "gfx908":
+        vgpr_total = max(vgpr_arch, accum)
+        vgpr_limit = 256 // vgpr_total if vgpr_total else max_waves
+    else:
+        vgpr_total = round_up(vgpr_arch + accum, 8)
+        vgpr_limit = VGPR_POOL // vgpr_total if vgpr_total else max_waves
+    lds_total = lds_total or LDS_BYTES.get(arch, 64 * 1024)
+    if lds_bytes and workgroup_size:
+        waves_per_wg = -(-workgroup_size // 64)
+        lds_limit = (lds_total // lds_bytes) * waves_per_wg // 4
+    else:
+        lds_limit = max_waves
+    sgpr_limit = SGPR_POOL // round_up(sgpr, 16) if sgpr else max_waves
+    capped = {
+        "VGPR": min(vgpr_limit, max_waves),
+        "LDS": min(lds_limit, max_waves),
+        "SGPR": min(sgpr_limit, max_waves),
+    }
+    waves = min(capped.values())
+    limiter = next(name for name, value in capped.items() if value == waves)
+    next_waves = waves + 1 if waves < max_waves else None
+    next_total = None
+    if next_waves:
+        next_total = (VGPR_POOL // next_waves) // 8 * 8 if arch != "gfx908" else 256 // next_waves
+    return {
+        "waves": waves,
+        "limiter": limiter,
+        "vgpr_limit": capped["VGPR"],
+        "lds_limit": capped["LDS"],
+        "sgpr_limit": capped["SGPR"],
+        "vgpr_total": vgpr_total,
+        "next_waves": next_waves,
+        "next_vgpr_total": next_total,
+    }
+
+
+def _bundle_file(bundle: Bundle | None, *names: str) -> str | None:
+    """The first existing compute_viewer file among ``names``."""
+    if not bundle:
+        return None
+    for name in names:
+        if name in bundle.compute_files:
+            return bundle.compute_files[name]
+    return None
+
+
+def _trace_path(bundle: Bundle | None) -> str | None:
+    """The kernel-trace CSV of a bundle (``discover_kernel_trace.csv`` or any ``*kernel_trace.csv``)."""
+    found = _bundle_file(bundle, "discover_kernel_trace.csv")
+    if found or not bundle:
+        return found
+    for name in sorted(bundle.compute_files):
+        if name.endswith("kernel_trace.csv"):
+            return bundle.compute_files[name]
+    return None
+
+
+def resolve_arch(ref: CaptureRef, bundle: Bundle | None, instructions: list[Instruction]
+                 ) -> tuple[str, str, dict | None]:
+    """(arch, where it came from, GPU agent row) for a capture."""
+    info = _bundle_file(bundle, f"{ref.label}_agent_info.csv") if ref.label else None
+    if info:
+        try:
+            agent = rocprof.gpu_agent(rocprof.read_agent_info(info))
+        except InputError:
+            agent = None
+        arch = rocprof.agent_arch(agent) if agent else None
+        if arch:
+            return arch, "agent_info", agent
+    return arch_from_isa(instructions), "isa", None
+
+
+def for_capture(ref: CaptureRef, bundle: Bundle | None, instructions: list[Instruction],
+                jit_name: str | None) -> tuple[Occupancy | None, str, str]:
+    """Occupancy of one capture, with its architecture and the arch's source."""
+    arch, arch_source, agent = resolve_arch(ref, bundle, instructions)
+    if not instructions:
+        return None, arch, arch_source
+    isa_v, isa_a = scan_registers(instructions)
+    notes: list[str] = []
+    row = None
+    trace = _trace_path(bundle)
+    if trace and jit_name:
+        try:
+            rows = rocprof.match_kernel(rocprof.read_kernel_trace(trace), jit_name)
+        except InputError as err:
+            rows = []
+            notes.append(f"kernel trace unreadable: {err.message}")
+        row = rows[0] if rows else None
+        if not rows:
+            notes.append(f"kernel {jit_name} not found in {os.path.basename(trace)}; using the ISA alone")
+    to_int = rocprof.to_int
+    csv_v = to_int(row.get("VGPR_Count")) if row else None
+    csv_a = to_int(row.get("Accum_VGPR_Count")) if row else None
+    sgpr = to_int(row.get("SGPR_Count")) if row else None
+    lds = to_int(row.get("LDS_Block_Size")) if row else None
+    wg = None
+    if row:
+        dims = [to_int(row.get(f"Workgroup_Size_{d}")) for d in "XYZ"]
+        wg = 1
+        for d in dims:
+            wg *= d or 1
+    arch_v = max(isa_v, csv_v or 0)
+    accum = max(csv_a or 0, isa_a)
+    disagree = csv_v is not None and csv_v != isa_v
+    if disagree:
+        notes.append(f"VGPR readings disagree: ISA uses {isa_v}, the kernel trace CSV says {csv_v}; "
+                     f"using {arch_v}")
+    lds_total = None
+    max_waves = MAX_WAVES
+    if agent:
+        kb = to_int(agent.get("Lds_Size_In_Kb"))
+        lds_total = kb * 1024 if kb else None
+        max_waves = to_int(agent.get("Max_Waves_Per_Simd")) or MAX_WAVES
+    lim = limits(arch, arch_v, accum, sgpr, lds, wg, lds_total, max_waves)
+    return Occupancy(
+        arch=arch,
+        kernel=row.get("Kernel_Name") if row else jit_name,
+        waves_per_simd=lim["waves"],
+        limiter=lim["limiter"],
+        vgpr_limit=lim["vgpr_limit"],
+        lds_limit=lim["lds_limit"],
+        sgpr_limit=lim["sgpr_limit"],
+        arch_vgpr_isa=isa_v,
+        arch_vgpr_csv=csv_v,
+        accum_vgpr=accum,
+        vgpr_total=lim["vgpr_total"],
+        sgpr=sgpr,
+        lds_bytes=lds,
+        workgroup_size=wg,
+        next_waves=lim["next_waves"],
+        next_vgpr_total=lim["next_vgpr_total"],
+        vgpr_disagreement=disagree,
+        notes=notes,
+    ), arch, arch_source

@@ -1,0 +1,193 @@
+"""Plain-text report of one capture analysis, laid out like the reference analyzer's.
+
+Sections: summary, occupancy, instruction mix, stall types, top source lines, top
+instructions (``--mode asm|src|both``), and with ``--detail`` each hot line's source
+context and its stalling instructions.
+"""
+
+from __future__ import annotations
+
+import os
+
+from generator.model import UNKNOWN_LOC, CaptureAnalysis
+
+RULE = "═" * 90
+BAR_WIDTH = 30
+
+
+def fmt_cycles(value: float) -> str:
+    """Cycles the way the reference prints them: 364, 25.3K, 41.65M."""
+    if abs(value) >= 1e6:
+        return f"{value / 1e6:.2f}M"
+    if abs(value) >= 1e3:
+        return f"{value / 1e3:.1f}K"
+    return f"{int(value)}"
+
+
+def bar(fraction: float, width: int = BAR_WIDTH) -> str:
+    """A text bar of ``width`` cells filled to ``fraction``."""
+    filled = max(0, min(width, int(round(fraction * width))))
+    return "[" + "█" * filled + "░" * (width - filled) + "]"
+
+
+def tail(text: str, width: int) -> str:
+    """The last ``width`` characters (source paths keep their file and line)."""
+    return text if len(text) <= width else text[-width:]
+
+
+def head(text: str, width: int) -> str:
+    """The first ``width`` characters, with an ellipsis when cut."""
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def section(title: str) -> list[str]:
+    """A titled section header."""
+    return ["", RULE, f"  {title}", RULE]
+
+
+def summary_lines(a: CaptureAnalysis) -> list[str]:
+    """Kernel, instruction count and totals."""
+    mapped, total = a.source_mapped
+    unit = "" if a.stall_unit == "cycles" else f"  ({a.stall_unit})"
+    lines = [
+        f"  Kernel:        {a.kernel} / {a.capture}" + (f"  [{a.label}]" if a.label else ""),
+        f"  Architecture:  {a.arch} (from {a.arch_source})",
+        f"  Instructions:  {len(a.instructions)}",
+        f"  Total cycles:  {fmt_cycles(a.total_cycles)}{unit}",
+        f"  Total stalls:  {fmt_cycles(a.total_stall_cycles)}  ({a.stall_ratio * 100:.1f}% of total cycles)",
+        f"  Source mapped: {mapped} / {total} instructions ({(mapped / total * 100) if total else 0:.1f}%)",
+    ]
+    stats = a.wave_duration_stats()
+    if stats:
+        lines.append(f"  Sampled waves: {stats['count']}  (duration min {stats['min']}, "
+                     f"median {stats['median']:g}, max {stats['max']} cycles)")
+    if a.wave_states:
+        ws = a.wave_states
+        lines.append("  Wave states:   " + "  ".join(f"{k} {ws[k] * 100:.1f}%" for k in ws))
+    return lines
+
+
+def occupancy_lines(a: CaptureAnalysis) -> list[str]:
+    """Occupancy, limiter, both VGPR readings and the next step."""
+    o = a.occupancy
+    if o is None:
+        return ["  (no occupancy: no instructions or no register data)"]
+    csv = "n/a" if o.arch_vgpr_csv is None else str(o.arch_vgpr_csv)
+    lines = [
+        f"  occupancy:      {o.waves_per_simd} waves/SIMD, limited by {o.limiter}",
+        f"  limits:         VGPR {o.vgpr_limit}, LDS {o.lds_limit}, SGPR {o.sgpr_limit}",
+        f"  arch_vgpr:      ISA {o.arch_vgpr_isa}, kernel-trace CSV {csv}"
+        + ("   <- readings disagree; the larger is used" if o.vgpr_disagreement else ""),
+        f"  accum_vgpr:     {o.accum_vgpr}",
+        f"  total_vgpr:     {o.vgpr_total} / 512 (combined pool)" if o.arch != "gfx908"
+        else f"  max(arch,accum): {o.vgpr_total} / 256 (split pools)",
+        f"  sgpr:           {o.sgpr if o.sgpr is not None else 'n/a'}    "
+        f"lds: {o.lds_bytes if o.lds_bytes is not None else 'n/a'} B    "
+        f"workgroup: {o.workgroup_size if o.workgroup_size is not None else 'n/a'}",
+    ]
+    if o.next_waves:
+        lines.append(f"  -> {o.next_waves} waves requires total_vgpr <= {o.next_vgpr_total}")
+    mix = ",  ".join(f"{k}: {v}" for k, v in a.instruction_mix.items())
+    lines += ["", "  Instruction mix:", f"    {mix}"]
+    return lines
+
+
+def stall_type_lines(a: CaptureAnalysis) -> list[str]:
+    """The per-type stall breakdown table."""
+    total = a.total_stall_cycles or 1
+    lines = [f"  {'Type':<14}  {'Stall':>8}  Bar", f"  {'-' * 14}  {'-' * 8}  {'-' * 38}"]
+    for name, cycles in a.stall_by_type.items():
+        frac = cycles / total
+        lines.append(f"  {name:<14}  {fmt_cycles(cycles):>8}  {bar(frac)}  {frac * 100:5.1f}%")
+    return lines
+
+
+def top_line_lines(a: CaptureAnalysis, topk: int) -> list[str]:
+    """The ranked source lines table."""
+    lines = [
+        f"  {'#':>3}  {'Stall':>8}  {'%Total':>7}  {'StallBar':<38}  {'DomType':<12}  Source",
+        f"  {'-' * 3}  {'-' * 8}  {'-' * 7}  {'-' * 38}  {'-' * 12}  {'-' * 48}",
+    ]
+    for i, ln in enumerate(a.hot_lines(topk), 1):
+        lines.append(
+            f"  {i:>3}  {fmt_cycles(ln.stall_cycles):>8}  {ln.share * 100:6.2f}%  "
+            f"{bar(ln.stall_rate)} {ln.stall_rate * 100:5.1f}%  {ln.dominant_type:<12}  {tail(ln.source_loc, 48)}"
+        )
+    return lines
+
+
+def top_instruction_lines(a: CaptureAnalysis, topk: int) -> list[str]:
+    """The ranked instructions table."""
+    total = a.total_stall_cycles or 1
+    lines = [
+        f"  {'#':>3}  {'Stall':>8}  {'%Total':>7}  {'Type':<12}  {'ASM':<48}  Source",
+        f"  {'-' * 3}  {'-' * 8}  {'-' * 7}  {'-' * 12}  {'-' * 48}  {'-' * 30}",
+    ]
+    for i, ins in enumerate(a.top_instructions(topk), 1):
+        lines.append(
+            f"  {i:>3}  {fmt_cycles(ins.stall_cycles):>8}  {ins.stall_cycles / total * 100:6.2f}%  "
+            f"{ins.type:<12}  {head(ins.asm, 48):<48}  {tail(ins.source_loc, 38)}"
+        )
+    return lines
+
+
+def read_source_lines(a: CaptureAnalysis, vpath: str) -> list[str] | None:
+    """Lines of the snapshot file for a virtual path, when it exists in the capture."""
+    local = a.sources.get(vpath)
+    if not local or not os.path.isfile(local):
+        return None
+    with open(local, encoding="utf-8", errors="replace") as fh:
+        return fh.read().splitlines()
+
+
+def split_loc(loc: str) -> tuple[str, int | None]:
+    """``/path/file.py:123`` -> (``/path/file.py``, 123)."""
+    path, _, line = loc.rpartition(":")
+    return (path, int(line)) if path and line.isdigit() else (loc, None)
+
+
+def detail_lines(a: CaptureAnalysis, topk: int, context: int) -> list[str]:
+    """Each hot line with its source context and its stalling instructions."""
+    by_pc = {ins.pc_index: ins for ins in a.instructions}
+    out: list[str] = []
+    for i, ln in enumerate(a.hot_lines(topk), 1):
+        out.append(f"  #{i} {ln.source_loc}  stall {fmt_cycles(ln.stall_cycles)} "
+                   f"({ln.share * 100:.2f}%), {ln.dominant_type}")
+        path, lineno = split_loc(ln.source_loc)
+        text = read_source_lines(a, path) if ln.source_loc != UNKNOWN_LOC else None
+        if text and lineno:
+            lo, hi = max(1, lineno - context), min(len(text), lineno + context)
+            for n in range(lo, hi + 1):
+                mark = ">>" if n == lineno else "  "
+                out.append(f"     {mark} {n:>5} | {text[n - 1]}")
+        elif ln.source_loc != UNKNOWN_LOC:
+            out.append("     (source snapshot not available)")
+        stalling = sorted((by_pc[pc] for pc in ln.pc_indices if by_pc[pc].stall_cycles > 0),
+                          key=lambda ins: -ins.stall_cycles)
+        for ins in stalling:
+            out.append(f"        pc {ins.pc_index:>5}  {fmt_cycles(ins.stall_cycles):>8}  "
+                       f"{ins.type:<13} {ins.asm}")
+        out.append("")
+    return out
+
+
+def render_text(a: CaptureAnalysis, topk: int = 15, mode: str = "both",
+                detail: bool = False, context: int = 3, advice: list | None = None) -> str:
+    """The whole report as text."""
+    lines = [f"Capture: {a.path}"] + summary_lines(a)
+    lines += section("Register Pressure & Occupancy") + occupancy_lines(a)
+    lines += section("Stall Breakdown by Type") + stall_type_lines(a)
+    if mode in ("src", "both"):
+        lines += section(f"Top-{topk} Hotspot Source Lines  (stall cycles aggregated)")
+        lines += top_line_lines(a, topk)
+    if mode in ("asm", "both"):
+        lines += section(f"Top-{topk} Hotspot Instructions  (by stall cycles)")
+        lines += top_instruction_lines(a, topk)
+    if detail:
+        lines += section(f"Hot lines in detail (context {context})") + detail_lines(a, topk, context)
+    if advice is not None:
+        lines += section("Optimization plan")
+        lines += advice or ["  (no finding)"]
+    if a.notes:
+        lines += ["", "  Notes:"] + [f"  - {n}" for n in a.notes]
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,451 @@
+"""Roofline: device peaks, ridge point, and a bound label per benchmarked shape.
+
+Units: throughput in TFLOP/s, bandwidth in TB/s (1e12 bytes/s) for peaks and GB/s
+(1e9 bytes/s) for benchmark rows, arithmetic intensity (AI) in FLOP per byte.
+
+    ridge point         = peak TFLOP/s / peak TB/s                       (FLOP/byte)
+    AI of a shape       = effective_tflops * 1e12 / (effective_gbps * 1e9)
+    roof at AI          = min(peak TFLOP/s, AI * peak TB/s)              (TFLOP/s)
+    fraction of roof    = effective_tflops / roof at AI
+    label               = latency-bound  if fraction < latency_fraction
+                          memory-bound   elif AI < ridge point
+                          compute-bound  otherwise
+
+Worked example (MI350X: 8.0 TB/s, 2300 bf16 TFLOP/s): ridge = 2300 / 8.0 = 287.5
+FLOP/byte. vec_add fp32, n = 67108864, flydsl: 0.404951 TFLOP/s at 4859.41 GB/s ->
+AI = 1/12 FLOP/byte, roof = 8.0 / 12 = 0.6667 TFLOP/s, fraction 0.607 -> memory-bound.
+
+Peaks live in ``generator/data/peaks.toml`` (editable); the sweep configuration picks
+the device (``device = "MI350X"``) and overrides values in a ``[peaks]`` table. All
+functions here are pure: they take dicts and return dataclasses.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import math
+import os
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable, Mapping
+
+from generator.errors import InputError
+
+PEAKS_FILE = Path(__file__).resolve().parent / "data" / "peaks.toml"
+
+BOUND_LABELS = ("memory-bound", "compute-bound", "latency-bound")
+
+
+@dataclass(frozen=True)
+class Device:
+    """Peak figures of one device (one entry of peaks.toml)."""
+
+    key: str
+    name: str
+    vendor: str
+    arch: str
+    cus: int
+    hbm_tbs: float
+    tflops: dict[str, float]
+    lds_kib_per_cu: float | None = None
+
+    def peak_tflops(self, precision: str) -> float:
+        """Dense peak of one precision (KeyError when the device lacks it)."""
+        return self.tflops[precision]
+
+    def ridge_point(self, precision: str) -> float:
+        """FLOP per byte where the memory roof meets this precision's compute roof."""
+        return ridge_point(self.tflops[precision], self.hbm_tbs)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "key": self.key,
+            "name": self.name,
+            "vendor": self.vendor,
+            "arch": self.arch,
+            "cus": self.cus,
+            "hbm_tbs": self.hbm_tbs,
+            "tflops": dict(sorted(self.tflops.items())),
+            "lds_kib_per_cu": self.lds_kib_per_cu,
+        }
+
+
+@dataclass
+class Peaks:
+    """The whole peaks table after configuration overrides."""
+
+    devices: dict[str, Device]
+    arch_device: dict[str, str]
+    precision: dict[str, str]
+    default_precision: str
+    latency_fraction: float
+    source: str = "peaks.toml"
+
+
+@dataclass
+class RooflinePoint:
+    """One (shape, provider) row placed on the roofline."""
+
+    shape_id: str
+    args: str
+    provider: str
+    dtype: str
+    precision: str
+    median_us: float | None
+    tflops: float
+    gbps: float
+    ai: float  # FLOP/byte
+    bytes_source: str  # "benchmark" (effective_gbps) or "pmc"
+    roof_tflops: float
+    fraction_of_roof: float
+    ridge: float
+    bound: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "shape_id": self.shape_id,
+            "args": self.args,
+            "provider": self.provider,
+            "dtype": self.dtype,
+            "precision": self.precision,
+            "median_us": self.median_us,
+            "tflops": self.tflops,
+            "gbps": self.gbps,
+            "ai": self.ai,
+            "bytes_source": self.bytes_source,
+            "roof_tflops": self.roof_tflops,
+            "fraction_of_roof": self.fraction_of_roof,
+            "ridge": self.ridge,
+            "bound": self.bound,
+        }
+
+
+@dataclass
+class Roofline:
+    """A roofline for one op: the device, ridge points, placed shapes, skipped rows."""
+
+    device: Device
+    latency_fraction: float
+    ridges: dict[str, float]  # precision -> FLOP/byte
+    points: list[RooflinePoint]
+    skipped: list[tuple[str, str, str]] = field(default_factory=list)  # (shape, provider, why)
+    notes: list[str] = field(default_factory=list)
+
+    def counts(self) -> dict[str, int]:
+        """Number of points per bound label (all labels present, stable order)."""
+        out = {label: 0 for label in BOUND_LABELS}
+        for p in self.points:
+            out[p.bound] += 1
+        return out
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "device": self.device.to_json(),
+            "latency_fraction": self.latency_fraction,
+            "ridges": dict(sorted(self.ridges.items())),
+            "points": [p.to_json() for p in self.points],
+            "counts": self.counts(),
+            "skipped": [
+                {"shape_id": s, "provider": p, "reason": why} for s, p, why in self.skipped
+            ],
+            "notes": list(self.notes),
+        }
+
+
+# ---------------------------------------------------------------- the math
+
+
+def ridge_point(peak_tflops: float, peak_tbs: float) -> float:
+    """Ridge point in FLOP/byte: peak TFLOP/s / peak TB/s (both per 1e12)."""
+    if peak_tbs <= 0:
+        raise ValueError("peak bandwidth must be positive")
+    return peak_tflops / peak_tbs
+
+
+def arithmetic_intensity(tflops: float, gbps: float) -> float | None:
+    """FLOP per byte from achieved TFLOP/s and GB/s; None when bandwidth is 0."""
+    if not gbps or gbps <= 0:
+        return None
+    return tflops * 1e12 / (gbps * 1e9)
+
+
+def ai_from_bytes(flops: float, nbytes: float) -> float | None:
+    """FLOP per byte from a FLOP count and a byte count (e.g. PMC HBM bytes)."""
+    if not nbytes or nbytes <= 0:
+        return None
+    return flops / nbytes
+
+
+def roof_tflops(ai: float, peak_tflops: float, peak_tbs: float) -> float:
+    """Attainable TFLOP/s at this AI: min(compute roof, AI * bandwidth roof)."""
+    return min(peak_tflops, ai * peak_tbs)
+
+
+def classify(
+    ai: float, tflops: float, peak_tflops: float, peak_tbs: float, latency_fraction: float
+) -> tuple[str, float]:
+    """Bound label and fraction of the roof reached (rule in the module docstring)."""
+    roof = roof_tflops(ai, peak_tflops, peak_tbs)
+    fraction = tflops / roof if roof > 0 else 0.0
+    if fraction < latency_fraction:
+        return "latency-bound", fraction
+    if ai < ridge_point(peak_tflops, peak_tbs):
+        return "memory-bound", fraction
+    return "compute-bound", fraction
+
+
+# ---------------------------------------------------------------- peaks file
+
+
+def _merge(base: dict, over: Mapping) -> dict:
+    """Deep-merge ``over`` into a copy of ``base`` (tables merge, values replace)."""
+    out = copy.deepcopy(base)
+    for key, val in over.items():
+        if isinstance(val, Mapping) and isinstance(out.get(key), dict):
+            out[key] = _merge(out[key], val)
+        else:
+            out[key] = copy.deepcopy(val)
+    return out
+
+
+def read_peaks_file(path: str | os.PathLike | None = None) -> dict[str, Any]:
+    """Parse a peaks TOML file (the packaged one by default) into a plain dict."""
+    path = Path(path) if path is not None else PEAKS_FILE
+    try:
+        with open(path, "rb") as fh:
+            return tomllib.load(fh)
+    except OSError as err:
+        raise InputError(path, f"cannot read peaks file: {err.strerror or err}") from None
+    except tomllib.TOMLDecodeError as err:
+        raise InputError(path, f"not valid TOML: {err}") from None
+
+
+def _device(key: str, raw: Mapping[str, Any], where: str) -> Device:
+    """Validate one device table."""
+    try:
+        tflops = {str(k): float(v) for k, v in dict(raw.get("tflops") or {}).items()}
+        hbm = float(raw["hbm_tbs"])
+        dev = Device(
+            key=key,
+            name=str(raw.get("name") or key),
+            vendor=str(raw.get("vendor") or ""),
+            arch=str(raw.get("arch") or ""),
+            cus=int(raw.get("cus") or 0),
+            hbm_tbs=hbm,
+            tflops=tflops,
+            lds_kib_per_cu=(
+                float(raw["lds_kib_per_cu"]) if raw.get("lds_kib_per_cu") is not None else None
+            ),
+        )
+    except KeyError as err:
+        raise InputError(where, f"device {key!r} lacks {err.args[0]!r}") from None
+    except (TypeError, ValueError) as err:
+        raise InputError(where, f"device {key!r} has a bad value: {err}") from None
+    if dev.hbm_tbs <= 0 or not dev.tflops or any(v <= 0 for v in dev.tflops.values()):
+        raise InputError(where, f"device {key!r} needs hbm_tbs > 0 and positive tflops")
+    return dev
+
+
+def build_peaks(raw: Mapping[str, Any], config_peaks: Mapping[str, Any] | None = None,
+                device: str | None = None, source: str = "peaks.toml") -> Peaks:
+    """Peaks from a parsed peaks file, with the config's ``[peaks]`` overrides applied.
+
+    ``config_peaks`` keys: ``devices`` (tables merged into the device list),
+    ``classify``, ``precision``, ``arch_device`` (merged), anything else overrides a
+    field of the chosen ``device`` (e.g. ``hbm_tbs = 7.2``, ``tflops = {bf16 = 2000}``).
+    """
+    raw = dict(raw)
+    over = dict(config_peaks or {})
+    for table in ("devices", "classify", "precision", "arch_device"):
+        if table in over:
+            raw[table] = _merge(dict(raw.get(table) or {}), over.pop(table))
+    devices_raw = dict(raw.get("devices") or {})
+    if over:
+        if not device:
+            raise InputError(source, "[peaks] overrides need `device = ...` in the configuration")
+        if device not in devices_raw:
+            raise InputError(source, f"unknown device {device!r} (known: {', '.join(sorted(devices_raw))})")
+        devices_raw[device] = _merge(devices_raw[device], over)
+    devices = {k: _device(k, v, source) for k, v in sorted(devices_raw.items())}
+    if not devices:
+        raise InputError(source, "no [devices.*] table")
+    precision = {str(k): str(v) for k, v in dict(raw.get("precision") or {}).items()}
+    default_precision = precision.pop("default_precision", "bf16")
+    classify_raw = dict(raw.get("classify") or {})
+    try:
+        latency_fraction = float(classify_raw.get("latency_fraction", 0.25))
+    except (TypeError, ValueError):
+        raise InputError(source, "classify.latency_fraction must be a number") from None
+    return Peaks(
+        devices=devices,
+        arch_device={str(k): str(v) for k, v in dict(raw.get("arch_device") or {}).items()},
+        precision=precision,
+        default_precision=default_precision,
+        latency_fraction=latency_fraction,
+        source=source,
+    )
+
+
+def _config_raw(config: Any) -> dict[str, Any]:
+    """The raw dict of a loaded config object (``.raw``) or a plain dict; {} for None."""
+    if config is None:
+        return {}
+    raw = getattr(config, "raw", config)
+    return dict(raw) if isinstance(raw, Mapping) else {}
+
+
+def load_peaks(config: Any = None, path: str | os.PathLike | None = None) -> Peaks:
+    """Peaks of the packaged file (or ``path``) with the configuration's overrides.
+
+    ``config`` is the object of ``generator.config.load_config`` (its ``.raw`` dict is
+    read) or a plain dict with optional keys ``device`` and ``peaks``.
+    """
+    cfg = _config_raw(config)
+    raw = read_peaks_file(path)
+    source = "peaks.toml" if path is None else os.path.basename(str(path))
+    peaks_over = cfg.get("peaks") or {}
+    if not isinstance(peaks_over, Mapping):
+        raise InputError("config", "[peaks] must be a table")
+    return build_peaks(raw, peaks_over, device=cfg.get("device"), source=source)
+
+
+def select_device(peaks: Peaks, device: str | None = None, arch: str | None = None) -> Device:
+    """The named device, else the one mapped to ``arch``; InputError when neither works.
+
+    Names match a device key or its full name, case-insensitively ("mi350x",
+    "AMD Instinct MI350X").
+    """
+    if device:
+        want = device.strip().lower()
+        for key, dev in peaks.devices.items():
+            if want in (key.lower(), dev.name.lower()):
+                return dev
+        raise InputError(
+            peaks.source, f"unknown device {device!r} (known: {', '.join(sorted(peaks.devices))})"
+        )
+    if arch:
+        key = peaks.arch_device.get(arch)
+        if key and key in peaks.devices:
+            return peaks.devices[key]
+        for dev in peaks.devices.values():
+            if dev.arch == arch:
+                return dev
+        raise InputError(peaks.source, f"no device for arch {arch!r}: add one or set `device`")
+    raise InputError(peaks.source, "no device chosen: set `device` in the config or give an arch")
+
+
+def resolve_device(config: Any = None, arch: str | None = None,
+                   peaks: Peaks | None = None) -> Device:
+    """The device of a sweep: config ``device`` first, else by arch (gfx950 -> MI350X)."""
+    peaks = peaks or load_peaks(config)
+    return select_device(peaks, device=_config_raw(config).get("device"), arch=arch)
+
+
+def precision_for(peaks: Peaks, device: Device, dtype: str | None) -> tuple[str, str | None]:
+    """Compute-peak precision for a dtype, plus a note when it fell back."""
+    dt = (dtype or "").strip().lower()
+    prec = peaks.precision.get(dt)
+    if prec and prec in device.tflops:
+        return prec, None
+    fallback = peaks.default_precision if peaks.default_precision in device.tflops else sorted(device.tflops)[0]
+    why = f"no {prec} peak for {device.key}" if prec else f"dtype {dtype or '?'} has no peak mapping"
+    return fallback, f"{why}: used the {fallback} peak"
+
+
+# ---------------------------------------------------------------- shapes
+
+
+def _num(value: Any) -> float | None:
+    """A finite float from a CSV/JSON cell, or None."""
+    if value is None or isinstance(value, bool):
+        return None
+    try:
+        f = float(str(value).strip())
+    except ValueError:
+        return None
+    return f if math.isfinite(f) else None
+
+
+def _args_text(args: Any) -> str:
+    """Shape args as compact JSON text with sorted keys."""
+    if isinstance(args, str):
+        try:
+            args = json.loads(args)
+        except ValueError:
+            return args
+    return json.dumps(args, sort_keys=True, separators=(",", ":"))
+
+
+def place_shape(row: Mapping[str, Any], device: Device, peaks: Peaks,
+                measured_bytes: float | None = None) -> tuple[RooflinePoint | None, str | None, str | None]:
+    """Place one benchmark row; returns (point, skip reason, precision note).
+
+    With ``measured_bytes`` (e.g. PMC HBM read bytes of one call) the AI uses the FLOP
+    count implied by the row (tflops * median time) over those bytes.
+    """
+    status = str(row.get("benchmark_status") or "ok").strip()
+    if status != "ok":
+        return None, f"status {status}", None
+    tflops, gbps = _num(row.get("effective_tflops")), _num(row.get("effective_gbps"))
+    if tflops is None or gbps is None:
+        return None, "no effective_tflops/effective_gbps", None
+    median_us = _num(row.get("median_us"))
+    source = "benchmark"
+    ai = arithmetic_intensity(tflops, gbps)
+    if measured_bytes is not None and median_us:
+        pmc_ai = ai_from_bytes(tflops * 1e12 * median_us * 1e-6, measured_bytes)
+        if pmc_ai is not None:
+            ai, source = pmc_ai, "pmc"
+    if ai is None:
+        return None, "effective_gbps is 0", None
+    if tflops <= 0:
+        return None, "effective_tflops is 0", None
+    precision, note = precision_for(peaks, device, str(row.get("dtype") or ""))
+    peak = device.tflops[precision]
+    bound, fraction = classify(ai, tflops, peak, device.hbm_tbs, peaks.latency_fraction)
+    point = RooflinePoint(
+        shape_id=str(row.get("shape_id") or ""),
+        args=_args_text(row.get("args")),
+        provider=str(row.get("provider") or ""),
+        dtype=str(row.get("dtype") or ""),
+        precision=precision,
+        median_us=median_us,
+        tflops=tflops,
+        gbps=gbps,
+        ai=ai,
+        bytes_source=source,
+        roof_tflops=roof_tflops(ai, peak, device.hbm_tbs),
+        fraction_of_roof=fraction,
+        ridge=ridge_point(peak, device.hbm_tbs),
+        bound=bound,
+    )
+    return point, None, note
+
+
+def build_roofline(rows: Iterable[Mapping[str, Any]], device: Device, peaks: Peaks,
+                   measured_bytes: Mapping[str, float] | None = None) -> Roofline:
+    """Place every benchmark row (dicts with shape_id, args, provider, dtype, median_us,
+    effective_tflops, effective_gbps, benchmark_status) on the device's roofline.
+
+    Rows that did not run or lack throughput go to ``skipped`` with the reason.
+    ``measured_bytes`` maps shape_id to PMC bytes per call, replacing the row's bytes.
+    Points keep input order.
+    """
+    points: list[RooflinePoint] = []
+    skipped: list[tuple[str, str, str]] = []
+    notes: list[str] = []
+    for row in rows:
+        sid = str(row.get("shape_id") or "")
+        mb = (measured_bytes or {}).get(sid)
+        point, why, note = place_shape(row, device, peaks, mb)
+        if point is None:
+            skipped.append((sid, str(row.get("provider") or ""), why or "unusable"))
+            continue
+        points.append(point)
+        if note and note not in notes:
+            notes.append(note)
+    ridges = {p: device.ridge_point(p) for p in sorted(device.tflops)}
+    return Roofline(device=device, latency_fraction=peaks.latency_fraction, ridges=ridges,
+                    points=points, skipped=skipped, notes=notes)
