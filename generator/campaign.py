@@ -1,0 +1,511 @@
+"""Read a multi-shape timing campaign folder (``benchmarks/examples/<op>/``).
+
+A campaign folder holds::
+
+    benchmark_results.jsonl   one JSON object per (shape, provider) row, or
+    benchmark_results.csv     the same rows as CSV (nulls are empty cells, booleans True/False)
+    shape_ledger.jsonl        one JSON object per shape
+    baseline_matrix.yaml      providers and notes (display only; optional)
+
+A results row (CSV shown; JSONL has the same fields, typed, plus error texts such as
+``correctness_error``)::
+
+    run_id,shape_id,model,stage,...,provider,...,correct,benchmark_status,median_us,...
+    fa-1,sha1:9e88d4baea9ba36f,synthetic,synthetic,...,flydsl,...,True,ok,21.40,...
+
+A ledger line::
+
+    {"shape_id": "sha1:9e88d4baea9ba36f", "model": "synthetic", "stage": "synthetic",
+     "dtype": "bf16", "args": {"batch": 1, "seq_len": 128}, "source": {"kind": "synthetic"},
+     "weight": {"occurrences": 1, "traffic_weight": null, "baseline_time_weight": null}}
+
+When both results files exist, the JSONL one is read: on all 13 timed campaigns of the
+shared MI350X sweep both hold the same rows in the same order with the same values, and
+only the JSONL carries the failure texts (``correctness_error``, ``graph_capture_error``)
+that explain a failed shape. A folder with a ledger but no results file is *untimed*:
+it is read (``Campaign.timed`` is False) and has no rows.
+
+Every problem is an ``InputError`` naming the file and line: a missing column, a
+non-numeric time, a results file that is neither CSV nor JSONL, a line that is not JSON.
+Rows are kept exactly as found (placeholders and repeats included): choosing which row
+of a (shape, provider) counts is a scoring rule (``generator.verdicts``).
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+import os
+from dataclasses import dataclass, field
+from typing import Any, Iterator
+
+from generator.errors import InputError
+
+RESULTS_JSONL = "benchmark_results.jsonl"
+RESULTS_CSV = "benchmark_results.csv"
+LEDGER = "shape_ledger.jsonl"
+MATRIX = "baseline_matrix.yaml"
+
+#: Columns every results file must have (values may be empty).
+REQUIRED_COLUMNS = ("shape_id", "provider", "benchmark_status", "correct", "median_us")
+_NUMBERS = ("median_us", "p10_us", "p90_us", "std_us")
+_REASONS = ("skip_reason", "correctness_error", "graph_capture_error")
+#: Provenance columns of the results -> the key they get in ``Campaign.provenance``.
+PROVENANCE_COLUMNS = {
+    "gpu": "gpu",
+    "arch": "arch",
+    "rocm_version": "rocm",
+    "driver_version": "driver",
+    "torch_version": "torch",
+    "triton_version": "triton",
+    "candidate_commit": "candidate_commit",
+    "baseline_commit": "baseline_commit",
+}
+_TRUE = {"true", "1", "yes"}
+_FALSE = {"false", "0", "no"}
+
+
+@dataclass(slots=True)
+class ResultRow:
+    """One (shape, provider) row of the results file, values normalized.
+
+    ``index`` is the row's position in the file (0-based), ``line`` its line number.
+    Empty cells / JSON nulls are None. ``reason`` joins the row's skip reason and
+    error texts (None when it has none).
+    """
+
+    index: int
+    line: int
+    shape_id: str
+    provider: str
+    status: str
+    correct: bool | None
+    median_us: float | None
+    p10_us: float | None = None
+    p90_us: float | None = None
+    std_us: float | None = None
+    stable: bool | None = None
+    timing_method: str | None = None
+    cache_state: str | None = None
+    reason: str | None = None
+
+    @property
+    def usable(self) -> bool:
+        """A real measurement: status ok, verified correct, a positive median time."""
+        return self.status == "ok" and self.correct is True and (self.median_us or 0.0) > 0.0
+
+
+@dataclass(slots=True)
+class LedgerShape:
+    """One shape of the ledger."""
+
+    shape_id: str
+    line: int
+    model: str  # several models joined by "|"
+    stage: str
+    dtype: str
+    args: dict[str, Any]
+    source_kind: str | None = None
+    occurrences: float | None = None
+    traffic_weight: float | None = None
+    baseline_time_weight: float | None = None
+    notes: str = ""
+
+    @property
+    def models(self) -> tuple[str, ...]:
+        """The models this shape comes from (``a|b`` -> ("a", "b"))."""
+        return tuple(m for m in self.model.split("|") if m) if self.model else ()
+
+    def weight(self, keys: tuple[str, ...] = ("baseline_time_weight", "traffic_weight")) -> float | None:
+        """The production weight: the first of ``keys`` that is set, else None."""
+        for key in keys:
+            value = getattr(self, key, None)
+            if value is not None:
+                return value
+        return None
+
+
+@dataclass
+class Campaign:
+    """One campaign folder: its result rows (file order) and its ledger (file order).
+
+    ``rel`` is the folder as shown in output (relative to the sweep root when read from
+    a sweep, else the folder name). ``provenance`` maps provider -> key of
+    ``PROVENANCE_COLUMNS`` -> the distinct non-empty values of that provider's rows, in
+    first-seen order (see ``provenance_for``). ``matrix`` is the parsed
+    ``baseline_matrix.yaml`` ({} when absent).
+    """
+
+    name: str
+    path: str
+    rel: str
+    results_file: str | None
+    rows: list[ResultRow]
+    ledger: list[LedgerShape]
+    matrix: dict[str, Any] = field(default_factory=dict)
+    provenance: dict[str, dict[str, list[str]]] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def timed(self) -> bool:
+        """True when the folder has a results file (False: a ledger-only campaign)."""
+        return self.results_file is not None
+
+    @property
+    def providers(self) -> list[str]:
+        """Providers in order of first appearance in the results file."""
+        return list(dict.fromkeys(r.provider for r in self.rows))
+
+    @property
+    def reference_provider(self) -> str | None:
+        """``reference_provider`` of baseline_matrix.yaml, if it names one."""
+        ref = self.matrix.get("reference_provider")
+        return ref if isinstance(ref, str) and ref else None
+
+    def provenance_for(self, candidate: str) -> dict[str, str]:
+        """Provenance of the campaign as display strings (several values joined by ", ").
+
+        ``candidate_commit`` comes from the candidate's rows only and ``baseline_commit``
+        from the other providers' rows: in real campaigns a baseline row's
+        ``candidate_commit`` holds that baseline library's own commit.
+        """
+        merged: dict[str, dict[str, None]] = {}
+        for provider, keys in self.provenance.items():
+            for key, values in keys.items():
+                if key == "candidate_commit" and provider != candidate:
+                    continue
+                if key == "baseline_commit" and provider == candidate:
+                    continue
+                merged.setdefault(key, {}).update(dict.fromkeys(values))
+        order = list(PROVENANCE_COLUMNS.values())
+        return {k: ", ".join(merged[k]) for k in order if k in merged}
+
+    def provider_notes(self) -> dict[str, str]:
+        """Provider -> its note (or skip reason) from baseline_matrix.yaml."""
+        providers = self.matrix.get("providers")
+        if not isinstance(providers, dict):
+            return {}
+        out = {}
+        for name, spec in providers.items():
+            if isinstance(spec, dict):
+                note = spec.get("notes") or spec.get("skip_reason")
+                if note:
+                    out[str(name)] = str(note).strip()
+        return out
+
+    def rows_by_shape(self) -> dict[str, dict[str, list[ResultRow]]]:
+        """shape_id -> provider -> that pair's rows in file order."""
+        out: dict[str, dict[str, list[ResultRow]]] = {}
+        for row in self.rows:
+            out.setdefault(row.shape_id, {}).setdefault(row.provider, []).append(row)
+        return out
+
+    def to_dataframe(self):
+        """The result rows as a pandas DataFrame (pandas is imported only here)."""
+        import pandas as pd
+
+        return pd.DataFrame([{f: getattr(r, f) for f in ResultRow.__slots__} for r in self.rows])
+
+
+# ---------------------------------------------------------------- discovery
+
+
+def is_campaign_folder(path: str | os.PathLike) -> bool:
+    """True when a folder holds a ledger or a results file."""
+    path = os.fspath(path)
+    if not os.path.isdir(path):
+        return False
+    return os.path.isfile(os.path.join(path, LEDGER)) or _results_candidates(path) != []
+
+
+def find_campaign_folders(path: str | os.PathLike) -> dict[str, str]:
+    """Campaign name -> folder for a sweep root, a folder of campaigns, or one campaign.
+
+    A sweep root has ``benchmarks/examples/<op>/``; a folder of campaigns has
+    ``<op>/`` children; a campaign folder is itself returned under its own name.
+    """
+    path = os.path.normpath(os.fspath(path))
+    if is_campaign_folder(path):
+        return {os.path.basename(os.path.abspath(path)): path}
+    base = os.path.join(path, "benchmarks", "examples")
+    if not os.path.isdir(base):
+        base = path
+    if not os.path.isdir(base):
+        return {}
+    return {n: os.path.join(base, n) for n in sorted(os.listdir(base))
+            if is_campaign_folder(os.path.join(base, n))}
+
+
+# ---------------------------------------------------------------- reading
+
+
+def read_campaign(folder: str | os.PathLike, name: str | None = None, rel: str | None = None) -> Campaign:
+    """Read one campaign folder (results, ledger, baseline matrix)."""
+    folder = os.fspath(folder)
+    name = name or os.path.basename(os.path.abspath(folder))
+    if not os.path.isdir(folder):
+        raise InputError(folder, "no such campaign folder")
+    ledger_path = os.path.join(folder, LEDGER)
+    results_path = results_file(folder)
+    if not os.path.isfile(ledger_path):
+        if results_path is None:
+            raise InputError(folder, f"not a campaign folder: no {LEDGER} and no {RESULTS_JSONL} or {RESULTS_CSV}")
+        raise InputError(ledger_path, "missing: the shape ledger is needed to score the results")
+    ledger, notes = read_ledger(ledger_path)
+    rows: list[ResultRow] = []
+    provenance: dict[str, dict[str, list[str]]] = {}
+    if results_path is not None:
+        rows, provenance = read_results(results_path)
+    matrix_path = os.path.join(folder, MATRIX)
+    matrix = read_matrix(matrix_path) if os.path.isfile(matrix_path) else {}
+    return Campaign(
+        name=name,
+        path=folder,
+        rel=rel or name,
+        results_file=os.path.basename(results_path) if results_path else None,
+        rows=rows,
+        ledger=ledger,
+        matrix=matrix,
+        provenance=provenance,
+        notes=notes,
+    )
+
+
+def _results_candidates(folder: str) -> list[str]:
+    """Names of files that look like a results file (``benchmark_results.*``)."""
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return []
+    return sorted(n for n in names if n.startswith("benchmark_results.")
+                  and os.path.isfile(os.path.join(folder, n)))
+
+
+def results_file(folder: str) -> str | None:
+    """The results file to read: the JSONL when present, else the CSV, else None.
+
+    A ``benchmark_results.<other>`` file alone (e.g. ``.parquet``) is an InputError.
+    """
+    for name in (RESULTS_JSONL, RESULTS_CSV):
+        path = os.path.join(folder, name)
+        if os.path.isfile(path):
+            return path
+    others = _results_candidates(folder)
+    if others:
+        raise InputError(os.path.join(folder, others[0]),
+                         f"unsupported results format: expected {RESULTS_JSONL} or {RESULTS_CSV}")
+    return None
+
+
+def read_results(path: str | os.PathLike) -> tuple[list[ResultRow], dict[str, dict[str, list[str]]]]:
+    """Rows of a ``.jsonl`` or ``.csv`` results file, and its provenance values by provider."""
+    path = os.fspath(path)
+    if path.endswith(".jsonl"):
+        records = _jsonl_records(path)
+    elif path.endswith(".csv"):
+        records = _csv_records(path)
+    else:
+        raise InputError(path, "unsupported results format: expected .jsonl or .csv")
+    rows: list[ResultRow] = []
+    seen: dict[str, dict[str, dict[str, None]]] = {}
+    for line, rec in records:
+        row = _result_row(rec, len(rows), line, path)
+        rows.append(row)
+        mine = seen.setdefault(row.provider, {})
+        for column, key in PROVENANCE_COLUMNS.items():
+            value = rec.get(column)
+            if value not in (None, ""):
+                mine.setdefault(key, {})[str(value)] = None
+    return rows, {p: {k: list(v) for k, v in keys.items()} for p, keys in seen.items()}
+
+
+def _open_text(path: str):
+    """Open a text file, turning OS errors into InputError."""
+    try:
+        return open(path, encoding="utf-8", newline="")
+    except OSError as err:
+        raise InputError(path, f"cannot read: {err.strerror or err}") from None
+
+
+def _jsonl_records(path: str) -> Iterator[tuple[int, dict[str, Any]]]:
+    """(line number, object) for each non-blank line of a JSONL file."""
+    with _open_text(path) as fh:
+        line = 0
+        try:
+            for line, text in enumerate(fh, 1):
+                if not text.strip():
+                    continue
+                try:
+                    rec = json.loads(text)
+                except ValueError as err:
+                    raise InputError(path, f"not JSON: {_json_problem(err)}", line=line) from None
+                if not isinstance(rec, dict):
+                    raise InputError(path, f"expected a JSON object, got {type(rec).__name__}", line=line)
+                yield line, rec
+        except UnicodeDecodeError:
+            raise InputError(path, "not UTF-8 text", line=line + 1) from None
+
+
+def _json_problem(err: ValueError) -> str:
+    """The decoder's message without its own 'line 1 column N' suffix."""
+    msg = getattr(err, "msg", None) or str(err)
+    col = getattr(err, "colno", None)
+    return f"{msg} (column {col})" if col else msg
+
+
+def _csv_records(path: str) -> Iterator[tuple[int, dict[str, Any]]]:
+    """(line number, row dict) for each data row of a CSV file with a header."""
+    with _open_text(path) as fh:
+        try:
+            reader = csv.reader(fh)
+            header = next(reader, None)
+            if header is None:
+                raise InputError(path, "empty results file (no CSV header)", line=1)
+            missing = [c for c in REQUIRED_COLUMNS if c not in header]
+            if missing:
+                raise InputError(path, f"not a results CSV: missing column {', '.join(repr(c) for c in missing)}",
+                                 line=1)
+            width = len(header)
+            line = reader.line_num + 1
+            for cells in reader:
+                if cells:
+                    if len(cells) != width:
+                        raise InputError(path, f"row has {len(cells)} cells, the header has {width}", line=line)
+                    yield line, dict(zip(header, cells))
+                line = reader.line_num + 1
+        except UnicodeDecodeError:
+            raise InputError(path, "not UTF-8 text (not a CSV file)") from None
+        except csv.Error as err:
+            raise InputError(path, f"not a CSV file: {err}", line=reader.line_num) from None
+
+
+def _result_row(rec: dict[str, Any], index: int, line: int, path: str) -> ResultRow:
+    """Normalize one raw record (CSV strings or JSON values)."""
+    for column in REQUIRED_COLUMNS:
+        if column not in rec:
+            raise InputError(path, f"missing field {column!r}", line=line)
+    shape_id = _text(rec["shape_id"])
+    provider = _text(rec["provider"])
+    status = _text(rec["benchmark_status"])
+    for column, value in (("shape_id", shape_id), ("provider", provider), ("benchmark_status", status)):
+        if not value:
+            raise InputError(path, f"empty {column}", line=line)
+    numbers = {c: _number(rec.get(c), c, path, line) for c in _NUMBERS}
+    reasons = [t for t in (_text(rec.get(c)) for c in _REASONS) if t]
+    return ResultRow(
+        index=index,
+        line=line,
+        shape_id=shape_id,
+        provider=provider,
+        status=status,
+        correct=_bool(rec.get("correct"), "correct", path, line),
+        stable=_bool(rec.get("stable"), "stable", path, line),
+        timing_method=_text(rec.get("timing_method")),
+        cache_state=_text(rec.get("cache_state")),
+        reason="; ".join(reasons) if reasons else None,
+        **numbers,
+    )
+
+
+def _text(value: Any) -> str | None:
+    """A string cell; None for empty / null."""
+    if value is None or value == "":
+        return None
+    return value if isinstance(value, str) else str(value)
+
+
+def _number(value: Any, column: str, path: str, line: int) -> float | None:
+    """A numeric cell; None for empty / null / NaN; InputError when not a number."""
+    if value is None or value == "":
+        return None
+    if isinstance(value, bool):
+        raise InputError(path, f"{column} is not a number: {value!r}", line=line)
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        raise InputError(path, f"{column} is not a number: {value!r}", line=line) from None
+    return None if math.isnan(number) else number
+
+
+def _bool(value: Any, column: str, path: str, line: int) -> bool | None:
+    """A boolean cell (True/False, true/false, 1/0); None for empty / null."""
+    if value is None or value == "":
+        return None
+    if isinstance(value, bool):
+        return value
+    text = str(value).strip().lower()
+    if text in _TRUE:
+        return True
+    if text in _FALSE:
+        return False
+    raise InputError(path, f"{column} is not True/False: {value!r}", line=line)
+
+
+def read_ledger(path: str | os.PathLike) -> tuple[list[LedgerShape], list[str]]:
+    """The shapes of a ledger in file order, and notes (a repeated shape_id keeps its first line)."""
+    path = os.fspath(path)
+    shapes: list[LedgerShape] = []
+    seen: set[str] = set()
+    notes: list[str] = []
+    for line, rec in _jsonl_records(path):
+        shape_id = _text(rec.get("shape_id"))
+        if not shape_id:
+            raise InputError(path, "missing shape_id", line=line)
+        if shape_id in seen:
+            notes.append(f"{LEDGER}:{line}: shape {shape_id} repeated; the first entry is used")
+            continue
+        seen.add(shape_id)
+        shapes.append(_ledger_shape(rec, shape_id, line, path))
+    return shapes, notes
+
+
+def _ledger_shape(rec: dict[str, Any], shape_id: str, line: int, path: str) -> LedgerShape:
+    """One ledger line as a LedgerShape."""
+    args = rec.get("args")
+    if args is None:
+        args = {}
+    if not isinstance(args, dict):
+        raise InputError(path, f"args must be an object, got {type(args).__name__}", line=line)
+    weight = rec.get("weight") or {}
+    source = rec.get("source") or {}
+    if not isinstance(weight, dict):
+        raise InputError(path, f"weight must be an object, got {type(weight).__name__}", line=line)
+    return LedgerShape(
+        shape_id=shape_id,
+        line=line,
+        model=_text(rec.get("model")) or "",
+        stage=_text(rec.get("stage")) or "",
+        dtype=_text(rec.get("dtype")) or "",
+        args=args,
+        source_kind=_text(source.get("kind")) if isinstance(source, dict) else None,
+        occurrences=_number(weight.get("occurrences"), "weight.occurrences", path, line),
+        traffic_weight=_number(weight.get("traffic_weight"), "weight.traffic_weight", path, line),
+        baseline_time_weight=_number(weight.get("baseline_time_weight"), "weight.baseline_time_weight",
+                                     path, line),
+        notes=_text(rec.get("notes")) or "",
+    )
+
+
+def read_matrix(path: str | os.PathLike) -> dict[str, Any]:
+    """Parse ``baseline_matrix.yaml`` (display only)."""
+    import yaml
+
+    path = os.fspath(path)
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    try:
+        with open(path, encoding="utf-8") as fh:
+            data = yaml.load(fh, Loader=loader)
+    except OSError as err:
+        raise InputError(path, f"cannot read: {err.strerror or err}") from None
+    except UnicodeDecodeError:
+        raise InputError(path, "not UTF-8 text") from None
+    except yaml.YAMLError as err:
+        mark = getattr(err, "problem_mark", None)
+        problem = getattr(err, "problem", None) or "invalid YAML"
+        raise InputError(path, f"invalid YAML: {problem}", line=mark.line + 1 if mark else None) from None
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise InputError(path, f"expected a mapping at the top, got {type(data).__name__}")
+    return data
