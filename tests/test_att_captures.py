@@ -1,0 +1,196 @@
+"""Every shared capture: wave states, occupancy, discovery and the analyze command."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from generator import analysis, cli, discover, occupancy
+from generator.model import Instruction
+
+
+def all_results(sweep):
+    return analysis.analyze_sweep(discover.discover(sweep))
+
+
+@pytest.fixture(scope="module")
+def results(sweep):
+    return all_results(sweep)
+
+
+def test_discovery_finds_every_bundle_and_capture(sweep):
+    swp = discover.discover(sweep)
+    assert len(swp.bundles) == 13
+    assert sum(len(b.captures) for b in swp.bundles) == 17
+    flash = next(b for b in swp.bundles if b.name == "flash_attn_func")
+    # two captures per label, both kept (before / after the source-location fix)
+    assert [(c.label, c.name) for c in flash.captures] == [
+        ("big", "ui_output_agent_38430_dispatch_44"),
+        ("big", "ui_output_agent_55287_dispatch_44_after_loc_fix"),
+        ("small", "ui_output_agent_32235_dispatch_44"),
+        ("small", "ui_output_agent_58550_dispatch_44_after_loc_fix"),
+    ]
+    # no hotspot_output.txt: the documented rule picks big, last by name
+    assert flash.primary.endswith("big/ui_output_agent_55287_dispatch_44_after_loc_fix")
+    pa = next(b for b in swp.bundles if b.name == "pa")
+    assert pa.primary_rule == "named by source/hotspot_output.txt"
+    assert "discover_kernel_trace.csv" in pa.compute_files
+    assert "input_trace.yaml" in pa.source_files
+    assert "pa_decode" in swp.campaigns and "flash_attn" in swp.campaigns
+
+
+def test_discovery_accepts_bundle_and_capture_paths(sweep):
+    one = discover.discover(sweep / "examples" / "pa_mqa_logits_fp4")
+    assert [b.name for b in one.bundles] == ["pa_mqa_logits_fp4"]
+    assert len(one.bundles[0].captures) == 2
+    cap = sweep / "examples/flash_attn_func/att_viewer/small/ui_output_agent_32235_dispatch_44"
+    swp = discover.discover(cap)
+    assert [c.name for b in swp.bundles for c in b.captures] == [cap.name]
+    # the capture keeps its bundle's files (agent info, kernel trace)
+    assert swp.bundles[0].name == "flash_attn_func"
+    folder = discover.discover(sweep / "examples")
+    assert len(folder.bundles) == 13
+
+
+def test_wave_states_equal_expected(sweep, results):
+    expected = json.loads((sweep / "expected" / "wave_states.json").read_text())
+    got = {r.ref.rel: r.analyses[0].wave_states for r in results}
+    assert set(got) == set(expected)
+    for rel, shares in expected.items():
+        for state, value in shares.items():
+            assert got[rel][state] == pytest.approx(value, abs=1e-12), (rel, state)
+
+
+def test_flash_small_wave_states_worked_example(sweep, results):
+    r = next(r for r in results if r.ref.name == "ui_output_agent_32235_dispatch_44")
+    ws = r.analyses[0].wave_states
+    assert [round(ws[k] * 100, 1) for k in ("EXEC", "WAIT", "STALL", "SLEEP")] == [0.4, 48.4, 34.8, 16.4]
+
+
+def test_occupancy_equals_expected(sweep, results):
+    expected = json.loads((sweep / "expected" / "occupancy.json").read_text())
+    assert len(results) == len(expected) == 17
+    for r in results:
+        o, e = r.analyses[0].occupancy, expected[r.ref.rel]
+        got = {
+            "accum": o.accum_vgpr, "csv_vgpr": o.arch_vgpr_csv, "isa_vgpr": o.arch_vgpr_isa,
+            "kernel": o.kernel, "lds": o.lds_bytes, "lds_limit": o.lds_limit, "limiter": o.limiter,
+            "sgpr": o.sgpr, "sgpr_limit": o.sgpr_limit, "total": o.vgpr_total,
+            "vgpr_limit": o.vgpr_limit, "waves": o.waves_per_simd, "wg": o.workgroup_size,
+        }
+        assert got == e, r.ref.rel
+
+
+def test_hgemm_is_lds_bound_and_flash_flags_vgpr_disagreement(results):
+    hg = next(r for r in results if r.bundle.name == "hgemm_splitk").analyses[0].occupancy
+    assert (hg.waves_per_simd, hg.limiter, hg.lds_bytes) == (1, "LDS", 98304)
+    fl = next(r for r in results if r.bundle.name == "flash_attn_func").analyses[0]
+    o = fl.occupancy
+    # rocprofv3 1.1 reports half the allocation on gfx950: CSV 124 vs v241 used
+    assert (o.arch_vgpr_csv, o.arch_vgpr_isa, o.vgpr_disagreement) == (124, 242, True)
+    assert (o.waves_per_simd, o.next_waves, o.next_vgpr_total) == (2, 3, 168)
+    assert fl.arch == "gfx950" and fl.arch_source == "agent_info"
+
+
+def test_worked_example_pa_decode_gfx942():
+    """DOMAIN §1.3: arch 144 + accum 136 = 280 -> 1 wave, VGPR-bound; LDS 5, SGPR 7; 2 waves need <= 256.
+
+    LDS 5 on gfx942 (64 KiB): a 12 KiB workgroup of 256 lanes -> 65536 // 12288 = 5 groups,
+    5 * 4 waves / 4 SIMDs = 5. SGPR 7: 800 // round_up(100, 16) = 800 // 112 = 7.
+    """
+    lim = occupancy.limits("gfx942", 144, 136, sgpr=100, lds_bytes=12288, workgroup_size=256)
+    assert lim["vgpr_total"] == 280
+    assert (lim["waves"], lim["limiter"]) == (1, "VGPR")
+    assert (lim["vgpr_limit"], lim["lds_limit"], lim["sgpr_limit"]) == (1, 5, 7)
+    assert (lim["next_waves"], lim["next_vgpr_total"]) == (2, 256)
+
+
+def test_split_pools_on_gfx908():
+    lim = occupancy.limits("gfx908", 128, 64, sgpr=None, lds_bytes=None, workgroup_size=None)
+    assert (lim["vgpr_limit"], lim["waves"]) == (2, 2)  # 256 // max(128, 64)
+
+
+def test_arch_from_isa_rule():
+    def ins(asm):
+        return Instruction(pc_index=1, asm=asm, type="MFMA/FMA", source_loc="x:1")
+    assert occupancy.arch_from_isa([ins("v_mfma_f32_16x16x128_f8f6f4 v[0:3], v[4:11], v[12:19], 0")]) == "gfx950"
+    assert occupancy.arch_from_isa([ins("v_mfma_scale_f32_32x32x64_f8f6f4 a[0:15], v[0:7]")]) == "gfx950"
+    assert occupancy.arch_from_isa([ins("v_mfma_f32_16x16x16_bf16 v[0:3], v[4:5], v[6:7], 0")]) == "gfx942"
+
+
+def test_register_scan_uses_range_upper_bounds():
+    rows = [Instruction(1, "v_mov_b32 v3, a7", "other", "x:1"),
+            Instruction(2, "buffer_load_dwordx4 v[10:13], v1, s[4:7], 0 offen", "VMEM-load", "x:1"),
+            Instruction(3, "v_accvgpr_write_b32 a[8:11], v0", "other", "x:2")]
+    assert occupancy.scan_registers(rows) == (14, 12)
+
+
+def test_every_capture_analyzes_and_maps_source(results):
+    assert all(r.status == "ok" for r in results)
+    for r in results:
+        a = r.analyses[0]
+        mapped, total = a.source_mapped
+        assert total == len(a.instructions) > 0
+        if r.bundle.name == "pa_mqa_logits_fp4":
+            # captured without debug info (no snapshots.json): nothing maps, and we say so
+            assert mapped == 0, r.ref.rel
+            assert any("without debug info" in n for n in a.notes)
+            assert a.lines[0].source_loc == "<unknown>"
+        else:
+            assert mapped == total, r.ref.rel  # built with debug info: every row mapped
+        assert sum(a.stall_by_type.values()) == a.total_stall_cycles
+        assert sum(ln.stall_cycles for ln in a.lines) == a.total_stall_cycles
+
+
+def test_sampled_waves_counted_from_filenames(sweep, results):
+    pa = next(r for r in results if r.bundle.name == "pa").analyses[0]
+    wave_files = list((sweep / "examples/pa/att_viewer/big/ui_output_agent_10886_dispatch_209").glob("se*_sm*_sl*_wv*.json"))
+    assert len(pa.waves) == len(wave_files) == 56
+    first = pa.waves[0]
+    assert (first.file, first.begin, first.end, first.duration) == ("se0_sm0_sl0_wv0.json", 210156, 211152, 996)
+
+
+def test_analyze_json_for_one_capture(sweep, capsys):
+    cap = sweep / "examples/pa/att_viewer/big/ui_output_agent_10886_dispatch_209"
+    assert cli.main(["analyze", str(cap), "--json", "--topk", "3"]) == 0
+    obj = json.loads(capsys.readouterr().out)
+    assert obj["format_version"] == 1
+    assert (obj["kernel"], obj["capture"], obj["label"], obj["arch"]) == ("pa", cap.name, "big", "gfx950")
+    assert (obj["instructions"], obj["total_cycles"], obj["total_stall_cycles"]) == (936, 106632, 70036)
+    assert obj["stall_by_type"]["LDS/SMEM-wait"] == 25320 or obj["stall_by_type"]["LDS/SMEM-wait"] > 25000
+    assert len(obj["top_lines"]) == 3 and len(obj["top_instructions"]) == 3
+    assert obj["top_instructions"][0]["asm"] == "s_waitcnt lgkmcnt(0)"
+    assert obj["source_mapped"] == {"mapped": 936, "total": 936}
+    assert set(obj["wave_states"]) == {"EXEC", "WAIT", "STALL", "SLEEP"}
+    occ = obj["occupancy"]
+    for key in ("waves_per_simd", "limiter", "vgpr_limit", "lds_limit", "sgpr_limit", "arch_vgpr_isa",
+                "arch_vgpr_csv", "accum_vgpr", "sgpr", "lds_bytes", "workgroup_size", "next_waves",
+                "next_vgpr_total"):
+        assert key in occ
+    assert (occ["waves_per_simd"], occ["limiter"], occ["next_vgpr_total"]) == (2, "VGPR", 168)
+
+
+def test_analyze_json_for_sweep_is_a_list(sweep, capsys):
+    assert cli.main(["analyze", str(sweep), "--json", "--kernel", "flash_attn_func"]) == 0
+    objs = json.loads(capsys.readouterr().out)
+    assert isinstance(objs, list) and len(objs) == 4
+    assert sum(o["primary"] for o in objs) == 1
+
+
+def test_analyze_text_modes_and_detail(sweep, capsys):
+    bundle = sweep / "examples" / "softmax"
+    assert cli.main(["analyze", str(bundle), "--mode", "src", "--topk", "5"]) == 0
+    out = capsys.readouterr().out
+    assert "Top-5 Hotspot Source Lines" in out and "Hotspot Instructions" not in out
+    assert "VMEM-load         14.60M" in out
+    assert cli.main(["analyze", str(bundle), "--mode", "asm", "--detail", "--context", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "Hotspot Source Lines" not in out and "Hot lines in detail (context 2)" in out
+    assert "(source snapshot not available)" in out  # shared/ strips the sources
+
+
+def test_unknown_kernel_is_one_line_error(sweep, capsys):
+    assert cli.main(["analyze", str(sweep), "--kernel", "nope"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "no kernel named 'nope'" in err[0]
