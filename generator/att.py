@@ -389,7 +389,7 @@ def analyze_capture(ref: CaptureRef, bundle: Bundle | None = None) -> list[Captu
         raise InputError(cdir, "not a directory")
     code_path = os.path.join(cdir, "code.json")
     if not os.path.exists(code_path):
-        raise InputError(cdir, "not an ATT capture (no code.json)")
+        raise InputError(code_path, "file is missing: not a complete ATT capture")
     instructions, jit_name, odd = load_code(code_path)
     sources = load_snapshots(cdir)
     waves = load_waves(cdir)

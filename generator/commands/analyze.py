@@ -6,6 +6,7 @@ import json
 import sys
 
 from generator import analysis, discover, report
+from generator.errors import InputError
 
 NAME = "analyze"
 HELP = "Hotspot analysis of one capture, a bundle or a whole sweep (ATT or Nsight Compute)."
@@ -45,6 +46,8 @@ def run(args) -> int:
     single = len(results) == 1 and len(sweep.bundles) == 1 and len(sweep.bundles[0].captures) == 1
     if single and results[0].error:
         raise results[0].error
+    if single and results[0].ref.skipped:
+        raise InputError(results[0].ref.path, results[0].ref.skipped)
     objects, texts = [], []
     for r in results:
         if r.status == "skipped":
