@@ -1,0 +1,155 @@
+"""``kernel-atlas pmc FILE...``: L2 / HBM reading of rocprofv3 counter collections."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+from generator import pmc
+from generator.errors import InputError
+
+NAME = "pmc"
+HELP = "L2 hit rate, 32B fraction, HBM bytes and over-fetch from rocprofv3 PMC counters (CSV or rocpd .db)."
+ORDER = 40
+
+
+def add_arguments(p) -> None:
+    """FILE... plus the kernel filter, the ideal bytes and the EA channel count."""
+    p.add_argument("files", nargs="+", metavar="FILE",
+                   help="*_counter_collection.csv files (all pass_N/ files together), rocpd .db "
+                        "files, or folders holding them")
+    p.add_argument("--kernel", metavar="SUBSTR", help="only dispatches whose kernel name contains SUBSTR")
+    p.add_argument("--ideal-gb", type=float, metavar="X",
+                   help="bytes one dispatch must read, in GB (1e9): enables over-fetch and achieved bandwidth")
+    p.add_argument("--ea-channels", type=int, default=pmc.DEFAULT_EA_CHANNELS, metavar="N",
+                   help=f"multiplier of the EA0 request counts (default {pmc.DEFAULT_EA_CHANNELS})")
+    p.add_argument("--device", metavar="NAME",
+                   help="device of the peaks file (e.g. MI300X) to show bandwidth as a share of peak")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+
+
+def expand_inputs(paths: list[str]) -> list[str]:
+    """Files as given; a folder becomes the counter files found inside it."""
+    out: list[str] = []
+    for p in paths:
+        if os.path.isdir(p):
+            found = pmc.find_counter_files(p)
+            if not found:
+                raise InputError(p, "no *counter_collection.csv or .db file in this folder")
+            out.extend(found)
+        elif not os.path.exists(p):
+            raise InputError(p, "no such file")
+        else:
+            out.append(p)
+    return list(dict.fromkeys(out))
+
+
+def _peak(device: str | None, arch: str | None) -> tuple[float | None, str | None]:
+    """Peak TB/s and device name from the peaks file (None when no device is known)."""
+    if not device and not arch:
+        return None, None
+    from generator import roofline
+
+    peaks = roofline.load_peaks()
+    try:
+        dev = roofline.select_device(peaks, device=device, arch=arch)
+    except InputError:
+        if device:
+            raise
+        return None, None
+    return dev.hbm_tbs, dev.name
+
+
+def _num(x: float) -> str:
+    """A counter value: integer with thousands separators when whole."""
+    return f"{x:,.0f}" if float(x).is_integer() else f"{x:,.3f}"
+
+
+def format_text(r: pmc.PmcResult) -> str:
+    """The human report of one PmcResult."""
+    lines = [f"PMC counters: {len(r.files)} file{'s' if len(r.files) != 1 else ''}"]
+    lines += [f"  {f}" for f in r.files]
+    if r.kernel_filter:
+        lines.append(f"kernel filter: {r.kernel_filter!r}")
+    if r.kernels:
+        lines.append(f"kernel{'s' if len(r.kernels) > 1 else ''}: {', '.join(r.kernels)}")
+    per = ", ".join(f"{n} in {f}" for f, n in sorted(r.dispatches_by_file.items()))
+    lines.append(f"dispatches matched: {r.dispatches}" + (f" ({per})" if len(r.dispatches_by_file) > 1 else ""))
+    c = {k: r.counters[v] for k, v in r.counter_names.items()}
+
+    def pct(v: float | None) -> str:
+        return "n/a" if v is None else f"{v * 100:.1f} %"
+
+    if pmc.TCC_HIT in c and pmc.TCC_MISS in c:
+        hit, miss = c[pmc.TCC_HIT].total, c[pmc.TCC_MISS].total
+        lines.append(f"L2 hit rate:      {pct(r.l2_hit_rate)}  (TCC_HIT {_num(hit)} / (TCC_HIT + TCC_MISS) {_num(hit + miss)})")
+    if pmc.RDREQ in c:
+        rd = c[pmc.RDREQ].total
+        rd32 = c[pmc.RDREQ_32B].total if pmc.RDREQ_32B in c else None
+        if rd32 is not None:
+            lines.append(f"32B fraction:     {pct(r.frac_32b)}  (RDREQ_32B {_num(rd32)} / RDREQ {_num(rd)})")
+    if r.hbm_read_bytes is not None:
+        lines.append(f"est. HBM read:    {r.hbm_read_bytes / 1e9:.4g} GB  "
+                     f"(((RDREQ - RDREQ_32B) x 64 + RDREQ_32B x 32) x {r.ea_channels} EA channels)")
+    if r.ideal_bytes is not None:
+        n = r.counters[r.counter_names[pmc.RDREQ]].dispatches if pmc.RDREQ in r.counter_names else r.dispatches
+        lines.append(f"ideal:            {r.ideal_bytes / 1e9:.4g} GB per dispatch x {n} = {r.ideal_bytes * n / 1e9:.4g} GB")
+    if r.over_fetch is not None:
+        lines.append(f"over-fetch:       {r.over_fetch:.2f}x")
+    if r.kernel_time_ns is not None:
+        lines.append(f"kernel time:      {r.kernel_time_ns / 1000:.2f} us (mean of {r.timed_dispatches} dispatches)")
+    if r.achieved_gbps is not None:
+        extra = ""
+        if r.bw_fraction is not None:
+            extra = f" = {r.bw_fraction * 100:.1f} % of {r.peak_tbs:g} TB/s ({r.peak_name})"
+        lines.append(f"achieved BW:      {r.achieved_gbps:,.1f} GB/s (ideal bytes / kernel time){extra}")
+    if r.unknown_counters:
+        lines.append("other counters:")
+        for n in r.unknown_counters:
+            s = r.counters[n]
+            lines.append(f"  {n:<24} {_num(s.total)} over {s.dispatches} dispatches (mean {_num(round(s.mean, 3))})")
+    if r.missing:
+        lines.append(f"missing counters: {', '.join(r.missing)} "
+                     "(collect them in another pass: at most ~4 TCC counters per pass)")
+    if r.reading:
+        lines.append("reading:")
+        lines += [f"  - {t}" for t in r.reading]
+    if r.notes:
+        lines.append("notes:")
+        lines += [f"  - {t}" for t in r.notes]
+    return "\n".join(lines) + "\n"
+
+
+def run(args) -> int:
+    """Read, analyze, print; bad files raise InputError (exit 2)."""
+    if args.ea_channels < 1:
+        raise InputError(None, "--ea-channels must be at least 1")
+    if args.ideal_gb is not None and args.ideal_gb < 0:
+        raise InputError(None, "--ideal-gb must not be negative")
+    files = expand_inputs(args.files)
+    ideal = args.ideal_gb * 1e9 if args.ideal_gb is not None else None
+    result = pmc.analyze_files(files, args.kernel, ideal, args.ea_channels)
+    if result.dispatches == 0:
+        what = f"no dispatch of a kernel containing {args.kernel!r}" if args.kernel else "no counter rows"
+        seen = sorted({k for f in files for k in _kernels(f)})
+        raise InputError(files[0] if len(files) == 1 else ", ".join(files),
+                         f"{what} (kernels: {', '.join(seen[:6]) or 'none'})")
+    peak_tbs, peak_name = _peak(args.device, result.arch)
+    if peak_tbs is not None:
+        result.peak_tbs, result.peak_name = peak_tbs, peak_name
+        result.reading = pmc.read_metrics(result)
+    if args.json:
+        json.dump(result.to_json(), sys.stdout, indent=1, sort_keys=True)
+        sys.stdout.write("\n")
+    else:
+        sys.stdout.write(format_text(result))
+    return 0
+
+
+def _kernels(path: str) -> set[str]:
+    """Kernel names of one counter file (for the no-match message)."""
+    try:
+        return {s.kernel for s in pmc.read_counter_file(path)}
+    except InputError:
+        return set()

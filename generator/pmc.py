@@ -1,0 +1,644 @@
+"""PMC counters (L2 / HBM): read rocprofv3 counter collections, derive DOMAIN §2 metrics.
+
+Two inputs, one sample type (``CounterSample``: one counter value of one dispatch).
+
+rocprofv3 ``*_counter_collection.csv``, long format, one row per counter per dispatch;
+with more counters than fit one pass, rocprofv3 replays the application and writes one
+file per pass (``pass_1/``, ``pass_2/``...)::
+
+    "Correlation_Id","Dispatch_Id","Agent_Id","Queue_Id","Process_Id","Thread_Id",
+    "Grid_Size","Kernel_Id","Kernel_Name","Workgroup_Size","LDS_Block_Size",
+    "Scratch_Size","VGPR_Count","Accum_VGPR_Count","SGPR_Count","Counter_Name",
+    "Counter_Value","Start_Timestamp","End_Timestamp"
+    1,1,"Agent 2",1,4242,4242,65536,7,"pa_decode_kernel_0",256,13312,0,144,136,96,"TCC_HIT",425000,1000,181000
+
+A rocpd SQLite database (``rocprofv3 --output-format rocpd``): every table name carries
+the run's UUID suffix (``rocpd_pmc_event_<uuid>``); views without the suffix may exist
+too. Counter values join as::
+
+    rocpd_pmc_event_<u>.event_id  = rocpd_kernel_dispatch_<u>.event_id
+    rocpd_pmc_event_<u>.pmc_id    = rocpd_info_pmc_<u>.id            (counter name)
+    rocpd_kernel_dispatch_<u>.kernel_id = rocpd_info_kernel_symbol_<u>.id (kernel name)
+
+and the dispatch times are ``start``/``end`` columns (schema 3) or ``start_id``/``end_id``
+into ``rocpd_timestamp_<u>`` (newer schema); both are read.
+
+Metrics (sums over the dispatches of the chosen kernel, DOMAIN §2)::
+
+    L2 hit rate    = TCC_HIT / (TCC_HIT + TCC_MISS)
+    32B fraction   = TCC_EA0_RDREQ_32B / TCC_EA0_RDREQ
+    est. HBM read  = ((RDREQ - RDREQ_32B) * 64 + RDREQ_32B * 32) * ea_channels
+    over-fetch     = est. HBM read / (ideal bytes per dispatch * dispatches with RDREQ)
+    achieved BW    = ideal bytes per dispatch / mean kernel time
+
+Counters of different passes come from different replays, so each counter keeps its
+own dispatch count; ratios use per-dispatch means, which equal the plain sums when the
+counts agree (the normal case).
+"""
+
+from __future__ import annotations
+
+import csv
+import os
+import re
+import sqlite3
+import statistics
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable
+
+from generator.errors import InputError
+from generator.model import FORMAT_VERSION
+from generator.rocprof import read_csv_dicts
+
+TCC_HIT = "TCC_HIT"
+TCC_MISS = "TCC_MISS"
+RDREQ = "TCC_EA0_RDREQ"
+RDREQ_32B = "TCC_EA0_RDREQ_32B"
+#: Counters the analysis uses; every other counter is kept and shown as is.
+KNOWN_COUNTERS = (TCC_HIT, TCC_MISS, RDREQ, RDREQ_32B)
+
+DEFAULT_EA_CHANNELS = 2
+
+#: Thresholds of the plain-language reading (DOMAIN §2).
+STREAMING_HIT_RATE = 0.05  # below: pure streaming
+FULL_LINE_32B_FRACTION = 0.05  # at or below: full 64B lines
+OVER_FETCH_OK = (0.95, 1.10)  # inside: no redundant reads
+NORMAL_STREAMING_BW = (0.50, 0.60)  # of peak: normal for clean streaming
+
+CSV_REQUIRED_COLUMNS = ("Dispatch_Id", "Kernel_Name", "Counter_Name", "Counter_Value")
+ROCPD_TABLES = ("rocpd_pmc_event", "rocpd_info_pmc", "rocpd_kernel_dispatch", "rocpd_info_kernel_symbol")
+
+_INSTANCE = re.compile(r"^(?P<base>.+?)\[(?P<idx>\d+)\]$")
+
+
+@dataclass(frozen=True)
+class CounterSample:
+    """One counter value of one dispatch."""
+
+    source: str  # file it came from, as given
+    dispatch_id: int
+    kernel: str
+    counter: str
+    value: float
+    start_ns: int | None = None
+    end_ns: int | None = None
+    agent: str | None = None
+
+
+@dataclass
+class CounterSum:
+    """A counter summed over the matched dispatches."""
+
+    name: str
+    total: float
+    dispatches: int
+
+    @property
+    def mean(self) -> float:
+        return self.total / self.dispatches if self.dispatches else 0.0
+
+
+@dataclass
+class PmcResult:
+    """DOMAIN §2 metrics of one kernel over one set of counter files."""
+
+    files: list[str]
+    kernel_filter: str | None
+    kernels: list[str]  # distinct matched kernel names, sorted
+    dispatches: int  # distinct (file, dispatch id) pairs matched
+    dispatches_by_file: dict[str, int]
+    counters: dict[str, CounterSum]  # every counter seen, by name
+    counter_names: dict[str, str]  # known counter -> the name it was read from
+    missing: list[str]  # known counters absent
+    l2_hit_rate: float | None
+    frac_32b: float | None
+    hbm_read_bytes: float | None
+    ea_channels: int
+    ideal_bytes: float | None  # per dispatch
+    over_fetch: float | None
+    kernel_time_ns: float | None  # mean over matched dispatches with timestamps
+    timed_dispatches: int
+    achieved_gbps: float | None
+    peak_tbs: float | None
+    peak_name: str | None
+    arch: str | None = None
+    reading: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def unknown_counters(self) -> list[str]:
+        """Counters this analysis does not use (kept and shown), sorted."""
+        used = set(self.counter_names.values())
+        return sorted(n for n in self.counters if n not in used)
+
+    @property
+    def bw_fraction(self) -> float | None:
+        if self.achieved_gbps is None or not self.peak_tbs:
+            return None
+        return self.achieved_gbps / (self.peak_tbs * 1000.0)
+
+    def to_json(self) -> dict[str, Any]:
+        """The ``pmc --json`` object (sorted, no absolute paths beyond what was given)."""
+        return {
+            "format_version": FORMAT_VERSION,
+            "files": list(self.files),
+            "kernel_filter": self.kernel_filter,
+            "kernels": list(self.kernels),
+            "dispatches": self.dispatches,
+            "dispatches_by_file": dict(sorted(self.dispatches_by_file.items())),
+            "counters": {
+                n: {"total": c.total, "dispatches": c.dispatches, "mean": c.mean}
+                for n, c in sorted(self.counters.items())
+            },
+            "counter_names": dict(sorted(self.counter_names.items())),
+            "unknown_counters": self.unknown_counters,
+            "missing_counters": list(self.missing),
+            "l2_hit_rate": self.l2_hit_rate,
+            "frac_32b": self.frac_32b,
+            "hbm_read_bytes": self.hbm_read_bytes,
+            "ea_channels": self.ea_channels,
+            "ideal_bytes": self.ideal_bytes,
+            "over_fetch": self.over_fetch,
+            "kernel_time_ns": self.kernel_time_ns,
+            "timed_dispatches": self.timed_dispatches,
+            "achieved_gbps": self.achieved_gbps,
+            "peak_tbs": self.peak_tbs,
+            "peak_name": self.peak_name,
+            "bw_fraction": self.bw_fraction,
+            "arch": self.arch,
+            "reading": list(self.reading),
+            "notes": list(self.notes),
+        }
+
+
+# ---------------------------------------------------------------- readers
+
+
+def _int_cell(value: Any) -> int | None:
+    """An int from a CSV cell ("" and garbage give None)."""
+    try:
+        return int(float(str(value).strip()))
+    except (TypeError, ValueError, OverflowError):
+        return None
+
+
+def read_counter_csv(path: str | os.PathLike) -> list[CounterSample]:
+    """Samples of one rocprofv3 ``*_counter_collection.csv`` (format in the module doc)."""
+    rows = read_csv_dicts(path)
+    with open(path, newline="", encoding="utf-8", errors="replace") as fh:
+        columns = [c.strip() for c in next(csv.reader(fh), [])]
+    absent = [c for c in CSV_REQUIRED_COLUMNS if c not in columns]
+    if absent:
+        raise InputError(
+            path,
+            f"not a counter-collection CSV: no {', '.join(absent)} column"
+            f"{'s' if len(absent) > 1 else ''} (rocprofv3 --pmc writes *_counter_collection.csv)",
+        )
+    out: list[CounterSample] = []
+    for lineno, row in enumerate(rows, start=2):
+        name = (row.get("Counter_Name") or "").strip()
+        if not name:
+            continue
+        try:
+            value = float(str(row.get("Counter_Value")).strip())
+        except (TypeError, ValueError):
+            raise InputError(path, f"Counter_Value {row.get('Counter_Value')!r} is not a number", line=lineno) from None
+        dispatch = _int_cell(row.get("Dispatch_Id"))
+        if dispatch is None:
+            raise InputError(path, f"Dispatch_Id {row.get('Dispatch_Id')!r} is not an integer", line=lineno)
+        out.append(
+            CounterSample(
+                source=str(path),
+                dispatch_id=dispatch,
+                kernel=(row.get("Kernel_Name") or "").strip(),
+                counter=name,
+                value=value,
+                start_ns=_int_cell(row.get("Start_Timestamp")),
+                end_ns=_int_cell(row.get("End_Timestamp")),
+                agent=(row.get("Agent_Id") or "").strip() or None,
+            )
+        )
+    return out
+
+
+def rocpd_table_sets(names: Iterable[str]) -> dict[str, dict[str, str]]:
+    """Group rocpd table names by UUID suffix: {suffix: {base name: table name}}.
+
+    ``rocpd_pmc_event_0a1b...`` -> suffix ``_0a1b...``; a bare ``rocpd_pmc_event`` (a view
+    or an old file) has suffix "". Only the four tables this module reads are grouped
+    (no base name is a prefix of another, so a prefix test is exact).
+    """
+    sets: dict[str, dict[str, str]] = {}
+    for name in names:
+        for base in ROCPD_TABLES:
+            if name == base or name.startswith(base + "_"):
+                sets.setdefault(name[len(base):], {})[base] = name
+    return sets
+
+
+def _connect_ro(path: str | os.PathLike) -> sqlite3.Connection:
+    """Open a SQLite file read-only, never creating or modifying it."""
+    if not os.path.isfile(path):
+        raise InputError(path, "no such file")
+    uri = Path(os.path.abspath(path)).as_uri() + "?mode=ro&immutable=1"
+    try:
+        return sqlite3.connect(uri, uri=True)
+    except sqlite3.Error as err:
+        raise InputError(path, f"cannot open SQLite database: {err}") from None
+
+
+def _columns(con: sqlite3.Connection, table: str) -> set[str]:
+    return {row[1] for row in con.execute(f'PRAGMA table_info("{table}")')}
+
+
+def _rocpd_tables(con: sqlite3.Connection, path: str | os.PathLike) -> tuple[list[str], dict[str, dict[str, str]]]:
+    """All table/view names and the rocpd table sets of an open database."""
+    try:
+        rows = con.execute(
+            "SELECT name, type FROM sqlite_master WHERE type IN ('table', 'view') ORDER BY name"
+        ).fetchall()
+    except sqlite3.DatabaseError as err:
+        raise InputError(path, f"not a readable SQLite database ({err}); is the file truncated?") from None
+    tables = [n for n, t in rows if t == "table"]
+    sets = rocpd_table_sets(tables)
+    if not sets:  # fall back on views (a merged or exported file)
+        sets = rocpd_table_sets(n for n, _ in rows)
+    return [n for n, _ in rows], sets
+
+
+def read_rocpd_counters(path: str | os.PathLike) -> list[CounterSample]:
+    """Samples of a rocpd SQLite database (joins in the module docstring)."""
+    con = _connect_ro(path)
+    try:
+        names, sets = _rocpd_tables(con, path)
+        complete = {s: t for s, t in sets.items() if all(b in t for b in ROCPD_TABLES)}
+        if not complete:
+            shown = ", ".join(names[:8]) + (" ..." if len(names) > 8 else "") if names else "none"
+            raise InputError(
+                path,
+                "no rocpd counter tables (need rocpd_pmc_event_<uuid>, rocpd_info_pmc_<uuid>, "
+                f"rocpd_kernel_dispatch_<uuid>, rocpd_info_kernel_symbol_<uuid>); tables: {shown}",
+            )
+        out: list[CounterSample] = []
+        for suffix in sorted(complete):
+            out.extend(_rocpd_samples(con, path, complete[suffix], sets.get(suffix, {})))
+        return out
+    except sqlite3.DatabaseError as err:
+        raise InputError(path, f"not a readable SQLite database ({err}); is the file truncated?") from None
+    finally:
+        con.close()
+
+
+def _time_columns(con: sqlite3.Connection, t: dict[str, str], path: str | os.PathLike) -> tuple[str, str]:
+    """SQL expressions and joins for dispatch start/end in either rocpd schema."""
+    kd_cols = _columns(con, t["rocpd_kernel_dispatch"])
+    if {"start", "end"} <= kd_cols:
+        return 'kd."start", kd."end"', ""
+    if {"start_id", "end_id"} <= kd_cols:
+        ts = t["rocpd_kernel_dispatch"].replace("rocpd_kernel_dispatch", "rocpd_timestamp", 1)
+        exists = con.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (ts,)).fetchone()
+        if exists:
+            join = (f' LEFT JOIN "{ts}" ts0 ON ts0.id = kd.start_id'
+                    f' LEFT JOIN "{ts}" ts1 ON ts1.id = kd.end_id')
+            return "ts0.value, ts1.value", join
+    return "NULL, NULL", ""
+
+
+def _rocpd_samples(con: sqlite3.Connection, path: str | os.PathLike, t: dict[str, str],
+                   extra: dict[str, str]) -> list[CounterSample]:
+    """Counter samples of one UUID table set."""
+    times, join = _time_columns(con, t, path)
+    sym_cols = _columns(con, t["rocpd_info_kernel_symbol"])
+    kname = "COALESCE(ks.kernel_name, ks.display_name)" if "display_name" in sym_cols else "ks.kernel_name"
+    sql = (
+        f"SELECT kd.dispatch_id, {kname}, ip.name, pe.value, {times} "
+        f'FROM "{t["rocpd_pmc_event"]}" pe '
+        f'JOIN "{t["rocpd_kernel_dispatch"]}" kd ON kd.event_id = pe.event_id '
+        f'JOIN "{t["rocpd_info_kernel_symbol"]}" ks ON ks.id = kd.kernel_id '
+        f'JOIN "{t["rocpd_info_pmc"]}" ip ON ip.id = pe.pmc_id'
+        f"{join} ORDER BY kd.dispatch_id, ip.name, pe.id"
+    )
+    out = []
+    for dispatch, kernel, counter, value, start, end in con.execute(sql):
+        if counter is None or value is None:
+            continue
+        out.append(
+            CounterSample(
+                source=str(path),
+                dispatch_id=int(dispatch),
+                kernel=str(kernel or ""),
+                counter=str(counter).strip(),
+                value=float(value),
+                start_ns=int(start) if start is not None else None,
+                end_ns=int(end) if end is not None else None,
+            )
+        )
+    return out
+
+
+def rocpd_gpu_arch(path: str | os.PathLike) -> str | None:
+    """The gfx/sm name of the first GPU agent in a rocpd database, if any."""
+    con = _connect_ro(path)
+    try:
+        names = [r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='table'")]
+        for name in sorted(names):
+            if name == "rocpd_info_agent" or name.startswith("rocpd_info_agent_"):
+                cols = _columns(con, name)
+                if not {"type", "name"} <= cols:
+                    continue
+                for (arch,) in con.execute(f'SELECT name FROM "{name}" WHERE type = \'GPU\' ORDER BY id'):
+                    if arch and str(arch).startswith(("gfx", "sm_")):
+                        return str(arch)
+    except sqlite3.DatabaseError:
+        return None
+    finally:
+        con.close()
+    return None
+
+
+def is_sqlite(path: str | os.PathLike) -> bool:
+    """True when the file starts with the SQLite header."""
+    try:
+        with open(path, "rb") as fh:
+            return fh.read(16) == b"SQLite format 3\x00"
+    except OSError:
+        return False
+
+
+def read_counter_file(path: str | os.PathLike) -> list[CounterSample]:
+    """Samples of one file: a rocpd database (by header or ``.db``) or a CSV."""
+    p = str(path)
+    if not os.path.exists(p):
+        raise InputError(p, "no such file")
+    if p.endswith((".db", ".sqlite", ".sqlite3")) or is_sqlite(p):
+        return read_rocpd_counters(p)
+    return read_counter_csv(p)
+
+
+# ---------------------------------------------------------------- discovery
+
+
+def find_counter_files(bundle_dir: str | os.PathLike) -> list[str]:
+    """Counter files of a bundle: everything under ``pmc/`` plus any
+    ``*counter_collection.csv`` or ``*.db`` anywhere in it; sorted, absolute."""
+    root = Path(bundle_dir)
+    if root.is_file():
+        return [str(root)]
+    found: set[str] = set()
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames.sort()
+        in_pmc = "pmc" in Path(dirpath).relative_to(root).parts
+        for fn in filenames:
+            if fn.endswith("counter_collection.csv") or fn.endswith(".db"):
+                found.add(os.path.join(dirpath, fn))
+            elif in_pmc and fn.endswith(".csv") and not fn.endswith(("agent_info.csv", "kernel_trace.csv", "_stats.csv")):
+                found.add(os.path.join(dirpath, fn))
+    return sorted(found)
+
+
+# ---------------------------------------------------------------- analysis
+
+
+def _sum_counters(samples: list[CounterSample]) -> dict[str, CounterSum]:
+    """Sum every counter and count the distinct dispatches that reported it."""
+    totals: dict[str, float] = {}
+    seen: dict[str, set[tuple[str, int]]] = {}
+    for s in samples:
+        totals[s.counter] = totals.get(s.counter, 0.0) + s.value
+        seen.setdefault(s.counter, set()).add((s.source, s.dispatch_id))
+    return {n: CounterSum(n, totals[n], len(seen[n])) for n in sorted(totals)}
+
+
+def _resolve(name: str, counters: dict[str, CounterSum]) -> CounterSum | None:
+    """A known counter under its exact name, ``<name>_sum``, or summed ``<name>[i]`` instances."""
+    if name in counters:
+        return counters[name]
+    if f"{name}_sum" in counters:
+        return counters[f"{name}_sum"]
+    parts = [c for n, c in counters.items() if (m := _INSTANCE.match(n)) and m.group("base") == name]
+    if parts:
+        return CounterSum(f"{name}[*]", sum(c.total for c in parts), max(c.dispatches for c in parts))
+    return None
+
+
+def hbm_read_bytes(rdreq: float, rdreq_32b: float, ea_channels: int = DEFAULT_EA_CHANNELS) -> float:
+    """Estimated HBM read bytes: ((RDREQ - RDREQ_32B) * 64 + RDREQ_32B * 32) * channels."""
+    return ((rdreq - rdreq_32b) * 64 + rdreq_32b * 32) * ea_channels
+
+
+def ratio(num: float, den: float) -> float | None:
+    """num / den, or None when den is 0."""
+    return num / den if den else None
+
+
+def analyze_samples(
+    samples: list[CounterSample],
+    kernel_substr: str | None = None,
+    ideal_bytes: float | None = None,
+    ea_channels: int = DEFAULT_EA_CHANNELS,
+    peak_tbs: float | None = None,
+    peak_name: str | None = None,
+    files: list[str] | None = None,
+    arch: str | None = None,
+) -> PmcResult:
+    """DOMAIN §2 metrics over the samples whose kernel name contains ``kernel_substr``."""
+    notes: list[str] = []
+    all_kernels = sorted({s.kernel for s in samples})
+    if kernel_substr:
+        chosen = [s for s in samples if kernel_substr in s.kernel]
+    else:
+        chosen = list(samples)
+        if len(all_kernels) > 1:
+            notes.append(f"{len(all_kernels)} kernels mixed together: pass --kernel to pick one")
+    kernels = sorted({s.kernel for s in chosen})
+    if kernel_substr and not chosen:
+        shown = ", ".join(all_kernels[:6]) + (" ..." if len(all_kernels) > 6 else "")
+        notes.append(f"no dispatch of a kernel containing {kernel_substr!r} (kernels: {shown or 'none'})")
+
+    by_file: dict[str, set[int]] = {}
+    for s in chosen:
+        by_file.setdefault(s.source, set()).add(s.dispatch_id)
+    dispatches_by_file = {f: len(ids) for f, ids in by_file.items()}
+    counters = _sum_counters(chosen)
+
+    used: dict[str, str] = {}
+    resolved: dict[str, CounterSum] = {}
+    for name in KNOWN_COUNTERS:
+        c = _resolve(name, counters)
+        if c is not None:
+            resolved[name] = c
+            used[name] = c.name
+    missing = [n for n in KNOWN_COUNTERS if n not in resolved]
+
+    hit, miss = resolved.get(TCC_HIT), resolved.get(TCC_MISS)
+    l2 = None
+    if hit and miss:
+        l2 = ratio(hit.mean, hit.mean + miss.mean)
+        if l2 is None:
+            notes.append("TCC_HIT + TCC_MISS = 0: no L2 traffic recorded, no hit rate")
+        if hit.dispatches != miss.dispatches:
+            notes.append(f"TCC_HIT and TCC_MISS cover {hit.dispatches} and {miss.dispatches} dispatches: per-dispatch means used")
+
+    rd, rd32 = resolved.get(RDREQ), resolved.get(RDREQ_32B)
+    frac = hbm = over = None
+    if rd:
+        rd32_total = 0.0
+        if rd32:
+            frac = ratio(rd32.mean, rd.mean)
+            if frac is None:
+                notes.append("TCC_EA0_RDREQ = 0: no HBM reads recorded, no 32B fraction")
+            rd32_total = rd32.mean * rd.dispatches
+        hbm = hbm_read_bytes(rd.total, rd32_total, ea_channels)
+        if not rd32:
+            notes.append("TCC_EA0_RDREQ_32B missing: HBM bytes assume full 64B requests")
+        if ideal_bytes is not None:
+            over = ratio(hbm, ideal_bytes * rd.dispatches)
+            if over is None:
+                notes.append("ideal bytes are 0: no over-fetch")
+
+    durations = [
+        e - b
+        for (b, e) in _dispatch_times(chosen).values()
+        if b is not None and e is not None and e > b
+    ]
+    time_ns = statistics.fmean(durations) if durations else None
+    achieved = None
+    if ideal_bytes and time_ns:
+        achieved = ideal_bytes / time_ns  # bytes per ns == GB/s
+    result = PmcResult(
+        files=list(files) if files is not None else sorted({s.source for s in samples}),
+        kernel_filter=kernel_substr,
+        kernels=kernels,
+        dispatches=sum(dispatches_by_file.values()),
+        dispatches_by_file=dispatches_by_file,
+        counters=counters,
+        counter_names=used,
+        missing=missing,
+        l2_hit_rate=l2,
+        frac_32b=frac,
+        hbm_read_bytes=hbm,
+        ea_channels=ea_channels,
+        ideal_bytes=ideal_bytes,
+        over_fetch=over,
+        kernel_time_ns=time_ns,
+        timed_dispatches=len(durations),
+        achieved_gbps=achieved,
+        peak_tbs=peak_tbs,
+        peak_name=peak_name,
+        arch=arch,
+        notes=notes,
+    )
+    result.reading = read_metrics(result)
+    return result
+
+
+def _dispatch_times(samples: list[CounterSample]) -> dict[tuple[str, int], tuple[int | None, int | None]]:
+    """Start/end of each (file, dispatch), from its first sample."""
+    out: dict[tuple[str, int], tuple[int | None, int | None]] = {}
+    for s in samples:
+        out.setdefault((s.source, s.dispatch_id), (s.start_ns, s.end_ns))
+    return out
+
+
+def read_metrics(r: PmcResult) -> list[str]:
+    """The plain-language reading of DOMAIN §2, one sentence per metric."""
+    out: list[str] = []
+    if r.l2_hit_rate is not None:
+        pct = r.l2_hit_rate * 100
+        if r.l2_hit_rate < STREAMING_HIT_RATE:
+            out.append(f"L2 hit rate {pct:.1f} %: pure streaming, each byte is read once "
+                       "(expected for paged-KV decode; not a goal to raise)")
+        else:
+            out.append(f"L2 hit rate {pct:.1f} %: L2 serves re-used data across workgroups")
+    if r.frac_32b is not None:
+        pct = r.frac_32b * 100
+        if r.frac_32b <= FULL_LINE_32B_FRACTION:
+            out.append(f"32B fraction {pct:.1f} %: full 64B lines, loads are coalesced")
+        else:
+            out.append(f"32B fraction {pct:.1f} %: many half-line (32B) HBM reads: "
+                       "partial or misaligned accesses waste bandwidth; widen or align the loads")
+    if r.over_fetch is not None:
+        lo, hi = OVER_FETCH_OK
+        if lo <= r.over_fetch <= hi:
+            out.append(f"over-fetch {r.over_fetch:.2f}x: no redundant reads")
+        elif r.over_fetch > hi:
+            out.append(f"over-fetch {r.over_fetch:.2f}x: HBM reads exceed the ideal: redundant "
+                       "reads (data fetched by several workgroups, or tiles wider than needed)")
+        else:
+            out.append(f"over-fetch {r.over_fetch:.2f}x: fewer HBM bytes than the ideal: the ideal "
+                       "is overstated, data came from cache, or --ea-channels is too low")
+    elif r.hbm_read_bytes is not None and r.ideal_bytes is None:
+        out.append("give --ideal-gb (bytes one dispatch must read) to judge over-fetch")
+    if r.bw_fraction is not None:
+        pct = r.bw_fraction * 100
+        lo, hi = NORMAL_STREAMING_BW
+        if r.bw_fraction >= lo:
+            out.append(f"achieved bandwidth {pct:.0f} % of peak: normal for clean streaming "
+                       f"({lo * 100:.0f}-{hi * 100:.0f} % is typical)")
+        else:
+            out.append(f"achieved bandwidth {pct:.0f} % of peak: below the {lo * 100:.0f}-"
+                       f"{hi * 100:.0f} % of clean streaming: latency or too few bytes in flight")
+    return out
+
+
+def analyze_files(
+    paths: list[str],
+    kernel_substr: str | None = None,
+    ideal_bytes: float | None = None,
+    ea_channels: int = DEFAULT_EA_CHANNELS,
+    peak_tbs: float | None = None,
+    peak_name: str | None = None,
+    skip_unusable: bool = False,
+) -> PmcResult:
+    """Read every counter file (pass_N CSVs and rocpd databases) and analyze them together.
+
+    With ``skip_unusable`` a file that is not a counter file (e.g. a trace-only
+    ``results.db``) becomes a note instead of an error.
+    """
+    samples: list[CounterSample] = []
+    notes: list[str] = []
+    used: list[str] = []
+    arch = None
+    for p in paths:
+        try:
+            got = read_counter_file(p)
+        except InputError as err:
+            if not skip_unusable:
+                raise
+            notes.append(f"skipped {err.message}")
+            continue
+        if not got:
+            notes.append(f"{p}: no counter rows")
+        samples.extend(got)
+        used.append(p)
+        if arch is None and (p.endswith(".db") or is_sqlite(p)):
+            arch = rocpd_gpu_arch(p)
+    result = analyze_samples(samples, kernel_substr, ideal_bytes, ea_channels, peak_tbs,
+                             peak_name, files=used, arch=arch)
+    result.notes = notes + result.notes
+    return result
+
+
+def analyze_bundle_counters(bundle_dir: str | os.PathLike, kernel_substr: str | None) -> PmcResult | None:
+    """Analyze the counter files of a bundle; None when it has none.
+
+    File names in the result are relative to the bundle ("/" separated) so pages carry
+    no local paths. Files that are not counter files are noted and skipped.
+    """
+    files = find_counter_files(bundle_dir)
+    if not files:
+        return None
+    root = Path(bundle_dir)
+    result = analyze_files(files, kernel_substr, skip_unusable=True)
+    rel = {f: Path(f).relative_to(root).as_posix() for f in files}
+    result.files = [rel.get(f, f) for f in result.files]
+    result.dispatches_by_file = {rel.get(f, f): n for f, n in result.dispatches_by_file.items()}
+    result.notes = [_relativize(n, rel) for n in result.notes]
+    return result
+
+
+def _relativize(text: str, rel: dict[str, str]) -> str:
+    for full, short in rel.items():
+        text = text.replace(full, short)
+    return text
