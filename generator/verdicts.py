@@ -395,13 +395,13 @@ class HeadlinePair:
 
     @property
     def text(self) -> str:
-        """``7.00 us vs 11.60 us (name): 1.66x``."""
+        """``7.00 us vs 11.60 us (PyTorch), 1.66x``."""
         times = ""
         if self.candidate_us is not None and self.baseline_us is not None:
             times = f"{self.candidate_us:.2f} us vs {self.baseline_us:.2f} us"
             if self.baseline_name:
                 times += f" ({self.baseline_name})"
-            times += ": "
+            times += ", "
         return f"{times}{_fmt_x(self.speedup)}"
 
     def to_json(self) -> dict[str, Any]:
@@ -535,11 +535,10 @@ def headline_note(headline: HeadlinePair | None, score: "KernelScore") -> str | 
     """A sentence when the headline pair's verdict differs from the multi-shape verdict."""
     if headline is None or score.verdict == UNTIMED or headline.verdict == score.verdict:
         return None
-    multi = f"{score.verdict} over {score.n_measured} measured shape{'s' if score.n_measured != 1 else ''}"
-    if score.geomean_vs_best is not None:
-        multi += f" (geomean {_fmt_x(score.geomean_vs_best)})"
-    return (f"The headline pair ({headline.text}) reads {headline.verdict}; "
-            f"the multi-shape verdict is {multi}.")
+    plural = "s" if score.n_measured != 1 else ""
+    geo = f"geomean {_fmt_x(score.geomean_vs_best)} over " if score.geomean_vs_best is not None else ""
+    return (f"Headline pair {headline.text} reads {headline.verdict}, but the multi-shape verdict is "
+            f"{score.verdict} ({geo}{score.n_measured} measured shape{plural}).")
 
 
 # ---------------------------------------------------------------- per kernel
@@ -788,9 +787,16 @@ def spread_of(shape: ShapeResult, provider: str | None) -> float | None:
 
 
 def _columns(shapes: list[ShapeResult], candidate: str) -> list[str]:
-    """The candidate, then every provider that has a row other than not_configured, in file order."""
+    """Table columns: the candidate, then providers that took part, in file order.
+
+    A provider takes part when, on some shape that is not a harness failure, its row
+    says anything but ``not_configured`` (a shape where everything failed, configured
+    or not, says nothing about who was meant to run).
+    """
     seen: dict[str, None] = {candidate: None}
     for s in shapes:
+        if s.harness_failure:
+            continue
         for p, r in s.providers.items():
             if r.status != "not_configured":
                 seen[p] = None

@@ -1,0 +1,217 @@
+"""``kernel-atlas verdicts PATH...``: one verdict per kernel from multi-shape timings.
+
+PATH is a sweep root (``benchmarks/examples/<op>/`` below it), a folder of campaigns,
+or one campaign folder. A campaign folder inside a sweep uses that sweep's
+``kernel-atlas.toml`` and ``docs/data/kernels.json``. Output: a text table (default),
+``--markdown`` (a table to paste in a pull request) or ``--json``
+(``{"format_version", "campaigns", "untimed", "errors"}``).
+
+Exit status: 0; 2 with one line when a single campaign folder (or the configuration)
+is bad; 1 when some campaigns of a sweep are broken (they are reported on stderr and
+under ``errors``, the others are still scored and printed).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from generator.campaign import find_campaign_folders, is_campaign_folder
+from generator.config import load_config, read_config
+from generator.errors import InputError
+from generator.verdicts import (
+    UNTIMED,
+    KernelScore,
+    load_kernels_json,
+    score_folder,
+    verdicts_document,
+)
+
+NAME = "verdicts"
+HELP = "Judge each kernel from its multi-shape timings: WIN / PARITY / HEADROOM / BLOCKED."
+ORDER = 40
+
+_DASH = "\u2014"
+
+
+def add_arguments(p) -> None:
+    """PATH... and the output format."""
+    p.add_argument("paths", nargs="+", metavar="PATH", help="sweep root, folder of campaigns, or campaign folder")
+    fmt = p.add_mutually_exclusive_group()
+    fmt.add_argument("--json", action="store_true", help="print the full numbers as JSON")
+    fmt.add_argument("--markdown", action="store_true", help="print a Markdown table for a pull request")
+    p.add_argument("--shapes", action="store_true", help="add each kernel's per-shape table")
+    p.add_argument("--config", metavar="FILE",
+                   help="configuration file (default: kernel-atlas.toml at the sweep root)")
+
+
+def sweep_root_of(folder: str) -> str | None:
+    """The sweep root above ``<root>/benchmarks/examples/<op>``, or None."""
+    parent = os.path.dirname(os.path.abspath(folder))
+    if os.path.basename(parent) == "examples" and os.path.basename(os.path.dirname(parent)) == "benchmarks":
+        return os.path.dirname(os.path.dirname(parent))
+    return None
+
+
+def collect(paths: list[str], config_file: str | None = None) -> tuple[dict, str | None]:
+    """Score every campaign under the paths: ({op: KernelScore | InputError}, common root)."""
+    scores: dict = {}
+    roots = []
+    for path in paths:
+        if not os.path.exists(path):
+            raise InputError(path, "no such file or directory")
+        single = is_campaign_folder(path)
+        root = sweep_root_of(path) if single else path
+        config = read_config(config_file) if config_file else load_config(root)
+        kernels_json = load_kernels_json(root)
+        folders = find_campaign_folders(path)
+        if not folders:
+            raise InputError(path, "no campaign folders found (expected benchmarks/examples/<op>/ "
+                                   "with shape_ledger.jsonl and benchmark_results.jsonl or .csv)")
+        base = root or os.path.dirname(os.path.abspath(path))
+        for op, folder in folders.items():
+            rel = os.path.relpath(os.path.abspath(folder), os.path.abspath(base)).replace(os.sep, "/")
+            item = score_folder(folder, config, kernels_json, name=op, rel=rel)
+            if single and len(paths) == 1 and isinstance(item, InputError):
+                raise item
+            scores[op] = item
+        roots.append(os.path.abspath(base))
+    common = os.path.commonpath(roots) if roots else None
+    return scores, common
+
+
+def run(args) -> int:
+    """Score and print; see the module docstring for the exit status."""
+    scores, root = collect(args.paths, args.config)
+    broken = {op: e for op, e in scores.items() if isinstance(e, InputError)}
+    doc = verdicts_document(scores, root, shapes=args.shapes)
+    for op in sorted(broken):
+        print(f"kernel-atlas: broken {op}: {doc['errors'][op]}", file=sys.stderr)
+    scored = [scores[op] for op in sorted(scores) if isinstance(scores[op], KernelScore)]
+    if args.json:
+        json.dump(doc, sys.stdout, indent=1, sort_keys=True, ensure_ascii=False)
+        sys.stdout.write("\n")
+    elif args.markdown:
+        sys.stdout.write(render_markdown(scored, args.shapes))
+    else:
+        sys.stdout.write(render_text(scored, args.shapes))
+    return 1 if broken else 0
+
+
+# ---------------------------------------------------------------- text
+
+
+def _clip(text: str, width: int) -> str:
+    """Cut text to ``width`` characters with an ellipsis."""
+    return text if len(text) <= width else text[: width - 1] + "\u2026"
+
+
+def _table(header: list[str], rows: list[list[str]]) -> list[str]:
+    """Left-aligned columns separated by two spaces."""
+    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
+    return ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in [header, *rows]]
+
+
+def _verdict_cell(s: KernelScore) -> str:
+    """``HEADROOM`` or ``WIN?`` when uncertain."""
+    return s.verdict + ("?" if s.uncertain else "")
+
+
+def render_text(scores: list[KernelScore], shapes: bool = False) -> str:
+    """The readable table of every timed kernel, then untimed ones and notes."""
+    timed = [s for s in scores if s.verdict != UNTIMED]
+    lines = []
+    if timed:
+        t = timed[0].thresholds
+        lines.append(f"candidate {timed[0].candidate}; WIN >= {t.win:g}, HEADROOM < {t.headroom:g} "
+                     f"(geomean of best-baseline speedups; ? = within noise of a threshold)")
+        rows = [[s.op, _verdict_cell(s), s.geomean_text, f"{s.wins} of {s.n_measured}",
+                 f"{s.parity}/{s.losses}", s.weighted_text, f"{s.candidate_ok}/{s.n_shapes}",
+                 s.failures_text, _clip(s.worst_text, 60)] for s in timed]
+        lines += _table(["kernel", "verdict", "geomean", "wins", "par/loss", "weighted", "cand ok",
+                         "failures", "worst shape"], rows)
+    untimed = [s for s in scores if s.verdict == UNTIMED]
+    if untimed:
+        lines.append("")
+        lines.append("untimed (ledger only): " + ", ".join(f"{s.op} ({s.n_shapes} shapes)" for s in untimed))
+    notes = [(s.op, n) for s in timed for n in _kernel_notes(s)]
+    if notes:
+        lines.append("")
+        lines += [f"{op}: {n}" for op, n in notes]
+    if shapes:
+        for s in timed:
+            lines.append("")
+            lines.append(f"{s.op} ({s.name}): {s.verdict}, {s.verdict_reason}")
+            lines += _table(*_shape_rows(s, 50))
+    return "\n".join(lines) + "\n"
+
+
+def _kernel_notes(s: KernelScore) -> list[str]:
+    """Flags and notes worth a line under the table."""
+    out = []
+    if s.verdict == "BLOCKED" or s.uncertain or s.reference_only:
+        flags = [f for f in s.flags if "hard failure" not in f]  # hard failures have their column
+        out.append(f"{s.verdict}: {s.verdict_reason}" + (f" [{'; '.join(flags)}]" if flags else ""))
+    if s.headline_note:
+        out.append(s.headline_note)
+    out += s.notes
+    return out
+
+
+def _shape_rows(s: KernelScore, args_width: int) -> tuple[list[str], list[list[str]]]:
+    """Header and rows of one kernel's per-shape table."""
+    header = ["args", "stage", "model", "weight", *s.providers, "best", "speedup", "failure"]
+    rows = []
+    for sh in s.shapes:
+        cells = [_clip(sh.args_text, args_width), sh.stage, _clip(sh.model, 24),
+                 _DASH if sh.weight is None else f"{sh.weight:g}"]
+        for p in s.providers:
+            r = sh.providers.get(p)
+            cells.append(r.time_text if r else _DASH)
+        cells += [sh.best_baseline or _DASH, sh.speedup_text, _clip(sh.failure_short or "", 60)]
+        rows.append(cells)
+    return header, rows
+
+
+# ---------------------------------------------------------------- markdown
+
+
+def _md(text: str) -> str:
+    """Escape a table cell."""
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def render_markdown(scores: list[KernelScore], shapes: bool = False) -> str:
+    """A Markdown table: verdict, geomean, wins k of n, weighted, failures, worst shape."""
+    timed = [s for s in scores if s.verdict != UNTIMED]
+    lines = ["| Kernel | Verdict | Geomean vs best | Wins | Weighted | Failures | Worst shape |",
+             "|---|---|---:|---|---:|---|---|"]
+    for s in timed:
+        verdict = f"**{s.verdict}**" + (" (uncertain)" if s.uncertain else "")
+        if s.reference_only:
+            verdict += " (reference only)"
+        worst = _DASH
+        if s.worst:
+            worst = f"{s.worst.speedup_text} vs {_md(s.worst.best_baseline or '')} `{_md(_clip(s.worst.args_text, 120))}`"
+        lines.append(f"| {_md(s.name)} (`{s.op}`) | {verdict} | {s.geomean_text} | "
+                     f"{s.wins} of {s.n_measured} | {s.weighted_text} | {s.failures_text} | {worst} |")
+    if timed:
+        t = timed[0].thresholds
+        lines.append("")
+        lines.append(f"Speedup = best baseline time / {timed[0].candidate} time; "
+                     f"WIN >= {t.win:g}, HEADROOM < {t.headroom:g}.")
+    notes = [(s.op, n) for s in timed for n in _kernel_notes(s)]
+    untimed = [s for s in scores if s.verdict == UNTIMED]
+    if untimed:
+        notes.append(("untimed", ", ".join(f"`{s.op}` ({s.n_shapes} shapes)" for s in untimed)))
+    if notes:
+        lines.append("")
+        lines += [f"- `{op}`: {_md(n)}" for op, n in notes]
+    if shapes:
+        for s in timed:
+            header, rows = _shape_rows(s, 80)
+            lines += ["", f"### {_md(s.name)} (`{s.op}`): {s.verdict}", "",
+                      "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+            lines += ["| " + " | ".join(_md(c) for c in r) + " |" for r in rows]
+    return "\n".join(lines) + "\n"
+
