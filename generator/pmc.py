@@ -237,7 +237,7 @@ def rocpd_table_sets(names: Iterable[str]) -> dict[str, dict[str, str]]:
     return sets
 
 
-def _connect_ro(path: str | os.PathLike) -> sqlite3.Connection:
+def connect_readonly(path: str | os.PathLike) -> sqlite3.Connection:
     """Open a SQLite file read-only, never creating or modifying it."""
     if not os.path.isfile(path):
         raise InputError(path, "no such file")
@@ -269,7 +269,7 @@ def _rocpd_tables(con: sqlite3.Connection, path: str | os.PathLike) -> tuple[lis
 
 def read_rocpd_counters(path: str | os.PathLike) -> list[CounterSample]:
     """Samples of a rocpd SQLite database (joins in the module docstring)."""
-    con = _connect_ro(path)
+    con = connect_readonly(path)
     try:
         names, sets = _rocpd_tables(con, path)
         complete = {s: t for s, t in sets.items() if all(b in t for b in ROCPD_TABLES)}
@@ -339,7 +339,7 @@ def _rocpd_samples(con: sqlite3.Connection, path: str | os.PathLike, t: dict[str
 
 def rocpd_gpu_arch(path: str | os.PathLike) -> str | None:
     """The gfx/sm name of the first GPU agent in a rocpd database, if any."""
-    con = _connect_ro(path)
+    con = connect_readonly(path)
     try:
         names = [r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='table'")]
         for name in sorted(names):

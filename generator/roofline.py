@@ -82,6 +82,8 @@ class Peaks:
     default_precision: str
     latency_fraction: float
     source: str = "peaks.toml"
+    raw_devices: dict[str, Any] = field(default_factory=dict)
+    overrides: dict[str, Any] = field(default_factory=dict)  # applied to the chosen device
 
 
 @dataclass
@@ -249,28 +251,28 @@ def _device(key: str, raw: Mapping[str, Any], where: str) -> Device:
 
 
 def build_peaks(raw: Mapping[str, Any], config_peaks: Mapping[str, Any] | None = None,
-                device: str | None = None, source: str = "peaks.toml") -> Peaks:
+                source: str = "peaks.toml") -> Peaks:
     """Peaks from a parsed peaks file, with the config's ``[peaks]`` overrides applied.
 
     ``config_peaks`` keys: ``devices`` (tables merged into the device list),
     ``classify``, ``precision``, ``arch_device`` (merged), anything else overrides a
-    field of the chosen ``device`` (e.g. ``hbm_tbs = 7.2``, ``tflops = {bf16 = 2000}``).
+    field of whichever device is chosen later (e.g. ``hbm_tbs = 7.2``,
+    ``tflops = {bf16 = 2000}``): see ``select_device``.
     """
     raw = dict(raw)
     over = dict(config_peaks or {})
     for table in ("devices", "classify", "precision", "arch_device"):
         if table in over:
+            if not isinstance(over[table], Mapping):
+                raise InputError(source, f"[peaks.{table}] must be a table")
             raw[table] = _merge(dict(raw.get(table) or {}), over.pop(table))
     devices_raw = dict(raw.get("devices") or {})
-    if over:
-        if not device:
-            raise InputError(source, "[peaks] overrides need `device = ...` in the configuration")
-        if device not in devices_raw:
-            raise InputError(source, f"unknown device {device!r} (known: {', '.join(sorted(devices_raw))})")
-        devices_raw[device] = _merge(devices_raw[device], over)
     devices = {k: _device(k, v, source) for k, v in sorted(devices_raw.items())}
     if not devices:
         raise InputError(source, "no [devices.*] table")
+    if over:  # check the overrides now, on every device, so a typo fails early
+        for key, dev_raw in devices_raw.items():
+            _device(key, _merge(dev_raw, over), "[peaks] in the configuration")
     precision = {str(k): str(v) for k, v in dict(raw.get("precision") or {}).items()}
     default_precision = precision.pop("default_precision", "bf16")
     classify_raw = dict(raw.get("classify") or {})
@@ -285,6 +287,8 @@ def build_peaks(raw: Mapping[str, Any], config_peaks: Mapping[str, Any] | None =
         default_precision=default_precision,
         latency_fraction=latency_fraction,
         source=source,
+        raw_devices=devices_raw,
+        overrides=over,
     )
 
 
@@ -308,15 +312,20 @@ def load_peaks(config: Any = None, path: str | os.PathLike | None = None) -> Pea
     peaks_over = cfg.get("peaks") or {}
     if not isinstance(peaks_over, Mapping):
         raise InputError("config", "[peaks] must be a table")
-    return build_peaks(raw, peaks_over, device=cfg.get("device"), source=source)
+    return build_peaks(raw, peaks_over, source=source)
 
 
 def select_device(peaks: Peaks, device: str | None = None, arch: str | None = None) -> Device:
     """The named device, else the one mapped to ``arch``; InputError when neither works.
 
     Names match a device key or its full name, case-insensitively ("mi350x",
-    "AMD Instinct MI350X").
+    "AMD Instinct MI350X"). The configuration's field overrides (``[peaks]``
+    ``hbm_tbs = ...``) are applied to the device returned.
     """
+    return _with_overrides(peaks, _pick_device(peaks, device, arch))
+
+
+def _pick_device(peaks: Peaks, device: str | None, arch: str | None) -> Device:
     if device:
         want = device.strip().lower()
         for key, dev in peaks.devices.items():
@@ -334,6 +343,13 @@ def select_device(peaks: Peaks, device: str | None = None, arch: str | None = No
                 return dev
         raise InputError(peaks.source, f"no device for arch {arch!r}: add one or set `device`")
     raise InputError(peaks.source, "no device chosen: set `device` in the config or give an arch")
+
+
+def _with_overrides(peaks: Peaks, dev: Device) -> Device:
+    """The device with the configuration's field overrides applied."""
+    if not peaks.overrides:
+        return dev
+    return _device(dev.key, _merge(peaks.raw_devices[dev.key], peaks.overrides), "[peaks]")
 
 
 def resolve_device(config: Any = None, arch: str | None = None,
@@ -378,20 +394,27 @@ def _args_text(args: Any) -> str:
     return json.dumps(args, sort_keys=True, separators=(",", ":"))
 
 
-def place_shape(row: Mapping[str, Any], device: Device, peaks: Peaks,
+def _get(row: Any, key: str) -> Any:
+    """A field of a row given as a mapping or as an object with attributes."""
+    if isinstance(row, Mapping):
+        return row.get(key)
+    return getattr(row, key, None)
+
+
+def place_shape(row: Any, device: Device, peaks: Peaks,
                 measured_bytes: float | None = None) -> tuple[RooflinePoint | None, str | None, str | None]:
     """Place one benchmark row; returns (point, skip reason, precision note).
 
     With ``measured_bytes`` (e.g. PMC HBM read bytes of one call) the AI uses the FLOP
     count implied by the row (tflops * median time) over those bytes.
     """
-    status = str(row.get("benchmark_status") or "ok").strip()
+    status = str(_get(row, "benchmark_status") or "ok").strip()
     if status != "ok":
         return None, f"status {status}", None
-    tflops, gbps = _num(row.get("effective_tflops")), _num(row.get("effective_gbps"))
+    tflops, gbps = _num(_get(row, "effective_tflops")), _num(_get(row, "effective_gbps"))
     if tflops is None or gbps is None:
         return None, "no effective_tflops/effective_gbps", None
-    median_us = _num(row.get("median_us"))
+    median_us = _num(_get(row, "median_us"))
     source = "benchmark"
     ai = arithmetic_intensity(tflops, gbps)
     if measured_bytes is not None and median_us:
@@ -402,14 +425,14 @@ def place_shape(row: Mapping[str, Any], device: Device, peaks: Peaks,
         return None, "effective_gbps is 0", None
     if tflops <= 0:
         return None, "effective_tflops is 0", None
-    precision, note = precision_for(peaks, device, str(row.get("dtype") or ""))
+    precision, note = precision_for(peaks, device, str(_get(row, "dtype") or ""))
     peak = device.tflops[precision]
     bound, fraction = classify(ai, tflops, peak, device.hbm_tbs, peaks.latency_fraction)
     point = RooflinePoint(
-        shape_id=str(row.get("shape_id") or ""),
-        args=_args_text(row.get("args")),
-        provider=str(row.get("provider") or ""),
-        dtype=str(row.get("dtype") or ""),
+        shape_id=str(_get(row, "shape_id") or ""),
+        args=_args_text(_get(row, "args")),
+        provider=str(_get(row, "provider") or ""),
+        dtype=str(_get(row, "dtype") or ""),
         precision=precision,
         median_us=median_us,
         tflops=tflops,
@@ -424,7 +447,7 @@ def place_shape(row: Mapping[str, Any], device: Device, peaks: Peaks,
     return point, None, note
 
 
-def build_roofline(rows: Iterable[Mapping[str, Any]], device: Device, peaks: Peaks,
+def build_roofline(rows: Iterable[Any], device: Device, peaks: Peaks,
                    measured_bytes: Mapping[str, float] | None = None) -> Roofline:
     """Place every benchmark row (dicts with shape_id, args, provider, dtype, median_us,
     effective_tflops, effective_gbps, benchmark_status) on the device's roofline.
@@ -437,11 +460,11 @@ def build_roofline(rows: Iterable[Mapping[str, Any]], device: Device, peaks: Pea
     skipped: list[tuple[str, str, str]] = []
     notes: list[str] = []
     for row in rows:
-        sid = str(row.get("shape_id") or "")
+        sid = str(_get(row, "shape_id") or "")
         mb = (measured_bytes or {}).get(sid)
         point, why, note = place_shape(row, device, peaks, mb)
         if point is None:
-            skipped.append((sid, str(row.get("provider") or ""), why or "unusable"))
+            skipped.append((sid, str(_get(row, "provider") or ""), why or "unusable"))
             continue
         points.append(point)
         if note and note not in notes:
@@ -449,3 +472,62 @@ def build_roofline(rows: Iterable[Mapping[str, Any]], device: Device, peaks: Pea
     ridges = {p: device.ridge_point(p) for p in sorted(device.tflops)}
     return Roofline(device=device, latency_fraction=peaks.latency_fraction, ridges=ridges,
                     points=points, skipped=skipped, notes=notes)
+
+
+# ---------------------------------------------------------------- campaigns
+
+RESULTS_FILES = ("benchmark_results.jsonl", "benchmark_results.csv")
+
+
+def read_result_rows(campaign_dir: str | os.PathLike) -> list[dict[str, Any]]:
+    """Raw result rows of a campaign folder (JSONL preferred, else CSV), as dicts.
+
+    Only the fields the roofline needs are relied on: shape_id, args, provider, dtype,
+    arch, benchmark_status, median_us, effective_tflops, effective_gbps.
+    """
+    import csv
+
+    folder = Path(campaign_dir)
+    for name in RESULTS_FILES:
+        path = folder / name
+        if not path.is_file():
+            continue
+        rows: list[dict[str, Any]] = []
+        try:
+            with open(path, newline="", encoding="utf-8") as fh:
+                if name.endswith(".jsonl"):
+                    for lineno, line in enumerate(fh, start=1):
+                        if line.strip():
+                            try:
+                                rows.append(json.loads(line))
+                            except ValueError as err:
+                                raise InputError(path, f"not JSON: {err}", line=lineno) from None
+                else:
+                    rows = list(csv.DictReader(fh))
+        except OSError as err:
+            raise InputError(path, f"cannot read: {err.strerror or err}") from None
+        except UnicodeDecodeError:
+            raise InputError(path, "not UTF-8 text") from None
+        return rows
+    return []
+
+
+def campaign_roofline(campaign_dir: str | os.PathLike, config: Any = None,
+                      peaks: Peaks | None = None,
+                      measured_bytes: Mapping[str, float] | None = None) -> Roofline | None:
+    """The roofline of one campaign folder; None when it has no results file.
+
+    The device comes from the config's ``device``, else from the rows' ``arch`` column
+    (gfx950 -> MI350X through ``[arch_device]`` of the peaks file).
+    """
+    rows = read_result_rows(campaign_dir)
+    if not rows:
+        return None
+    peaks = peaks or load_peaks(config)
+    archs = sorted({str(r.get("arch")) for r in rows if r.get("arch")})
+    device = select_device(peaks, device=_config_raw(config).get("device"),
+                           arch=archs[0] if archs else None)
+    result = build_roofline(rows, device, peaks, measured_bytes)
+    if len(archs) > 1:
+        result.notes.append(f"rows from several archs ({', '.join(archs)}): used {device.key}")
+    return result

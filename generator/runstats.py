@@ -1,0 +1,579 @@
+"""Run statistics of a bundle: the kernel table, the traced kernel, its dispatch timing, the GPU.
+
+Inputs (``compute_viewer/`` and ``source/`` of a bundle, all written by rocprofv3)::
+
+    discover_kernel_stats.csv   one row per kernel, sorted by total time
+        "Name","Calls","TotalDurationNs","AverageNs","Percentage","MinNs","MaxNs","StdDev"
+        "hgemm_bf16_32x64x256_W1x2x2_S2_BT_BLDS1_AS1_SPK14_0",55,392803,7141.872727,19.10,4880,11160,1091.556229
+    discover_kernel_trace.csv   one row per dispatch (Kernel_Name, Start/End_Timestamp in ns)
+    *_agent_info.csv            one row per agent (CPUs and GPUs)
+    results.db                  a rocpd SQLite database instead of the CSVs (tables with a
+                                UUID suffix: rocpd_kernel_dispatch_<u>, rocpd_info_kernel_symbol_<u>)
+    source/input_trace*.yaml    the capture config: jobs[*].kernel_include_regex names the
+                                traced (JIT) kernel, e.g. "softmax_kernel_0"
+
+The traced kernel is the kernel-table row the capture regex matches (re.search, as
+rocprofv3 does); its dispatch timing comes from the kernel trace rows of that exact name.
+"""
+
+from __future__ import annotations
+
+import glob
+import math
+import os
+import re
+import sqlite3
+import statistics
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from generator.errors import InputError
+from generator.model import FORMAT_VERSION
+from generator.pmc import connect_readonly
+from generator.rocprof import (
+    agent_arch,
+    gpu_agent,
+    kernel_name_matches,
+    match_kernel,
+    read_agent_info,
+    read_csv_dicts,
+    read_kernel_trace,
+    to_int,
+)
+
+KERNEL_STATS = "discover_kernel_stats.csv"
+KERNEL_TRACE = "discover_kernel_trace.csv"
+AGENT_INFO = "discover_agent_info.csv"
+STATS_COLUMNS = ("Name", "Calls", "TotalDurationNs")
+SHORT_NAME_LIMIT = 60
+
+
+@dataclass
+class KernelStat:
+    """One row of the run's kernel table."""
+
+    rank: int
+    name: str  # full name as rocprofv3 wrote it
+    short_name: str
+    calls: int
+    total_ns: int
+    avg_ns: float
+    percent: float  # share of all GPU kernel time, in %
+    min_ns: int | None = None
+    max_ns: int | None = None
+    stddev_ns: float | None = None
+    traced: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "rank": self.rank,
+            "name": self.name,
+            "short_name": self.short_name,
+            "calls": self.calls,
+            "total_ns": self.total_ns,
+            "avg_ns": self.avg_ns,
+            "percent": self.percent,
+            "min_ns": self.min_ns,
+            "max_ns": self.max_ns,
+            "stddev_ns": self.stddev_ns,
+            "traced": self.traced,
+        }
+
+
+@dataclass
+class DispatchTiming:
+    """Durations of the traced kernel's dispatches (kernel trace)."""
+
+    kernel: str
+    count: int
+    min_ns: int
+    median_ns: float
+    max_ns: int
+    mean_ns: float
+    total_ns: int
+    agent: str | None = None  # "Agent 4" as the trace writes it
+    resources: dict[str, int | None] = field(default_factory=dict)  # VGPR, LDS, sizes of the first dispatch
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "kernel": self.kernel,
+            "count": self.count,
+            "min_ns": self.min_ns,
+            "median_ns": self.median_ns,
+            "max_ns": self.max_ns,
+            "mean_ns": self.mean_ns,
+            "total_ns": self.total_ns,
+            "agent": self.agent,
+            "resources": dict(sorted(self.resources.items())),
+        }
+
+
+@dataclass
+class AgentInfo:
+    """The GPU the run used."""
+
+    node_id: int | None
+    product: str  # "AMD Instinct MI350X"
+    arch: str | None  # "gfx950"
+    gfx_target_version: int | None
+    cus: int | None
+    simds_per_cu: int | None
+    lds_kib: int | None
+    max_waves_per_simd: int | None
+    wave_size: int | None
+    num_xcc: int | None
+    max_clock_mhz: int | None  # Max_Engine_Clk_Fcompute
+    vendor: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "node_id": self.node_id,
+            "product": self.product,
+            "arch": self.arch,
+            "gfx_target_version": self.gfx_target_version,
+            "cus": self.cus,
+            "simds_per_cu": self.simds_per_cu,
+            "lds_kib": self.lds_kib,
+            "max_waves_per_simd": self.max_waves_per_simd,
+            "wave_size": self.wave_size,
+            "num_xcc": self.num_xcc,
+            "max_clock_mhz": self.max_clock_mhz,
+            "vendor": self.vendor,
+        }
+
+
+@dataclass
+class RunStats:
+    """Everything the run-level files of one bundle say."""
+
+    kernels: list[KernelStat]
+    traced: KernelStat | None
+    trace_regexes: list[str]
+    timing: DispatchTiming | None
+    agent: AgentInfo | None
+    total_gpu_ns: int
+    sources: dict[str, str] = field(default_factory=dict)  # what -> file (relative)
+    notes: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "format_version": FORMAT_VERSION,
+            "kernels": [k.to_json() for k in self.kernels],
+            "traced": self.traced.to_json() if self.traced else None,
+            "trace_regexes": list(self.trace_regexes),
+            "timing": self.timing.to_json() if self.timing else None,
+            "agent": self.agent.to_json() if self.agent else None,
+            "total_gpu_ns": self.total_gpu_ns,
+            "sources": dict(sorted(self.sources.items())),
+            "notes": list(self.notes),
+        }
+
+
+# ---------------------------------------------------------------- names
+
+
+_BUILTIN_TYPES = {"float", "double", "int", "long", "short", "char", "bool", "unsigned", "signed",
+                  "half", "void", "true", "false", "auto"}
+
+
+def _cut_at_depth0(text: str) -> str:
+    """Text before the first ``<`` or ``(`` that opens a template or parameter list."""
+    for i, ch in enumerate(text):
+        if ch in "<(":
+            return text[:i]
+    return text
+
+
+def _template_args(text: str) -> list[str]:
+    """Top-level arguments of the first template list in ``text`` ([] when none)."""
+    start = text.find("<")
+    if start < 0 or ("(" in text and text.find("(") < start):
+        return []
+    args, depth, cur = [], 0, []
+    for ch in text[start + 1:]:
+        if ch in "<([{":
+            depth += 1
+        elif ch in ">)]}":
+            if depth == 0:
+                break
+            depth -= 1
+        if ch == "," and depth == 0:
+            args.append("".join(cur).strip())
+            cur = []
+        else:
+            cur.append(ch)
+    args.append("".join(cur).strip())
+    return [a for a in args if a]
+
+
+def _last_identifier(text: str) -> str:
+    """``a::b::C<x>(y)`` -> ``C``."""
+    base = _cut_at_depth0(text).strip()
+    return base.rsplit("::", 1)[-1].strip() if "::" in base else base
+
+
+def short_kernel_name(name: str, limit: int = SHORT_NAME_LIMIT) -> str:
+    """A readable name: no return type, parameters or namespaces; the first template
+    argument that names something (not a number or builtin type) is kept as a hint.
+
+    ``void at::native::vectorized_elementwise_kernel<4, at::native::AbsFunctor<float>, ...>(int, ...)``
+    -> ``vectorized_elementwise_kernel<AbsFunctor>``; a long plain name (Tensile
+    ``Cijk_...``) is cut to ``limit`` characters ending in ``...``; JIT names pass unchanged.
+    """
+    s = name.strip().replace("(anonymous namespace)::", "")
+    if s.startswith("void "):
+        s = s[len("void "):]
+    base = _last_identifier(s) or s
+    hint = ""
+    for arg in _template_args(s):
+        ident = _last_identifier(arg)
+        if ident and re.match(r"^[A-Za-z_]\w*$", ident) and ident not in _BUILTIN_TYPES:
+            hint = f"<{ident}>"
+            break
+    short = base + hint
+    if len(short) > limit:
+        short = short[: limit - 3] + "..."
+    return short
+
+
+# ---------------------------------------------------------------- kernel table
+
+
+def _float(value: Any) -> float | None:
+    try:
+        f = float(str(value).strip())
+    except (TypeError, ValueError):
+        return None
+    return f if math.isfinite(f) else None
+
+
+def read_kernel_stats(path: str | os.PathLike) -> list[KernelStat]:
+    """The kernel table of a ``*_kernel_stats.csv``, ranked by total time (stable)."""
+    rows = read_csv_dicts(path)
+    if rows:
+        absent = [c for c in STATS_COLUMNS if c not in rows[0]]
+        if absent:
+            raise InputError(path, f"not a kernel-stats CSV: no {', '.join(absent)} column")
+    stats: list[KernelStat] = []
+    for lineno, row in enumerate(rows, start=2):
+        calls, total = to_int(row.get("Calls")), to_int(row.get("TotalDurationNs"))
+        if calls is None or total is None:
+            raise InputError(path, "Calls and TotalDurationNs must be integers", line=lineno)
+        name = row.get("Name") or ""
+        avg, pct = _float(row.get("AverageNs")), _float(row.get("Percentage"))
+        stats.append(
+            KernelStat(
+                rank=0,
+                name=name,
+                short_name=short_kernel_name(name),
+                calls=calls,
+                total_ns=total,
+                avg_ns=avg if avg is not None else (total / calls if calls else 0.0),
+                percent=pct if pct is not None else -1.0,  # -1: computed by _rank
+                min_ns=to_int(row.get("MinNs")),
+                max_ns=to_int(row.get("MaxNs")),
+                stddev_ns=_float(row.get("StdDev")),
+            )
+        )
+    return _rank(stats)
+
+
+def _rank(stats: list[KernelStat]) -> list[KernelStat]:
+    """Sort by total time (descending, stable), number the ranks, fill missing shares."""
+    stats = sorted(stats, key=lambda k: -k.total_ns)
+    grand = sum(k.total_ns for k in stats)
+    for i, k in enumerate(stats, start=1):
+        k.rank = i
+        if k.percent < 0:
+            k.percent = 100.0 * k.total_ns / grand if grand else 0.0
+    return stats
+
+
+def kernel_stats_from_durations(durations: dict[str, list[int]]) -> list[KernelStat]:
+    """A kernel table built from per-dispatch durations (rocpd, or a trace alone)."""
+    stats = []
+    for name, durs in durations.items():
+        if not durs:
+            continue
+        stats.append(
+            KernelStat(
+                rank=0,
+                name=name,
+                short_name=short_kernel_name(name),
+                calls=len(durs),
+                total_ns=sum(durs),
+                avg_ns=statistics.fmean(durs),
+                percent=-1.0,
+                min_ns=min(durs),
+                max_ns=max(durs),
+                stddev_ns=statistics.stdev(durs) if len(durs) > 1 else 0.0,
+            )
+        )
+    return _rank(sorted(stats, key=lambda k: k.name))
+
+
+def read_rocpd_dispatches(path: str | os.PathLike) -> list[dict[str, Any]]:
+    """Kernel dispatches of a rocpd database: kernel name, start, end (ns), agent id.
+
+    Handles both dispatch-time schemas (``start``/``end`` columns, or ``start_id``/
+    ``end_id`` into ``rocpd_timestamp_<uuid>``) and every UUID table set in the file.
+    """
+    con = connect_readonly(path)
+    try:
+        try:
+            names = [r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='table' ORDER BY name")]
+        except sqlite3.DatabaseError as err:
+            raise InputError(path, f"not a readable SQLite database ({err}); is the file truncated?") from None
+        suffixes = sorted(n[len("rocpd_kernel_dispatch"):] for n in names
+                          if n == "rocpd_kernel_dispatch" or n.startswith("rocpd_kernel_dispatch_"))
+        usable = [s for s in suffixes if f"rocpd_info_kernel_symbol{s}" in names]
+        if not usable:
+            raise InputError(path, "no rocpd kernel tables (need rocpd_kernel_dispatch_<uuid> and "
+                                   "rocpd_info_kernel_symbol_<uuid>)")
+        out = []
+        for s in usable:
+            kd, ks, ts = f"rocpd_kernel_dispatch{s}", f"rocpd_info_kernel_symbol{s}", f"rocpd_timestamp{s}"
+            cols = {r[1] for r in con.execute(f'PRAGMA table_info("{kd}")')}
+            if {"start", "end"} <= cols:
+                times, join = 'kd."start", kd."end"', ""
+            elif {"start_id", "end_id"} <= cols and ts in names:
+                times = "t0.value, t1.value"
+                join = f' JOIN "{ts}" t0 ON t0.id = kd.start_id JOIN "{ts}" t1 ON t1.id = kd.end_id'
+            else:
+                raise InputError(path, f"{kd} has no start/end times")
+            agent = "kd.agent_id" if "agent_id" in cols else "NULL"
+            sql = (f'SELECT kd.dispatch_id, ks.kernel_name, {times}, {agent} FROM "{kd}" kd '
+                   f'JOIN "{ks}" ks ON ks.id = kd.kernel_id{join} ORDER BY kd.dispatch_id')
+            for dispatch, kernel, start, end, agent_id in con.execute(sql):
+                out.append({"dispatch_id": dispatch, "kernel": kernel or "", "start": start,
+                            "end": end, "agent_id": agent_id})
+        return out
+    except sqlite3.DatabaseError as err:
+        raise InputError(path, f"not a readable SQLite database ({err}); is the file truncated?") from None
+    finally:
+        con.close()
+
+
+def read_rocpd_kernel_stats(path: str | os.PathLike) -> list[KernelStat]:
+    """The kernel table of a rocpd ``results.db`` (durations summed per kernel name)."""
+    durations: dict[str, list[int]] = {}
+    for d in read_rocpd_dispatches(path):
+        if d["start"] is not None and d["end"] is not None:
+            durations.setdefault(d["kernel"], []).append(int(d["end"]) - int(d["start"]))
+    return kernel_stats_from_durations(durations)
+
+
+# ---------------------------------------------------------------- traced kernel
+
+
+def read_trace_regexes(path: str | os.PathLike) -> list[str]:
+    """``kernel_include_regex`` of every job in an ``input_trace*.yaml``."""
+    try:
+        with open(path, encoding="utf-8") as fh:
+            doc = yaml.safe_load(fh)
+    except OSError as err:
+        raise InputError(path, f"cannot read: {err.strerror or err}") from None
+    except yaml.YAMLError as err:
+        mark = getattr(err, "problem_mark", None)
+        raise InputError(path, f"not valid YAML: {getattr(err, 'problem', None) or err}",
+                         line=mark.line + 1 if mark else None) from None
+    jobs = doc.get("jobs") if isinstance(doc, dict) else None
+    out = []
+    for job in jobs or []:
+        if isinstance(job, dict) and job.get("kernel_include_regex"):
+            out.append(str(job["kernel_include_regex"]))
+    return out
+
+
+def bundle_trace_regexes(source_dir: str | os.PathLike) -> list[str]:
+    """Distinct capture regexes of all ``input_trace*.yaml`` in a bundle's source/."""
+    out: list[str] = []
+    for path in sorted(glob.glob(os.path.join(source_dir, "input_trace*.yaml"))):
+        for rx in read_trace_regexes(path):
+            if rx not in out:
+                out.append(rx)
+    return out
+
+
+def pick_traced(kernels: list[KernelStat], regexes: list[str], jit_kernel: str | None = None) -> KernelStat | None:
+    """Mark and return the traced kernel: the JIT name if given, else the first regex match.
+
+    A JIT name matches a row exactly or with/without the ``_0`` suffix. A regex is
+    searched in each name (rocprofv3 semantics); an invalid regex is matched literally.
+    """
+    chosen = None
+    if jit_kernel:
+        chosen = next((k for k in kernels if kernel_name_matches(k.name, jit_kernel)), None)
+    for rx in regexes:
+        if chosen:
+            break
+        try:
+            pattern = re.compile(rx)
+            chosen = next((k for k in kernels if pattern.search(k.name)), None)
+        except re.error:
+            chosen = next((k for k in kernels if rx in k.name), None)
+    for k in kernels:
+        k.traced = k is chosen
+    return chosen
+
+
+def dispatch_timing(rows: list[dict[str, Any]], kernel: str) -> DispatchTiming | None:
+    """Count and min / median / max duration of one kernel's dispatches in a kernel trace."""
+    matched = match_kernel(rows, kernel)
+    durs = []
+    for r in matched:
+        start, end = to_int(r.get("Start_Timestamp")), to_int(r.get("End_Timestamp"))
+        if start is not None and end is not None and end >= start:
+            durs.append(end - start)
+    if not durs:
+        return None
+    first = matched[0]
+    resources = {
+        key: to_int(first.get(col))
+        for key, col in (
+            ("vgpr", "VGPR_Count"), ("accum_vgpr", "Accum_VGPR_Count"), ("sgpr", "SGPR_Count"),
+            ("lds_bytes", "LDS_Block_Size"), ("scratch_bytes", "Scratch_Size"),
+            ("workgroup_x", "Workgroup_Size_X"), ("grid_x", "Grid_Size_X"),
+        )
+        if col in first
+    }
+    return DispatchTiming(
+        kernel=first.get("Kernel_Name") or kernel,
+        count=len(durs),
+        min_ns=min(durs),
+        median_ns=statistics.median(durs),
+        max_ns=max(durs),
+        mean_ns=statistics.fmean(durs),
+        total_ns=sum(durs),
+        agent=(first.get("Agent_Id") or "").strip() or None,
+        resources=resources,
+    )
+
+
+# ---------------------------------------------------------------- agent
+
+
+def agent_from_row(row: dict[str, str]) -> AgentInfo:
+    """An AgentInfo from one agent-info CSV row."""
+    return AgentInfo(
+        node_id=to_int(row.get("Node_Id")),
+        product=(row.get("Product_Name") or row.get("Marketing_Name") or row.get("Name") or "").strip(),
+        arch=agent_arch(row),
+        gfx_target_version=to_int(row.get("Gfx_Target_Version")),
+        cus=to_int(row.get("Cu_Count")),
+        simds_per_cu=to_int(row.get("Simd_Per_Cu")),
+        lds_kib=to_int(row.get("Lds_Size_In_Kb")),
+        max_waves_per_simd=to_int(row.get("Max_Waves_Per_Simd")),
+        wave_size=to_int(row.get("Wave_Front_Size")),
+        num_xcc=to_int(row.get("Num_Xcc")),
+        max_clock_mhz=to_int(row.get("Max_Engine_Clk_Fcompute")),
+        vendor=(row.get("Vendor_Name") or "").strip(),
+    )
+
+
+def pick_agent(rows: list[dict[str, str]], agent_id: str | None = None) -> AgentInfo | None:
+    """The GPU named by a trace's ``Agent_Id`` ("Agent 4" -> node 4), else the first GPU."""
+    gpus = [r for r in rows if (r.get("Agent_Type") or "").strip().upper() == "GPU"]
+    if agent_id:
+        m = re.search(r"(\d+)\s*$", agent_id)
+        if m:
+            n = int(m.group(1))
+            for key in ("Logical_Node_Id", "Node_Id"):
+                for r in gpus:
+                    if to_int(r.get(key)) == n:
+                        return agent_from_row(r)
+    row = gpu_agent(rows)
+    return agent_from_row(row) if row else None
+
+
+# ---------------------------------------------------------------- bundle
+
+
+def _first(folder: Path, names: tuple[str, ...], pattern: str | None = None) -> Path | None:
+    for n in names:
+        if (folder / n).is_file():
+            return folder / n
+    if pattern:
+        found = sorted(folder.glob(pattern))
+        if found:
+            return found[0]
+    return None
+
+
+def find_results_db(bundle_dir: str | os.PathLike) -> Path | None:
+    """A rocpd ``*results.db`` in the bundle (compute_viewer/ first), or None."""
+    root = Path(bundle_dir)
+    for folder in (root / "compute_viewer", root):
+        found = sorted(folder.glob("*results.db")) if folder.is_dir() else []
+        if found:
+            return found[0]
+    found = sorted(root.rglob("*results.db"))
+    return found[0] if found else None
+
+
+def bundle_run_stats(bundle_dir: str | os.PathLike, jit_kernel: str | None = None) -> RunStats | None:
+    """The run statistics of one bundle; None when it has neither kernel stats nor a results.db.
+
+    Bad files raise InputError naming the file (the site builder records it).
+    """
+    root = Path(bundle_dir)
+    cv = root / "compute_viewer"
+    notes: list[str] = []
+    sources: dict[str, str] = {}
+
+    def rel(p: Path) -> str:
+        return p.relative_to(root).as_posix()
+
+    stats_csv = _first(cv, (KERNEL_STATS,), "*kernel_stats.csv") if cv.is_dir() else None
+    db = None if stats_csv else find_results_db(root)
+    dispatches_db: list[dict[str, Any]] = []
+    if stats_csv:
+        kernels = read_kernel_stats(stats_csv)
+        sources["kernel_stats"] = rel(stats_csv)
+    elif db:
+        dispatches_db = read_rocpd_dispatches(db)
+        kernels = read_rocpd_kernel_stats(db)
+        sources["kernel_stats"] = rel(db)
+    else:
+        return None
+
+    regexes = bundle_trace_regexes(root / "source") if (root / "source").is_dir() else []
+    traced = pick_traced(kernels, regexes, jit_kernel)
+    if (regexes or jit_kernel) and traced is None:
+        notes.append(f"the traced kernel ({jit_kernel or ', '.join(regexes)}) is not in the kernel table")
+
+    timing = None
+    trace_csv = _first(cv, (KERNEL_TRACE,), "*kernel_trace.csv") if cv.is_dir() else None
+    if traced and trace_csv:
+        timing = dispatch_timing(read_kernel_trace(trace_csv), traced.name)
+        sources["kernel_trace"] = rel(trace_csv)
+    elif traced and dispatches_db:
+        durs = [int(d["end"]) - int(d["start"]) for d in dispatches_db
+                if d["kernel"] == traced.name and d["start"] is not None and d["end"] is not None]
+        if durs:
+            timing = DispatchTiming(traced.name, len(durs), min(durs), statistics.median(durs),
+                                    max(durs), statistics.fmean(durs), sum(durs))
+    if traced and timing is None:
+        notes.append("no dispatch timing for the traced kernel (no kernel trace)")
+
+    agent = None
+    agent_csv = _first(cv, (AGENT_INFO,), "*agent_info.csv") if cv.is_dir() else None
+    if agent_csv:
+        agent = pick_agent(read_agent_info(agent_csv), timing.agent if timing else None)
+        sources["agent_info"] = rel(agent_csv)
+    if agent is None:
+        notes.append("no GPU agent info")
+
+    return RunStats(
+        kernels=kernels,
+        traced=traced,
+        trace_regexes=regexes,
+        timing=timing,
+        agent=agent,
+        total_gpu_ns=sum(k.total_ns for k in kernels),
+        sources=sources,
+        notes=notes,
+    )
