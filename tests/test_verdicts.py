@@ -1,0 +1,402 @@
+"""Verdict rules: the reference numbers of the real sweep, and exact synthetic series."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+
+from generator.campaign import Campaign, LedgerShape, ResultRow, read_campaign
+from generator.config import SweepConfig, config_from_dict
+from generator.verdicts import (
+    BLOCKED,
+    HEADROOM,
+    PARITY,
+    UNTIMED,
+    WIN,
+    Thresholds,
+    best_baseline,
+    campaign_for_bundle,
+    classify_speedup,
+    decide_verdict,
+    geomean,
+    headline_for_campaign,
+    is_uncertain,
+    load_kernels_json,
+    median,
+    pick_row,
+    score_campaign,
+    score_shape,
+    score_sweep,
+    summarize,
+    weighted_geomean,
+)
+
+
+# ---------------------------------------------------------------- real sweep
+
+
+@pytest.fixture(scope="module")
+def scores(sweep):
+    return score_sweep(sweep)
+
+
+@pytest.fixture(scope="module")
+def expected(sweep):
+    with open(sweep / "expected" / "verdicts.json") as fh:
+        return json.load(fh)
+
+
+def _same(actual, want, where):
+    """Equal to 3 decimals for floats, exactly otherwise (recursing into lists / dicts)."""
+    if isinstance(want, float):
+        assert actual is not None and round(actual, 3) == round(want, 3), where
+    elif isinstance(want, dict):
+        assert set(actual) == set(want), where
+        for k in want:
+            _same(actual[k], want[k], f"{where}.{k}")
+    elif isinstance(want, list):
+        assert len(actual) == len(want), where
+        for i, (a, w) in enumerate(zip(actual, want)):
+            _same(a, w, f"{where}[{i}]")
+    else:
+        assert actual == want, where
+
+
+def test_every_expected_campaign_matches_reference_numbers(scores, expected):
+    assert len(expected) == 13
+    for op, want in expected.items():
+        record = scores[op].to_json(shapes=False)
+        for key, value in want.items():
+            _same(record[key], value, f"{op}.{key}")
+
+
+def test_sweep_verdicts_and_counts_spelled_out(scores):
+    verdicts = {op: s.verdict for op, s in scores.items()}
+    assert verdicts == {
+        "attention_prefill": UNTIMED, "batched_gemm": UNTIMED, "paged_attention": UNTIMED,
+        "rope": UNTIMED, "serving_scenarios": UNTIMED,
+        "flash_attn": HEADROOM, "fp8_gemm_rowscale": HEADROOM, "fused_rope_cache": WIN,
+        "gemm": HEADROOM, "layernorm": HEADROOM, "moe_blockscale": BLOCKED, "moe_gemm": WIN,
+        "pa_decode": HEADROOM, "preshuffle_gemm": HEADROOM, "quant": HEADROOM,
+        "rmsnorm": HEADROOM, "softmax": WIN, "vec_add": HEADROOM,
+    }
+    assert sum(s.n_shapes for s in scores.values() if s.verdict != UNTIMED) == 721
+    moe = scores["moe_blockscale"]
+    assert (moe.n_measured, moe.hard_failures, moe.harness_failures) == (4, 6, 2)
+    assert moe.verdict_reason == "6 hard failures > 4 measured shapes"
+    gemm = scores["gemm"]
+    assert (gemm.harness_failures, gemm.hard_failures, gemm.candidate_failed) == (195, 0, 195)
+    # counts add up to the ledger
+    for s in scores.values():
+        assert (s.candidate_ok + s.candidate_failed + s.candidate_incorrect + s.candidate_unsupported
+                + s.candidate_other + s.candidate_missing) == s.n_shapes
+        assert s.wins + s.parity + s.losses == s.n_measured
+
+
+def test_vec_add_is_headroom_though_it_prints_095(scores):
+    s = scores["vec_add"]
+    assert s.geomean_text == "0.95x"
+    assert s.geomean_vs_best < 0.95
+    assert s.verdict == HEADROOM
+    assert s.uncertain  # 0.9493 lies within the measured noise of 0.95
+
+
+def test_worst_shape_carries_args_and_baseline(scores):
+    w = scores["pa_decode"].worst
+    assert w.best_baseline == "gluon"
+    assert round(w.speedup, 4) == 0.0416
+    assert w.args["context_length"] == 8192 and w.args["block_size"] == 1024
+    b = scores["moe_gemm"].best
+    assert b.speedup == max(s.speedup for s in scores["moe_gemm"].shapes if s.measured)
+
+
+def test_model_split_counts_joined_models_for_each(scores):
+    s = scores["layernorm"]
+    joined = [sh for sh in s.shapes if sh.measured and "|" in sh.model]
+    assert joined, "the real layernorm campaign has 'Llama3 8B|Qwen3-235B-A22B' shapes"
+    n_llama8 = sum(1 for sh in s.shapes if sh.measured and "Llama3 8B" in sh.models)
+    assert s.model_split["Llama3 8B"][1] == n_llama8
+    assert "Llama3 8B|Qwen3-235B-A22B" not in s.model_split
+
+
+def test_headline_pairs_and_disagreement_notes(scores):
+    gemm = scores["gemm"]
+    assert gemm.headline.kernel == "hgemm_splitk"
+    assert (gemm.headline.candidate_us, gemm.headline.baseline_us) == (7.0, 11.6)
+    assert gemm.headline.verdict == WIN
+    assert gemm.headline_note == ("Headline pair 7.00 us vs 11.60 us (PyTorch), 1.66x reads WIN, but the "
+                                  "multi-shape verdict is HEADROOM (geomean 0.50x over 30 measured shapes).")
+    assert scores["pa_decode"].headline.verdict == HEADROOM
+    assert scores["pa_decode"].headline_note is None  # both say HEADROOM
+    assert scores["vec_add"].headline is None  # kernels.json has no pair for vec_add
+
+
+def test_names_categories_and_bundles_from_kernels_json(scores):
+    pa = scores["pa_decode"]
+    assert (pa.name, pa.category, pa.bundles) == ("Paged-Attn Decode (PS)", "attention", ["pa"])
+    assert scores["flash_attn"].bundles == ["flash_attn_func"]
+    assert scores["gemm"].name == "HGEMM Split-K"
+
+
+def test_campaign_for_bundle_default_and_configured(sweep):
+    kj = load_kernels_json(sweep)
+    assert campaign_for_bundle("pa", None, kj) == "pa_decode"
+    assert campaign_for_bundle("flash_attn_func", None, kj) == "flash_attn"
+    assert campaign_for_bundle("hgemm_splitk", None, kj) == "gemm"
+    assert campaign_for_bundle("softmax", None, kj) == "softmax"
+    assert campaign_for_bundle("pa_mqa_logits_fp4", None, kj, campaigns=["softmax"]) is None
+    assert campaign_for_bundle("pa", None, None) == "pa"  # same name without kernels.json
+    cfg = config_from_dict({"kernels": {"pa": {"campaign": "paged_attention"}, "softmax": {"campaign": ""}}})
+    assert campaign_for_bundle("pa", cfg, kj) == "paged_attention"
+    assert campaign_for_bundle("softmax", cfg, kj) is None
+
+
+def test_provenance_from_result_columns(scores):
+    p = scores["flash_attn"].provenance
+    assert p == {"gpu": "AMD Instinct MI350X", "arch": "gfx950", "rocm": "7.2.0", "driver": "6.14.14",
+                 "torch": "2.9.1+rocm7.2.0.git7e1940d4", "triton": "3.6.0",
+                 "candidate_commit": "7255fff8", "baseline_commit": "32e1e6d76"}
+
+
+def test_reference_provider_from_matrix_and_reference_only(sweep):
+    c = read_campaign(sweep / "benchmarks" / "examples" / "vec_add")
+    assert c.reference_provider == "pytorch"
+    s = score_campaign(c)
+    assert s.reference == "pytorch" and not s.reference_only
+    # with pytorch as the only baseline, every best baseline is the reference
+    only = Campaign(c.name, c.path, c.rel, c.results_file,
+                    [r for r in c.rows if r.provider in ("flydsl", "pytorch")], c.ledger, c.matrix)
+    s2 = score_campaign(only)
+    assert s2.reference_only and "reference only (pytorch)" in s2.flags
+
+
+def test_thresholds_and_candidate_are_configuration(sweep):
+    c = read_campaign(sweep / "benchmarks" / "examples" / "vec_add")
+    strict = score_campaign(c, config_from_dict({"thresholds": {"win": 1.2, "headroom": 0.9}}))
+    assert strict.verdict == PARITY and strict.wins == 0
+    flipped = score_campaign(c, config_from_dict({"candidate": "pytorch"}))
+    assert flipped.candidate == "pytorch"
+    assert flipped.n_measured == 12 and flipped.verdict == PARITY
+    assert round(flipped.geomean_vs_best, 3) == 0.986
+    assert round(flipped.per_baseline["flydsl"][0], 3) == 1.040  # vec_add: flydsl beats pytorch
+
+
+def test_shape_table_rows_are_display_ready(scores):
+    s = scores["rmsnorm"]
+    failed = [sh for sh in s.shapes if sh.hard_failure]
+    assert len(failed) == 6
+    assert failed[0].failure_reason.startswith("failed: ValueError: launch block size")
+    assert failed[0].providers["flydsl"].time_text == "failed"
+    ok = next(sh for sh in s.shapes if sh.measured)
+    assert ok.providers["flydsl"].time_text == f"{ok.candidate_us:.2f}"
+    assert s.providers[0] == "flydsl" and "not_configured" not in s.providers
+    assert sum(1 for sh in s.shapes if sh.weight) == 78
+    assert s.weighted_text == "0.82x" and s.n_weighted == 75  # 3 weighted shapes are not measured
+
+
+# ---------------------------------------------------------------- synthetic series
+
+
+def make_handmade_row(provider, median_us=None, status="ok", correct=True, index=0, shape="s1",
+                      p10=None, p90=None, reason=None):
+    """A hand-made result row (status ok + correct + time: usable)."""
+    return ResultRow(index=index, line=index + 2, shape_id=shape, provider=provider, status=status,
+                     correct=correct, median_us=median_us, p10_us=p10, p90_us=p90, reason=reason)
+
+
+def make_handmade_shape(shape_id="s1", stage="decode", model="m", weight=None, traffic=None):
+    """A hand-made ledger shape."""
+    return LedgerShape(shape_id=shape_id, line=1, model=model, stage=stage, dtype="bf16",
+                       args={"M": 1}, baseline_time_weight=weight, traffic_weight=traffic)
+
+
+def make_handmade_shapes(pairs, **kw):
+    """Score shapes given as [(candidate us, {baseline: us}), ...]."""
+    out = []
+    for i, (cand, bases) in enumerate(pairs):
+        rows = {"flydsl": [make_handmade_row("flydsl", cand, index=0)]}
+        for j, (p, us) in enumerate(bases.items(), 1):
+            rows[p] = [make_handmade_row(p, us, index=j)]
+        out.append(score_shape(make_handmade_shape(f"s{i}", **kw), rows, "flydsl"))
+    return out
+
+
+def test_pick_row_placeholder_after_real_row_never_hides_it():
+    real = make_handmade_row("flydsl", 10.0, index=0)
+    placeholder = make_handmade_row("flydsl", None, status="not_configured", correct=None, index=5)
+    assert pick_row([real, placeholder]) is real
+    later_real = make_handmade_row("flydsl", 12.0, index=7)
+    assert pick_row([real, placeholder, later_real]) is later_real
+    failed = make_handmade_row("flydsl", None, status="failed", correct=False, index=9)
+    assert pick_row([placeholder, failed]) is failed  # none usable: the last row
+
+
+def test_usable_needs_ok_correct_and_positive_time():
+    assert make_handmade_row("p", 1.0).usable
+    assert not make_handmade_row("p", 1.0, correct=None).usable
+    assert not make_handmade_row("p", 1.0, correct=False).usable
+    assert not make_handmade_row("p", 0.0).usable
+    assert not make_handmade_row("p", 1.0, status="failed").usable
+
+
+def test_best_baseline_tie_goes_to_first_in_file_order():
+    chosen = {"flydsl": make_handmade_row("flydsl", 5.0, index=0),
+              "b": make_handmade_row("b", 10.0, index=1),
+              "a": make_handmade_row("a", 10.0, index=2),
+              "c": make_handmade_row("c", 9.0, index=3, correct=False)}
+    assert best_baseline(chosen, "flydsl").provider == "b"
+
+
+def test_score_shape_with_placeholder_after_real_rows():
+    rows = {"flydsl": [make_handmade_row("flydsl", 8.0, index=0),
+                       make_handmade_row("flydsl", None, status="skipped", correct=None, index=3)],
+            "aiter": [make_handmade_row("aiter", 10.0, index=1)]}
+    s = score_shape(make_handmade_shape(), rows, "flydsl")
+    assert s.measured and s.speedup == 1.25 and s.outcome == "win"
+    assert s.providers["flydsl"].n_rows == 2
+
+
+def test_harness_failure_when_every_provider_fails():
+    rows = {p: [make_handmade_row(p, None, status="failed", correct=False, index=i, reason="OOM")]
+            for i, p in enumerate(("flydsl", "pytorch", "aiter"))}
+    s = score_shape(make_handmade_shape(), rows, "flydsl")
+    assert (s.measured, s.measurable, s.hard_failure, s.harness_failure) == (False, False, False, True)
+    assert s.failure_reason == "failed: OOM"
+
+
+def test_hard_failure_when_candidate_fails_where_baselines_run():
+    for status, correct in (("failed", False), ("oom", None), ("incorrect", False), ("ok", False)):
+        rows = {"flydsl": [make_handmade_row("flydsl", 3.0, status=status, correct=correct)],
+                "pytorch": [make_handmade_row("pytorch", 10.0, index=1)]}
+        s = score_shape(make_handmade_shape(), rows, "flydsl")
+        assert s.hard_failure and s.measurable and not s.measured, status
+        assert not s.harness_failure
+
+
+def test_unsupported_candidate_is_neither_hard_nor_harness_failure():
+    rows = {"flydsl": [make_handmade_row("flydsl", None, status="unsupported", correct=None, reason="fp8 only")],
+            "pytorch": [make_handmade_row("pytorch", 10.0, index=1)]}
+    s = score_shape(make_handmade_shape(), rows, "flydsl")
+    assert not s.hard_failure and not s.harness_failure and s.failure_reason == "unsupported: fp8 only"
+    k = summarize("op", [s])
+    assert (k.candidate_unsupported, k.n_measured, k.verdict) == (1, 0, BLOCKED)
+    assert k.verdict_reason == "no measured shape (flydsl usable with a baseline on 0 of 1)"
+
+
+def test_geomean_and_ties_exact():
+    assert geomean([2.0, 0.5]) == 1.0
+    assert geomean([]) is None
+    shapes = make_handmade_shapes([(10.0, {"a": 20.0, "b": 20.0}), (10.0, {"a": 5.0})])
+    k = summarize("op", shapes)
+    assert k.geomean_vs_best == 1.0 and k.verdict == PARITY
+    assert k.per_baseline == {"a": [1.0, 2], "b": [2.0, 1]}
+    assert shapes[0].best_baseline == "a"  # tie: first in file order
+    assert (k.wins, k.parity, k.losses) == (1, 0, 1)
+    assert k.worst.shape_id == "s1" and k.best.shape_id == "s0"
+
+
+def test_equal_speedups_worst_and_best_are_first_in_ledger_order():
+    k = summarize("op", make_handmade_shapes([(10.0, {"a": 10.0}), (20.0, {"a": 20.0})]))
+    assert k.worst.shape_id == "s0" and k.best.shape_id == "s0"
+
+
+def test_weighted_geomean_present_and_absent():
+    assert weighted_geomean([(2.0, 3.0), (0.5, 1.0)]) == pytest.approx(math.sqrt(2), rel=1e-15)
+    assert weighted_geomean([(2.0, None), (0.5, 0.0)]) is None
+    weighted = make_handmade_shapes([(10.0, {"a": 20.0})], weight=3.0) + \
+        make_handmade_shapes([(10.0, {"a": 5.0})], traffic=1.0)
+    k = summarize("op", weighted)
+    assert k.weighted_geomean_vs_best == pytest.approx(math.sqrt(2), rel=1e-15)
+    assert k.n_weighted == 2 and k.geomean_vs_best == 1.0
+    # baseline_time_weight wins over traffic_weight
+    shape = make_handmade_shape(weight=2.0, traffic=9.0)
+    assert shape.weight() == 2.0 and shape.weight(("traffic_weight",)) == 9.0
+    unweighted = summarize("op", make_handmade_shapes([(10.0, {"a": 20.0})]))
+    assert unweighted.weighted_geomean_vs_best is None and unweighted.n_weighted == 0
+
+
+def test_threshold_boundaries():
+    t = Thresholds()
+    assert classify_speedup(0.949, t) == "loss"
+    assert classify_speedup(0.95, t) == "parity"
+    assert classify_speedup(1.0499, t) == "parity"
+    assert classify_speedup(1.05, t) == "win"
+    assert decide_verdict(0.949, 3, 0) == HEADROOM
+    assert decide_verdict(0.95, 3, 0) == PARITY
+    assert decide_verdict(1.0499, 3, 0) == PARITY
+    assert decide_verdict(1.05, 3, 0) == WIN
+
+
+def test_boundaries_through_timings():
+    for cand, base, verdict in ((1000.0, 949.0, HEADROOM), (1000.0, 950.0, PARITY),
+                                (10.0, 10.5, WIN), (100.0, 105.0, WIN), (1000.0, 1049.0, PARITY)):
+        k = summarize("op", make_handmade_shapes([(cand, {"a": base})] * 3))
+        assert k.verdict == verdict, (cand, base, k.geomean_vs_best)
+
+
+def test_blocked_without_measured_shape():
+    assert decide_verdict(None, 0, 0) == BLOCKED
+    rows = {"flydsl": [make_handmade_row("flydsl", 5.0)]}  # no baseline at all
+    k = summarize("op", [score_shape(make_handmade_shape(), rows, "flydsl")])
+    assert k.verdict == BLOCKED and k.n_measured == 0 and k.geomean_vs_best is None
+    assert k.shapes[0].failure_reason == "no usable baseline"
+    empty = summarize("op", [score_shape(make_handmade_shape(), {}, "flydsl")])
+    assert empty.verdict == BLOCKED and empty.verdict_reason == "no measured shape: flydsl has no rows"
+    assert empty.n_not_run == 1 and empty.candidate_missing == 1
+
+
+def test_blocked_when_hard_failures_outnumber_measured_shapes():
+    good = make_handmade_shapes([(5.0, {"a": 10.0})])
+    bad = []
+    for i in range(2):
+        rows = {"flydsl": [make_handmade_row("flydsl", None, status="failed", correct=False)],
+                "a": [make_handmade_row("a", 10.0, index=1)]}
+        bad.append(score_shape(make_handmade_shape(f"f{i}"), rows, "flydsl"))
+    k = summarize("op", good + bad)
+    assert (k.n_measured, k.hard_failures, k.verdict) == (1, 2, BLOCKED)
+    assert k.geomean_vs_best == 2.0  # still reported beside BLOCKED
+    k_equal = summarize("op", good + bad[:1])
+    assert k_equal.verdict == WIN  # 1 hard failure is not more than 1 measured shape
+    assert k_equal.flags == ["1 hard failure"]
+
+
+def test_stage_and_model_splits():
+    a = make_handmade_shapes([(10.0, {"p": 20.0})], stage="decode", model="A|B")
+    b = make_handmade_shapes([(10.0, {"p": 5.0})], stage="prefill", model="B")
+    k = summarize("op", a + b)
+    assert k.stage_split == {"decode": [2.0, 1], "prefill": [0.5, 1]}
+    assert k.model_split == {"A": [2.0, 1], "B": [1.0, 2]}
+
+
+def test_noise_and_uncertain():
+    rows0 = {"flydsl": [make_handmade_row("flydsl", 10.0, p10=9.0, p90=9.9)],  # 1.1
+             "a": [make_handmade_row("a", 10.4, index=1, p10=10.0, p90=10.2)]}  # 1.02
+    rows1 = {"flydsl": [make_handmade_row("flydsl", 10.0, p10=10.0, p90=10.3)],  # 1.03
+             "a": [make_handmade_row("a", 10.6, index=1, p10=10.0, p90=10.5)]}  # 1.05
+    shapes = [score_shape(make_handmade_shape("x"), rows0, "flydsl"),
+              score_shape(make_handmade_shape("y"), rows1, "flydsl")]
+    assert shapes[0].noise == pytest.approx(1.1) and shapes[1].noise == pytest.approx(1.05)
+    k = summarize("op", shapes)
+    assert k.noise == pytest.approx(1.075)
+    assert k.noise_candidate == pytest.approx(1.065) and k.noise_baseline == pytest.approx(1.035)
+    assert k.verdict == PARITY and k.uncertain  # geomean 1.05 / 1.075 < 1.0499 < 1.05
+    assert is_uncertain(1.0, 1.04) is False
+    assert is_uncertain(1.0, 1.06) is True  # 1.0 * 1.06 >= 1.05
+    assert is_uncertain(0.9, 1.06) is True and is_uncertain(0.89, 1.06) is False
+    assert is_uncertain(1.2, None) is False
+
+
+def test_median():
+    assert median([3.0, 1.0, 2.0]) == 2.0
+    assert median([4.0, 1.0, 2.0, 3.0]) == 2.5
+    assert median([]) is None
+
+
+def test_headline_uses_configured_thresholds(sweep):
+    kj = load_kernels_json(sweep)
+    default = headline_for_campaign("layernorm", SweepConfig(), kj)
+    assert default.verdict == PARITY and round(default.speedup, 4) == round(24.7 / 24.1, 4)
+    tight = headline_for_campaign("layernorm", config_from_dict({"thresholds": {"win": 1.02}}), kj)
+    assert tight.verdict == WIN
