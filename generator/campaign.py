@@ -348,10 +348,10 @@ def _jsonl_records(path: str) -> Iterator[tuple[int, dict[str, Any]]]:
 
 
 def _json_problem(err: ValueError) -> str:
-    """The decoder's message without its own 'line 1 column N' suffix."""
+    """The decoder's message with the column in the line (its own suffix counts lines of one line)."""
     msg = getattr(err, "msg", None) or str(err)
-    col = getattr(err, "colno", None)
-    return f"{msg} (column {col})" if col else msg
+    pos = getattr(err, "pos", None)
+    return f"{msg} (column {pos + 1})" if pos is not None else msg
 
 
 def _csv_records(path: str) -> Iterator[tuple[int, dict[str, Any]]]:

@@ -119,6 +119,8 @@ def _verdict_cell(s: KernelScore) -> str:
 
 def render_text(scores: list[KernelScore], shapes: bool = False) -> str:
     """The readable table of every timed kernel, then untimed ones and notes."""
+    if not scores:
+        return ""
     timed = [s for s in scores if s.verdict != UNTIMED]
     lines = []
     if timed:
@@ -183,6 +185,8 @@ def _md(text: str) -> str:
 
 def render_markdown(scores: list[KernelScore], shapes: bool = False) -> str:
     """A Markdown table: verdict, geomean, wins k of n, weighted, failures, worst shape."""
+    if not scores:
+        return ""
     timed = [s for s in scores if s.verdict != UNTIMED]
     lines = ["| Kernel | Verdict | Geomean vs best | Wins | Weighted | Failures | Worst shape |",
              "|---|---|---:|---|---:|---|---|"]

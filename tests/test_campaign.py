@@ -1,0 +1,286 @@
+"""Reading campaign folders: the real ones, their warts, and bad input."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+
+from generator.campaign import (
+    Campaign,
+    find_campaign_folders,
+    read_campaign,
+    read_results,
+)
+from generator.errors import InputError
+from generator.verdicts import UNTIMED, score_campaign, score_sweep
+
+TIMED = ("flash_attn", "fp8_gemm_rowscale", "fused_rope_cache", "gemm", "layernorm", "moe_blockscale",
+         "moe_gemm", "pa_decode", "preshuffle_gemm", "quant", "rmsnorm", "softmax", "vec_add")
+
+
+def campaign_dir(sweep, op):
+    return sweep / "benchmarks" / "examples" / op
+
+
+def copy_campaign(sweep, tmp_path, op, drop=()):
+    """Copy one real campaign into a tmp sweep (``tmp/benchmarks/examples/<op>``)."""
+    dest = tmp_path / "benchmarks" / "examples" / op
+    shutil.copytree(campaign_dir(sweep, op), dest, ignore=shutil.ignore_patterns(*drop) if drop else None)
+    for f in dest.rglob("*"):
+        f.chmod(0o644 if f.is_file() else 0o755)
+    dest.chmod(0o755)
+    return dest
+
+
+def edit_lines(path, fn):
+    """Rewrite a text file through fn(list of lines) -> list of lines."""
+    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    path.write_text("".join(fn(lines)), encoding="utf-8")
+
+
+# ---------------------------------------------------------------- real folders
+
+
+def test_find_campaign_folders_accepts_root_examples_dir_and_one_folder(sweep):
+    found = find_campaign_folders(sweep)
+    assert len(found) == 18
+    assert set(TIMED) < set(found)
+    assert list(find_campaign_folders(sweep / "benchmarks" / "examples")) == list(found)
+    assert list(find_campaign_folders(campaign_dir(sweep, "quant"))) == ["quant"]
+
+
+def test_read_real_campaign(sweep):
+    c = read_campaign(campaign_dir(sweep, "flash_attn"))
+    assert c.timed and c.results_file == "benchmark_results.jsonl"
+    assert (len(c.rows), len(c.ledger)) == (160, 16)
+    assert c.providers[:3] == ["flydsl", "pytorch", "aiter"]
+    first = c.rows[0]
+    assert (first.line, first.provider, first.status, first.correct) == (1, "flydsl", "ok", True)
+    assert first.median_us == pytest.approx(21.400000900030136)
+    assert c.ledger[0].args == {"batch": 1, "causal": True, "head_dim": 128, "num_heads": 64, "seq_len": 128}
+    assert c.ledger[0].source_kind == "synthetic" and c.ledger[0].occurrences == 1.0
+    aiter = next(r for r in c.rows if r.provider == "aiter")
+    assert aiter.status == "failed" and aiter.correct is False
+    assert aiter.reason.startswith("RuntimeError: aiter::mha_fwd() expected at most 21")  # JSONL only
+    assert c.provider_notes()["aiter_asm"].startswith("aiter.fmha_v3_fwd")
+
+
+def test_csv_and_jsonl_hold_the_same_rows_and_give_the_same_scores(sweep):
+    for op in TIMED:
+        folder = campaign_dir(sweep, op)
+        c = read_campaign(folder)
+        csv_rows, csv_prov = read_results(folder / "benchmark_results.csv")
+        assert len(csv_rows) == len(c.rows), op
+        for a, b in zip(csv_rows, c.rows):
+            assert (a.shape_id, a.provider, a.status, a.correct, a.median_us, a.p10_us, a.p90_us, a.stable) == \
+                   (b.shape_id, b.provider, b.status, b.correct, b.median_us, b.p10_us, b.p90_us, b.stable), op
+        assert csv_prov == c.provenance
+        from_csv = Campaign(c.name, c.path, c.rel, "benchmark_results.csv", csv_rows, c.ledger, c.matrix, csv_prov)
+        a, b = score_campaign(from_csv).to_json(shapes=False), score_campaign(c).to_json(shapes=False)
+        a.pop("results_file"), b.pop("results_file")
+        assert a == b, op
+
+
+def test_csv_line_numbers_and_empty_cells(sweep):
+    rows, _ = read_results(campaign_dir(sweep, "flash_attn") / "benchmark_results.csv")
+    assert rows[0].line == 2  # after the header
+    nc = next(r for r in rows if r.status == "not_configured")
+    assert (nc.correct, nc.median_us, nc.timing_method) == (None, None, None)
+
+
+def test_ledger_only_folder_is_untimed(sweep):
+    c = read_campaign(campaign_dir(sweep, "attention_prefill"))
+    assert not c.timed and c.rows == [] and len(c.ledger) == 42
+    s = score_campaign(c)
+    assert s.verdict == UNTIMED and s.n_shapes == 42 and s.n_not_run == 42
+    assert s.verdict_reason == "no benchmark results: 42 shapes in the ledger, none timed"
+
+
+def test_csv_is_read_when_there_is_no_jsonl(sweep, tmp_path):
+    dest = copy_campaign(sweep, tmp_path, "vec_add", drop=("benchmark_results.jsonl",))
+    c = read_campaign(dest)
+    assert c.results_file == "benchmark_results.csv"
+    assert round(score_campaign(c).geomean_vs_best, 6) == 0.949335
+
+
+# ---------------------------------------------------------------- real-world warts
+
+
+def test_placeholder_rows_after_real_ones_change_nothing(sweep, tmp_path):
+    dest = copy_campaign(sweep, tmp_path, "vec_add")
+    path = dest / "benchmark_results.jsonl"
+    before = score_campaign(read_campaign(dest))
+    placeholders = []
+    for line in path.read_text().splitlines():
+        rec = json.loads(line)
+        if rec["provider"] in ("flydsl", "aiter_triton"):
+            rec.update(benchmark_status="not_configured", correct=None, median_us=None)
+            placeholders.append(json.dumps(rec) + "\n")
+    with path.open("a") as fh:
+        fh.writelines(placeholders)
+    after = score_campaign(read_campaign(dest))
+    assert after.geomean_vs_best == before.geomean_vs_best
+    assert after.per_baseline == before.per_baseline
+    assert after.notes == ["24 (shape, provider) pairs have several rows: the last usable one counts"]
+
+
+def test_provider_present_only_sometimes_and_stray_rows(sweep, tmp_path):
+    dest = copy_campaign(sweep, tmp_path, "vec_add")
+    shapes = [json.loads(x)["shape_id"] for x in (dest / "shape_ledger.jsonl").read_text().splitlines()]
+
+    def drop_some(lines):
+        out = [x for x in lines if not (json.loads(x)["provider"] == "aiter_triton"
+                                        and json.loads(x)["shape_id"] in shapes[:5])]
+        stray = json.loads(lines[0])
+        stray["shape_id"] = "sha1:not-in-ledger"
+        return out + [json.dumps(stray) + "\n"]
+
+    edit_lines(dest / "benchmark_results.jsonl", drop_some)
+    s = score_campaign(read_campaign(dest))
+    assert s.per_baseline["aiter_triton"][1] == 7
+    assert s.per_baseline["pytorch"][1] == 12
+    assert "1 result rows name shapes that are not in the ledger (ignored)" in s.notes
+
+
+def test_true_false_strings_in_jsonl(sweep, tmp_path):
+    dest = copy_campaign(sweep, tmp_path, "vec_add")
+
+    def stringify(lines):
+        out = []
+        for x in lines:
+            rec = json.loads(x)
+            if isinstance(rec["correct"], bool):
+                rec["correct"] = str(rec["correct"])
+            if rec["stable"] is not None:
+                rec["stable"] = str(rec["stable"]).lower()
+            rec["median_us"] = "" if rec["median_us"] is None else str(rec["median_us"])
+            out.append(json.dumps(rec) + "\n")
+        return out
+
+    edit_lines(dest / "benchmark_results.jsonl", stringify)
+    assert round(score_campaign(read_campaign(dest)).geomean_vs_best, 6) == 0.949335
+
+
+# ---------------------------------------------------------------- bad input
+
+
+def _error(folder) -> str:
+    with pytest.raises(InputError) as info:
+        read_campaign(folder)
+    return info.value.message
+
+
+def test_missing_column_names_file_and_header_line(sweep, tmp_path):
+    dest = copy_campaign(sweep, tmp_path, "vec_add", drop=("benchmark_results.jsonl",))
+
+    def drop_median(lines):
+        header = lines[0].rstrip("\n").split(",")
+        i = header.index("median_us")
+        return [",".join(c for j, c in enumerate(x.rstrip("\n").split(",")) if j != i) + "\n" for x in lines]
+
+    edit_lines(dest / "benchmark_results.csv", drop_median)
+    msg = _error(dest)
+    assert msg.endswith("benchmark_results.csv:1: not a results CSV: missing column 'median_us'")
+
+
+def test_non_numeric_time_csv(sweep, tmp_path):
+    dest = copy_campaign(sweep, tmp_path, "vec_add", drop=("benchmark_results.jsonl",))
+
+    def corrupt(lines):
+        header = lines[0].rstrip("\n").split(",")
+        i = header.index("median_us")
+        cells = lines[4].rstrip("\n").split(",")
+        assert cells[i]
+        cells[i] = "fast"
+        lines[4] = ",".join(cells) + "\n"
+        return lines
+
+    edit_lines(dest / "benchmark_results.csv", corrupt)
+    assert _error(dest).endswith("benchmark_results.csv:5: median_us is not a number: 'fast'")
+
+
+def test_non_numeric_time_jsonl(sweep, tmp_path):
+    dest = copy_campaign(sweep, tmp_path, "vec_add")
+
+    def corrupt(lines):
+        rec = json.loads(lines[2])
+        rec["p90_us"] = "n/a"
+        lines[2] = json.dumps(rec) + "\n"
+        return lines
+
+    edit_lines(dest / "benchmark_results.jsonl", corrupt)
+    assert _error(dest).endswith("benchmark_results.jsonl:3: p90_us is not a number: 'n/a'")
+
+
+def test_results_line_not_json(sweep, tmp_path):
+    dest = copy_campaign(sweep, tmp_path, "vec_add")
+    edit_lines(dest / "benchmark_results.jsonl", lambda lines: lines[:7] + ['{"shape_id": "x", \n'] + lines[7:])
+    msg = _error(dest)
+    assert "benchmark_results.jsonl:8: not JSON: " in msg
+
+
+def test_ledger_line_not_json(sweep, tmp_path):
+    dest = copy_campaign(sweep, tmp_path, "vec_add")
+    edit_lines(dest / "shape_ledger.jsonl", lambda lines: lines[:2] + ["shape_id,model\n"] + lines[2:])
+    assert _error(dest).endswith("shape_ledger.jsonl:3: not JSON: Expecting value (column 1)")
+
+
+def test_results_file_that_is_neither_csv_nor_jsonl(sweep, tmp_path):
+    dest = copy_campaign(sweep, tmp_path, "vec_add", drop=("benchmark_results.*",))
+    (dest / "benchmark_results.parquet").write_bytes(b"PAR1\x00\x01")
+    assert _error(dest).endswith("benchmark_results.parquet: unsupported results format: "
+                                 "expected benchmark_results.jsonl or benchmark_results.csv")
+    (dest / "benchmark_results.csv").write_bytes(b"PAR1\x00\x01\xff\xfe\x00")
+    assert _error(dest).endswith("benchmark_results.csv: not UTF-8 text (not a CSV file)")
+    (dest / "benchmark_results.csv").write_text('{"shape_id": "a", "provider": "flydsl"}\n')
+    assert "benchmark_results.csv:1: not a results CSV: missing column" in _error(dest)
+
+
+def test_csv_row_with_wrong_cell_count(sweep, tmp_path):
+    dest = copy_campaign(sweep, tmp_path, "vec_add", drop=("benchmark_results.jsonl",))
+    edit_lines(dest / "benchmark_results.csv", lambda lines: lines[:3] + ["a,b,c\n"] + lines[3:])
+    assert _error(dest).endswith("benchmark_results.csv:4: row has 3 cells, the header has 39")
+
+
+def test_bad_boolean_and_missing_field(sweep, tmp_path):
+    dest = copy_campaign(sweep, tmp_path, "vec_add")
+
+    def corrupt(lines):
+        rec = json.loads(lines[0])
+        rec["correct"] = "maybe"
+        rec2 = json.loads(lines[1])
+        del rec2["benchmark_status"]
+        return [json.dumps(rec) + "\n", json.dumps(rec2) + "\n"] + lines[2:]
+
+    edit_lines(dest / "benchmark_results.jsonl", corrupt)
+    assert _error(dest).endswith("benchmark_results.jsonl:1: correct is not True/False: 'maybe'")
+    edit_lines(dest / "benchmark_results.jsonl", lambda lines: lines[1:])
+    assert _error(dest).endswith("benchmark_results.jsonl:1: missing field 'benchmark_status'")
+
+
+def test_results_without_ledger_and_empty_folder(sweep, tmp_path):
+    dest = copy_campaign(sweep, tmp_path, "vec_add", drop=("shape_ledger.jsonl",))
+    assert _error(dest).endswith("shape_ledger.jsonl: missing: the shape ledger is needed to score the results")
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert "not a campaign folder" in _error(empty)
+
+
+def test_bad_baseline_matrix_yaml(sweep, tmp_path):
+    dest = copy_campaign(sweep, tmp_path, "vec_add")
+    (dest / "baseline_matrix.yaml").write_text("kernel: vec_add\nproviders: [a, b\nnotes: x\n")
+    msg = _error(dest)
+    assert "baseline_matrix.yaml:" in msg and "invalid YAML" in msg
+
+
+def test_broken_campaign_in_a_sweep_leaves_the_others_scored(sweep, tmp_path):
+    copy_campaign(sweep, tmp_path, "vec_add")
+    copy_campaign(sweep, tmp_path, "quant")
+    broken = copy_campaign(sweep, tmp_path, "softmax")
+    edit_lines(broken / "shape_ledger.jsonl", lambda lines: lines[:4] + ["{oops\n"] + lines[4:])
+    scores = score_sweep(tmp_path)
+    assert isinstance(scores["softmax"], InputError)
+    assert scores["softmax"].line == 5
+    assert scores["vec_add"].verdict == "HEADROOM" and scores["quant"].verdict == "HEADROOM"
