@@ -123,6 +123,7 @@ class PmcResult:
     peak_tbs: float | None
     peak_name: str | None
     arch: str | None = None
+    rows_read: int = 0  # counter samples read from all files, before the kernel filter
     reading: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
@@ -167,6 +168,7 @@ class PmcResult:
             "peak_name": self.peak_name,
             "bw_fraction": self.bw_fraction,
             "arch": self.arch,
+            "rows_read": self.rows_read,
             "reading": list(self.reading),
             "notes": list(self.notes),
         }
@@ -452,7 +454,9 @@ def analyze_samples(
         if len(all_kernels) > 1:
             notes.append(f"{len(all_kernels)} kernels mixed together: pass --kernel to pick one")
     kernels = sorted({s.kernel for s in chosen})
-    if kernel_substr and not chosen:
+    if kernel_substr and len(kernels) > 1:
+        notes.append(f"{len(kernels)} kernels contain {kernel_substr!r}: their dispatches are summed")
+    if kernel_substr and not chosen and samples:
         shown = ", ".join(all_kernels[:6]) + (" ..." if len(all_kernels) > 6 else "")
         notes.append(f"no dispatch of a kernel containing {kernel_substr!r} (kernels: {shown or 'none'})")
 
@@ -527,6 +531,7 @@ def analyze_samples(
         peak_tbs=peak_tbs,
         peak_name=peak_name,
         arch=arch,
+        rows_read=len(samples),
         notes=notes,
     )
     result.reading = read_metrics(result)
@@ -620,17 +625,29 @@ def analyze_files(
     return result
 
 
-def analyze_bundle_counters(bundle_dir: str | os.PathLike, kernel_substr: str | None) -> PmcResult | None:
-    """Analyze the counter files of a bundle; None when it has none.
+def analyze_bundle_counters(
+    bundle_dir: str | os.PathLike,
+    kernel_substr: str | None,
+    ideal_bytes: float | None = None,
+    ea_channels: int = DEFAULT_EA_CHANNELS,
+    peak_tbs: float | None = None,
+    peak_name: str | None = None,
+) -> PmcResult | None:
+    """Analyze the counter files of a bundle; None when it holds no counter data.
 
     File names in the result are relative to the bundle ("/" separated) so pages carry
-    no local paths. Files that are not counter files are noted and skipped.
+    no local paths. A file that is not a counter file (a broken or foreign database) is
+    skipped with a note; a rocpd database without PMC events (a trace-only
+    ``results.db``) is simply not counter data.
     """
     files = find_counter_files(bundle_dir)
     if not files:
         return None
     root = Path(bundle_dir)
-    result = analyze_files(files, kernel_substr, skip_unusable=True)
+    result = analyze_files(files, kernel_substr, ideal_bytes, ea_channels, peak_tbs, peak_name,
+                           skip_unusable=True)
+    if result.rows_read == 0 and not any(n.startswith("skipped ") for n in result.notes):
+        return None
     rel = {f: Path(f).relative_to(root).as_posix() for f in files}
     result.files = [rel.get(f, f) for f in result.files]
     result.dispatches_by_file = {rel.get(f, f): n for f, n in result.dispatches_by_file.items()}

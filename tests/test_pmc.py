@@ -407,3 +407,19 @@ def test_bundle_skips_broken_database_with_note(tmp_path):
     r = pmc.analyze_bundle_counters(bundle, PA)
     assert r.dispatches == 8
     assert r.notes[0].startswith("skipped trace.db: not a readable SQLite database")
+
+
+def test_trace_only_database_is_not_counter_data(tmp_path, capsys):
+    bundle = tmp_path / "b"
+    bundle.mkdir()
+    db = make_handmade_rocpd(bundle / "handmade_trace_only_results.db", counters={})
+    assert pmc.analyze_bundle_counters(bundle, PA) is None
+    err = _cli_error(["pmc", str(db)], capsys)
+    assert err == f"kernel-atlas: error: {db}: no counter rows (collect them with rocprofv3 --pmc)"
+
+
+def test_substring_matching_several_kernels_is_noted(tmp_path):
+    files = [str(p) for p in make_handmade_counter_csvs(tmp_path)]
+    r = pmc.analyze_files(files, "_")
+    assert r.kernels == sorted([OTHER, PA]) and r.dispatches == 16
+    assert "2 kernels contain '_': their dispatches are summed" in r.notes

@@ -131,10 +131,12 @@ def run(args) -> int:
     ideal = args.ideal_gb * 1e9 if args.ideal_gb is not None else None
     result = pmc.analyze_files(files, args.kernel, ideal, args.ea_channels)
     if result.dispatches == 0:
-        what = f"no dispatch of a kernel containing {args.kernel!r}" if args.kernel else "no counter rows"
+        where = files[0] if len(files) == 1 else ", ".join(files)
         seen = sorted({k for f in files for k in _kernels(f)})
-        raise InputError(files[0] if len(files) == 1 else ", ".join(files),
-                         f"{what} (kernels: {', '.join(seen[:6]) or 'none'})")
+        if not seen:
+            raise InputError(where, "no counter rows (collect them with rocprofv3 --pmc)")
+        shown = ", ".join(seen[:6]) + (" ..." if len(seen) > 6 else "")
+        raise InputError(where, f"no dispatch of a kernel containing {args.kernel!r} (kernels: {shown})")
     peak_tbs, peak_name = _peak(args.device, result.arch)
     if peak_tbs is not None:
         result.peak_tbs, result.peak_name = peak_tbs, peak_name
