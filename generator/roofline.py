@@ -34,6 +34,7 @@ from typing import Any, Iterable, Mapping
 from generator.errors import InputError
 
 PEAKS_FILE = Path(__file__).resolve().parent / "data" / "peaks.toml"
+PEAKS_FORMAT_VERSION = 1
 
 BOUND_LABELS = ("memory-bound", "compute-bound", "latency-bound")
 
@@ -260,6 +261,10 @@ def build_peaks(raw: Mapping[str, Any], config_peaks: Mapping[str, Any] | None =
     ``tflops = {bf16 = 2000}``): see ``select_device``.
     """
     raw = dict(raw)
+    version = raw.get("format_version", PEAKS_FORMAT_VERSION)
+    if version != PEAKS_FORMAT_VERSION:
+        raise InputError(source, f"peaks format_version {version!r} is not supported (this tool "
+                                 f"reads {PEAKS_FORMAT_VERSION}); copy the packaged peaks.toml and edit it")
     over = dict(config_peaks or {})
     for table in ("devices", "classify", "precision", "arch_device"):
         if table in over:

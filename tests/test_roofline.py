@@ -168,6 +168,10 @@ def test_bad_peaks_and_devices(tmp_path):
     assert err.value.problem.startswith("not valid TOML")
     with pytest.raises(InputError):
         rl.load_peaks({"peaks": {"hbm_tbs": "fast"}})
+    bad.write_text("format_version = 2\n")
+    with pytest.raises(InputError) as err:
+        rl.load_peaks(path=bad)
+    assert err.value.problem.startswith("peaks format_version 2 is not supported")
 
 
 def test_pmc_bytes_replace_the_benchmark_bytes(sweep):
