@@ -1,0 +1,640 @@
+"""A sweep reduced to what two sweeps are compared on: the input of ``diff`` and history.
+
+A ``SweepSnapshot`` holds, per kernel, the multi-shape verdict numbers (geomean, noise,
+wins, failures), every shape's speedup with its args and times, the primary capture's
+hotspot summary (top stall type, stall ratio, occupancy and its limiter) and who made
+the numbers (candidate commit, baseline commits, environment). It comes from either side
+of a comparison:
+
+* a sweep folder (``snapshot_from_sweep``): discover + analyze the primary captures +
+  score the campaigns, exactly as ``build`` does;
+* a built site's ``api/`` folder (``snapshot_from_api``): ``api/index.json`` and
+  ``api/kernels/<slug>.json``, written by ``build``;
+* a snapshot document (``snapshot_from_json``): what ``history`` keeps per sweep.
+
+Kernel identity is the slug of the kernel page (``kernels/<slug>/``): the bundle name
+(``examples/<bundle>/``) when the kernel has a bundle, else its campaign name. A campaign
+and its bundle (``flash_attn`` and ``flash_attn_func``) are one kernel.
+
+The snapshot document (``SweepSnapshot.to_json``), abridged::
+
+    {"format_version": 1, "kind": "kernel-atlas-snapshot", "label": "base",
+     "provenance": {"capture_date": "2026-06-01", "gpu": "AMD Instinct MI350X", ...},
+     "errors": {"gemm": "benchmarks/examples/gemm/benchmark_results.jsonl:3: not JSON"},
+     "kernels": {"softmax": {"slug": "softmax", "name": "Softmax", "op": "softmax",
+        "bundle": "softmax", "verdict": "WIN", "geomean_vs_best": 1.079, "noise": 1.079,
+        "wins": 40, "n_measured": 73, "hard_failures": 0,
+        "candidate_commit": "7255fff8", "baselines": {"aiter": "32e1e6d76"},
+        "environment": {"gpu": "AMD Instinct MI350X", "rocm": "7.2.0", ...},
+        "hotspot": {"capture": "examples/softmax/att_viewer/big/ui_output_agent_47920_dispatch_13",
+                    "top_stall_type": "VMEM-load", "stall_ratio": 0.764,
+                    "waves_per_simd": 8, "limiter": "VGPR"},
+        "shapes": [{"shape_id": "sha1:a5bf9702ded2560e", "args": {"M": 32768, "N": 8192},
+                    "speedup": 1.02, "candidate_us": 217.4, "candidate_status": "ok",
+                    "best_baseline": "aiter_triton", "best_baseline_us": 222.1, "noise": 1.19}]}}}
+
+Every document carries ``format_version``; a version this tool does not read is an
+``InputError`` that says what to do (rebuild the site, or upgrade kernel-atlas).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+from generator.errors import InputError
+from generator.model import FORMAT_VERSION
+
+#: Format versions of snapshots and ``api/`` documents this module reads.
+SUPPORTED_FORMATS = (FORMAT_VERSION,)
+SNAPSHOT_KIND = "kernel-atlas-snapshot"
+#: Environment keys (campaign provenance names) that, when they change, change every number.
+ENVIRONMENT_KEYS = ("gpu", "arch", "rocm", "driver", "torch", "triton")
+API_INDEX = "index.json"
+API_KERNELS = "kernels"
+
+_SLUG = re.compile(r"[^a-z0-9_.-]+")
+
+
+def slugify(name: str) -> str:
+    """The URL slug of a kernel name: lower case, runs of other characters become ``-``."""
+    return _SLUG.sub("-", name.lower()).strip("-") or "kernel"
+
+
+# ---------------------------------------------------------------- the typed snapshot
+
+
+@dataclass
+class ShapePoint:
+    """One ledger shape of one kernel: its speedup and the times behind it."""
+
+    shape_id: str
+    args: dict[str, Any]
+    speedup: float | None  # None: not measured in this sweep
+    candidate_us: float | None
+    candidate_status: str | None  # ok, failed, oom, incorrect, ... (None: no candidate row)
+    best_baseline: str | None
+    best_baseline_us: float | None
+    noise: float | None  # larger p90/p10 of the candidate and the best baseline
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "shape_id": self.shape_id,
+            "args": self.args,
+            "speedup": self.speedup,
+            "candidate_us": self.candidate_us,
+            "candidate_status": self.candidate_status,
+            "best_baseline": self.best_baseline,
+            "best_baseline_us": self.best_baseline_us,
+            "noise": self.noise,
+        }
+
+
+@dataclass
+class Hotspot:
+    """The primary capture's summary: what the kernel waits on and how many waves fit."""
+
+    capture: str  # capture path relative to the sweep root
+    top_stall_type: str | None
+    stall_ratio: float | None
+    waves_per_simd: int | None
+    limiter: str | None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "capture": self.capture,
+            "top_stall_type": self.top_stall_type,
+            "stall_ratio": self.stall_ratio,
+            "waves_per_simd": self.waves_per_simd,
+            "limiter": self.limiter,
+        }
+
+
+@dataclass
+class KernelSnapshot:
+    """One kernel of a sweep: verdict numbers, shapes, hotspot, provenance."""
+
+    slug: str
+    name: str
+    op: str | None  # campaign name (None: a bundle without timings)
+    bundle: str | None  # bundle name (None: a campaign without captures)
+    verdict: str | None  # WIN / PARITY / HEADROOM / BLOCKED / UNTIMED; None without a campaign
+    geomean_vs_best: float | None
+    noise: float | None
+    wins: int
+    n_measured: int
+    hard_failures: int
+    shapes: list[ShapePoint] = field(default_factory=list)
+    hotspot: Hotspot | None = None
+    candidate_commit: str | None = None
+    baselines: dict[str, str] = field(default_factory=dict)  # provider -> commit / version
+    environment: dict[str, str] = field(default_factory=dict)  # ENVIRONMENT_KEYS present
+
+    @property
+    def shape_ids(self) -> set[str]:
+        return {s.shape_id for s in self.shapes}
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "slug": self.slug,
+            "name": self.name,
+            "op": self.op,
+            "bundle": self.bundle,
+            "verdict": self.verdict,
+            "geomean_vs_best": self.geomean_vs_best,
+            "noise": self.noise,
+            "wins": self.wins,
+            "n_measured": self.n_measured,
+            "hard_failures": self.hard_failures,
+            "shapes": [s.to_json() for s in self.shapes],
+            "hotspot": self.hotspot.to_json() if self.hotspot else None,
+            "candidate_commit": self.candidate_commit,
+            "baselines": dict(sorted(self.baselines.items())),
+            "environment": dict(sorted(self.environment.items())),
+        }
+
+
+@dataclass
+class SweepSnapshot:
+    """Every kernel of one sweep, keyed by slug, with the sweep's provenance."""
+
+    format_version: int
+    label: str
+    provenance: dict[str, str]
+    kernels: dict[str, KernelSnapshot]  # slug -> kernel, sorted by slug
+    errors: dict[str, str] = field(default_factory=dict)  # item -> one-line problem
+
+    @property
+    def date(self) -> str | None:
+        """The sweep's own date (``capture_date``, else ``date``), if known."""
+        return self.provenance.get("capture_date") or self.provenance.get("date")
+
+    def verdict_counts(self) -> dict[str, int]:
+        """Kernels per verdict (kernels without a verdict are not counted)."""
+        out: dict[str, int] = {}
+        for k in self.kernels.values():
+            if k.verdict:
+                out[k.verdict] = out.get(k.verdict, 0) + 1
+        return dict(sorted(out.items()))
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "format_version": self.format_version,
+            "kind": SNAPSHOT_KIND,
+            "label": self.label,
+            "provenance": dict(sorted(self.provenance.items())),
+            "errors": dict(sorted(self.errors.items())),
+            "kernels": {slug: self.kernels[slug].to_json() for slug in sorted(self.kernels)},
+        }
+
+
+# ---------------------------------------------------------------- format versions
+
+
+def check_format_version(doc: Mapping[str, Any], path: str, what: str = "this site's api/ JSON") -> int:
+    """The document's format version; an InputError that says what to do when unsupported."""
+    version = doc.get("format_version")
+    if isinstance(version, bool) or not isinstance(version, int):
+        raise InputError(path, f"no format_version: {what} was written by an older kernel-atlas; "
+                               f"rebuild it with this version (`kernel-atlas build`), which writes format "
+                               f"{FORMAT_VERSION}")
+    if version in SUPPORTED_FORMATS:
+        return version
+    if version > max(SUPPORTED_FORMATS):
+        raise InputError(path, f"format_version {version} is newer than this kernel-atlas reads "
+                               f"({', '.join(map(str, SUPPORTED_FORMATS))}): upgrade kernel-atlas, or "
+                               f"rebuild both sides with the same version")
+    raise InputError(path, f"format_version {version} is older than this kernel-atlas reads "
+                           f"({', '.join(map(str, SUPPORTED_FORMATS))}): rebuild it with this version "
+                           f"(`kernel-atlas build`)")
+
+
+# ---------------------------------------------------------------- from a sweep folder
+
+
+def snapshot_from_sweep(path: str | os.PathLike, label: str | None = None, config=None) -> SweepSnapshot:
+    """Discover, analyze (primary captures only) and score a sweep folder."""
+    from generator import analysis, discover
+    from generator.campaign import is_campaign_folder, read_campaign
+    from generator.config import load_config
+    from generator.verdicts import campaign_for_bundle, load_kernels_json, score_campaign
+
+    path = os.fspath(path)
+    sweep = discover.discover(path)
+    root = sweep.root
+    config = config if config is not None else load_config(root)
+    kernels_json = load_kernels_json(root)
+    bundles = {b.name: b for b in sweep.bundles}
+    folders = {op: f for op, f in sweep.campaigns.items() if is_campaign_folder(f)}
+    errors: dict[str, str] = {}
+    hotspots: dict[str, Hotspot] = {}
+    for b in sweep.bundles:
+        try:
+            hot = primary_hotspot(b, analysis)
+        except InputError as err:
+            errors[b.name] = _relative_message(err, root)
+            continue
+        if hot:
+            hotspots[b.name] = hot
+    kernels: dict[str, KernelSnapshot] = {}
+    claimed: set[str] = set()
+    for op, folder in folders.items():
+        rel = _rel(folder, root)
+        try:
+            campaign = read_campaign(folder, name=op, rel=rel)
+            score = score_campaign(campaign, config, kernels_json)
+        except InputError as err:
+            errors[op] = _relative_message(err, root)
+            continue
+        mine = [n for n in bundles if campaign_for_bundle(n, config, kernels_json, folders) == op]
+        claimed.update(mine)
+        bundle = mine[0] if mine else None
+        slug = slugify(bundle or (score.bundles[0] if score.bundles else op))
+        kernels[slug] = _kernel_from_score(slug, bundle, score, campaign, hotspots.get(bundle or ""))
+    for name in bundles:
+        if name in claimed:
+            continue
+        slug = slugify(name)
+        if slug in kernels:
+            errors[name] = f"bundle {name!r} has the slug {slug!r} of another kernel; it is left out"
+            continue
+        kernels[slug] = KernelSnapshot(
+            slug=slug, name=_bundle_display_name(name, config, kernels_json), op=None, bundle=name,
+            verdict=None, geomean_vs_best=None, noise=None, wins=0, n_measured=0, hard_failures=0,
+            hotspot=hotspots.get(name))
+    provenance = sweep_provenance(kernels.values(), config, kernels_json)
+    return SweepSnapshot(
+        format_version=FORMAT_VERSION,
+        label=label or os.path.basename(os.path.normpath(path)),
+        provenance=provenance,
+        kernels=dict(sorted(kernels.items())),
+        errors=dict(sorted(errors.items())),
+    )
+
+
+def primary_hotspot(bundle, analysis_module=None) -> Hotspot | None:
+    """Analyze a bundle's primary capture alone and summarize it (None without one)."""
+    if analysis_module is None:
+        from generator import analysis as analysis_module
+    ref = next((c for c in bundle.captures if c.rel == bundle.primary and not c.skipped), None)
+    if ref is None:
+        return None
+    analyses = analysis_module.analyze_ref(ref, bundle)
+    if not analyses:
+        return None
+    a = analyses[0]
+    occ = a.occupancy
+    return Hotspot(
+        capture=ref.rel,
+        top_stall_type=a.top_stall_type,
+        stall_ratio=a.stall_ratio,
+        waves_per_simd=occ.waves_per_simd if occ else None,
+        limiter=occ.limiter if occ else None,
+    )
+
+
+def _kernel_from_score(slug: str, bundle: str | None, score, campaign, hotspot: Hotspot | None) -> KernelSnapshot:
+    """A KernelSnapshot from a KernelScore and the campaign it was scored from."""
+    candidate = score.candidate
+    prov = campaign.provenance_for(candidate)
+    return KernelSnapshot(
+        slug=slug,
+        name=score.name or slug,
+        op=score.op,
+        bundle=bundle,
+        verdict=score.verdict,
+        geomean_vs_best=score.geomean_vs_best,
+        noise=score.noise,
+        wins=score.wins,
+        n_measured=score.n_measured,
+        hard_failures=score.hard_failures,
+        shapes=[ShapePoint(
+            shape_id=s.shape_id, args=dict(s.args), speedup=s.speedup, candidate_us=s.candidate_us,
+            candidate_status=s.candidate_status, best_baseline=s.best_baseline,
+            best_baseline_us=s.best_baseline_us, noise=s.noise,
+        ) for s in score.shapes],
+        hotspot=hotspot,
+        candidate_commit=prov.get("candidate_commit"),
+        baselines=baseline_commits(campaign.provenance, candidate),
+        environment={k: prov[k] for k in ENVIRONMENT_KEYS if k in prov},
+    )
+
+
+def baseline_commits(provenance: Mapping[str, Mapping[str, list[str]]], candidate: str) -> dict[str, str]:
+    """Provider -> its library commit, for baselines whose rows record one.
+
+    A baseline row records its library's commit in ``baseline_commit`` (and, in the real
+    campaigns, the same value in ``candidate_commit``); several values are joined by ", ".
+    Providers without a commit (``pytorch``, ``triton``) are versioned by the environment
+    (``torch``, ``triton``).
+    """
+    out = {}
+    for provider, keys in provenance.items():
+        if provider == candidate:
+            continue
+        values = keys.get("baseline_commit") or keys.get("candidate_commit")
+        if values:
+            out[provider] = ", ".join(values)
+    return dict(sorted(out.items()))
+
+
+def sweep_provenance(kernels, config, kernels_json: Mapping[str, Any] | None) -> dict[str, str]:
+    """The sweep's provenance: environment values every kernel shares, kernels.json, the config.
+
+    Later sources win: campaign values, then ``docs/data/kernels.json`` ``provenance``
+    (and its ``generated`` date), then ``[provenance]`` of ``kernel-atlas.toml``.
+    """
+    out: dict[str, str] = {}
+    envs = [k.environment for k in kernels if k.environment]
+    for key in ENVIRONMENT_KEYS:
+        values = {e.get(key) for e in envs} - {None}
+        if len(values) == 1:
+            out[key] = values.pop()
+    commits = {k.candidate_commit for k in kernels if k.candidate_commit}
+    if len(commits) == 1:
+        out["candidate_commit"] = commits.pop()
+    if kernels_json:
+        prov = kernels_json.get("provenance")
+        if isinstance(prov, dict):
+            out.update({str(k): _text(v) for k, v in prov.items() if v is not None and not isinstance(v, (dict, list))})
+        if isinstance(kernels_json.get("generated"), str):
+            out.setdefault("capture_date", kernels_json["generated"])
+    if config is not None:
+        out.update(config.provenance)
+    return dict(sorted(out.items()))
+
+
+def _bundle_display_name(name: str, config, kernels_json) -> str:
+    """Display name of a bundle: configuration, then kernels.json, then the bundle name."""
+    from generator.verdicts import kernel_entries
+
+    configured = config.kernel(name).name if config is not None else None
+    if configured:
+        return configured
+    for entry in kernel_entries(kernels_json):
+        if entry["example"] == name and isinstance(entry.get("name"), str):
+            return entry["name"]
+    return name
+
+
+def _text(value: Any) -> str:
+    """A scalar as a display string (booleans lower case)."""
+    if isinstance(value, bool):
+        return str(value).lower()
+    return value if isinstance(value, str) else str(value)
+
+
+def _rel(path: str, root: str) -> str:
+    """``path`` relative to ``root`` with forward slashes."""
+    return os.path.relpath(os.path.abspath(path), os.path.abspath(root)).replace(os.sep, "/")
+
+
+def _relative_message(err: InputError, root: str) -> str:
+    """The error's one line, its path relative to the sweep root when inside it."""
+    if err.path:
+        rel = _rel(err.path, root)
+        if not rel.startswith(".."):
+            return InputError(rel, err.problem, err.line).message
+    return err.message
+
+
+# ---------------------------------------------------------------- from JSON documents
+
+
+def snapshot_from_json(doc: Any, path: str = "<snapshot>") -> SweepSnapshot:
+    """Rebuild a SweepSnapshot from its ``to_json`` document (format version checked)."""
+    if not isinstance(doc, dict) or doc.get("kind") != SNAPSHOT_KIND:
+        raise InputError(path, "not a kernel-atlas snapshot (expected \"kind\": \"kernel-atlas-snapshot\")")
+    version = check_format_version(doc, path, "this snapshot")
+    kernels_doc = doc.get("kernels")
+    if not isinstance(kernels_doc, dict):
+        raise InputError(path, "snapshot has no \"kernels\" object")
+    kernels = {}
+    for slug, k in sorted(kernels_doc.items()):
+        kernels[slug] = kernel_from_json(k, f"{path}: kernel {slug!r}")
+    return SweepSnapshot(
+        format_version=version,
+        label=str(doc.get("label") or os.path.basename(path)),
+        provenance={str(k): _text(v) for k, v in (doc.get("provenance") or {}).items()},
+        kernels=kernels,
+        errors={str(k): str(v) for k, v in (doc.get("errors") or {}).items()},
+    )
+
+
+def kernel_from_json(k: Any, where: str) -> KernelSnapshot:
+    """One kernel object of a snapshot document (or of an api/ kernel document)."""
+    if not isinstance(k, dict) or not isinstance(k.get("slug"), str):
+        raise InputError(where, "expected a kernel object with a \"slug\"")
+    hot = k.get("hotspot")
+    return KernelSnapshot(
+        slug=k["slug"],
+        name=str(k.get("name") or k["slug"]),
+        op=k.get("op"),
+        bundle=k.get("bundle"),
+        verdict=k.get("verdict"),
+        geomean_vs_best=_num(k.get("geomean_vs_best")),
+        noise=_num(k.get("noise")),
+        wins=int(k.get("wins") or 0),
+        n_measured=int(k.get("n_measured") or 0),
+        hard_failures=int(k.get("hard_failures") or 0),
+        shapes=[shape_from_json(s) for s in k.get("shapes") or [] if isinstance(s, dict) and s.get("shape_id")],
+        hotspot=Hotspot(
+            capture=str(hot.get("capture") or ""),
+            top_stall_type=hot.get("top_stall_type"),
+            stall_ratio=_num(hot.get("stall_ratio")),
+            waves_per_simd=hot.get("waves_per_simd"),
+            limiter=hot.get("limiter"),
+        ) if isinstance(hot, dict) else None,
+        candidate_commit=k.get("candidate_commit"),
+        baselines={str(p): _text(c) for p, c in (k.get("baselines") or {}).items() if c is not None},
+        environment={str(e): _text(v) for e, v in (k.get("environment") or {}).items() if v is not None},
+    )
+
+
+def shape_from_json(s: Mapping[str, Any]) -> ShapePoint:
+    """One shape object (snapshot or api/ per-shape row)."""
+    args = s.get("args")
+    return ShapePoint(
+        shape_id=str(s["shape_id"]),
+        args=dict(args) if isinstance(args, dict) else {},
+        speedup=_num(s.get("speedup")),
+        candidate_us=_num(s.get("candidate_us")),
+        candidate_status=s.get("candidate_status"),
+        best_baseline=s.get("best_baseline"),
+        best_baseline_us=_num(s.get("best_baseline_us")),
+        noise=_num(s.get("noise")),
+    )
+
+
+def _num(value: Any) -> float | None:
+    """A JSON number as float; None otherwise."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return float(value)
+
+
+def read_json(path: str) -> Any:
+    """Parse one JSON file; problems are InputErrors naming it."""
+    try:
+        with open(path, encoding="utf-8") as fh:
+            return json.load(fh)
+    except FileNotFoundError:
+        raise InputError(path, "no such file") from None
+    except OSError as err:
+        raise InputError(path, f"cannot read: {err.strerror or err}") from None
+    except UnicodeDecodeError:
+        raise InputError(path, "not UTF-8 text") from None
+    except json.JSONDecodeError as err:
+        raise InputError(path, f"not JSON: {err.msg}", line=err.lineno) from None
+
+
+# ---------------------------------------------------------------- from a built site's api/
+
+
+def snapshot_from_api(api_dir: str | os.PathLike, label: str | None = None) -> SweepSnapshot:
+    """Read a built site's ``api/``: ``index.json`` for the kernels, ``kernels/<slug>.json`` for each.
+
+    ``index.json`` carries ``format_version``, the sweep (its provenance) and one row per
+    kernel (``slug``, ``name``, ``op``, ``verdict``, ``geomean_vs_best``...); a kernel's
+    own document adds the shapes, the hotspot and the provenance. A kernel document that
+    is missing leaves the index row's numbers (no shapes, no hotspot).
+    """
+    api_dir = os.fspath(api_dir)
+    index_path = os.path.join(api_dir, API_INDEX)
+    index = read_json(index_path)
+    if not isinstance(index, dict):
+        raise InputError(index_path, "expected a JSON object")
+    version = check_format_version(index, index_path)
+    rows = index.get("kernels")
+    if isinstance(rows, dict):
+        rows = [dict(v, slug=v.get("slug", k)) for k, v in sorted(rows.items()) if isinstance(v, dict)]
+    if not isinstance(rows, list):
+        raise InputError(index_path, "no \"kernels\" list: not a kernel-atlas api/index.json")
+    kernels: dict[str, KernelSnapshot] = {}
+    for i, row in enumerate(rows):
+        if not isinstance(row, dict) or not isinstance(row.get("slug"), str):
+            raise InputError(index_path, f"kernels[{i}] has no \"slug\"")
+        slug = row["slug"]
+        doc_path = os.path.join(api_dir, API_KERNELS, f"{slug}.json")
+        doc: dict[str, Any] = {}
+        if os.path.isfile(doc_path):
+            loaded = read_json(doc_path)
+            if not isinstance(loaded, dict):
+                raise InputError(doc_path, "expected a JSON object")
+            if "format_version" in loaded:
+                check_format_version(loaded, doc_path)
+            doc = loaded
+        kernels[slug] = kernel_from_api(row, doc, doc_path)
+    sweep = index.get("sweep") if isinstance(index.get("sweep"), dict) else {}
+    provenance = sweep.get("provenance") if isinstance(sweep.get("provenance"), dict) else sweep
+    errors = index.get("errors") if isinstance(index.get("errors"), dict) else {}
+    return SweepSnapshot(
+        format_version=version,
+        label=label or _api_label(api_dir),
+        provenance={str(k): _text(v) for k, v in sorted(provenance.items())
+                    if v is not None and not isinstance(v, (dict, list))},
+        kernels=dict(sorted(kernels.items())),
+        errors={str(k): str(v) for k, v in sorted(errors.items())},
+    )
+
+
+def kernel_from_api(row: Mapping[str, Any], doc: Mapping[str, Any], where: str) -> KernelSnapshot:
+    """Merge a kernel's index row and its own document into a KernelSnapshot.
+
+    The kernel document's numbers win over the index row's. Shapes come from ``shapes``
+    (rows with ``shape_id``); the hotspot from ``hotspot`` or from the primary capture's
+    ``analysis`` (``top_stall_type`` / ``stall_by_type``, ``stall_ratio``, ``occupancy``);
+    provenance from ``provenance`` (``candidate_commit``, ``baselines``, environment keys).
+    """
+    merged: dict[str, Any] = {**row, **{k: v for k, v in doc.items() if v is not None}}
+    score = merged.get("score") if isinstance(merged.get("score"), dict) else {}
+    merged = {**score, **merged}
+    prov = merged.get("provenance") if isinstance(merged.get("provenance"), dict) else {}
+    hotspot = merged.get("hotspot")
+    if not isinstance(hotspot, dict):
+        hotspot = _hotspot_from_analysis(merged.get("analysis") or merged.get("primary"))
+    env = merged.get("environment") if isinstance(merged.get("environment"), dict) else {}
+    env = {**{k: prov[k] for k in ENVIRONMENT_KEYS if prov.get(k) is not None}, **env}
+    baselines = merged.get("baselines") if isinstance(merged.get("baselines"), dict) else {}
+    if not baselines and isinstance(prov.get("baselines"), dict):
+        baselines = prov["baselines"]
+    flat = {
+        "slug": merged["slug"],
+        "name": merged.get("name"),
+        "op": merged.get("op"),
+        "bundle": merged.get("bundle") or (merged.get("bundles") or [None])[0],
+        "verdict": merged.get("verdict"),
+        "geomean_vs_best": merged.get("geomean_vs_best"),
+        "noise": merged.get("noise"),
+        "wins": merged.get("wins"),
+        "n_measured": merged.get("n_measured"),
+        "hard_failures": merged.get("hard_failures"),
+        "shapes": merged.get("shapes") or [],
+        "hotspot": hotspot,
+        "candidate_commit": merged.get("candidate_commit") or prov.get("candidate_commit"),
+        "baselines": baselines,
+        "environment": env,
+    }
+    return kernel_from_json(flat, where)
+
+
+def _hotspot_from_analysis(a: Any) -> dict[str, Any] | None:
+    """A hotspot dict from an ``analyze --json`` style object, if it is one."""
+    if not isinstance(a, dict):
+        return None
+    top = a.get("top_stall_type")
+    if top is None and isinstance(a.get("stall_by_type"), dict):
+        top = next((t for t, c in a["stall_by_type"].items() if c), None)
+    occ = a.get("occupancy") if isinstance(a.get("occupancy"), dict) else {}
+    return {
+        "capture": a.get("path") or a.get("capture") or "",
+        "top_stall_type": top,
+        "stall_ratio": a.get("stall_ratio"),
+        "waves_per_simd": occ.get("waves_per_simd"),
+        "limiter": occ.get("limiter"),
+    }
+
+
+def _api_label(api_dir: str) -> str:
+    """A label for an api/ folder: the site folder's name (``site`` for ``site/api``)."""
+    norm = os.path.normpath(os.path.abspath(api_dir))
+    if os.path.basename(norm) == "api":
+        norm = os.path.dirname(norm)
+    return os.path.basename(norm) or "api"
+
+
+# ---------------------------------------------------------------- any side
+
+
+def is_api_dir(path: str) -> bool:
+    """True when ``path`` holds an ``index.json`` (a built site's api/ folder)."""
+    return os.path.isfile(os.path.join(path, API_INDEX))
+
+
+def load_snapshot(path: str | os.PathLike, label: str | None = None) -> SweepSnapshot:
+    """One side of a comparison: a snapshot JSON file, an api/ folder, a built site, or a sweep.
+
+    A side with no kernel at all is an InputError: there is nothing to compare.
+    """
+    path = os.fspath(path)
+    if not os.path.exists(path):
+        raise InputError(path, "no such file or directory")
+    if os.path.isfile(path):
+        snap = snapshot_from_json(read_json(path), path)
+        if label:
+            snap.label = label
+    elif is_api_dir(path):
+        snap = snapshot_from_api(path, label)
+    elif is_api_dir(os.path.join(path, "api")):
+        snap = snapshot_from_api(os.path.join(path, "api"), label)
+    else:
+        snap = snapshot_from_sweep(path, label)
+    if not snap.kernels:
+        problems = "; ".join(f"{k}: {v}" for k, v in snap.errors.items())
+        raise InputError(path, "no kernels found, nothing to compare: expected a sweep (examples/<kernel>/ or "
+                               "benchmarks/examples/<op>/), a built site's api/ folder, or a snapshot file"
+                         + (f" ({problems})" if problems else ""))
+    return snap
