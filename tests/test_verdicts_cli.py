@@ -1,0 +1,148 @@
+"""``kernel-atlas verdicts``: JSON, Markdown and text output; exit status on bad input."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+
+from generator.cli import main
+from generator.model import FORMAT_VERSION
+
+
+def run_cli(capsys, *argv):
+    rc = main(["verdicts", *map(str, argv)])
+    out, err = capsys.readouterr()
+    return rc, out, err
+
+
+def make_tmp_sweep(sweep, tmp_path, ops):
+    """A sweep in tmp_path holding copies of some real campaigns (writable)."""
+    for op in ops:
+        dest = tmp_path / "benchmarks" / "examples" / op
+        shutil.copytree(sweep / "benchmarks" / "examples" / op, dest, copy_function=shutil.copyfile)
+        dest.chmod(0o755)
+    return tmp_path
+
+
+def break_ledger(folder, at=4):
+    path = folder / "shape_ledger.jsonl"
+    lines = path.read_text().splitlines(keepends=True)
+    path.write_text("".join(lines[:at] + ["{oops\n"] + lines[at:]))
+
+
+def test_json_matches_reference_numbers(sweep, capsys):
+    rc, out, err = run_cli(capsys, sweep, "--json")
+    assert rc == 0 and err == ""
+    doc = json.loads(out)
+    assert doc["format_version"] == FORMAT_VERSION
+    assert sorted(doc["untimed"]) == ["attention_prefill", "batched_gemm", "paged_attention", "rope",
+                                      "serving_scenarios"]
+    assert doc["errors"] == {}
+    with open(sweep / "expected" / "verdicts.json") as fh:
+        expected = json.load(fh)
+    assert sorted(doc["campaigns"]) == sorted(expected)
+    for op, want in expected.items():
+        got = doc["campaigns"][op]
+        for key, value in want.items():
+            if isinstance(value, float):
+                assert round(got[key], 3) == round(value, 3), (op, key)
+            elif isinstance(value, dict):
+                assert {k: [round(v[0], 3), v[1]] for k, v in got[key].items()} == \
+                       {k: [round(v[0], 3), v[1]] for k, v in value.items()}, (op, key)
+            else:
+                assert got[key] == value, (op, key)
+        assert "shapes" not in got
+    assert doc["campaigns"]["gemm"]["path"] == "benchmarks/examples/gemm"
+    assert str(sweep) not in out  # no local paths
+
+
+def test_json_with_shapes_is_deterministic(sweep, capsys):
+    folder = sweep / "benchmarks" / "examples" / "quant"
+    rc, out, _ = run_cli(capsys, folder, "--json", "--shapes")
+    rc2, out2, _ = run_cli(capsys, folder, "--json", "--shapes")
+    assert rc == rc2 == 0 and out == out2
+    quant = json.loads(out)["campaigns"]["quant"]
+    assert len(quant["shapes"]) == 12
+    assert quant["name"] == "Per-Token Quant"  # a folder inside a sweep reads the sweep's kernels.json
+    first = quant["shapes"][0]
+    assert set(first["providers"]) >= {"flydsl", "pytorch", "triton"}
+    assert first["providers"]["triton"]["status"] == "failed"
+
+
+def test_markdown_table(sweep, capsys):
+    rc, out, _ = run_cli(capsys, sweep, "--markdown")
+    assert rc == 0
+    lines = out.splitlines()
+    assert lines[0] == "| Kernel | Verdict | Geomean vs best | Wins | Weighted | Failures | Worst shape |"
+    assert "| Vector Add (`vec_add`) | **HEADROOM** (uncertain) | 0.95x | 0 of 12 | \u2014 | none | " \
+           "0.77x vs aiter_triton `n=7340032` |" in lines
+    assert "| RMSNorm (`rmsnorm`) | **HEADROOM** | 0.88x | 6 of 153 | 0.82x | 6 hard | " \
+           "0.58x vs aiter_triton `M=16384 N=7168 eps=1e-05` |" in lines
+    row = next(x for x in lines if "`moe_blockscale`" in x)
+    assert "**BLOCKED**" in row and "6 hard, 2 harness" in row
+    assert sum(1 for x in lines if x.startswith("| ") and "`)" in x) == 13
+
+
+def test_text_table(sweep, capsys):
+    rc, out, _ = run_cli(capsys, sweep)
+    assert rc == 0
+    rows = {line.split()[0]: line.split() for line in out.splitlines()[2:15]}
+    assert rows["softmax"][:5] == ["softmax", "WIN?", "1.08x", "29", "of"]
+    assert rows["gemm"][1:3] == ["HEADROOM", "0.50x"]
+    assert "untimed (ledger only): attention_prefill (42 shapes)" in out
+
+
+def test_text_shapes_table(sweep, capsys):
+    rc, out, _ = run_cli(capsys, sweep / "benchmarks" / "examples" / "pa_decode", "--shapes")
+    assert rc == 0
+    assert "pa_decode (Paged-Attn Decode (PS)): HEADROOM, geomean 0.493x < 0.95 over 12 measured shapes" in out
+    header = next(x for x in out.splitlines() if x.startswith("args"))
+    assert header.split()[:6] == ["args", "stage", "model", "weight", "flydsl", "gluon"]
+
+
+def test_single_bad_campaign_folder_exits_2_with_one_line(sweep, tmp_path, capsys):
+    root = make_tmp_sweep(sweep, tmp_path, ["vec_add"])
+    folder = root / "benchmarks" / "examples" / "vec_add"
+    break_ledger(folder)
+    rc, out, err = run_cli(capsys, folder)
+    assert rc == 2 and out == ""
+    assert err.splitlines() == [f"kernel-atlas: error: {folder / 'shape_ledger.jsonl'}:5: "
+                                "not JSON: Expecting property name enclosed in double quotes (column 2)"]
+
+
+def test_sweep_with_a_broken_campaign_scores_the_others(sweep, tmp_path, capsys):
+    root = make_tmp_sweep(sweep, tmp_path, ["vec_add", "softmax", "quant"])
+    break_ledger(root / "benchmarks" / "examples" / "softmax")
+    rc, out, err = run_cli(capsys, root, "--json")
+    assert rc == 1
+    assert err.splitlines() == ["kernel-atlas: broken softmax: benchmarks/examples/softmax/shape_ledger.jsonl:5: "
+                                "not JSON: Expecting property name enclosed in double quotes (column 2)"]
+    doc = json.loads(out)
+    assert sorted(doc["campaigns"]) == ["quant", "vec_add"]
+    assert doc["errors"] == {"softmax": "benchmarks/examples/softmax/shape_ledger.jsonl:5: not JSON: "
+                                        "Expecting property name enclosed in double quotes (column 2)"}
+    assert str(tmp_path) not in out
+    rc, out, _ = run_cli(capsys, root)
+    assert rc == 1 and "vec_add" in out and "quant" in out
+
+
+def test_config_option_and_missing_path(sweep, tmp_path, capsys):
+    cfg = tmp_path / "strict.toml"
+    cfg.write_text("[thresholds]\nwin = 1.2\nheadroom = 0.9\n")
+    rc, out, _ = run_cli(capsys, sweep / "benchmarks" / "examples" / "vec_add", "--json", "--config", cfg)
+    assert rc == 0
+    assert json.loads(out)["campaigns"]["vec_add"]["verdict"] == "PARITY"
+    rc, out, err = run_cli(capsys, tmp_path / "nope")
+    assert rc == 2 and err.strip().endswith("nope: no such file or directory")
+    (tmp_path / "bad.toml").write_text("win = [\n")
+    rc, _, err = run_cli(capsys, sweep / "benchmarks" / "examples" / "vec_add", "--config", tmp_path / "bad.toml")
+    assert rc == 2 and err.startswith(f"kernel-atlas: error: {tmp_path / 'bad.toml'}:")
+
+
+def test_output_formats_are_exclusive(sweep, capsys):
+    with pytest.raises(SystemExit) as info:
+        main(["verdicts", str(sweep), "--json", "--markdown"])
+    assert info.value.code == 2
+    assert "not allowed with argument" in capsys.readouterr().err
