@@ -1,0 +1,96 @@
+"""``kernel-atlas capture SPEC``: check, time and profile a kernel into a sweep folder.
+
+NVIDIA (the default): SPEC is a small Python file naming the candidate, the baselines
+and the shapes (format in ``generator.capture_nv``); the capture needs a CUDA GPU,
+PyTorch and Nsight Compute (``ncu``). ``--dry-run`` only loads the SPEC and prints the
+plan, on any machine. ``--vendor amd`` hands the same arguments to
+``generator.capture_amd`` (a command to profile may follow ``--``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import sys
+
+NAME = "capture"
+HELP = "Check, time and profile a kernel (NVIDIA: ncu; AMD: rocprofv3) into a sweep folder."
+ORDER = 70
+
+
+SPEC_SUFFIXES = (".py", ".yaml", ".yml", ".toml", ".json")
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    """``capture [SPEC] [--vendor {nvidia,amd}] [--dry-run] [--kernel REGEX] [--label LABEL]
+    [--into SWEEP] [--raw-dir DIR] [cmd ...]``."""
+    p.add_argument("spec", nargs="?", metavar="SPEC",
+                   help="SPEC file: candidate and baseline callables and shapes (a Python file)")
+    add_options(p)
+    p.add_argument("cmd", nargs=argparse.REMAINDER,
+                   help="(--vendor amd) the command to profile, after --")
+
+
+def add_options(p: argparse.ArgumentParser) -> None:
+    """The options (no positionals), also used to read options written after SPEC."""
+    p.add_argument("--vendor", choices=("nvidia", "amd"), default="nvidia",
+                   help="profiler to drive: nvidia (ncu, default) or amd (rocprofv3)")
+    p.add_argument("--dry-run", action="store_true",
+                   help="load the SPEC and print what would run, touching no GPU")
+    p.add_argument("--kernel", metavar="REGEX",
+                   help="kernel-name regex to profile (default: the SPEC's KERNEL_REGEX)")
+    p.add_argument("--label", metavar="LABEL",
+                   help="capture label, the folder under examples/<kernel>/ncu/ (default: the SPEC's LABEL)")
+    p.add_argument("--into", metavar="SWEEP", default="bundles",
+                   help="sweep folder to write examples/ and benchmarks/examples/ into (default: bundles)")
+    p.add_argument("--raw-dir", metavar="DIR",
+                   help="keep the raw profiler report and its log here (default: a temporary folder)")
+
+
+def looks_like_spec(word: str) -> bool:
+    """True for an existing file or a name with a SPEC suffix (else it starts a command)."""
+    return os.path.isfile(word) or word.endswith(SPEC_SUFFIXES)
+
+
+def normalize(args: argparse.Namespace) -> argparse.Namespace:
+    """Split what argparse.REMAINDER gathered into our options and the command to profile.
+
+    ``capture spec.py --into x`` leaves ``--into x`` in ``cmd`` (REMAINDER takes all after
+    the first positional): options up to a ``--`` are read back here, and what follows
+    ``--`` is the command. A first word that is no SPEC starts the command
+    (``capture --vendor amd -- rocprofv3 ... -- python app.py``).
+    """
+    cmd = list(args.cmd or [])
+    if args.spec is not None and not looks_like_spec(args.spec):
+        args.cmd = [args.spec, *cmd]
+        args.spec = None
+        return args
+    if "--" in cmd:
+        cut = cmd.index("--")
+        head, tail = cmd[:cut], cmd[cut + 1:]
+    else:
+        head, tail = cmd, []
+    if head:
+        opts = argparse.ArgumentParser(prog="kernel-atlas capture", add_help=False)
+        add_options(opts)
+        opts.parse_args(head, namespace=args)
+    args.cmd = tail
+    return args
+
+
+def run(args: argparse.Namespace) -> int:
+    """Dispatch to the vendor's capture."""
+    args = normalize(args)
+    if args.vendor == "amd":
+        try:
+            mod = importlib.import_module("generator.capture_amd")
+        except ModuleNotFoundError as err:
+            if err.name != "generator.capture_amd":
+                raise
+            print("kernel-atlas: error: AMD capture is not available yet", file=sys.stderr)
+            return 2
+        return int(mod.main(args) or 0)
+    from generator import capture_nv
+
+    return capture_nv.capture(args)
