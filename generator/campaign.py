@@ -308,15 +308,18 @@ def read_results(path: str | os.PathLike) -> tuple[list[ResultRow], dict[str, di
     else:
         raise InputError(path, "unsupported results format: expected .jsonl or .csv")
     rows: list[ResultRow] = []
-    seen: dict[str, dict[str, dict[str, None]]] = {}
+    columns = tuple(PROVENANCE_COLUMNS)
+    combos: dict[tuple, None] = {}  # distinct (provider, provenance values), first-seen order
     for line, rec in records:
         row = _result_row(rec, len(rows), line, path)
         rows.append(row)
-        mine = seen.setdefault(row.provider, {})
-        for column, key in PROVENANCE_COLUMNS.items():
-            value = rec.get(column)
+        combos[(row.provider, *(rec.get(c) for c in columns))] = None
+    seen: dict[str, dict[str, dict[str, None]]] = {}
+    for provider, *values in combos:
+        mine = seen.setdefault(provider, {})
+        for column, value in zip(columns, values):
             if value not in (None, ""):
-                mine.setdefault(key, {})[str(value)] = None
+                mine.setdefault(PROVENANCE_COLUMNS[column], {})[str(value)] = None
     return rows, {p: {k: list(v) for k, v in keys.items()} for p, keys in seen.items()}
 
 
