@@ -18,7 +18,7 @@ from the benchmark results. Example::
     keys = ["baseline_time_weight", "traffic_weight"]   # first key set on a shape wins
 
     [kernels.pa]                  # one table per bundle (examples/<name>/)
-    campaign = "pa_decode"        # its campaign folder (benchmarks/examples/<campaign>/)
+    campaign = "pa_decode"        # its campaign folder (benchmarks/examples/<campaign>/); "" = none
     name = "Paged-Attn Decode"
     category = "attention"
 

@@ -317,8 +317,9 @@ def score_shape(shape: LedgerShape, rows: Mapping[str, Sequence[ResultRow]], can
                 thresholds: Thresholds = Thresholds(),
                 weight_keys: tuple[str, ...] = ("baseline_time_weight", "traffic_weight")) -> ShapeResult:
     """Score one ledger shape from its rows (provider -> rows in file order)."""
-    chosen = {p: pick_row(rs) for p, rs in rows.items() if rs}
-    chosen = dict(sorted(chosen.items(), key=lambda item: rows[item[0]][0].index))
+    # providers in file order of their first row: the order of the table's columns
+    present = sorted(((p, rs) for p, rs in rows.items() if rs), key=lambda item: item[1][0].index)
+    chosen = {p: pick_row(rs) for p, rs in present}
     cand = chosen.get(candidate)
     best = best_baseline(chosen, candidate)
     cand_ok = cand is not None and cand.usable

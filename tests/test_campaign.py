@@ -83,6 +83,12 @@ def test_csv_and_jsonl_hold_the_same_rows_and_give_the_same_scores(sweep):
         assert a == b, op
 
 
+def test_rows_as_dataframe(sweep):
+    df = read_campaign(campaign_dir(sweep, "quant")).to_dataframe()
+    assert df.shape == (120, 14)
+    assert df.groupby("provider")["median_us"].count()["flydsl"] == 12
+
+
 def test_csv_line_numbers_and_empty_cells(sweep):
     rows, _ = read_results(campaign_dir(sweep, "flash_attn") / "benchmark_results.csv")
     assert rows[0].line == 2  # after the header
