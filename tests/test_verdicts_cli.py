@@ -146,3 +146,11 @@ def test_output_formats_are_exclusive(sweep, capsys):
         main(["verdicts", str(sweep), "--json", "--markdown"])
     assert info.value.code == 2
     assert "not allowed with argument" in capsys.readouterr().err
+
+
+def test_examples_folder_finds_the_sweep_root(sweep, capsys):
+    rc, out, _ = run_cli(capsys, sweep / "benchmarks" / "examples", "--json")
+    assert rc == 0
+    gemm = json.loads(out)["campaigns"]["gemm"]
+    assert (gemm["name"], gemm["path"], gemm["bundles"]) == ("HGEMM Split-K", "benchmarks/examples/gemm",
+                                                             ["hgemm_splitk"])

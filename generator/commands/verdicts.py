@@ -16,7 +16,8 @@ from __future__ import annotations
 import json
 import os
 import sys
-from generator.campaign import find_campaign_folders, is_campaign_folder
+
+from generator.campaign import is_campaign_folder
 from generator.config import load_config, read_config
 from generator.errors import InputError
 from generator.verdicts import (
@@ -24,6 +25,7 @@ from generator.verdicts import (
     KernelScore,
     load_kernels_json,
     score_folder,
+    score_sweep,
     verdicts_document,
 )
 
@@ -45,11 +47,12 @@ def add_arguments(p) -> None:
                    help="configuration file (default: kernel-atlas.toml at the sweep root)")
 
 
-def sweep_root_of(folder: str) -> str | None:
-    """The sweep root above ``<root>/benchmarks/examples/<op>``, or None."""
-    parent = os.path.dirname(os.path.abspath(folder))
-    if os.path.basename(parent) == "examples" and os.path.basename(os.path.dirname(parent)) == "benchmarks":
-        return os.path.dirname(os.path.dirname(parent))
+def sweep_root_of(path: str) -> str | None:
+    """The sweep root of ``<root>/benchmarks/examples[/<op>]``, or None."""
+    path = os.path.abspath(path)
+    for folder in (path, os.path.dirname(path)):
+        if os.path.basename(folder) == "examples" and os.path.basename(os.path.dirname(folder)) == "benchmarks":
+            return os.path.dirname(os.path.dirname(folder))
     return None
 
 
@@ -61,23 +64,25 @@ def collect(paths: list[str], config_file: str | None = None) -> tuple[dict, str
         if not os.path.exists(path):
             raise InputError(path, "no such file or directory")
         single = is_campaign_folder(path)
-        root = sweep_root_of(path) if single else path
+        root = sweep_root_of(path) or (None if single else path)
         config = read_config(config_file) if config_file else load_config(root)
         kernels_json = load_kernels_json(root)
-        folders = find_campaign_folders(path)
-        if not folders:
-            raise InputError(path, "no campaign folders found (expected benchmarks/examples/<op>/ "
-                                   "with shape_ledger.jsonl and benchmark_results.jsonl or .csv)")
         base = root or os.path.dirname(os.path.abspath(path))
-        for op, folder in folders.items():
-            rel = os.path.relpath(os.path.abspath(folder), os.path.abspath(base)).replace(os.sep, "/")
-            item = score_folder(folder, config, kernels_json, name=op, rel=rel)
-            if single and len(paths) == 1 and isinstance(item, InputError):
+        if single:
+            name = os.path.basename(os.path.abspath(path))
+            rel = os.path.relpath(os.path.abspath(path), base).replace(os.sep, "/")
+            item = score_folder(path, config, kernels_json, name=name, rel=rel)
+            if len(paths) == 1 and isinstance(item, InputError):
                 raise item
-            scores[op] = item
+            scores[name] = item
+        else:
+            found = score_sweep(root, config, kernels_json)
+            if not found:
+                raise InputError(path, "no campaign folders found (expected benchmarks/examples/<op>/ "
+                                       "with shape_ledger.jsonl and benchmark_results.jsonl or .csv)")
+            scores.update(found)
         roots.append(os.path.abspath(base))
-    common = os.path.commonpath(roots) if roots else None
-    return scores, common
+    return scores, os.path.commonpath(roots) if roots else None
 
 
 def run(args) -> int:
