@@ -30,7 +30,7 @@ The snapshot document (``SweepSnapshot.to_json``), abridged::
                     "top_stall_type": "VMEM-load", "stall_ratio": 0.764,
                     "waves_per_simd": 8, "limiter": "VGPR"},
         "shapes": [{"shape_id": "sha1:a5bf9702ded2560e", "args": {"M": 32768, "N": 8192},
-                    "speedup": 1.02, "candidate_us": 217.4, "candidate_status": "ok",
+                    "dtype": "bf16", "speedup": 1.02, "candidate_us": 217.4, "candidate_status": "ok",
                     "best_baseline": "aiter_triton", "best_baseline_us": 222.1, "noise": 1.19}]}}}
 
 Every document carries ``format_version``; a version this tool does not read is an
@@ -73,6 +73,7 @@ class ShapePoint:
 
     shape_id: str
     args: dict[str, Any]
+    dtype: str  # "" when unknown
     speedup: float | None  # None: not measured in this sweep
     candidate_us: float | None
     candidate_status: str | None  # ok, failed, oom, incorrect, ... (None: no candidate row)
@@ -84,6 +85,7 @@ class ShapePoint:
         return {
             "shape_id": self.shape_id,
             "args": self.args,
+            "dtype": self.dtype,
             "speedup": self.speedup,
             "candidate_us": self.candidate_us,
             "candidate_status": self.candidate_status,
@@ -312,7 +314,7 @@ def _kernel_from_score(slug: str, bundle: str | None, score, campaign, hotspot: 
         n_measured=score.n_measured,
         hard_failures=score.hard_failures,
         shapes=[ShapePoint(
-            shape_id=s.shape_id, args=dict(s.args), speedup=s.speedup, candidate_us=s.candidate_us,
+            shape_id=s.shape_id, args=dict(s.args), dtype=s.dtype or "", speedup=s.speedup, candidate_us=s.candidate_us,
             candidate_status=s.candidate_status, best_baseline=s.best_baseline,
             best_baseline_us=s.best_baseline_us, noise=s.noise,
         ) for s in score.shapes],
@@ -460,6 +462,7 @@ def shape_from_json(s: Mapping[str, Any]) -> ShapePoint:
     return ShapePoint(
         shape_id=str(s["shape_id"]),
         args=dict(args) if isinstance(args, dict) else {},
+        dtype=str(s.get("dtype") or ""),
         speedup=_num(s.get("speedup")),
         candidate_us=_num(s.get("candidate_us")),
         candidate_status=s.get("candidate_status"),
