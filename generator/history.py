@@ -1,0 +1,470 @@
+"""History across sweeps: keep each sweep's numbers, read them back as series, find steps.
+
+A history folder holds one compact snapshot per recorded sweep and a manifest; no page
+is ever copied, so twenty sweeps of the shared MI350X sweep take a few hundred kB::
+
+    history/
+      history.json                 the manifest, oldest entry first
+      sweeps/0001-2026-06-01.json  a SweepSnapshot document without per-shape rows
+      sweeps/0002-pr-42.json
+
+``history.json``::
+
+    {"format_version": 1, "kind": "kernel-atlas-history", "retention": 20,
+     "entries": [{"seq": 1, "label": "2026-06-01", "commit": "18c5a7ed",
+                  "date": "2026-06-01", "file": "sweeps/0001-2026-06-01.json"}]}
+
+``record`` adds a sweep (recording a label again replaces that entry in place) and
+drops the oldest entries beyond the retention limit (default 20, ``[history] keep``
+of ``kernel-atlas.toml``). ``load_series`` turns the history into one series of points
+per kernel; ``detect_steps`` finds the real changes in a series (math below);
+``history_chart_data`` gives Plotly figures; ``regression_marks`` the kernels whose
+latest step is a regression (for the overview).
+
+Step detection (pure; ``detect_steps``)
+---------------------------------------
+Work in logs: ``y_i = ln g_i`` for each point with a geomean (points without one are
+skipped), ``w_i = ln noise_i`` (0 when unknown; ``noise`` is the kernel's p90/p10
+factor), ``f = ln(1 + min_change)``. A *segment* is a run of points on one level; its
+level is ``m(S) = median y_j`` and its noise ``n(S) = median w_j`` over ``j in S``.
+Point ``i`` fits segment ``S`` when
+
+    |y_i - m(S)| <= T(S, i),   T(S, i) = max(f, n(S), w_i)
+
+i.e. a change must beat both the measured noise and the relative threshold. Scan the
+points in order, starting with one segment holding the first point:
+
+1. the point fits the current segment: it joins it;
+2. it does not fit, but the next point does: a *blip* that reverts, ignored;
+3. neither fits (or it is the last point): a new segment starts at it.
+
+Then adjacent segments whose levels differ by no more than ``max(f, n(S1), n(S2))``
+are merged (leftmost pair first, until none is left). Each boundary left is a *step*
+at the first point of the later segment, with ``ratio = exp(m(S2) - m(S1))``: a
+regression when the ratio is below 1 (the geomean is the candidate's speedup). A step
+whose later segment is the last point alone is *unconfirmed*: it may yet be a blip.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+import os
+import re
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Sequence
+
+from generator.errors import InputError
+from generator.model import FORMAT_VERSION
+from generator.snapshot import (
+    SweepSnapshot,
+    check_format_version,
+    load_snapshot,
+    read_json,
+    snapshot_from_json,
+)
+
+DEFAULT_RETENTION = 20
+#: Relative change a step must also beat (besides the noise).
+DEFAULT_MIN_CHANGE = 0.05
+MANIFEST = "history.json"
+SWEEPS = "sweeps"
+HISTORY_KIND = "kernel-atlas-history"
+VERDICT_COLORS = {
+    "WIN": "#1a7f37",
+    "PARITY": "#6e7781",
+    "HEADROOM": "#bc4c00",
+    "BLOCKED": "#cf222e",
+    "UNTIMED": "#8c959f",
+}
+_SAFE = re.compile(r"[^A-Za-z0-9_.-]+")
+
+
+# ---------------------------------------------------------------- the manifest
+
+
+@dataclass
+class HistoryEntry:
+    """One recorded sweep."""
+
+    seq: int  # increasing record number (never reused)
+    label: str
+    commit: str | None
+    date: str | None
+    file: str  # relative to the history folder, "/" separated
+
+    def to_json(self) -> dict[str, Any]:
+        return {"seq": self.seq, "label": self.label, "commit": self.commit, "date": self.date, "file": self.file}
+
+
+@dataclass
+class History:
+    """The manifest of a history folder."""
+
+    path: str
+    retention: int
+    entries: list[HistoryEntry] = field(default_factory=list)  # oldest first
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "format_version": FORMAT_VERSION,
+            "kind": HISTORY_KIND,
+            "retention": self.retention,
+            "entries": [e.to_json() for e in self.entries],
+        }
+
+
+def load_history(history_dir: str | os.PathLike) -> History:
+    """The manifest of a history folder; an empty history when the folder or manifest is absent."""
+    history_dir = os.fspath(history_dir)
+    path = os.path.join(history_dir, MANIFEST)
+    if not os.path.isfile(path):
+        if os.path.isdir(history_dir) and os.path.isdir(os.path.join(history_dir, SWEEPS)):
+            raise InputError(path, f"missing: {SWEEPS}/ is there but not its manifest; "
+                                   f"delete the folder to start the history again")
+        return History(path=history_dir, retention=DEFAULT_RETENTION)
+    doc = read_json(path)
+    if not isinstance(doc, dict) or doc.get("kind") != HISTORY_KIND:
+        raise InputError(path, f"not a kernel-atlas history manifest (expected \"kind\": \"{HISTORY_KIND}\")")
+    check_format_version(doc, path, "this history")
+    entries = []
+    for i, e in enumerate(doc.get("entries") or []):
+        if not isinstance(e, dict) or not isinstance(e.get("label"), str) or not isinstance(e.get("file"), str):
+            raise InputError(path, f"entries[{i}] needs a \"label\" and a \"file\"")
+        if not _inside(e["file"]):
+            raise InputError(path, f"entries[{i}]: file {e['file']!r} is outside the history folder")
+        entries.append(HistoryEntry(seq=int(e.get("seq") or i + 1), label=e["label"], commit=e.get("commit"),
+                                    date=e.get("date"), file=e["file"]))
+    retention = doc.get("retention")
+    return History(path=history_dir, retention=retention if isinstance(retention, int) and retention > 0
+                   else DEFAULT_RETENTION, entries=entries)
+
+
+def _inside(rel: str) -> bool:
+    """True for a relative path that stays inside its folder."""
+    norm = os.path.normpath(rel)
+    return not os.path.isabs(rel) and norm != ".." and not norm.startswith(".." + os.sep)
+
+
+def _write_json(path: str, doc: Any) -> None:
+    """Write JSON with sorted keys, atomically (a reader never sees half a file)."""
+    tmp = path + ".tmp"
+    with open(tmp, "w", encoding="utf-8") as fh:
+        json.dump(doc, fh, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+        fh.write("\n")
+    os.replace(tmp, path)
+
+
+def compact(snap: SweepSnapshot) -> SweepSnapshot:
+    """The snapshot without per-shape rows (what the history keeps)."""
+    kernels = {slug: dataclasses.replace(k, shapes=[]) for slug, k in snap.kernels.items()}
+    return dataclasses.replace(snap, kernels=kernels)
+
+
+# ---------------------------------------------------------------- recording
+
+
+def record(api_dir: str | os.PathLike, history_dir: str | os.PathLike, label: str, commit: str | None = None,
+           retention: int | None = DEFAULT_RETENTION) -> HistoryEntry:
+    """Add the sweep of a built site's ``api/`` (or a sweep folder) to the history."""
+    snap = load_snapshot(api_dir, label)
+    return record_snapshot(snap, history_dir, label, commit, retention)
+
+
+def record_snapshot(snap: SweepSnapshot, history_dir: str | os.PathLike, label: str, commit: str | None = None,
+                    retention: int | None = DEFAULT_RETENTION) -> HistoryEntry:
+    """Add one snapshot to the history; the same label again replaces its entry in place.
+
+    Entries beyond ``retention`` (oldest first) are dropped with their files.
+    """
+    retention = DEFAULT_RETENTION if retention is None else retention
+    if isinstance(retention, bool) or not isinstance(retention, int) or retention < 1:
+        raise InputError(os.fspath(history_dir), f"history retention must be a positive number of sweeps, "
+                                                 f"got {retention!r}")
+    if not label or not label.strip():
+        raise InputError(os.fspath(history_dir), "a history entry needs a non-empty label")
+    history_dir = os.fspath(history_dir)
+    hist = load_history(history_dir)
+    os.makedirs(os.path.join(history_dir, SWEEPS), exist_ok=True)
+    old = next((e for e in hist.entries if e.label == label), None)
+    seq = old.seq if old else max((e.seq for e in hist.entries), default=0) + 1
+    entry = HistoryEntry(seq=seq, label=label, commit=commit, date=snap.date,
+                         file=f"{SWEEPS}/{seq:04d}-{_SAFE.sub('-', label).strip('-') or 'sweep'}.json")
+    stored = compact(snap)
+    stored.label = label
+    if old and old.file != entry.file:
+        _remove(history_dir, old.file)
+    _write_json(os.path.join(history_dir, entry.file), stored.to_json())
+    entries = [entry if e is old else e for e in hist.entries]
+    if old is None:
+        entries.append(entry)
+    for dropped in entries[:-retention]:
+        _remove(history_dir, dropped.file)
+    hist.entries = entries[-retention:]
+    hist.retention = retention
+    _write_json(os.path.join(history_dir, MANIFEST), hist.to_json())
+    return entry
+
+
+def _remove(history_dir: str, rel: str) -> None:
+    """Delete one stored sweep file (already gone is fine)."""
+    try:
+        os.remove(os.path.join(history_dir, rel))
+    except FileNotFoundError:
+        pass
+
+
+# ---------------------------------------------------------------- series
+
+
+@dataclass
+class HistoryPoint:
+    """One kernel in one recorded sweep."""
+
+    label: str
+    commit: str | None
+    date: str | None
+    geomean: float | None
+    noise: float | None
+    verdict: str | None
+    name: str
+
+    @property
+    def band(self) -> tuple[float, float] | None:
+        """(geomean / noise, geomean * noise): the range the noise alone explains."""
+        if self.geomean is None:
+            return None
+        n = self.noise if self.noise and self.noise > 1 else 1.0
+        return self.geomean / n, self.geomean * n
+
+    def to_json(self) -> dict[str, Any]:
+        band = self.band
+        return {"label": self.label, "commit": self.commit, "date": self.date, "geomean": self.geomean,
+                "noise": self.noise, "low": band[0] if band else None, "high": band[1] if band else None,
+                "verdict": self.verdict}
+
+
+def load_snapshots(history_dir: str | os.PathLike) -> list[tuple[HistoryEntry, SweepSnapshot]]:
+    """Every recorded sweep, oldest first."""
+    hist = load_history(history_dir)
+    out = []
+    for e in hist.entries:
+        path = os.path.join(os.fspath(history_dir), e.file)
+        out.append((e, snapshot_from_json(read_json(path), path)))
+    return out
+
+
+def load_series(history_dir: str | os.PathLike) -> dict[str, list[HistoryPoint]]:
+    """Per kernel slug, its points over the recorded sweeps (oldest first; absent sweeps skipped)."""
+    series: dict[str, list[HistoryPoint]] = {}
+    for entry, snap in load_snapshots(history_dir):
+        for slug, k in snap.kernels.items():
+            series.setdefault(slug, []).append(HistoryPoint(
+                label=entry.label, commit=entry.commit, date=entry.date or snap.date,
+                geomean=k.geomean_vs_best, noise=k.noise, verdict=k.verdict, name=k.name))
+    return dict(sorted(series.items()))
+
+
+# ---------------------------------------------------------------- step detection
+
+
+@dataclass
+class Step:
+    """A change of level in a series."""
+
+    index: int  # position (in the input) of the first point on the new level
+    before: float  # level before (geomean, median of its segment)
+    after: float  # level after
+    ratio: float  # after / before
+    regression: bool  # ratio < 1
+    confirmed: bool  # False when the new level rests on the last point alone
+
+    def to_json(self) -> dict[str, Any]:
+        return {"index": self.index, "before": self.before, "after": self.after, "ratio": self.ratio,
+                "regression": self.regression, "confirmed": self.confirmed}
+
+
+@dataclass
+class StepReport:
+    """The steps of a series and the blips that were ignored."""
+
+    steps: list[Step]
+    blips: list[int]  # positions of points that left the level and came straight back
+
+
+def _median(xs: Sequence[float]) -> float:
+    s = sorted(xs)
+    n = len(s)
+    return s[n // 2] if n % 2 else (s[n // 2 - 1] + s[n // 2]) / 2
+
+
+def detect_steps(values: Sequence[float | None], noises: Sequence[float | None] | None = None,
+                 min_change: float = DEFAULT_MIN_CHANGE) -> StepReport:
+    """Find the steps of a geomean series (see the module docstring for the math)."""
+    noises = list(noises) if noises is not None else [None] * len(values)
+    if len(noises) != len(values):
+        raise ValueError("values and noises differ in length")
+    idx = [i for i, v in enumerate(values) if v is not None and v > 0]
+    if not idx:
+        return StepReport([], [])
+    y = {i: math.log(values[i]) for i in idx}
+    w = {i: math.log(noises[i]) if noises[i] and noises[i] > 1 else 0.0 for i in idx}
+    floor = math.log(1.0 + min_change)
+
+    def level(seg: list[int]) -> float:
+        return _median([y[j] for j in seg])
+
+    def noise(seg: list[int]) -> float:
+        return _median([w[j] for j in seg])
+
+    def fits(seg: list[int], i: int) -> bool:
+        return abs(y[i] - level(seg)) <= max(floor, noise(seg), w[i])
+
+    segments: list[list[int]] = []
+    blips: list[int] = []
+    current = [idx[0]]
+    for pos in range(1, len(idx)):
+        i = idx[pos]
+        if fits(current, i):
+            current.append(i)
+            continue
+        nxt = idx[pos + 1] if pos + 1 < len(idx) else None
+        if nxt is not None and fits(current, nxt):
+            blips.append(i)
+            continue
+        segments.append(current)
+        current = [i]
+    segments.append(current)
+    merged = True
+    while merged:
+        merged = False
+        for k in range(len(segments) - 1):
+            a, b = segments[k], segments[k + 1]
+            if abs(level(b) - level(a)) <= max(floor, noise(a), noise(b)):
+                segments[k:k + 2] = [sorted(a + b)]
+                merged = True
+                break
+    steps = []
+    last = idx[-1]
+    for a, b in zip(segments, segments[1:]):
+        before, after = math.exp(level(a)), math.exp(level(b))
+        ratio = math.exp(level(b) - level(a))
+        steps.append(Step(index=b[0], before=before, after=after, ratio=ratio, regression=ratio < 1.0,
+                          confirmed=not (len(b) == 1 and b[0] == last)))
+    return StepReport(steps, sorted(blips))
+
+
+def series_steps(points: Sequence[HistoryPoint], min_change: float = DEFAULT_MIN_CHANGE) -> StepReport:
+    """``detect_steps`` over one kernel's history points."""
+    return detect_steps([p.geomean for p in points], [p.noise for p in points], min_change)
+
+
+def regression_marks(series: Mapping[str, Sequence[HistoryPoint]],
+                     min_change: float = DEFAULT_MIN_CHANGE) -> dict[str, dict[str, Any]]:
+    """Kernels whose latest step is a regression: slug -> what to show on the overview.
+
+    ``{"from": label, "to": label, "commit": ..., "before": 1.08, "after": 0.90,
+    "ratio": 0.833, "confirmed": true}``; ``from`` is the last sweep on the old level.
+    """
+    out = {}
+    for slug, points in sorted(series.items()):
+        report = series_steps(points, min_change)
+        if not report.steps or not report.steps[-1].regression:
+            continue
+        step = report.steps[-1]
+        prev = max((i for i in range(step.index) if points[i].geomean is not None and i not in report.blips),
+                   default=None)
+        out[slug] = {
+            "from": points[prev].label if prev is not None else None,
+            "to": points[step.index].label,
+            "commit": points[step.index].commit,
+            "before": step.before,
+            "after": step.after,
+            "ratio": step.ratio,
+            "confirmed": step.confirmed,
+        }
+    return out
+
+
+# ---------------------------------------------------------------- charts and the api document
+
+
+def _point_text(p: HistoryPoint) -> str:
+    """Hover text of one point: sweep, commit, date, geomean with its noise, verdict."""
+    head = p.label + (f" @ {p.commit}" if p.commit else "")
+    lines = [head]
+    if p.date:
+        lines.append(p.date)
+    if p.geomean is not None:
+        noise = f" (noise ±{(p.noise - 1) * 100:.1f}%)" if p.noise and p.noise > 1 else ""
+        lines.append(f"geomean {p.geomean:.3f}x{noise}")
+    lines.append(p.verdict or "no verdict")
+    return "<br>".join(lines)
+
+
+def history_chart_data(series: Mapping[str, Sequence[HistoryPoint]], min_change: float = DEFAULT_MIN_CHANGE,
+                       thresholds: tuple[float, float] = (0.95, 1.05)) -> dict[str, dict[str, Any]]:
+    """Per kernel slug a Plotly figure ``{"data": [...], "layout": {...}}`` (plain JSON values).
+
+    Traces: the noise band (two lines, the lower filled up to the upper), the geomean
+    line with one marker per sweep coloured by its verdict and labelled with its sweep
+    and commit, and triangles on regression steps. The x axis is categorical (sweep
+    labels, oldest first); dashed lines mark the HEADROOM and WIN thresholds. Draw with
+    ``Plotly.newPlot(div, fig.data, fig.layout, {displayModeBar: false})``.
+    """
+    figures = {}
+    for slug, points in sorted(series.items()):
+        pts = [p for p in points]
+        x = [p.label for p in pts]
+        bands = [p.band for p in pts]
+        report = series_steps(pts, min_change)
+        regress = [s for s in report.steps if s.regression]
+        data: list[dict[str, Any]] = [
+            {"type": "scatter", "mode": "lines", "name": "noise band", "x": x,
+             "y": [b[1] if b else None for b in bands], "line": {"width": 0}, "hoverinfo": "skip",
+             "showlegend": False},
+            {"type": "scatter", "mode": "lines", "name": "noise band", "x": x,
+             "y": [b[0] if b else None for b in bands], "line": {"width": 0}, "fill": "tonexty",
+             "fillcolor": "rgba(110,119,129,0.18)", "hoverinfo": "skip"},
+            {"type": "scatter", "mode": "lines+markers", "name": "geomean vs best", "x": x,
+             "y": [p.geomean for p in pts], "text": [_point_text(p) for p in pts],
+             "hovertemplate": "%{text}<extra></extra>", "line": {"color": "#0969da"},
+             "marker": {"size": 9, "color": [VERDICT_COLORS.get(p.verdict or "", "#8c959f") for p in pts]},
+             "customdata": [[p.verdict, p.commit] for p in pts]},
+        ]
+        if regress:
+            data.append({"type": "scatter", "mode": "markers", "name": "regression",
+                         "x": [x[s.index] for s in regress], "y": [pts[s.index].geomean for s in regress],
+                         "text": [f"regression {(s.ratio - 1) * 100:+.1f}%" + ("" if s.confirmed else " (unconfirmed)")
+                                  for s in regress],
+                         "hovertemplate": "%{text}<extra></extra>",
+                         "marker": {"symbol": "triangle-down", "size": 14, "color": VERDICT_COLORS["BLOCKED"]}})
+        layout = {
+            "title": {"text": f"{pts[-1].name if pts else slug}: geomean over sweeps"},
+            "xaxis": {"type": "category", "title": {"text": "sweep"}},
+            "yaxis": {"title": {"text": "geomean speedup vs best baseline (x)"}},
+            "shapes": [{"type": "line", "xref": "paper", "x0": 0, "x1": 1, "y0": t, "y1": t,
+                        "line": {"dash": "dot", "width": 1, "color": "#6e7781"}} for t in thresholds],
+            "showlegend": False,
+            "margin": {"l": 60, "r": 20, "t": 40, "b": 50},
+        }
+        figures[slug] = {"data": data, "layout": layout}
+    return figures
+
+
+def history_document(series: Mapping[str, Sequence[HistoryPoint]],
+                     min_change: float = DEFAULT_MIN_CHANGE) -> dict[str, Any]:
+    """The ``api/history.json`` document: per kernel its points, steps and regression mark."""
+    marks = regression_marks(series, min_change)
+    kernels = {}
+    for slug, points in sorted(series.items()):
+        report = series_steps(points, min_change)
+        kernels[slug] = {
+            "points": [p.to_json() for p in points],
+            "steps": [s.to_json() for s in report.steps],
+            "blips": report.blips,
+            "regression": marks.get(slug),
+        }
+    return {"format_version": FORMAT_VERSION, "kind": "kernel-atlas-history-series",
+            "min_change": min_change, "kernels": kernels}
