@@ -44,7 +44,7 @@ from typing import Any
 
 import yaml
 
-from generator import att, rocprof
+from generator import att, rocprof, runstats
 from generator.errors import InputError
 from generator.model import FORMAT_VERSION, UNKNOWN_LOC
 
@@ -86,10 +86,11 @@ FIX_NO_SOURCE = ("the kernel was built without debug info, most often because a 
 
 # ---------------------------------------------------------------- small readers
 
-def check_name(value: str, what: str) -> str:
-    """A bundle name, label or suffix that is safe as one path component."""
-    if not value or not _PLAIN_NAME.match(value) or value in (".", ".."):
-        raise InputError(None, f"{what} {value!r} must be a plain name (letters, digits, _ . + -)")
+def check_name(value: str, option: str) -> str:
+    """A bundle name, label or suffix (given by ``option``) that is safe as one path component."""
+    if not value or not _PLAIN_NAME.match(value):
+        raise InputError(option, f"{value!r} must be a plain name: letters, digits and _ . + -, "
+                                 "starting with a letter or digit")
     return value
 
 
@@ -500,13 +501,13 @@ def choose_dest(src: str, bundle_dir: str, candidates: list[str]) -> tuple[str |
 # ---------------------------------------------------------------- provenance
 
 def _gpu(run: RawRun) -> dict[str, Any]:
-    """GPU name, arch and count from the run's agent info (or its results JSON)."""
+    """GPU product, arch and count from the run's agent info."""
     if run.agent_info:
         rows = rocprof.read_agent_info(run.agent_info)
-        gpus = [r for r in rows if (r.get("Agent_Type") or "").strip().upper() == "GPU"]
-        if gpus:
-            return {"gpu": (gpus[0].get("Product_Name") or "").strip() or None,
-                    "arch": rocprof.agent_arch(gpus[0]), "gpus": len(gpus)}
+        agent = runstats.pick_agent(rows)
+        if agent:
+            gpus = sum(1 for r in rows if (r.get("Agent_Type") or "").strip().upper() == "GPU")
+            return {"gpu": agent.product or None, "arch": agent.arch, "gpus": gpus}
     return {"gpu": None, "arch": None, "gpus": None}
 
 
@@ -647,11 +648,11 @@ def _plan_files(run: RawRun, label: str, suffix: str | None, tag: str) -> list[t
 def ingest(raw_dir: str, into: str, name: str, label: str | None = None,
            suffix: str | None = None) -> IngestReport:
     """Put the usable captures of one raw run, and its files, into ``into/examples/<name>/``."""
-    check_name(name, "kernel (bundle) name")
+    check_name(name, "--kernel")
     if suffix is not None:
-        check_name(suffix, "suffix")
+        check_name(suffix, "--suffix")
     run = scan_raw(raw_dir)
-    label = check_name(label or str((run.run_info or {}).get("label") or DEFAULT_LABEL), "label")
+    label = check_name(label or str((run.run_info or {}).get("label") or DEFAULT_LABEL), "--label")
     checks = [check_capture(c) for c in run.captures]
     report = IngestReport(raw_dir=raw_dir, bundle=f"examples/{name}", label=label, suffix=suffix,
                           checks=checks, problems=diagnose(run, checks))
