@@ -1,0 +1,238 @@
+"""Sweep snapshots: the real sweep's numbers, JSON round trips, format versions, empty sides.
+
+The builders here (``make_sweep_copy``, ``scale_candidate``...) make small sweeps from
+the shared one in ``tmp_path``: capture directories and unchanged files are symlinks
+to the read-only shared data, and only edited results files are written.
+``test_diff`` and ``test_history`` use them too.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Callable
+
+import pytest
+
+from generator.errors import InputError
+from generator.model import FORMAT_VERSION
+from generator.snapshot import (
+    SweepSnapshot,
+    check_format_version,
+    load_snapshot,
+    snapshot_from_api,
+    snapshot_from_json,
+    snapshot_from_sweep,
+)
+
+FA_BEFORE = ("flash_attn_func/att_viewer/big/ui_output_agent_38430_dispatch_44",
+             "flash_attn_func/att_viewer/small/ui_output_agent_32235_dispatch_44")
+FA_AFTER = ("flash_attn_func/att_viewer/big/ui_output_agent_55287_dispatch_44_after_loc_fix",
+            "flash_attn_func/att_viewer/small/ui_output_agent_58550_dispatch_44_after_loc_fix")
+SOFTMAX_CAPTURE = ("softmax/att_viewer/big/ui_output_agent_47920_dispatch_13",)
+
+RowEdit = Callable[[dict], dict]
+
+
+# ---------------------------------------------------------------- sweep builders (shared by the diff and history tests)
+
+
+def _link(src: Path, dst: Path) -> None:
+    dst.parent.mkdir(parents=True, exist_ok=True)
+    os.symlink(src, dst)
+
+
+def make_sweep_copy(shared: Path, root: Path, captures: tuple[str, ...] = (),
+                    campaigns: dict[str, RowEdit | None] | None = None,
+                    rename: dict[str, str] | None = None, kernels_json: bool = True) -> Path:
+    """A sweep under ``root`` made of pieces of the shared one.
+
+    ``captures``: capture paths under ``examples/`` to keep (their bundle's
+    ``compute_viewer/`` and ``source/`` come along); ``campaigns``: op -> a function that
+    edits each results row (None: rows unchanged); ``rename``: bundle or op -> new name.
+    """
+    rename = rename or {}
+    if kernels_json:
+        _link(shared / "docs" / "data" / "kernels.json", root / "docs" / "data" / "kernels.json")
+    bundles = sorted({c.split("/", 1)[0] for c in captures})
+    for b in bundles:
+        for sub in ("compute_viewer", "source"):
+            for f in sorted((shared / "examples" / b / sub).iterdir()):
+                _link(f, root / "examples" / rename.get(b, b) / sub / f.name)
+    for c in captures:
+        b, rest = c.split("/", 1)
+        _link(shared / "examples" / c, root / "examples" / rename.get(b, b) / rest)
+    for op, edit in (campaigns or {}).items():
+        src = shared / "benchmarks" / "examples" / op
+        dst = root / "benchmarks" / "examples" / rename.get(op, op)
+        for name in ("shape_ledger.jsonl", "baseline_matrix.yaml"):
+            _link(src / name, dst / name)
+        if edit is None:
+            _link(src / "benchmark_results.jsonl", dst / "benchmark_results.jsonl")
+            continue
+        with open(src / "benchmark_results.jsonl", encoding="utf-8") as fh, \
+                open(dst / "benchmark_results.jsonl", "w", encoding="utf-8") as out:
+            for line in fh:
+                if line.strip():
+                    out.write(json.dumps(edit(json.loads(line))) + "\n")
+    return root
+
+
+def scale_provider(provider: str, factor: float, **fields) -> RowEdit:
+    """A row edit: ``provider``'s times (median, p10, p90) times ``factor``, and fields set."""
+    def edit(row: dict) -> dict:
+        if row["provider"] == provider:
+            for key in ("median_us", "p10_us", "p90_us"):
+                if row.get(key) is not None:
+                    row[key] *= factor
+            row.update(fields)
+        return row
+    return edit
+
+
+def set_fields(**fields) -> RowEdit:
+    """A row edit setting fields on every row."""
+    def edit(row: dict) -> dict:
+        row.update(fields)
+        return row
+    return edit
+
+
+def chain(*edits: RowEdit) -> RowEdit:
+    def edit(row: dict) -> dict:
+        for e in edits:
+            row = e(row)
+        return row
+    return edit
+
+
+# ---------------------------------------------------------------- the real sweep
+
+
+@pytest.fixture(scope="module")
+def full(sweep) -> SweepSnapshot:
+    return snapshot_from_sweep(sweep)
+
+
+def test_real_sweep_kernels_and_slugs(full):
+    # 18 campaign folders (5 ledger-only) and one bundle without a campaign (pa_mqa_logits_fp4);
+    # a campaign takes its bundle's name as slug: gemm -> hgemm_splitk, pa_decode -> pa.
+    assert len(full.kernels) == 19
+    assert full.kernels["hgemm_splitk"].op == "gemm"
+    assert full.kernels["pa"].op == "pa_decode"
+    assert full.kernels["flash_attn_func"].op == "flash_attn"
+    assert full.kernels["pa_mqa_logits_fp4"].op is None and full.kernels["pa_mqa_logits_fp4"].verdict is None
+    assert full.kernels["fp8_gemm_rowscale"].bundle is None and full.kernels["fp8_gemm_rowscale"].hotspot is None
+    assert sorted(s for s, k in full.kernels.items() if k.verdict == "UNTIMED") == [
+        "attention_prefill", "batched_gemm", "paged_attention", "rope", "serving_scenarios"]
+    assert full.verdict_counts() == {"BLOCKED": 1, "HEADROOM": 9, "UNTIMED": 5, "WIN": 3}
+    assert full.errors == {}
+
+
+def test_real_sweep_numbers_equal_the_expected_verdicts(full, sweep):
+    expected = json.loads((sweep / "expected" / "verdicts.json").read_text())
+    by_op = {k.op: k for k in full.kernels.values() if k.op}
+    for op, want in expected.items():
+        k = by_op[op]
+        assert k.verdict == want["verdict"], op
+        assert round(k.geomean_vs_best, 3) == round(want["geomean_vs_best"], 3), op
+        assert (k.wins, k.n_measured, k.hard_failures) == (want["wins"], want["n_measured"], want["hard_failures"]), op
+
+
+def test_real_sweep_softmax_kernel(full):
+    k = full.kernels["softmax"]
+    assert k.name == "Softmax"
+    assert k.noise == pytest.approx(1.078835651920867, rel=1e-12)
+    assert len(k.shapes) == 73 and sum(s.speedup is not None for s in k.shapes) == 73
+    first = k.shapes[0]
+    assert (first.shape_id, first.args, first.dtype) == ("sha1:a5bf9702ded2560e", {"M": 32768, "N": 8192}, "bf16")
+    assert first.best_baseline == "pytorch"
+    assert first.speedup == pytest.approx(1.4772839214741198, rel=1e-12)
+    assert first.noise == pytest.approx(1.3336866646941261, rel=1e-12)
+    assert first.candidate_us == pytest.approx(217.40099787712097, rel=1e-12)
+    hot = k.hotspot
+    assert hot.capture == "examples/softmax/att_viewer/big/ui_output_agent_47920_dispatch_13"
+    assert (hot.top_stall_type, hot.waves_per_simd, hot.limiter) == ("VMEM-load", 8, "VGPR")
+    assert round(hot.stall_ratio, 4) == 0.7636
+    assert k.candidate_commit == "7255fff8"
+    assert k.baselines == {"aiter": "32e1e6d76", "aiter_asm": "32e1e6d76", "aiter_ck": "32e1e6d76",
+                           "aiter_triton": "32e1e6d76"}
+    assert k.environment == {"arch": "gfx950", "driver": "6.14.14", "gpu": "AMD Instinct MI350X", "rocm": "7.2.0",
+                             "torch": "2.9.1+rocm7.2.0.git7e1940d4", "triton": "3.6.0"}
+
+
+def test_real_sweep_provenance(full):
+    # campaign values every kernel shares, overridden by docs/data/kernels.json's provenance
+    assert full.provenance["capture_date"] == "2026-06-01" and full.date == "2026-06-01"
+    assert full.provenance["flydsl_commit"] == "18c5a7ed"
+    assert full.provenance["rocm"] == "7.2.0"
+    assert full.provenance["gpu"] == "AMD Instinct MI350X (gfx950, CDNA4)"
+    assert "candidate_commit" not in full.provenance  # moe_gemm / moe_blockscale ran 10793515, the rest 7255fff8
+
+
+def test_json_round_trip_is_exact_and_deterministic(full, sweep):
+    doc = full.to_json()
+    text = json.dumps(doc, sort_keys=True)
+    assert json.dumps(snapshot_from_json(json.loads(text)).to_json(), sort_keys=True) == text
+    assert json.dumps(snapshot_from_sweep(sweep).to_json(), sort_keys=True) == text
+    assert str(sweep.resolve().parent) not in text and "/work/" not in text
+
+
+# ---------------------------------------------------------------- format versions and empty sides
+
+
+def test_format_version_messages():
+    with pytest.raises(InputError, match=r"format_version 2 is newer than this kernel-atlas reads \(1\): "
+                                         r"upgrade kernel-atlas"):
+        check_format_version({"format_version": FORMAT_VERSION + 1}, "api/index.json")
+    with pytest.raises(InputError, match=r"format_version 0 is older .* rebuild it with this version"):
+        check_format_version({"format_version": 0}, "api/index.json")
+    with pytest.raises(InputError, match=r"no format_version: .* older kernel-atlas; rebuild it"):
+        check_format_version({}, "api/index.json")
+    assert check_format_version({"format_version": FORMAT_VERSION}, "x") == FORMAT_VERSION
+
+
+def test_snapshot_document_of_another_version_is_refused(full):
+    doc = full.to_json()
+    doc["format_version"] = 7
+    with pytest.raises(InputError) as err:
+        snapshot_from_json(doc, "history/sweeps/0001-a.json")
+    assert err.value.message.startswith("history/sweeps/0001-a.json: format_version 7 is newer")
+    with pytest.raises(InputError, match="not a kernel-atlas snapshot"):
+        snapshot_from_json({"format_version": 1, "kernels": {}}, "x.json")
+
+
+def test_empty_sides_are_clear_errors(tmp_path):
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(InputError, match="no kernel bundles or captures found"):
+        load_snapshot(tmp_path / "empty")
+    (tmp_path / "hollow" / "examples").mkdir(parents=True)
+    with pytest.raises(InputError) as err:
+        load_snapshot(tmp_path / "hollow")
+    assert "no kernels found, nothing to compare" in err.value.message
+    with pytest.raises(InputError, match="no such file or directory"):
+        load_snapshot(tmp_path / "absent")
+
+
+def test_api_folder_versions(tmp_path):
+    api = tmp_path / "site" / "api"
+    api.mkdir(parents=True)
+    (api / "index.json").write_text(json.dumps({"format_version": 2, "kernels": []}))
+    with pytest.raises(InputError) as err:
+        load_snapshot(tmp_path / "site")
+    assert err.value.path.endswith("index.json") and "upgrade kernel-atlas" in err.value.problem
+    (api / "index.json").write_text(json.dumps({"format_version": FORMAT_VERSION, "kernels": []}))
+    with pytest.raises(InputError, match="no kernels found"):
+        load_snapshot(api)
+    (api / "index.json").write_text("{not json")
+    with pytest.raises(InputError, match="not JSON"):
+        snapshot_from_api(api)
+
+
+def test_small_sweep_copy(sweep, tmp_path):
+    root = make_sweep_copy(sweep, tmp_path / "s", SOFTMAX_CAPTURE, {"softmax": None})
+    snap = snapshot_from_sweep(root)
+    assert list(snap.kernels) == ["softmax"]
+    assert snap.label == "s"
+    assert snap.kernels["softmax"].to_json() == snapshot_from_sweep(sweep).kernels["softmax"].to_json()
