@@ -236,8 +236,9 @@ def comparison_notes(a: CaptureAnalysis, b: CaptureAnalysis, lines: list[LineRow
         notes.append(f"{only_a} top line(s) appear only in A and {only_b} only in B: "
                      "the source attribution changed between the captures")
     if a.source_mapped[0] == 0 or b.source_mapped[0] == 0:
-        which = " and ".join(x for x, c in (("A", a), ("B", b)) if c.source_mapped[0] == 0)
-        notes.append(f"{which} has no source mapping: line rows cannot match")
+        which = [x for x, c in (("A", a), ("B", b)) if c.source_mapped[0] == 0]
+        notes.append(f"{' and '.join(which)} {'have' if len(which) > 1 else 'has'} no source mapping: "
+                     "line rows cannot match")
     return notes
 
 
