@@ -344,12 +344,19 @@ def baseline_commits(provenance: Mapping[str, Mapping[str, list[str]]], candidat
 
 
 def sweep_provenance(kernels, config, kernels_json: Mapping[str, Any] | None) -> dict[str, str]:
-    """The sweep's provenance: environment values every kernel shares, kernels.json, the config.
+    """The sweep's provenance: kernels.json, environment values every kernel shares, the config.
 
-    Later sources win: campaign values, then ``docs/data/kernels.json`` ``provenance``
-    (and its ``generated`` date), then ``[provenance]`` of ``kernel-atlas.toml``.
+    Later sources win: ``docs/data/kernels.json`` ``provenance`` (and its ``generated``
+    date), then the values every timed kernel's results record (measured, so they beat
+    a hand-kept dashboard), then ``[provenance]`` of ``kernel-atlas.toml``.
     """
     out: dict[str, str] = {}
+    if kernels_json:
+        prov = kernels_json.get("provenance")
+        if isinstance(prov, dict):
+            out.update({str(k): _text(v) for k, v in prov.items() if v is not None and not isinstance(v, (dict, list))})
+        if isinstance(kernels_json.get("generated"), str):
+            out.setdefault("capture_date", kernels_json["generated"])
     envs = [k.environment for k in kernels if k.environment]
     for key in ENVIRONMENT_KEYS:
         values = {e.get(key) for e in envs} - {None}
@@ -358,12 +365,6 @@ def sweep_provenance(kernels, config, kernels_json: Mapping[str, Any] | None) ->
     commits = {k.candidate_commit for k in kernels if k.candidate_commit}
     if len(commits) == 1:
         out["candidate_commit"] = commits.pop()
-    if kernels_json:
-        prov = kernels_json.get("provenance")
-        if isinstance(prov, dict):
-            out.update({str(k): _text(v) for k, v in prov.items() if v is not None and not isinstance(v, (dict, list))})
-        if isinstance(kernels_json.get("generated"), str):
-            out.setdefault("capture_date", kernels_json["generated"])
     if config is not None:
         out.update(config.provenance)
     return dict(sorted(out.items()))

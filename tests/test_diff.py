@@ -1,0 +1,366 @@
+"""diff: two sweeps made from the shared one, with exact expected changes and causes.
+
+Every expected number below was computed from the real files by hand (a separate
+script reading benchmark_results.jsonl: the last usable row per (shape, provider), the
+fastest usable baseline, p90/p10 spreads), not by the code under test.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+
+from generator import cli
+from generator.diff import (
+    DIFF_MARKER,
+    DiffOptions,
+    beats,
+    diff_document,
+    diff_snapshots,
+    render_markdown,
+    render_text,
+    threshold_factor,
+)
+from generator.errors import InputError
+from generator.snapshot import load_snapshot, snapshot_from_sweep
+from test_snapshot import (
+    FA_AFTER,
+    FA_BEFORE,
+    SOFTMAX_CAPTURE,
+    chain,
+    make_sweep_copy,
+    scale_provider,
+    set_fields,
+)
+
+SOFTMAX_G = 1.0790540158945385  # expected/verdicts.json
+SOFTMAX_NOISE = 1.078835651920867
+FA_G = 0.8701317900866257
+FA_NOISE = 1.059333526294427
+#: softmax shapes whose noise (p90/p10) is at least 1.2: a x1.2 move stays within it
+SOFTMAX_NOISY = {"sha1:a5bf9702ded2560e", "sha1:c09cb65d913c45a8", "sha1:072cf98e02509dc8",
+                 "sha1:591658171432af01", "sha1:c94f7396b8116fb6", "sha1:1dafdbf06f2e3fde"}
+#: flash_attn shapes whose noise is at least 1/0.9
+FA_NOISY = {"sha1:d640fe378edcd7f3", "sha1:e772c74eee918ecb", "sha1:361714a585636fa1"}
+
+
+def run_cli(capsys, *argv):
+    code = cli.main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+# ---------------------------------------------------------------- the rules
+
+
+def test_threshold_beats_noise_and_floor():
+    assert threshold_factor([1.08, 1.06], 0.02) == 1.08
+    assert threshold_factor([None, 1.0], 0.02) == 1.02
+    assert threshold_factor([1.01], 0.05) == 1.05
+    assert beats(1 / 1.2, 1.08) and beats(1.2, 1.08)
+    assert not beats(1.05, 1.08) and not beats(1 / 1.05, 1.08)
+    assert not beats(1.08, 1.08)  # strictly beyond
+    assert not beats(None, 1.02)
+
+
+# ---------------------------------------------------------------- before / after captures of flash_attn_func
+
+
+@pytest.fixture(scope="module")
+def fa_pair(sweep, tmp_path_factory):
+    base = tmp_path_factory.mktemp("fa")
+    old = make_sweep_copy(sweep, base / "before", FA_BEFORE, {"flash_attn": None})
+    new = make_sweep_copy(sweep, base / "after", FA_AFTER, {"flash_attn": None})
+    return old, new
+
+
+def test_before_after_capture_is_a_hotspot_and_provenance_change(fa_pair):
+    old, new = fa_pair
+    d = diff_snapshots(snapshot_from_sweep(old), snapshot_from_sweep(new))
+    assert [k.slug for k in d.kernels] == ["flash_attn_func"]
+    k = d.kernels[0]
+    assert (k.old_verdict, k.new_verdict) == ("HEADROOM", "HEADROOM")
+    assert k.old_geomean == k.new_geomean == pytest.approx(FA_G, rel=1e-12)
+    assert not k.significant and k.direction == "neutral"
+    assert [(c.kind, c.field) for c in k.changes] == [("hotspot", "stall_ratio"), ("provenance", "capture")]
+    ratio = k.changes[0]
+    # both captures: top stall type "other", 2 waves/SIMD bound by VGPRs; only the stall ratio moves
+    assert ratio.old == pytest.approx(1677652 / 2855224, rel=1e-12)
+    assert ratio.new == pytest.approx(1754236 / 3000156, rel=1e-12)
+    assert ratio.text == "stall ratio 58.8% → 58.5% (-0.3 points)"
+    assert k.changes[1].old.endswith("big/ui_output_agent_38430_dispatch_44")
+    assert k.changes[1].new.endswith("big/ui_output_agent_55287_dispatch_44_after_loc_fix")
+    assert d.regressions == [] and d.improvements == [] and d.notable == []
+
+
+def test_before_after_markdown_has_no_table(fa_pair, capsys):
+    old, new = fa_pair
+    code, out, _ = run_cli(capsys, "diff", str(old), str(new), "--markdown")
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[0] == DIFF_MARKER
+    assert lines[1] == "### Kernel Atlas: `before` → `after`"
+    assert lines[3] == "**no significant change of any kernel's standing · verdicts HEADROOM 1**"
+    assert "| Kernel |" not in out
+    assert "- [Flash Attention](kernels/flash_attn_func/): stall ratio 58.8% → 58.5% (-0.3 points)" in out
+
+
+# ---------------------------------------------------------------- the candidate got slower (softmax x1.2)
+
+
+@pytest.fixture(scope="module")
+def softmax_pair(sweep, tmp_path_factory):
+    base = tmp_path_factory.mktemp("sm")
+    old = make_sweep_copy(sweep, base / "base", SOFTMAX_CAPTURE, {"softmax": None})
+    new = make_sweep_copy(sweep, base / "head", SOFTMAX_CAPTURE,
+                          {"softmax": scale_provider("flydsl", 1.2, candidate_commit="abcdef12")})
+    return old, new
+
+
+@pytest.fixture(scope="module")
+def softmax_diff(softmax_pair):
+    old, new = softmax_pair
+    return diff_snapshots(snapshot_from_sweep(old), snapshot_from_sweep(new))
+
+
+def test_scaled_candidate_verdict_and_geomean(softmax_diff):
+    d = softmax_diff
+    assert [k.slug for k in d.regressions] == ["softmax"] and d.improvements == []
+    assert d.old_counts == {"WIN": 1} and d.new_counts == {"HEADROOM": 1}
+    k = d.kernels[0]
+    v, g = k.verdict_change, k.geomean_change
+    assert (v.old, v.new, v.direction) == ("WIN", "HEADROOM", "regression")
+    assert g.old == pytest.approx(SOFTMAX_G, rel=1e-12)
+    assert g.new == pytest.approx(SOFTMAX_G / 1.2, rel=1e-12)  # 0.8992116799121155
+    assert g.ratio == pytest.approx(1 / 1.2, rel=1e-12)
+    assert g.threshold == pytest.approx(SOFTMAX_NOISE, rel=1e-12)  # noise unchanged: p10 and p90 scaled too
+    assert g.significant and g.direction == "regression"
+    assert [c.to_json() for c in g.causes] == [
+        {"kind": "candidate", "detail": "commit 7255fff8 → abcdef12 (candidate time ×1.20)"}]
+    assert v.causes == g.causes
+
+
+def test_scaled_candidate_shapes(softmax_diff):
+    k = softmax_diff.kernels[0]
+    shapes = k.of_kind("shape")
+    assert len(shapes) == 73 and k.n_shapes_common == 73
+    beyond = {c.shape_id for c in shapes if c.significant}
+    within = {c.shape_id for c in shapes if not c.significant}
+    assert len(beyond) == 67 and within == SOFTMAX_NOISY
+    assert all(c.ratio == pytest.approx(1 / 1.2, rel=1e-12) for c in shapes)
+    assert all(c.direction == "regression" for c in shapes)
+    first = next(c for c in shapes if c.shape_id == "sha1:a5bf9702ded2560e")
+    assert first.args == {"M": 32768, "N": 8192} and first.shape_text == "M=32768 N=8192 bf16"
+    assert first.old == pytest.approx(1.4772839214741198, rel=1e-12)
+    assert first.threshold == pytest.approx(1.3336866646941261, rel=1e-12)
+    assert [c.kind for c in first.causes] == ["noise"] and first.causes[0].detail == "within the noise (±33.4%)"
+    assert not k.of_kind("shape-new", "shape-removed", "shape-status", "hotspot")
+    prov = k.of_kind("provenance")
+    assert [(c.field, c.old, c.new) for c in prov] == [("candidate_commit", "7255fff8", "abcdef12")]
+
+
+def test_scaled_candidate_markdown(softmax_pair, capsys):
+    old, new = softmax_pair
+    code, out, _ = run_cli(capsys, "diff", str(old), str(new), "--markdown", "--site-url", "https://atlas.example/")
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[0] == DIFF_MARKER
+    assert lines[3] == ("**1 regression, 0 improvements · verdicts WIN 1 → 0, HEADROOM 0 → 1 · "
+                        "biggest moves: Softmax 1.08x → 0.90x (-16.7%)**")
+    row = next(ln for ln in lines if ln.startswith("| [Softmax]"))
+    assert row == ("| [Softmax](https://atlas.example/kernels/softmax/) | WIN → **HEADROOM** | "
+                   "1.08x → 0.90x (-16.7%) | 67 ↓ 0 ↑ of 73 | — | "
+                   "candidate: commit 7255fff8 → abcdef12 (candidate time ×1.20) |")
+    assert "<summary>Per-shape changes beyond noise (67)</summary>" in out
+    assert "| `M=1 N=128 bf16` | 0.99x → 0.83x | -16.7% |" in out
+    assert "| … and 47 more | | | |" in out
+    assert "- [Softmax](https://atlas.example/kernels/softmax/): 6 shapes moved within noise" in out
+    # stable: the same inputs give the same bytes
+    assert run_cli(capsys, "diff", str(old), str(new), "--markdown", "--site-url", "https://atlas.example/")[1] == out
+
+
+def test_scaled_candidate_json_and_exit_status(softmax_pair, capsys):
+    old, new = softmax_pair
+    code, out, _ = run_cli(capsys, "diff", str(old), str(new), "--json", "--fail-on-regression")
+    assert code == 1
+    doc = json.loads(out)
+    assert doc["format_version"] == 1 and doc["kind"] == "kernel-atlas-diff"
+    assert doc["regressions"] == ["softmax"] and doc["unchanged"] == []
+    assert doc["old"] == {"label": "base", "verdict_counts": {"WIN": 1}}
+    kinds = [c["kind"] for c in doc["kernels"][0]["changes"]]
+    assert kinds.count("shape") == 73 and kinds[:2] == ["verdict", "geomean"]
+    assert str(old) not in out
+    code, out, _ = run_cli(capsys, "diff", str(old), str(old), "--fail-on-regression")
+    assert code == 0
+    assert out.startswith("base → base: no significant change of any kernel's standing · verdicts WIN 1\n")
+
+
+def test_github_summary_is_appended(softmax_pair, capsys, tmp_path, monkeypatch):
+    old, new = softmax_pair
+    summary = tmp_path / "summary.md"
+    summary.write_text("# earlier step\n")
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
+    code, out, _ = run_cli(capsys, "diff", str(old), str(new), "--github-summary")
+    assert code == 0 and out == ""
+    text = summary.read_text()
+    assert text.startswith("# earlier step\n### Kernel Atlas: `base` → `head`\n")
+    assert DIFF_MARKER not in text
+
+
+# ---------------------------------------------------------------- a baseline changed; the environment changed
+
+
+def test_baselines_changed_are_named(sweep, tmp_path):
+    # every baseline 1.25x slower, the aiter libraries at a new commit: every speedup x1.25
+    faster = chain(scale_provider("pytorch", 1.25), scale_provider("triton", 1.25),
+                   *[scale_provider(p, 1.25, candidate_commit="feedbeef", baseline_commit="feedbeef")
+                     for p in ("aiter", "aiter_asm", "aiter_ck", "aiter_triton")])
+    old = make_sweep_copy(sweep, tmp_path / "a", FA_AFTER, {"flash_attn": None})
+    new = make_sweep_copy(sweep, tmp_path / "b", FA_AFTER, {"flash_attn": faster})
+    d = diff_snapshots(load_snapshot(old), load_snapshot(new))
+    k = d.kernels[0]
+    g = k.geomean_change
+    assert g.ratio == pytest.approx(1.25, rel=1e-12) and g.new == pytest.approx(FA_G * 1.25, rel=1e-12)
+    assert (k.old_verdict, k.new_verdict, k.direction) == ("HEADROOM", "WIN", "improvement")
+    assert [c.text for c in g.causes] == [
+        "baseline: aiter_asm 32e1e6d76 → feedbeef (baseline time ×1.25)",
+        "baseline: aiter_triton 32e1e6d76 → feedbeef (baseline time ×1.25)"]
+    shapes = k.of_kind("shape")
+    assert len(shapes) == 16 and all(c.significant and c.direction == "improvement" for c in shapes)
+    asm = [c for c in shapes if c.causes[0].detail.startswith("aiter_asm")]
+    assert len(asm) == 6  # shapes whose best baseline is aiter_asm (the other 10: aiter_triton)
+
+
+def test_environment_change_is_named(sweep, tmp_path):
+    # ROCm upgraded everywhere and the candidate 10% faster with the same commit
+    old = make_sweep_copy(sweep, tmp_path / "a", FA_AFTER, {"flash_attn": None})
+    new = make_sweep_copy(sweep, tmp_path / "b", FA_AFTER, {
+        "flash_attn": chain(set_fields(rocm_version="7.3.0"), scale_provider("flydsl", 0.9))})
+    d = diff_snapshots(load_snapshot(old), load_snapshot(new))
+    k = d.kernels[0]
+    g = k.geomean_change
+    assert g.new == pytest.approx(FA_G / 0.9, rel=1e-12)  # 0.9668...: PARITY
+    assert (k.old_verdict, k.new_verdict, k.direction) == ("HEADROOM", "PARITY", "improvement")
+    assert g.threshold == pytest.approx(FA_NOISE, rel=1e-12)
+    assert [c.text for c in g.causes] == ["environment: rocm 7.2.0 → 7.3.0"]
+    shapes = k.of_kind("shape")
+    assert {c.shape_id for c in shapes if not c.significant} == FA_NOISY
+    assert sum(c.significant for c in shapes) == 13
+    assert [(c.field, c.old, c.new) for c in k.of_kind("provenance")] == [("rocm", "7.2.0", "7.3.0")]
+    assert [(c.field, c.old, c.new) for c in d.provenance] == [("rocm", "7.2.0", "7.3.0")]
+    text = render_text(d)
+    assert "environment: rocm 7.2.0 → 7.3.0" in text.splitlines()[1]
+
+
+def test_same_speed_new_commit_is_unexplained_only_when_moved(sweep, tmp_path):
+    # the candidate is 20% slower and nothing recorded changed: unexplained, rerun
+    old = make_sweep_copy(sweep, tmp_path / "a", (), {"softmax": None})
+    new = make_sweep_copy(sweep, tmp_path / "b", (), {"softmax": scale_provider("flydsl", 1.2)})
+    d = diff_snapshots(load_snapshot(old), load_snapshot(new))
+    g = d.kernels[0].geomean_change
+    assert [c.text for c in g.causes] == [
+        "unexplained: candidate time ×1.20; no commit or environment change recorded"]
+
+
+# ---------------------------------------------------------------- new, removed and renamed kernels and shapes
+
+
+def test_new_removed_and_renamed_kernels(sweep, tmp_path, capsys):
+    old = make_sweep_copy(sweep, tmp_path / "a", SOFTMAX_CAPTURE, {"softmax": None, "vec_add": None})
+    new = make_sweep_copy(sweep, tmp_path / "b", SOFTMAX_CAPTURE, {"softmax": None, "quant": None},
+                          rename={"softmax": "softmax_v2"})
+    d = diff_snapshots(load_snapshot(old), load_snapshot(new))
+    status = {k.slug: k.status for k in d.kernels}
+    assert status == {"quant": "new", "softmax": "removed", "softmax_v2": "new", "vec_add": "removed"}
+    assert d.notes == ["kernel 'softmax' is gone and 'softmax_v2' is new (73 of 73 shape ids in common): "
+                       "if it was renamed, compare them with --rename softmax=softmax_v2"]
+    code, out, _ = run_cli(capsys, "diff", str(old), str(new), "--rename", "softmax=softmax_v2", "--json")
+    doc = json.loads(out)
+    assert code == 0 and doc["notes"] == []
+    renamed = next(k for k in doc["kernels"] if k["slug"] == "softmax_v2")
+    assert renamed["old_slug"] == "softmax" and renamed["status"] == "changed"
+    # the same numbers on both sides: only the slug and the capture's folder differ
+    assert [(c["kind"], c["field"]) for c in renamed["changes"]] == [("kernel-renamed", "slug"),
+                                                                      ("provenance", "capture")]
+    code, _, err = run_cli(capsys, "diff", str(old), str(new), "--rename", "nosuch=softmax_v2")
+    assert code == 2
+    assert err.strip() == ("kernel-atlas: error: a: --rename nosuch=softmax_v2: no kernel 'nosuch' on the old side "
+                           "(kernels: softmax, vec_add)")
+    code, _, err = run_cli(capsys, "diff", str(old), str(new), "--rename", "softmax")
+    assert code == 2 and err.strip() == "kernel-atlas: error: --rename: expected OLD_SLUG=NEW_SLUG, got 'softmax'"
+
+
+def test_shapes_added_removed_and_failing(sweep, tmp_path):
+    # NEW ledger: the first two shapes dropped, one hand-made shape added; then, apart, the first shape failing
+    failing = "sha1:a5bf9702ded2560e"
+
+    def fail_first(row):
+        if row["shape_id"] == failing and row["provider"] == "flydsl":
+            row.update(benchmark_status="failed", correct=None, median_us=None)
+        return row
+
+    old = make_sweep_copy(sweep, tmp_path / "a", (), {"softmax": None})
+    new = make_sweep_copy(sweep, tmp_path / "b", (), {"softmax": fail_first})
+    ledger = (sweep / "benchmarks/examples/softmax/shape_ledger.jsonl").read_text().splitlines()
+    target = new / "benchmarks/examples/softmax/shape_ledger.jsonl"
+    target.unlink()
+    extra = json.loads(ledger[1])
+    extra.update(shape_id="sha1:handmade0000001", args={"M": 3, "N": 5})
+    target.write_text("\n".join(ledger[2:] + [json.dumps(extra)]) + "\n")  # drops shapes 0 and 1, adds one
+    d = diff_snapshots(load_snapshot(old), load_snapshot(new))
+    k = d.kernels[0]
+    assert [(c.kind, c.shape_id) for c in k.of_kind("shape-new", "shape-removed")] == [
+        ("shape-new", "sha1:handmade0000001"), ("shape-removed", failing), ("shape-removed", "sha1:1e91328ae9d6866a")]
+    old2 = make_sweep_copy(sweep, tmp_path / "c", (), {"softmax": None})
+    new2 = make_sweep_copy(sweep, tmp_path / "d", (), {"softmax": fail_first})
+    k2 = diff_snapshots(load_snapshot(old2), load_snapshot(new2)).kernels[0]
+    status = k2.of_kind("shape-status")
+    assert len(status) == 1 and status[0].shape_id == failing
+    assert status[0].significant and status[0].direction == "regression"
+    assert status[0].text == "no longer measured: failed (was 1.48x)"
+    # the geomean now runs over 72 shapes: exp((73 ln G - ln s0) / 72)
+    assert k2.geomean_change.new == pytest.approx(
+        math.exp((73 * math.log(SOFTMAX_G) - math.log(1.4772839214741198)) / 72), rel=1e-12)
+
+
+# ---------------------------------------------------------------- bad input
+
+
+def test_different_format_versions(softmax_pair, tmp_path, capsys):
+    old, _ = softmax_pair
+    api = tmp_path / "site" / "api"
+    api.mkdir(parents=True)
+    (api / "index.json").write_text(json.dumps({"format_version": 2, "kernels": [{"slug": "softmax"}]}))
+    code, out, err = run_cli(capsys, "diff", str(old), str(tmp_path / "site"))
+    assert code == 2 and out == ""
+    assert err.startswith("kernel-atlas: error: ") and err.count("\n") == 1
+    assert err.rstrip().endswith("index.json: format_version 2 is newer than this kernel-atlas reads (1): "
+                                 "upgrade kernel-atlas, or rebuild both sides with the same version")
+    old_snap = load_snapshot(old)
+    new_snap = load_snapshot(old)
+    new_snap.format_version = 2
+    with pytest.raises(InputError, match="rebuild both sides with the same kernel-atlas"):
+        diff_snapshots(old_snap, new_snap)
+
+
+def test_empty_side(softmax_pair, tmp_path, capsys):
+    old, _ = softmax_pair
+    (tmp_path / "empty" / "examples").mkdir(parents=True)
+    code, _, err = run_cli(capsys, "diff", str(old), str(tmp_path / "empty"))
+    assert code == 2
+    assert "no kernels found, nothing to compare" in err and err.count("\n") == 1
+
+
+def test_bad_thresholds(softmax_pair, capsys):
+    old, new = softmax_pair
+    code, _, err = run_cli(capsys, "diff", str(old), str(new), "--min-change", "2")
+    assert code == 2 and "--min-change: must be a fraction in [0, 1)" in err
+
+
+def test_min_change_floor_hides_small_moves(softmax_diff):
+    assert DiffOptions().min_change == 0.02
+    md = render_markdown(softmax_diff, marker=False)
+    assert not md.startswith(DIFF_MARKER)
+    assert diff_document(softmax_diff)["options"] == {"min_change": 0.02, "renames": [], "stall_points": 0.05}
