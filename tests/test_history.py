@@ -1,0 +1,204 @@
+"""History: step detection on small synthetic series (exact output), recording with retention
+on sweeps made from the shared one, series, regression marks and chart data."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+from generator.errors import InputError
+from generator.history import (
+    Step,
+    StepReport,
+    detect_steps,
+    history_chart_data,
+    history_document,
+    load_history,
+    load_series,
+    record,
+    record_snapshot,
+    regression_marks,
+)
+from generator.snapshot import snapshot_from_sweep
+from test_snapshot import SOFTMAX_CAPTURE, make_sweep_copy, scale_provider
+
+SOFTMAX_G = 1.0790540158945385
+SOFTMAX_NOISE = 1.078835651920867
+
+
+# ---------------------------------------------------------------- step detection (synthetic series)
+
+
+def test_one_step():
+    r = detect_steps([1.0, 1.0, 1.0, 0.8, 0.8, 0.8], [1.02] * 6)
+    assert r == StepReport([Step(index=3, before=1.0, after=0.8, ratio=0.8, regression=True, confirmed=True)], [])
+
+
+def test_blip_that_reverts_is_ignored():
+    r = detect_steps([1.0, 1.0, 0.7, 1.0, 1.0], [1.02] * 5)
+    assert r == StepReport([], [2])
+
+
+def test_noise_only():
+    # every point within a factor 1.05 (the noise, and the 5% floor) of the running level
+    assert detect_steps([1.00, 1.03, 0.98, 1.02, 0.99, 1.01], [1.05] * 6) == StepReport([], [])
+
+
+def test_noise_wider_than_the_floor_hides_a_move():
+    # a 15% move inside a measured noise of 1.2 is no step; with a noise of 1.02 it is
+    assert detect_steps([1.0, 1.0, 0.85, 0.85], [1.2] * 4) == StepReport([], [])
+    r = detect_steps([1.0, 1.0, 0.85, 0.85], [1.02] * 4)
+    assert [(s.index, s.ratio) for s in r.steps] == [(2, pytest.approx(0.85, rel=1e-12))]
+
+
+def test_two_steps():
+    r = detect_steps([1.0, 1.0, 0.8, 0.8, 0.8, 1.1, 1.1], [1.02] * 7)
+    assert r.blips == []
+    assert r.steps == [
+        Step(index=2, before=1.0, after=0.8, ratio=0.8, regression=True, confirmed=True),
+        Step(index=5, before=0.8, after=pytest.approx(1.1, rel=1e-12), ratio=pytest.approx(1.375, rel=1e-12),
+             regression=False, confirmed=True),
+    ]
+
+
+def test_last_point_alone_is_unconfirmed():
+    r = detect_steps([1.0, 1.0, 1.0, 0.8], [1.02] * 4)
+    assert r.steps == [Step(index=3, before=1.0, after=0.8, ratio=0.8, regression=True, confirmed=False)]
+
+
+def test_levels_are_medians_and_missing_points_are_skipped():
+    # level before = median(1.00, 1.01, 0.99) = 1.00; after = median(0.80, 0.82, 0.79) = 0.80
+    r = detect_steps([1.00, None, 1.01, 0.99, 0.80, 0.82, 0.79], None)
+    assert r.steps == [Step(index=4, before=1.0, after=0.8, ratio=pytest.approx(0.8, rel=1e-12),
+                            regression=True, confirmed=True)]
+    assert detect_steps([], []) == StepReport([], [])
+    assert detect_steps([None, None], None) == StepReport([], [])
+    with pytest.raises(ValueError):
+        detect_steps([1.0], [1.0, 1.0])
+
+
+# ---------------------------------------------------------------- recording real sweeps
+
+
+@pytest.fixture(scope="module")
+def sides(sweep, tmp_path_factory):
+    """Snapshots of softmax as measured, and with the candidate 1.2x slower at a new commit."""
+    base = tmp_path_factory.mktemp("hist")
+    same = make_sweep_copy(sweep, base / "same", SOFTMAX_CAPTURE, {"softmax": None})
+    slow = make_sweep_copy(sweep, base / "slow", SOFTMAX_CAPTURE,
+                           {"softmax": scale_provider("flydsl", 1.2, candidate_commit="abcdef12")})
+    return same, slow, snapshot_from_sweep(same), snapshot_from_sweep(slow)
+
+
+def test_record_series_and_regression_mark(sides, tmp_path):
+    same, slow, snap_same, snap_slow = sides
+    hist = tmp_path / "history"
+    record(same, hist, "s1", "c1")
+    record_snapshot(snap_same, hist, "s2", "c2")
+    record_snapshot(snap_slow, hist, "s3", "c3")
+    series = load_series(hist)
+    assert list(series) == ["softmax"]
+    pts = series["softmax"]
+    assert [(p.label, p.commit, p.date, p.verdict) for p in pts] == [
+        ("s1", "c1", "2026-06-01", "WIN"), ("s2", "c2", "2026-06-01", "WIN"), ("s3", "c3", "2026-06-01", "HEADROOM")]
+    assert pts[0].geomean == pytest.approx(SOFTMAX_G, rel=1e-12)
+    assert pts[2].geomean == pytest.approx(SOFTMAX_G / 1.2, rel=1e-12)
+    assert pts[0].band == (pytest.approx(SOFTMAX_G / SOFTMAX_NOISE, rel=1e-12),
+                           pytest.approx(SOFTMAX_G * SOFTMAX_NOISE, rel=1e-12))
+    mark = regression_marks(series)["softmax"]
+    assert mark == {"from": "s2", "to": "s3", "commit": "c3", "before": pytest.approx(SOFTMAX_G, rel=1e-12),
+                    "after": pytest.approx(SOFTMAX_G / 1.2, rel=1e-12), "ratio": pytest.approx(1 / 1.2, rel=1e-12),
+                    "confirmed": False}
+    record_snapshot(snap_slow, hist, "s4", "c4")
+    assert regression_marks(load_series(hist))["softmax"]["confirmed"] is True
+    record_snapshot(snap_same, hist, "s5", "c5")  # fixed again: the latest step is an improvement
+    assert regression_marks(load_series(hist)) == {}
+
+
+def test_blip_in_real_history_is_not_marked(sides, tmp_path):
+    _, _, snap_same, snap_slow = sides
+    hist = tmp_path / "history"
+    for label, snap in (("a", snap_same), ("b", snap_same), ("c", snap_slow), ("d", snap_same)):
+        record_snapshot(snap, hist, label)
+    doc = history_document(load_series(hist))
+    k = doc["kernels"]["softmax"]
+    assert k["steps"] == [] and k["blips"] == [2] and k["regression"] is None
+    assert [p["verdict"] for p in k["points"]] == ["WIN", "WIN", "HEADROOM", "WIN"]
+    assert doc["format_version"] == 1
+
+
+def test_retention_and_relabel(sides, tmp_path):
+    _, _, snap_same, snap_slow = sides
+    hist = tmp_path / "history"
+    for i in range(1, 6):
+        record_snapshot(snap_same if i % 2 else snap_slow, hist, f"sweep {i}", f"c{i}", retention=3)
+    h = load_history(hist)
+    assert [(e.seq, e.label, e.file) for e in h.entries] == [
+        (3, "sweep 3", "sweeps/0003-sweep-3.json"), (4, "sweep 4", "sweeps/0004-sweep-4.json"),
+        (5, "sweep 5", "sweeps/0005-sweep-5.json")]
+    assert sorted(os.listdir(hist / "sweeps")) == ["0003-sweep-3.json", "0004-sweep-4.json", "0005-sweep-5.json"]
+    # the same label again replaces its entry in place
+    record_snapshot(snap_slow, hist, "sweep 4", "c4b", retention=3)
+    h = load_history(hist)
+    assert [(e.label, e.commit) for e in h.entries] == [("sweep 3", "c3"), ("sweep 4", "c4b"), ("sweep 5", "c5")]
+    assert [p.verdict for p in load_series(hist)["softmax"]] == ["WIN", "HEADROOM", "WIN"]
+    manifest = json.loads((hist / "history.json").read_text())
+    assert manifest["kind"] == "kernel-atlas-history" and manifest["retention"] == 3
+
+
+def test_history_keeps_only_small_json(sides, sweep, tmp_path):
+    # the whole shared sweep, recorded: no per-shape rows, no pages
+    hist = tmp_path / "history"
+    record(sweep, hist, "full", "18c5a7ed")
+    files = [os.path.join(d, f) for d, _, fs in os.walk(hist) for f in fs]
+    assert sorted(os.path.relpath(f, hist) for f in files) == ["history.json", "sweeps/0001-full.json"]
+    stored = json.loads((hist / "sweeps" / "0001-full.json").read_text())
+    assert len(stored["kernels"]) == 19 and all(k["shapes"] == [] for k in stored["kernels"].values())
+    assert sum(os.path.getsize(f) for f in files) < 20_000
+    assert "/work/" not in (hist / "sweeps" / "0001-full.json").read_text()
+
+
+def test_chart_data(sides, tmp_path):
+    _, _, snap_same, snap_slow = sides
+    hist = tmp_path / "history"
+    for label, snap in (("a", snap_same), ("b", snap_same), ("c", snap_slow), ("d", snap_slow)):
+        record_snapshot(snap, hist, label, f"sha-{label}")
+    fig = history_chart_data(load_series(hist))["softmax"]
+    upper, lower, line, marks = fig["data"]
+    assert line["x"] == ["a", "b", "c", "d"]
+    assert line["y"] == pytest.approx([SOFTMAX_G, SOFTMAX_G, SOFTMAX_G / 1.2, SOFTMAX_G / 1.2], rel=1e-12)
+    assert upper["y"][0] == pytest.approx(SOFTMAX_G * SOFTMAX_NOISE, rel=1e-12)
+    assert lower["y"][3] == pytest.approx(SOFTMAX_G / 1.2 / SOFTMAX_NOISE, rel=1e-12)
+    assert lower["fill"] == "tonexty"
+    assert line["text"][2] == "c @ sha-c<br>2026-06-01<br>geomean 0.899x (noise ±7.9%)<br>HEADROOM"
+    assert line["marker"]["color"] == ["#1a7f37", "#1a7f37", "#bc4c00", "#bc4c00"]
+    assert marks["name"] == "regression" and marks["x"] == ["c"] and marks["text"] == ["regression -16.7%"]
+    assert [s["y0"] for s in fig["layout"]["shapes"]] == [0.95, 1.05]
+    json.dumps(fig)  # plain JSON values only
+
+
+# ---------------------------------------------------------------- bad input
+
+
+def test_bad_history_inputs(sides, tmp_path):
+    _, _, snap_same, _ = sides
+    with pytest.raises(InputError, match="retention must be a positive number of sweeps, got 0"):
+        record_snapshot(snap_same, tmp_path / "h", "x", retention=0)
+    with pytest.raises(InputError, match="non-empty label"):
+        record_snapshot(snap_same, tmp_path / "h", " ")
+    bad = tmp_path / "bad"
+    bad.mkdir()
+    (bad / "history.json").write_text(json.dumps({"kind": "kernel-atlas-history", "format_version": 9,
+                                                   "entries": []}))
+    with pytest.raises(InputError, match="format_version 9 is newer than this kernel-atlas reads"):
+        load_history(bad)
+    (bad / "history.json").write_text(json.dumps({"kind": "kernel-atlas-history", "format_version": 1,
+                                                   "entries": [{"label": "a", "file": "../../etc/passwd"}]}))
+    with pytest.raises(InputError, match="outside the history folder"):
+        load_history(bad)
+    (bad / "history.json").write_text("[]")
+    with pytest.raises(InputError, match="not a kernel-atlas history manifest"):
+        load_history(bad)
+    assert load_history(tmp_path / "nothing-yet").entries == []
