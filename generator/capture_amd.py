@@ -52,6 +52,7 @@ CACHE_DIR = "flydsl_cache"
 DEBUG_ENV = "FLYDSL_DEBUG_ENABLE_DEBUG_INFO"
 CACHE_ENV = "FLYDSL_RUNTIME_CACHE_DIR"
 DECODER_LIB = "librocprof-trace-decoder.so"
+DECODER_FALLBACK_DIRS = ("/opt/rocm/lib",)
 
 #: The sweep's habit: trace the 6th and 8th dispatch, after 5 warm-up calls.
 FIRST_ITERATION, LAST_ITERATION = 6, 8
@@ -322,8 +323,12 @@ def render_plan(plan: Plan, why: str) -> str:
 
 # ---------------------------------------------------------------- running
 
-def find_decoder(env: dict[str, str], rocprofv3: str | None) -> str | None:
-    """Where rocprofv3 would load rocprof-trace-decoder from, or None when it is nowhere."""
+def find_decoder(env: dict[str, str], rocprofv3: str | None, fallback: tuple[str, ...] | None = None) -> str | None:
+    """Where rocprofv3 would load rocprof-trace-decoder from, or None when it is nowhere.
+
+    Searched like rocprofv3 does: ROCPROF_ATT_LIBRARY_PATH, LD_LIBRARY_PATH, the ROCm
+    install (ROCM_PATH, the folder beside rocprofv3's bin/), then /opt/rocm/lib.
+    """
     dirs = []
     for var in ("ROCPROF_ATT_LIBRARY_PATH", "LD_LIBRARY_PATH"):
         dirs += [d for d in env.get(var, "").split(os.pathsep) if d]
@@ -331,7 +336,7 @@ def find_decoder(env: dict[str, str], rocprofv3: str | None) -> str | None:
         dirs.append(os.path.join(env["ROCM_PATH"], "lib"))
     if rocprofv3:
         dirs.append(os.path.join(os.path.dirname(os.path.dirname(os.path.realpath(rocprofv3))), "lib"))
-    dirs.append("/opt/rocm/lib")
+    dirs += DECODER_FALLBACK_DIRS if fallback is None else fallback
     for d in dict.fromkeys(dirs):
         try:
             names = sorted(os.listdir(d))
