@@ -324,9 +324,9 @@ def attribute(old: KernelSnapshot, new: KernelSnapshot, significant: bool, facto
                             + _times(cand_ratio, "candidate")))
     if base_moved:
         for p in dict.fromkeys(p for p in providers if p):
-            if old.baselines.get(p) != new.baselines.get(p):
-                causes.append(Cause(BASELINE, f"{p} {_arrow(old.baselines.get(p), new.baselines.get(p))}"
-                                    + _times(base_ratio, "baseline")))
+            a, b = baseline_commit(old, p), baseline_commit(new, p)
+            if a != b:
+                causes.append(Cause(BASELINE, f"{p} {_arrow(a, b)}" + _times(base_ratio, "baseline")))
             elif PROVIDER_ENVIRONMENT.get(p) in env:
                 key = PROVIDER_ENVIRONMENT[p]
                 causes.append(Cause(BASELINE, f"{p} ({key} {_arrow(*env[key])})" + _times(base_ratio, "baseline")))
@@ -343,6 +343,16 @@ def attribute(old: KernelSnapshot, new: KernelSnapshot, significant: bool, facto
         what = ", ".join(unexplained) or "no side's move is known"
         causes.append(Cause(UNEXPLAINED, f"{what}; no commit or environment change recorded"))
     return causes
+
+
+def provider_name(provider: str) -> str:
+    """A provider for display (``*``: the one commit recorded for all baselines)."""
+    return "all baselines" if provider == "*" else provider
+
+
+def baseline_commit(k: KernelSnapshot, provider: str) -> str | None:
+    """A baseline provider's commit; the ``*`` entry (one value for all baselines) otherwise."""
+    return k.baselines.get(provider, k.baselines.get("*"))
 
 
 def _times(ratio: float | None, side: str) -> str:
@@ -410,7 +420,7 @@ def _provenance_causes(old: KernelSnapshot, new: KernelSnapshot) -> list[Cause]:
         causes.append(Cause(CANDIDATE, f"commit {_arrow(old.candidate_commit, new.candidate_commit)}"))
     for p in sorted(set(old.baselines) | set(new.baselines)):
         if old.baselines.get(p) != new.baselines.get(p):
-            causes.append(Cause(BASELINE, f"{p} {_arrow(old.baselines.get(p), new.baselines.get(p))}"))
+            causes.append(Cause(BASELINE, f"{provider_name(p)} {_arrow(old.baselines.get(p), new.baselines.get(p))}"))
     env = environment_changes(old.environment, new.environment)
     if env:
         causes.append(Cause(ENVIRONMENT, ", ".join(f"{k} {_arrow(*v)}" for k, v in env.items())))
@@ -528,7 +538,7 @@ def diff_kernel_provenance(old: KernelSnapshot, new: KernelSnapshot) -> list[Cha
         a, b = old.baselines.get(p), new.baselines.get(p)
         if a != b:
             out.append(Change("provenance", new.slug, f"baseline:{p}", a, b, False, NEUTRAL,
-                              text=f"baseline {p} {_arrow(a, b)}"))
+                              text=f"baseline {provider_name(p)} {_arrow(a, b)}"))
     for k, (a, b) in environment_changes(old.environment, new.environment).items():
         out.append(Change("provenance", new.slug, k, a, b, False, NEUTRAL, text=f"{k} {_arrow(a, b)}"))
     return out

@@ -533,7 +533,7 @@ def snapshot_from_api(api_dir: str | os.PathLike, label: str | None = None) -> S
             doc = loaded
         kernels[slug] = kernel_from_api(row, doc, doc_path)
     sweep = index.get("sweep") if isinstance(index.get("sweep"), dict) else {}
-    provenance = sweep.get("provenance") if isinstance(sweep.get("provenance"), dict) else sweep
+    provenance = next((p for p in (index.get("provenance"), sweep.get("provenance")) if isinstance(p, dict)), sweep)
     errors = index.get("errors") if isinstance(index.get("errors"), dict) else {}
     return SweepSnapshot(
         format_version=version,
@@ -546,59 +546,67 @@ def snapshot_from_api(api_dir: str | os.PathLike, label: str | None = None) -> S
 
 
 def kernel_from_api(row: Mapping[str, Any], doc: Mapping[str, Any], where: str) -> KernelSnapshot:
-    """Merge a kernel's index row and its own document into a KernelSnapshot.
+    """Merge a kernel's ``api/index.json`` row and its ``api/kernels/<slug>.json`` document.
 
-    The kernel document's numbers win over the index row's. Shapes come from ``shapes``
-    (rows with ``shape_id``); the hotspot from ``hotspot`` or from the primary capture's
-    ``analysis`` (``top_stall_type`` / ``stall_by_type``, ``stall_ratio``, ``occupancy``);
-    provenance from ``provenance`` (``candidate_commit``, ``baselines``, environment keys).
+    The kernel document, as ``build`` writes it::
+
+        {"format_version": 1,
+         "kernel": {"slug": "softmax", "name": "Softmax", "op": "softmax", "verdict": "WIN",
+                    "geomean_vs_best": 1.079, "wins": 40, "n_measured": 73, "hard_failures": 0,
+                    "top_stall_type": "VMEM-load", "stall_ratio": 0.764, "occupancy": 8,
+                    "limiter": "VGPR", ...},
+         "score": {... KernelScore.to_json(): "noise", "shapes": [...], "provenance": {...}},
+         "bundle": "examples/softmax",
+         "captures": [{"path": "examples/softmax/att_viewer/big/...", "primary": true,
+                       "analysis": {...}}, ...]}
+
+    The document's own row wins over the index row. Baseline commits come from the
+    score's ``baseline_commits`` (provider -> commit) when present, else its merged
+    ``provenance.baseline_commit``, kept under the provider name ``*`` (all baselines).
     """
-    merged: dict[str, Any] = {**row, **{k: v for k, v in doc.items() if v is not None}}
-    score = merged.get("score") if isinstance(merged.get("score"), dict) else {}
-    merged = {**score, **merged}
-    prov = merged.get("provenance") if isinstance(merged.get("provenance"), dict) else {}
-    hotspot = merged.get("hotspot")
-    if not isinstance(hotspot, dict):
-        hotspot = _hotspot_from_analysis(merged.get("analysis") or merged.get("primary"))
-    env = merged.get("environment") if isinstance(merged.get("environment"), dict) else {}
-    env = {**{k: prov[k] for k in ENVIRONMENT_KEYS if prov.get(k) is not None}, **env}
-    baselines = merged.get("baselines") if isinstance(merged.get("baselines"), dict) else {}
-    if not baselines and isinstance(prov.get("baselines"), dict):
-        baselines = prov["baselines"]
+    rec: dict[str, Any] = {**row, **(doc.get("kernel") if isinstance(doc.get("kernel"), dict) else {})}
+    score = doc.get("score") if isinstance(doc.get("score"), dict) else {}
+    prov = score.get("provenance") if isinstance(score.get("provenance"), dict) else {}
+    baselines = score.get("baseline_commits")
+    if not isinstance(baselines, dict):
+        baselines = {"*": prov["baseline_commit"]} if prov.get("baseline_commit") else {}
+    bundle = doc.get("bundle")
+    bundle = os.path.basename(bundle.rstrip("/")) if isinstance(bundle, str) and bundle else None
+    if bundle is None and score.get("bundles"):
+        bundle = score["bundles"][0]
     flat = {
-        "slug": merged["slug"],
-        "name": merged.get("name"),
-        "op": merged.get("op"),
-        "bundle": merged.get("bundle") or (merged.get("bundles") or [None])[0],
-        "verdict": merged.get("verdict"),
-        "geomean_vs_best": merged.get("geomean_vs_best"),
-        "noise": merged.get("noise"),
-        "wins": merged.get("wins"),
-        "n_measured": merged.get("n_measured"),
-        "hard_failures": merged.get("hard_failures"),
-        "shapes": merged.get("shapes") or [],
-        "hotspot": hotspot,
-        "candidate_commit": merged.get("candidate_commit") or prov.get("candidate_commit"),
+        "slug": rec["slug"],
+        "name": rec.get("name") or score.get("name"),
+        "op": rec.get("op") or score.get("op"),
+        "bundle": bundle,
+        "verdict": rec.get("verdict") or score.get("verdict"),
+        "geomean_vs_best": rec.get("geomean_vs_best", score.get("geomean_vs_best")),
+        "noise": score.get("noise", rec.get("noise")),
+        "wins": rec.get("wins", score.get("wins")),
+        "n_measured": rec.get("n_measured", score.get("n_measured")),
+        "hard_failures": rec.get("hard_failures", score.get("hard_failures")),
+        "shapes": score.get("shapes") or [],
+        "hotspot": _api_hotspot(rec, doc.get("captures")),
+        "candidate_commit": prov.get("candidate_commit"),
         "baselines": baselines,
-        "environment": env,
+        "environment": {k: prov[k] for k in ENVIRONMENT_KEYS if prov.get(k) is not None},
     }
     return kernel_from_json(flat, where)
 
 
-def _hotspot_from_analysis(a: Any) -> dict[str, Any] | None:
-    """A hotspot dict from an ``analyze --json`` style object, if it is one."""
-    if not isinstance(a, dict):
+def _api_hotspot(rec: Mapping[str, Any], captures: Any) -> dict[str, Any] | None:
+    """The hotspot of an api/ kernel: the row's summary, the primary capture's path."""
+    analyzed = [c for c in captures or [] if isinstance(c, dict) and isinstance(c.get("analysis"), dict)]
+    primary = next((c for c in analyzed if c.get("primary")), analyzed[0] if analyzed else None)
+    if primary is None and rec.get("top_stall_type") is None and rec.get("stall_ratio") is None:
         return None
-    top = a.get("top_stall_type")
-    if top is None and isinstance(a.get("stall_by_type"), dict):
-        top = next((t for t, c in a["stall_by_type"].items() if c), None)
-    occ = a.get("occupancy") if isinstance(a.get("occupancy"), dict) else {}
+    waves = rec.get("occupancy")
     return {
-        "capture": a.get("path") or a.get("capture") or "",
-        "top_stall_type": top,
-        "stall_ratio": a.get("stall_ratio"),
-        "waves_per_simd": occ.get("waves_per_simd"),
-        "limiter": occ.get("limiter"),
+        "capture": primary.get("path") if primary else "",
+        "top_stall_type": rec.get("top_stall_type"),
+        "stall_ratio": rec.get("stall_ratio"),
+        "waves_per_simd": waves if isinstance(waves, int) and not isinstance(waves, bool) else None,
+        "limiter": rec.get("limiter"),
     }
 
 
