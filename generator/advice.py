@@ -371,6 +371,11 @@ def short_loc(source_loc: str) -> str:
     return source_loc.rsplit("/", 1)[-1] if source_loc else UNKNOWN_LOC
 
 
+def _n(count: int, word: str, plural: str | None = None) -> str:
+    """``3 waits``, ``1 wait``."""
+    return f"{count} {word if count == 1 else (plural or word + 's')}"
+
+
 def _waves(n: int | float) -> str:
     return f"{n} wave{'' if n == 1 else 's'}/SIMD"
 
@@ -559,7 +564,7 @@ def detect_lds_dma_drain(view: KernelView, taken: frozenset = frozenset()) -> li
     pcs = view.pcs(waits)
     dma_lines = view.lines_json(dma, 4)
     share, _ = view.share(waits)
-    summary = (f"{len(waits)} s_waitcnt vmcnt(0) at pc {_pc_list(pcs)} wait for {len(dma)} "
+    summary = (f"{_n(len(waits), 's_waitcnt vmcnt(0)', 's_waitcnt vmcnt(0)')} at pc {_pc_list(pcs)} waiting for {len(dma)} "
                f"buffer_load...lds (DMA to LDS) at {_lines_text(dma_lines)}; they hold {_pct(share)} "
                f"of the stall cycles")
     return [_pattern(view, "lds_dma_drain", "s_waitcnt vmcnt(0) drains after DMA-to-LDS loads", waits, {
@@ -617,7 +622,7 @@ def detect_late_scale_loads(view: KernelView, taken: frozenset = frozenset()) ->
     dist = sorted(d["distance"] for d in pairs)
     share, _ = view.share(waits)
     lines = view.lines_json(loads, 3)
-    summary = (f"{len(waits)} waits at pc {_pc_list(view.pcs(waits))} stall on scale loads "
+    summary = (f"{_n(len(waits), 'wait')} at pc {_pc_list(view.pcs(waits))} stall on scale loads "
                f"({_lines_text(lines)}) used {dist[0]}-{dist[-1]} instructions after issue; "
                f"{_pct(share)} of the stall cycles")
     return [_pattern(view, "late_scale_loads", "Scale loads issued too close to their use", waits, {
@@ -655,7 +660,7 @@ def detect_lds_read_into_mfma(view: KernelView, taken: frozenset = frozenset()) 
     gaps = sorted(d["read_to_mfma"] for d in examples)
     share, _ = view.share(waits)
     lines = view.lines_json(waits, 3)
-    summary = (f"{len(waits)} lgkmcnt waits at pc {_pc_list(view.pcs(waits))} ({_lines_text(lines)}) sit "
+    summary = (f"{_n(len(waits), 'lgkmcnt wait')} at pc {_pc_list(view.pcs(waits))} ({_lines_text(lines)}) sit "
                f"between a ds_read and the MFMA that reads it {gaps[0]}-{gaps[-1]} instructions later; "
                f"{_pct(share)} of the stall cycles")
     return [_pattern(view, "lds_read_into_mfma", "LDS reads consumed at once by MFMA (lgkmcnt stalls)",
@@ -718,7 +723,7 @@ def detect_loads_interleaved(view: KernelView, taken: frozenset = frozenset()) -
     lo, hi, n_mf, n_ld = max(loops, key=lambda t: (t[3], -t[0]))
     summary = (f"{len(loads)} loads between MFMAs of the loop at pc {view.pc(lo)}-{view.pc(hi)} "
                f"({n_mf} MFMA) stall {_pct(rate)} of their cycles"
-               + (f"; {len(waits)} waits in the same loop on them" if waits else "")
+               + (f"; {_n(len(waits), 'wait')} in the same loop on them" if waits else "")
                + f"; {_pct(share)} of the stall cycles")
     return [_pattern(view, "loads_interleaved_with_mfma", "VMEM loads interleaved with MFMA in the loop",
                      claims, {
@@ -771,10 +776,10 @@ def detect_back_to_back_loads(view: KernelView, taken: frozenset = frozenset()) 
     widths = sorted({isa.access_bytes(view.ins[q].asm) or 0 for q in loads})
     narrow = [q for q in loads if (isa.access_bytes(view.ins[q].asm) or 16) < 16]
     biggest = max(runs, key=lambda r: (len(r), -r[0]))
-    summary = (f"{len(runs)} run(s) of back-to-back loads ({len(loads)} loads, longest {len(biggest)} at pc "
+    summary = (f"{_n(len(runs), 'run')} of back-to-back loads ({len(loads)} loads, longest {len(biggest)} at pc "
                f"{view.pc(biggest[0])}-{view.pc(biggest[-1])}, {'/'.join(str(w) for w in widths)} bytes "
                f"per lane) stall {_pct(rate)} of their issue cycles"
-               + (f"; {len(waits)} waits on them" if waits else "")
+               + (f"; {_n(len(waits), 'wait')} on them" if waits else "")
                + f"; {_pct(share)} of the stall cycles")
     if view.has_mfma:
         suggestion = ("Prefetch the next tile during this tile's MFMAs (double buffering) so the loads "
@@ -836,7 +841,7 @@ def detect_cross_lane_reduction(view: KernelView, taken: frozenset = frozenset()
         kinds[key] = kinds.get(key, 0) + 1
     summary = (f"{len(ops)} cross-lane ops ({', '.join(f'{k} x{n}' for k, n in sorted(kinds.items()))}), "
                f"{steps} of them waiting on the previous step"
-               + (f", {len(waits)} lgkmcnt waits after ds_swizzle/bpermute" if waits else "")
+               + (f", {_n(len(waits), 'lgkmcnt wait')} after ds_swizzle/bpermute" if waits else "")
                + f"; {_pct(share)} of the stall cycles")
     return [_pattern(view, "cross_lane_reduction", "Serialized cross-lane reduction", claims, {
         "summary": summary,
@@ -867,8 +872,8 @@ def detect_scalar_load_waits(view: KernelView, taken: frozenset = frozenset()) -
     lines = view.lines_json(waits, 3)
     first_vmem = next((p for p, k in enumerate(view.vmem) if k), len(view.ins))
     at_entry = [p for p in waits if p < first_vmem]
-    summary = (f"{len(waits)} lgkmcnt waits at pc {_pc_list(view.pcs(waits))} wait on {len(loads)} scalar "
-               f"loads (s_load), {len(at_entry)} of them before the first vector memory op; "
+    summary = (f"{_n(len(waits), 'lgkmcnt wait')} at pc {_pc_list(view.pcs(waits))} waiting on {len(loads)} scalar "
+               f"loads (s_load), {len(at_entry)} of the waits before the first vector memory op; "
                f"{_pct(share)} of the stall cycles on {_lines_text(lines, framework=True)}")
     return [_pattern(view, "scalar_load_waits", "lgkmcnt waits on scalar loads (kernel arguments, descriptors)",
                      waits, {
@@ -897,7 +902,7 @@ def detect_barrier(view: KernelView, taken: frozenset = frozenset()) -> list[Fin
     for p in sorted(bars, key=lambda p: -view.ins[p].stall_cycles)[:4]:
         prev = view.ins[p - 1].asm if p > 0 else ""
         before.append({"pc": view.pc(p), "stall_cycles": view.ins[p].stall_cycles, "after": prev})
-    summary = (f"{len(bars)} s_barrier hold {_pct(share)} of the stall cycles "
+    summary = (f"{_n(len(bars), 's_barrier', 's_barriers')} hold {_pct(share)} of the stall cycles "
                f"(top: pc {before[0]['pc']}, {before[0]['stall_cycles']} cycles)")
     return [_pattern(view, "barrier_dominated", "Barrier-dominated: waves wait for the slowest wave",
                      bars, {"summary": summary, "barriers": len(bars), "top": before,
@@ -920,8 +925,8 @@ def detect_store_bound(view: KernelView, taken: frozenset = frozenset()) -> list
         return []
     widths = sorted({isa.access_bytes(view.ins[q].asm) or 0 for q in stores})
     narrow = [q for q in stores if (isa.access_bytes(view.ins[q].asm) or 16) < 16]
-    summary = (f"{len(stores)} stores ({'/'.join(str(w) for w in widths)} bytes per lane) and "
-               f"{len(waits)} waits on them hold {_pct(share)} of the stall cycles")
+    summary = (f"{_n(len(stores), 'store')} ({'/'.join(str(w) for w in widths)} bytes per lane) and "
+               f"{_n(len(waits), 'wait')} on them hold {_pct(share)} of the stall cycles")
     if narrow and len(narrow) * 2 >= len(stores):
         suggestion = ("Stores move few bytes per lane: pack the outputs so each lane stores 16 "
                       "contiguous bytes (dwordx4), staging through LDS (cshuffle) if the lane layout "
@@ -1057,7 +1062,7 @@ def detect_vmem_latency(view: KernelView, taken: frozenset = frozenset()) -> lis
     dist = sorted(view.distance(view.youngest(p, "vmcnt"), p) for p in waits)
     median = dist[len(dist) // 2]
     lines = view.lines_json([view.youngest(p, "vmcnt") for p in waits], 3)
-    summary = (f"{len(waits)} vmcnt waits at pc {_pc_list(view.pcs(waits))} stall {_pct(share)} of the "
+    summary = (f"{_n(len(waits), 'vmcnt wait')} at pc {_pc_list(view.pcs(waits))} stall {_pct(share)} of the "
                f"cycles, a median {median} instructions after the load they wait for ({_lines_text(lines)})")
     return [_pattern(view, "vmem_latency_exposed", "Global-load latency exposed", waits, {
         "summary": summary, "waits": view.instr_json(waits, 6), "load_to_wait_median": median,
@@ -1106,12 +1111,12 @@ def detect_vgpr_occupancy(view: KernelView, taken: frozenset = frozenset()) -> l
     also = [f"{k} allows {v}" for k, v in other.items() if v < nxt]
     csv = f", kernel-trace CSV {occ.arch_vgpr_csv}" if occ.arch_vgpr_csv is not None else ""
     summary = (f"{occ.vgpr_total} VGPRs (arch {occ.arch_vgpr_isa} by ISA{csv}, accum {occ.accum_vgpr}) give "
-               f"{occ.waves_per_simd} waves/SIMD; {nxt} waves need <= {need}: free {free}"
+               f"{_waves(occ.waves_per_simd)}; {nxt} waves need <= {need}: free {free}"
                + (f" ({len(high_regs)} instructions write v{need - occ.accum_vgpr} or above)" if high_regs else "")
                + (f"; but {', '.join(also)}" if also else ""))
     return [Finding(
         detector="vgpr_occupancy",
-        title=f"VGPR-bound occupancy: {occ.waves_per_simd} waves/SIMD, free {free} VGPRs for wave {nxt}",
+        title=f"VGPR-bound occupancy: {_waves(occ.waves_per_simd)}, free {free} VGPRs for wave {nxt}",
         stall_share=0.0,
         evidence={"summary": summary, "waves_per_simd": occ.waves_per_simd, "limiter": "VGPR",
                   "vgpr_total": occ.vgpr_total, "arch_vgpr_isa": occ.arch_vgpr_isa,
@@ -1152,9 +1157,9 @@ def detect_lds_sgpr_occupancy(view: KernelView, taken: frozenset = frozenset()) 
         ev.update({"lds_bytes": occ.lds_bytes, "lds_per_cu": total, "waves_per_workgroup": wpw,
                    "workgroups_per_cu_needed": wg_needed, "next_lds_bytes": need, "lds_bytes_to_free": free})
         summary = (f"{_kib(occ.lds_bytes)} of LDS per workgroup ({wpw} waves) on {_kib(total)} per CU give "
-                   f"{occ.waves_per_simd} waves/SIMD; {nxt} need <= {_kib(need)} per workgroup: free "
+                   f"{_waves(occ.waves_per_simd)}; {nxt} need <= {_kib(need)} per workgroup: free "
                    f"{_kib(free)} (VGPRs would allow {occ.vgpr_limit})")
-        title = (f"LDS-bound occupancy: {occ.waves_per_simd} waves/SIMD with {_kib(occ.lds_bytes)} "
+        title = (f"LDS-bound occupancy: {_waves(occ.waves_per_simd)} with {_kib(occ.lds_bytes)} "
                  "per workgroup")
         suggestion = (f"Cut LDS per workgroup to {_kib(need)} (free {_kib(free)}): fewer pipeline stages "
                       "or a smaller K tile in LDS, or reuse one buffer for A and B, so two workgroups "
@@ -1164,8 +1169,8 @@ def detect_lds_sgpr_occupancy(view: KernelView, taken: frozenset = frozenset()) 
         free = (occ.sgpr or 0) - need
         ev.update({"sgpr": occ.sgpr, "next_sgpr": need, "sgprs_to_free": free,
                    "detail": f"{_waves(occ.waves_per_simd)}, {occ.sgpr} SGPRs"})
-        summary = (f"{occ.sgpr} SGPRs give {occ.waves_per_simd} waves/SIMD; {nxt} need <= {need}: free {free}")
-        title = f"SGPR-bound occupancy: {occ.waves_per_simd} waves/SIMD with {occ.sgpr} SGPRs"
+        summary = (f"{occ.sgpr} SGPRs give {_waves(occ.waves_per_simd)}; {nxt} need <= {need}: free {free}")
+        title = f"SGPR-bound occupancy: {_waves(occ.waves_per_simd)} with {occ.sgpr} SGPRs"
         suggestion = (f"Bring SGPRs to {need} (free {free}): keep fewer buffer descriptors and loop "
                       "bounds live, recompute scalar addresses instead of holding them.")
     ev["summary"] = summary
@@ -1199,7 +1204,7 @@ def detect_small_grid(view: KernelView, taken: frozenset = frozenset()) -> list[
         idle = simds - waves
         ev.update({"idle_cus": idle_cus, "idle_simds": idle,
                    "detail": f"{wgs} workgroups, {waves} waves for {simds} SIMDs"})
-        ev["summary"] = (f"{wgs} workgroups of {wpw} wave(s) = {waves} waves for {cus} CUs x "
+        ev["summary"] = (f"{wgs} workgroups of {_n(wpw, 'wave')} = {waves} waves for {cus} CUs x "
                          f"{ctx.simds_per_cu} SIMDs: {idle} SIMDs ({_pct(idle / simds)}) get no wave"
                          + (f", {idle_cus} CUs no workgroup" if idle_cus else ""))
         return [Finding(detector="small_grid",
@@ -1234,7 +1239,7 @@ def detect_early_exit(view: KernelView, taken: frozenset = frozenset()) -> list[
     by_addr = {i.pc_addr: k for k, i in enumerate(ins) if i.pc_addr}
     first_work = next((p for p in range(len(ins)) if view.mfma[p] or view.loops and p == view.loops[-1][0]),
                       len(ins))
-    limit = min(first_work, len(ins) // 4)
+    limit = min(first_work, max(len(ins) // 4, 16), len(ins) - 1)
     for b in range(limit):
         off = isa.branch_offset(ins[b].asm)
         if off is None or off <= 0 or not view.mnemonics[b].startswith("s_cbranch") or not ins[b].pc_addr:
@@ -1342,9 +1347,9 @@ def why_not_winning(findings: list[Finding], analysis: CaptureAnalysis) -> str:
         limiter = f"memory bandwidth ({stream.summary})"
     else:
         occ = analysis.occupancy
-        at = f" at {occ.waves_per_simd} waves/SIMD" if occ else ""
+        at = f" at {_waves(occ.waves_per_simd)}" if occ else ""
         limiter = f"stall cycles{at}, mostly {analysis.top_stall_type or 'none'}"
-    top = next((f for f in patterns if f is not stream), None)
+    top = next((f for f in patterns if f is not stream and f.priority in ("high", "medium")), None)
     text = f"Limiter: {limiter}."
     if top is not None:
         text += f" Top evidence: {top.title}, {_pct(top.stall_share)} of stall cycles ({top.summary})."
