@@ -44,6 +44,7 @@ from typing import Callable
 
 from generator import ingest, rocprof, runstats
 from generator.errors import InputError
+from generator.model import FORMAT_VERSION
 
 DEFAULT_RAW_ROOT = "kernel-atlas-raw"
 DISCOVER_PREFIX = "discover"
@@ -87,7 +88,7 @@ class Plan:
     settings: AttSettings
     kernel: runstats.KernelStat | None = None
     regex: str | None = None
-    iterations: str = f"[{FIRST_ITERATION}, [{LAST_ITERATION}-{LAST_ITERATION}]]"
+    iterations: str = ""
     iteration_note: str = ""
     expected_dispatches: list[int] = field(default_factory=list)
     name: str | None = None
@@ -399,7 +400,7 @@ def run_date(env: dict[str, str]) -> str:
 def run_info(plan: Plan, env: dict[str, str], rocprofv3: str) -> dict:
     """What ``run.json`` records for the provenance of the capture."""
     return {
-        "format_version": 1,
+        "format_version": FORMAT_VERSION,
         "tool": "kernel-atlas capture --vendor amd",
         "date": run_date(env),
         "label": plan.label,
@@ -425,8 +426,8 @@ def _holds_capture(raw_dir: str) -> bool:
         names = os.listdir(raw_dir)
     except OSError:
         return False
-    return any(n.startswith(ingest.CAPTURE_PREFIX) or n.endswith(".att") or n == f"{ingest.DEFAULT_OUTPUT_FILE}_results.json"
-               for n in names)
+    results = f"{ingest.DEFAULT_OUTPUT_FILE}_results.json"
+    return any(n.startswith(ingest.CAPTURE_PREFIX) or n.endswith(".att") or n == results for n in names)
 
 
 # ---------------------------------------------------------------- main
@@ -464,10 +465,7 @@ def make_plan(args) -> Plan:
         suffix=ingest.check_name(suffix, "--suffix") if suffix else None,
     )
     plan.cache_dir = os.path.join(plan.raw_dir, CACHE_DIR)
-    if getattr(args, "iterations", None):
-        plan.iterations, plan.iteration_note = choose_iterations(None, args.iterations)
-    else:
-        plan.iteration_note = choose_iterations(None)[1]
+    plan.iterations, plan.iteration_note = choose_iterations(None, getattr(args, "iterations", None))
     if args.kernel and not os.path.isfile(plan.stats_path):
         plan.regex = args.kernel  # no discovery yet: the user's regex stands in for the name
     return plan
@@ -483,6 +481,17 @@ def settle_kernel(plan: Plan, kernel: runstats.KernelStat, stats: list[runstats.
     plan.name = plan.name or bundle_name(kernel.name)
 
 
+def choose_kernel(stats: list[runstats.KernelStat], args, may_ask: bool) -> runstats.KernelStat | None:
+    """The kernel ``--kernel`` names, else the one the user picks when asking is possible."""
+    if args.kernel:
+        kernel, matches = pick_kernel(stats, args.kernel)
+        if len(matches) > 1 and kernel.name != args.kernel:
+            print(f"note: --kernel {args.kernel!r} matches {len(matches)} kernels; tracing the hottest, "
+                  f"rank {kernel.rank}. Give a longer regex to trace another.")
+        return kernel
+    return ask_kernel(stats) if may_ask else None
+
+
 def main(args) -> int:
     """Discover, pick, capture and ingest; print the plan instead when rocprofv3 is absent."""
     plan = make_plan(args)
@@ -492,8 +501,8 @@ def main(args) -> int:
         if stats is not None:
             print(f"kernel table of {plan.stats_path}:")
             print(format_kernel_table(stats))
-            if args.kernel:
-                kernel, matches = pick_kernel(stats, args.kernel)
+            kernel = choose_kernel(stats, args, may_ask=False)
+            if kernel:
                 settle_kernel(plan, kernel, stats, args)
         why = "--dry-run, nothing was run" if args.dry_run else "rocprofv3 is not on PATH: run these steps by hand"
         print(render_plan(plan, why), end="")
@@ -522,14 +531,8 @@ def execute(plan: Plan, stats, args, rocprofv3: str) -> int:
     if not stats:
         raise InputError(plan.stats_path, "the program ran no GPU kernel")
     print(format_kernel_table(stats))
-    if args.kernel:
-        kernel, matches = pick_kernel(stats, args.kernel)
-        if len(matches) > 1 and kernel.name != args.kernel:
-            print(f"note: --kernel {args.kernel!r} matches {len(matches)} kernels; tracing the hottest, "
-                  f"rank {kernel.rank}. Give a longer regex to trace another.")
-    elif sys.stdin.isatty():
-        kernel = ask_kernel(stats)
-    else:
+    kernel = choose_kernel(stats, args, may_ask=sys.stdin.isatty())
+    if kernel is None:
         raise InputError("--kernel", "no terminal to ask which kernel to trace: pass --kernel REGEX")
     settle_kernel(plan, kernel, stats, args)
     plan.cache_dir = fresh_dir(os.path.join(plan.raw_dir, CACHE_DIR))

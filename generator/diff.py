@@ -323,8 +323,9 @@ def attribute(old: KernelSnapshot, new: KernelSnapshot, significant: bool, facto
         causes.append(Cause(CANDIDATE, f"commit {_arrow(old.candidate_commit, new.candidate_commit)}"
                             + _times(cand_ratio, "candidate")))
     if base_moved:
+        olds, news = comparable_baselines(old.baselines, new.baselines)
         for p in dict.fromkeys(p for p in providers if p):
-            a, b = baseline_commit(old, p), baseline_commit(new, p)
+            a, b = baseline_commit(olds, p), baseline_commit(news, p)
             if a != b:
                 causes.append(Cause(BASELINE, f"{p} {_arrow(a, b)}" + _times(base_ratio, "baseline")))
             elif PROVIDER_ENVIRONMENT.get(p) in env:
@@ -350,9 +351,9 @@ def provider_name(provider: str) -> str:
     return "all baselines" if provider == "*" else provider
 
 
-def baseline_commit(k: KernelSnapshot, provider: str) -> str | None:
+def baseline_commit(baselines: Mapping[str, str], provider: str) -> str | None:
     """A baseline provider's commit; the ``*`` entry (one value for all baselines) otherwise."""
-    return k.baselines.get(provider, k.baselines.get("*"))
+    return baselines.get(provider, baselines.get("*"))
 
 
 def _times(ratio: float | None, side: str) -> str:
@@ -418,9 +419,10 @@ def _provenance_causes(old: KernelSnapshot, new: KernelSnapshot) -> list[Cause]:
     causes = []
     if old.candidate_commit != new.candidate_commit:
         causes.append(Cause(CANDIDATE, f"commit {_arrow(old.candidate_commit, new.candidate_commit)}"))
-    for p in sorted(set(old.baselines) | set(new.baselines)):
-        if old.baselines.get(p) != new.baselines.get(p):
-            causes.append(Cause(BASELINE, f"{provider_name(p)} {_arrow(old.baselines.get(p), new.baselines.get(p))}"))
+    olds, news = comparable_baselines(old.baselines, new.baselines)
+    for p in sorted(set(olds) | set(news)):
+        if olds.get(p) != news.get(p):
+            causes.append(Cause(BASELINE, f"{provider_name(p)} {_arrow(olds.get(p), news.get(p))}"))
     env = environment_changes(old.environment, new.environment)
     if env:
         causes.append(Cause(ENVIRONMENT, ", ".join(f"{k} {_arrow(*v)}" for k, v in env.items())))
@@ -528,14 +530,34 @@ def _hotspot_causes(old: KernelSnapshot, new: KernelSnapshot) -> list[Cause]:
     return causes or [Cause(UNEXPLAINED, "no candidate commit or environment change recorded")]
 
 
+def comparable_baselines(old: Mapping[str, str], new: Mapping[str, str]) -> tuple[dict[str, str], dict[str, str]]:
+    """Both sides' baseline commits in one form.
+
+    A built site records one merged commit for all baselines (``*``), a sweep one per
+    provider: when only one side is merged, the other is merged too (distinct values
+    joined by ", ", in provider order) so that the same sweep read both ways is equal.
+    """
+    def merged(b: Mapping[str, str]) -> dict[str, str]:
+        values = dict.fromkeys(v for _, v in sorted(b.items()))
+        return {"*": ", ".join(values)} if values else {}
+
+    a_star, b_star = set(old) == {"*"}, set(new) == {"*"}
+    if a_star and not b_star:
+        return dict(old), merged(new)
+    if b_star and not a_star:
+        return merged(old), dict(new)
+    return dict(old), dict(new)
+
+
 def diff_kernel_provenance(old: KernelSnapshot, new: KernelSnapshot) -> list[Change]:
     """Changes of the candidate commit, a baseline's commit, or the environment."""
     out = []
     if old.candidate_commit != new.candidate_commit:
         out.append(Change("provenance", new.slug, "candidate_commit", old.candidate_commit, new.candidate_commit,
                           False, NEUTRAL, text=f"candidate commit {_arrow(old.candidate_commit, new.candidate_commit)}"))
-    for p in sorted(set(old.baselines) | set(new.baselines)):
-        a, b = old.baselines.get(p), new.baselines.get(p)
+    olds, news = comparable_baselines(old.baselines, new.baselines)
+    for p in sorted(set(olds) | set(news)):
+        a, b = olds.get(p), news.get(p)
         if a != b:
             out.append(Change("provenance", new.slug, f"baseline:{p}", a, b, False, NEUTRAL,
                               text=f"baseline {provider_name(p)} {_arrow(a, b)}"))
@@ -672,6 +694,16 @@ def headline(d: SweepDiff) -> str:
     return " · ".join(parts)
 
 
+def environment_summary(d: SweepDiff) -> str:
+    """The measured environment changes of all kernels: ``rocm 7.2.0 → 7.3.0 (2 kernels)``."""
+    seen: dict[str, list[str]] = {}
+    for k in d.kernels:
+        for c in k.of_kind("provenance"):
+            if c.field in ENVIRONMENT_KEYS:
+                seen.setdefault(c.text, []).append(k.slug)
+    return ", ".join(f"{text} ({len(slugs)} kernel{'s' if len(slugs) != 1 else ''})" for text, slugs in seen.items())
+
+
 def diff_document(d: SweepDiff) -> dict[str, Any]:
     """The ``diff --json`` document."""
     return {
@@ -682,6 +714,7 @@ def diff_document(d: SweepDiff) -> dict[str, Any]:
         "options": {"min_change": d.options.min_change, "stall_points": d.options.stall_points,
                     "renames": [list(p) for p in d.options.renames]},
         "headline": headline(d),
+        "environment": environment_summary(d),
         "regressions": [k.slug for k in d.regressions],
         "improvements": [k.slug for k in d.improvements],
         "kernels": [k.to_json() for k in d.kernels if k.changes],
@@ -694,9 +727,9 @@ def diff_document(d: SweepDiff) -> dict[str, Any]:
 def render_text(d: SweepDiff, max_rows: int = 20) -> str:
     """The terminal report: headline, significant changes per kernel, then a summary of the rest."""
     lines = [f"{d.old_label} → {d.new_label}: {headline(d)}"]
-    env = [c for c in d.provenance if c.field in ENVIRONMENT_KEYS]
+    env = environment_summary(d)
     if env:
-        lines.append("environment: " + ", ".join(c.text for c in env))
+        lines.append("environment: " + env)
     for k in d.notable:
         lines.append("")
         lines.append(f"{k.name} ({k.slug}): " + "; ".join(
@@ -780,10 +813,10 @@ def render_markdown(d: SweepDiff, site_url: str | None = None, marker: bool = Tr
     lines.append(f"### Kernel Atlas: `{_md(d.old_label)}` → `{_md(d.new_label)}`")
     lines.append("")
     lines.append(f"**{headline(d)}**")
-    env = [c for c in d.provenance if c.field in ENVIRONMENT_KEYS]
+    env = environment_summary(d)
     if env:
         lines.append("")
-        lines.append("Environment changed: " + ", ".join(_md(c.text) for c in env))
+        lines.append("Environment changed: " + _md(env))
     notable = d.notable
     if notable:
         lines += ["", "| Kernel | Verdict | Geomean vs best | Shapes beyond noise | Hotspot | Cause |",

@@ -264,6 +264,7 @@ class CaptureCheck:
     waves: int = 0
     skip: str | None = None
     truncated: bool = False
+    jit_kernel: str | None = None  # the kernel name code.json's label row gives
 
     @property
     def kept(self) -> bool:
@@ -304,7 +305,7 @@ def check_capture(capture_dir: str) -> CaptureCheck:
         return c
     code = os.path.join(capture_dir, "code.json")
     if os.path.exists(code):
-        instructions, _, _ = att.load_code(code)
+        instructions, c.jit_kernel, _ = att.load_code(code)
         c.instructions = len(instructions)
         c.mapped = sum(1 for i in instructions if i.source_loc != UNKNOWN_LOC)
     waves = att.load_waves(capture_dir)
@@ -549,7 +550,7 @@ def provenance_entry(run: RawRun, check: CaptureCheck, label: str, suffix: str |
         "rocprofv3": info.get("rocprofv3"),
         "command": info.get("command") or _results_command(run),
         "commit": info.get("commit"),
-        "kernel": info.get("kernel"),
+        "kernel": info.get("kernel") or check.jit_kernel,
         "kernel_regex": job.get("kernel_include_regex"),
         "iteration_range": job.get("kernel_iteration_range"),
         "instructions": check.instructions,

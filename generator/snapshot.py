@@ -61,7 +61,7 @@ _SLUG = re.compile(r"[^a-z0-9_.-]+")
 
 def slugify(name: str) -> str:
     """The URL slug of a kernel name: lower case, runs of other characters become ``-``."""
-    return _SLUG.sub("-", name.lower()).strip("-") or "kernel"
+    return _SLUG.sub("-", name.lower()).strip("-.") or "kernel"
 
 
 # ---------------------------------------------------------------- the typed snapshot
@@ -344,19 +344,14 @@ def baseline_commits(provenance: Mapping[str, Mapping[str, list[str]]], candidat
 
 
 def sweep_provenance(kernels, config, kernels_json: Mapping[str, Any] | None) -> dict[str, str]:
-    """The sweep's provenance: kernels.json, environment values every kernel shares, the config.
+    """The sweep's provenance, by the same rule as the site's ``api/index.json``.
 
-    Later sources win: ``docs/data/kernels.json`` ``provenance`` (and its ``generated``
-    date), then the values every timed kernel's results record (measured, so they beat
-    a hand-kept dashboard), then ``[provenance]`` of ``kernel-atlas.toml``.
+    Later sources win: the environment and candidate commit every timed kernel's results
+    agree on, then ``docs/data/kernels.json`` ``provenance`` (and its ``generated``
+    date), then ``[provenance]`` of ``kernel-atlas.toml``. Display only: ``diff`` reads
+    environment changes from each kernel's own (measured) environment.
     """
     out: dict[str, str] = {}
-    if kernels_json:
-        prov = kernels_json.get("provenance")
-        if isinstance(prov, dict):
-            out.update({str(k): _text(v) for k, v in prov.items() if v is not None and not isinstance(v, (dict, list))})
-        if isinstance(kernels_json.get("generated"), str):
-            out.setdefault("capture_date", kernels_json["generated"])
     envs = [k.environment for k in kernels if k.environment]
     for key in ENVIRONMENT_KEYS:
         values = {e.get(key) for e in envs} - {None}
@@ -365,6 +360,12 @@ def sweep_provenance(kernels, config, kernels_json: Mapping[str, Any] | None) ->
     commits = {k.candidate_commit for k in kernels if k.candidate_commit}
     if len(commits) == 1:
         out["candidate_commit"] = commits.pop()
+    if kernels_json:
+        prov = kernels_json.get("provenance")
+        if isinstance(prov, dict):
+            out.update({str(k): _text(v) for k, v in prov.items() if v is not None and not isinstance(v, (dict, list))})
+        if isinstance(kernels_json.get("generated"), str):
+            out.setdefault("capture_date", kernels_json["generated"])
     if config is not None:
         out.update(config.provenance)
     return dict(sorted(out.items()))
@@ -586,7 +587,7 @@ def kernel_from_api(row: Mapping[str, Any], doc: Mapping[str, Any], where: str) 
         "n_measured": rec.get("n_measured", score.get("n_measured")),
         "hard_failures": rec.get("hard_failures", score.get("hard_failures")),
         "shapes": score.get("shapes") or [],
-        "hotspot": _api_hotspot(rec, doc.get("captures")),
+        "hotspot": doc["hotspot"] if "hotspot" in doc else _api_hotspot(rec, doc.get("captures")),
         "candidate_commit": prov.get("candidate_commit"),
         "baselines": baselines,
         "environment": {k: prov[k] for k in ENVIRONMENT_KEYS if prov.get(k) is not None},

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import os
-import shlex
 import sys
 from argparse import Namespace
 from pathlib import Path

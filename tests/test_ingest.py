@@ -12,14 +12,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
 import shutil
 from pathlib import Path
 
 import pytest
 
-from generator import analysis, att, cli, discover, ingest, pmc
+from generator import analysis, cli, discover, ingest, pmc
 from generator.errors import InputError
 
 BUNDLES = ["flash_attn_func", "fused_rope_cache", "hgemm_splitk", "layernorm", "moe_blockscale", "moe_gemm",
@@ -170,6 +169,7 @@ def test_flash_small_report_provenance_and_layout(flash_raw, tmp_path):
         "flash_attn_func_kernel_0", "[6, [8-8]]", 44)
     assert entry["source_mapped"] == {"mapped": 2069, "total": 2069}
     assert entry["date_source"] == "file time of code.json" and entry["rocm"] is None
+    assert entry["kernel"] == "flash_attn_func_kernel_0"  # from code.json's label row
     assert entry["files"] == {"agent_info": "compute_viewer/small_agent_info.csv",
                               "input": "source/input_trace.yaml", "results": "compute_viewer/small_results.json"}
 

@@ -163,11 +163,11 @@ def test_real_sweep_softmax_kernel(full):
 
 
 def test_real_sweep_provenance(full):
-    # docs/data/kernels.json's provenance, overridden by the values every kernel's results share
+    # the values every kernel's results share, overridden by docs/data/kernels.json's provenance
     assert full.provenance["capture_date"] == "2026-06-01" and full.date == "2026-06-01"
     assert full.provenance["flydsl_commit"] == "18c5a7ed"
     assert full.provenance["rocm"] == "7.2.0"
-    assert full.provenance["gpu"] == "AMD Instinct MI350X"  # the results beat kernels.json's "(gfx950, CDNA4)"
+    assert full.provenance["gpu"] == "AMD Instinct MI350X (gfx950, CDNA4)"  # kernels.json's, not the results
     assert "candidate_commit" not in full.provenance  # moe_gemm / moe_blockscale ran 10793515, the rest 7255fff8
 
 
@@ -236,3 +236,23 @@ def test_small_sweep_copy(sweep, tmp_path):
     assert list(snap.kernels) == ["softmax"]
     assert snap.label == "s"
     assert snap.kernels["softmax"].to_json() == snapshot_from_sweep(sweep).kernels["softmax"].to_json()
+
+
+# ---------------------------------------------------------------- a built site's api/ reads as the sweep it was built from
+
+
+def test_api_of_a_built_site_equals_the_sweep(sweep, tmp_path):
+    build = pytest.importorskip("generator.build")
+    root = make_sweep_copy(sweep, tmp_path / "s", FA_AFTER + SOFTMAX_CAPTURE, {"flash_attn": None, "softmax": None})
+    build.build_site(root, tmp_path / "site", progress=False)
+    from_api = load_snapshot(tmp_path / "site").to_json()
+    assert load_snapshot(tmp_path / "site" / "api").to_json() == from_api
+    from_sweep = snapshot_from_sweep(root).to_json()
+    assert from_api["label"] == "site" and from_sweep["label"] == "s"
+    assert from_api["provenance"] == from_sweep["provenance"]
+    for slug in ("flash_attn_func", "softmax"):
+        a, s = from_api["kernels"][slug], from_sweep["kernels"][slug]
+        # the site records one merged commit for all baselines; the sweep one per provider
+        assert a.pop("baselines") == {"*": "32e1e6d76"}
+        assert set(s.pop("baselines").values()) == {"32e1e6d76"}
+        assert a == s
