@@ -366,3 +366,17 @@ def test_min_change_floor_hides_small_moves(softmax_diff):
     md = render_markdown(softmax_diff, marker=False)
     assert not md.startswith(DIFF_MARKER)
     assert diff_document(softmax_diff)["options"] == {"min_change": 0.02, "renames": [], "stall_points": 0.05}
+
+
+def test_built_sites_diff_like_their_sweeps(softmax_pair, tmp_path, capsys):
+    build = pytest.importorskip("generator.build")
+    old, new = softmax_pair
+    build.build_site(old, tmp_path / "old-site", progress=False)
+    build.build_site(new, tmp_path / "new-site", progress=False)
+    labels = ("--old-label", "base", "--new-label", "head", "--markdown")
+    _, from_sweeps, _ = run_cli(capsys, "diff", str(old), str(new), *labels)
+    _, from_sites, _ = run_cli(capsys, "diff", str(tmp_path / "old-site"), str(tmp_path / "new-site" / "api"), *labels)
+    assert from_sites == from_sweeps
+    code, out, _ = run_cli(capsys, "diff", str(old), str(tmp_path / "old-site"), "--json")
+    doc = json.loads(out)
+    assert code == 0 and doc["kernels"] == [] and doc["provenance"] == [] and doc["unchanged"] == ["softmax"]
