@@ -263,6 +263,7 @@ class CaptureCheck:
     mapped: int = 0
     waves: int = 0
     skip: str | None = None
+    empty: bool = False  # an empty shell: no waves, no instructions
     truncated: bool = False
     jit_kernel: str | None = None  # the kernel name code.json's label row gives
 
@@ -297,7 +298,7 @@ def check_capture(capture_dir: str) -> CaptureCheck:
     c = CaptureCheck(path=capture_dir, name=os.path.basename(capture_dir))
     reason = att.empty_reason(capture_dir)
     if reason:
-        c.skip = reason
+        c.skip, c.empty = reason, True
         return c
     bad = _json_files_ok(capture_dir)
     if bad:
@@ -400,7 +401,7 @@ def diagnose(run: RawRun, checks: list[CaptureCheck]) -> list[Problem]:
                                 f"the ATT trace decoder (rocprof-trace-decoder) was not found; {what}", FIX_DECODER))
     elif not checks:
         problems.append(_no_dispatch_problem(run))
-    empty = [c for c in checks if c.skip and c.skip.startswith("empty shell")]
+    empty = [c for c in checks if c.empty]
     if checks and len(empty) == len(checks):
         problems.append(Problem("empty-trace", "error",
                                 f"every capture folder is an empty shell ({', '.join(c.name for c in empty)})",
