@@ -266,6 +266,38 @@ def load_series(history_dir: str | os.PathLike) -> dict[str, list[HistoryPoint]]
     return dict(sorted(series.items()))
 
 
+def points_from_rows(rows: Sequence[Mapping[str, Any]], label: str, commit: str | None = None,
+                     date: str | None = None) -> dict[str, HistoryPoint]:
+    """The current sweep's point per kernel from ``api/index.json`` kernel rows (in memory).
+
+    Reads ``slug``, ``name``, ``geomean_vs_best``, ``verdict`` and, when the row has it,
+    ``noise`` (without it the noise band of this point is the point itself).
+    """
+    out = {}
+    for r in rows:
+        g, n = r.get("geomean_vs_best"), r.get("noise")
+        out[str(r["slug"])] = HistoryPoint(
+            label=label, commit=commit, date=date,
+            geomean=float(g) if isinstance(g, (int, float)) and not isinstance(g, bool) else None,
+            noise=float(n) if isinstance(n, (int, float)) and not isinstance(n, bool) else None,
+            verdict=r.get("verdict"), name=str(r.get("name") or r["slug"]))
+    return dict(sorted(out.items()))
+
+
+def with_current(series: Mapping[str, Sequence[HistoryPoint]],
+                 current: Mapping[str, HistoryPoint]) -> dict[str, list[HistoryPoint]]:
+    """The recorded series with the current sweep's points appended (replacing the same label).
+
+    Lets a build draw the history, current sweep included, before it writes anything;
+    ``record`` stores the current sweep once the site is published.
+    """
+    out = {slug: [p for p in pts if not (slug in current and p.label == current[slug].label)]
+           for slug, pts in series.items()}
+    for slug, point in current.items():
+        out.setdefault(slug, []).append(point)
+    return dict(sorted(out.items()))
+
+
 # ---------------------------------------------------------------- step detection
 
 

@@ -17,9 +17,11 @@ from generator.history import (
     history_document,
     load_history,
     load_series,
+    points_from_rows,
     record,
     record_snapshot,
     regression_marks,
+    with_current,
 )
 from generator.snapshot import snapshot_from_sweep
 from test_snapshot import SOFTMAX_CAPTURE, make_sweep_copy, scale_provider
@@ -202,3 +204,21 @@ def test_bad_history_inputs(sides, tmp_path):
     with pytest.raises(InputError, match="not a kernel-atlas history manifest"):
         load_history(bad)
     assert load_history(tmp_path / "nothing-yet").entries == []
+
+
+def test_current_points_join_the_recorded_series(sides, tmp_path):
+    _, _, snap_same, snap_slow = sides
+    hist = tmp_path / "history"
+    record_snapshot(snap_same, hist, "a", "ca")
+    record_snapshot(snap_same, hist, "b", "cb")
+    # the build's in-memory index rows of the current sweep (softmax slower; a new kernel)
+    rows = [{"slug": "softmax", "name": "Softmax", "verdict": "HEADROOM", "geomean_vs_best": SOFTMAX_G / 1.2,
+             "noise": SOFTMAX_NOISE},
+            {"slug": "vec_add", "name": "Vector Add", "verdict": "HEADROOM", "geomean_vs_best": 0.9493353744088217}]
+    current = points_from_rows(rows, "c", "cc", "2026-06-02")
+    series = with_current(load_series(hist), current)
+    assert [p.label for p in series["softmax"]] == ["a", "b", "c"]
+    assert series["vec_add"][0].band == (0.9493353744088217, 0.9493353744088217)  # no noise in the row
+    assert regression_marks(series)["softmax"]["to"] == "c"
+    again = with_current(series, points_from_rows(rows[:1], "b", "cb2"))  # a label already recorded is replaced
+    assert [(p.label, p.commit) for p in again["softmax"]] == [("a", "ca"), ("c", "cc"), ("b", "cb2")]
