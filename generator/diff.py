@@ -90,7 +90,7 @@ class Change:
     kind: str  # verdict, geomean, shape, shape-status, shape-new, shape-removed, kernel-new,
     #           kernel-removed, kernel-renamed, hotspot, provenance
     slug: str | None
-    field: str  # what changed: "verdict", "geomean_vs_best", "speedup", "stall_ratio", "rocm"...
+    item: str  # what changed: "verdict", "geomean_vs_best", "speedup", "stall_ratio", "rocm"...
     old: Any
     new: Any
     significant: bool
@@ -121,7 +121,7 @@ class Change:
         return {
             "kind": self.kind,
             "slug": self.slug,
-            "field": self.field,
+            "item": self.item,
             "old": self.old,
             "new": self.new,
             "significant": self.significant,
@@ -699,7 +699,7 @@ def environment_summary(d: SweepDiff) -> str:
     seen: dict[str, list[str]] = {}
     for k in d.kernels:
         for c in k.of_kind("provenance"):
-            if c.field in ENVIRONMENT_KEYS:
+            if c.item in ENVIRONMENT_KEYS:
                 seen.setdefault(c.text, []).append(k.slug)
     return ", ".join(f"{text} ({len(slugs)} kernel{'s' if len(slugs) != 1 else ''})" for text, slugs in seen.items())
 

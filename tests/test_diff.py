@@ -84,7 +84,7 @@ def test_before_after_capture_is_a_hotspot_and_provenance_change(fa_pair):
     assert (k.old_verdict, k.new_verdict) == ("HEADROOM", "HEADROOM")
     assert k.old_geomean == k.new_geomean == pytest.approx(FA_G, rel=1e-12)
     assert not k.significant and k.direction == "neutral"
-    assert [(c.kind, c.field) for c in k.changes] == [("hotspot", "stall_ratio"), ("provenance", "capture")]
+    assert [(c.kind, c.item) for c in k.changes] == [("hotspot", "stall_ratio"), ("provenance", "capture")]
     ratio = k.changes[0]
     # both captures: top stall type "other", 2 waves/SIMD bound by VGPRs; only the stall ratio moves
     assert ratio.old == pytest.approx(1677652 / 2855224, rel=1e-12)
@@ -158,7 +158,7 @@ def test_scaled_candidate_shapes(softmax_diff):
     assert [c.kind for c in first.causes] == ["noise"] and first.causes[0].detail == "within the noise (±33.4%)"
     assert not k.of_kind("shape-new", "shape-removed", "shape-status", "hotspot")
     prov = k.of_kind("provenance")
-    assert [(c.field, c.old, c.new) for c in prov] == [("candidate_commit", "7255fff8", "abcdef12")]
+    assert [(c.item, c.old, c.new) for c in prov] == [("candidate_commit", "7255fff8", "abcdef12")]
 
 
 def test_scaled_candidate_markdown(softmax_pair, capsys):
@@ -248,7 +248,7 @@ def test_environment_change_is_named(sweep, tmp_path):
     shapes = k.of_kind("shape")
     assert {c.shape_id for c in shapes if not c.significant} == FA_NOISY
     assert sum(c.significant for c in shapes) == 13
-    assert [(c.field, c.old, c.new) for c in k.of_kind("provenance")] == [("rocm", "7.2.0", "7.3.0")]
+    assert [(c.item, c.old, c.new) for c in k.of_kind("provenance")] == [("rocm", "7.2.0", "7.3.0")]
     # the sweep-level provenance is kernels.json's (7.2.0 on both sides, a hand-kept wart);
     # the environment line comes from what each kernel's results measured
     assert d.provenance == []
@@ -284,7 +284,7 @@ def test_new_removed_and_renamed_kernels(sweep, tmp_path, capsys):
     renamed = next(k for k in doc["kernels"] if k["slug"] == "softmax_v2")
     assert renamed["old_slug"] == "softmax" and renamed["status"] == "changed"
     # the same numbers on both sides: only the slug and the capture's folder differ
-    assert [(c["kind"], c["field"]) for c in renamed["changes"]] == [("kernel-renamed", "slug"),
+    assert [(c["kind"], c["item"]) for c in renamed["changes"]] == [("kernel-renamed", "slug"),
                                                                       ("provenance", "capture")]
     code, _, err = run_cli(capsys, "diff", str(old), str(new), "--rename", "nosuch=softmax_v2")
     assert code == 2
