@@ -97,6 +97,7 @@ class AdviceContext:
     peak_name: str | None = None
     lds_total: int | None = None  # LDS bytes per CU
     max_waves: int | None = None  # waves per SIMD the hardware allows
+    grid_source: str | None = None  # where grid and time come from (the trace row)
     bundle: Bundle | None = None  # read the kernel trace / agent info from it when given
     notes: list[str] = field(default_factory=list)
 
@@ -962,7 +963,8 @@ def bandwidth(view: KernelView) -> dict[str, Any] | None:
     pmc = ctx.counters
     if pmc is not None and getattr(pmc, "bw_fraction", None) is not None:
         return {"source": "PMC counters", "achieved_tbs": pmc.achieved_gbps / 1000.0,
-                "peak_tbs": pmc.peak_tbs, "fraction": pmc.bw_fraction}
+                "peak_tbs": pmc.peak_tbs, "fraction": pmc.bw_fraction,
+                "l2_hit_rate": getattr(pmc, "l2_hit_rate", None)}
     per_wave = _vmem_bytes_per_wave(view)
     wgs, wpw = ctx.workgroups, ctx.waves_per_workgroup
     if not per_wave or not wgs or not wpw or not ctx.kernel_time_ns or not ctx.peak_tbs:
@@ -972,7 +974,7 @@ def bandwidth(view: KernelView) -> dict[str, Any] | None:
     return {"source": "estimated: VMEM bytes of the ISA x waves of the grid / kernel time (full EXEC, no reuse)",
             "achieved_tbs": tbs, "peak_tbs": ctx.peak_tbs, "fraction": tbs / ctx.peak_tbs,
             "bytes": nbytes, "bytes_per_wave": per_wave, "waves": wgs * wpw,
-            "kernel_time_ns": ctx.kernel_time_ns}
+            "kernel_time_ns": ctx.kernel_time_ns, "grid_source": ctx.grid_source}
 
 
 VMEM_TYPES = ("VMEM-wait", "VMEM-load", "VMEM-store")
@@ -1198,7 +1200,8 @@ def detect_small_grid(view: KernelView, taken: frozenset = frozenset()) -> list[
     allowed = occ.waves_per_simd if occ else _max_waves(view)
     ev: dict[str, Any] = {"workgroups": wgs, "cu_count": cus, "simds": simds, "waves_per_workgroup": wpw,
                           "waves": waves, "waves_per_simd": per_simd, "occupancy_waves_per_simd": allowed,
-                          "grid": list(ctx.grid or ()), "workgroup": list(ctx.workgroup or ())}
+                          "grid": list(ctx.grid or ()), "workgroup": list(ctx.workgroup or ()),
+                          "grid_source": ctx.grid_source}
     if waves < simds:
         idle_cus = max(0, cus - wgs)
         idle = simds - waves
@@ -1438,6 +1441,9 @@ def context_for(analysis: CaptureAnalysis, bundle: Bundle | None = None, counter
                 notes.append(f"kernel trace unreadable: {err.message}")
             row, time_ns = _pick_dispatch(rows, analysis.capture)
             if row is not None:
+                ctx.grid_source = (f"{os.path.basename(trace)} Dispatch_Id {row.get('Dispatch_Id')}, "
+                                   "time: median over the dispatches of that grid"
+                                   if ctx.grid is None else ctx.grid_source)
                 to_int = rocprof.to_int
                 ctx.grid = ctx.grid or tuple(to_int(row.get(f"Grid_Size_{d}")) or 1 for d in "XYZ")
                 ctx.workgroup = ctx.workgroup or tuple(to_int(row.get(f"Workgroup_Size_{d}")) or 1 for d in "XYZ")
@@ -1457,8 +1463,8 @@ def context_for(analysis: CaptureAnalysis, bundle: Bundle | None = None, counter
 
             dev = roofline.resolve_device(config, arch=analysis.arch)
             ctx.peak_tbs, ctx.peak_name = dev.hbm_tbs, dev.name
-        except Exception as err:  # no device for this arch, or a broken peaks file: no roofline
-            notes.append(f"no device peak for {analysis.arch}: {err}")
+        except (InputError, OSError, KeyError, ValueError) as err:  # no device, or a broken peaks file
+            notes.append(f"no device peak for {analysis.arch}: {getattr(err, 'message', err)}")
     ctx.notes = notes
     return ctx
 

@@ -424,3 +424,16 @@ def test_sweep_findings_weight_headroom_by_stall_share():
     assert groups["limiter:VGPR"].headroom_share == pytest.approx(math.log(2) / total)
     assert groups["limiter:VGPR"].text == ("VGPR-bound occupancy: a (2 waves/SIMD). Together they hold "
                                            f"{100 * math.log(2) / total:.1f}% of the sweep's headroom (HEADROOM: a).")
+
+
+def test_streaming_roofline_trusts_pmc_counters_on_mfma_kernels():
+    # With measured HBM traffic (a pmc.PmcResult-like object) the MFMA kernel is judged too:
+    # 5.6 TB/s of 8.0 = 70 %.
+    from types import SimpleNamespace
+
+    pmc = SimpleNamespace(bw_fraction=0.70, achieved_gbps=5600.0, peak_tbs=8.0, l2_hit_rate=0.02)
+    a = make_synthetic_analysis(streaming_rows(mfma=True), waves=4)
+    (f,) = run("streaming_roofline", a, advice.AdviceContext(counters=pmc))
+    assert f.evidence["bandwidth"]["source"] == "PMC counters"
+    assert f.evidence["bandwidth"]["achieved_tbs"] == pytest.approx(5.6)
+    assert "memory-bound at this shape" in f.summary
