@@ -44,8 +44,10 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping
 
+from generator.errors import InputError
 from generator.model import FORMAT_VERSION
 from generator.snapshot import ENVIRONMENT_KEYS, KernelSnapshot, ShapePoint, SweepSnapshot
+from generator.verdicts import args_text, geomean
 
 DIFF_MARKER = "<!-- kernel-atlas-diff -->"
 #: Verdicts from best to worst (a move right is a regression).
@@ -107,11 +109,6 @@ class Change:
     def shape_text(self) -> str:
         """``M=1 N=128 bf16``: the shape's args, then its dtype."""
         return shape_text(self.args, self.dtype)
-
-    @property
-    def percent(self) -> float | None:
-        """(ratio - 1) * 100."""
-        return None if self.ratio is None else (self.ratio - 1.0) * 100.0
 
     @property
     def cause_text(self) -> str:
@@ -267,12 +264,11 @@ def beats(ratio: float | None, factor: float) -> bool:
     return ratio is not None and ratio > 0 and abs(math.log(ratio)) > math.log(factor)
 
 
-def direction_of(ratio: float | None, higher_is_better: bool = True) -> str:
-    """regression / improvement / neutral of a ratio new/old."""
+def direction_of(ratio: float | None) -> str:
+    """improvement (> 1), regression (< 1) or neutral of a speedup ratio new / old."""
     if ratio is None or ratio == 1.0:
         return NEUTRAL
-    up = ratio > 1.0
-    return IMPROVEMENT if up == higher_is_better else REGRESSION
+    return IMPROVEMENT if ratio > 1.0 else REGRESSION
 
 
 def verdict_direction(old: str | None, new: str | None) -> str:
@@ -287,12 +283,6 @@ def ratio_of(new: float | None, old: float | None) -> float | None:
     if new is None or old is None or old <= 0 or new <= 0:
         return None
     return new / old
-
-
-def geomean(values: Iterable[float]) -> float | None:
-    """exp(mean ln v); None for none."""
-    logs = [math.log(v) for v in values]
-    return math.exp(math.fsum(logs) / len(logs)) if logs else None
 
 
 def environment_changes(old: Mapping[str, str], new: Mapping[str, str]) -> dict[str, tuple[str | None, str | None]]:
@@ -406,11 +396,10 @@ def _kernel_level(old: KernelSnapshot, new: KernelSnapshot, options: DiffOptions
                           True, IMPROVEMENT if new.geomean_vs_best is not None else REGRESSION,
                           causes=_provenance_causes(old, new),
                           text=f"geomean {fmt_x(old.geomean_vs_best)} → {fmt_x(new.geomean_vs_best)}"))
-    for fld in ("hard_failures",):
-        a, b = getattr(old, fld), getattr(new, fld)
-        if a != b:
-            out.append(Change("failures", new.slug, fld, a, b, True, REGRESSION if b > a else IMPROVEMENT,
-                              causes=_provenance_causes(old, new), text=f"hard failures {a} → {b}"))
+    a, b = old.hard_failures, new.hard_failures
+    if a != b:
+        out.append(Change("failures", new.slug, "hard_failures", a, b, True, REGRESSION if b > a else IMPROVEMENT,
+                          causes=_provenance_causes(old, new), text=f"hard failures {a} → {b}"))
     return out
 
 
@@ -571,8 +560,6 @@ def diff_kernel_provenance(old: KernelSnapshot, new: KernelSnapshot) -> list[Cha
 
 def diff_snapshots(old: SweepSnapshot, new: SweepSnapshot, options: DiffOptions = DiffOptions()) -> SweepDiff:
     """Compare two snapshots: kernels matched by slug (and by ``options.renames``)."""
-    from generator.errors import InputError
-
     if old.format_version != new.format_version:
         raise InputError(new.label, f"format version {new.format_version} differs from the old side's "
                                     f"{old.format_version}: rebuild both sides with the same kernel-atlas")
@@ -665,8 +652,6 @@ def fmt_pct(ratio: float | None) -> str:
 
 def shape_text(args: Mapping[str, Any] | None, dtype: str = "") -> str:
     """Shape arguments on one line as the verdict tables print them, then the dtype: ``M=1 N=128 bf16``."""
-    from generator.verdicts import args_text
-
     return " ".join(t for t in (args_text(args or {}), dtype) if t)
 
 
