@@ -1,0 +1,307 @@
+"""Plotly figures as plain dicts (``{"data": [...], "layout": {...}}``), drawn client-side.
+
+Figures are built here, in Python, and embedded in the page as JSON; ``site.js`` draws
+them with the site's single local copy of plotly.js and applies the theme's colors
+(font, grid, background), so nothing here depends on light or dark mode. Building
+dicts (not ``plotly.graph_objects``) keeps the build fast and the bytes stable.
+
+Speedups are drawn on a log axis with the 1.0 line and the parity band
+``[headroom, win)`` shaded: on a log axis 0.5x and 2x sit at the same distance
+from parity, as they should.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from typing import Any, Iterable
+
+from generator.model import STALL_TYPES, WAVE_STATES
+
+VERDICT_COLORS = {"WIN": "#2da44e", "PARITY": "#8c959f", "HEADROOM": "#d4742c", "BLOCKED": "#cf222e"}
+OUTCOME_COLORS = {"win": "#2da44e", "parity": "#8c959f", "loss": "#d4742c"}
+STALL_COLORS = {
+    "VMEM-wait": "#e4572e",
+    "LDS/SMEM-wait": "#f3a712",
+    "EXP-wait": "#a8c686",
+    "waitcnt": "#669bbc",
+    "barrier": "#8e6c8a",
+    "VMEM-load": "#3d5a98",
+    "VMEM-store": "#4c956c",
+    "LDS": "#db2763",
+    "SMEM": "#17bebb",
+    "MFMA/FMA": "#7d5ba6",
+    "other": "#9a9a9a",
+}
+STATE_COLORS = {"EXEC": "#2da44e", "WAIT": "#f3a712", "STALL": "#e4572e", "SLEEP": "#8c959f"}
+ISSUE_COLOR = "#2da44e"
+_EXTRA = ("#5c6bc0", "#26a69a", "#ef6c00", "#8d6e63", "#ec407a", "#7cb342", "#00acc1", "#ab47bc")
+CONFIG_HEIGHT = 320
+
+
+def script_json(figure: Any) -> str:
+    """JSON safe inside ``<script type="application/json">``: sorted keys, no ``<``, ``>``, ``&``.
+
+    A hostile kernel name such as ``</script><script>...`` stays inert: every ``<``
+    becomes ``\\u003c``, which JSON.parse turns back into ``<``.
+    """
+    text = json.dumps(figure, sort_keys=True, separators=(",", ":"), allow_nan=False, default=_default)
+    return (text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+            .replace("\u2028", "\\u2028").replace("\u2029", "\\u2029"))
+
+
+def _default(value: Any) -> Any:
+    """JSON for values json does not know (tuples are lists already)."""
+    if isinstance(value, set):
+        return sorted(value)
+    raise TypeError(f"not JSON serializable: {type(value).__name__}")
+
+
+def stall_color(name: str) -> str:
+    """The color of a stall type (NCU reasons and unknown types get a stable extra color)."""
+    if name in STALL_COLORS:
+        return STALL_COLORS[name]
+    return _EXTRA[sum(name.encode()) % len(_EXTRA)]
+
+
+def stall_css(name: str) -> str:
+    """CSS class of a stall type: ``st-vmem-wait``, ``st-lds-smem-wait``..."""
+    return "st-" + re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")
+
+
+def _base_layout(height: int = CONFIG_HEIGHT, **extra: Any) -> dict[str, Any]:
+    layout = {
+        "height": height,
+        "margin": {"l": 60, "r": 20, "t": 20, "b": 50},
+        "showlegend": False,
+        "hovermode": "closest",
+    }
+    layout.update(extra)
+    return layout
+
+
+def _parity_shapes(win: float, headroom: float, axis: str) -> list[dict[str, Any]]:
+    """The parity band [headroom, win) and the 1.0 line on a log speedup axis."""
+    other = "y" if axis == "x" else "x"
+    band = {"type": "rect", "layer": "below", "line": {"width": 0}, "fillcolor": "rgba(140,149,159,0.18)",
+            f"{axis}ref": axis, f"{other}ref": "paper", f"{axis}0": headroom, f"{axis}1": win,
+            f"{other}0": 0, f"{other}1": 1}
+    line = {"type": "line", "layer": "below", "line": {"width": 1.5, "dash": "dash", "color": "#8c959f"},
+            f"{axis}ref": axis, f"{other}ref": "paper", f"{axis}0": 1, f"{axis}1": 1, f"{other}0": 0, f"{other}1": 1}
+    return [band, line]
+
+
+def _log_range(values: Iterable[float], win: float, headroom: float) -> list[float]:
+    """A log10 axis range covering the values and the parity band, with a margin."""
+    vals = [v for v in values if v and v > 0] + [headroom, win]
+    lo, hi = math.log10(min(vals)), math.log10(max(vals))
+    pad = max(0.05, (hi - lo) * 0.06)
+    return [round(lo - pad, 4), round(hi + pad, 4)]
+
+
+def log_ticks(axis_range: list[float]) -> dict[str, Any]:
+    """Readable ticks inside a log10 range, labelled ``0.5x``, ``2x``: 1-2-5 per decade,
+    finer (1..9, then tenths) when the range is too narrow for three ticks."""
+    lo, hi = axis_range
+    mantissas = ((1, 2, 5), tuple(range(1, 10)), tuple(m / 10 for m in range(10, 100)))
+    vals: list[float] = []
+    for ms in mantissas:
+        vals = []
+        for e in range(math.floor(lo) - 1, math.ceil(hi) + 1):
+            for m in ms:
+                v = round(m * 10.0 ** e, 6)
+                if lo <= math.log10(v) <= hi and v not in vals:
+                    vals.append(v)
+        if len(vals) >= 3:
+            break
+    while len(vals) > 12:
+        vals = vals[::2]
+    return {"tickvals": vals, "ticktext": [f"{v:g}x" for v in vals]}
+
+
+def speedup_overview(rows: list[Any], win: float, headroom: float) -> dict[str, Any]:
+    """Each kernel's geomean vs best (big marker, verdict color) over its per-shape speedups.
+
+    ``rows`` are ``views.IndexRow`` objects with a geomean; the chart lists them
+    top-down in the given order.
+    """
+    rows = list(reversed(rows))  # plotly draws the first category at the bottom
+    names = [r.name for r in rows]
+    dots_x, dots_y = [], []
+    for r in rows:
+        for s in r.shape_speedups:
+            dots_x.append(s)
+            dots_y.append(r.name)
+    data = [
+        {"type": "scatter", "mode": "markers", "x": dots_x, "y": dots_y, "name": "shapes",
+         "marker": {"size": 6, "color": "rgba(120,130,140,0.45)", "symbol": "circle"},
+         "hovertemplate": "%{y}: %{x:.2f}x<extra>one shape</extra>"},
+    ]
+    for verdict, color in VERDICT_COLORS.items():
+        sel = [r for r in rows if r.verdict == verdict]
+        if not sel:
+            continue
+        data.append({
+            "type": "scatter", "mode": "markers", "name": verdict,
+            "x": [r.geomean for r in sel], "y": [r.name for r in sel],
+            "customdata": [[r.wins_text, r.verdict_label] for r in sel],
+            "marker": {"size": 14, "color": color, "symbol": "diamond", "line": {"width": 1, "color": "#ffffff"}},
+            "hovertemplate": "%{y}<br>geomean %{x:.2f}x, wins %{customdata[0]}<extra>%{customdata[1]}</extra>",
+        })
+    height = max(260, 34 * len(names) + 90)
+    all_x = dots_x + [r.geomean for r in rows]
+    return {
+        "data": data,
+        "layout": _base_layout(
+            height,
+            margin={"l": 190, "r": 20, "t": 10, "b": 50},
+            xaxis={"type": "log", "title": {"text": "speedup vs best baseline (log; > 1: candidate faster)"},
+                   "range": _log_range(all_x, win, headroom), "zeroline": False,
+                   **log_ticks(_log_range(all_x, win, headroom))},
+            yaxis={"type": "category", "categoryorder": "array", "categoryarray": names, "automargin": True},
+            shapes=_parity_shapes(win, headroom, "x"),
+            showlegend=True,
+            legend={"orientation": "h", "y": -0.18},
+        ),
+    }
+
+
+def shape_speedups(shapes: list[Any], win: float, headroom: float) -> dict[str, Any]:
+    """Per measured shape, slowest to fastest: a stem from 1.0 to its speedup, colored by outcome.
+
+    Stems rather than bars: plotly bars on a log axis grow from the axis floor, which
+    would make a 0.9x shape look like a large bar.
+    """
+    ordered = sorted(shapes, key=lambda s: s.speedup)
+    data = []
+    for outcome, color in OUTCOME_COLORS.items():
+        sel = [(i, s) for i, s in enumerate(ordered, 1) if s.outcome == outcome]
+        if not sel:
+            continue
+        stems_x: list[Any] = []
+        stems_y: list[Any] = []
+        for i, s in sel:
+            stems_x += [i, i, None]
+            stems_y += [1.0, s.speedup, None]
+        data.append({"type": "scatter", "mode": "lines", "x": stems_x, "y": stems_y, "hoverinfo": "skip",
+                     "line": {"color": color, "width": 2}, "name": outcome, "showlegend": False})
+        data.append({
+            "type": "scatter", "mode": "markers", "name": outcome,
+            "x": [i for i, _ in sel], "y": [s.speedup for _, s in sel],
+            "marker": {"color": color, "size": 7},
+            "customdata": [[s.args_text, s.best_baseline or "", s.stage or "", s.model or ""] for _, s in sel],
+            "hovertemplate": "%{y:.2f}x vs %{customdata[1]}<br>%{customdata[0]}<br>%{customdata[2]} \u00b7 "
+                             "%{customdata[3]}<extra></extra>",
+        })
+    n = len(ordered)
+    return {
+        "data": data,
+        "layout": _base_layout(
+            300,
+            xaxis={"title": {"text": f"measured shapes, slowest to fastest ({n})"}, "zeroline": False,
+                   "range": [0, n + 1]},
+            yaxis={"type": "log", "title": {"text": "speedup vs best baseline (log)"},
+                   "range": _log_range([s.speedup for s in ordered], win, headroom),
+                   **log_ticks(_log_range([s.speedup for s in ordered], win, headroom))},
+            shapes=_parity_shapes(win, headroom, "y"),
+            showlegend=True,
+            legend={"orientation": "h", "y": -0.25},
+        ),
+    }
+
+
+def stall_types(stall_by_type: dict[str, int], unit: str = "cycles") -> dict[str, Any]:
+    """Horizontal bars: stall cycles (or samples) per type, largest on top."""
+    names = list(stall_by_type)[::-1]
+    total = sum(stall_by_type.values()) or 1
+    values = [stall_by_type[n] for n in names]
+    return {
+        "data": [{
+            "type": "bar", "orientation": "h", "x": values, "y": names,
+            "marker": {"color": [stall_color(n) for n in names]},
+            "customdata": [round(100 * v / total, 2) for v in values],
+            "hovertemplate": "%{y}: %{x:,} " + unit + " (%{customdata}%)<extra></extra>",
+        }],
+        "layout": _base_layout(max(160, 26 * len(names) + 60), margin={"l": 110, "r": 20, "t": 10, "b": 40},
+                               xaxis={"title": {"text": f"stall {unit}"}},
+                               yaxis={"automargin": True}),
+    }
+
+
+def timeline(t: Any) -> dict[str, Any]:
+    """One wave over time: issue cycles and stall cycles per type, stacked per bin."""
+    data = [{"type": "bar", "name": "issue", "x": t.starts, "y": t.issue, "marker": {"color": ISSUE_COLOR},
+             "hovertemplate": "t=%{x:,}: %{y:,} issue cycles<extra></extra>"}]
+    for name, values in t.stall.items():
+        if not any(values):
+            continue
+        data.append({"type": "bar", "name": name, "x": t.starts, "y": values,
+                     "marker": {"color": stall_color(name)},
+                     "hovertemplate": "t=%{x:,}: %{y:,} " + name + " stall cycles<extra></extra>"})
+    return {
+        "data": data,
+        "layout": _base_layout(300, barmode="stack", bargap=0, showlegend=True,
+                               legend={"orientation": "h", "y": -0.3},
+                               xaxis={"title": {"text": "cycles since the wave began"}},
+                               yaxis={"title": {"text": f"cycles per {t.bin_cycles:,}-cycle bin"}}),
+    }
+
+
+def wave_states(shares: dict[str, float]) -> dict[str, Any]:
+    """One stacked bar of the wave-state shares (EXEC, WAIT, STALL, SLEEP)."""
+    data = [{"type": "bar", "orientation": "h", "name": s, "x": [round(100 * shares.get(s, 0.0), 3)], "y": ["waves"],
+             "marker": {"color": STATE_COLORS[s]}, "hovertemplate": s + ": %{x:.1f}%<extra></extra>"}
+            for s in WAVE_STATES]
+    return {"data": data, "layout": _base_layout(120, barmode="stack", showlegend=True,
+                                                 xaxis={"range": [0, 100], "title": {"text": "% of sampled wave time"}})}
+
+
+def compare_shares(shares: dict[str, Any], a_name: str, b_name: str) -> dict[str, Any]:
+    """Grouped bars: each stall type's share in capture A and in capture B."""
+    types = [t for t in STALL_TYPES if t in shares] + sorted(t for t in shares if t not in STALL_TYPES)
+    def pick(t: str, i: int) -> float:
+        v = shares[t]
+        return float(v[i]) * 100 if isinstance(v, (list, tuple)) and len(v) > i and v[i] is not None else 0.0
+    data = [
+        {"type": "bar", "name": str(a_name), "x": types, "y": [pick(t, 0) for t in types], "marker": {"color": "#8c959f"},
+         "hovertemplate": "%{x}: %{y:.1f}%<extra>" + "A" + "</extra>"},
+        {"type": "bar", "name": str(b_name), "x": types, "y": [pick(t, 1) for t in types], "marker": {"color": "#3d5a98"},
+         "hovertemplate": "%{x}: %{y:.1f}%<extra>" + "B" + "</extra>"},
+    ]
+    return {"data": data, "layout": _base_layout(280, barmode="group", showlegend=True,
+                                                 legend={"orientation": "h", "y": -0.3},
+                                                 yaxis={"title": {"text": "% of stall cycles"}})}
+
+
+def roofline(r: dict[str, Any]) -> dict[str, Any]:
+    """Log-log roofline (``Roofline.to_json()``): the roofs of each precision used, one point per row."""
+    points = [p for p in r.get("points", []) if p.get("ai") and p.get("tflops")]
+    dev = r.get("device") or {}
+    peak_tbs = dev.get("hbm_tbs")
+    peaks = dev.get("tflops") or {}
+    data = []
+    by_provider: dict[str, list[dict[str, Any]]] = {}
+    for p in points:
+        by_provider.setdefault(str(p.get("provider", "")), []).append(p)
+    for i, (prov, pts) in enumerate(sorted(by_provider.items())):
+        data.append({"type": "scatter", "mode": "markers", "name": prov,
+                     "x": [p["ai"] for p in pts], "y": [p["tflops"] for p in pts],
+                     "marker": {"size": 8, "color": _EXTRA[i % len(_EXTRA)]},
+                     "customdata": [[str(p.get("args", "")), str(p.get("bound", ""))] for p in pts],
+                     "hovertemplate": "%{customdata[0]}<br>AI %{x:.3g} FLOP/B, %{y:.3g} TFLOP/s<br>"
+                                      "%{customdata[1]}<extra>%{fullData.name}</extra>"})
+    precisions = sorted({str(p.get("precision")) for p in points if p.get("precision") in peaks})
+    if peak_tbs and points and precisions:
+        xs = [p["ai"] for p in points]
+        ridges = [peaks[q] / peak_tbs for q in precisions]
+        lo, hi = min(xs + ridges) / 4, max(xs + ridges) * 4
+        for q in precisions:
+            peak = peaks[q]
+            ridge = peak / peak_tbs
+            data.append({"type": "scatter", "mode": "lines", "name": f"roof ({q})", "x": [lo, ridge, hi],
+                         "y": [lo * peak_tbs, peak, peak], "line": {"color": "#8c959f", "width": 2},
+                         "hovertemplate": f"{q} roof: %{{y:.3g}} TFLOP/s<extra></extra>"})
+    return {"data": data, "layout": _base_layout(360, showlegend=True, legend={"orientation": "h", "y": -0.3},
+                                                 xaxis={"type": "log", "title": {"text": "arithmetic intensity (FLOP/byte)"}},
+                                                 yaxis={"type": "log", "title": {"text": "TFLOP/s"}})}

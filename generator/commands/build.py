@@ -1,0 +1,35 @@
+"""``kernel-atlas build [SWEEP] [--out DIR]``: the static site of a sweep."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+NAME = "build"
+HELP = "Build the static website of a sweep (overview, a page per kernel, api/ JSON, badges)."
+ORDER = 10
+
+
+def add_arguments(p) -> None:
+    """Sweep, output folder and publishing options."""
+    p.add_argument("sweep", nargs="?", default="bundles",
+                   help="sweep root, folder of bundles or one bundle (default: bundles/)")
+    p.add_argument("--out", default="site", help="output folder (default: site/); replaced as a whole")
+    p.add_argument("--base-url", default=os.environ.get("KERNEL_ATLAS_BASE_URL", ""),
+                   help="absolute URL the site is served at, for the links in PR snippets "
+                        "(default: $KERNEL_ATLAS_BASE_URL; empty: links relative to the site)")
+    p.add_argument("--force", action="store_true", help="rebuild every kernel, ignoring the previous build")
+    p.add_argument("--quiet", action="store_true", help="no progress bar and no summary")
+
+
+def run(args) -> int:
+    """Build, print warnings and the summary on stderr."""
+    from generator.build import build_site
+
+    summary = build_site(args.sweep, args.out, base_url=args.base_url, force=args.force,
+                         progress=False if args.quiet else None)
+    if not args.quiet:
+        for w in summary.warnings:
+            print(f"kernel-atlas: warning: {w}", file=sys.stderr)
+        print(summary.text(), file=sys.stderr)
+    return 0

@@ -1,0 +1,275 @@
+"""Publish a built site: the manifest, content hashes, and an all-or-nothing swap.
+
+The output folder is never edited in place. A build writes its files into a fresh
+folder next to the output (``.<name>.tmp-XXXX``), hard-links every file that did not
+change from the previous site (same bytes: not rewritten, same inode, same mtime),
+then swaps the folders with two renames. A build that fails at any point removes its
+temporary folder and leaves the previous site exactly as it was. When nothing at all
+changed, nothing is touched.
+
+The manifest (``kernel-atlas-manifest.json`` at the site root) lets the next build
+skip unchanged kernels (coverage.py's ``status.json``). Format 1::
+
+    {
+      "format": 1,
+      "tool_version": "0.1.0",
+      "global_hash": "9c1e...",          # config, analysis code, templates, assets, options
+      "build_date": "2026-06-01",
+      "items": {
+        "softmax": {
+          "input_hash": "5b0a...",       # the bundle's and campaign's files, neighbours
+          "files": ["api/kernels/softmax.json", "badges/softmax.svg",
+                    "kernels/softmax/index.html", "pr/softmax.md"],
+          "row": {...},                  # the kernel's overview row (views.IndexRow)
+          "extra": {...}                 # what the overview needs beyond the row
+        }
+      },
+      "files": ["api/index.json", "index.html", ...]   # every file of the site
+    }
+
+A manifest of another format, or one that cannot be read, is ignored: the next build
+is a full one.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+from dataclasses import dataclass, field
+from typing import Any, Iterable
+
+from generator.errors import InputError
+
+MANIFEST = "kernel-atlas-manifest.json"
+MANIFEST_FORMAT = 1
+
+
+# ---------------------------------------------------------------- hashing
+
+def sha256_bytes(data: bytes) -> str:
+    """Hex SHA-256 of bytes."""
+    return hashlib.sha256(data).hexdigest()
+
+
+def sha256_file(path: str) -> str:
+    """Hex SHA-256 of a file's bytes."""
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def combine(parts: Iterable[str]) -> str:
+    """One hash of an ordered sequence of strings (each part delimited)."""
+    h = hashlib.sha256()
+    for part in parts:
+        h.update(part.encode("utf-8", "surrogatepass"))
+        h.update(b"\0")
+    return h.hexdigest()
+
+
+def tree_hash(folder: str, skip=None) -> list[str]:
+    """``rel-path:sha256`` of every file under ``folder`` (sorted), minus those ``skip(name)`` rejects."""
+    out = []
+    if not os.path.isdir(folder):
+        return out
+    for root, dirs, files in os.walk(folder):
+        dirs.sort()
+        for name in sorted(files):
+            if skip is not None and skip(name):
+                continue
+            path = os.path.join(root, name)
+            rel = os.path.relpath(path, folder).replace(os.sep, "/")
+            out.append(f"{rel}:{sha256_file(path)}")
+    return out
+
+
+# ---------------------------------------------------------------- manifest
+
+@dataclass
+class ManifestItem:
+    """One kernel of the previous build."""
+
+    input_hash: str
+    files: list[str]
+    row: dict[str, Any]
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Manifest:
+    """What a build leaves behind for the next one (see the module docstring)."""
+
+    tool_version: str
+    global_hash: str
+    build_date: str
+    items: dict[str, ManifestItem]
+    files: list[str]
+    format: int = MANIFEST_FORMAT
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "format": self.format,
+            "tool_version": self.tool_version,
+            "global_hash": self.global_hash,
+            "build_date": self.build_date,
+            "items": {k: {"input_hash": v.input_hash, "files": sorted(v.files), "row": v.row, "extra": v.extra}
+                      for k, v in sorted(self.items.items())},
+            "files": sorted(self.files),
+        }
+
+    def to_bytes(self) -> bytes:
+        return json_bytes(self.to_json())
+
+
+def json_bytes(doc: Any) -> bytes:
+    """Deterministic JSON: sorted keys, two-space indent, trailing newline."""
+    return (json.dumps(doc, sort_keys=True, indent=1, ensure_ascii=False, allow_nan=False) + "\n").encode("utf-8")
+
+
+def json_compact(doc: Any) -> bytes:
+    """Deterministic compact JSON (sorted keys, no spaces): for the large api/kernels documents."""
+    return (json.dumps(doc, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+            + "\n").encode("utf-8")
+
+
+def read_manifest(out_dir: str) -> Manifest | None:
+    """The manifest of the site in ``out_dir``; None when absent, unreadable or of another format."""
+    path = os.path.join(out_dir, MANIFEST)
+    try:
+        with open(path, encoding="utf-8") as fh:
+            doc = json.load(fh)
+        if not isinstance(doc, dict) or doc.get("format") != MANIFEST_FORMAT:
+            return None
+        items = {str(k): ManifestItem(input_hash=str(v["input_hash"]), files=[str(f) for f in v["files"]],
+                                      row=dict(v["row"]), extra=dict(v.get("extra") or {}))
+                 for k, v in doc["items"].items()}
+        return Manifest(tool_version=str(doc["tool_version"]), global_hash=str(doc["global_hash"]),
+                        build_date=str(doc.get("build_date", "")), items=items,
+                        files=[str(f) for f in doc.get("files", [])])
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None
+
+
+# ---------------------------------------------------------------- writing
+
+def write_bytes(path: str, data: bytes) -> None:
+    """Write one file (the only place a build writes site content; tests record its calls)."""
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "wb") as fh:
+        fh.write(data)
+
+
+def _same_bytes(path: str, data: bytes) -> bool:
+    """True when the file at ``path`` holds exactly ``data``."""
+    try:
+        if os.path.getsize(path) != len(data):
+            return False
+        with open(path, "rb") as fh:
+            return fh.read() == data
+    except OSError:
+        return False
+
+
+def _link_or_copy(src: str, dst: str) -> None:
+    """Hard-link ``src`` to ``dst`` (copy when the file system refuses links)."""
+    os.makedirs(os.path.dirname(dst), exist_ok=True)
+    try:
+        os.link(src, dst)
+    except OSError:
+        shutil.copy2(src, dst)
+
+
+def site_files(folder: str) -> list[str]:
+    """Every file under a site folder, relative, sorted."""
+    out = []
+    for root, dirs, files in os.walk(folder):
+        dirs.sort()
+        for name in files:
+            out.append(os.path.relpath(os.path.join(root, name), folder).replace(os.sep, "/"))
+    return sorted(out)
+
+
+@dataclass
+class PublishResult:
+    """What a publish did to the output folder."""
+
+    written: list[str] = field(default_factory=list)  # new or changed bytes
+    kept: list[str] = field(default_factory=list)  # linked from the previous site
+    deleted: list[str] = field(default_factory=list)  # in the previous site, not in this one
+    swapped: bool = False
+
+
+def check_output(out_dir: str) -> None:
+    """Refuse to replace a folder that is not a Kernel Atlas site (never delete a user's files)."""
+    if not os.path.exists(out_dir):
+        return
+    if not os.path.isdir(out_dir):
+        raise InputError(out_dir, "the output exists and is not a folder")
+    if os.listdir(out_dir) and not os.path.isfile(os.path.join(out_dir, MANIFEST)):
+        raise InputError(out_dir, f"the output folder is not empty and holds no {MANIFEST}: "
+                                  "it is not a Kernel Atlas site, so it is not replaced (choose another --out)")
+
+
+def publish(out_dir: str, files: dict[str, bytes], keep: Iterable[str] = ()) -> PublishResult:
+    """Make ``out_dir`` hold exactly ``files`` plus ``keep`` (paths carried over from the old site).
+
+    Unchanged bytes are linked, not rewritten; when nothing changed and nothing is
+    deleted, the output folder is left alone.
+    """
+    out_dir = os.path.abspath(out_dir)
+    check_output(out_dir)
+    old = out_dir if os.path.isdir(out_dir) else None
+    keep = sorted(set(keep) - set(files))
+    result = PublishResult()
+    old_files = set(site_files(old)) if old else set()
+    for rel in keep:
+        if rel not in old_files:
+            raise RuntimeError(f"cannot keep {rel}: the previous site does not have it")
+    changed = [rel for rel in sorted(files) if not (old and rel in old_files and _same_bytes(os.path.join(old, rel), files[rel]))]
+    new_set = set(files) | set(keep)
+    deleted = sorted(old_files - new_set)
+    if old and not changed and not deleted:
+        result.kept = sorted(new_set)
+        return result
+    parent = os.path.dirname(out_dir)
+    os.makedirs(parent, exist_ok=True)
+    name = os.path.basename(out_dir)
+    tmp = tempfile.mkdtemp(prefix=f".{name}.tmp-", dir=parent)
+    try:
+        for rel in sorted(new_set):
+            dst = os.path.join(tmp, *rel.split("/"))
+            if rel in files and rel in changed:
+                write_bytes(dst, files[rel])
+                result.written.append(rel)
+            else:
+                _link_or_copy(os.path.join(old, *rel.split("/")), dst)
+                result.kept.append(rel)
+        os.chmod(tmp, 0o755)
+        _swap(tmp, out_dir, old is not None)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    result.deleted = deleted
+    result.swapped = True
+    return result
+
+
+def _swap(tmp: str, out_dir: str, had_old: bool) -> None:
+    """Replace ``out_dir`` by ``tmp`` with two renames; restore the old folder on failure."""
+    if not had_old:
+        os.rename(tmp, out_dir)
+        return
+    backup = tempfile.mkdtemp(prefix=f".{os.path.basename(out_dir)}.old-", dir=os.path.dirname(out_dir))
+    os.rmdir(backup)
+    os.rename(out_dir, backup)
+    try:
+        os.rename(tmp, out_dir)
+    except BaseException:
+        os.rename(backup, out_dir)
+        raise
+    shutil.rmtree(backup, ignore_errors=True)

@@ -1,0 +1,217 @@
+"""Render view models to bytes: Jinja2 pages, the badge SVG, the PR Markdown, static assets.
+
+All HTML knowledge lives in ``templates/`` (top level of the repository); this module
+only sets up Jinja2 (autoescape on for HTML/SVG, ``StrictUndefined`` so a misspelt
+field fails the build instead of printing nothing), names the static assets by
+content hash, and turns a bundle's REPORT.md into sanitized HTML.
+
+Asset naming (repeated in ``templates/static/site.js``): ``static/<stem>.<hash10><ext>``
+where hash10 is the first 10 hex digits of the file's SHA-256, e.g.
+``static/site.3f2a9c1b0d.css``, ``static/plotly.8e1d0c2a4b.min.js``. The name changes
+exactly when the bytes do, so browsers may cache them forever.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import xml.etree.ElementTree as etree
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import jinja2
+import markdown
+from markdown.extensions import Extension
+from markdown.treeprocessors import Treeprocessor
+
+TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
+STATIC = TEMPLATES / "static"
+SAFE_SCHEMES = ("http://", "https://", "mailto:")
+REPORT_ID_PREFIX = "report-"
+
+
+def templates_dir() -> Path:
+    """The templates folder (top-level ``templates/`` beside the package)."""
+    if not (TEMPLATES / "base.html").is_file():
+        raise RuntimeError(f"Kernel Atlas templates not found at {TEMPLATES}; install from a source checkout")
+    return TEMPLATES
+
+
+@lru_cache(maxsize=1)
+def environment() -> jinja2.Environment:
+    """The Jinja2 environment: autoescape for .html/.svg, strict undefined, stable whitespace."""
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(templates_dir())),
+        autoescape=jinja2.select_autoescape(enabled_extensions=("html", "svg", "xml"), default_for_string=True),
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
+    return env
+
+
+def short_hash(data: bytes, n: int = 10) -> str:
+    """First ``n`` hex digits of SHA-256."""
+    return hashlib.sha256(data).hexdigest()[:n]
+
+
+def hashed_name(stem: str, ext: str, data: bytes) -> str:
+    """``static/<stem>.<hash10><ext>`` (see the module docstring)."""
+    return f"static/{stem}.{short_hash(data)}{ext}"
+
+
+@dataclass
+class Assets:
+    """The site's static files: their hashed names (relative to the site root) and bytes."""
+
+    css: str
+    js: str
+    plotly: str
+    files: dict[str, bytes]
+
+
+def plotly_js_path() -> Path:
+    """plotly.min.js shipped inside the installed ``plotly`` package."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("plotly")
+    if spec is None or not spec.origin:
+        raise RuntimeError("the plotly package is not installed (pip install plotly)")
+    path = Path(spec.origin).parent / "package_data" / "plotly.min.js"
+    if not path.is_file():
+        raise RuntimeError(f"plotly.min.js not found in the plotly package ({path.parent})")
+    return path
+
+
+@lru_cache(maxsize=1)
+def load_assets() -> Assets:
+    """Read site.css, site.js and plotly.min.js, and name each by its content hash."""
+    css = (STATIC / "site.css").read_bytes()
+    js = (STATIC / "site.js").read_bytes()
+    plotly = plotly_js_path().read_bytes()
+    names = {
+        "css": hashed_name("site", ".css", css),
+        "js": hashed_name("site", ".js", js),
+        "plotly": hashed_name("plotly", ".min.js", plotly),
+    }
+    files = {names["css"]: css, names["js"]: js, names["plotly"]: plotly}
+    return Assets(css=names["css"], js=names["js"], plotly=names["plotly"], files=files)
+
+
+def templates_fingerprint() -> str:
+    """A hash of every template and static file (part of the build's global hash)."""
+    h = hashlib.sha256()
+    root = templates_dir()
+    for path in sorted(p for p in root.rglob("*") if p.is_file()):
+        h.update(path.relative_to(root).as_posix().encode() + b"\0")
+        h.update(path.read_bytes())
+        h.update(b"\0")
+    return h.hexdigest()
+
+
+def render_template(name: str, **context: Any) -> bytes:
+    """Render one template to UTF-8 bytes."""
+    return environment().get_template(name).render(**context).encode("utf-8")
+
+
+def render_overview(page: Any, assets: Assets) -> bytes:
+    """``index.html``."""
+    return render_template("index.html", page=page, assets=assets)
+
+
+def render_kernel(page: Any, assets: Assets) -> bytes:
+    """``kernels/<slug>/index.html``."""
+    return render_template("kernel.html", page=page, assets=assets)
+
+
+def render_badge(badge: Any) -> bytes:
+    """``badges/<slug>.svg``."""
+    return render_template("badge.svg", badge=badge)
+
+
+def render_pr(pr: Any) -> bytes:
+    """``pr/<slug>.md`` (Markdown: no HTML escaping; values are made inert in the view)."""
+    return render_template("pr.md", pr=pr)
+
+
+# ---------------------------------------------------------------- REPORT.md
+
+class _SafeTree(Treeprocessor):
+    """Keep only safe links: http(s)/mailto, or ``#`` fragments that exist in the report.
+
+    A relative link points into the bundle, which the site does not copy: it becomes
+    plain text. An image becomes a link to its http(s) address (the site loads
+    nothing from elsewhere), or its alt text.
+    """
+
+    def run(self, root: etree.Element) -> None:
+        ids = {el.get("id") for el in root.iter() if el.get("id")}
+        for parent in list(root.iter()):
+            for i, el in enumerate(list(parent)):
+                if el.tag == "img":
+                    src, alt = el.get("src", ""), el.get("alt", "") or "image"
+                    new = etree.Element("a" if src.startswith(SAFE_SCHEMES[:2]) else "span")
+                    if new.tag == "a":
+                        new.set("href", src)
+                        new.set("rel", "nofollow noopener")
+                    new.text = f"[{alt}]"
+                    new.tail = el.tail
+                    parent.remove(el)
+                    parent.insert(i, new)
+                elif el.tag == "a":
+                    href = el.get("href", "")
+                    if href.startswith(SAFE_SCHEMES):
+                        el.set("rel", "nofollow noopener")
+                        continue
+                    if href.startswith("#"):
+                        target = href[1:]
+                        if target in ids:
+                            continue
+                        if REPORT_ID_PREFIX + target in ids:
+                            el.set("href", "#" + REPORT_ID_PREFIX + target)
+                            continue
+                    el.tag = "span"
+                    el.attrib.pop("href", None)
+                    el.set("class", "dead-link")
+                    el.set("title", f"not published: {href}"[:200])
+                for attr in list(el.attrib):
+                    if attr.lower().startswith("on") or attr.lower() in ("style", "srcdoc"):
+                        del el.attrib[attr]
+
+
+class _NoRawHtml(Extension):
+    """Treat raw HTML in Markdown as text (escaped) and keep only safe links."""
+
+    def extendMarkdown(self, md: markdown.Markdown) -> None:
+        md.preprocessors.deregister("html_block")
+        md.inlinePatterns.deregister("html")
+        md.treeprocessors.register(_SafeTree(md), "kernel_atlas_safe", 0)
+
+
+def _report_slug(value: str, separator: str) -> str:
+    """Heading ids of a report, prefixed so they never clash with the page's own ids."""
+    from markdown.extensions.toc import slugify
+
+    return REPORT_ID_PREFIX + slugify(value, separator)
+
+
+def render_markdown(text: str) -> str:
+    """REPORT.md as HTML: tables and fenced code, raw HTML shown as text, unsafe links removed."""
+    md = markdown.Markdown(
+        extensions=["tables", "fenced_code", "sane_lists", "toc", _NoRawHtml()],
+        extension_configs={"toc": {"slugify": _report_slug, "permalink": False}},
+        output_format="html",
+    )
+    html = md.convert(text)
+    # defence in depth: nothing that could start a tag or script survives as markup
+    return re.sub(r"<(/?)(script|iframe|object|embed|style|link|meta)", r"&lt;\1\2", html, flags=re.I)
+
+
+def read_report(path: str | os.PathLike) -> str:
+    """The text of a REPORT.md (undecodable bytes replaced)."""
+    with open(path, encoding="utf-8", errors="replace") as fh:
+        return fh.read()
