@@ -473,14 +473,14 @@ def classify_bottleneck(dram_pct: float | None, tensor_pct: float | None, sm_pct
                         l2_hit_pct: float | None, high: float = HIGH_PCT) -> dict[str, Any]:
     """The bottleneck rule of DOMAIN §4.
 
-    compute = tensor-pipe % when the kernel uses the tensor pipe, else the SM throughput %.
-    DRAM >= high and compute < high: memory-bound; compute >= high and DRAM < high:
-    compute-bound; both >= high: compute- and memory-bound; both below: latency-bound.
-    ``locality`` is set when the L2 hit rate is below 80 %.
+    DRAM% >= high and TC% < high: memory-bound; TC% >= high and DRAM% < high:
+    compute-bound; both >= high: compute+memory-bound; both below: latency-bound (check
+    occupancy and spills). TC% is the tensor-pipe utilization (raw page); a kernel
+    without tensor work has TC% near 0, so it is memory- or latency-bound, as DOMAIN §4
+    says. The SM throughput % is kept beside it for display. ``locality`` is set when the
+    L2 hit rate is below 80 %.
     """
-    use_tensor = bool(tensor_pct)
-    compute = tensor_pct if use_tensor else sm_pct
-    compute_name = "tensor pipe" if use_tensor else "SM"
+    compute = tensor_pct
     if dram_pct is None or compute is None:
         kind = "unknown"
     elif dram_pct >= high and compute >= high:
@@ -576,7 +576,31 @@ def ncu_metrics(d: DetailsLaunch | None, raw: dict[str, tuple[str, str]] | None)
     return out
 
 
+def details_table(d: DetailsLaunch | None) -> dict[str, dict[str, list[str]]]:
+    """Every section metric of the details page: section -> metric -> [value, unit]."""
+    out: dict[str, dict[str, list[str]]] = {}
+    if d is None:
+        return out
+    for (section, metric), (unit, value) in d.metrics.items():
+        out.setdefault(section, {})[metric] = [value, unit]
+    return out
+
+
 # ---------------------------------------------------------------- analysis
+
+_PIPE_RULE = re.compile(r"Tensor[^.]*? is the highest-utilized pipeline \(([\d.]+)%\)")
+
+
+def tensor_fallback(d: DetailsLaunch | None, instructions: list[Instruction]) -> tuple[float | None, str]:
+    """Tensor-pipe % without the raw page: the HighPipeUtilization rule, or 0 without MMA."""
+    for rule in (d.rules if d else []):
+        m = _PIPE_RULE.search(rule.description)
+        if rule.name == "HighPipeUtilization" and m:
+            return float(m.group(1)), "read from the HighPipeUtilization rule"
+    if instructions and not any(opcode(i.asm).endswith("MMA") for i in instructions):
+        return 0.0, "taken as 0: the SASS holds no MMA instruction"
+    return None, ""
+
 
 def opcode(asm: str) -> str:
     """The opcode of a SASS line without predicate and modifiers ("@P0 LDG.E.128 ..." -> LDG)."""
@@ -842,10 +866,19 @@ def analyze_launch(i: int, n: int, s: SassLaunch | None, c: CudaLaunch | None, d
         arch, arch_source = (prov.get("arch") or "unknown"), ("provenance" if prov.get("arch") else "unknown")
     jit = (s.kernel if s else None) or (c.kernel if c else None) or (d.kernel if d else None) or None
     metrics = ncu_metrics(d, r)
+    if metrics and metrics.get("tensor_pipe_pct") is None:
+        tc, why = tensor_fallback(d, instructions)
+        if tc is not None:
+            metrics["tensor_pipe_pct"] = tc
+            metrics["sol"]["tensor_pipe_pct"] = tc
+            metrics["bottleneck"] = classify_bottleneck(metrics["dram_throughput_pct"], tc,
+                                                        metrics["sm_throughput_pct"], metrics["l2_hit_rate_pct"])
+            notes.append(f"tensor-pipe % {why} (no raw page)")
     shapes = prov.get("profiled_shapes") or []
     extra: dict[str, Any] = {
         "ncu": metrics,
         "ncu_rules": [rule.to_json() for rule in (d.rules if d else [])],
+        "ncu_details": details_table(d),
         "ncu_stall_by_reason": _ranked(by_reason),
         "ncu_stall_by_reason_not_issued": _ranked(by_reason_ni),
         "stall_reason_types": {k: STALL_REASON_TYPES[k] for k in sorted(STALL_REASON_TYPES)},
