@@ -19,7 +19,8 @@ def add_arguments(p) -> None:
     p.add_argument("--kernel", required=True, metavar="NAME",
                    help="bundle name, e.g. flash_attn_func (not the JIT name)")
     p.add_argument("--label", metavar="LABEL",
-                   help=f"capture label, e.g. small or big (default: the one capture recorded, else {ingest.DEFAULT_LABEL})")
+                   help=f"capture label, e.g. small or big (default: the label in RAW_DIR/run.json, "
+                        f"written by capture, else {ingest.DEFAULT_LABEL})")
     p.add_argument("--suffix", metavar="SUFFIX",
                    help="append _SUFFIX to the capture folder names, e.g. after_fix for a re-capture")
 
