@@ -92,7 +92,7 @@ class AdviceContext:
     workgroup: tuple[int, int, int] | None = None
     cu_count: int | None = None
     simds_per_cu: int = SIMDS_PER_CU
-    kernel_time_ns: float | None = None  # of the traced dispatch (or median of the same grid)
+    kernel_time_ns: float | None = None  # median over the trace dispatches of the captured grid
     peak_tbs: float | None = None
     peak_name: str | None = None
     lds_total: int | None = None  # LDS bytes per CU
@@ -514,15 +514,18 @@ def detect_framework_line(view: KernelView, taken: frozenset = frozenset()) -> l
         if ln.share < 0.10 or not is_framework_path(ln.source_loc):
             continue
         positions = [p for p, i in enumerate(view.ins) if i.source_loc == ln.source_loc]
+        catch_all = max(a.lines, key=lambda x: (len(x.pc_indices), x.source_loc)).source_loc
         callers: dict[str, int] = {}
         for p in positions:
             if view.ins[p].stall_cycles == 0:
                 continue
-            for q in range(p - 1, -1, -1):
-                loc = view.ins[q].source_loc
-                if loc != UNKNOWN_LOC and not is_framework_path(loc):
-                    callers[loc] = callers.get(loc, 0) + view.ins[p].stall_cycles
-                    break
+            # The nearest kernel line before the hot instruction, skipping the catch-all
+            # entry line (it is everywhere) unless nothing else is near.
+            near = [view.ins[q].source_loc for q in range(p - 1, max(-1, p - 65), -1)
+                    if view.ins[q].source_loc != UNKNOWN_LOC and not is_framework_path(view.ins[q].source_loc)]
+            pick = next((loc for loc in near if loc != catch_all), near[0] if near else None)
+            if pick:
+                callers[pick] = callers.get(pick, 0) + view.ins[p].stall_cycles
         near = [loc for loc, _ in sorted(callers.items(), key=lambda kv: (-kv[1], kv[0]))[:3]]
         top = view.instr_json(positions, 3)
         what = top[0]["asm"] if top else ln.dominant_type
@@ -676,22 +679,9 @@ def detect_lds_read_into_mfma(view: KernelView, taken: frozenset = frozenset()) 
                          "k-step's reads in flight while this one's MFMAs run."))]
 
 
-def _vmcnt_waits_on(view: KernelView, loads: set, taken: frozenset,
-                    consumer_is: Callable[[int], bool] | None = None) -> list[int]:
-    """vmcnt waits whose youngest operation is one of ``loads`` (optionally by consumer)."""
-    out = []
-    for p in view.waits("vmcnt"):
-        if p in taken:
-            continue
-        y = view.youngest(p, "vmcnt")
-        if y is None or y not in loads:
-            continue
-        if consumer_is is not None:
-            c = view.wait_consumer(p, "vmcnt")
-            if c is None or not consumer_is(c):
-                continue
-        out.append(p)
-    return out
+def _vmcnt_waits_on(view: KernelView, loads: set, taken: frozenset) -> list[int]:
+    """vmcnt waits whose youngest completed operation is one of ``loads``."""
+    return [p for p in view.waits("vmcnt") if p not in taken and view.youngest(p, "vmcnt") in loads]
 
 
 def _load_rate(view: KernelView, loads: Iterable[int]) -> float:
@@ -1315,9 +1305,8 @@ def format_plan(findings: list[Finding]) -> list[str]:
                 lines.append("")
             lines.append("  Limits (structural; no stall cycles of their own):")
         n += 1
-        share = _pct(f.stall_share) if f.kind == "pattern" else "-"
-        lines.append(f"  {n:>2}. [{f.priority}] {f.title}  ({share} of stall cycles)" if f.kind == "pattern"
-                     else f"  {n:>2}. [{f.priority}] {f.title}")
+        share = f"  ({_pct(f.stall_share)} of stall cycles)" if f.kind == "pattern" else ""
+        lines.append(f"  {n:>2}. [{f.priority}] {f.title}{share}")
         lines.append(f"      evidence: {f.summary}")
         lines.append(f"      try: {f.suggestion}")
     flags = [f for f in findings if f.flagged]
