@@ -55,13 +55,13 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
+from generator.att import read_json
 from generator.errors import InputError
 from generator.model import FORMAT_VERSION
 from generator.snapshot import (
     SweepSnapshot,
     check_format_version,
     load_snapshot,
-    read_json,
     snapshot_from_json,
 )
 

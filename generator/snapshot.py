@@ -39,12 +39,12 @@ Every document carries ``format_version``; a version this tool does not read is 
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
+from generator.att import read_json
 from generator.errors import InputError
 from generator.model import FORMAT_VERSION
 
@@ -479,21 +479,6 @@ def _num(value: Any) -> float | None:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
     return float(value)
-
-
-def read_json(path: str) -> Any:
-    """Parse one JSON file; problems are InputErrors naming it."""
-    try:
-        with open(path, encoding="utf-8") as fh:
-            return json.load(fh)
-    except FileNotFoundError:
-        raise InputError(path, "no such file") from None
-    except OSError as err:
-        raise InputError(path, f"cannot read: {err.strerror or err}") from None
-    except UnicodeDecodeError:
-        raise InputError(path, "not UTF-8 text") from None
-    except json.JSONDecodeError as err:
-        raise InputError(path, f"not JSON: {err.msg}", line=err.lineno) from None
 
 
 # ---------------------------------------------------------------- from a built site's api/

@@ -30,6 +30,7 @@ from test_snapshot import (
     FA_BEFORE,
     SOFTMAX_CAPTURE,
     chain,
+    make_softmax_pair,
     make_sweep_copy,
     scale_provider,
     set_fields,
@@ -112,11 +113,7 @@ def test_before_after_markdown_has_no_table(fa_pair, capsys):
 
 @pytest.fixture(scope="module")
 def softmax_pair(sweep, tmp_path_factory):
-    base = tmp_path_factory.mktemp("sm")
-    old = make_sweep_copy(sweep, base / "base", SOFTMAX_CAPTURE, {"softmax": None})
-    new = make_sweep_copy(sweep, base / "head", SOFTMAX_CAPTURE,
-                          {"softmax": scale_provider("flydsl", 1.2, candidate_commit="abcdef12")})
-    return old, new
+    return make_softmax_pair(sweep, tmp_path_factory.mktemp("sm"))
 
 
 @pytest.fixture(scope="module")

@@ -24,7 +24,7 @@ from generator.history import (
     with_current,
 )
 from generator.snapshot import snapshot_from_sweep
-from test_snapshot import SOFTMAX_CAPTURE, make_sweep_copy, scale_provider
+from test_snapshot import make_softmax_pair
 
 SOFTMAX_G = 1.0790540158945385
 SOFTMAX_NOISE = 1.078835651920867
@@ -87,10 +87,7 @@ def test_levels_are_medians_and_missing_points_are_skipped():
 @pytest.fixture(scope="module")
 def sides(sweep, tmp_path_factory):
     """Snapshots of softmax as measured, and with the candidate 1.2x slower at a new commit."""
-    base = tmp_path_factory.mktemp("hist")
-    same = make_sweep_copy(sweep, base / "same", SOFTMAX_CAPTURE, {"softmax": None})
-    slow = make_sweep_copy(sweep, base / "slow", SOFTMAX_CAPTURE,
-                           {"softmax": scale_provider("flydsl", 1.2, candidate_commit="abcdef12")})
+    same, slow = make_softmax_pair(sweep, tmp_path_factory.mktemp("hist"), ("same", "slow"))
     return same, slow, snapshot_from_sweep(same), snapshot_from_sweep(slow)
 
 

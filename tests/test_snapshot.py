@@ -99,6 +99,14 @@ def set_fields(**fields) -> RowEdit:
     return edit
 
 
+def make_softmax_pair(shared: Path, base: Path, names: tuple[str, str] = ("base", "head")) -> tuple[Path, Path]:
+    """Two softmax sweeps: as measured, and with the candidate 1.2x slower at commit abcdef12."""
+    same = make_sweep_copy(shared, base / names[0], SOFTMAX_CAPTURE, {"softmax": None})
+    slow = make_sweep_copy(shared, base / names[1], SOFTMAX_CAPTURE,
+                           {"softmax": scale_provider("flydsl", 1.2, candidate_commit="abcdef12")})
+    return same, slow
+
+
 def chain(*edits: RowEdit) -> RowEdit:
     def edit(row: dict) -> dict:
         for e in edits:
@@ -226,7 +234,7 @@ def test_api_folder_versions(tmp_path):
     with pytest.raises(InputError, match="no kernels found"):
         load_snapshot(api)
     (api / "index.json").write_text("{not json")
-    with pytest.raises(InputError, match="not JSON"):
+    with pytest.raises(InputError, match="not valid JSON"):
         snapshot_from_api(api)
 
 
