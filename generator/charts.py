@@ -101,20 +101,24 @@ def _log_range(values: Iterable[float], win: float, headroom: float) -> list[flo
 
 
 def log_ticks(axis_range: list[float]) -> dict[str, Any]:
-    """Readable ticks inside a log10 range, labelled ``0.5x``, ``2x``: 1-2-5 per decade,
-    finer (1..9, then tenths) when the range is too narrow for three ticks."""
+    """Readable ticks inside a log10 range, labelled ``0.5x``, ``2x``: 1-2-5 per decade on
+    wide ranges, 1-2-3-5 on medium ones, every digit or tenth on narrow ones."""
     lo, hi = axis_range
-    mantissas = ((1, 2, 5), tuple(range(1, 10)), tuple(m / 10 for m in range(10, 100)))
+    span = hi - lo
+    if span > 1.2:
+        ms: tuple[float, ...] = (1, 2, 5)
+    elif span > 0.5:
+        ms = (1, 2, 3, 5)
+    elif span > 0.2:
+        ms = tuple(range(1, 10))
+    else:
+        ms = tuple(m / 10 for m in range(10, 100))
     vals: list[float] = []
-    for ms in mantissas:
-        vals = []
-        for e in range(math.floor(lo) - 1, math.ceil(hi) + 1):
-            for m in ms:
-                v = round(m * 10.0 ** e, 6)
-                if lo <= math.log10(v) <= hi and v not in vals:
-                    vals.append(v)
-        if len(vals) >= 3:
-            break
+    for e in range(math.floor(lo) - 1, math.ceil(hi) + 1):
+        for m in ms:
+            v = round(m * 10.0 ** e, 6)
+            if lo <= math.log10(v) <= hi and v not in vals:
+                vals.append(v)
     while len(vals) > 12:
         vals = vals[::2]
     return {"tickvals": vals, "ticktext": [f"{v:g}x" for v in vals]}

@@ -1,0 +1,287 @@
+"""View models alone: the overview rows, kernel-page panels and their display values.
+
+Inputs are gathered from the real shared sweep (``build.gather_kernel``); the expected
+values come from the sweep's own reference files (``expected/verdicts.json``,
+``expected/occupancy.json``, the raw wave files) or are worked by hand in the test.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+
+from generator import build, charts, discover, verdicts, views
+from generator.att import read_wave
+from generator.config import load_config
+from generator.model import WaveFile
+
+
+@pytest.fixture(scope="module")
+def env(sweep):
+    swp = discover.discover(sweep)
+    cfg = load_config(swp.root)
+    kj = verdicts.load_kernels_json(swp.root)
+    mods = {n: build.optional(n) for n in build.OPTIONAL}
+    plans = {p.slug: p for p in build.plan_kernels(swp, cfg, kj)}
+    return build.Env(swp.root, cfg, kj, mods, lambda msg: None), plans
+
+
+@pytest.fixture(scope="module")
+def kernel(env):
+    cache = {}
+
+    def get(slug):
+        if slug not in cache:
+            e, plans = env
+            k, _ = build.gather_kernel(plans[slug], e)
+            cache[slug] = (k, views.index_row(k))
+        return cache[slug]
+    return get
+
+
+@pytest.fixture(scope="module")
+def expected(sweep):
+    return {name: json.loads((sweep / "expected" / f"{name}.json").read_text())
+            for name in ("verdicts", "occupancy", "wave_states")}
+
+
+# ---------------------------------------------------------------- formatting (worked by hand)
+
+def test_formatting_helpers():
+    assert views.fmt_x(0.8701317900866258) == "0.87x"
+    assert views.fmt_x(None) == views.DASH
+    assert views.fmt_pct(0.348) == "34.8%"
+    assert views.sort_key(None) == "" and views.sort_key(2) == "2.0" and views.sort_key(float("nan")) == ""
+    assert views.heat(0, 10) == "" and views.heat(10, 10) == "h8" and views.heat(1, 8) == "h1"
+    assert views.heat(5, 8) == "h5"  # ceil(8 * 5 / 8)
+    assert views.verdict_css("HEADROOM") == "v-headroom" and views.verdict_css(None) == "v-none"
+    assert views.verdict_label("UNTIMED") == "NO TIMINGS" and views.verdict_label(None) == "NO CAMPAIGN"
+    assert views.md_text("<script>a|b</script>") == "&lt;script&gt;a\\|b&lt;/script&gt;"
+
+
+def test_display_names_are_the_shortest_distinct_suffix():
+    names = views.display_names(["/w/a/kernels/x.py", "/w/b/kernels/x.py", "/w/c/numeric.py"])
+    assert names == {"/w/a/kernels/x.py": "a/kernels/x.py", "/w/b/kernels/x.py": "b/kernels/x.py",
+                     "/w/c/numeric.py": "numeric.py"}
+
+
+def test_tallies_add_up():
+    t = sum((views.Tally.of(v) for v in ["WIN", "HEADROOM", "HEADROOM", "UNTIMED", None, "BLOCKED"]), views.Tally())
+    assert (t.win, t.headroom, t.blocked, t.untimed, t.unscored, t.parity) == (1, 2, 1, 1, 1, 0)
+    assert t.total == 6 and t.scored == 4
+    assert t.text() == "1 WIN, 2 HEADROOM, 1 BLOCKED, 1 untimed, 1 without campaign"
+
+
+def test_log_ticks_cover_the_range_with_readable_labels():
+    assert charts.log_ticks([-1.6, 1.4])["ticktext"] == ["0.05x", "0.1x", "0.2x", "0.5x", "1x", "2x", "5x", "10x", "20x"]
+    assert charts.log_ticks([-0.2, 0.05])["ticktext"] == ["0.7x", "0.8x", "0.9x", "1x"]
+
+
+def test_script_json_keeps_hostile_text_inert():
+    text = charts.script_json({"name": "</script><script>alert('x')</script>&"})
+    assert "<" not in text and ">" not in text and "&" not in text
+    assert json.loads(text) == {"name": "</script><script>alert('x')</script>&"}
+
+
+# ---------------------------------------------------------------- overview rows (real sweep)
+
+def test_plan_has_every_bundle_and_every_unclaimed_campaign(env):
+    _, plans = env
+    # 13 bundles; 18 campaign folders, 12 claimed by bundles (pa -> pa_decode, flash_attn_func ->
+    # flash_attn, hgemm_splitk -> gemm, ...), so 6 campaign-only kernels.
+    assert len(plans) == 19
+    assert plans["pa"].op == "pa_decode" and plans["hgemm_splitk"].op == "gemm"
+    assert plans["flash_attn_func"].op == "flash_attn"
+    assert plans["pa_mqa_logits_fp4"].op is None and plans["pa_mqa_logits_fp4"].bundle is not None
+    assert plans["fp8_gemm_rowscale"].bundle is None and plans["fp8_gemm_rowscale"].op == "fp8_gemm_rowscale"
+    assert {s for s, p in plans.items() if p.bundle is None} == {
+        "fp8_gemm_rowscale", "attention_prefill", "batched_gemm", "paged_attention", "rope", "serving_scenarios"}
+
+
+@pytest.mark.parametrize("slug,op", [("flash_attn_func", "flash_attn"), ("rmsnorm", "rmsnorm"),
+                                     ("hgemm_splitk", "gemm"), ("moe_blockscale", "moe_blockscale")])
+def test_index_row_carries_the_reference_numbers(kernel, expected, slug, op):
+    _, row = kernel(slug)
+    ref = expected["verdicts"][op]
+    assert row.verdict == ref["verdict"]
+    assert row.geomean == pytest.approx(ref["geomean_vs_best"], abs=5e-4)
+    assert row.geomean_text == f"{ref['geomean_vs_best']:.2f}x"
+    assert (row.wins, row.n_measured, row.hard_failures) == (ref["wins"], ref["n_measured"], ref["hard_failures"])
+    assert row.wins_text == f"{ref['wins']} of {ref['n_measured']}"
+    assert len(row.shape_speedups) == ref["n_measured"]
+    assert math.exp(sum(math.log(s) for s in row.shape_speedups) / len(row.shape_speedups)) == pytest.approx(
+        ref["geomean_vs_best"], rel=1e-9)
+    api = row.api()
+    for key in ("slug", "name", "op", "verdict", "geomean_vs_best", "wins", "n_measured", "hard_failures"):
+        assert key in api
+    assert api["op"] == op
+
+
+def test_index_row_hotspot_columns_match_the_primary_capture(kernel, expected):
+    _, row = kernel("flash_attn_func")
+    occ = expected["occupancy"]["examples/flash_attn_func/att_viewer/big/ui_output_agent_55287_dispatch_44_after_loc_fix"]
+    assert (row.occupancy, row.limiter) == (occ["waves"], occ["limiter"]) == (2, "VGPR")
+    assert row.occupancy_text == "2/SIMD"
+    assert row.href == "kernels/flash_attn_func/index.html" and row.permalink == "kernels/flash_attn_func/"
+
+
+def test_rows_for_kernels_without_campaign_or_capture_say_what_is_missing(kernel):
+    k, row = kernel("pa_mqa_logits_fp4")
+    assert row.verdict is None and row.verdict_label == "NO CAMPAIGN" and row.geomean_text == views.DASH
+    assert row.missing == ["no timing campaign: no verdict"]
+    assert row.occupancy == 5  # the capture is there: its columns are filled
+    _, row = kernel("attention_prefill")
+    assert row.verdict == "UNTIMED" and row.wins_text == "42 shapes, untimed"
+    assert row.missing == ["no profiling bundle: nothing was captured",
+                           "campaign attention_prefill has a shape ledger but no benchmark results"]
+    _, row = kernel("fp8_gemm_rowscale")
+    assert row.verdict == "HEADROOM" and row.top_stall is None and row.stall_ratio_text == views.DASH
+
+
+def test_index_row_round_trips_through_json(kernel):
+    _, row = kernel("rmsnorm")
+    again = views.IndexRow.from_json(json.loads(json.dumps(row.to_json())))
+    assert again == row
+
+
+def test_overview_groups_and_chart(kernel):
+    rows = [kernel(s)[1] for s in ("flash_attn_func", "rmsnorm", "softmax", "pa_mqa_logits_fp4", "attention_prefill")]
+    page = views.overview_page(views.order_rows(rows), views.SiteContext(), [], "2026-06-01")
+    assert [g.name for g in page.groups] == ["attention", "norm", "reduction", "uncategorized"]
+    assert (page.tally.win, page.tally.headroom, page.tally.untimed, page.tally.unscored) == (1, 2, 1, 1)
+    fig = json.loads(page.chart.json)
+    geo = [t for t in fig["data"] if t["name"] in ("WIN", "HEADROOM")]
+    assert sorted(n for t in geo for n in t["y"]) == ["Flash Attention", "RMSNorm", "Softmax"]
+    assert fig["layout"]["xaxis"]["type"] == "log"
+    band = fig["layout"]["shapes"][0]
+    assert (band["x0"], band["x1"]) == (0.95, 1.05)
+    # uncategorized rows: untimed before no-campaign (verdict rank), as in the table
+    assert page.not_on_chart == ["attention_prefill (ledger only, nothing timed)", "pa_mqa_logits_fp4 (no timing campaign)"]
+
+
+# ---------------------------------------------------------------- kernel page panels
+
+def _panel(page, name):
+    return next((p.data for p in page.panels if p.name == name), None)
+
+
+def test_headroom_page_opens_with_why_not_winning(kernel):
+    k, row = kernel("flash_attn_func")
+    page = views.kernel_page(k, row, views.SiteContext())
+    names = [p.name for p in page.panels]
+    assert names[:3] == ["why", "speed", "captures"]
+    assert [n.href for n in page.nav][:3] == ["#why", "#speed", "#captures"]
+    why = _panel(page, "why")
+    assert why.lines[0].startswith("Geomean 0.87x against the best baseline, wins 0 of 16")
+    caps = _panel(page, "captures")
+    assert [c.anchor for c in caps] == ["c0", "c1", "c2", "c3"]
+    assert [c.is_primary for c in caps] == [False, True, False, False]
+    win_k, win_row = kernel("softmax")
+    assert "why" not in [p.name for p in views.kernel_page(win_k, win_row, views.SiteContext()).panels]
+
+
+def test_occupancy_panel_shows_both_vgpr_readings_and_the_next_step(kernel, expected):
+    k, _ = kernel("flash_attn_func")
+    cv = views.capture_view(1, k.captures[1], views.SiteContext())
+    occ = cv.occupancy
+    assert occ.headline == "2 waves/SIMD, limited by VGPR"
+    vg = {f.label: f.value for f in occ.vgpr}
+    assert vg["arch VGPRs, ISA scan"] == "242" and vg["arch VGPRs, kernel trace CSV"] == "124"
+    assert vg["VGPRs counted"].startswith("248 of 512")
+    # 512 // 3 = 170, rounded down to 8: 168; 248 - 168 = 80 to free
+    assert occ.next_step == "3 waves/SIMD need at most 168 VGPRs in all (now 248: free 80)"
+    assert [f.css for f in occ.limits] == ["bind", "", ""]
+    ws = {r.name: r.share for r in cv.wave_states}
+    ref = expected["wave_states"]["examples/flash_attn_func/att_viewer/big/ui_output_agent_55287_dispatch_44_after_loc_fix"]
+    assert ws == {s: f"{ref[s] * 100:.1f}%" for s in ("EXEC", "WAIT", "STALL", "SLEEP")}
+
+
+def test_every_isa_and_source_link_of_a_capture_has_its_anchor(kernel):
+    for slug in ("flash_attn_func", "pa_mqa_logits_fp4", "hgemm_splitk"):
+        k, _ = kernel(slug)
+        for i, c in enumerate(k.captures):
+            cv = views.capture_view(i, c, views.SiteContext())
+            ids = {r.anchor for r in cv.isa} | {f.anchor for f in cv.sources}
+            ids |= {ln.anchor for f in cv.sources for ln in f.lines}
+            hrefs = {r.loc_href for r in cv.isa} | {r.href for r in cv.top_lines} | {r.href for r in cv.top_instructions}
+            hrefs |= {r.loc_href for r in cv.top_instructions} | {cv.hottest_href} - {""}
+            hrefs |= {i_.anchor and "#" + i_.anchor for f in cv.sources for ln in f.lines for i_ in ln.isa}
+            assert {h[1:] for h in hrefs if h} <= ids, slug
+            assert cv.isa_count == len(c.analysis.instructions)
+
+
+def test_unmapped_capture_lists_its_lines_under_no_source_location(kernel):
+    k, _ = kernel("pa_mqa_logits_fp4")
+    cv = views.capture_view(0, k.captures[0], views.SiteContext())
+    assert [f.anchor for f in cv.sources] == ["c0-unk"]
+    assert cv.sources[0].has_text is False
+    assert len(cv.sources[0].lines[0].isa) == 726  # every instruction of the capture
+    assert cv.hottest_href == "#c0-unk"
+
+
+def test_top_tables_match_the_analysis(kernel):
+    k, _ = kernel("hgemm_splitk")
+    a = k.captures[0].analysis
+    cv = views.capture_view(0, k.captures[0], views.SiteContext())
+    assert [r.loc.rsplit(":", 1)[1] for r in cv.top_lines] == [ln.source_loc.rsplit(":", 1)[1] for ln in a.hot_lines(15)]
+    assert [r.pc for r in cv.top_instructions] == [i.pc_index for i in a.top_instructions(15)]
+    assert cv.top_lines[0].share == f"{a.lines[0].share * 100:.2f}%"
+
+
+def test_speed_panel_makes_failures_explicit(kernel, expected):
+    k, row = kernel("rmsnorm")
+    sp = _panel(views.kernel_page(k, row, views.SiteContext()), "speed")
+    assert sp.status == "scored" and sp.providers[0] == "flydsl"
+    ref = expected["verdicts"]["rmsnorm"]
+    assert len(sp.shapes) == ref["n_shapes"]
+    failed = [r for r in sp.shapes if r.cells[0].css.startswith("t-fail")]
+    assert len(failed) == ref["candidate_failed"] == 6
+    assert all(r.failure for r in failed) and all(r.speedup_text == views.DASH for r in failed)
+    per = {r.name: (r.geomean_text, r.n) for r in sp.per_baseline}
+    assert per == {p: (f"{g:.2f}x", n) for p, (g, n) in ref["per_baseline"].items()}
+    k, row = kernel("attention_prefill")
+    sp = _panel(views.kernel_page(k, row, views.SiteContext()), "speed")
+    assert sp.status == "untimed" and "no benchmark results" in sp.message
+
+
+def test_timeline_bins_sum_to_the_wave_file(kernel, sweep):
+    k, _ = kernel("hgemm_splitk")
+    c = k.captures[0]
+    t = c.timeline
+    longest = max(c.analysis.waves, key=lambda w: w.duration)
+    assert t.wave == longest
+    rows = read_wave(str(sweep / c.rel), longest)
+    assert t.n_instructions == len(rows)
+    assert t.total_stall == sum(max(r[2], 0) for r in rows)
+    assert t.total_issue == sum(max(r[3] - max(r[2], 0), 0) for r in rows)
+    assert len(t.starts) <= build.TIMELINE_BINS and t.starts[1] - t.starts[0] == t.bin_cycles
+
+
+def test_pick_wave_takes_the_longest_and_the_first_on_ties():
+    w = [WaveFile("a", 0, 0, 0, 0, 0, 10), WaveFile("b", 0, 0, 1, 0, 5, 25), WaveFile("c", 0, 1, 0, 0, 0, 20)]
+    assert build.pick_wave(w).file == "b"
+    assert build.pick_wave([]) is None
+
+
+def test_pr_snippet_and_badge(kernel):
+    _, row = kernel("flash_attn_func")
+    assert views.pr_snippet(row, "") == (
+        "[![Flash Attention: HEADROOM](badges/flash_attn_func.svg)](kernels/flash_attn_func/) "
+        "[Flash Attention](kernels/flash_attn_func/): **HEADROOM**, geomean 0.87x vs best, wins 0 of 16")
+    assert views.pr_snippet(row, "https://x.github.io/atlas/").startswith(
+        "[![Flash Attention: HEADROOM](https://x.github.io/atlas/badges/flash_attn_func.svg)]")
+    b = views.badge_view(row)
+    assert (b.label, b.value) == ("HEADROOM", "0.87x \u00b7 0 of 16")
+    assert b.width == b.left + b.right and b.color == charts.VERDICT_COLORS["HEADROOM"]
+
+
+def test_finding_evidence_is_readable_and_links_pcs():
+    f = {"detector": "d", "title": "T", "stall_share": 0.25, "priority": "high", "suggestion": "s",
+         "evidence": {"summary": "sum", "wait_pcs": [973, 1011], "loads": 16, "waits": [{"pc": 1}]}}
+    v = views.finding_view(f, "c1")
+    assert v.summary == "sum" and v.share == "25.0%"
+    ev = {e.label: e for e in v.evidence}
+    assert [(l.text, l.href) for l in ev["wait pcs"].links] == [("973", "#c1-pc973"), ("1011", "#c1-pc1011")]
+    assert ev["loads"].text == "16" and ev["waits"].text == "1 records (in the JSON)"
