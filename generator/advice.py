@@ -91,7 +91,8 @@ class AdviceContext:
     grid: tuple[int, int, int] | None = None  # work-items (rocprof Grid_Size_X/Y/Z)
     workgroup: tuple[int, int, int] | None = None
     cu_count: int | None = None
-    simds_per_cu: int = SIMDS_PER_CU
+    simds_per_cu: int = SIMDS_PER_CU  # SIMDs per CU (AMD) or sub-partitions per SM (NVIDIA)
+    wave_size: int = isa.WAVE_SIZE  # 64 on CDNA, 32 (a warp) on NVIDIA
     kernel_time_ns: float | None = None  # median over the trace dispatches of the captured grid
     peak_tbs: float | None = None
     peak_name: str | None = None
@@ -116,7 +117,7 @@ class AdviceContext:
         if not self.workgroup:
             return None
         threads = self.workgroup[0] * self.workgroup[1] * self.workgroup[2]
-        return -(-threads // isa.WAVE_SIZE)
+        return -(-threads // self.wave_size)
 
 
 @dataclass
@@ -881,7 +882,8 @@ def detect_scalar_load_waits(view: KernelView, taken: frozenset = frozenset()) -
 @detector("barrier_dominated")
 def detect_barrier(view: KernelView, taken: frozenset = frozenset()) -> list[Finding]:
     """s_barrier holds a large share of the stall cycles (or is the top stall type)."""
-    bars = [p for p, m in enumerate(view.mnemonics) if m.startswith("s_barrier") and p not in taken]
+    # By stall type: s_barrier / s_wait_idle on AMD, barrier-dominated instructions on NVIDIA.
+    bars = [p for p, i in enumerate(view.ins) if i.type == "barrier" and p not in taken]
     if not bars:
         return []
     share, cycles = view.share(bars)
@@ -893,7 +895,7 @@ def detect_barrier(view: KernelView, taken: frozenset = frozenset()) -> list[Fin
     for p in sorted(bars, key=lambda p: -view.ins[p].stall_cycles)[:4]:
         prev = view.ins[p - 1].asm if p > 0 else ""
         before.append({"pc": view.pc(p), "stall_cycles": view.ins[p].stall_cycles, "after": prev})
-    summary = (f"{_n(len(bars), 's_barrier', 's_barriers')} hold {_pct(share)} of the stall cycles "
+    summary = (f"{_n(len(bars), 'barrier instruction')} hold {_pct(share)} of the stall cycles "
                f"(top: pc {before[0]['pc']}, {before[0]['stall_cycles']} cycles)")
     return [_pattern(view, "barrier_dominated", "Barrier-dominated: waves wait for the slowest wave",
                      bars, {"summary": summary, "barriers": len(bars), "top": before,
@@ -906,7 +908,8 @@ def detect_barrier(view: KernelView, taken: frozenset = frozenset()) -> list[Fin
 @detector("store_bound")
 def detect_store_bound(view: KernelView, taken: frozenset = frozenset()) -> list[Finding]:
     """Global stores stall issue (write queue full) or are waited on."""
-    stores = {p for p, k in enumerate(view.vmem) if k == "store" and p not in taken}
+    stores = {p for p, k in enumerate(view.vmem) if (k == "store" or view.ins[p].type == "VMEM-store")
+              and p not in taken}
     if not stores:
         return []
     waits = [p for p in view.waits("vmcnt") if p not in taken and view.youngest(p, "vmcnt") in stores]
@@ -955,6 +958,15 @@ def bandwidth(view: KernelView) -> dict[str, Any] | None:
         return {"source": "PMC counters", "achieved_tbs": pmc.achieved_gbps / 1000.0,
                 "peak_tbs": pmc.peak_tbs, "fraction": pmc.bw_fraction,
                 "l2_hit_rate": getattr(pmc, "l2_hit_rate", None)}
+    ncu = view.analysis.extra.get("ncu") if isinstance(view.analysis.extra.get("ncu"), dict) else None
+    if ncu and ncu.get("dram_throughput_pct") is not None:
+        frac = float(ncu["dram_throughput_pct"]) / 100.0
+        gbs = ncu.get("dram_bandwidth_gbs")
+        achieved = float(gbs) / 1000.0 if gbs else (frac * ctx.peak_tbs if ctx.peak_tbs else None)
+        peak = achieved / frac if achieved and frac else ctx.peak_tbs
+        return {"source": "Nsight Compute DRAM throughput", "achieved_tbs": achieved, "peak_tbs": peak,
+                "fraction": frac, "l2_hit_rate": (ncu["l2_hit_rate_pct"] / 100.0
+                                                  if ncu.get("l2_hit_rate_pct") is not None else None)}
     per_wave = _vmem_bytes_per_wave(view)
     wgs, wpw = ctx.workgroups, ctx.waves_per_workgroup
     if not per_wave or not wgs or not wpw or not ctx.kernel_time_ns or not ctx.peak_tbs:
@@ -982,7 +994,7 @@ def detect_streaming(view: KernelView, taken: frozenset = frozenset()) -> list[F
         return _likely_streaming(view, vmem_share, taken)
     if bw["fraction"] < STREAMING_BW_FRACTION:
         return []
-    if view.has_mfma and bw["source"] != "PMC counters":
+    if view.has_mfma and bw["source"].startswith("estimated"):
         # Requested VMEM bytes of a tiled MFMA kernel include L2 hits (tiles re-read by many
         # workgroups): they say nothing about HBM without the counters.
         return []
@@ -992,13 +1004,20 @@ def detect_streaming(view: KernelView, taken: frozenset = frozenset()) -> list[F
     per_wave = bw.get("bytes_per_wave") or _vmem_bytes_per_wave(view)
     execs = (sum(view.ins[p].exec_count for p, m in enumerate(view.mnemonics) if m.startswith("v_"))
              / max(len(view.analysis.waves), 1))
-    compute = ("no MFMA" if not n_mfma else f"{n_mfma} MFMA") + (
-        f", {execs / per_wave:.3f} vector instructions per byte" if per_wave else "")
-    compute += ": no compute headroom" if not n_mfma else ": memory-bound at this shape"
+    ncu = view.analysis.extra.get("ncu") if isinstance(view.analysis.extra.get("ncu"), dict) else None
+    if ncu and ncu.get("sm_throughput_pct") is not None:
+        tensor = ncu.get("tensor_pipe_pct")
+        busy = max(float(ncu["sm_throughput_pct"]), float(tensor or 0.0))
+        compute = f"SM throughput {float(ncu['sm_throughput_pct']):.1f}%" + (
+            f", tensor pipe {float(tensor):.1f}%" if tensor is not None else "")
+        compute += ": no compute headroom" if busy < 50 else ": compute is busy too"
+    else:
+        compute = ("no MFMA" if not n_mfma else f"{n_mfma} MFMA") + (
+            f", {execs / per_wave:.3f} vector instructions per byte" if per_wave else "")
+        compute += ": no compute headroom" if not n_mfma else ": memory-bound at this shape"
     f = _pattern(view, "streaming_roofline",
                  f"Streaming at the memory roofline ({_pct(bw['fraction'])} of HBM peak)", claims, {
-                     "summary": (f"{bw['achieved_tbs']:.2f} TB/s of {bw['peak_tbs']:.1f} TB/s peak "
-                                 f"({bw['source']}); VMEM types hold {_pct(vmem_share)} of the stall cycles; "
+                     "summary": (_bw_text(bw) + f"; VMEM types hold {_pct(vmem_share)} of the stall cycles; "
                                  f"{compute}"),
                      "bandwidth": bw,
                      "detail": f"{_pct(bw['fraction'])} of HBM peak",
@@ -1010,6 +1029,12 @@ def detect_streaming(view: KernelView, taken: frozenset = frozenset()) -> list[F
                      "data types) or overlapping it with other work."))
     f.priority = "low"
     return [f]
+
+
+def _bw_text(bw: dict[str, Any]) -> str:
+    if bw.get("achieved_tbs") and bw.get("peak_tbs"):
+        return f"{bw['achieved_tbs']:.2f} TB/s of {bw['peak_tbs']:.1f} TB/s peak ({bw['source']})"
+    return f"{_pct(bw['fraction'])} of peak bandwidth ({bw['source']})"
 
 
 def _vector_per_byte(view: KernelView) -> float | None:
@@ -1446,6 +1471,16 @@ def context_for(analysis: CaptureAnalysis, bundle: Bundle | None = None, counter
                 kb = to_int(agent.get("Lds_Size_In_Kb"))
                 ctx.lds_total = ctx.lds_total or (kb * 1024 if kb else None)
                 ctx.max_waves = ctx.max_waves or to_int(agent.get("Max_Waves_Per_Simd"))
+    ncu = analysis.extra.get("ncu") if isinstance(analysis.extra.get("ncu"), dict) else None
+    if ncu:
+        ctx.wave_size = 32
+        blocks, threads = rocprof.to_int(ncu.get("grid_size")), rocprof.to_int(ncu.get("block_size"))
+        if ctx.grid is None and blocks and threads:
+            ctx.grid, ctx.workgroup = (blocks * threads, 1, 1), (threads, 1, 1)
+            ctx.grid_source = "Nsight Compute launch statistics"
+        ctx.cu_count = ctx.cu_count or rocprof.to_int(ncu.get("sm_count"))
+        if ctx.kernel_time_ns is None and ncu.get("duration_us") is not None:
+            ctx.kernel_time_ns = float(ncu["duration_us"]) * 1000.0
     if ctx.peak_tbs is None and analysis.arch:
         try:
             from generator import roofline

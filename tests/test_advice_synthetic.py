@@ -437,3 +437,41 @@ def test_streaming_roofline_trusts_pmc_counters_on_mfma_kernels():
     assert f.evidence["bandwidth"]["source"] == "PMC counters"
     assert f.evidence["bandwidth"]["achieved_tbs"] == pytest.approx(5.6)
     assert "memory-bound at this shape" in f.summary
+
+
+def make_handmade_ncu_analysis(dram_pct: float, blocks: int, sm_count: int = 132):
+    """A SASS analysis with the Nsight Compute launch facts the NCU importer stores in ``extra``."""
+    rows = [("LDG.E.128 R4, desc[UR4][R2.64]", 20, 40), ("FADD R4, R4, R8", 900, 910),
+            ("STG.E.128 desc[UR4][R2.64], R4", 50, 60), ("EXIT", 0, 10)]
+    a = make_synthetic_analysis(rows)
+    a.vendor = "nvidia"
+    # The importer types each SASS row by its dominant not-issued reason (long scoreboard here).
+    a.instructions[1].type = "VMEM-wait"
+    a.stall_by_type = {"VMEM-wait": 900, "VMEM-store": 50, "VMEM-load": 20}
+    a.extra["ncu"] = {"dram_throughput_pct": dram_pct, "dram_bandwidth_gbs": 48.0 * dram_pct,
+                      "sm_throughput_pct": 9.0, "tensor_pipe_pct": 1.0, "grid_size": float(blocks),
+                      "block_size": 128.0, "sm_count": float(sm_count), "duration_us": 12.8}
+    return a
+
+
+def test_streaming_and_grid_read_nsight_compute_facts():
+    # 80 % DRAM throughput, 3.84 TB/s -> peak 4.8 TB/s; 64 blocks of 4 warps on 132 SMs x 4
+    # sub-partitions: 256 warps for 528 schedulers.
+    a = make_handmade_ncu_analysis(80.0, blocks=64)
+    findings = advice.advise(a, advice.context_for(a))
+    top = findings[0]
+    assert top.detector == "streaming_roofline"
+    assert top.evidence["bandwidth"]["source"] == "Nsight Compute DRAM throughput"
+    assert top.evidence["bandwidth"]["peak_tbs"] == pytest.approx(4.8)
+    grid = by_name(findings, "small_grid")
+    assert (grid.evidence["workgroups"], grid.evidence["waves"], grid.evidence["simds"]) == (64, 256, 528)
+
+
+def test_nsight_compute_far_from_peak_is_not_streaming():
+    a = make_handmade_ncu_analysis(20.0, blocks=8192)
+    findings = advice.advise(a, advice.context_for(a))
+    assert all(f.detector not in ("streaming_roofline", "small_grid") for f in findings)
+
+
+def by_name(findings, name):
+    return next(f for f in findings if f.detector == name)
