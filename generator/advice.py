@@ -919,8 +919,9 @@ def detect_store_bound(view: KernelView, taken: frozenset = frozenset()) -> list
         return []
     widths = sorted({isa.access_bytes(view.ins[q].asm) or 0 for q in stores})
     narrow = [q for q in stores if (isa.access_bytes(view.ins[q].asm) or 16) < 16]
-    summary = (f"{_n(len(stores), 'store')} ({'/'.join(str(w) for w in widths)} bytes per lane) and "
-               f"{_n(len(waits), 'wait')} on them hold {_pct(share)} of the stall cycles")
+    summary = (f"{_n(len(stores), 'store')} ({'/'.join(str(w) for w in widths)} bytes per lane)"
+               + (f" and {_n(len(waits), 'wait')} on them" if waits else "")
+               + f" hold {_pct(share)} of the stall cycles")
     if narrow and len(narrow) * 2 >= len(stores):
         suggestion = ("Stores move few bytes per lane: pack the outputs so each lane stores 16 "
                       "contiguous bytes (dwordx4), staging through LDS (cshuffle) if the lane layout "
