@@ -88,6 +88,10 @@ NOT_ISSUED = "Warp Stall Sampling (Not-issued Samples)"
 EXECUTED = "Instructions Executed"
 NOT_ISSUED_SUFFIX = " (Not Issued)"
 
+#: Samples of a row that no reason column holds (its sample total minus the sum of its
+#: reason columns). Seen once in our H200 exports: 47 samples on an HGMMA instruction,
+#: presumably a Hopper warpgroup-MMA wait that the CSV has no column for. Type: other.
+UNLISTED_REASON = "stall_unlisted"
 #: Every Nsight Compute warp-stall reason and the stall type of ours (DOMAIN §1.2) that
 #: plays the same part. The one place this mapping lives; the NCU name stays beside it.
 STALL_REASON_TYPES: dict[str, str] = {
@@ -114,6 +118,7 @@ STALL_REASON_TYPES: dict[str, str] = {
     "stall_no_inst": "other",            # instruction cache miss
     "stall_misc": "other",               # miscellaneous
     "stall_sleep": "other",              # nanosleep / yield
+    UNLISTED_REASON: "other",            # samples no reason column holds (see UNLISTED_REASON)
 }
 #: Column names that NCU spells differently in the not-issued set.
 REASON_ALIASES = {"stall_sleeping": "stall_sleep"}
@@ -217,7 +222,11 @@ class SassRow:
         return count(self.values.get(column))
 
     def reasons(self, not_issued: bool) -> dict[str, int]:
-        """Samples per stall reason (all or not-issued), zero reasons dropped, column order."""
+        """Samples per stall reason (all or not-issued), zero reasons dropped, column order.
+
+        Samples that no reason column holds are given as ``UNLISTED_REASON``, so the
+        reasons always add up to the row's sample column.
+        """
         out: dict[str, int] = {}
         for col, cell in self.values.items():
             reason = reason_name(col)
@@ -226,6 +235,9 @@ class SassRow:
             n = count(cell)
             if n:
                 out[reason] = out.get(reason, 0) + n
+        rest = self.samples(NOT_ISSUED if not_issued else ALL_SAMPLES) - sum(out.values())
+        if rest > 0 and any(reason_name(c) for c in self.values):
+            out[UNLISTED_REASON] = rest
         return out
 
 

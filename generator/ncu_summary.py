@@ -340,6 +340,12 @@ def _usable(row: Any) -> bool:
             and float(_get(row, "median_us") or 0) > 0)
 
 
+def _row_status(row: Any) -> str:
+    """The status to show for an unusable row ("incorrect" when ok but not verified)."""
+    status = _get(row, "benchmark_status", _get(row, "status")) or "?"
+    return "incorrect" if status == "ok" and _get(row, "correct") not in (True, "True") else status
+
+
 def _pick(rows: list[Any]) -> Any:
     """The row that counts for a (shape, provider): last usable, else last (VERDICTS.md)."""
     usable = [r for r in rows if _usable(r)]
@@ -398,7 +404,7 @@ def baseline_table(rows: Iterable[Any], ledger: Iterable[Any], candidate: str, p
                 if best_us is None or us < best_us:
                     best_name, best_us = p, us
             else:
-                status = _get(row, "benchmark_status", _get(row, "status")) or "?"
+                status = _row_status(row)
                 cells[p] = {"text": status, "us": None, "status": status}
         speedup = best_us / cand_us if cand_us and best_us else None
         shape = meta.get(sid) or (per.get(candidate) or next(iter(per.values())))[0]
@@ -411,8 +417,7 @@ def baseline_table(rows: Iterable[Any], ledger: Iterable[Any], candidate: str, p
             "dtype": _get(shape, "dtype"),
             "profiled": sid in profiled,
             "candidate_us": cand_us,
-            "candidate": f"{cand_us:.2f}" if cand_us else (
-                (_get(cand, "benchmark_status", _get(cand, "status")) or "—") if cand is not None else "—"),
+            "candidate": f"{cand_us:.2f}" if cand_us else (_row_status(cand) if cand is not None else "—"),
             "baselines": cells,
             "best_baseline": best_name,
             "best_us": best_us,

@@ -79,15 +79,22 @@ def normalize(args: argparse.Namespace) -> argparse.Namespace:
     return args
 
 
+def load_amd():
+    """``generator.capture_amd``, imported on first use (None when it does not exist)."""
+    try:
+        return importlib.import_module("generator.capture_amd")
+    except ModuleNotFoundError as err:
+        if err.name != "generator.capture_amd":
+            raise
+        return None
+
+
 def run(args: argparse.Namespace) -> int:
     """Dispatch to the vendor's capture."""
     args = normalize(args)
     if args.vendor == "amd":
-        try:
-            mod = importlib.import_module("generator.capture_amd")
-        except ModuleNotFoundError as err:
-            if err.name != "generator.capture_amd":
-                raise
+        mod = load_amd()
+        if mod is None:
             print("kernel-atlas: error: AMD capture is not available yet", file=sys.stderr)
             return 2
         return int(mod.main(args) or 0)

@@ -1,0 +1,150 @@
+"""The NVIDIA profile summary: real H200 bundles, and hand-made rows for the table rules."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from generator import analysis, campaign, discover, ncu_summary
+from generator.ncu_summary import baseline_table, micros, pct, speed_class
+
+REPO = Path(__file__).resolve().parent.parent
+BUNDLES = REPO / "bundles"
+
+
+def summary(kernel: str, as_dicts: bool = False) -> dict:
+    sweep = discover.discover(BUNDLES)
+    bundle = next(b for b in sweep.bundles if b.name == kernel)
+    launches = [a for r in analysis.analyze_bundle(bundle) for a in r.analyses]
+    folder = BUNDLES / "benchmarks" / "examples" / kernel
+    if as_dicts:
+        rows = [json.loads(x) for x in open(folder / "benchmark_results.jsonl")]
+        ledger = [json.loads(x) for x in open(folder / "shape_ledger.jsonl")]
+    else:
+        c = campaign.read_campaign(folder)
+        rows, ledger = c.rows, c.ledger
+    return ncu_summary.ncu_summary(launches, rows, ledger, candidate="triton")
+
+
+def test_gemm_summary_real_values():
+    s = summary("gemm")
+    assert s["kernel"] == "gemm" and s["label"] == "prefill" and s["launches"] == 1
+    assert s["provenance"]["text"] == ("NVIDIA H200 (sm_90) · driver 580.159.04 · CUDA 13.0 · torch 2.11.0+cu130 · "
+                                       "triton 3.6.0 · Nsight Compute 2025.3.1.0 · commit 1a76145 · "
+                                       "captured 2026-11-29T09:17:04Z")
+    params = {p["name"]: p["value"] for p in s["configuration"][0]["params"]}
+    assert params == {"K": "4096", "M": "4096", "N": "4096", "dtype": "bf16", "model": "Llama3 8B",
+                      "stage": "prefill", "grid": "(512, 1, 1)", "block": "(256, 1, 1)",
+                      "registers/thread": "184", "shared memory/block": "147460 B"}
+    (st,) = s["stages"]
+    assert (st["duration"], st["tensor_core"], st["dram"], st["achieved_occupancy"], st["bottleneck"]) == (
+        "248.99 us", "58.8 %", "17.9 %", "12.5 %", "latency-bound")
+    assert st["key_issue"] == "77 % of stalled samples wait for sibling warps at a CTA barrier at gemm.py:37"
+    b = s["bottleneck"]
+    assert b["title"] == "Latency-bound"
+    assert b["root_cause"].startswith("Neither DRAM (17.9 %) nor the tensor pipe (58.8 %) reaches 60 % of peak")
+    assert b["root_cause"].count(". ") == 1 and "limited by registers" in b["root_cause"]
+    assert b["locality"].startswith("L2 hit rate is 68.0 %")
+    opp = [(o["rule"], o["gain_pct"], o["speedup_type"], o["metric"]) for o in s["opportunities"]]
+    assert opp == [("CPIStall", 41.18, "global", "warp-stall sampling: stall_barrier"),
+                   ("TheoreticalOccupancy", 41.18, "global", "Theoretical Occupancy"),
+                   ("LaunchConfiguration", 25.0, "global", "Waves Per SM")]
+    assert s["opportunities"][1]["metric_value"] == "12.50 %, limited by registers"
+    assert s["opportunities"][2]["metric_value"] == "3.88"
+
+
+def test_gemm_baseline_table_follows_the_csv():
+    s = summary("gemm")
+    table = s["baseline"]
+    assert table["providers"] == ["pytorch", "torch_compile"]
+    assert len(table["rows"]) == 10
+    csv_rows = [json.loads(x) for x in open(BUNDLES / "benchmarks/examples/gemm/benchmark_results.jsonl")]
+    for row in table["rows"]:
+        mine = {r["provider"]: r for r in csv_rows if r["shape_id"] == row["shape_id"]}
+        assert row["candidate_us"] == mine["triton"]["median_us"]
+        assert row["best_us"] == mine["pytorch"]["median_us"] and row["best_baseline"] == "pytorch"
+        assert row["speedup_value"] == pytest.approx(mine["pytorch"]["median_us"] / mine["triton"]["median_us"])
+        assert row["baselines"]["torch_compile"]["status"] == "not_configured"
+    profiled = [r for r in table["rows"] if r["profiled"]]
+    assert [r["shape"] for r in profiled] == ["K=4096 M=4096 N=4096"]
+    assert all(r["class"] == "headroom" for r in table["rows"] if r["speedup_value"] < 0.95)
+
+
+def test_rows_as_dicts_or_campaign_objects_give_the_same_summary():
+    def drop_names(s):  # the ledger's shape name is a JSONL key that LedgerShape does not keep
+        for row in s["baseline"]["rows"]:
+            row.pop("name")
+        return s
+
+    assert drop_names(summary("softmax", as_dicts=True)) == drop_names(summary("softmax", as_dicts=False))
+
+
+def test_two_launch_summary_uses_the_longest_launch():
+    s = summary("vec_add")
+    assert s["launches"] == 2 and s["primary_launch"] == 1
+    assert [st["duration"] for st in s["stages"]] == ["12.80 us", "90.02 us"]
+    assert [c["shape"] for c in s["configuration"]] == ["llama3-8b-prefill-2k", "llama3-70b-prefill-8k"]
+    assert s["bottleneck"]["kind"] == "memory-bound"
+    assert s["bottleneck"]["root_cause"].startswith("DRAM throughput is 88.7 % of peak (4.26 TB/s)")
+    assert sorted(r["shape"] for r in s["baseline"]["rows"] if r["profiled"]) == ["M=2048 N=4096", "M=8192 N=8192"]
+
+
+def test_not_actionable_rules_stay_out_of_the_top_three():
+    s = summary("silu_and_mul")
+    assert "MemoryL2Compression" not in [o["rule"] for o in s["opportunities"]]
+    assert [o["rule"] for o in s["opportunities"]] == ["CPIStall", "AchievedOccupancy", "FPInstructions"]
+    assert s["opportunities"][2]["metric_value"] == "0 / 8257536"
+
+
+# ---------------------------------------------------------------- hand-made rows
+
+def make_handmade_row(shape, provider, status="ok", median=None, correct=True):
+    return {"shape_id": shape, "provider": provider, "benchmark_status": status, "correct": correct,
+            "median_us": median}
+
+
+def test_handmade_table_rules():
+    ledger = [{"shape_id": "a", "args": {"M": 1}, "model": "m", "stage": "decode", "dtype": "bf16"},
+              {"shape_id": "b", "args": {"M": 2}, "model": "m", "stage": "prefill", "dtype": "bf16"},
+              {"shape_id": "c", "args": {"M": 3}, "model": "m", "stage": "prefill", "dtype": "bf16"}]
+    rows = [
+        make_handmade_row("a", "triton", median=10.0),
+        make_handmade_row("a", "pytorch", median=10.5),
+        make_handmade_row("a", "eager", median=10.5),           # tie: first in file order wins
+        make_handmade_row("b", "triton", median=8.0),
+        make_handmade_row("b", "triton", status="failed"),      # a placeholder never hides a measurement
+        make_handmade_row("b", "pytorch", median=7.6, correct=False),
+        make_handmade_row("b", "eager", median=7.6),
+        make_handmade_row("c", "triton", status="failed"),
+        make_handmade_row("c", "pytorch", median=5.0),
+    ]
+    t = baseline_table(rows, ledger, "triton", {"b"})
+    a, b, c = t["rows"]
+    assert t["providers"] == ["pytorch", "eager"]
+    assert (a["best_baseline"], a["speedup"], a["class"]) == ("pytorch", "1.05x", "win")
+    assert (b["candidate_us"], b["best_baseline"], b["speedup_value"], b["class"]) == (8.0, "eager", 0.95, "parity")
+    assert b["baselines"]["pytorch"] == {"text": "incorrect", "us": None, "status": "incorrect"}
+    assert b["profiled"] is True and a["profiled"] is False
+    assert (c["candidate"], c["speedup"], c["class"]) == ("failed", "—", "none")
+
+
+def test_speed_class_thresholds_are_unrounded():
+    assert speed_class(1.05, 1.05, 0.95) == "win"
+    assert speed_class(1.0499, 1.05, 0.95) == "parity"
+    assert speed_class(0.95, 1.05, 0.95) == "parity"
+    assert speed_class(0.9499, 1.05, 0.95) == "headroom"
+    assert speed_class(None, 1.05, 0.95) == "none"
+
+
+def test_formatting():
+    assert pct(None) == "—" and pct(85.851) == "85.9 %"
+    assert micros(12.8) == "12.80 us" and micros(2185.86) == "2.19 ms" and micros(None) == "—"
+    assert ncu_summary.short_loc("/a/b/softmax.py:21") == "softmax.py:21"
+    assert ncu_summary.args_text('{"N":2,"M":1}') == "M=1 N=2"
+
+
+def test_summary_needs_a_launch():
+    with pytest.raises(ValueError):
+        ncu_summary.ncu_summary([])
