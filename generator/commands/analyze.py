@@ -27,11 +27,11 @@ def add_arguments(p) -> None:
     p.add_argument("--advice", action="store_true", help="add the ranked optimization plan")
 
 
-def _advice(a, as_json: bool):
+def _advice(a, bundle, as_json: bool):
     """The ranked plan of one analysis (JSON objects or text lines)."""
     from generator import advice
 
-    findings = advice.advise(a)
+    findings = advice.advise(a, advice.AdviceContext(bundle=bundle))
     return [f.to_json() for f in findings] if as_json else advice.format_plan(findings)
 
 
@@ -61,10 +61,10 @@ def run(args) -> int:
                 obj = a.to_json(args.topk)
                 obj["primary"] = r.is_primary
                 if args.advice:
-                    obj["advice"] = _advice(a, True)
+                    obj["advice"] = _advice(a, r.bundle, True)
                 objects.append(obj)
             else:
-                plan = _advice(a, False) if args.advice else None
+                plan = _advice(a, r.bundle, False) if args.advice else None
                 texts.append(report.render_text(a, args.topk, args.mode, args.detail, args.context, plan))
     if args.json:
         payload = objects[0] if single and len(objects) == 1 else objects
