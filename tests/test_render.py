@@ -1,0 +1,305 @@
+"""Rendered pages: text present, every relative link and #anchor resolving, no local paths,
+no raw trace files, and hostile input rendered harmless.
+
+The real site is built once per session from ``../shared/mi350x-sweep`` (``built_site``,
+shared with ``test_browser.py``). Hostile input comes from a hand-made sweep built in a
+temporary folder by ``make_handmade_hostile_sweep``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import posixpath
+import re
+import shutil
+import xml.etree.ElementTree as ET
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+
+from generator import build, render
+
+_CACHE: dict[str, Path] = {}
+
+
+def build_real_site(tmp_path_factory, sweep: Path) -> Path:
+    """The real sweep's site, built once per test session."""
+    if "site" not in _CACHE:
+        out = tmp_path_factory.mktemp("real") / "site"
+        build.build_site(sweep, out, progress=False)
+        _CACHE["site"] = out
+    return _CACHE["site"]
+
+
+@pytest.fixture(scope="session")
+def built_site(tmp_path_factory, sweep) -> Path:
+    return build_real_site(tmp_path_factory, sweep)
+
+
+# ---------------------------------------------------------------- an HTML reader
+
+class PageParser(HTMLParser):
+    """Collects ids, links (href/src) and script elements of one page."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.ids: set[str] = set()
+        self.links: list[tuple[str, str]] = []  # (tag, url)
+        self.scripts: list[tuple[dict, str]] = []
+        self._script: dict | None = None
+        self._buf: list[str] = []
+        self.attrs_seen: list[tuple[str, str]] = []
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        for k, v in attrs:
+            self.attrs_seen.append((k, v or ""))
+        if "id" in a:
+            self.ids.add(a["id"])
+        for key in ("href", "src"):
+            if a.get(key) is not None:
+                self.links.append((tag, a[key]))
+        if tag == "script":
+            self._script, self._buf = a, []
+
+    def handle_data(self, data):
+        if self._script is not None:
+            self._buf.append(data)
+
+    def handle_endtag(self, tag):
+        if tag == "script" and self._script is not None:
+            self.scripts.append((self._script, "".join(self._buf)))
+            self._script = None
+
+
+def parse(path: Path) -> PageParser:
+    p = PageParser()
+    p.feed(path.read_text(encoding="utf-8"))
+    return p
+
+
+def html_pages(site: Path) -> list[Path]:
+    return sorted(site.rglob("*.html"))
+
+
+def check_links(site: Path) -> list[str]:
+    """Every relative link resolves to a file of the site, every #fragment to an id there."""
+    parsed = {p: parse(p) for p in html_pages(site)}
+    problems = []
+    for page, pp in parsed.items():
+        rel_page = page.relative_to(site).as_posix()
+        for tag, url in pp.links:
+            if re.match(r"^[a-z][a-z0-9+.-]*:", url, re.I):
+                if not url.startswith(("http://", "https://", "mailto:")):
+                    problems.append(f"{rel_page}: unsafe link {url!r}")
+                continue
+            path, _, frag = url.partition("#")
+            if not path:
+                target = page
+            else:
+                joined = posixpath.normpath(posixpath.join(posixpath.dirname(rel_page), path))
+                if joined.startswith("..") or posixpath.isabs(path):
+                    problems.append(f"{rel_page}: link leaves the site: {url}")
+                    continue
+                target = site / joined
+                if path.endswith("/"):
+                    target = target / "index.html"
+                if not target.is_file():
+                    problems.append(f"{rel_page}: broken link {url}")
+                    continue
+            if frag:
+                ids = parsed[target].ids if target in parsed else set()
+                if frag not in ids:
+                    problems.append(f"{rel_page}: missing anchor {url}")
+    return problems
+
+
+# ---------------------------------------------------------------- the real site
+
+def test_site_layout(built_site):
+    names = {p.relative_to(built_site).as_posix() for p in built_site.rglob("*") if p.is_file()}
+    slugs = {n.split("/")[1] for n in names if n.startswith("kernels/")}
+    assert len(slugs) == 19
+    for slug in slugs:
+        for f in (f"kernels/{slug}/index.html", f"api/kernels/{slug}.json", f"badges/{slug}.svg", f"pr/{slug}.md"):
+            assert f in names
+    static = sorted(n for n in names if n.startswith("static/"))
+    assert [re.sub(r"\.[0-9a-f]{10}\.", ".HASH.", n) for n in static] == [
+        "static/plotly.HASH.min.js", "static/site.HASH.css", "static/site.HASH.js"]
+    assert {"index.html", "api/index.json", "kernel-atlas-manifest.json", ".nojekyll"} <= names
+    # no raw trace or CSV file was copied into the site
+    allowed = (".html", ".json", ".svg", ".md", ".css", ".js", ".nojekyll")
+    assert all(n.endswith(allowed) for n in names)
+    assert not any(re.search(r"(code|filenames|snapshots)\.json$|se\d+_sm\d+|\.csv$|\.yaml$", n) for n in names)
+
+
+def test_every_link_and_anchor_resolves(built_site):
+    assert check_links(built_site) == []
+
+
+def test_no_local_path_in_any_output(built_site, sweep):
+    needles = [str(sweep.resolve()), str(built_site), str(Path.cwd()), "/work/"]
+    for p in built_site.rglob("*"):
+        if p.is_file() and p.suffix in (".html", ".json", ".md", ".svg"):
+            text = p.read_text(encoding="utf-8")
+            for n in needles:
+                assert n not in text, (p, n)
+
+
+def test_overview_text(built_site):
+    html = (built_site / "index.html").read_text(encoding="utf-8")
+    assert "<title>Kernel Atlas: AMD Instinct MI350X (gfx950, CDNA4)</title>" in html
+    for name in ("Flash Attention", "Paged-Attn Decode (PS)", "Softmax", "pa_mqa_logits_fp4", "attention_prefill"):
+        assert f">{name}</a>" in html
+    # tallies: 3 WIN, 0 PARITY, 9 HEADROOM, 1 BLOCKED of the 13 timed campaigns; 5 ledger-only; 1 bundle alone
+    cards = re.findall(r'data-filter-verdict="(\w+)">\s*<span class="count">(\d+)</span>', html)
+    assert dict(cards) == {"WIN": "3", "PARITY": "0", "HEADROOM": "9", "BLOCKED": "1", "UNTIMED": "5", "NONE": "1"}
+    assert "pa_mqa_logits_fp4 (no timing campaign)" in html
+    assert html.count('class="krow"') == 19
+    assert "2026-06-01" in html
+    assert len(html.encode()) < 300_000
+
+
+def test_kernel_page_text(built_site):
+    html = (built_site / "kernels" / "flash_attn_func" / "index.html").read_text(encoding="utf-8")
+    for text in ("Why not winning", "Speed across shapes", "0.87x", "wins</span> <strong>0 of 16</strong>",
+                 "2 waves/SIMD, limited by VGPR", "3 waves/SIMD need at most 168 VGPRs in all",
+                 "ISA listing", "Jump to the hottest line", "One sampled wave over time",
+                 "The source file is not in the bundle", "Captures side by side", "copy for PR"):
+        assert text in html, text
+    assert html.count('<article class="capture"') == 4
+
+
+def test_api_index_matches_the_reference_verdicts(built_site, sweep):
+    doc = json.loads((built_site / "api" / "index.json").read_text())
+    assert doc["format_version"] == 1
+    ref = json.loads((sweep / "expected" / "verdicts.json").read_text())
+    by_op = {k["op"]: k for k in doc["kernels"] if k["op"] in ref}
+    assert set(by_op) == set(ref)
+    for op, r in ref.items():
+        k = by_op[op]
+        assert k["verdict"] == r["verdict"]
+        assert k["geomean_vs_best"] == pytest.approx(r["geomean_vs_best"], abs=5e-4)
+        assert (k["wins"], k["n_measured"], k["hard_failures"]) == (r["wins"], r["n_measured"], r["hard_failures"])
+    assert doc["sweep"]["provenance"]["rocm"] == "7.2.0"
+    assert doc["tallies"] == {"win": 3, "parity": 0, "headroom": 9, "blocked": 1, "untimed": 5, "unscored": 1}
+    one = json.loads((built_site / "api" / "kernels" / "flash_attn_func.json").read_text())
+    assert one["format_version"] == 1 and one["score"]["op"] == "flash_attn"
+    assert one["hotspot"]["waves_per_simd"] == 2 and len(one["captures"]) == 4
+    cap = one["captures"][1]
+    assert cap["primary"] is True and len(cap["isa"]) == cap["analysis"]["instructions"] == 2069
+
+
+def test_badges_are_valid_svg(built_site):
+    for svg in (built_site / "badges").glob("*.svg"):
+        root = ET.fromstring(svg.read_bytes())
+        assert root.tag.endswith("svg")
+    text = (built_site / "badges" / "flash_attn_func.svg").read_text()
+    assert ">HEADROOM<" in text and ">0.87x \u00b7 0 of 16<" in text
+
+
+def test_pr_markdown(built_site):
+    md = (built_site / "pr" / "rmsnorm.md").read_text()
+    assert md.startswith("[![RMSNorm: HEADROOM](badges/rmsnorm.svg)](kernels/rmsnorm/) [RMSNorm](kernels/rmsnorm/): "
+                         "**HEADROOM**, geomean 0.88x vs best, wins 6 of 153, 6 hard failures")
+    assert "| failures | 6 hard |" in md
+
+
+# ---------------------------------------------------------------- hostile input
+
+HOSTILE_NAME = "<script>alert('name')</script> \"quoted\" </script>"
+HOSTILE_DIR = 'evil"<b>kernel'
+
+
+def make_handmade_hostile_sweep(root: Path, sweep: Path) -> Path:
+    """A hand-made sweep: the real hgemm_splitk bundle under a hostile folder name, with a
+    hostile display name and category, a hostile REPORT.md, and a snapshot source file whose
+    lines hold HTML and script tags. Its campaign is the real ``gemm`` (linked, not copied)."""
+    out = root / "handmade_hostile_sweep"
+    bundle = out / "examples" / HOSTILE_DIR
+    shutil.copytree(sweep / "examples" / "hgemm_splitk", bundle, copy_function=shutil.copy)
+    for p in [bundle, *bundle.rglob("*")]:
+        os.chmod(p, 0o755 if p.is_dir() else 0o644)
+    (out / "benchmarks" / "examples").mkdir(parents=True)
+    os.symlink(sweep / "benchmarks" / "examples" / "gemm", out / "benchmarks" / "examples" / "gemm")
+    (out / "kernel-atlas.toml").write_text(
+        f"[kernels.'{HOSTILE_DIR}']\n"
+        f"name = {json.dumps(HOSTILE_NAME)}\n"
+        'category = "<i>cat</i>"\n'
+        'campaign = "gemm"\n', encoding="utf-8")
+    (bundle / "REPORT.md").write_text(
+        "# Report <script>alert('report')</script>\n\n"
+        "\"quotes\" & 'single' </script> <img src=x onerror=alert('img')>\n\n"
+        "[click](javascript:alert('link')) [bundle file](att_viewer/big) [ok](https://example.com)\n\n"
+        "<div onclick=\"alert('div')\">raw html</div>\n", encoding="utf-8")
+    cap = next((bundle / "att_viewer" / "big").iterdir())
+    snaps = json.loads((cap / "snapshots.json").read_text())
+    flat = {}
+
+    def walk(tree, prefix):
+        for k, v in tree.items():
+            if isinstance(v, dict):
+                walk(v, prefix + "/" + k if k != "/" else "")
+            else:
+                flat[prefix + "/" + k] = v
+    walk(snaps, "")
+    local = next(v for k, v in flat.items() if k.endswith("hgemm_splitk.py"))
+    lines = [f"x{n} = '<b>{n}</b></script><script>alert(\"src{n}\")</script>'  # \"q\" & <!--"
+             for n in range(1, 600)]
+    (cap / local).write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return out
+
+
+@pytest.fixture(scope="module")
+def hostile_site(tmp_path_factory, sweep) -> Path:
+    root = tmp_path_factory.mktemp("hostile")
+    src = make_handmade_hostile_sweep(root, sweep)
+    out = root / "site"
+    build.build_site(src, out, progress=False)
+    return out
+
+
+def test_hostile_input_is_rendered_harmless(hostile_site):
+    page = hostile_site / "kernels" / "evil-b-kernel" / "index.html"
+    html = page.read_text(encoding="utf-8")
+    pp = parse(page)
+    for attrs, body in pp.scripts:
+        if "src" in attrs:
+            assert re.fullmatch(r"\.\./\.\./static/(site|plotly)\.[0-9a-f]{10}(\.min)?\.js", attrs["src"])
+        elif attrs.get("type") == "application/json":
+            assert attrs["id"].startswith("fig-")
+            json.loads(body)
+        else:
+            assert "kernel-atlas.theme" in body and "alert" not in body
+        assert "alert" not in body
+    assert not any(k.startswith("on") for k, _ in pp.attrs_seen)
+    assert not any(v.strip().lower().startswith("javascript:") for k, v in pp.attrs_seen if k in ("href", "src"))
+    # the hostile text is shown, escaped
+    assert "&lt;script&gt;alert(&#39;name&#39;)&lt;/script&gt; &#34;quoted&#34; &lt;/script&gt;" in html
+    # the report's raw HTML is text (Markdown escapes < > & in text; quotes need no escaping there)
+    assert "Report &lt;script&gt;alert('report')&lt;/script&gt;</h1>" in html
+    assert "&lt;img src=x onerror=alert('img')&gt;" in html
+    assert "&lt;div onclick=\"alert('div')\"&gt;raw html&lt;/div&gt;" in html
+    assert "x217 = &#39;&lt;b&gt;217&lt;/b&gt;&lt;/script&gt;&lt;script&gt;alert(&#34;src217&#34;)" in html
+    # Markdown ends the URL at the first ")": the link is dead text either way
+    assert '<span class="dead-link" title="not published: javascript:alert(">click</span>' in html
+    assert check_links(hostile_site) == []
+    overview = (hostile_site / "index.html").read_text(encoding="utf-8")
+    assert "<script>alert" not in overview and "&lt;i&gt;cat&lt;/i&gt;" in overview
+    doc = json.loads((hostile_site / "api" / "kernels" / "evil-b-kernel.json").read_text())
+    assert doc["name"] == HOSTILE_NAME
+    svg = ET.fromstring((hostile_site / "badges" / "evil-b-kernel.svg").read_bytes())
+    assert svg.find("{http://www.w3.org/2000/svg}title").text.startswith(HOSTILE_NAME)
+    md = (hostile_site / "pr" / "evil-b-kernel.md").read_text()
+    assert "<script>" not in md and "&lt;script&gt;alert('name')&lt;/script&gt;" in md
+
+
+def test_render_markdown_drops_raw_html_and_unsafe_links():
+    out = render.render_markdown("<script>x</script>\n\n[a](javascript:x) [b](#h) [c](#nope)\n\n# H\n\n![i](p.png)")
+    assert "<script" not in out and "&lt;script&gt;x&lt;/script&gt;" in out
+    assert 'href="javascript' not in out
+    assert '<a href="#report-h">b</a>' in out and 'id="report-h"' in out
+    assert '<span class="dead-link" title="not published: #nope">c</span>' in out
+    assert "<img" not in out and "<span>[i]</span>" in out
