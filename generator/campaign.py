@@ -181,6 +181,18 @@ class Campaign:
         order = list(PROVENANCE_COLUMNS.values())
         return {k: ", ".join(merged[k]) for k in order if k in merged}
 
+    def baseline_commits(self, candidate: str) -> dict[str, str]:
+        """Baseline provider -> its library commit(s), from its rows' commit columns."""
+        out = {}
+        for provider in sorted(self.provenance):
+            if provider == candidate:
+                continue
+            keys = self.provenance[provider]
+            values = dict.fromkeys(v for k in ("baseline_commit", "candidate_commit") for v in keys.get(k, []) if v)
+            if values:
+                out[provider] = ", ".join(values)
+        return out
+
     def provider_notes(self) -> dict[str, str]:
         """Provider -> its note (or skip reason) from baseline_matrix.yaml."""
         providers = self.matrix.get("providers")

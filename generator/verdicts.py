@@ -599,6 +599,7 @@ class KernelScore:
     headline: HeadlinePair | None = None
     headline_note: str | None = None
     provenance: dict[str, str] = field(default_factory=dict)
+    baseline_commits: dict[str, str] = field(default_factory=dict)  # provider -> commit
     notes: list[str] = field(default_factory=list)
 
     @property
@@ -706,6 +707,7 @@ class KernelScore:
             "headline_note": self.headline_note,
             "providers": list(self.providers),
             "provenance": dict(self.provenance),
+            "baseline_commits": dict(self.baseline_commits),
             "notes": list(self.notes),
         }
         if shapes:
@@ -833,6 +835,7 @@ def score_campaign(campaign: Campaign, config: SweepConfig | None = None,
     score.path = campaign.rel
     score.results_file = campaign.results_file
     score.provenance = {**campaign.provenance_for(candidate), **config.provenance}
+    score.baseline_commits = campaign.baseline_commits(candidate)
     score.notes = list(campaign.notes) + _row_notes(campaign, by_shape)
     score.headline = headline_for_campaign(campaign.name, config, kernels_json)
     if not campaign.timed:
