@@ -24,3 +24,11 @@ class InputError(Exception):
         if self.line is not None:
             where = f"{where}:{self.line}"
         return f"{where}: {self.problem}"
+
+    def relative_to(self, root: str | os.PathLike | None) -> str:
+        """The one-line message with the path relative to ``root`` when inside it."""
+        if self.path and root:
+            rel = os.path.relpath(os.path.abspath(self.path), os.path.abspath(root))
+            if not rel.startswith(".."):
+                return InputError(rel.replace(os.sep, "/"), self.problem, self.line).message
+        return self.message

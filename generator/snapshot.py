@@ -237,7 +237,7 @@ def snapshot_from_sweep(path: str | os.PathLike, label: str | None = None, confi
         try:
             hot = primary_hotspot(b, analysis)
         except InputError as err:
-            errors[b.name] = _relative_message(err, root)
+            errors[b.name] = err.relative_to(root)
             continue
         if hot:
             hotspots[b.name] = hot
@@ -249,7 +249,7 @@ def snapshot_from_sweep(path: str | os.PathLike, label: str | None = None, confi
             campaign = read_campaign(folder, name=op, rel=rel)
             score = score_campaign(campaign, config, kernels_json)
         except InputError as err:
-            errors[op] = _relative_message(err, root)
+            errors[op] = err.relative_to(root)
             continue
         mine = [n for n in bundles if campaign_for_bundle(n, config, kernels_json, folders) == op]
         claimed.update(mine)
@@ -394,15 +394,6 @@ def _text(value: Any) -> str:
 def _rel(path: str, root: str) -> str:
     """``path`` relative to ``root`` with forward slashes."""
     return os.path.relpath(os.path.abspath(path), os.path.abspath(root)).replace(os.sep, "/")
-
-
-def _relative_message(err: InputError, root: str) -> str:
-    """The error's one line, its path relative to the sweep root when inside it."""
-    if err.path:
-        rel = _rel(err.path, root)
-        if not rel.startswith(".."):
-            return InputError(rel, err.problem, err.line).message
-    return err.message
 
 
 # ---------------------------------------------------------------- from JSON documents

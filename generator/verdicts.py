@@ -915,18 +915,9 @@ def verdicts_document(scores: Mapping[str, KernelScore | InputError], root: str 
     for op in sorted(scores):
         item = scores[op]
         if isinstance(item, InputError):
-            errors[op] = _relative_error(item, root)
+            errors[op] = item.relative_to(root)
         elif item.verdict == UNTIMED:
             untimed[op] = {"n_shapes": item.n_shapes, "path": item.path, "name": item.name}
         else:
             campaigns[op] = item.to_json(shapes=shapes)
     return {"format_version": FORMAT_VERSION, "campaigns": campaigns, "untimed": untimed, "errors": errors}
-
-
-def _relative_error(err: InputError, root: str | None) -> str:
-    """The error's one line, its path relative to ``root`` when inside it."""
-    if err.path and root:
-        rel = os.path.relpath(os.path.abspath(err.path), os.path.abspath(root))
-        if not rel.startswith(".."):
-            return InputError(rel.replace(os.sep, "/"), err.problem, err.line).message
-    return err.message
