@@ -15,5 +15,5 @@ SWEEP = SHARED / "mi350x-sweep"
 def sweep() -> Path:
     """The real shared sweep; skip with a reason when it is not beside the repo."""
     if not (SWEEP / "examples").is_dir():
-        pytest.skip(f"the shared MI350X sweep is absent (expected at ../shared/mi350x-sweep)")
+        pytest.skip("the shared MI350X sweep is absent (expected at ../shared/mi350x-sweep)")
     return SWEEP

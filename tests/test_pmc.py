@@ -28,7 +28,6 @@ from pathlib import Path
 import pytest
 
 from generator import cli, pmc
-from generator.errors import InputError
 from generator.model import FORMAT_VERSION
 
 PA = "pa_decode_ps_kernel_0"
@@ -217,7 +216,7 @@ def test_rocpd_database_reproduces_worked_example(tmp_path, schema):
 
 def test_rocpd_tables_are_found_by_uuid_suffix():
     names = [f"rocpd_pmc_event{UUID}", f"rocpd_info_pmc{UUID}", f"rocpd_kernel_dispatch{UUID}",
-             f"rocpd_info_kernel_symbol{UUID}", f"rocpd_info_pmc_other", "rocpd_pmc_event", "sqlite_sequence"]
+             f"rocpd_info_kernel_symbol{UUID}", "rocpd_info_pmc_other", "rocpd_pmc_event", "sqlite_sequence"]
     sets = pmc.rocpd_table_sets(names)
     assert sets[UUID] == {
         "rocpd_pmc_event": f"rocpd_pmc_event{UUID}",
