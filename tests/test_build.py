@@ -1,0 +1,256 @@
+"""Incremental, deterministic, all-or-nothing builds, recorded file by file.
+
+The sweep under test is a small one made in a temporary folder from real bundles
+(``make_small_sweep``): ``hgemm_splitk`` copied (so a test may change it), ``pa``,
+``pa_mqa_logits_fp4`` and ``vec_add`` linked, and the real campaigns and kernels.json
+linked. Every write of site content goes through ``publish.write_bytes``; the tests
+record its calls.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import threading
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from generator import build, cli, publish, render
+from generator.commands import serve
+from generator.errors import InputError
+
+LINKED = ("pa", "pa_mqa_logits_fp4", "vec_add")
+KERNEL_FILES = ("kernels/{s}/index.html", "api/kernels/{s}.json", "badges/{s}.svg", "pr/{s}.md")
+
+
+def make_small_sweep(root: Path, sweep: Path) -> Path:
+    """A sweep of four real bundles: hgemm_splitk copied (writable), three linked."""
+    out = root / "small_sweep"
+    (out / "examples").mkdir(parents=True)
+    dst = out / "examples" / "hgemm_splitk"
+    shutil.copytree(sweep / "examples" / "hgemm_splitk", dst, copy_function=shutil.copy)
+    for p in [dst, *dst.rglob("*")]:
+        os.chmod(p, 0o755 if p.is_dir() else 0o644)
+    for name in LINKED:
+        os.symlink(sweep / "examples" / name, out / "examples" / name)
+    os.symlink(sweep / "benchmarks", out / "benchmarks")
+    os.symlink(sweep / "docs", out / "docs")
+    return out
+
+
+@pytest.fixture
+def small(tmp_path, sweep):
+    return make_small_sweep(tmp_path, sweep)
+
+
+@pytest.fixture
+def writes(monkeypatch):
+    """Record every file the build writes (relative to the temporary build folder)."""
+    seen: list[str] = []
+    real = publish.write_bytes
+
+    def record(path, data):
+        parts = Path(path).parts
+        i = next(i for i, p in enumerate(parts) if p.startswith(".site.tmp-"))
+        seen.append("/".join(parts[i + 1:]))
+        real(path, data)
+    monkeypatch.setattr(publish, "write_bytes", record)
+    return seen
+
+
+def snapshot(site: Path) -> dict[str, tuple[int, int, bytes]]:
+    """(inode, mtime_ns, bytes) of every file of a site."""
+    out = {}
+    for p in sorted(site.rglob("*")):
+        if p.is_file():
+            st = p.stat()
+            out[p.relative_to(site).as_posix()] = (st.st_ino, st.st_mtime_ns, p.read_bytes())
+    return out
+
+
+def test_first_build_writes_every_file_and_a_manifest(small, tmp_path, writes):
+    out = tmp_path / "site"
+    s = build.build_site(small, out, progress=False)
+    slugs = {"hgemm_splitk", "pa", "pa_mqa_logits_fp4", "vec_add"}
+    assert slugs <= set(s.built)
+    assert s.skipped == [] and not s.up_to_date
+    files = set(publish.site_files(str(out)))
+    assert sorted(writes) == sorted(files)
+    man = json.loads((out / publish.MANIFEST).read_text())
+    assert man["format"] == publish.MANIFEST_FORMAT and set(man["items"]) == set(s.built)
+    assert man["items"]["pa"]["files"] == sorted(f.format(s="pa") for f in KERNEL_FILES)
+    assert man["items"]["pa"]["row"]["verdict"] == "HEADROOM"
+    assert "kernels" in s.text() and "built" in s.text()
+
+
+def test_same_input_twice_rewrites_nothing(small, tmp_path, writes):
+    out = tmp_path / "site"
+    build.build_site(small, out, progress=False)
+    before = snapshot(out)
+    writes.clear()
+    s = build.build_site(small, out, progress=False)
+    assert s.up_to_date and s.built == [] and writes == []
+    assert snapshot(out) == before  # same inodes, same mtimes, same bytes
+    assert "up to date" in s.text()
+
+
+def test_a_changed_bundle_rebuilds_that_kernel_and_the_overview_only(small, tmp_path, writes):
+    out = tmp_path / "site"
+    build.build_site(small, out, progress=False)
+    before = snapshot(out)
+    # change the primary capture of hgemm_splitk: one instruction stalls 1000 cycles more
+    cap = next((small / "examples" / "hgemm_splitk" / "att_viewer" / "big").iterdir())
+    code = json.loads((cap / "code.json").read_text())
+    row = next(r for r in code["code"] if isinstance(r[2], int) and r[2] > 0 and isinstance(r[8], int))
+    row[7] += 1000
+    row[8] += 1000
+    (cap / "code.json").write_text(json.dumps(code))
+    writes.clear()
+    s = build.build_site(small, out, progress=False)
+    assert s.built == ["hgemm_splitk"]
+    allowed = {f.format(s="hgemm_splitk") for f in KERNEL_FILES} | {"index.html", "api/index.json", publish.MANIFEST}
+    assert set(writes) <= allowed
+    assert {"kernels/hgemm_splitk/index.html", "api/kernels/hgemm_splitk.json", "index.html",
+            "api/index.json", publish.MANIFEST} <= set(writes)
+    after = snapshot(out)
+    assert set(after) == set(before)
+    for rel, (ino, mtime, data) in before.items():
+        if rel not in writes:
+            assert after[rel] == (ino, mtime, data), rel  # linked from the old site, not rewritten
+    assert before["kernels/hgemm_splitk/index.html"][2] != after["kernels/hgemm_splitk/index.html"][2]
+
+
+def test_a_removed_bundle_loses_its_pages(small, tmp_path, writes):
+    out = tmp_path / "site"
+    build.build_site(small, out, progress=False)
+    os.unlink(small / "examples" / "pa_mqa_logits_fp4")
+    writes.clear()
+    s = build.build_site(small, out, progress=False)
+    for f in KERNEL_FILES:
+        assert not (out / f.format(s="pa_mqa_logits_fp4")).exists()
+    # its neighbour on the page order (prev/next links) is re-rendered; others are not
+    man = json.loads((out / publish.MANIFEST).read_text())
+    assert "pa_mqa_logits_fp4" not in man["items"]
+    assert "pa_mqa_logits_fp4" not in (out / "index.html").read_text()
+    assert len(s.built) <= 2 and "hgemm_splitk" not in s.built
+    assert "kernels/hgemm_splitk/index.html" not in writes
+
+
+def test_a_failing_build_leaves_the_previous_site_untouched(small, tmp_path, monkeypatch):
+    out = tmp_path / "site"
+    build.build_site(small, out, progress=False)
+    before = snapshot(out)
+    calls = []
+    real = render.render_kernel
+
+    def fail_third(page, assets):
+        calls.append(page.slug)
+        if len(calls) == 3:
+            raise RuntimeError("template exploded")
+        return real(page, assets)
+    monkeypatch.setattr(render, "render_kernel", fail_third)
+    with pytest.raises(RuntimeError, match="template exploded"):
+        build.build_site(small, out, progress=False, force=True)
+    assert snapshot(out) == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["site", "small_sweep"]  # no temporary folder left
+
+
+def test_a_failing_publish_leaves_the_previous_site_untouched(small, tmp_path, monkeypatch):
+    out = tmp_path / "site"
+    build.build_site(small, out, progress=False)
+    before = snapshot(out)
+    (small / "examples" / "hgemm_splitk" / "REPORT.md").write_text("# New notes\n")
+    real = publish.write_bytes
+    n = []
+
+    def fail_second(path, data):
+        n.append(path)
+        if len(n) == 2:
+            raise OSError(28, "No space left on device")
+        real(path, data)
+    monkeypatch.setattr(publish, "write_bytes", fail_second)
+    with pytest.raises(OSError):
+        build.build_site(small, out, progress=False)
+    assert len(n) == 2
+    assert snapshot(out) == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["site", "small_sweep"]
+
+
+def test_builds_are_byte_identical(small, tmp_path, monkeypatch):
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1780000000")
+    a, b = tmp_path / "a", tmp_path / "b"
+    build.build_site(small, a, progress=False)
+    build.build_site(small, b, progress=False)
+    sa, sb = snapshot(a), snapshot(b)
+    assert set(sa) == set(sb)
+    assert all(sa[k][2] == sb[k][2] for k in sa)
+    # the build date is shown in one place only: the overview (and the manifest, api index)
+    date = "2026-05-28 20:26 UTC"
+    holders = sorted(k for k, v in sa.items() if date.encode() in v[2])
+    assert holders == ["api/index.json", "index.html", publish.MANIFEST]
+    assert (a / "index.html").read_text().count(date) == 1
+
+
+def test_the_output_must_be_a_site_or_empty(small, tmp_path):
+    out = tmp_path / "not_a_site"
+    out.mkdir()
+    (out / "precious.txt").write_text("keep me")
+    with pytest.raises(InputError, match="not a Kernel Atlas site"):
+        build.build_site(small, out, progress=False)
+    assert (out / "precious.txt").read_text() == "keep me"
+
+
+def test_build_command(small, tmp_path, capsys):
+    out = tmp_path / "site"
+    assert cli.main(["build", str(small), "--out", str(out)]) == 0
+    err = capsys.readouterr().err
+    assert "kernel-atlas: " in err and "built" in err and (out / "index.html").is_file()
+    assert cli.main(["build", str(tmp_path / "nowhere"), "--out", str(tmp_path / "x")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("kernel-atlas: error: ") and "no such file" in err[0]
+
+
+def test_progress_bar_draws_on_a_terminal_only():
+    class Tty:
+        def __init__(self, tty):
+            self.text, self.tty = "", tty
+
+        def isatty(self):
+            return self.tty
+
+        def write(self, s):
+            self.text += s
+
+        def flush(self):
+            pass
+    t = Tty(True)
+    bar = build.Progress(4, t)
+    bar.step("pa")
+    assert "[#######.....................] 1/4 pa" in t.text
+    quiet = Tty(False)
+    bar = build.Progress(4, quiet)
+    bar.step("pa")
+    bar.close()
+    assert quiet.text == ""
+
+
+def test_serve_answers_on_localhost(small, tmp_path):
+    out = tmp_path / "site"
+    build.build_site(small, out, progress=False)
+    server = serve.make_server(str(out), 0)
+    host, port = server.server_address[:2]
+    assert host == "127.0.0.1"
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/index.json") as r:
+            assert r.headers["Content-Type"].startswith("application/json")
+            assert json.loads(r.read())["format_version"] == 1
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/kernels/pa/") as r:
+            assert b"Paged-Attn Decode (PS)" in r.read()
+    finally:
+        server.shutdown()
+        server.server_close()
