@@ -25,6 +25,18 @@
      <into>/examples/<KERNEL>/source/     snapshot of SOURCES and of the SPEC itself
      <into>/benchmarks/examples/<OP>/benchmark_results.csv|jsonl, shape_ledger.jsonl,
                                     baseline_matrix.yaml        (the AMD campaign schema)
+     <into>/kernel-atlas.toml             written only when absent: title, candidate, reference
+
+   Everything is written at the end, so an interrupted capture leaves the previous files
+   of that kernel as they were. ``benchmark_results.csv`` has the AMD columns in their
+   order plus a last ``cuda_version`` column (``rocm_version`` stays empty); the JSONL
+   rows add the failure texts and ``profile_artifact`` (the capture folder of a profiled
+   candidate row).
+
+Entry points: ``kernel-atlas capture SPEC`` (``generator.commands.capture``), or
+``python -m generator.capture_nv capture SPEC ...`` with the same options (it skips the
+other commands' imports; the ncu child is ``python -m generator.capture_nv
+profile-child SPEC --shapes a,b``).
 
 SPEC file: a Python file whose module level imports neither torch nor triton (so
 ``--dry-run`` works on any machine); GPU code is reached through its functions::
@@ -1001,6 +1013,26 @@ def publish(spec: Spec, layout: Layout, env: dict, regex: str, prof: dict | None
         for name in sorted(os.listdir(exports)):
             shutil.copyfile(os.path.join(exports, name), os.path.join(layout.capture, name))
     write_json(os.path.join(layout.capture, "provenance.json"), provenance(spec, layout, env, regex, prof, sources))
+    write_default_config(layout.into, spec, env)
+
+
+def write_default_config(into: str, spec: Spec, env: dict) -> str | None:
+    """Write ``kernel-atlas.toml`` naming the SPEC's candidate and reference, unless one exists.
+
+    Without it the sweep would be judged with the default candidate (``flydsl``), which
+    an NVIDIA capture never has. An existing configuration is never touched.
+    """
+    from generator.config import CONFIG_NAME
+
+    path = os.path.join(into, CONFIG_NAME)
+    if os.path.exists(path):
+        return None
+    title = f"{spec.candidate} kernels on {env.get('gpu') or 'an NVIDIA GPU'}"
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write("# Written by `kernel-atlas capture` because this sweep had no configuration; edit freely.\n"
+                 f"title = {json.dumps(title)}\ncandidate = {json.dumps(spec.candidate)}\n"
+                 f"reference = {json.dumps(spec.reference)}\n")
+    return path
 
 
 def _child_main(argv: list[str]) -> int:

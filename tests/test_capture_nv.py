@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from generator import campaign, capture_nv, cli
+from generator import campaign, capture_nv, cli, config
 from generator.capture_nv import (
     AMD_RESULT_COLUMNS,
     RESULT_COLUMNS,
@@ -223,7 +223,10 @@ def test_layout_and_publish(tmp_path):
         "examples/softmax/ncu/prefill/source_sass.csv",
         "examples/softmax/source/softmax.py",
         "examples/softmax/source/spec_softmax.py",
+        "kernel-atlas.toml",
     ]
+    cfg = config.load_config(tmp_path / "sweep")
+    assert (cfg.title, cfg.candidate, cfg.reference) == ("triton kernels on NVIDIA H200", "triton", "pytorch")
     prov = json.loads((tmp_path / "sweep/examples/softmax/ncu/prefill/provenance.json").read_text())
     assert prov["profiled_shapes"][0]["shape_id"] == "sha1:8a16a20c5c5d9729"
     assert prov["gpu"] == "NVIDIA H200" and prov["vendor"] == "nvidia" and prov["campaign"] == "benchmarks/examples/softmax"
@@ -239,8 +242,10 @@ def test_publish_without_a_profile_replaces_an_old_capture(tmp_path):
     layout = Layout(into=str(tmp_path), kernel="softmax", op="softmax", label="prefill")
     os.makedirs(layout.capture)
     Path(layout.capture, "source_sass.csv").write_text("old")
+    (tmp_path / "kernel-atlas.toml").write_text('candidate = "mine"\n')
     capture_nv.publish(spec, layout, ENV, "x", None, [], None)
     assert sorted(os.listdir(layout.capture)) == ["provenance.json"]
+    assert (tmp_path / "kernel-atlas.toml").read_text() == 'candidate = "mine"\n'  # never overwritten
 
 
 def test_ncu_command_lines():
