@@ -900,6 +900,7 @@ def provenance(spec: Spec, layout: Layout, env: dict, regex: str, prof: dict | N
         "reference": spec.reference,
         "kernel_regex": regex,
         "spec": "source/spec_" + os.path.basename(spec.path),
+        "source_root": os.getcwd(),  # the exports' kernel paths start here (see generator.ncu.virtual_path)
         "sources": sources,
         "profiled_shapes": shapes,
         "campaign": layout.rel(layout.campaign),

@@ -7,7 +7,8 @@ An NVIDIA capture is a folder ``examples/<kernel>/ncu/<label>/`` (written by
     source_cuda_sass.csv  ncu -i R --page source --csv --print-source cuda,sass
     details.csv           ncu -i R --page details --csv
     raw.csv               ncu -i R --page raw --csv
-    provenance.json       who captured it: GPU, driver, CUDA, torch, triton, ncu, commit, shapes
+    provenance.json       who captured it: GPU, driver, CUDA, torch, triton, ncu, commit, shapes,
+                          and source_root (the folder the kernel paths of the exports start in)
 
 or one of those export files on its own. The formats, as Nsight Compute 2025.3 writes
 them (values abbreviated)::
@@ -49,7 +50,7 @@ so it adds up to ``total_stall_cycles`` exactly. An instruction's ``type`` is th
 type holding most of its not-issued samples (its opcode class when it has none); the
 NCU reasons stay visible in ``Instruction.extra["stall_reasons"]`` and
 ``CaptureAnalysis.extra["ncu_stall_by_reason"]``. Source lines come from the
-cuda,sass page (address -> file:line). SOL percentages, occupancy, registers, spills
+cuda,sass page (address -> file:line; paths shown by ``virtual_path``). SOL percentages, occupancy, registers, spills
 and the rules come from the details page (tensor-pipe % from the raw page) and sit in
 ``CaptureAnalysis.extra["ncu"]``. ``occupancy`` stays None: the AMD waves-per-SIMD
 model does not apply; NCU's own occupancy is in ``extra["ncu"]["occupancy"]``.
@@ -788,6 +789,22 @@ def arch_of(cc: str | None) -> str | None:
     return f"sm_{m.group(1)}{m.group(2)}" if m else None
 
 
+def virtual_path(path: str, root: str | None) -> str:
+    """The file name shown for a source path of the export, free of the capture machine's layout.
+
+    A file under the capture's ``source_root`` (provenance.json) becomes relative to it
+    (``demo/kernels/softmax.py``); an installed package's file keeps the part after
+    ``site-packages/`` (``triton/language/standard.py``); anything else stays as written.
+    """
+    if root:
+        prefix = root.rstrip("/") + "/"
+        if path.startswith(prefix):
+            return path[len(prefix):]
+    if "/site-packages/" in path:
+        return path.split("/site-packages/", 1)[1]
+    return path
+
+
 def source_map(files: set[str], bundle: Bundle | None, base: str) -> dict[str, str]:
     """Virtual path of each source file -> its snapshot in the bundle's source/ folder."""
     snapshots = dict(bundle.source_files) if bundle else {}
@@ -848,10 +865,11 @@ def analyze_launch(i: int, n: int, s: SassLaunch | None, c: CudaLaunch | None, d
     """The analysis of launch ``i`` of ``n``."""
     rows = s.rows if s else (c.rows if c else [])
     line_of = c.line_of if c else {}
+    root = prov.get("source_root")
     instructions = []
     for k, row in enumerate(rows, 1):
         where = line_of.get(row.address)
-        loc = f"{where[0]}:{where[1]}" if where else UNKNOWN_LOC
+        loc = f"{virtual_path(where[0], root)}:{where[1]}" if where else UNKNOWN_LOC
         instructions.append(build_instruction(k, row, loc))
     if not s and c:
         notes.append("instructions read from the cuda,sass page (no source_sass.csv)")

@@ -230,6 +230,7 @@ def test_layout_and_publish(tmp_path):
     prov = json.loads((tmp_path / "sweep/examples/softmax/ncu/prefill/provenance.json").read_text())
     assert prov["profiled_shapes"][0]["shape_id"] == "sha1:8a16a20c5c5d9729"
     assert prov["gpu"] == "NVIDIA H200" and prov["vendor"] == "nvidia" and prov["campaign"] == "benchmarks/examples/softmax"
+    assert prov["source_root"] == os.getcwd()
     (out,) = [json.loads(x) for x in open(tmp_path / "sweep/benchmarks/examples/softmax/benchmark_results.jsonl")]
     assert out["profile_artifact"] == "examples/softmax/ncu/prefill"
     for path in (tmp_path / "sweep").rglob("*"):
