@@ -275,15 +275,15 @@
       button.addEventListener("click", function () {
         var area = document.getElementById(button.getAttribute("data-copy"));
         var done = function () {
-          var zh = root.getAttribute("data-lang") === "zh";
-          button.textContent = zh ? I18N["head.copied"] : "Copied";
+          button.textContent = root.getAttribute("data-lang") === "zh" ? I18N["head.copied"] : "Copied";
         };
+        area.focus();
+        area.select();
+        var ok = false;
+        try { ok = document.execCommand("copy"); } catch (e) { ok = false; }
+        if (ok) { done(); return; }
         if (navigator.clipboard && window.isSecureContext) {
-          navigator.clipboard.writeText(area.value).then(done, function () { area.select(); document.execCommand("copy"); done(); });
-        } else {
-          area.select();
-          document.execCommand("copy");
-          done();
+          navigator.clipboard.writeText(area.value).then(done, function () { /* left selected for Ctrl-C */ });
         }
       });
     });

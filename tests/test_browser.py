@@ -1,0 +1,229 @@
+"""The real site in headless Chromium: no console error, every chart drawn, the table's
+filters, sorting and grouping, row navigation, anchors, toggles, file:// and http.
+
+Uses Debian's ``/usr/bin/chromium`` through playwright (never ``playwright install``);
+skips with the reason when either is missing. Screenshots go to ``test-artifacts/``.
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import pytest
+
+from generator import build
+from generator.commands import serve
+
+CHROMIUM = Path("/usr/bin/chromium")
+ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
+
+if not CHROMIUM.exists():
+    pytest.skip(f"{CHROMIUM} is absent (apt install chromium)", allow_module_level=True)
+sync_api = pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
+
+from test_render import build_real_site, make_handmade_hostile_sweep  # noqa: E402  (same test folder)
+
+CHARTS_DRAWN = """() => Array.from(document.querySelectorAll('.chart')).every(
+    e => e.classList.contains('js-plotly-plot') && e.querySelector('.main-svg'))"""
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory, sweep) -> Path:
+    return build_real_site(tmp_path_factory, sweep)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    pw = sync_api.sync_playwright().start()
+    b = pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+    yield b
+    b.close()
+    pw.stop()
+
+
+class Tab:
+    """A page that records console errors, page errors and dialogs."""
+
+    def __init__(self, browser, width=1400, height=1000, scheme="light"):
+        self.page = browser.new_page(viewport={"width": width, "height": height}, color_scheme=scheme)
+        self.errors: list[str] = []
+        self.dialogs: list[str] = []
+        self.page.on("console", lambda m: self.errors.append(f"console {m.type}: {m.text}") if m.type == "error" else None)
+        self.page.on("pageerror", lambda e: self.errors.append(f"pageerror: {e}"))
+
+        def on_dialog(d):
+            self.dialogs.append(d.message)
+            d.dismiss()
+        self.page.on("dialog", on_dialog)
+
+    def open(self, url: str):
+        self.page.goto(url)
+        self.page.wait_for_function(CHARTS_DRAWN, timeout=30_000)
+        return self.page
+
+    def shot(self, name: str, full_page: bool = False):
+        ARTIFACTS.mkdir(exist_ok=True)
+        self.page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=full_page)
+
+    def close(self):
+        self.page.close()
+
+
+def url(site: Path, rel: str) -> str:
+    return (site / rel).as_uri()
+
+
+def visible_rows(page) -> list[str]:
+    return page.eval_on_selector_all("tr.krow", "rs => rs.filter(r => !r.hidden && r.offsetParent !== null)"
+                                                ".map(r => r.id.slice(2))")
+
+
+def test_every_page_loads_clean_and_draws_its_charts(site, browser):
+    pages = sorted(site.rglob("*.html"))
+    assert len(pages) == 20
+    tab = Tab(browser)
+    drawn = {}
+    for p in pages:
+        page = tab.open(p.as_uri())
+        n = page.locator(".chart").count()
+        assert page.locator(".chart.js-plotly-plot .main-svg").count() >= n
+        drawn[p.relative_to(site).as_posix()] = n
+        assert tab.errors == [], (p, tab.errors)
+    assert drawn["index.html"] == 1
+    assert drawn["kernels/flash_attn_func/index.html"] == 13  # shapes, 4 x (stalls, timeline), 4 comparisons
+    assert drawn["kernels/attention_prefill/index.html"] == 0
+    tab.open(url(site, "index.html"))
+    tab.shot("overview")
+    tab.page.locator("#kernels").scroll_into_view_if_needed()
+    tab.shot("overview-table")
+    tab.open(url(site, "kernels/flash_attn_func/index.html"))
+    tab.shot("kernel-flash_attn_func")
+    tab.page.locator("#c1").scroll_into_view_if_needed()
+    tab.shot("kernel-flash_attn_func-capture")
+    tab.close()
+
+
+def test_filters_sorting_and_grouping_change_the_rows(site, browser):
+    tab = Tab(browser)
+    page = tab.open(url(site, "index.html"))
+    assert len(visible_rows(page)) == 19
+    page.select_option("#filter-verdict", "WIN")
+    assert sorted(visible_rows(page)) == ["fused_rope_cache", "moe_gemm", "softmax"]
+    assert page.inner_text("#row-count") == "3 / 19"
+    page.select_option("#filter-verdict", "")
+    page.fill("#search", "norm")
+    assert sorted(visible_rows(page)) == ["layernorm", "rmsnorm"]
+    page.fill("#search", "")
+    page.select_option("#filter-category", "gemm")
+    assert sorted(visible_rows(page)) == ["fp8_gemm_rowscale", "hgemm_splitk", "moe_gemm", "preshuffle_gemm"]
+    page.select_option("#filter-category", "")
+    page.click('.card[data-filter-verdict="BLOCKED"]')
+    assert visible_rows(page) == ["moe_blockscale"]
+    page.click('.card[data-filter-verdict="BLOCKED"]')  # a second click clears the filter
+    assert len(visible_rows(page)) == 19
+    # flat table, sorted by geomean: ascending, then descending; kernels without one sort last
+    page.uncheck("#group-toggle")
+    assert page.locator("tbody.flat tr.krow").count() == 19
+    page.click('th[data-i18n="col.geomean"]')
+    order = visible_rows(page)
+    assert order[:2] == ["pa", "hgemm_splitk"]  # 0.493x, 0.502x
+    assert set(order[-6:]) == {"attention_prefill", "batched_gemm", "paged_attention", "rope",
+                               "serving_scenarios", "pa_mqa_logits_fp4"}
+    page.click('th[data-i18n="col.geomean"]')
+    assert visible_rows(page)[:2] == ["moe_blockscale", "moe_gemm"]  # 7.09x, 5.19x
+    tab.shot("overview-sorted-flat")
+    page.check("#group-toggle")
+    assert page.locator("tbody.flat tr.krow").count() == 0
+    assert page.locator('tbody.group[data-group="norm"] tr.krow').count() == 2
+    assert tab.errors == []
+    tab.close()
+
+
+def test_a_row_leads_to_its_kernel_page(site, browser):
+    tab = Tab(browser)
+    page = tab.open(url(site, "index.html"))
+    page.click("#k-softmax td:nth-child(3)")  # the geomean cell, not the link
+    page.wait_for_url("**/kernels/softmax/index.html")
+    page.wait_for_function(CHARTS_DRAWN)
+    assert page.inner_text("h1").startswith("Softmax")
+    page.click('a.back')
+    page.wait_for_url("**/index.html#k-softmax")
+    assert tab.errors == []
+    tab.close()
+
+
+def test_anchors_open_folded_listings(site, browser):
+    tab = Tab(browser)
+    page = tab.open(url(site, "kernels/hgemm_splitk/index.html") + "#c0-pc209")
+    page.wait_for_function("() => document.getElementById('c0-pc209').closest('details').open")
+    assert page.locator("#c0-pc209").is_visible()
+    # a top-instruction link jumps into the (closed) ISA listing as well
+    tab.open(url(site, "kernels/pa/index.html"))
+    page = tab.page
+    first = page.locator("#c0 table.hot").nth(1).locator("tbody tr td:nth-child(2) a").first
+    target = first.get_attribute("href")
+    first.click()
+    page.wait_for_function(f"() => document.getElementById('{target[1:]}').closest('details').open")
+    assert page.locator(target).is_visible()
+    tab.shot("kernel-pa-isa-anchor")
+    assert tab.errors == []
+    tab.close()
+
+
+def test_theme_and_language_toggles(site, browser):
+    tab = Tab(browser)
+    page = tab.open(url(site, "kernels/rmsnorm/index.html"))
+    page.click("#theme-toggle")
+    assert page.get_attribute("html", "data-theme") == "dark"
+    font = page.evaluate("() => document.querySelector('.chart.js-plotly-plot')._fullLayout.font.color")
+    assert font.replace(" ", "") in ("#e6edf3", "rgb(230,237,243)")
+    page.click("#lang-toggle")
+    assert page.inner_text('h2[data-i18n="panel.speed"]') == "各形状的速度"
+    assert page.inner_text("#lang-toggle") == "EN"
+    tab.shot("kernel-rmsnorm-dark-zh")
+    page.reload()
+    page.wait_for_function(CHARTS_DRAWN)
+    assert page.get_attribute("html", "data-theme") == "dark" and page.get_attribute("html", "data-lang") == "zh"
+    page.click("#lang-toggle")
+    page.click("#theme-toggle")
+    assert page.inner_text('h2[data-i18n="panel.speed"]') == "Speed across shapes"
+    assert tab.errors == []
+    tab.close()
+
+
+def test_served_over_http_with_absolute_pr_links(site, browser):
+    server = serve.make_server(str(site), 0)
+    port = server.server_address[1]
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        tab = Tab(browser)
+        page = tab.open(f"http://127.0.0.1:{port}/kernels/pa/")
+        snippet = page.input_value("#pr-snippet")
+        assert f"(http://127.0.0.1:{port}/kernels/pa/)" in snippet
+        assert f"(http://127.0.0.1:{port}/badges/pa.svg)" in snippet
+        assert page.get_attribute("a.permalink", "href") == "../../kernels/pa/"
+        page.click("details.copy-pr summary")
+        page.click("button.copy-button")
+        assert page.inner_text("button.copy-button") == "Copied"
+        assert tab.errors == []
+        tab.close()
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_hostile_page_runs_no_script(tmp_path, sweep, browser):
+    src = make_handmade_hostile_sweep(tmp_path, sweep)
+    out = tmp_path / "site"
+    build.build_site(src, out, progress=False)
+    tab = Tab(browser)
+    page = tab.open(url(out, "kernels/evil-b-kernel/index.html"))
+    assert page.inner_text("h1").startswith("<script>alert('name')</script>")
+    page.locator("#report").scroll_into_view_if_needed()
+    tab.shot("hostile-report")
+    tab.open(url(out, "index.html"))
+    assert tab.dialogs == [] and tab.errors == []
+    tab.close()
