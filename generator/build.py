@@ -78,7 +78,7 @@ OPTIONAL = {
     "runstats": "run statistics",
     "roofline": "roofline",
     "compare": "capture comparison",
-    "ncu": "Nsight Compute summary",
+    "ncu_summary": "Nsight Compute summary",
 }
 _WAVE_FILE = re.compile(r"^se\d+_sm\d+_sl\d+_wv\d+\.json$")
 _SLUG = re.compile(r"[^a-z0-9_.-]+")
@@ -332,7 +332,7 @@ def gather_kernel(plan: KernelPlan, env: Env) -> tuple[views.KernelData, dict[st
         t = vmod.Thresholds.from_config(env.config)
         k.headline = vmod.headline_pair(plan.entry, env.config.candidate, t)
     if plan.bundle is not None:
-        _gather_bundle(plan.bundle, k, env)
+        _gather_bundle(plan.bundle, k, env, plan.campaign_dir)
     if plan.campaign_dir and m.get("roofline") is not None and k.score is not None and k.score.is_verdict:
         r = _stage(k, env, "roofline", m["roofline"].campaign_roofline, plan.campaign_dir, env.config)
         if r is not None and r.points:
@@ -344,7 +344,7 @@ def gather_kernel(plan: KernelPlan, env: Env) -> tuple[views.KernelData, dict[st
     return k, extra
 
 
-def _gather_bundle(bundle: Bundle, k: views.KernelData, env: Env) -> None:
+def _gather_bundle(bundle: Bundle, k: views.KernelData, env: Env, campaign_dir: str | None = None) -> None:
     """Captures (analysis, timeline, sources, advice), counters, run statistics, comparisons, report."""
     m = env.mods
     results = analysis.analyze_bundle(bundle)
@@ -410,11 +410,20 @@ def _gather_bundle(bundle: Bundle, k: views.KernelData, env: Env) -> None:
             cmp = _stage(k, env, "comparison", m["compare"].compare_captures, pair.a, pair.b)
             if cmp is not None:
                 k.compare.append({"title": pair.title, "kind": pair.kind, "comparison": cmp.to_json()})
-    ncu = m.get("ncu")
-    if ncu is not None and bundle.vendor == "nvidia" and hasattr(ncu, "ncu_summary") and prim and prim.analysis:
-        summary = _stage(k, env, "Nsight Compute summary", ncu.ncu_summary, prim.analysis)
+    nsum = m.get("ncu_summary")
+    if nsum is not None and prim is not None and prim.analysis is not None and prim.analysis.vendor == "nvidia":
+        launches = [c.analysis for c in k.captures if c.analysis is not None and c.rel == prim.rel]
+        rows, ledger = [], []
+        if campaign_dir:
+            from generator import campaign as campaign_mod
+
+            camp = _stage(k, env, "campaign rows", campaign_mod.read_campaign, campaign_dir)
+            if camp is not None:
+                rows, ledger = camp.rows, camp.ledger
+        summary = _stage(k, env, "Nsight Compute summary", nsum.ncu_summary, launches, rows, ledger,
+                         env.config.candidate, env.config.win, env.config.headroom)
         if summary is not None:
-            k.ncu_summary = summary.to_json() if hasattr(summary, "to_json") else dict(summary)
+            k.ncu_summary = summary
     if bundle.report:
         text = _stage(k, env, "REPORT.md", render.read_report, bundle.report)
         if text is not None:
@@ -574,7 +583,7 @@ def build_site(sweep_path: str | os.PathLike, out_dir: str | os.PathLike, *, bas
     root = sweep.root
     config = load_config(root)
     mods = {name: optional(name) for name in OPTIONAL}
-    missing = [OPTIONAL[n] for n, mod in mods.items() if mod is None and n != "ncu"]
+    missing = [OPTIONAL[n] for n, mod in mods.items() if mod is None and n != "ncu_summary"]
     kernels_json = None
     if mods["verdicts"] is not None:
         kernels_json = mods["verdicts"].load_kernels_json(root)

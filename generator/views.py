@@ -28,6 +28,7 @@ Naming rules shared with ``templates/static/site.js`` (repeated in its header):
 from __future__ import annotations
 
 import math
+import re
 from collections import Counter
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any, Callable
@@ -647,16 +648,107 @@ def _why_panel(k: KernelData, row: IndexRow, ctx: SiteContext) -> WhyView | None
 
 # ---- NVIDIA profile summary
 
+@dataclass
+class NcuStageRow:
+    kernel: str
+    shape: str
+    duration: str
+    tensor_core: str
+    dram: str
+    occupancy: str
+    bottleneck: str
+    key_issue: str
+
+
+@dataclass
+class NcuOpportunity:
+    rank: str
+    title: str
+    gain: str
+    metric: str
+    metric_value: str
+    advice: str
+
+
+@dataclass
+class NcuBaselineRow:
+    shape: str
+    model: str
+    stage: str
+    dtype: str
+    profiled: bool
+    candidate: str
+    cells: list[ProviderCell]
+    best: str
+    speedup: str
+    css: str
+
+
+@dataclass
+class NcuView:
+    """The Nsight Compute profile summary (``generator.ncu_summary.ncu_summary``)."""
+
+    provenance: str
+    configuration: list[tuple[str, list[Fact]]]
+    stages: list[NcuStageRow]
+    bottleneck: str
+    bottleneck_css: str
+    root_cause: str
+    locality: str
+    opportunities: list[NcuOpportunity]
+    candidate: str
+    providers: list[str]
+    baseline: list[NcuBaselineRow]
+    unit: str
+    notes: list[str]
+
+
+_CLASS_CSS = {"win": "o-win", "parity": "o-parity", "headroom": "o-loss", "loss": "o-loss"}
+
+
+def ncu_view(d: dict[str, Any]) -> NcuView:
+    """Display values of an NCU summary dict (already display-ready strings, mostly)."""
+    def txt(v: Any) -> str:
+        return DASH if v is None or v == "" else str(v)
+    conf = []
+    for c in d.get("configuration") or []:
+        title = txt(c.get("shape")) + (f" (launch {c.get('launch')})" if len(d.get("configuration") or []) > 1 else "")
+        conf.append((title, [Fact(txt(p.get("name")), txt(p.get("value"))) for p in c.get("params") or []]))
+    stages = [NcuStageRow(txt(st.get("kernel")), txt(st.get("shape")), txt(st.get("duration")),
+                          txt(st.get("tensor_core")), txt(st.get("dram")), txt(st.get("achieved_occupancy")),
+                          txt(st.get("bottleneck")), txt(st.get("key_issue"))) for st in d.get("stages") or []]
+    b = d.get("bottleneck") or {}
+    opps = [NcuOpportunity(txt(o.get("rank")), txt(o.get("title")), txt(o.get("estimated_gain")), txt(o.get("metric")),
+                           txt(o.get("metric_value")), txt(o.get("advice"))) for o in d.get("opportunities") or []]
+    base = d.get("baseline") or {}
+    providers = [str(p) for p in base.get("providers") or []]
+    rows = []
+    for r in base.get("rows") or []:
+        cells = []
+        for p in providers:
+            c = (r.get("baselines") or {}).get(p) or {}
+            ok = c.get("status") == "ok"
+            css = "t-ok" if ok else ("t-fail" if c.get("status") in ("failed", "oom", "incorrect") else "t-na")
+            if p == r.get("best_baseline"):
+                css += " t-best"
+            cells.append(ProviderCell(txt(c.get("text")), css, "" if ok else txt(c.get("status")), sort_key(c.get("us"))))
+        rows.append(NcuBaselineRow(txt(r.get("shape")), txt(r.get("model")), txt(r.get("stage")), txt(r.get("dtype")),
+                                   bool(r.get("profiled")), txt(r.get("candidate")), cells, txt(r.get("best_baseline")),
+                                   txt(r.get("speedup")), _CLASS_CSS.get(str(r.get("class")), "")))
+    prov = d.get("provenance") or {}
+    return NcuView(
+        provenance=txt(prov.get("text")) if isinstance(prov, dict) else txt(prov),
+        configuration=conf, stages=stages, bottleneck=txt(b.get("title")),
+        bottleneck_css=re.sub(r"[^a-z0-9-]+", "-", str(b.get("kind", "")).lower()),
+        root_cause=str(b.get("root_cause") or ""), locality=str(b.get("locality") or ""),
+        opportunities=opps, candidate=txt(base.get("candidate")), providers=providers, baseline=rows,
+        unit=txt(base.get("unit")), notes=[str(n) for n in d.get("notes") or []],
+    )
+
+
 @register_panel("ncu", "Profile summary (Nsight Compute)", 15)
-def _ncu_panel(k: KernelData, row: IndexRow, ctx: SiteContext) -> list[Fact] | None:
-    if not k.ncu_summary:
-        return None
-    out = []
-    for key, value in k.ncu_summary.items():
-        if isinstance(value, (dict, list)):
-            continue
-        out.append(Fact(str(key).replace("_", " "), DASH if value is None else str(value)))
-    return out or None
+def _ncu_panel(k: KernelData, row: IndexRow, ctx: SiteContext) -> NcuView | None:
+    return ncu_view(k.ncu_summary) if k.ncu_summary else None
 
 
 # ---- speed: per-shape speedups
@@ -955,6 +1047,7 @@ class CaptureView:
     findings: list["FindingView"]
     notes: list[str]
     unit: str
+    vendor: str
 
 
 STATE_CSS = {"EXEC": "ws-exec", "WAIT": "ws-wait", "STALL": "ws-stall", "SLEEP": "ws-sleep"}
@@ -1006,7 +1099,7 @@ def _loc_text(loc: str, names: dict[str, str]) -> str:
 def capture_view(ci: int, c: CaptureData, ctx: SiteContext) -> CaptureView:
     """Build one capture's section (the ISA and source loops run once per line here)."""
     anchor = f"c{ci}"
-    title = (c.label + " \u00b7 " if c.label else "") + c.name
+    title = c.name if not c.label or c.label == c.name else f"{c.label} \u00b7 {c.name}"
     base = dict(anchor=anchor, title=title, label=c.label or DASH, name=c.name, rel=c.rel, is_primary=c.is_primary,
                 status=c.status, problem=c.problem or "")
     a = c.analysis
@@ -1014,7 +1107,7 @@ def capture_view(ci: int, c: CaptureData, ctx: SiteContext) -> CaptureView:
         return CaptureView(**base, facts=[], stall_types=[], stall_chart=None, wave_states=[], occupancy=None,
                            top_lines=[], top_instructions=[], timeline=None, timeline_facts=[],
                            timeline_note=c.timeline_note or "", sources=[], hottest_href="", isa=[], isa_count=0,
-                           findings=[], notes=[], unit="cycles")
+                           findings=[], notes=[], unit="cycles", vendor="amd")
     unit = a.stall_unit
     total_stall = a.total_stall_cycles
     mapped, n_ins = a.source_mapped
@@ -1158,13 +1251,13 @@ def capture_view(ci: int, c: CaptureData, ctx: SiteContext) -> CaptureView:
                  f"(bins of {fmt_cycles(t.bin_cycles)} cycles)", "fact.issuestall"),
         ]
     stall_chart = chart_view(f"{anchor}-stalls", charts.stall_types(a.stall_by_type, unit),
-                             "Stall cycles by type", "chart.stalls") if a.stall_by_type else None
+                             f"Stall {unit} by type", "chart.stalls" if unit == "cycles" else "") if a.stall_by_type else None
     return CaptureView(
         **base, facts=facts, stall_types=stall_rows, stall_chart=stall_chart, wave_states=ws_rows,
         occupancy=occupancy_view(a), top_lines=top_lines, top_instructions=top_ins, timeline=tl_chart,
         timeline_facts=tl_facts, timeline_note=c.timeline_note or "", sources=sources, hottest_href=hottest_href,
         isa=isa, isa_count=len(isa), findings=[finding_view(f, anchor) for f in (c.findings or [])],
-        notes=[n for n in a.notes if not (a.occupancy and n in a.occupancy.notes)], unit=unit,
+        notes=[n for n in a.notes if not (a.occupancy and n in a.occupancy.notes)], unit=unit, vendor=a.vendor,
     )
 
 
@@ -1475,7 +1568,8 @@ def _advice_panel(k: KernelData, row: IndexRow, ctx: SiteContext) -> list[Advice
         c = k.captures[i]
         if c.analysis is None or c.findings is None:
             continue
-        title = (c.label + " \u00b7 " if c.label else "") + c.name + (" (primary)" if c.is_primary else "")
+        title = (c.name if not c.label or c.label == c.name else f"{c.label} \u00b7 {c.name}") \
+            + (" (primary)" if c.is_primary else "")
         out.append(AdviceView(title, f"#c{i}", [finding_view(f, f"c{i}") for f in c.findings]))
     return out
 

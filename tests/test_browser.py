@@ -227,3 +227,18 @@ def test_hostile_page_runs_no_script(tmp_path, sweep, browser):
     tab.open(url(out, "index.html"))
     assert tab.dialogs == [] and tab.errors == []
     tab.close()
+
+
+def test_nvidia_demo_pages_load_clean(tmp_path, browser):
+    bundles = Path(__file__).resolve().parent.parent / "bundles"
+    if not (bundles / "examples").is_dir():
+        pytest.skip("the NVIDIA demo sweep (bundles/) is absent")
+    out = tmp_path / "site"
+    build.build_site(bundles, out, progress=False)
+    tab = Tab(browser)
+    for p in sorted(out.rglob("*.html")):
+        tab.open(p.as_uri())
+        assert tab.errors == [], (p, tab.errors)
+    tab.open(url(out, "kernels/softmax/index.html"))
+    tab.shot("nvidia-softmax")
+    tab.close()

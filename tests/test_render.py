@@ -91,6 +91,8 @@ def check_links(site: Path) -> list[str]:
     for page, pp in parsed.items():
         rel_page = page.relative_to(site).as_posix()
         for tag, url in pp.links:
+            if tag == "link" and url == "data:,":  # the empty favicon (no request, no 404)
+                continue
             if re.match(r"^[a-z][a-z0-9+.-]*:", url, re.I):
                 if not url.startswith(("http://", "https://", "mailto:")):
                     problems.append(f"{rel_page}: unsafe link {url!r}")
@@ -205,6 +207,20 @@ def test_pr_markdown(built_site):
     assert md.startswith("[![RMSNorm: HEADROOM](badges/rmsnorm.svg)](kernels/rmsnorm/) [RMSNorm](kernels/rmsnorm/): "
                          "**HEADROOM**, geomean 0.88x vs best, wins 6 of 153, 6 hard failures")
     assert "| failures | 6 hard |" in md
+
+
+def test_nvidia_demo_site_opens_with_the_profile_summary(tmp_path):
+    bundles = Path(__file__).resolve().parent.parent / "bundles"
+    if not (bundles / "examples").is_dir():
+        pytest.skip("the NVIDIA demo sweep (bundles/) is absent")
+    out = tmp_path / "site"
+    build.build_site(bundles, out, progress=False)
+    assert check_links(out) == []
+    html = (out / "kernels" / "softmax" / "index.html").read_text(encoding="utf-8")
+    assert "Profile summary (Nsight Compute)" in html and "Bottleneck:</span> Memory-bound" in html
+    assert "Top opportunities" in html and "warp-stall samples" in html
+    overview = (out / "index.html").read_text(encoding="utf-8")
+    assert "Triton kernels on NVIDIA H200 (demo sweep)" in overview and "NVIDIA H200" in overview
 
 
 # ---------------------------------------------------------------- hostile input
