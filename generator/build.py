@@ -482,8 +482,9 @@ def build_date(config: SweepConfig, kernels_json: dict[str, Any] | None) -> str:
     sde = os.environ.get("SOURCE_DATE_EPOCH", "").strip()
     if sde.isdigit():
         return _dt.datetime.fromtimestamp(int(sde), tz=_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    if config.provenance.get("capture_date"):
-        return config.provenance["capture_date"]
+    for key in ("capture_date", "captured", "date"):
+        if config.provenance.get(key):
+            return config.provenance[key]
     if kernels_json:
         prov = kernels_json.get("provenance") if isinstance(kernels_json.get("provenance"), dict) else {}
         for value in (prov.get("capture_date"), kernels_json.get("generated")):

@@ -254,3 +254,17 @@ def test_serve_answers_on_localhost(small, tmp_path):
     finally:
         server.shutdown()
         server.server_close()
+
+
+def test_pages_workflow_uses_the_official_actions():
+    import yaml
+
+    wf = yaml.safe_load((Path(__file__).resolve().parent.parent / ".github" / "workflows" / "pages.yml").read_text())
+    assert wf[True]["push"]["branches"] == ["main"]  # YAML reads the key "on" as True
+    assert wf["permissions"] == {"contents": "read", "pages": "write", "id-token": "write"}
+    uses = [s.get("uses", "") for job in wf["jobs"].values() for s in job["steps"]]
+    for action in ("actions/configure-pages@", "actions/upload-pages-artifact@", "actions/deploy-pages@"):
+        assert any(u.startswith(action) for u in uses), action
+    build_step = next(s for s in wf["jobs"]["build"]["steps"] if s.get("name") == "Build the site")
+    assert 'kernel-atlas build "$SWEEP" --out site --base-url' in build_step["run"]
+    assert wf["jobs"]["deploy"]["environment"]["name"] == "github-pages"
