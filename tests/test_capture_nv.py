@@ -302,8 +302,11 @@ def test_argument_forms():
     assert (a.spec, a.into, a.label, a.cmd) == ("demo/specs/softmax.py", "x", "big", [])
     a = parse(["--vendor", "amd", "--", "rocprofv3", "--att", "--", "python3", "app.py"])
     assert (a.spec, a.cmd) == (None, ["rocprofv3", "--att", "--", "python3", "app.py"])
-    a = parse(["--vendor", "amd", "in.yaml", "--label", "big", "--", "python3", "app.py"])
-    assert (a.spec, a.label, a.cmd) == ("in.yaml", "big", ["python3", "app.py"])
+    a = parse(["--vendor", "amd", "--label", "big", "--", "python3", "app.py"])
+    assert (a.spec, a.label, a.cmd) == (None, "big", ["python3", "app.py"])
+    # an existing executable right after -- is the command, not a SPEC (AMD takes no SPEC)
+    a = parse(["--vendor", "amd", "--kernel", "pa", "--", "/usr/bin/env", "python3", "app.py", "--x"])
+    assert (a.spec, a.kernel, a.cmd) == (None, "pa", ["/usr/bin/env", "python3", "app.py", "--x"])
     a = parse(["--dry-run", "s.py"])
     assert (a.spec, a.dry_run, a.into) == ("s.py", True, "bundles")
 

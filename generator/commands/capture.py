@@ -46,6 +46,17 @@ def add_options(p: argparse.ArgumentParser) -> None:
                    help="sweep folder to write examples/ and benchmarks/examples/ into (default: bundles)")
     p.add_argument("--raw-dir", metavar="DIR",
                    help="keep the raw profiler report and its log here (default: a temporary folder)")
+    amd = p.add_argument_group("AMD (rocprofv3) options")
+    amd.add_argument("--name", help="bundle name (default: derived from the JIT kernel name)")
+    amd.add_argument("--suffix", help="capture suffix for a re-capture, e.g. after_fix")
+    amd.add_argument("--iterations", default="[6, [8-8]]",
+                     help="ATT kernel_iteration_range, skipping warm-up (default: [6, [8-8]])")
+    amd.add_argument("--pmc", nargs="?", const="default", metavar="LIST",
+                     help="also collect TCC counters (at most 4 per pass); 'default' or a comma list")
+    amd.add_argument("--att-buffer-size", default="0x6000000", help="ATT buffer size (0x6000000)")
+    amd.add_argument("--target-cu", type=int, default=1, help="ATT target CU (1)")
+    amd.add_argument("--se-mask", default="0xf", help="ATT shader-engine mask (0xf)")
+    amd.add_argument("--simd-select", default="0xf", help="ATT SIMD select (0xf)")
 
 
 def looks_like_spec(word: str) -> bool:
@@ -62,10 +73,22 @@ def normalize(args: argparse.Namespace) -> argparse.Namespace:
     (``capture --vendor amd -- rocprofv3 ... -- python app.py``).
     """
     cmd = list(args.cmd or [])
+    if args.vendor == "amd" and args.spec is not None:
+        # AMD capture takes no SPEC: argparse consumed the ``--``, and every positional
+        # word is the command to profile (options came before it)
+        args.cmd = [args.spec, *cmd]
+        args.spec = None
+        return args
     if args.spec is not None and not looks_like_spec(args.spec):
         args.cmd = [args.spec, *cmd]
         args.spec = None
         return args
+    return _split_command(args)
+
+
+def _split_command(args: argparse.Namespace) -> argparse.Namespace:
+    """Read options written before ``--`` back from ``cmd``; the rest is the command."""
+    cmd = list(args.cmd or [])
     if "--" in cmd:
         cut = cmd.index("--")
         head, tail = cmd[:cut], cmd[cut + 1:]
