@@ -56,6 +56,7 @@ PROVENANCE_COLUMNS = {
     "gpu": "gpu",
     "arch": "arch",
     "rocm_version": "rocm",
+    "cuda_version": "cuda",
     "driver_version": "driver",
     "torch_version": "torch",
     "triton_version": "triton",

@@ -116,15 +116,23 @@ def find_campaigns(root: str) -> dict[str, str]:
 
 
 def _capture_sweep(path: str, fmt: formats.CaptureFormat) -> Sweep:
-    """A sweep of one capture, keeping its bundle's files when it sits in a bundle."""
+    """A sweep of one capture, keeping its bundle's files when it sits in a bundle.
+
+    ``path`` may be a capture folder or one export file inside a capture folder.
+    """
     path = os.path.normpath(path)
+    folder = os.path.dirname(path) if os.path.isfile(path) else path
     for up in (2, 3):  # <bundle>/att_viewer/<label>/<capture> or <bundle>/ncu/<label>
-        bundle_dir = path
+        bundle_dir = folder
         for _ in range(up):
             bundle_dir = os.path.dirname(bundle_dir)
-        if is_bundle(bundle_dir) and path.startswith(os.path.join(bundle_dir, "")):
+        if is_bundle(bundle_dir) and folder.startswith(os.path.join(bundle_dir, "")):
             root = os.path.dirname(bundle_dir)
-            bundle = load_bundle(bundle_dir, root, only=path)
+            bundle = load_bundle(bundle_dir, root, only=folder)
+            if bundle.captures and folder != path:  # keep just the file given
+                ref = bundle.captures[0]
+                ref.path, ref.rel = path, _rel(path, root)
+                bundle.primary = ref.rel
             if bundle.captures:
                 return Sweep(root=root, bundles=[bundle], campaigns={})
     parent = os.path.dirname(path)

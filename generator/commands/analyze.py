@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 
 from generator import analysis, discover, report
@@ -43,7 +44,7 @@ def run(args) -> int:
     results = analysis.analyze_sweep(sweep, args.kernel)
     if args.primary:
         results = [r for r in results if r.is_primary]
-    single = len(results) == 1 and len(sweep.bundles) == 1 and len(sweep.bundles[0].captures) == 1
+    single = len(results) == 1 and discover.capture_format(os.path.abspath(args.path)) is not None
     if single and results[0].error:
         raise results[0].error
     if single and results[0].ref.skipped:
