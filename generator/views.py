@@ -449,6 +449,7 @@ class TallyCard:
     css: str
     filter: str  # value of the verdict filter it selects
     i18n: str
+    hint: str = ""
 
 
 @dataclass
@@ -497,11 +498,13 @@ def overview_page(rows: list[IndexRow], ctx: SiteContext, provenance: list[Fact]
                   sweep_reading: list[dict[str, Any]] | None = None, notes: list[str] | None = None) -> OverviewPage:
     """The overview page from every kernel's row (rows already in display order)."""
     tally = sum((Tally.of(r.verdict) for r in rows), Tally())
-    cards = [TallyCard(v, getattr(tally, v.lower()), verdict_css(v), v, f"verdict.{v.lower()}") for v in VERDICTS]
+    hints = {"WIN": f"geomean \u2265 {ctx.win:g}x", "PARITY": f"{ctx.headroom:g}x \u2264 geomean < {ctx.win:g}x",
+             "HEADROOM": f"geomean < {ctx.headroom:g}x", "BLOCKED": "does not build, run or verify"}
+    cards = [TallyCard(v, getattr(tally, v.lower()), verdict_css(v), v, f"verdict.{v.lower()}", hints[v]) for v in VERDICTS]
     if tally.untimed:
-        cards.append(TallyCard("NO TIMINGS", tally.untimed, "v-none", "UNTIMED", "verdict.untimed"))
+        cards.append(TallyCard("NO TIMINGS", tally.untimed, "v-none", "UNTIMED", "verdict.untimed", "ledger only"))
     if tally.unscored:
-        cards.append(TallyCard("NO CAMPAIGN", tally.unscored, "v-none", "NONE", "verdict.none"))
+        cards.append(TallyCard("NO CAMPAIGN", tally.unscored, "v-none", "NONE", "verdict.none", "capture only"))
     by_cat: dict[str, list[IndexRow]] = {}
     for r in rows:
         by_cat.setdefault(r.category, []).append(r)
@@ -991,6 +994,11 @@ class SourceLine:
     share: str
     dominant: str
     isa: list[IsaRow]
+
+    @property
+    def isa_label(self) -> str:
+        """``1 instruction`` / ``n instructions``."""
+        return f"{len(self.isa)} instruction" + ("" if len(self.isa) == 1 else "s")
 
 
 @dataclass
