@@ -194,6 +194,42 @@ def test_builds_are_byte_identical(small, tmp_path, monkeypatch):
     assert (a / "index.html").read_text().count(date) == 1
 
 
+def make_handmade_broken_sweep(small: Path, sweep: Path) -> Path:
+    """The small sweep with a truncated code.json in hgemm_splitk's capture and a pa_decode
+    campaign whose results file holds a line that is not JSON (hand-made breakage)."""
+    cap = next((small / "examples" / "hgemm_splitk" / "att_viewer" / "big").iterdir())
+    text = (cap / "code.json").read_text()
+    (cap / "code.json").write_text(text[: len(text) // 2])
+    os.unlink(small / "benchmarks")
+    (small / "benchmarks" / "examples").mkdir(parents=True)
+    for camp in sorted((sweep / "benchmarks" / "examples").iterdir()):
+        if camp.name != "pa_decode":
+            os.symlink(camp, small / "benchmarks" / "examples" / camp.name)
+    dst = small / "benchmarks" / "examples" / "pa_decode"
+    shutil.copytree(sweep / "benchmarks" / "examples" / "pa_decode", dst, copy_function=shutil.copy)
+    os.chmod(dst, 0o755)
+    results = dst / "benchmark_results.jsonl"
+    os.chmod(results, 0o644)
+    lines = results.read_text().splitlines()
+    results.write_text("\n".join([lines[0], "{not json", *lines[1:]]) + "\n")
+    return small
+
+
+def test_broken_items_are_shown_and_the_rest_is_built(small, tmp_path, sweep):
+    make_handmade_broken_sweep(small, sweep)
+    out = tmp_path / "site"
+    s = build.build_site(small, out, progress=False)
+    assert {"hgemm_splitk", "pa"} <= set(s.broken)
+    assert "vec_add" in s.built and "vec_add" not in s.broken
+    page = (out / "kernels" / "hgemm_splitk" / "index.html").read_text()
+    assert "broken: examples/hgemm_splitk/att_viewer/big/" in page and "code.json: not valid JSON" in page
+    page = (out / "kernels" / "pa" / "index.html").read_text()
+    assert "The timing campaign could not be read: benchmarks/examples/pa_decode/benchmark_results.jsonl:2:" in page
+    doc = json.loads((out / "api" / "index.json").read_text())
+    assert set(doc["errors"]) >= {"hgemm_splitk", "pa"}
+    assert str(small) not in (out / "api" / "index.json").read_text()
+
+
 def test_the_output_must_be_a_site_or_empty(small, tmp_path):
     out = tmp_path / "not_a_site"
     out.mkdir()
