@@ -194,9 +194,11 @@ def _source_fingerprint() -> list[str]:
     return publish.tree_hash(root, skip=lambda n: not n.endswith((".py", ".toml", ".json", ".yaml")))
 
 
-def global_hash(sweep, config: SweepConfig, base_url: str, assets: render.Assets, missing: list[str]) -> str:
+def global_hash(sweep, config: SweepConfig, base_url: str, assets: render.Assets, missing: list[str],
+                history: bool = False) -> str:
     """Hash of everything every page depends on (STYLE.md 5)."""
     parts = [f"site:{SITE_VERSION}", f"format:{FORMAT_VERSION}", f"tool:{__version__}", f"base:{base_url}",
+             f"history:{history}",
              "missing:" + ",".join(missing), "templates:" + render.templates_fingerprint(),
              "assets:" + ",".join(sorted(assets.files))]
     parts += _source_fingerprint()
@@ -573,8 +575,16 @@ class BuildSummary:
 # ---------------------------------------------------------------- the build
 
 def build_site(sweep_path: str | os.PathLike, out_dir: str | os.PathLike, *, base_url: str = "",
-               force: bool = False, progress: bool | None = None, stream=None) -> BuildSummary:
-    """Build (or update) the site of a sweep in ``out_dir``; see the module docstring."""
+               force: bool = False, progress: bool | None = None, stream=None,
+               history_dir: str | os.PathLike | None = None, history_label: str | None = None,
+               history_commit: str | None = None) -> BuildSummary:
+    """Build (or update) the site of a sweep in ``out_dir``; see the module docstring.
+
+    With ``history_dir`` the site gains ``history.html`` and ``api/history.json`` (every
+    kernel's geomean over the recorded sweeps, this one included, and regression marks on
+    the overview), and this sweep is recorded in the history once the site is published
+    (``generator.history``; retention ``[history] keep`` of the configuration).
+    """
     t0 = time.perf_counter()
     stream = stream or sys.stderr
     out = os.path.abspath(os.fspath(out_dir))
@@ -589,7 +599,12 @@ def build_site(sweep_path: str | os.PathLike, out_dir: str | os.PathLike, *, bas
     if mods["verdicts"] is not None:
         kernels_json = mods["verdicts"].load_kernels_json(root)
     assets = render.load_assets()
-    ghash = global_hash(sweep, config, base_url, assets, missing)
+    hmod = None
+    if history_dir is not None:
+        hmod = optional("history")
+        if hmod is None:
+            raise InputError(os.fspath(history_dir), "history is not available in this kernel-atlas (no generator.history)")
+    ghash = global_hash(sweep, config, base_url, assets, missing, history=hmod is not None)
     plans = plan_kernels(sweep, config, kernels_json)
     hashes = {p.slug: input_hash(p, root) for p in plans}
     date = build_date(config, kernels_json)
@@ -601,7 +616,7 @@ def build_site(sweep_path: str | os.PathLike, out_dir: str | os.PathLike, *, bas
         return bool(item and item.input_hash == hashes[slug] and all(f in old_files for f in item.files))
 
     summary.kernels = len(plans)
-    if (manifest and manifest.global_hash == ghash and manifest.build_date == date
+    if (hmod is None and manifest and manifest.global_hash == ghash and manifest.build_date == date
             and set(manifest.items) == set(hashes) and all(reusable(s) for s in hashes)
             and set(manifest.files) <= old_files):
         summary.up_to_date = True
@@ -616,7 +631,7 @@ def build_site(sweep_path: str | os.PathLike, out_dir: str | os.PathLike, *, bas
     env = Env(root=root, config=config, kernels_json=kernels_json, mods=mods, warn=warn)
     ctx = views.SiteContext(title=config.title or _default_title(kernels_json), candidate=config.candidate,
                             win=config.win, headroom=config.headroom, base_url=base_url,
-                            missing_stages=missing)
+                            missing_stages=missing, history=hmod is not None)
     bar = Progress(len(plans), stream, progress)
     files: dict[str, bytes] = {}
     keep: list[str] = []
@@ -652,6 +667,11 @@ def build_site(sweep_path: str | os.PathLike, out_dir: str | os.PathLike, *, bas
         bar.close()
     ordered = views.order_rows(list(rows.values()))
     prov = sweep_provenance([extras[s] for s in sorted(extras)], config, kernels_json)
+    hist_label = hist_commit = None
+    if hmod is not None:
+        hist_label = history_label or (date if re.match(r"^\d{4}-\d{2}-\d{2}", date) else "sweep")
+        hist_commit = history_commit or prov.get("candidate_commit") or prov.get("flydsl_commit")
+        files.update(_history_files(hmod, os.fspath(history_dir), hist_label, hist_commit, date, ordered, ctx, assets))
     reading = sweep_reading(extras, rows, mods.get("advice"))
     facts = [views.Fact(PROVENANCE_LABELS.get(key, key.replace("_", " ")), value) for key, value in prov.items()]
     overview = views.overview_page(ordered, ctx, facts, date, reading,
@@ -666,8 +686,29 @@ def build_site(sweep_path: str | os.PathLike, out_dir: str | os.PathLike, *, bas
     files[publish.MANIFEST] = man.to_bytes()
     result = publish.publish(out, files, keep)
     summary.written, summary.deleted = result.written, result.deleted
+    if hmod is not None:
+        hmod.record(os.path.join(out, "api"), os.fspath(history_dir), hist_label, hist_commit,
+                    retention=config.history_keep)
     summary.seconds = time.perf_counter() - t0
     return summary
+
+
+def _history_files(hmod, history_dir: str, label: str, commit: str | None, date: str,
+                   rows: list[views.IndexRow], ctx: views.SiteContext, assets: render.Assets) -> dict[str, bytes]:
+    """history.html and api/history.json: the recorded sweeps plus this one (nothing written yet);
+    marks each overview row that regressed at its latest step."""
+    series = hmod.load_series(history_dir)
+    day = date if re.match(r"^\d{4}-\d{2}-\d{2}", date) else None
+    current = hmod.points_from_rows([r.api() for r in rows], label, commit, day)
+    full = hmod.with_current(series, current)
+    marks = hmod.regression_marks(full)
+    for r in rows:
+        r.regression = views.regression_text(marks[r.slug]) if r.slug in marks else ""
+    figures = hmod.history_chart_data(full, thresholds=(ctx.headroom, ctx.win))
+    labels = [e.label for e in hmod.load_history(history_dir).entries if e.label != label] + [label]
+    page = views.history_page(rows, figures, marks, labels, ctx)
+    return {"history.html": render.render_history(page, assets),
+            "api/history.json": publish.json_bytes(hmod.history_document(full))}
 
 
 def _default_title(kernels_json: dict[str, Any] | None) -> str:

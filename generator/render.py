@@ -128,6 +128,11 @@ def render_kernel(page: Any, assets: Assets) -> bytes:
     return render_template("kernel.html", page=page, assets=assets)
 
 
+def render_history(page: Any, assets: Assets) -> bytes:
+    """``history.html``."""
+    return render_template("history.html", page=page, assets=assets)
+
+
 def render_badge(badge: Any) -> bytes:
     """``badges/<slug>.svg``."""
     return render_template("badge.svg", badge=badge)

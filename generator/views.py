@@ -209,6 +209,7 @@ class SiteContext:
     win: float = 1.05
     headroom: float = 0.95
     base_url: str = ""  # absolute site URL for PR snippets ("" = relative links)
+    history: bool = False  # the site has a history page (build --history)
     missing_stages: list[str] = field(default_factory=list)  # analysis modules not available
 
 
@@ -264,6 +265,8 @@ class IndexRow:
     headline_note: str | None
     shape_speedups: list[float]
     search: str
+    noise: float | None = None
+    regression: str = ""  # set per build from the history (not an input of the kernel)
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -295,7 +298,9 @@ class IndexRow:
             "stall_ratio": self.stall_ratio,
             "occupancy": self.occupancy,
             "limiter": self.limiter,
+            "noise": self.noise,
             "flags": list(self.flags),
+            "regression": self.regression or None,
             "missing": list(self.missing),
             "broken": list(self.broken),
             "page": self.href,
@@ -422,6 +427,7 @@ def index_row(k: KernelData) -> IndexRow:
         headline_note=k.headline_note,
         shape_speedups=[sh.speedup for sh in s.shapes if sh.measured] if scored else [],
         search=search,
+        noise=s.noise if scored else None,
     )
 
 
@@ -492,6 +498,7 @@ class OverviewPage:
     missing_stages: list[str]
     notes: list[str]
     n_kernels: int
+    history_nav: bool = False
 
 
 def overview_page(rows: list[IndexRow], ctx: SiteContext, provenance: list[Fact], build_date: str,
@@ -534,6 +541,7 @@ def overview_page(rows: list[IndexRow], ctx: SiteContext, provenance: list[Fact]
         missing_stages=list(ctx.missing_stages),
         notes=list(notes or []),
         n_kernels=len(rows),
+        history_nav=ctx.history,
     )
 
 
@@ -1630,6 +1638,11 @@ class KernelPage:
     prev: NavItem | None
     next: NavItem | None
     candidate: str
+    history_href: str = ""
+
+    @property
+    def history_nav(self) -> bool:
+        return bool(self.history_href)
 
 
 def pr_snippet(row: IndexRow, base_url: str) -> str:
@@ -1676,7 +1689,73 @@ def kernel_page(k: KernelData, row: IndexRow, ctx: SiteContext) -> KernelPage:
         prev=NavItem(k.prev[1], f"../{k.prev[0]}/") if k.prev else None,
         next=NavItem(k.next[1], f"../{k.next[0]}/") if k.next else None,
         candidate=ctx.candidate,
+        history_href=f"../../history.html#h-{k.slug}" if ctx.history else "",
     )
+
+
+# ---------------------------------------------------------------- history page
+
+@dataclass
+class HistoryChart:
+    """One kernel's geomean over the recorded sweeps."""
+
+    slug: str
+    anchor: str
+    name: str
+    href: str
+    chart: ChartView
+    points: int
+    regression: str
+
+
+@dataclass
+class HistoryPage:
+    """``history.html``: per kernel the geomean over sweeps with its noise band (``generator.history``)."""
+
+    title: str
+    site_title: str
+    root: str
+    labels: list[str]
+    charts: list[HistoryChart]
+    regressions: int
+    history_nav: bool = True
+
+
+def regression_text(mark: dict[str, Any]) -> str:
+    """``regressed -16.7% since 2026-05-01 (at abc123)``, ``(unconfirmed)`` when the last point alone."""
+    text = f"regressed {(mark['ratio'] - 1) * 100:+.1f}%"
+    if mark.get("from"):
+        text += f" since {mark['from']}"
+    if mark.get("commit"):
+        text += f" (at {mark['commit']})"
+    if not mark.get("confirmed", True):
+        text += ", unconfirmed"
+    return text
+
+
+def history_page(rows: list[IndexRow], figures: dict[str, dict[str, Any]], marks: dict[str, dict[str, Any]],
+                 labels: list[str], ctx: SiteContext) -> HistoryPage:
+    """The history page, kernels in overview order (kernels no longer in the sweep last)."""
+    charts_: list[HistoryChart] = []
+    seen = set()
+    names = {r.slug: r for r in rows}
+    for slug in [r.slug for r in rows] + sorted(s for s in figures if s not in names):
+        fig = figures.get(slug)
+        if fig is None or slug in seen:
+            continue
+        seen.add(slug)
+        row = names.get(slug)
+        n = len(fig["data"][2]["x"]) if len(fig.get("data", [])) > 2 else 0
+        layout = {k_: v for k_, v in fig.get("layout", {}).items() if k_ != "title"}  # the section heading names it
+        layout.setdefault("height", 260)
+        layout["margin"] = {"l": 60, "r": 20, "t": 10, "b": 50}
+        fig = {**fig, "layout": layout}
+        charts_.append(HistoryChart(slug=slug, anchor=f"h-{slug}", name=row.name if row else slug,
+                                    href=row.href if row else "", points=n,
+                                    chart=chart_view(f"history-{slug}", fig),
+                                    regression=regression_text(marks[slug]) if slug in marks else ""))
+    return HistoryPage(title=f"History \u00b7 {ctx.title}", site_title=ctx.title, root="", labels=list(labels),
+                       charts=charts_, regressions=len(marks))
 
 
 # ---------------------------------------------------------------- machine-readable kernel record

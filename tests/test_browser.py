@@ -242,3 +242,18 @@ def test_nvidia_demo_pages_load_clean(tmp_path, browser):
     tab.open(url(out, "kernels/softmax/index.html"))
     tab.shot("nvidia-softmax")
     tab.close()
+
+
+def test_history_page_draws_every_kernel(tmp_path, sweep, browser):
+    from test_build import make_small_sweep  # same test folder
+
+    small = make_small_sweep(tmp_path, sweep)
+    out, hist = tmp_path / "site", tmp_path / "history"
+    build.build_site(small, out, progress=False, history_dir=hist, history_label="s1")
+    build.build_site(small, out, progress=False, history_dir=hist, history_label="s2")
+    tab = Tab(browser)
+    page = tab.open(url(out, "history.html"))
+    assert page.locator(".chart.js-plotly-plot").count() == page.locator("section.panel").count() > 4
+    tab.shot("history")
+    assert tab.errors == []
+    tab.close()

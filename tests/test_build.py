@@ -230,6 +230,44 @@ def test_broken_items_are_shown_and_the_rest_is_built(small, tmp_path, sweep):
     assert str(small) not in (out / "api" / "index.json").read_text()
 
 
+def test_history_draws_the_sweeps_and_marks_a_regression(small, tmp_path, sweep):
+    out, hist = tmp_path / "site", tmp_path / "history"
+    s1 = build.build_site(small, out, progress=False, history_dir=hist, history_label="s1", history_commit="aaa111")
+    assert (out / "history.html").is_file() and json.loads((out / "api" / "history.json").read_text())["kernels"]
+    assert [e["label"] for e in json.loads((hist / "history.json").read_text())["entries"]] == ["s1"]
+    assert 'href="../../history.html#h-vec_add"' in (out / "kernels" / "vec_add" / "index.html").read_text()
+    # the candidate gets 1.5x slower on every vec_add shape (hand-made change of a linked campaign)
+    os.unlink(small / "benchmarks")
+    (small / "benchmarks" / "examples").mkdir(parents=True)
+    for camp in sorted((sweep / "benchmarks" / "examples").iterdir()):
+        if camp.name != "vec_add":
+            os.symlink(camp, small / "benchmarks" / "examples" / camp.name)
+    dst = small / "benchmarks" / "examples" / "vec_add"
+    dst.mkdir()
+    for f in (sweep / "benchmarks" / "examples" / "vec_add").iterdir():
+        if f.name == "benchmark_results.jsonl":
+            rows = [json.loads(line) for line in f.read_text().splitlines() if line.strip()]
+            for r in rows:
+                if r["provider"] == "flydsl":
+                    for key in ("median_us", "p10_us", "p90_us"):
+                        if isinstance(r.get(key), (int, float)):
+                            r[key] *= 1.5
+            (dst / f.name).write_text("".join(json.dumps(r) + "\n" for r in rows))
+        elif f.name != "benchmark_results.csv":
+            shutil.copy(f, dst / f.name)
+    s2 = build.build_site(small, out, progress=False, history_dir=hist, history_label="s2", history_commit="bbb222")
+    assert s1.built and s2.built == ["vec_add"]
+    row = next(k for k in json.loads((out / "api" / "index.json").read_text())["kernels"] if k["slug"] == "vec_add")
+    assert row["regression"] == "regressed -33.3% since s1 (at bbb222), unconfirmed"
+    assert "regressed -33.3% since s1" in (out / "index.html").read_text()
+    page = (out / "history.html").read_text()
+    assert 'id="h-vec_add"' in page and "s1 · s2" in page
+    assert [e["label"] for e in json.loads((hist / "history.json").read_text())["entries"]] == ["s1", "s2"]
+    from test_render import check_links  # same test folder
+
+    assert check_links(out) == []
+
+
 def test_the_output_must_be_a_site_or_empty(small, tmp_path):
     out = tmp_path / "not_a_site"
     out.mkdir()
@@ -302,5 +340,6 @@ def test_pages_workflow_uses_the_official_actions():
     for action in ("actions/configure-pages@", "actions/upload-pages-artifact@", "actions/deploy-pages@"):
         assert any(u.startswith(action) for u in uses), action
     build_step = next(s for s in wf["jobs"]["build"]["steps"] if s.get("name") == "Build the site")
-    assert 'kernel-atlas build "$SWEEP" --out site --base-url' in build_step["run"]
+    assert 'set -- --out site --base-url "${{ steps.pages.outputs.base_url }}/"' in build_step["run"]
+    assert 'kernel-atlas build "$SWEEP" "$@"' in build_step["run"]
     assert wf["jobs"]["deploy"]["environment"]["name"] == "github-pages"

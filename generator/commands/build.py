@@ -20,6 +20,11 @@ def add_arguments(p) -> None:
                         "(default: $KERNEL_ATLAS_BASE_URL; empty: links relative to the site)")
     p.add_argument("--force", action="store_true", help="rebuild every kernel, ignoring the previous build")
     p.add_argument("--quiet", action="store_true", help="no progress bar and no summary")
+    p.add_argument("--history", metavar="DIR",
+                   help="keep this sweep's numbers in DIR (a history folder) and draw every kernel's "
+                        "geomean over the recorded sweeps (history.html; retention [history] keep, default 20)")
+    p.add_argument("--label", help="this sweep's label in the history (default: the sweep's date)")
+    p.add_argument("--commit", help="commit shown with this sweep in the history (default: the candidate commit)")
 
 
 def run(args) -> int:
@@ -27,7 +32,8 @@ def run(args) -> int:
     from generator.build import build_site
 
     summary = build_site(args.sweep, args.out, base_url=args.base_url, force=args.force,
-                         progress=False if args.quiet else None)
+                         progress=False if args.quiet else None, history_dir=args.history,
+                         history_label=args.label, history_commit=args.commit)
     if not args.quiet:
         for w in summary.warnings:
             print(f"kernel-atlas: warning: {w}", file=sys.stderr)

@@ -74,7 +74,9 @@
       var src = document.getElementById(el.getAttribute("data-figure"));
       if (!src) { return; }
       var fig = JSON.parse(src.textContent);
-      window.Plotly.newPlot(el, fig.data, applyUpdate(fig.layout || {}, update), CONFIG);
+      var layout = fig.layout || {};
+      if (!layout.height) { layout.height = 300; }
+      window.Plotly.newPlot(el, fig.data, applyUpdate(layout, update), CONFIG);
     });
   }
 
@@ -94,7 +96,10 @@
 
   // ------------------------------------------------------------------ language
   var I18N = {
-    "nav.overview": "总览", "nav.api": "JSON", "nav.back": "← 全部内核", "ui.theme": "主题",
+    "nav.overview": "总览", "nav.api": "JSON", "nav.history": "历史", "head.history": "历史",
+    "history.title": "各次测量的几何平均", "history.sweeps": "测量：", "history.points": "次测量",
+    "history.regressed": "个内核在最近一步出现回退",
+    "history.help": "每个点是一次记录的测量（从旧到新），颜色表示判定；灰色带是测得的噪声（p90/p10）；三角形标出同时超过噪声和相对阈值的回退。", "nav.back": "← 全部内核", "ui.theme": "主题",
     "footer.made": "由 Kernel Atlas 根据性能剖析数据生成，可离线浏览。", "footer.date": "测量日期：",
     "overview.kernels": "个内核", "overview.missing": "本次构建缺少：", "overview.reading": "整体结论",
     "overview.table": "内核列表", "overview.notes": "备注",
