@@ -77,7 +77,7 @@ def tree_hash(folder: str, skip=None) -> list[str]:
     out = []
     if not os.path.isdir(folder):
         return out
-    for root, dirs, files in os.walk(folder):
+    for root, dirs, files in os.walk(folder, followlinks=True):  # a bundle may link its captures
         dirs.sort()
         for name in sorted(files):
             if skip is not None and skip(name):
