@@ -128,7 +128,7 @@ def test_site_layout(built_site):
         for f in (f"kernels/{slug}/index.html", f"api/kernels/{slug}.json", f"badges/{slug}.svg", f"pr/{slug}.md"):
             assert f in names
     static = sorted(n for n in names if n.startswith("static/"))
-    assert [re.sub(r"\.[0-9a-f]{10}\.", ".HASH.", n) for n in static] == [
+    assert sorted(re.sub(r"\.[0-9a-f]{10}\.", ".HASH.", n) for n in static) == [
         "static/plotly.HASH.min.js", "static/site.HASH.css", "static/site.HASH.js"]
     assert {"index.html", "api/index.json", "kernel-atlas-manifest.json", ".nojekyll"} <= names
     # no raw trace or CSV file was copied into the site
