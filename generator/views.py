@@ -885,7 +885,10 @@ def _speed_panel(k: KernelData, row: IndexRow, ctx: SiteContext) -> SpeedView:
                          "Map it to a campaign in kernel-atlas.toml ([kernels.<name>] campaign = ...).", **empty)
     if s.verdict not in VERDICTS:
         msg = f"The campaign {s.op} has a shape ledger ({s.n_shapes} shapes) but no benchmark results: nothing was timed."
-        empty["shapes"] = shape_rows(s, ctx) if s.shapes and s.providers else []
+        ledger = shape_rows(s, ctx)
+        for r in ledger:  # nothing ran: the ledger alone (no provider cells, no failure)
+            r.cells, r.failure, r.failure_full = [], "", ""
+        empty["shapes"] = ledger
         return SpeedView(status="untimed", message=msg, **empty)
     facts = [
         Fact("verdict", f"{s.verdict} ({s.verdict_reason})", "fact.verdict"),

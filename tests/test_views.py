@@ -244,6 +244,7 @@ def test_speed_panel_makes_failures_explicit(kernel, expected):
     k, row = kernel("attention_prefill")
     sp = _panel(views.kernel_page(k, row, views.SiteContext()), "speed")
     assert sp.status == "untimed" and "no benchmark results" in sp.message
+    assert sp.providers == [] and len(sp.shapes) == 42 and all(r.cells == [] for r in sp.shapes)
 
 
 def test_timeline_bins_sum_to_the_wave_file(kernel, sweep):
