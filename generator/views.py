@@ -1684,7 +1684,7 @@ def kernel_page(k: KernelData, row: IndexRow, ctx: SiteContext) -> KernelPage:
         site_title=ctx.title,
         row=row,
         verdict_reason=(s.verdict_reason if s is not None else
-                        (f"campaign unreadable: {k.score_error}" if k.score_error else "no timing campaign")),
+                        (f"campaign unreadable: {k.score_error}" if k.score_error else "")),
         flags=list(row.flags),
         nav=nav,
         panels=panels,
