@@ -194,22 +194,27 @@ def test_builds_are_byte_identical(small, tmp_path, monkeypatch):
     assert (a / "index.html").read_text().count(date) == 1
 
 
+def own_campaign(small: Path, sweep: Path, op: str) -> Path:
+    """Link every real campaign into the small sweep except ``op``, which is copied (writable)."""
+    os.unlink(small / "benchmarks")
+    (small / "benchmarks" / "examples").mkdir(parents=True)
+    for camp in sorted((sweep / "benchmarks" / "examples").iterdir()):
+        if camp.name != op:
+            os.symlink(camp, small / "benchmarks" / "examples" / camp.name)
+    dst = small / "benchmarks" / "examples" / op
+    shutil.copytree(sweep / "benchmarks" / "examples" / op, dst, copy_function=shutil.copy)
+    for p in [dst, *dst.iterdir()]:
+        os.chmod(p, 0o755 if p.is_dir() else 0o644)
+    return dst
+
+
 def make_handmade_broken_sweep(small: Path, sweep: Path) -> Path:
     """The small sweep with a truncated code.json in hgemm_splitk's capture and a pa_decode
     campaign whose results file holds a line that is not JSON (hand-made breakage)."""
     cap = next((small / "examples" / "hgemm_splitk" / "att_viewer" / "big").iterdir())
     text = (cap / "code.json").read_text()
     (cap / "code.json").write_text(text[: len(text) // 2])
-    os.unlink(small / "benchmarks")
-    (small / "benchmarks" / "examples").mkdir(parents=True)
-    for camp in sorted((sweep / "benchmarks" / "examples").iterdir()):
-        if camp.name != "pa_decode":
-            os.symlink(camp, small / "benchmarks" / "examples" / camp.name)
-    dst = small / "benchmarks" / "examples" / "pa_decode"
-    shutil.copytree(sweep / "benchmarks" / "examples" / "pa_decode", dst, copy_function=shutil.copy)
-    os.chmod(dst, 0o755)
-    results = dst / "benchmark_results.jsonl"
-    os.chmod(results, 0o644)
+    results = own_campaign(small, sweep, "pa_decode") / "benchmark_results.jsonl"
     lines = results.read_text().splitlines()
     results.write_text("\n".join([lines[0], "{not json", *lines[1:]]) + "\n")
     return small
@@ -237,24 +242,15 @@ def test_history_draws_the_sweeps_and_marks_a_regression(small, tmp_path, sweep)
     assert [e["label"] for e in json.loads((hist / "history.json").read_text())["entries"]] == ["s1"]
     assert 'href="../../history.html#h-vec_add"' in (out / "kernels" / "vec_add" / "index.html").read_text()
     # the candidate gets 1.5x slower on every vec_add shape (hand-made change of a linked campaign)
-    os.unlink(small / "benchmarks")
-    (small / "benchmarks" / "examples").mkdir(parents=True)
-    for camp in sorted((sweep / "benchmarks" / "examples").iterdir()):
-        if camp.name != "vec_add":
-            os.symlink(camp, small / "benchmarks" / "examples" / camp.name)
-    dst = small / "benchmarks" / "examples" / "vec_add"
-    dst.mkdir()
-    for f in (sweep / "benchmarks" / "examples" / "vec_add").iterdir():
-        if f.name == "benchmark_results.jsonl":
-            rows = [json.loads(line) for line in f.read_text().splitlines() if line.strip()]
-            for r in rows:
-                if r["provider"] == "flydsl":
-                    for key in ("median_us", "p10_us", "p90_us"):
-                        if isinstance(r.get(key), (int, float)):
-                            r[key] *= 1.5
-            (dst / f.name).write_text("".join(json.dumps(r) + "\n" for r in rows))
-        elif f.name != "benchmark_results.csv":
-            shutil.copy(f, dst / f.name)
+    results = own_campaign(small, sweep, "vec_add") / "benchmark_results.jsonl"
+    rows = [json.loads(line) for line in results.read_text().splitlines() if line.strip()]
+    for r in rows:
+        if r["provider"] == "flydsl":
+            for key in ("median_us", "p10_us", "p90_us"):
+                if isinstance(r.get(key), (int, float)):
+                    r[key] *= 1.5
+    results.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    (results.parent / "benchmark_results.csv").unlink()  # the JSONL is read when both exist; keep one truth
     s2 = build.build_site(small, out, progress=False, history_dir=hist, history_label="s2", history_commit="bbb222")
     assert s1.built and s2.built == ["vec_add"]
     row = next(k for k in json.loads((out / "api" / "index.json").read_text())["kernels"] if k["slug"] == "vec_add")
