@@ -58,13 +58,20 @@ import os
 import re
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from generator import __version__, analysis, att, discover, publish, render, views
 from generator.config import CONFIG_NAME, SweepConfig, load_config
 from generator.errors import InputError
-from generator.model import FORMAT_VERSION, STALL_TYPES, Bundle, CaptureAnalysis, WaveFile
+from generator.model import (
+    FORMAT_VERSION,
+    STALL_TYPES,
+    Bundle,
+    CaptureAnalysis,
+    WaveFile,
+)
 
 #: Bump when the build's output changes for the same input (part of the global hash).
 SITE_VERSION = 1
@@ -483,7 +490,7 @@ def build_date(config: SweepConfig, kernels_json: dict[str, Any] | None) -> str:
     """The one date the site shows: SOURCE_DATE_EPOCH, else the sweep's own date."""
     sde = os.environ.get("SOURCE_DATE_EPOCH", "").strip()
     if sde.isdigit():
-        return _dt.datetime.fromtimestamp(int(sde), tz=_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+        return _dt.datetime.fromtimestamp(int(sde), tz=_dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
     for key in ("capture_date", "captured", "date"):
         if config.provenance.get(key):
             return config.provenance[key]

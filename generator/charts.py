@@ -15,9 +15,10 @@ from __future__ import annotations
 import json
 import math
 import re
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
-from generator.model import STALL_TYPES, WAVE_STATES
+from generator.model import STALL_TYPES
 
 VERDICT_COLORS = {"WIN": "#2da44e", "PARITY": "#8c959f", "HEADROOM": "#d4742c", "BLOCKED": "#cf222e"}
 OUTCOME_COLORS = {"win": "#2da44e", "parity": "#8c959f", "loss": "#d4742c"}
@@ -34,7 +35,6 @@ STALL_COLORS = {
     "MFMA/FMA": "#7d5ba6",
     "other": "#9a9a9a",
 }
-STATE_COLORS = {"EXEC": "#2da44e", "WAIT": "#f3a712", "STALL": "#e4572e", "SLEEP": "#8c959f"}
 ISSUE_COLOR = "#2da44e"
 _EXTRA = ("#5c6bc0", "#26a69a", "#ef6c00", "#8d6e63", "#ec407a", "#7cb342", "#00acc1", "#ab47bc")
 CONFIG_HEIGHT = 320
@@ -250,15 +250,6 @@ def timeline(t: Any) -> dict[str, Any]:
                                xaxis={"title": {"text": "cycles since the wave began"}},
                                yaxis={"title": {"text": f"cycles per {t.bin_cycles:,}-cycle bin"}}),
     }
-
-
-def wave_states(shares: dict[str, float]) -> dict[str, Any]:
-    """One stacked bar of the wave-state shares (EXEC, WAIT, STALL, SLEEP)."""
-    data = [{"type": "bar", "orientation": "h", "name": s, "x": [round(100 * shares.get(s, 0.0), 3)], "y": ["waves"],
-             "marker": {"color": STATE_COLORS[s]}, "hovertemplate": s + ": %{x:.1f}%<extra></extra>"}
-            for s in WAVE_STATES]
-    return {"data": data, "layout": _base_layout(120, barmode="stack", showlegend=True,
-                                                 xaxis={"range": [0, 100], "title": {"text": "% of sampled wave time"}})}
 
 
 def compare_shares(shares: dict[str, Any], a_name: str, b_name: str) -> dict[str, Any]:

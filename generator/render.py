@@ -213,7 +213,7 @@ def render_markdown(text: str) -> str:
     )
     html = md.convert(text)
     # defence in depth: nothing that could start a tag or script survives as markup
-    return re.sub(r"<(/?)(script|iframe|object|embed|style|link|meta)", r"&lt;\1\2", html, flags=re.I)
+    return re.sub(r"<(/?)(script|iframe|object|embed|style|link|meta)", r"&lt;\1\2", html, flags=re.IGNORECASE)
 
 
 def read_report(path: str | os.PathLike) -> str:

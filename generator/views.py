@@ -30,13 +30,14 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, fields
-from typing import Any, Callable
+from typing import Any
 
 from markupsafe import Markup
 
 from generator import charts
-from generator.model import UNKNOWN_LOC, CaptureAnalysis, Instruction, WaveFile
+from generator.model import UNKNOWN_LOC, CaptureAnalysis, WaveFile
 from generator.report import fmt_cycles, split_loc
 
 DASH = "\u2014"
@@ -64,12 +65,7 @@ def fmt_pct(fraction: float | None, digits: int = 1) -> str:
     return DASH if fraction is None else f"{fraction * 100:.{digits}f}%"
 
 
-def fmt_us(value: float | None) -> str:
-    """A time in microseconds: ``21.40``; a dash for None."""
-    return DASH if value is None else f"{value:.2f}"
-
-
-def fmt_num(value: float | int | None) -> str:
+def fmt_num(value: float | None) -> str:
     """A plain number (integers without decimals, others with 3 significant digits)."""
     if value is None:
         return DASH
@@ -99,7 +95,7 @@ def verdict_label(verdict: str | None) -> str:
     return verdict if verdict in VERDICTS else NO_VERDICT_LABEL.get(verdict, str(verdict))
 
 
-def heat(value: int | float, top: int | float) -> str:
+def heat(value: float, top: float) -> str:
     """CSS heat class ``h1``..``h8`` of ``value`` against the hottest ``top`` ("" when cold)."""
     if value <= 0 or top <= 0:
         return ""
@@ -272,7 +268,7 @@ class IndexRow:
         return asdict(self)
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> "IndexRow":
+    def from_json(cls, data: dict[str, Any]) -> IndexRow:
         names = {f.name for f in fields(cls)}
         return cls(**{k: v for k, v in data.items() if k in names})
 
@@ -322,12 +318,12 @@ class Tally:
     unscored: int = 0
 
     @classmethod
-    def of(cls, verdict: str | None) -> "Tally":
+    def of(cls, verdict: str | None) -> Tally:
         key = {"WIN": "win", "PARITY": "parity", "HEADROOM": "headroom", "BLOCKED": "blocked",
                "UNTIMED": "untimed"}.get(verdict or "", "unscored")
         return cls(**{key: 1})
 
-    def __add__(self, other: "Tally") -> "Tally":
+    def __add__(self, other: Tally) -> Tally:
         return Tally(**{f.name: getattr(self, f.name) + getattr(other, f.name) for f in fields(self)})
 
     @property
@@ -360,7 +356,7 @@ def best_baseline_of(score: Any) -> tuple[str | None, str]:
     if not counts:
         return None, DASH
     order = {p: i for i, p in enumerate(score.providers)}
-    name, k = sorted(counts.items(), key=lambda kv: (-kv[1], order.get(kv[0], 99), kv[0]))[0]
+    name, k = min(counts.items(), key=lambda kv: (-kv[1], order.get(kv[0], 99), kv[0]))
     return name, f"{name} ({k} of {score.n_measured})"
 
 
@@ -560,7 +556,7 @@ class Panel:
     name: str
     title: str
     order: int
-    build: Callable[["KernelData", IndexRow, SiteContext], Any]
+    build: Callable[[KernelData, IndexRow, SiteContext], Any]
     i18n: str = ""
 
 
@@ -587,7 +583,7 @@ class NavItem:
     title: str
     href: str
     i18n: str = ""
-    children: list["NavItem"] = field(default_factory=list)
+    children: list[NavItem] = field(default_factory=list)
 
 
 @dataclass
@@ -607,7 +603,7 @@ class WhyView:
     """For a HEADROOM kernel: the limiter and the top evidence, first on the page."""
 
     lines: list[str]
-    findings: list["FindingView"]
+    findings: list[FindingView]
     source: str  # "advice" or "analysis"
 
 
@@ -1063,7 +1059,7 @@ class CaptureView:
     hottest_href: str
     isa: list[IsaRow]
     isa_count: int
-    findings: list["FindingView"]
+    findings: list[FindingView]
     notes: list[str]
     unit: str
     vendor: str

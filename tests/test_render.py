@@ -93,7 +93,7 @@ def check_links(site: Path) -> list[str]:
         for tag, url in pp.links:
             if tag == "link" and url == "data:,":  # the empty favicon (no request, no 404)
                 continue
-            if re.match(r"^[a-z][a-z0-9+.-]*:", url, re.I):
+            if re.match(r"^[a-z][a-z0-9+.-]*:", url, re.IGNORECASE):
                 if not url.startswith(("http://", "https://", "mailto:")):
                     problems.append(f"{rel_page}: unsafe link {url!r}")
                 continue

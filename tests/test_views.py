@@ -128,7 +128,7 @@ def test_index_row_hotspot_columns_match_the_primary_capture(kernel, expected):
 
 
 def test_rows_for_kernels_without_campaign_or_capture_say_what_is_missing(kernel):
-    k, row = kernel("pa_mqa_logits_fp4")
+    _, row = kernel("pa_mqa_logits_fp4")
     assert row.verdict is None and row.verdict_label == "NO CAMPAIGN" and row.geomean_text == views.DASH
     assert row.missing == ["no timing campaign: no verdict"]
     assert row.occupancy == 5  # the capture is there: its columns are filled
@@ -284,5 +284,5 @@ def test_finding_evidence_is_readable_and_links_pcs():
     v = views.finding_view(f, "c1")
     assert v.summary == "sum" and v.share == "25.0%"
     ev = {e.label: e for e in v.evidence}
-    assert [(l.text, l.href) for l in ev["wait pcs"].links] == [("973", "#c1-pc973"), ("1011", "#c1-pc1011")]
+    assert [(lk.text, lk.href) for lk in ev["wait pcs"].links] == [("973", "#c1-pc973"), ("1011", "#c1-pc1011")]
     assert ev["loads"].text == "16" and ev["waits"].text == "1 records (in the JSON)"

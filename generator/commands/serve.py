@@ -27,7 +27,7 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
                       ".json": "application/json", ".svg": "image/svg+xml", ".md": "text/markdown; charset=utf-8",
                       ".js": "text/javascript", ".css": "text/css"}
 
-    def log_message(self, format, *args):  # noqa: A002 - the base class's name
+    def log_message(self, format, *args):
         sys.stderr.write("%s - %s\n" % (self.address_string(), format % args))
 
 
