@@ -682,7 +682,7 @@ def build_site(sweep_path: str | os.PathLike, out_dir: str | os.PathLike, *, bas
     reading = sweep_reading(extras, rows, mods.get("advice"))
     facts = [views.Fact(PROVENANCE_LABELS.get(key, key.replace("_", " ")), value) for key, value in prov.items()]
     overview = views.overview_page(ordered, ctx, facts, date, reading,
-                                   notes=_overview_notes(sweep, root, plans))
+                                   notes=_overview_notes(root))
     files["index.html"] = render.render_overview(overview, assets)
     files["api/index.json"] = publish.json_bytes(_index_doc(ordered, overview, ctx, prov, date, reading))
     files.update(assets.files)
@@ -725,13 +725,11 @@ def _default_title(kernels_json: dict[str, Any] | None) -> str:
     return f"Kernel Atlas: {gpu}" if isinstance(gpu, str) and gpu else "Kernel Atlas"
 
 
-def _overview_notes(sweep, root: str, plans: list[KernelPlan]) -> list[str]:
-    """Sweep-level notes: configuration in use, kernels without a bundle or campaign."""
-    notes = []
-    cfg = os.path.join(root, CONFIG_NAME)
-    notes.append(f"configuration: {CONFIG_NAME}" if os.path.isfile(cfg)
-                 else f"no {CONFIG_NAME}: defaults (candidate flydsl, thresholds 1.05 / 0.95)")
-    return notes
+def _overview_notes(root: str) -> list[str]:
+    """Sweep-level notes: which configuration is in use."""
+    if os.path.isfile(os.path.join(root, CONFIG_NAME)):
+        return [f"configuration: {CONFIG_NAME} at the sweep root"]
+    return [f"no {CONFIG_NAME}: defaults (candidate flydsl, thresholds 1.05 / 0.95)"]
 
 
 def _kernel_doc(k: views.KernelData, row: views.IndexRow) -> dict[str, Any]:
