@@ -27,16 +27,19 @@ import markdown
 from markdown.extensions import Extension
 from markdown.treeprocessors import Treeprocessor
 
-TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
+# A source checkout has top-level templates/; a wheel installs them as kernel_atlas_templates/.
+_ROOT = Path(__file__).resolve().parent.parent
+TEMPLATES = next((p for p in (_ROOT / "templates", _ROOT / "kernel_atlas_templates")
+                  if (p / "base.html").is_file()), _ROOT / "templates")
 STATIC = TEMPLATES / "static"
 SAFE_SCHEMES = ("http://", "https://", "mailto:")
 REPORT_ID_PREFIX = "report-"
 
 
 def templates_dir() -> Path:
-    """The templates folder (top-level ``templates/`` beside the package)."""
+    """The templates folder (top-level ``templates/``, or the installed copy)."""
     if not (TEMPLATES / "base.html").is_file():
-        raise RuntimeError(f"Kernel Atlas templates not found at {TEMPLATES}; install from a source checkout")
+        raise RuntimeError(f"Kernel Atlas templates not found at {TEMPLATES}; reinstall kernel-atlas")
     return TEMPLATES
 
 
