@@ -86,6 +86,21 @@ class Occupancy:
     next_vgpr_total: int | None
     vgpr_disagreement: bool
     notes: list[str] = field(default_factory=list)
+    max_waves: int = 8
+
+    @property
+    def at_hardware_max(self) -> bool:
+        """True when every resource allows the hardware's maximum waves per SIMD."""
+        return self.waves_per_simd >= self.max_waves
+
+    @property
+    def limited_by(self) -> str:
+        """What binds, for display: the limiter, or "hardware max" when nothing does.
+
+        ``limiter`` keeps the first resource at the minimum (VGPR on a tie), as the
+        expected reference data does; this says plainly that no resource binds.
+        """
+        return "hardware max" if self.at_hardware_max else self.limiter
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -104,6 +119,7 @@ class Occupancy:
             "next_waves": self.next_waves,
             "next_vgpr_total": self.next_vgpr_total,
             "vgpr_disagreement": self.vgpr_disagreement,
+            "at_hardware_max": self.at_hardware_max,
             "kernel": self.kernel,
             "arch": self.arch,
             "notes": list(self.notes),

@@ -206,4 +206,5 @@ def for_capture(ref: CaptureRef, bundle: Bundle | None, instructions: list[Instr
         next_vgpr_total=lim["next_vgpr_total"],
         vgpr_disagreement=disagree,
         notes=notes,
+        max_waves=max_waves,
     ), arch, arch_source

@@ -74,7 +74,7 @@ def occupancy_lines(a: CaptureAnalysis) -> list[str]:
         return ["  (no occupancy: no instructions or no register data)"]
     csv = "n/a" if o.arch_vgpr_csv is None else str(o.arch_vgpr_csv)
     lines = [
-        f"  occupancy:      {o.waves_per_simd} waves/SIMD, limited by {o.limiter}",
+        f"  occupancy:      {o.waves_per_simd} waves/SIMD, limited by {o.limited_by}",
         f"  limits:         VGPR {o.vgpr_limit}, LDS {o.lds_limit}, SGPR {o.sgpr_limit}",
         f"  arch_vgpr:      ISA {o.arch_vgpr_isa}, kernel-trace CSV {csv}"
         + ("   <- readings disagree; the larger is used" if o.vgpr_disagreement else ""),

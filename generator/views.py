@@ -414,7 +414,7 @@ def index_row(k: KernelData) -> IndexRow:
         stall_ratio_text=fmt_pct(a.stall_ratio) if a else DASH,
         occupancy=occ.waves_per_simd if occ else None,
         occupancy_text=f"{occ.waves_per_simd}/SIMD" if occ else DASH,
-        limiter=occ.limiter if occ else None,
+        limiter=occ.limited_by if occ else None,
         n_captures=sum(1 for c in k.captures if c.analysis is not None),
         flags=flags,
         missing=list(k.missing),
@@ -634,7 +634,7 @@ def _why_panel(k: KernelData, row: IndexRow, ctx: SiteContext) -> WhyView | None
         a = prim.analysis
         o = a.occupancy
         if o:
-            lines.append(f"Occupancy {o.waves_per_simd} waves/SIMD, limited by {o.limiter}"
+            lines.append(f"Occupancy {o.waves_per_simd} waves/SIMD, limited by {o.limited_by}"
                          + (f"; {o.next_waves} waves need at most {o.next_vgpr_total} VGPRs in all "
                             f"(now {o.vgpr_total})" if o.next_waves and o.limiter == "VGPR" else "") + ".")
         top = a.top_stall_type
@@ -1094,12 +1094,12 @@ def occupancy_view(a: CaptureAnalysis) -> OccupancyView | None:
                + (f" (now {o.vgpr_total}: free {free})" if free > 0 else "")
                + ("" if o.limiter == "VGPR" else f"; but {o.limiter} binds first"))
     else:
-        nxt = "Already at the hardware maximum of waves per SIMD." if o.limiter == "waves" else ""
+        nxt = "Already at the hardware maximum of waves per SIMD." if o.at_hardware_max else ""
     dis = ""
     if o.vgpr_disagreement:
         dis = (f"The readings disagree: the ISA uses {o.arch_vgpr_isa} arch VGPRs, the kernel trace CSV "
                f"says {csv}; the larger is used (rocprofv3 1.1 under-reports on gfx950).")
-    head = f"{o.waves_per_simd} waves/SIMD, limited by {o.limiter}"
+    head = f"{o.waves_per_simd} waves/SIMD, limited by {o.limited_by}"
     return OccupancyView(head, limits, vgpr, nxt, dis, [n for n in o.notes if "disagree" not in n])
 
 

@@ -194,3 +194,14 @@ def test_unknown_kernel_is_one_line_error(sweep, capsys):
     assert cli.main(["analyze", str(sweep), "--kernel", "nope"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "no kernel named 'nope'" in err[0]
+
+
+def test_at_hardware_max_nothing_binds(results):
+    """vec_add: VGPR, LDS and SGPR all allow 8 = Max_Waves_Per_Simd; the JSON limiter stays
+    VGPR (the expected data's tie rule) and the display says no resource binds."""
+    o = next(r for r in results if r.bundle.name == "vec_add").analyses[0].occupancy
+    assert (o.waves_per_simd, o.max_waves, o.limiter) == (8, 8, "VGPR")
+    assert o.at_hardware_max and o.limited_by == "hardware max"
+    assert o.to_json()["at_hardware_max"] is True
+    pa = next(r for r in results if r.bundle.name == "pa").analyses[0].occupancy
+    assert not pa.at_hardware_max and pa.limited_by == "VGPR"
