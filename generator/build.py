@@ -399,7 +399,7 @@ def _gather_bundle(bundle: Bundle, k: views.KernelData, env: Env, campaign_dir: 
     adv = m.get("advice")
     if adv is not None:
         for cd in k.captures:
-            if cd.analysis is None or cd.analysis.vendor != "amd":
+            if cd.analysis is None:
                 continue
             ctx = _stage(k, env, f"advice context of {cd.rel}", adv.context_for, cd.analysis, bundle,
                          counters if cd.is_primary else None, verdict, geomean, env.config)
@@ -410,6 +410,8 @@ def _gather_bundle(bundle: Bundle, k: views.KernelData, env: Env, campaign_dir: 
                     text = _stage(k, env, "why not winning", adv.why_not_winning, found, cd.analysis)
                     if text:
                         k.why_not = {"text": text, "findings": [f.to_json() for f in found if f.ranked][:3]}
+            if cd.analysis.vendor != "amd":
+                continue  # MFMA latencies are CDNA facts
             notes = _stage(k, env, f"MFMA notes of {cd.rel}", adv.mfma_annotations, cd.analysis)
             if notes:
                 cd.mfma = {pc: n.to_json() for pc, n in notes.items()}
