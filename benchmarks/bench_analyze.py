@@ -13,12 +13,12 @@ from __future__ import annotations
 import json
 import os
 import sys
-import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 
 from generator import analysis, discover  # noqa: E402
+from timing import best_of  # noqa: E402
 
 
 def analyze_all(root: str) -> int:
@@ -41,16 +41,6 @@ def parse_all(root: str) -> tuple[int, int]:
                     files += 1
                     size += len(data)
     return files, size
-
-
-def best_of(fn, *args, repeat: int = 3):
-    """Lowest wall time of ``repeat`` runs and the last result."""
-    best, out = float("inf"), None
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        out = fn(*args)
-        best = min(best, time.perf_counter() - t0)
-    return best, out
 
 
 def main() -> int:

@@ -24,6 +24,7 @@ sys.path.insert(0, REPO)
 
 from generator.campaign import find_campaign_folders  # noqa: E402
 from generator.verdicts import KernelScore, score_sweep  # noqa: E402
+from timing import best_of  # noqa: E402
 
 
 def score_all(root: str) -> tuple[int, int, int]:
@@ -49,16 +50,6 @@ def parse_all(root: str) -> tuple[int, int]:
     return lines, size
 
 
-def best_of(fn, *args, repeat: int = 5):
-    """Lowest wall time of ``repeat`` runs and the last result."""
-    best, out = float("inf"), None
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        out = fn(*args)
-        best = min(best, time.perf_counter() - t0)
-    return best, out
-
-
 def cli_time(root: str) -> float:
     """Wall time of ``python -m generator verdicts ROOT --json`` (interpreter start included)."""
     t0 = time.perf_counter()
@@ -72,8 +63,8 @@ def main() -> int:
     t0 = time.perf_counter()
     score_all(root)
     t_cold = time.perf_counter() - t0
-    t_score, (n_timed, n_shapes, n_untimed) = best_of(score_all, root)
-    t_parse, (n_lines, n_bytes) = best_of(parse_all, root)
+    t_score, (n_timed, n_shapes, n_untimed) = best_of(score_all, root, repeat=5)
+    t_parse, (n_lines, n_bytes) = best_of(parse_all, root, repeat=5)
     t_cli = min(cli_time(root) for _ in range(3))
     print(f"campaign JSONL files: {n_lines} lines, {n_bytes / 1e6:.1f} MB")
     print(f"scored: {n_shapes} shapes in {n_timed} timed campaigns (+ {n_untimed} shapes of ledger-only ones)")
