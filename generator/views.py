@@ -360,6 +360,20 @@ def best_baseline_of(score: Any) -> tuple[str | None, str]:
     return name, f"{name} ({k} of {score.n_measured})"
 
 
+def occupancy_cells(a: CaptureAnalysis | None) -> dict[str, Any]:
+    """Occupancy sort value, text and limiter of a kernel row (AMD waves/SIMD, NCU achieved %)."""
+    occ = a.occupancy if a else None
+    if occ:
+        return {"occupancy": occ.waves_per_simd, "occupancy_text": f"{occ.waves_per_simd}/SIMD",
+                "limiter": occ.limited_by}
+    ncu_occ = ((a.extra.get("ncu") or {}).get("occupancy") or {}) if a else {}
+    achieved = ncu_occ.get("achieved_pct")
+    if isinstance(achieved, (int, float)):
+        return {"occupancy": round(achieved / 100, 4), "occupancy_text": f"{achieved:.1f}% achieved",
+                "limiter": ncu_occ.get("limiter")}
+    return {"occupancy": None, "occupancy_text": DASH, "limiter": None}
+
+
 def index_row(k: KernelData) -> IndexRow:
     """The overview row of one kernel."""
     s = k.score
@@ -368,7 +382,6 @@ def index_row(k: KernelData) -> IndexRow:
     best, best_text = best_baseline_of(s) if scored else (None, DASH)
     prim = k.primary
     a = prim.analysis if prim else None
-    occ = a.occupancy if a else None
     top = a.top_stall_type if a else None
     hard = s.hard_failures if scored else None
     harness = s.harness_failures if scored else None
@@ -412,9 +425,7 @@ def index_row(k: KernelData) -> IndexRow:
         top_stall=top,
         stall_ratio=a.stall_ratio if a else None,
         stall_ratio_text=fmt_pct(a.stall_ratio) if a else DASH,
-        occupancy=occ.waves_per_simd if occ else None,
-        occupancy_text=f"{occ.waves_per_simd}/SIMD" if occ else DASH,
-        limiter=occ.limited_by if occ else None,
+        **occupancy_cells(a),
         n_captures=sum(1 for c in k.captures if c.analysis is not None),
         flags=flags,
         missing=list(k.missing),

@@ -286,3 +286,20 @@ def test_finding_evidence_is_readable_and_links_pcs():
     ev = {e.label: e for e in v.evidence}
     assert [(lk.text, lk.href) for lk in ev["wait pcs"].links] == [("973", "#c1-pc973"), ("1011", "#c1-pc1011")]
     assert ev["loads"].text == "16" and ev["waits"].text == "1 records (in the JSON)"
+
+
+def test_occupancy_cells_for_amd_and_nvidia(sweep):
+    """AMD rows show waves/SIMD and the limiter; NCU rows show achieved occupancy (details page)."""
+    from pathlib import Path
+
+    from generator import analysis, discover
+    from generator.views import occupancy_cells
+
+    pa = analysis.analyze_sweep(discover.discover(sweep / "examples" / "pa"))[0].analyses[0]
+    assert occupancy_cells(pa) == {"occupancy": 2, "occupancy_text": "2/SIMD", "limiter": "VGPR"}
+    bundles = Path(__file__).resolve().parent.parent / "bundles" / "examples" / "gemm"
+    gemm = analysis.analyze_sweep(discover.discover(bundles))[0].analyses[0]
+    # details.csv: Achieved Occupancy 12.47 %, theoretical limited by registers (184/thread)
+    assert occupancy_cells(gemm) == {"occupancy": 0.1247, "occupancy_text": "12.5% achieved",
+                                     "limiter": "registers"}
+    assert occupancy_cells(None)["occupancy"] is None
