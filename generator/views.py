@@ -272,6 +272,11 @@ class IndexRow:
         names = {f.name for f in fields(cls)}
         return cls(**{k: v for k, v in data.items() if k in names})
 
+    @property
+    def wins_sort(self) -> float | str:
+        """Sort value of the wins column: the fraction of measured shapes won."""
+        return self.wins / self.n_measured if self.wins is not None and self.n_measured else ""
+
     def api(self) -> dict[str, Any]:
         """The record of this kernel in ``api/index.json``."""
         return {
