@@ -33,7 +33,7 @@ Site layout (every link relative, so it works from ``file://`` and under a sub-p
                   "wins": 40, "parity": 20, "losses": 13, "n_measured": 73, "n_shapes": 73,
                   "hard_failures": 0, "harness_failures": 0, "best_baseline": "aiter",
                   "top_stall_type": "VMEM-load", "stall_ratio": 0.764, "occupancy": 8,
-                  "limiter": "waves", "flags": [], "missing": [], "broken": [],
+                  "limiter": "hardware max", "flags": [], "missing": [], "broken": [],
                   "page": "kernels/softmax/index.html", "permalink": "kernels/softmax/",
                   "json": "api/kernels/softmax.json", "badge": "badges/softmax.svg"}, ...],
      "errors": {"<slug>": "benchmarks/examples/x/benchmark_results.csv:3: ..."},
