@@ -601,6 +601,18 @@ def find_ncu() -> str | None:
     return None
 
 
+def relative_paths(text: str, root: str) -> str:
+    """Export text with the capture machine's working directory cut from its file paths.
+
+    ncu writes absolute source paths (``/home/me/repo/demo/kernels/gemm.py``); the bundle
+    keeps them relative to the folder the capture ran in (``demo/kernels/gemm.py``), so no
+    machine's layout is committed. Installed packages keep their absolute path (the site
+    shows them from ``site-packages/`` on).
+    """
+    prefix = root.rstrip("/") + "/"
+    return text.replace(prefix, "") if prefix != "/" else text
+
+
 def public_argv(argv: list[str], replacements: dict[str, str]) -> list[str]:
     """A command line with local paths replaced by names that say what they are."""
     out = []
@@ -867,7 +879,7 @@ def profile(spec: Spec, layout: Layout, regex: str, ncu: str, raw_dir: str, expo
             ok = proc.returncode == 0 and proc.stdout.strip() != ""
             if ok:
                 with open(dest, "w", encoding="utf-8", newline="") as fh:
-                    fh.write(proc.stdout)
+                    fh.write(relative_paths(proc.stdout, os.getcwd()))
             err = None if ok else (proc.stderr or proc.stdout)[-800:]
         except subprocess.TimeoutExpired:
             ok, err = False, "timed out"
@@ -900,7 +912,8 @@ def provenance(spec: Spec, layout: Layout, env: dict, regex: str, prof: dict | N
         "reference": spec.reference,
         "kernel_regex": regex,
         "spec": "source/spec_" + os.path.basename(spec.path),
-        "source_root": os.getcwd(),  # the exports' kernel paths start here (see generator.ncu.virtual_path)
+        # the exports' kernel paths are relative to the capture's working directory (relative_paths)
+        "source_root": ".",
         "sources": sources,
         "profiled_shapes": shapes,
         "campaign": layout.rel(layout.campaign),

@@ -22,7 +22,7 @@ them (values abbreviated)::
 
     source_cuda_sass.csv: per launch, one block per source file; a source-line row carries
     the sums of the SASS rows that follow it
-      "File Path","/work/main/demo/kernels/vec_add.py"
+      "File Path","demo/kernels/vec_add.py"   (relative: capture strips its cwd)
       "Function Name","add_kernel"
       "Line No","Source","Address","Source","Warp Stall Sampling (All Samples)",...
       "9","def add_kernel(...):","-","-","16","16",...

@@ -13,7 +13,7 @@ import pytest
 from generator import advice, att, occupancy as occ_model
 from generator.model import CaptureAnalysis, Instruction, Occupancy, WaveFile
 
-KERNEL = "/work/kernels/k.py:"
+KERNEL = "/src/kernels/k.py:"
 FRAMEWORK = "/usr/lib/python3/site-packages/fw/intrinsics.py:144"
 MFMA = "v_mfma_f32_16x16x32_bf16 v[0:3], v[8:11], v[12:15], v[0:3]"
 
@@ -108,7 +108,7 @@ def test_framework_line_fires_on_a_library_path():
 
 def test_framework_line_silent_on_kernel_paths():
     rows = [("s_load_dwordx2 s[0:1], s[4:5], 0x0", 0, 10, KERNEL + "3"),
-            ("s_waitcnt lgkmcnt(0)", 500, 500, "/work/kernels/helpers.py:144"),
+            ("s_waitcnt lgkmcnt(0)", 500, 500, "/src/kernels/helpers.py:144"),
             ("v_add_f32_e32 v4, v0, v1", 500, 510, KERNEL + "4")]
     assert run("framework_line", make_synthetic_analysis(rows)) == []
 

@@ -230,7 +230,7 @@ def test_layout_and_publish(tmp_path):
     prov = json.loads((tmp_path / "sweep/examples/softmax/ncu/prefill/provenance.json").read_text())
     assert prov["profiled_shapes"][0]["shape_id"] == "sha1:8a16a20c5c5d9729"
     assert prov["gpu"] == "NVIDIA H200" and prov["vendor"] == "nvidia" and prov["campaign"] == "benchmarks/examples/softmax"
-    assert prov["source_root"] == os.getcwd()
+    assert prov["source_root"] == "."  # export paths are relative to the capture's cwd
     (out,) = [json.loads(x) for x in open(tmp_path / "sweep/benchmarks/examples/softmax/benchmark_results.jsonl")]
     assert out["profile_artifact"] == "examples/softmax/ncu/prefill"
     for path in (tmp_path / "sweep").rglob("*"):
@@ -365,3 +365,11 @@ def test_committed_sweep_schema_and_provenance():
 def test_committed_sweep_is_small():
     total = sum(p.stat().st_size for p in BUNDLES.rglob("*") if p.is_file())
     assert total < 20 * 2**20
+
+
+def test_exports_keep_no_machine_path():
+    """ncu writes absolute source paths; the bundle keeps them relative to the capture's cwd."""
+    text = '"File Path","/home/me/repo/demo/kernels/gemm.py"\n"File Path","/usr/lib/python3/site-packages/triton/x.py"\n'
+    assert capture_nv.relative_paths(text, "/home/me/repo/") == (
+        '"File Path","demo/kernels/gemm.py"\n"File Path","/usr/lib/python3/site-packages/triton/x.py"\n')
+    assert capture_nv.relative_paths(text, "/") == text
