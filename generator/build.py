@@ -327,7 +327,7 @@ def gather_kernel(plan: KernelPlan, env: Env) -> tuple[views.KernelData, dict[st
     extra: dict[str, Any] = {}
     vmod = m.get("verdicts")
     if plan.op and plan.campaign_dir and vmod is not None:
-        rel = os.path.relpath(plan.campaign_dir, env.root).replace(os.sep, "/")
+        rel = discover.rel_path(plan.campaign_dir, env.root)
         res = _stage(k, env, "scoring", vmod.score_folder, plan.campaign_dir, env.config, env.kernels_json,
                      name=plan.op, rel=rel)
         if isinstance(res, InputError):

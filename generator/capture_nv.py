@@ -87,6 +87,7 @@ from datetime import datetime, timezone
 from types import ModuleType
 from typing import Any, Callable
 
+from generator.discover import rel_path
 from generator.errors import InputError
 
 #: Columns of ``benchmark_results.csv``: those of the AMD campaigns, in their order, then
@@ -553,7 +554,7 @@ class Layout:
 
     def rel(self, path: str) -> str:
         """``path`` relative to the sweep root, '/'-separated."""
-        return os.path.relpath(path, self.into).replace(os.sep, "/")
+        return rel_path(path, self.into)
 
 
 def snapshot_sources(spec: Spec, layout: Layout) -> list[str]:

@@ -23,9 +23,9 @@ BUNDLE_MARKERS = ("att_viewer", "compute_viewer", "ncu", "source")
 _LOADING = re.compile(r"^\s*Loading:\s*(\S+)", re.M)
 
 
-def _rel(path: str, root: str) -> str:
-    """``path`` relative to ``root``, with forward slashes."""
-    return os.path.relpath(path, root).replace(os.sep, "/")
+def rel_path(path: str, root: str) -> str:
+    """``path`` relative to ``root``, with forward slashes (how every output names a file)."""
+    return os.path.relpath(os.path.abspath(path), os.path.abspath(root)).replace(os.sep, "/")
 
 
 def _files(folder: str) -> dict[str, str]:
@@ -84,7 +84,7 @@ def load_bundle(bundle_dir: str, root: str, only: str | None = None) -> Bundle:
             if only and os.path.realpath(cdir) != os.path.realpath(only):
                 continue
             captures.append(CaptureRef(
-                path=cdir, rel=_rel(cdir, root), name=os.path.basename(cdir),
+                path=cdir, rel=rel_path(cdir, root), name=os.path.basename(cdir),
                 label=label, format=fmt.name, skipped=fmt.empty_reason(cdir),
             ))
     primary, rule = choose_primary(bundle_dir, captures)
@@ -94,7 +94,7 @@ def load_bundle(bundle_dir: str, root: str, only: str | None = None) -> Bundle:
     return Bundle(
         name=os.path.basename(os.path.normpath(bundle_dir)),
         path=bundle_dir,
-        rel=_rel(bundle_dir, root),
+        rel=rel_path(bundle_dir, root),
         captures=captures,
         primary=primary,
         primary_rule=rule,
@@ -131,7 +131,7 @@ def _capture_sweep(path: str, fmt: formats.CaptureFormat) -> Sweep:
             bundle = load_bundle(bundle_dir, root, only=folder)
             if bundle.captures and folder != path:  # keep just the file given
                 ref = bundle.captures[0]
-                ref.path, ref.rel = path, _rel(path, root)
+                ref.path, ref.rel = path, rel_path(path, root)
                 bundle.primary = ref.rel
             if bundle.captures:
                 return Sweep(root=root, bundles=[bundle], campaigns={})

@@ -45,6 +45,7 @@ from typing import Any
 import yaml
 
 from generator import att, rocprof, runstats
+from generator.discover import rel_path
 from generator.errors import InputError
 from generator.model import FORMAT_VERSION, UNKNOWN_LOC
 
@@ -215,7 +216,7 @@ def scan_raw(raw_dir: str) -> RawRun:
             if n.startswith("discover_") and n.endswith(".csv"):
                 discover.setdefault(n, path)
             elif n.endswith("counter_collection.csv"):
-                rel = os.path.relpath(path, root).replace(os.sep, "/")
+                rel = rel_path(path, root)
                 counters.append((rel[4:] if rel.startswith("pmc/") else rel, path))
             elif n.endswith(".att"):
                 att_files.append(path)
@@ -447,7 +448,7 @@ def tree_files(root: str) -> list[str]:
         for n in files:
             p = os.path.join(d, n)
             if os.path.isfile(p) and not os.path.islink(p):
-                out.append(os.path.relpath(p, root).replace(os.sep, "/"))
+                out.append(rel_path(p, root))
     return sorted(out)
 
 

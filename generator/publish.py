@@ -43,6 +43,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from generator.errors import InputError
+from generator.discover import rel_path
 
 MANIFEST = "kernel-atlas-manifest.json"
 MANIFEST_FORMAT = 1
@@ -84,7 +85,7 @@ def tree_hash(folder: str, skip=None) -> list[str]:
             if skip is not None and skip(name):
                 continue
             path = os.path.join(root, name)
-            rel = os.path.relpath(path, folder).replace(os.sep, "/")
+            rel = rel_path(path, folder)
             out.append(f"{rel}:{sha256_file(path)}")
     return out
 
@@ -191,7 +192,7 @@ def site_files(folder: str) -> list[str]:
     for root, dirs, files in os.walk(folder):
         dirs.sort()
         for name in files:
-            out.append(os.path.relpath(os.path.join(root, name), folder).replace(os.sep, "/"))
+            out.append(rel_path(os.path.join(root, name), folder))
     return sorted(out)
 
 

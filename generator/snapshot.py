@@ -45,6 +45,7 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 from generator.att import read_json
+from generator.discover import rel_path
 from generator.errors import InputError
 from generator.model import FORMAT_VERSION
 
@@ -244,7 +245,7 @@ def snapshot_from_sweep(path: str | os.PathLike, label: str | None = None, confi
     kernels: dict[str, KernelSnapshot] = {}
     claimed: set[str] = set()
     for op, folder in folders.items():
-        rel = _rel(folder, root)
+        rel = rel_path(folder, root)
         try:
             campaign = read_campaign(folder, name=op, rel=rel)
             score = score_campaign(campaign, config, kernels_json)
@@ -389,11 +390,6 @@ def _text(value: Any) -> str:
     if isinstance(value, bool):
         return str(value).lower()
     return value if isinstance(value, str) else str(value)
-
-
-def _rel(path: str, root: str) -> str:
-    """``path`` relative to ``root`` with forward slashes."""
-    return os.path.relpath(os.path.abspath(path), os.path.abspath(root)).replace(os.sep, "/")
 
 
 # ---------------------------------------------------------------- from JSON documents

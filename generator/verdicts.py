@@ -53,6 +53,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 from generator.campaign import Campaign, LedgerShape, ResultRow, find_campaign_folders, read_campaign
 from generator.config import DEFAULT_REFERENCE, SweepConfig, load_config
+from generator.discover import rel_path
 from generator.errors import InputError
 from generator.model import FORMAT_VERSION
 
@@ -892,7 +893,7 @@ def score_sweep(sweep_root: str | os.PathLike, config: SweepConfig | None = None
     out: dict[str, KernelScore | InputError] = {}
     for op, folder in find_campaign_folders(root).items():
         out[op] = score_folder(folder, config, kernels_json, name=op,
-                               rel=os.path.relpath(folder, root).replace(os.sep, "/"))
+                               rel=rel_path(folder, root))
     return out
 
 

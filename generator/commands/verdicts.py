@@ -17,6 +17,7 @@ import json
 import os
 import sys
 
+from generator.discover import rel_path
 from generator.campaign import is_campaign_folder
 from generator.config import load_config, read_config
 from generator.errors import InputError
@@ -70,7 +71,7 @@ def collect(paths: list[str], config_file: str | None = None) -> tuple[dict, str
         base = root or os.path.dirname(os.path.abspath(path))
         if single:
             name = os.path.basename(os.path.abspath(path))
-            rel = os.path.relpath(os.path.abspath(path), base).replace(os.sep, "/")
+            rel = rel_path(path, base)
             item = score_folder(path, config, kernels_json, name=name, rel=rel)
             if len(paths) == 1 and isinstance(item, InputError):
                 raise item
