@@ -6,7 +6,7 @@ A capture directory holds (DOMAIN §1.1)::
                                 exec_count, total_cycles, stall_cycles, issue_cycles], ...]}
     snapshots.json   {"/": {"FlyDSL": {"kernels": {"pa.py": "source_0_pa.py"}}}}
     filenames.json   {"wave_filenames": {se: {sm: {slot: {wave: [file, begin, end]}}}}, ...}
-    wstates1..4.json {"state": [n, ...], "time": [t, ...]}   (EXEC, WAIT, STALL, SLEEP)
+    wstates1..4.json {"state": [n, ...], "time": [t, ...]}   (IDLE, EXEC, WAIT, STALL)
     se*_sm*_sl*_wv*.json   one sampled wave each (parsed only for a timeline)
 
 The analysis reproduces the FlyDSL reference analyzer exactly (stall taxonomy,

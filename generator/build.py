@@ -27,20 +27,23 @@ Site layout (every link relative, so it works from ``file://`` and under a sub-p
      "sweep": {"title": "...", "date": "2026-06-01", "candidate": "flydsl",
                "thresholds": {"win": 1.05, "headroom": 0.95},
                "provenance": {"gpu": "AMD Instinct MI350X", "rocm": "7.2.0", ...}},
-     "tallies": {"win": 3, "parity": 0, "headroom": 8, "blocked": 1, "untimed": 5, "unscored": 1},
+     "tallies": {"win": 4, "parity": 0, "headroom": 9, "blocked": 0, "untimed": 5, "unscored": 1},
      "kernels": [{"slug": "softmax", "name": "Softmax", "op": "softmax", "category": "reduction",
                   "verdict": "WIN", "geomean_vs_best": 1.079, "weighted_geomean_vs_best": null,
                   "wins": 40, "parity": 20, "losses": 13, "n_measured": 73, "n_shapes": 73,
                   "hard_failures": 0, "harness_failures": 0, "best_baseline": "aiter",
                   "top_stall_type": "VMEM-load", "stall_ratio": 0.764, "occupancy": 8,
-                  "limiter": "hardware max", "flags": [], "missing": [], "broken": [],
+                  "limiter": "NONE", "flags": ["uncertain"], "flag_texts": ["uncertain (noise 1.08x)"],
+                  "missing": [], "broken": [],
                   "page": "kernels/softmax/index.html", "permalink": "kernels/softmax/",
                   "json": "api/kernels/softmax.json", "badge": "badges/softmax.svg"}, ...],
      "errors": {"<slug>": "benchmarks/examples/x/benchmark_results.csv:3: ..."},
      "sweep_findings": [{"key": "limiter:VGPR", "title": "...", "kernels": [...], ...}]}
 
 ``verdict`` is WIN, PARITY, HEADROOM, BLOCKED, UNTIMED (a campaign with a ledger and no
-results) or null (no campaign). ``api/kernels/<slug>.json`` holds ``format_version``,
+results) or null (no campaign). ``flags`` are machine words shown beside the verdict
+(``hard_failures``, ``uncertain``, ``reference_only``, ``not_like_for_like``,
+``suspect_reference``, ``above_roof``); ``flag_texts`` the same as a person reads them. ``api/kernels/<slug>.json`` holds ``format_version``,
 ``kernel`` (the index record), ``score`` (``verdicts.KernelScore.to_json()``, with
 ``shapes``), ``headline``, ``hotspot`` (primary capture: top stall type, stall ratio,
 waves per SIMD, limiter), ``captures`` (each: ``analysis`` as ``analyze --json``,

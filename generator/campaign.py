@@ -49,7 +49,9 @@ MATRIX = "baseline_matrix.yaml"
 
 #: Columns every results file must have (values may be empty).
 REQUIRED_COLUMNS = ("shape_id", "provider", "benchmark_status", "correct", "median_us")
-_NUMBERS = ("median_us", "p10_us", "p90_us", "std_us")
+_NUMBERS = ("median_us", "p10_us", "p90_us", "std_us", "effective_gbps")
+#: Scope flags of a row (VERDICTS rule 8).
+SCOPE_FLAGS = ("includes_layout_conversion", "includes_jit", "includes_allocation")
 _REASONS = ("skip_reason", "correctness_error", "graph_capture_error")
 #: Provenance columns of the results -> the key they get in ``Campaign.provenance``.
 PROVENANCE_COLUMNS = {
@@ -90,6 +92,12 @@ class ResultRow:
     timing_method: str | None = None
     cache_state: str | None = None
     reason: str | None = None
+    correctness_error: str | None = None
+    effective_gbps: float | None = None
+    #: Scope flags (VERDICTS rule 8): what the timed region includes; None = unknown.
+    includes_layout_conversion: bool | None = None
+    includes_jit: bool | None = None
+    includes_allocation: bool | None = None
 
     @property
     def usable(self) -> bool:
@@ -420,6 +428,8 @@ def _result_row(rec: dict[str, Any], index: int, line: int, path: str) -> Result
         timing_method=_text(rec.get("timing_method")),
         cache_state=_text(rec.get("cache_state")),
         reason="; ".join(reasons) if reasons else None,
+        correctness_error=_text(rec.get("correctness_error")),
+        **{c: _bool(rec.get(c), c, path, line) for c in SCOPE_FLAGS},
         **numbers,
     )
 

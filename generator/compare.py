@@ -79,7 +79,7 @@ class LineRow:
 
 @dataclass(frozen=True)
 class WaveStateRow:
-    """One wave state (EXEC, WAIT, STALL, SLEEP): its share of sampled wave time in both."""
+    """One wave state (IDLE, EXEC, WAIT, STALL): its share of sampled wave time in both."""
 
     state: str
     a_share: float

@@ -30,7 +30,8 @@ STALL_TYPES = (
     "other",
 )
 
-WAVE_STATES = ("EXEC", "WAIT", "STALL", "SLEEP")
+#: Trace-decoder wave states 1..4 (``wstates<K>.json``; DOMAIN §1.1).
+WAVE_STATES = ("IDLE", "EXEC", "WAIT", "STALL")
 
 
 @dataclass
@@ -71,7 +72,7 @@ class Occupancy:
     arch: str
     kernel: str | None
     waves_per_simd: int
-    limiter: str  # "VGPR", "LDS", "SGPR" or "waves" (hardware max)
+    limiter: str  # "VGPR", "LDS", "SGPR", or "NONE" at the hardware maximum
     vgpr_limit: int
     lds_limit: int
     sgpr_limit: int
@@ -95,11 +96,7 @@ class Occupancy:
 
     @property
     def limited_by(self) -> str:
-        """What binds, for display: the limiter, or "hardware max" when nothing does.
-
-        ``limiter`` keeps the first resource at the minimum (VGPR on a tie), as the
-        expected reference data does; this says plainly that no resource binds.
-        """
+        """What binds, for display: the limiter, or "hardware max" when nothing does (``NONE``)."""
         return "hardware max" if self.at_hardware_max else self.limiter
 
     def to_json(self) -> dict[str, Any]:

@@ -9,7 +9,7 @@
 arch VGPRs = max(ISA scan, CSV ``VGPR_Count``): rocprofv3 1.1 reports half the real
 allocation on gfx950, so both readings are kept and a disagreement is flagged. Each
 limit is capped at the hardware's waves per SIMD (8); on ties the limiter is named in
-the order VGPR, LDS, SGPR.
+the order VGPR, LDS, SGPR, and at the hardware maximum none binds: the limiter is ``NONE``.
 """
 
 from __future__ import annotations
@@ -22,6 +22,8 @@ from generator.errors import InputError
 from generator.model import Bundle, CaptureRef, Instruction, Occupancy
 
 MAX_WAVES = 8
+#: The limiter at the hardware maximum of waves per SIMD: no resource binds.
+NONE = "NONE"
 VGPR_POOL = 512
 SGPR_POOL = 800
 LDS_BYTES = {"gfx950": 160 * 1024, "gfx942": 64 * 1024, "gfx90a": 64 * 1024, "gfx908": 64 * 1024}
@@ -91,7 +93,7 @@ def limits(arch: str, vgpr_arch: int, accum: int, sgpr: int | None, lds_bytes: i
         "SGPR": min(sgpr_limit, max_waves),
     }
     waves = min(capped.values())
-    limiter = next(name for name, value in capped.items() if value == waves)
+    limiter = NONE if waves >= max_waves else next(name for name, value in capped.items() if value == waves)
     next_waves = waves + 1 if waves < max_waves else None
     next_total = None
     if next_waves:

@@ -330,6 +330,18 @@ def select_device(peaks: Peaks, device: str | None = None, arch: str | None = No
     return _with_overrides(peaks, _pick_device(peaks, device, arch))
 
 
+def find_device(peaks: Peaks, name: str) -> Device | None:
+    """The device a GPU name means: its key or full name, or a name that holds its key
+    as a word (``"NVIDIA H200"`` -> H200_SXM when only one key matches); else None."""
+    want = name.strip().lower()
+    for key, dev in peaks.devices.items():
+        if want in (key.lower(), dev.name.lower()):
+            return _with_overrides(peaks, dev)
+    words = set(want.replace("-", " ").split())
+    hits = [dev for key, dev in peaks.devices.items() if key.lower().split("_")[0] in words]
+    return _with_overrides(peaks, hits[0]) if len(hits) == 1 else None
+
+
 def _pick_device(peaks: Peaks, device: str | None, arch: str | None) -> Device:
     if device:
         want = device.strip().lower()

@@ -28,7 +28,7 @@ The snapshot document (``SweepSnapshot.to_json``), abridged::
         "environment": {"gpu": "AMD Instinct MI350X", "rocm": "7.2.0", ...},
         "hotspot": {"capture": "examples/softmax/att_viewer/big/ui_output_agent_47920_dispatch_13",
                     "top_stall_type": "VMEM-load", "stall_ratio": 0.764,
-                    "waves_per_simd": 8, "limiter": "VGPR"},
+                    "waves_per_simd": 8, "limiter": "NONE"},
         "shapes": [{"shape_id": "sha1:a5bf9702ded2560e", "args": {"M": 32768, "N": 8192},
                     "dtype": "bf16", "speedup": 1.02, "candidate_us": 217.4, "candidate_status": "ok",
                     "best_baseline": "aiter_triton", "best_baseline_us": 222.1, "noise": 1.19}]}}}

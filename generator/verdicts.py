@@ -31,6 +31,18 @@ Implements ``VERDICTS.md``. The rules, with the math:
   (``t / noise <= geomean <= t * noise``).
 * ``reference_only``: the best baseline of every measured shape is the reference
   provider (``pytorch`` unless configured or named by ``baseline_matrix.yaml``).
+* Suspect reference (rule 7): the candidate is incorrect and so is another provider that
+  is not the reference; the check, not the candidate, is the likely culprit, so the shape
+  is counted in ``suspect_reference`` and is not a hard failure.
+* Like-for-like (rule 8): a baseline row is like-for-like with the candidate's row when
+  their ``includes_layout_conversion`` and ``includes_jit`` flags agree (an empty flag is
+  unknown and agrees). A measured shape whose best baseline is not like-for-like has a
+  *scope mismatch*; ``like_for_like_geomean = [geomean(best like-for-like baseline us /
+  candidate us), n]`` over measured shapes that have one; ``not_like_for_like`` when
+  ``2 * scope_mismatch_shapes > n_measured``.
+* Above the roof (rule 9): a usable row whose ``effective_gbps`` exceeds 1.10 x the
+  device's HBM peak is flagged (``above_roof``: sorted ``[shape_id, provider]`` pairs),
+  never dropped.
 
 A campaign with a ledger but no results file gets the status ``UNTIMED`` instead of a
 verdict: BLOCKED would claim the candidate fails to run, when nothing was run at all.
@@ -51,8 +63,10 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping, Sequence
 
-from generator.campaign import Campaign, LedgerShape, ResultRow, find_campaign_folders, read_campaign
+from generator.campaign import (SCOPE_FLAGS, Campaign, LedgerShape, ResultRow, find_campaign_folders,
+                                read_campaign)
 from generator.config import DEFAULT_REFERENCE, SweepConfig, load_config
+from generator import roofline
 from generator.discover import rel_path
 from generator.errors import InputError
 from generator.model import FORMAT_VERSION
@@ -65,6 +79,10 @@ UNTIMED = "UNTIMED"
 FAILED_STATUSES = frozenset({"failed", "oom", "incorrect"})
 #: Relative tolerance when comparing a ratio with a threshold (rounding noise only).
 THRESHOLD_EPS = 1e-9
+#: A row above this multiple of the device's HBM peak is flagged (VERDICTS rule 9).
+ABOVE_ROOF_FACTOR = 1.10
+#: Scope flags compared between the candidate and a baseline (rule 8).
+COMPARED_SCOPE_FLAGS = ("includes_layout_conversion", "includes_jit")
 
 KERNELS_JSON = os.path.join("docs", "data", "kernels.json")
 _CAMPAIGN_URL = re.compile(r"benchmarks/examples/([^/]+)/")
@@ -100,11 +118,44 @@ def effective_status(row: ResultRow) -> str:
     return row.status
 
 
-def best_baseline(chosen: Mapping[str, ResultRow], candidate: str) -> ResultRow | None:
-    """The usable non-candidate row with the lowest median; ties go to the earlier row."""
+def is_incorrect(row: ResultRow | None) -> bool:
+    """True when a row failed verification (status ``incorrect`` or ``correct`` false)."""
+    return row is not None and (row.status == "incorrect" or row.correct is False)
+
+
+def like_for_like(a: ResultRow, b: ResultRow) -> bool:
+    """True when two rows time the same scope: compared flags agree or are unknown (rule 8)."""
+    for flag in COMPARED_SCOPE_FLAGS:
+        x, y = getattr(a, flag), getattr(b, flag)
+        if x is not None and y is not None and x != y:
+            return False
+    return True
+
+
+def is_suspect_reference(chosen: Mapping[str, ResultRow], candidate: str, reference: str | None) -> bool:
+    """Rule 7: the candidate and an independent (non-reference) provider both fail the check."""
+    if not is_incorrect(chosen.get(candidate)):
+        return False
+    return any(is_incorrect(r) for p, r in chosen.items() if p not in (candidate, reference))
+
+
+def above_roof(row: ResultRow, roof_gbps: float | None) -> bool:
+    """Rule 9: a usable row moving more than 1.10 x the device's HBM peak (GB/s)."""
+    return (roof_gbps is not None and row.usable and row.effective_gbps is not None
+            and row.effective_gbps > ABOVE_ROOF_FACTOR * roof_gbps)
+
+
+def best_baseline(chosen: Mapping[str, ResultRow], candidate: str,
+                  like: ResultRow | None = None) -> ResultRow | None:
+    """The usable non-candidate row with the lowest median; ties go to the earlier row.
+
+    With ``like``, only rows like-for-like with that row (the candidate's) compete.
+    """
     best = None
     for provider, row in chosen.items():
         if provider == candidate or not row.usable:
+            continue
+        if like is not None and not like_for_like(like, row):
             continue
         if best is None or (row.median_us, row.index) < (best.median_us, best.index):
             best = row
@@ -216,6 +267,11 @@ class ProviderResult:
     line: int  # line of the row that counts in the results file
     n_rows: int  # rows this (shape, provider) had
     speedup: float | None = None  # this baseline's time / the candidate's (None otherwise)
+    correctness_error: str | None = None
+    effective_gbps: float | None = None
+    scope: dict[str, bool | None] = field(default_factory=dict)  # the row's scope flags
+    like_for_like: bool | None = None  # vs the candidate's row (None for the candidate)
+    above_roof: bool = False
 
     @property
     def time_text(self) -> str:
@@ -235,6 +291,11 @@ class ProviderResult:
             "speedup": self.speedup,
             "line": self.line,
             "n_rows": self.n_rows,
+            "correctness_error": self.correctness_error,
+            "effective_gbps": self.effective_gbps,
+            "scope": dict(self.scope),
+            "like_for_like": self.like_for_like,
+            "above_roof": self.above_roof,
         }
 
 
@@ -265,6 +326,11 @@ class ShapeResult:
     outcome: str | None  # "win", "parity", "loss" (measured shapes only)
     failure_reason: str | None
     noise: float | None  # larger p90/p10 of the candidate and the best baseline
+    suspect_reference: bool = False  # rule 7
+    scope_mismatch: bool = False  # rule 8: the best baseline times another scope
+    like_for_like_baseline: str | None = None
+    like_for_like_speedup: float | None = None
+    above_roof: list[str] = field(default_factory=list)  # providers above the HBM roof (rule 9)
 
     @property
     def args_text(self) -> str:
@@ -310,14 +376,24 @@ class ShapeResult:
             "outcome": self.outcome,
             "failure_reason": self.failure_reason,
             "noise": self.noise,
+            "suspect_reference": self.suspect_reference,
+            "scope_mismatch": self.scope_mismatch,
+            "like_for_like_baseline": self.like_for_like_baseline,
+            "like_for_like_speedup": self.like_for_like_speedup,
+            "above_roof": list(self.above_roof),
             "providers": {p: r.to_json() for p, r in self.providers.items()},
         }
 
 
 def score_shape(shape: LedgerShape, rows: Mapping[str, Sequence[ResultRow]], candidate: str,
                 thresholds: Thresholds = Thresholds(),
-                weight_keys: tuple[str, ...] = ("baseline_time_weight", "traffic_weight")) -> ShapeResult:
-    """Score one ledger shape from its rows (provider -> rows in file order)."""
+                weight_keys: tuple[str, ...] = ("baseline_time_weight", "traffic_weight"),
+                reference: str | None = DEFAULT_REFERENCE, roof_gbps: float | None = None) -> ShapeResult:
+    """Score one ledger shape from its rows (provider -> rows in file order).
+
+    ``reference`` names the provider rule 7 does not count as independent; ``roof_gbps``
+    is the device's HBM peak in GB/s for rule 9 (None: not checked).
+    """
     # providers in file order of their first row: the order of the table's columns
     present = sorted(((p, rs) for p, rs in rows.items() if rs), key=lambda item: item[1][0].index)
     chosen = {p: pick_row(rs) for p, rs in present}
@@ -334,10 +410,16 @@ def score_shape(shape: LedgerShape, rows: Mapping[str, Sequence[ResultRow]], can
             p10_us=r.p10_us, p90_us=r.p90_us, stable=r.stable, timing_method=r.timing_method,
             reason=r.reason, line=r.line, n_rows=len(rows[p]),
             speedup=(r.median_us / cand.median_us) if cand_ok and r.usable and p != candidate else None,
+            correctness_error=r.correctness_error, effective_gbps=r.effective_gbps,
+            scope={f: getattr(r, f) for f in SCOPE_FLAGS},
+            like_for_like=like_for_like(cand, r) if cand is not None and p != candidate else None,
+            above_roof=above_roof(r, roof_gbps),
         )
         for p, r in chosen.items()
     }
     measurable = best is not None
+    suspect = is_suspect_reference(chosen, candidate, reference)
+    best_like = best_baseline(chosen, candidate, like=cand) if measured else None
     spreads = [s for s in (spread(cand), spread(best)) if s is not None] if measured else []
     return ShapeResult(
         shape_id=shape.shape_id,
@@ -358,11 +440,16 @@ def score_shape(shape: LedgerShape, rows: Mapping[str, Sequence[ResultRow]], can
         speedup=speedup,
         measured=measured,
         measurable=measurable,
-        hard_failure=measurable and cand_status in FAILED_STATUSES,
+        hard_failure=measurable and cand_status in FAILED_STATUSES and not suspect,
         harness_failure=not measurable and not cand_ok and any(s in FAILED_STATUSES for s in statuses.values()),
         outcome=classify_speedup(speedup, thresholds) if measured else None,
         failure_reason=None if measured else _failure_reason(candidate, cand, chosen, statuses),
         noise=max(spreads) if spreads else None,
+        suspect_reference=suspect,
+        scope_mismatch=measured and not like_for_like(cand, best),
+        like_for_like_baseline=best_like.provider if best_like else None,
+        like_for_like_speedup=best_like.median_us / cand.median_us if best_like else None,
+        above_roof=[p for p, r in providers.items() if r.above_roof],
     )
 
 
@@ -591,6 +678,12 @@ class KernelScore:
     reference_only: bool
     providers: list[str]  # table columns: the candidate, then baselines that ran at least once
     shapes: list[ShapeResult]
+    suspect_reference: int = 0  # rule 7
+    scope_mismatch_shapes: int = 0  # rule 8
+    like_for_like_geomean: list | None = None  # [geomean, n] over shapes with a like-for-like baseline
+    like_for_like_reference_only: bool = False
+    not_like_for_like: bool = False
+    above_roof: list[list[str]] = field(default_factory=list)  # sorted [shape_id, provider] (rule 9)
     # display and context, filled by score_campaign
     name: str = ""
     category: str | None = None
@@ -649,16 +742,47 @@ class KernelScore:
         return f"{self.worst.speedup_text} vs {self.worst.best_baseline} ({self.worst.args_text})"
 
     @property
+    def flag_keys(self) -> list[str]:
+        """Machine names of the flags shown beside the verdict (``api/index.json`` ``flags``)."""
+        keys = {
+            "hard_failures": bool(self.hard_failures),
+            "uncertain": self.uncertain,
+            "reference_only": self.reference_only,
+            "not_like_for_like": self.not_like_for_like,
+            "suspect_reference": bool(self.suspect_reference),
+            "above_roof": bool(self.above_roof),
+        }
+        return [k for k, on in keys.items() if on]
+
+    @property
     def flags(self) -> list[str]:
-        """Words shown beside the verdict: hard failures, uncertain, reference only."""
+        """Words shown beside the verdict, in the order of ``flag_keys``."""
         out = []
         if self.hard_failures:
-            out.append(f"{self.hard_failures} hard failure{'s' if self.hard_failures != 1 else ''}")
+            out.append(plural(self.hard_failures, "hard failure"))
         if self.uncertain:
             out.append(f"uncertain (noise {_fmt_x(self.noise)})")
         if self.reference_only:
             out.append(f"reference only ({self.reference})")
+        if self.not_like_for_like:
+            out.append(self.scope_text)
+        if self.suspect_reference:
+            out.append(f"{plural(self.suspect_reference, 'suspect reference check')} "
+                       f"({self.candidate} and an independent library both fail it)")
+        if self.above_roof:
+            out.append(f"{plural(len(self.above_roof), 'row')} above the HBM roof")
         return out
+
+    @property
+    def scope_text(self) -> str:
+        """``not like-for-like: 9 of 9 shapes' best baseline times another scope; like-for-like 166.72x``."""
+        text = (f"not like-for-like: the best baseline times another scope on {self.scope_mismatch_shapes} "
+                f"of {self.n_measured} shapes")
+        if self.like_for_like_geomean:
+            g, n = self.like_for_like_geomean
+            ref = f", reference {self.reference} only" if self.like_for_like_reference_only else ""
+            text += f"; like-for-like {_fmt_x(g)} over {n}{ref}"
+        return text
 
     def to_json(self, shapes: bool = True) -> dict[str, Any]:
         """The ``verdicts --json`` record (every key of expected/verdicts.json, and more)."""
@@ -704,6 +828,13 @@ class KernelScore:
             "noise_baseline": self.noise_baseline,
             "uncertain": self.uncertain,
             "reference_only": self.reference_only,
+            "suspect_reference": self.suspect_reference,
+            "scope_mismatch_shapes": self.scope_mismatch_shapes,
+            "like_for_like_geomean": self.like_for_like_geomean,
+            "like_for_like_reference_only": self.like_for_like_reference_only,
+            "not_like_for_like": self.not_like_for_like,
+            "above_roof": [list(x) for x in self.above_roof],
+            "flags": self.flag_keys,
             "headline": self.headline.to_json() if self.headline else None,
             "headline_note": self.headline_note,
             "providers": list(self.providers),
@@ -743,6 +874,8 @@ def summarize(op: str, shapes: list[ShapeResult], thresholds: Thresholds = Thres
     noise = median(s.noise for s in measured if s.noise is not None)
     verdict = decide_verdict(g, len(measured), hard, thresholds)
     weighted = [(s.speedup, s.weight) for s in measured if s.weight is not None and s.weight > 0]
+    like = [s for s in measured if s.like_for_like_speedup is not None]
+    mismatch = sum(1 for s in measured if s.scope_mismatch)
     return KernelScore(
         op=op,
         name=op,
@@ -782,6 +915,12 @@ def summarize(op: str, shapes: list[ShapeResult], thresholds: Thresholds = Thres
         reference_only=bool(measured) and all(s.best_baseline == reference for s in measured),
         providers=_columns(shapes, candidate),
         shapes=shapes,
+        suspect_reference=sum(1 for s in shapes if s.suspect_reference),
+        scope_mismatch_shapes=mismatch,
+        like_for_like_geomean=[geomean(s.like_for_like_speedup for s in like), len(like)] if like else None,
+        like_for_like_reference_only=bool(like) and all(s.like_for_like_baseline == reference for s in like),
+        not_like_for_like=2 * mismatch > len(measured),
+        above_roof=sorted([s.shape_id, p] for s in shapes for p in s.above_roof),
     )
 
 
@@ -828,7 +967,9 @@ def score_campaign(campaign: Campaign, config: SweepConfig | None = None,
     candidate = config.candidate
     reference = config.reference or campaign.reference_provider or DEFAULT_REFERENCE
     by_shape = campaign.rows_by_shape()
-    shapes = [score_shape(sh, by_shape.get(sh.shape_id, {}), candidate, thresholds, config.weight_keys)
+    roof = hbm_roof_gbps(config, campaign.provenance_for(candidate))
+    shapes = [score_shape(sh, by_shape.get(sh.shape_id, {}), candidate, thresholds, config.weight_keys,
+                          reference, roof)
               for sh in campaign.ledger]
     score = summarize(campaign.name, shapes, thresholds, reference, candidate)
     score.bundles = bundles_for_campaign(campaign.name, config, kernels_json)
@@ -845,6 +986,31 @@ def score_campaign(campaign: Campaign, config: SweepConfig | None = None,
         score.uncertain = False
     score.headline_note = headline_note(score.headline, score)
     return score
+
+
+def hbm_roof_gbps(config: SweepConfig, provenance: Mapping[str, str]) -> float | None:
+    """HBM peak in GB/s of the campaign's device (rule 9): the configured device, else the
+    one the ``gpu`` column names, else the one of its ``arch``; None when none is known."""
+    try:
+        peaks = roofline.load_peaks(config)
+    except InputError:
+        return None
+    names = [config.device] if config.device else []
+    names += [g.strip() for g in provenance.get("gpu", "").split(",") if g.strip()]
+    for name in names:
+        dev = roofline.find_device(peaks, name)
+        if dev:
+            return dev.hbm_tbs * 1000.0
+    arch = provenance.get("arch", "").split(",")[0].strip()
+    try:
+        return roofline.select_device(peaks, arch=arch).hbm_tbs * 1000.0 if arch else None
+    except InputError:
+        return None
+
+
+def plural(n: int, word: str) -> str:
+    """``1 row``, ``2 rows``."""
+    return f"{n} {word}{'' if n == 1 else 's'}"
 
 
 def _display(op: str, bundles: list[str], config: SweepConfig,

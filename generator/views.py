@@ -257,11 +257,13 @@ class IndexRow:
     flags: list[str]
     missing: list[str]
     broken: list[str]
+    flag_keys: list[str]
     headline_text: str | None
     headline_note: str | None
     shape_speedups: list[float]
     search: str
     noise: float | None = None
+    limiter_text: str = DASH  # the limiter as read: "hardware max" for NONE
     regression: str = ""  # set per build from the history (not an input of the kernel)
 
     def to_json(self) -> dict[str, Any]:
@@ -300,7 +302,8 @@ class IndexRow:
             "occupancy": self.occupancy,
             "limiter": self.limiter,
             "noise": self.noise,
-            "flags": list(self.flags),
+            "flags": list(self.flag_keys),
+            "flag_texts": list(self.flags),
             "regression": self.regression or None,
             "missing": list(self.missing),
             "broken": list(self.broken),
@@ -370,13 +373,13 @@ def occupancy_cells(a: CaptureAnalysis | None) -> dict[str, Any]:
     occ = a.occupancy if a else None
     if occ:
         return {"occupancy": occ.waves_per_simd, "occupancy_text": f"{occ.waves_per_simd}/SIMD",
-                "limiter": occ.limited_by}
+                "limiter": occ.limiter, "limiter_text": occ.limited_by}
     ncu_occ = ((a.extra.get("ncu") or {}).get("occupancy") or {}) if a else {}
     achieved = ncu_occ.get("achieved_pct")
     if isinstance(achieved, (int, float)):
         return {"occupancy": round(achieved / 100, 4), "occupancy_text": f"{achieved:.1f}% achieved",
-                "limiter": ncu_occ.get("limiter")}
-    return {"occupancy": None, "occupancy_text": DASH, "limiter": None}
+                "limiter": ncu_occ.get("limiter"), "limiter_text": ncu_occ.get("limiter") or DASH}
+    return {"occupancy": None, "occupancy_text": DASH, "limiter": None, "limiter_text": DASH}
 
 
 def index_row(k: KernelData) -> IndexRow:
@@ -433,6 +436,7 @@ def index_row(k: KernelData) -> IndexRow:
         **occupancy_cells(a),
         n_captures=sum(1 for c in k.captures if c.analysis is not None),
         flags=flags,
+        flag_keys=list(s.flag_keys) if scored else [],
         missing=list(k.missing),
         broken=list(k.broken),
         headline_text=k.headline.text if k.headline else None,
@@ -1081,7 +1085,7 @@ class CaptureView:
     vendor: str
 
 
-STATE_CSS = {"EXEC": "ws-exec", "WAIT": "ws-wait", "STALL": "ws-stall", "SLEEP": "ws-sleep"}
+STATE_CSS = {"IDLE": "ws-idle", "EXEC": "ws-exec", "WAIT": "ws-wait", "STALL": "ws-stall"}
 
 
 def occupancy_view(a: CaptureAnalysis) -> OccupancyView | None:
@@ -1888,7 +1892,7 @@ def pr_view(k: KernelData, row: IndexRow, ctx: SiteContext) -> PrView:
     if row.top_stall:
         rows.append(("top stall type", md_text(f"{row.top_stall} (stall ratio {row.stall_ratio_text})")))
     if row.occupancy is not None:
-        rows.append(("occupancy", md_text(f"{row.occupancy_text}, limited by {row.limiter}")))
+        rows.append(("occupancy", md_text(f"{row.occupancy_text}, limited by {row.limiter_text}")))
     if row.headline_note:
         rows.append(("headline pair", md_text(row.headline_note)))
     for m in row.missing:

@@ -65,7 +65,7 @@ def test_wave_states_equal_expected(sweep, results):
 def test_flash_small_wave_states_worked_example(sweep, results):
     r = next(r for r in results if r.ref.name == "ui_output_agent_32235_dispatch_44")
     ws = r.analyses[0].wave_states
-    assert [round(ws[k] * 100, 1) for k in ("EXEC", "WAIT", "STALL", "SLEEP")] == [0.4, 48.4, 34.8, 16.4]
+    assert [round(ws[k] * 100, 1) for k in ("IDLE", "EXEC", "WAIT", "STALL")] == [0.4, 48.4, 34.8, 16.4]
 
 
 def test_occupancy_equals_expected(sweep, results):
@@ -162,7 +162,7 @@ def test_analyze_json_for_one_capture(sweep, capsys):
     assert len(obj["top_lines"]) == 3 and len(obj["top_instructions"]) == 3
     assert obj["top_instructions"][0]["asm"] == "s_waitcnt lgkmcnt(0)"
     assert obj["source_mapped"] == {"mapped": 936, "total": 936}
-    assert set(obj["wave_states"]) == {"EXEC", "WAIT", "STALL", "SLEEP"}
+    assert set(obj["wave_states"]) == {"IDLE", "EXEC", "WAIT", "STALL"}
     occ = obj["occupancy"]
     for key in ("waves_per_simd", "limiter", "vgpr_limit", "lds_limit", "sgpr_limit", "arch_vgpr_isa",
                 "arch_vgpr_csv", "accum_vgpr", "sgpr", "lds_bytes", "workgroup_size", "next_waves",
@@ -197,10 +197,10 @@ def test_unknown_kernel_is_one_line_error(sweep, capsys):
 
 
 def test_at_hardware_max_nothing_binds(results):
-    """vec_add: VGPR, LDS and SGPR all allow 8 = Max_Waves_Per_Simd; the JSON limiter stays
-    VGPR (the expected data's tie rule) and the display says no resource binds."""
+    """vec_add: VGPR, LDS and SGPR all allow 8 = Max_Waves_Per_Simd; the limiter is NONE
+    (DOMAIN §1.3) and the display says no resource binds."""
     o = next(r for r in results if r.bundle.name == "vec_add").analyses[0].occupancy
-    assert (o.waves_per_simd, o.max_waves, o.limiter) == (8, 8, "VGPR")
+    assert (o.waves_per_simd, o.max_waves, o.limiter) == (8, 8, "NONE")
     assert o.at_hardware_max and o.limited_by == "hardware max"
     assert o.to_json()["at_hardware_max"] is True
     pa = next(r for r in results if r.bundle.name == "pa").analyses[0].occupancy

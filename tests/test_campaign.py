@@ -85,7 +85,7 @@ def test_csv_and_jsonl_hold_the_same_rows_and_give_the_same_scores(sweep):
 
 def test_rows_as_dataframe(sweep):
     df = read_campaign(campaign_dir(sweep, "quant")).to_dataframe()
-    assert df.shape == (120, 14)
+    assert df.shape == (120, 19)  # 14 + correctness_error, effective_gbps, 3 scope flags
     assert df.groupby("provider")["median_us"].count()["flydsl"] == 12
 
 

@@ -85,13 +85,13 @@ def test_wave_states_side_by_side(small_fix, sweep):
     a = expected[f"examples/flash_attn_func/att_viewer/small/{SMALL}"]
     b = expected[f"examples/flash_attn_func/att_viewer/small/{SMALL_FIX}"]
     got = {r.state: r for r in small_fix.wave_states}
-    assert list(got) == ["EXEC", "WAIT", "STALL", "SLEEP"]
+    assert list(got) == ["IDLE", "EXEC", "WAIT", "STALL"]
     for state in got:
         assert got[state].a_share == pytest.approx(a[state], rel=1e-12)
         assert got[state].b_share == pytest.approx(b[state], rel=1e-12)
-    # DOMAIN §1.1: EXEC 0.4 %, WAIT 48.4 %, STALL 34.8 %, SLEEP 16.4 % before the fix
+    # DOMAIN §1.1: IDLE 0.4 %, EXEC 48.4 %, WAIT 34.8 %, STALL 16.4 % before the fix
     assert [round(got[s].a_share * 100, 1) for s in got] == [0.4, 48.4, 34.8, 16.4]
-    assert round(got["WAIT"].delta * 100, 2) == 0.66
+    assert round(got["EXEC"].delta * 100, 2) == 0.66
 
 
 def test_notes_explain_the_difference(small_fix):
@@ -107,7 +107,7 @@ def test_to_json_is_plain_json(small_fix):
     assert obj["stall_types"][0] == {
         "type": "other", "a_cycles": 30096, "b_cycles": 49808, "a_share": 30096 / 107884,
         "b_share": 49808 / 176060, "delta": 49808 / 176060 - 30096 / 107884}
-    assert obj["wave_states"][0]["state"] == "EXEC"
+    assert obj["wave_states"][0]["state"] == "IDLE"
     assert len(obj["lines"]) == 18
 
 

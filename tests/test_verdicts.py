@@ -78,14 +78,14 @@ def test_sweep_verdicts_and_counts_spelled_out(scores):
         "attention_prefill": UNTIMED, "batched_gemm": UNTIMED, "paged_attention": UNTIMED,
         "rope": UNTIMED, "serving_scenarios": UNTIMED,
         "flash_attn": HEADROOM, "fp8_gemm_rowscale": HEADROOM, "fused_rope_cache": WIN,
-        "gemm": HEADROOM, "layernorm": HEADROOM, "moe_blockscale": BLOCKED, "moe_gemm": WIN,
+        "gemm": HEADROOM, "layernorm": HEADROOM, "moe_blockscale": WIN, "moe_gemm": WIN,
         "pa_decode": HEADROOM, "preshuffle_gemm": HEADROOM, "quant": HEADROOM,
         "rmsnorm": HEADROOM, "softmax": WIN, "vec_add": HEADROOM,
     }
     assert sum(s.n_shapes for s in scores.values() if s.verdict != UNTIMED) == 721
     moe = scores["moe_blockscale"]
-    assert (moe.n_measured, moe.hard_failures, moe.harness_failures) == (4, 6, 2)
-    assert moe.verdict_reason == "6 hard failures > 4 measured shapes"
+    assert (moe.n_measured, moe.hard_failures, moe.harness_failures, moe.suspect_reference) == (4, 0, 2, 6)
+    assert moe.verdict_reason == "geomean 7.089x >= 1.05 over 4 measured shapes"
     gemm = scores["gemm"]
     assert (gemm.harness_failures, gemm.hard_failures, gemm.candidate_failed) == (195, 0, 195)
     # counts add up to the ledger
@@ -400,3 +400,71 @@ def test_headline_uses_configured_thresholds(sweep):
     assert default.verdict == PARITY and round(default.speedup, 4) == round(24.7 / 24.1, 4)
     tight = headline_for_campaign("layernorm", config_from_dict({"thresholds": {"win": 1.02}}), kj)
     assert tight.verdict == WIN
+
+
+# ---------------------------------------------------------------- rules 7-9, synthetic edges
+
+
+def _scope_row(provider, us, index, layout=None, jit=None, gbps=None, status="ok", correct=True):
+    row = make_handmade_row(provider, us, status=status, correct=correct, index=index)
+    row.includes_layout_conversion, row.includes_jit, row.effective_gbps = layout, jit, gbps
+    return row
+
+
+def test_rule7_a_failure_an_independent_library_shares_is_suspect_not_hard():
+    rows = {"flydsl": [_scope_row("flydsl", 10.0, 0, status="incorrect", correct=False)],
+            "aiter": [_scope_row("aiter", 12.0, 1, correct=False)],
+            "pytorch": [_scope_row("pytorch", 20.0, 2)]}
+    sh = score_shape(make_handmade_shape(), rows, "flydsl", reference="pytorch")
+    assert (sh.suspect_reference, sh.hard_failure, sh.measurable) == (True, False, True)
+
+
+def test_rule7_the_reference_failing_alone_does_not_excuse_the_candidate():
+    rows = {"flydsl": [_scope_row("flydsl", 10.0, 0, status="incorrect", correct=False)],
+            "pytorch": [_scope_row("pytorch", 20.0, 1, correct=False)],
+            "aiter": [_scope_row("aiter", 12.0, 2)]}
+    sh = score_shape(make_handmade_shape(), rows, "flydsl", reference="pytorch")
+    assert (sh.suspect_reference, sh.hard_failure) == (False, True)
+
+
+def test_rule8_scope_mismatch_and_like_for_like_geomean():
+    # shape 1: the fastest baseline times layout conversion too (unlike the candidate);
+    # the like-for-like best is pytorch at 30 us: 30 / 10 = 3.0
+    s1 = {"flydsl": [_scope_row("flydsl", 10.0, 0, layout=False, jit=False)],
+          "aiter": [_scope_row("aiter", 5.0, 1, layout=True, jit=False)],
+          "pytorch": [_scope_row("pytorch", 30.0, 2, layout=False, jit=False)]}
+    # shape 2: an unknown (empty) flag agrees: aiter at 20 us is like-for-like, 20 / 10 = 2.0
+    s2 = {"flydsl": [_scope_row("flydsl", 10.0, 0, layout=False, jit=False)],
+          "aiter": [_scope_row("aiter", 20.0, 1, layout=None, jit=None)]}
+    a = score_shape(make_handmade_shape("a"), s1, "flydsl", reference="pytorch")
+    b = score_shape(make_handmade_shape("b"), s2, "flydsl", reference="pytorch")
+    assert (a.scope_mismatch, a.like_for_like_baseline, a.like_for_like_speedup) == (True, "pytorch", 3.0)
+    assert (b.scope_mismatch, b.like_for_like_baseline, b.like_for_like_speedup) == (False, "aiter", 2.0)
+    k = summarize("op", [a, b], reference="pytorch")
+    assert k.scope_mismatch_shapes == 1 and not k.not_like_for_like  # 2 x 1 > 2 is false
+    assert k.like_for_like_geomean == [pytest.approx(math.sqrt(6.0)), 2]
+    assert k.like_for_like_reference_only is False
+    k2 = summarize("op", [a], reference="pytorch")
+    assert k2.not_like_for_like and k2.like_for_like_reference_only and "not_like_for_like" in k2.flag_keys
+
+
+def test_rule9_rows_above_1_1x_the_hbm_roof_are_flagged_not_dropped():
+    rows = {"flydsl": [_scope_row("flydsl", 10.0, 0, gbps=8801.0)],
+            "gluon": [_scope_row("gluon", 5.0, 1, gbps=8799.0)],
+            "aiter": [_scope_row("aiter", 9.0, 2, gbps=20000.0, status="failed", correct=None)]}
+    sh = score_shape(make_handmade_shape(), rows, "flydsl", roof_gbps=8000.0)
+    assert sh.above_roof == ["flydsl"]  # 8801 > 8800; the failed row is not usable
+    assert sh.measured and sh.best_baseline == "gluon"
+    k = summarize("op", [sh])
+    assert k.above_roof == [["s1", "flydsl"]] and "above_roof" in k.flag_keys
+
+
+def test_real_rules_7_to_9_hand_checked(scores):
+    moe = scores["moe_blockscale"]
+    assert (moe.verdict, moe.suspect_reference) == (WIN, 6)
+    pairs = [(sh.providers["flydsl"].correctness_error, sh.providers["aiter"].correctness_error)
+             for sh in moe.shapes if sh.suspect_reference]
+    assert pairs[0] == ("max_abs=3.245e+00 max_rel=2.101e+04 rtol=0.4 atol=0.4",
+                        "max_abs=3.236e+00 max_rel=4.862e+04 rtol=0.4 atol=0.4")
+    assert scores["moe_gemm"].not_like_for_like and not scores["softmax"].not_like_for_like
+    assert [p for _, p in scores["pa_decode"].above_roof] == ["gluon", "gluon"]

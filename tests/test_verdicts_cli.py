@@ -51,6 +51,8 @@ def test_json_matches_reference_numbers(sweep, capsys):
             elif isinstance(value, dict):
                 assert {k: [round(v[0], 3), v[1]] for k, v in got[key].items()} == \
                        {k: [round(v[0], 3), v[1]] for k, v in value.items()}, (op, key)
+            elif key == "like_for_like_geomean" and value is not None:
+                assert [round(got[key][0], 3), got[key][1]] == [round(value[0], 3), value[1]], (op, key)
             else:
                 assert got[key] == value, (op, key)
         assert "shapes" not in got
@@ -81,7 +83,8 @@ def test_markdown_table(sweep, capsys):
     assert "| RMSNorm (`rmsnorm`) | **HEADROOM** | 0.88x | 6 of 153 | 0.82x | 6 hard | " \
            "0.58x vs aiter_triton `M=16384 N=7168 eps=1e-05` |" in lines
     row = next(x for x in lines if "`moe_blockscale`" in x)
-    assert "**BLOCKED**" in row and "6 hard, 2 harness" in row
+    # VERDICTS rule 7: the 6 shapes aiter fails too are suspect, not hard failures
+    assert "**WIN**" in row and "| 2 harness |" in row and "not like-for-like" in row
     assert sum(1 for x in lines if x.startswith("| ") and "`)" in x) == 13
 
 

@@ -195,7 +195,7 @@ def test_occupancy_panel_shows_both_vgpr_readings_and_the_next_step(kernel, expe
     assert [f.css for f in occ.limits] == ["bind", "", ""]
     ws = {r.name: r.share for r in cv.wave_states}
     ref = expected["wave_states"]["examples/flash_attn_func/att_viewer/big/ui_output_agent_55287_dispatch_44_after_loc_fix"]
-    assert ws == {s: f"{ref[s] * 100:.1f}%" for s in ("EXEC", "WAIT", "STALL", "SLEEP")}
+    assert ws == {s: f"{ref[s] * 100:.1f}%" for s in ("IDLE", "EXEC", "WAIT", "STALL")}
 
 
 def test_every_isa_and_source_link_of_a_capture_has_its_anchor(kernel):
@@ -296,10 +296,11 @@ def test_occupancy_cells_for_amd_and_nvidia(sweep):
     from generator.views import occupancy_cells
 
     pa = analysis.analyze_sweep(discover.discover(sweep / "examples" / "pa"))[0].analyses[0]
-    assert occupancy_cells(pa) == {"occupancy": 2, "occupancy_text": "2/SIMD", "limiter": "VGPR"}
+    assert occupancy_cells(pa) == {"occupancy": 2, "occupancy_text": "2/SIMD", "limiter": "VGPR",
+                                   "limiter_text": "VGPR"}
     bundles = Path(__file__).resolve().parent.parent / "bundles" / "examples" / "gemm"
     gemm = analysis.analyze_sweep(discover.discover(bundles))[0].analyses[0]
     # details.csv: Achieved Occupancy 12.47 %, theoretical limited by registers (184/thread)
     assert occupancy_cells(gemm) == {"occupancy": 0.1247, "occupancy_text": "12.5% achieved",
-                                     "limiter": "registers"}
+                                     "limiter": "registers", "limiter_text": "registers"}
     assert occupancy_cells(None)["occupancy"] is None

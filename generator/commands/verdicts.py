@@ -119,8 +119,8 @@ def _table(header: list[str], rows: list[list[str]]) -> list[str]:
 
 
 def _verdict_cell(s: KernelScore) -> str:
-    """``HEADROOM`` or ``WIN?`` when uncertain."""
-    return s.verdict + ("?" if s.uncertain else "")
+    """``HEADROOM``, ``WIN?`` when uncertain, ``WIN*`` when not like-for-like."""
+    return s.verdict + ("?" if s.uncertain else "") + ("*" if s.not_like_for_like else "")
 
 
 def render_text(scores: list[KernelScore], shapes: bool = False) -> str:
@@ -132,7 +132,8 @@ def render_text(scores: list[KernelScore], shapes: bool = False) -> str:
     if timed:
         t = timed[0].thresholds
         lines.append(f"candidate {timed[0].candidate}; WIN >= {t.win:g}, HEADROOM < {t.headroom:g} "
-                     f"(geomean of best-baseline speedups; ? = within noise of a threshold)")
+                     f"(geomean of best-baseline speedups; ? = within noise of a threshold; "
+                     f"* = not like-for-like)")
         rows = [[s.op, _verdict_cell(s), s.geomean_text, f"{s.wins} of {s.n_measured}",
                  f"{s.parity}/{s.losses}", s.weighted_text, f"{s.candidate_ok}/{s.n_shapes}",
                  s.failures_text, _clip(s.worst_text, 60)] for s in timed]
@@ -157,7 +158,7 @@ def render_text(scores: list[KernelScore], shapes: bool = False) -> str:
 def _kernel_notes(s: KernelScore) -> list[str]:
     """Flags and notes worth a line under the table."""
     out = []
-    if s.verdict == "BLOCKED" or s.uncertain or s.reference_only:
+    if s.verdict == "BLOCKED" or set(s.flag_keys) - {"hard_failures"}:
         flags = [f for f in s.flags if "hard failure" not in f]  # hard failures have their column
         out.append(f"{s.verdict}: {s.verdict_reason}" + (f" [{'; '.join(flags)}]" if flags else ""))
     if s.headline_note:
@@ -200,6 +201,8 @@ def render_markdown(scores: list[KernelScore], shapes: bool = False) -> str:
         verdict = f"**{s.verdict}**" + (" (uncertain)" if s.uncertain else "")
         if s.reference_only:
             verdict += " (reference only)"
+        if s.not_like_for_like:
+            verdict += " (not like-for-like)"
         worst = _DASH
         if s.worst:
             worst = f"{s.worst.speedup_text} vs {_md(s.worst.best_baseline or '')} `{_md(_clip(s.worst.args_text, 120))}`"
