@@ -17,7 +17,8 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 
-from generator import analysis, discover  # noqa: E402
+from generator.analyze import analysis
+from generator.read import discover  # noqa: E402
 from timing import best_of  # noqa: E402
 
 

@@ -21,7 +21,9 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from generator import analysis, build, discover  # noqa: E402  (after the sys.path line)
+from generator.analyze import analysis
+from generator.site import build
+from generator.read import discover  # noqa: E402  (after the sys.path line)
 
 RAW = re.compile(r"(code|filenames|snapshots|occupancy|realtime|wstates\d)\.json$|se\d+_sm\d+_sl\d+_wv\d+\.json$"
                  r"|\.(csv|yaml|db|ncu-rep|txt)$")

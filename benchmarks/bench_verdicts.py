@@ -22,8 +22,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
 sys.path.insert(0, REPO)
 
-from generator.campaign import find_campaign_folders  # noqa: E402
-from generator.verdicts import KernelScore, score_sweep  # noqa: E402
+from generator.read.campaign import find_campaign_folders  # noqa: E402
+from generator.analyze.verdicts import KernelScore, score_sweep  # noqa: E402
 from timing import best_of  # noqa: E402
 
 

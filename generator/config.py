@@ -26,7 +26,7 @@ from the benchmark results. Example::
     gpu = "AMD Instinct MI350X"
     rocm = "7.2.0"
 
-    [peaks]                       # overrides for the roofline stage (generator.roofline)
+    [peaks]                       # overrides for the roofline stage (generator.analyze.roofline)
     hbm_tbs = 7.2
 
     [history]

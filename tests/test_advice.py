@@ -15,7 +15,9 @@ from contextlib import redirect_stdout
 
 import pytest
 
-from generator import advice, analysis, cli, discover
+from generator.analyze import advice, analysis
+from generator import cli
+from generator.read import discover
 
 KERNELS = ("flash_attn_func", "fused_rope_cache", "hgemm_splitk", "layernorm", "moe_blockscale", "moe_gemm",
            "pa", "pa_mqa_logits_fp4", "preshuffle_gemm", "quant", "rmsnorm", "softmax", "vec_add")

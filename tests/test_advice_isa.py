@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from generator import advice, isa
+from generator.analyze import advice, isa
 
 from test_advice_synthetic import branch_to, make_synthetic_analysis
 

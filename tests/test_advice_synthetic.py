@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import pytest
 
-from generator import advice, att, occupancy as occ_model
+from generator.analyze import advice, occupancy as occ_model
+from generator.read import att
 from generator.model import CaptureAnalysis, Instruction, Occupancy, WaveFile
 
 KERNEL = "/src/kernels/k.py:"

@@ -12,7 +12,9 @@ import shutil
 
 import pytest
 
-from generator import analysis, cli, discover
+from generator.analyze import analysis
+from generator import cli
+from generator.read import discover
 
 SMALL = "examples/fused_rope_cache/att_viewer/big/ui_output_agent_4253_dispatch_8781"
 

@@ -6,7 +6,9 @@ import json
 
 import pytest
 
-from generator import analysis, cli, discover, occupancy
+from generator.analyze import analysis, occupancy
+from generator import cli
+from generator.read import discover
 from generator.model import Instruction
 
 

@@ -12,8 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from generator import analysis, discover
-from generator.report import fmt_cycles, head
+from generator.analyze import analysis
+from generator.read import discover
+from generator.site.text_report import fmt_cycles, head
 
 ROW_LINE = re.compile(r"^\s+(\d+)\s+(\S+)\s+([\d.]+)%\s+\[[█░]+\]\s+([\d.]+)%\s+(\S+)\s+(\S+)\s*$")
 ROW_TYPE = re.compile(r"^\s{2}(\S+)\s+(\S+)\s+\[[█░]+\]\s+([\d.]+)%\s*$")

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from generator import build
+from generator.site import build
 from generator.commands import serve
 
 CHROMIUM = Path("/usr/bin/chromium")

@@ -18,7 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from generator import build, cli, publish, render
+from generator.site import build, publish, render
+from generator import cli
 from generator.commands import serve
 from generator.errors import InputError
 

@@ -7,14 +7,9 @@ import shutil
 
 import pytest
 
-from generator.campaign import (
-    Campaign,
-    find_campaign_folders,
-    read_campaign,
-    read_results,
-)
+from generator.read.campaign import Campaign, find_campaign_folders, read_campaign, read_results
 from generator.errors import InputError
-from generator.verdicts import UNTIMED, score_campaign, score_sweep
+from generator.analyze.verdicts import UNTIMED, score_campaign, score_sweep
 
 TIMED = ("flash_attn", "fp8_gemm_rowscale", "fused_rope_cache", "gemm", "layernorm", "moe_blockscale",
          "moe_gemm", "pa_decode", "preshuffle_gemm", "quant", "rmsnorm", "softmax", "vec_add")

@@ -13,7 +13,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from generator import analysis, capture_amd, cli, discover, ingest, runstats
+from generator.analyze import analysis, runstats
+from generator.capture import amd as capture_amd, ingest
+from generator import cli
+from generator.read import discover
 from generator.errors import InputError
 
 STANDIN_DIR = Path(__file__).resolve().parent / "standin"

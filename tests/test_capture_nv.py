@@ -16,8 +16,10 @@ from pathlib import Path
 
 import pytest
 
-from generator import campaign, capture_nv, cli, config
-from generator.capture_nv import (
+from generator.read import campaign
+from generator.capture import nvidia as capture_nv
+from generator import cli, config
+from generator.capture.nvidia import (
     AMD_RESULT_COLUMNS,
     RESULT_COLUMNS,
     Layout,
@@ -28,7 +30,7 @@ from generator.capture_nv import (
     status_row,
     summarize_samples,
 )
-from generator.commands import capture as command
+from generator.capture import options as command
 from generator.errors import InputError
 
 REPO = Path(__file__).resolve().parent.parent
@@ -251,7 +253,7 @@ def test_publish_without_a_profile_replaces_an_old_capture(tmp_path):
 
 def test_ncu_command_lines():
     argv = capture_nv.ncu_profile_argv("ncu", "/r/softmax_prefill", "^softmax_kernel$", 1,
-                                       ["python3", "-m", "generator.capture_nv", "profile-child", "s.py",
+                                       ["python3", "-m", "generator.capture", "profile-child", "s.py",
                                         "--shapes", "a"])
     assert argv[:11] == ["ncu", "--clock-control", "none", "--set", "full", "--import-source", "yes",
                          "-k", "regex:^softmax_kernel$", "-c", "1"]
@@ -315,7 +317,7 @@ def test_amd_capture_missing_exits_2(capsys, monkeypatch):
     real = command.importlib.import_module
 
     def missing(name):
-        if name == "generator.capture_amd":
+        if name == "generator.capture.amd":
             raise ModuleNotFoundError(f"No module named {name!r}", name=name)
         return real(name)
 

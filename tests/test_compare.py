@@ -7,7 +7,8 @@ import json
 
 import pytest
 
-from generator import analysis, compare, discover
+from generator.analyze import analysis, compare
+from generator.read import discover
 from generator.model import Bundle, CaptureAnalysis, CaptureRef, LineHotspot
 
 LOC = "/sgl-workspace/jin/flash_attn_func_probe/kernels/flash_attn_func.py:"

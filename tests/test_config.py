@@ -8,7 +8,7 @@ import pytest
 
 from generator.config import CONFIG_NAME, SweepConfig, load_config, read_config
 from generator.errors import InputError
-from generator.verdicts import score_sweep
+from generator.analyze.verdicts import score_sweep
 
 EXAMPLE = """\
 title = "FlyDSL kernels on MI350X"

@@ -13,7 +13,7 @@ import math
 import pytest
 
 from generator import cli
-from generator.diff import (
+from generator.sweeps.diff import (
     DIFF_MARKER,
     DiffOptions,
     beats,
@@ -24,7 +24,7 @@ from generator.diff import (
     threshold_factor,
 )
 from generator.errors import InputError
-from generator.snapshot import load_snapshot, snapshot_from_sweep
+from generator.sweeps.snapshot import load_snapshot, snapshot_from_sweep
 from test_snapshot import (
     FA_AFTER,
     FA_BEFORE,
@@ -366,7 +366,7 @@ def test_min_change_floor_hides_small_moves(softmax_diff):
 
 
 def test_built_sites_diff_like_their_sweeps(softmax_pair, tmp_path, capsys):
-    build = pytest.importorskip("generator.build")
+    build = pytest.importorskip("generator.site.build")
     old, new = softmax_pair
     build.build_site(old, tmp_path / "old-site", progress=False)
     build.build_site(new, tmp_path / "new-site", progress=False)

@@ -9,7 +9,7 @@ import os
 import pytest
 
 from generator.errors import InputError
-from generator.history import (
+from generator.sweeps.history import (
     Step,
     StepReport,
     detect_steps,
@@ -23,7 +23,7 @@ from generator.history import (
     regression_marks,
     with_current,
 )
-from generator.snapshot import snapshot_from_sweep
+from generator.sweeps.snapshot import snapshot_from_sweep
 from test_snapshot import make_softmax_pair
 
 SOFTMAX_G = 1.0790540158945385

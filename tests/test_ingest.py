@@ -18,7 +18,10 @@ from pathlib import Path
 
 import pytest
 
-from generator import analysis, cli, discover, ingest, pmc
+from generator.analyze import analysis, pmc
+from generator import cli
+from generator.read import discover
+from generator.capture import ingest
 from generator.errors import InputError
 
 BUNDLES = ["flash_attn_func", "fused_rope_cache", "hgemm_splitk", "layernorm", "moe_blockscale", "moe_gemm",

@@ -13,7 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from generator import analysis, cli, discover, formats, ncu
+from generator.analyze import analysis
+from generator import cli
+from generator.read import discover, formats, ncu
 from generator.errors import InputError
 from generator.model import STALL_TYPES, UNKNOWN_LOC, CaptureRef
 

@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from generator import analysis, campaign, discover, ncu_summary
-from generator.ncu_summary import baseline_table, micros, pct, speed_class
+from generator.analyze import analysis, ncu_summary
+from generator.read import campaign, discover
+from generator.analyze.ncu_summary import baseline_table, micros, pct, speed_class
 
 REPO = Path(__file__).resolve().parent.parent
 BUNDLES = REPO / "bundles"

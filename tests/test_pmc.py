@@ -27,7 +27,8 @@ from pathlib import Path
 
 import pytest
 
-from generator import cli, pmc
+from generator import cli
+from generator.analyze import pmc
 from generator.model import FORMAT_VERSION
 
 PA = "pa_decode_ps_kernel_0"

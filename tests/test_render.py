@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from generator import build, render
+from generator.site import build, render
 
 _CACHE: dict[str, Path] = {}
 

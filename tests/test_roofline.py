@@ -19,7 +19,7 @@ import csv
 import pytest
 
 from generator import config as config_mod
-from generator import roofline as rl
+from generator.analyze import roofline as rl
 from generator.errors import InputError
 
 VEC_ADD = "benchmarks/examples/vec_add/benchmark_results.csv"

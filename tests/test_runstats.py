@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from generator import runstats
+from generator.analyze import runstats
 from generator.errors import InputError
 
 

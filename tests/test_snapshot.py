@@ -17,7 +17,7 @@ import pytest
 
 from generator.errors import InputError
 from generator.model import FORMAT_VERSION
-from generator.snapshot import (
+from generator.sweeps.snapshot import (
     SweepSnapshot,
     check_format_version,
     load_snapshot,
@@ -250,7 +250,7 @@ def test_small_sweep_copy(sweep, tmp_path):
 
 
 def test_api_of_a_built_site_equals_the_sweep(sweep, tmp_path):
-    build = pytest.importorskip("generator.build")
+    build = pytest.importorskip("generator.site.build")
     root = make_sweep_copy(sweep, tmp_path / "s", FA_AFTER + SOFTMAX_CAPTURE, {"flash_attn": None, "softmax": None})
     build.build_site(root, tmp_path / "site", progress=False)
     from_api = load_snapshot(tmp_path / "site").to_json()

@@ -7,9 +7,9 @@ import math
 
 import pytest
 
-from generator.campaign import Campaign, LedgerShape, ResultRow, read_campaign
+from generator.read.campaign import Campaign, LedgerShape, ResultRow, read_campaign
 from generator.config import SweepConfig, config_from_dict
-from generator.verdicts import (
+from generator.analyze.verdicts import (
     BLOCKED,
     HEADROOM,
     PARITY,

@@ -12,8 +12,10 @@ import math
 
 import pytest
 
-from generator import build, charts, discover, verdicts, views
-from generator.att import read_wave
+from generator.site import build, charts, views
+from generator.read import discover
+from generator.analyze import verdicts
+from generator.read.att import read_wave
 from generator.config import load_config
 from generator.model import WaveFile
 
@@ -292,8 +294,9 @@ def test_occupancy_cells_for_amd_and_nvidia(sweep):
     """AMD rows show waves/SIMD and the limiter; NCU rows show achieved occupancy (details page)."""
     from pathlib import Path
 
-    from generator import analysis, discover
-    from generator.views import occupancy_cells
+    from generator.analyze import analysis
+    from generator.read import discover
+    from generator.site.views import occupancy_cells
 
     pa = analysis.analyze_sweep(discover.discover(sweep / "examples" / "pa"))[0].analyses[0]
     assert occupancy_cells(pa) == {"occupancy": 2, "occupancy_text": "2/SIMD", "limiter": "VGPR",

@@ -6,7 +6,9 @@ import json
 import os
 import sys
 
-from generator import analysis, discover, report
+from generator.analyze import analysis
+from generator.read import discover
+from generator.site import text_report as report
 from generator.errors import InputError
 
 NAME = "analyze"
@@ -30,7 +32,7 @@ def add_arguments(p) -> None:
 
 def _advice(a, bundle, as_json: bool):
     """The ranked plan of one analysis (JSON objects or text lines)."""
-    from generator import advice
+    from generator.analyze import advice
 
     findings = advice.advise(a, advice.AdviceContext(bundle=bundle))
     return [f.to_json() for f in findings] if as_json else advice.format_plan(findings)

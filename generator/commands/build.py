@@ -29,7 +29,7 @@ def add_arguments(p) -> None:
 
 def run(args) -> int:
     """Build, print warnings and the summary on stderr."""
-    from generator.build import build_site
+    from generator.site.build import build_site
 
     summary = build_site(args.sweep, args.out, base_url=args.base_url, force=args.force,
                          progress=False if args.quiet else None, history_dir=args.history,

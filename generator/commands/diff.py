@@ -17,9 +17,9 @@ import json
 import os
 import sys
 
-from generator import diff as diffmod
+from generator.sweeps import diff as diffmod
 from generator.errors import InputError
-from generator.snapshot import load_snapshot
+from generator.sweeps.snapshot import load_snapshot
 
 NAME = "diff"
 HELP = "Compare two sweeps (folders, built sites or api/ folders): verdict, speed and hotspot changes."

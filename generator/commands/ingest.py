@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from generator import ingest
+from generator.capture import ingest
 
 NAME = "ingest"
 HELP = ("Put a raw rocprofv3 ATT output folder into a sweep as a bundle "

@@ -6,7 +6,7 @@ import json
 import os
 import sys
 
-from generator import pmc
+from generator.analyze import pmc
 from generator.errors import InputError
 
 NAME = "pmc"
@@ -49,7 +49,7 @@ def _peak(device: str | None, arch: str | None) -> tuple[float | None, str | Non
     """Peak TB/s and device name from the peaks file (None when no device is known)."""
     if not device and not arch:
         return None, None
-    from generator import roofline
+    from generator.analyze import roofline
 
     peaks = roofline.load_peaks()
     try:

@@ -17,11 +17,11 @@ import json
 import os
 import sys
 
-from generator.discover import rel_path
-from generator.campaign import is_campaign_folder
+from generator.read.discover import rel_path
+from generator.read.campaign import is_campaign_folder
 from generator.config import load_config, read_config
 from generator.errors import InputError
-from generator.verdicts import (
+from generator.analyze.verdicts import (
     UNTIMED,
     KernelScore,
     load_kernels_json,

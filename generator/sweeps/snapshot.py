@@ -44,8 +44,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
-from generator.att import read_json
-from generator.discover import rel_path
+from generator.read.att import read_json
+from generator.read.discover import rel_path
 from generator.errors import InputError
 from generator.model import FORMAT_VERSION
 
@@ -220,10 +220,11 @@ def check_format_version(doc: Mapping[str, Any], path: str, what: str = "this si
 
 def snapshot_from_sweep(path: str | os.PathLike, label: str | None = None, config=None) -> SweepSnapshot:
     """Discover, analyze (primary captures only) and score a sweep folder."""
-    from generator import analysis, discover
-    from generator.campaign import is_campaign_folder, read_campaign
+    from generator.analyze import analysis
+    from generator.read import discover
+    from generator.read.campaign import is_campaign_folder, read_campaign
     from generator.config import load_config
-    from generator.verdicts import campaign_for_bundle, load_kernels_json, score_campaign
+    from generator.analyze.verdicts import campaign_for_bundle, load_kernels_json, score_campaign
 
     path = os.fspath(path)
     sweep = discover.discover(path)
@@ -281,7 +282,7 @@ def snapshot_from_sweep(path: str | os.PathLike, label: str | None = None, confi
 def primary_hotspot(bundle, analysis_module=None) -> Hotspot | None:
     """Analyze a bundle's primary capture alone and summarize it (None without one)."""
     if analysis_module is None:
-        from generator import analysis as analysis_module
+        from generator.analyze import analysis as analysis_module
     ref = next((c for c in bundle.captures if c.rel == bundle.primary and not c.skipped), None)
     if ref is None:
         return None
@@ -374,7 +375,7 @@ def sweep_provenance(kernels, config, kernels_json: Mapping[str, Any] | None) ->
 
 def _bundle_display_name(name: str, config, kernels_json) -> str:
     """Display name of a bundle: configuration, then kernels.json, then the bundle name."""
-    from generator.verdicts import kernel_entries
+    from generator.analyze.verdicts import kernel_entries
 
     configured = config.kernel(name).name if config is not None else None
     if configured:

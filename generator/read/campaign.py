@@ -28,7 +28,7 @@ it is read (``Campaign.timed`` is False) and has no rows.
 Every problem is an ``InputError`` naming the file and line: a missing column, a
 non-numeric time, a results file that is neither CSV nor JSONL, a line that is not JSON.
 Rows are kept exactly as found (placeholders and repeats included): choosing which row
-of a (shape, provider) counts is a scoring rule (``generator.verdicts``).
+of a (shape, provider) counts is a scoring rule (``generator.analyze.verdicts``).
 """
 
 from __future__ import annotations

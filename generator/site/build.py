@@ -4,7 +4,7 @@
 per bundle and per campaign no bundle claims, hashes each kernel's inputs, analyzes
 and scores only the kernels whose inputs changed since the last build (the manifest
 in the output keeps the overview row of the others), builds the view models, renders
-every page to bytes, and only then publishes them (``generator.publish``: a fresh
+every page to bytes, and only then publishes them (``generator.site.publish``: a fresh
 folder and a swap, so a failed build leaves the previous site untouched).
 
 Site layout (every link relative, so it works from ``file://`` and under a sub-path)::
@@ -18,7 +18,7 @@ Site layout (every link relative, so it works from ``file://`` and under a sub-p
     badges/<slug>.svg                verdict and geomean badge
     pr/<slug>.md                     Markdown for a pull request
     static/<stem>.<hash10><ext>      site.css, site.js, plotly.min.js (one copy)
-    kernel-atlas-manifest.json       what the next build needs (generator.publish)
+    kernel-atlas-manifest.json       what the next build needs (generator.site.publish)
 
 ``api/index.json``, format_version 1 (``generator.model.FORMAT_VERSION``)::
 
@@ -65,7 +65,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from generator import __version__, analysis, att, discover, publish, render, views
+from generator import __version__
+from generator.analyze import analysis
+from generator.read import att, discover
+from generator.site import publish, render, views
 from generator.config import CONFIG_NAME, SweepConfig, load_config
 from generator.errors import InputError
 from generator.model import (
@@ -94,12 +97,26 @@ _WAVE_FILE = re.compile(r"^se\d+_sm\d+_sl\d+_wv\d+\.json$")
 _SLUG = re.compile(r"[^a-z0-9_.-]+")
 
 
+#: Where each optional stage lives.
+STAGE_MODULES = {
+    "verdicts": "generator.analyze.verdicts",
+    "advice": "generator.analyze.advice",
+    "pmc": "generator.analyze.pmc",
+    "runstats": "generator.analyze.runstats",
+    "roofline": "generator.analyze.roofline",
+    "compare": "generator.analyze.compare",
+    "ncu_summary": "generator.analyze.ncu_summary",
+    "history": "generator.sweeps.history",
+}
+
+
 def optional(name: str):
-    """``generator.<name>`` when it exists, else None (a missing piece is shown, not fatal)."""
+    """The stage module ``name`` when it exists, else None (a missing piece is shown, not fatal)."""
+    path = STAGE_MODULES[name]
     try:
-        return importlib.import_module(f"generator.{name}")
+        return importlib.import_module(path)
     except ModuleNotFoundError as err:
-        if err.name == f"generator.{name}":
+        if err.name == path:
             return None
         raise
 
@@ -107,7 +124,7 @@ def optional(name: str):
 def slugify(name: str) -> str:
     """The URL slug of a kernel: lower case, runs of other characters become ``-``.
 
-    The same rule as ``generator.snapshot.slugify`` (the diff of two sweeps matches
+    The same rule as ``generator.sweeps.snapshot.slugify`` (the diff of two sweeps matches
     kernels by slug); real bundle names are already slugs.
     """
     return _SLUG.sub("-", name.lower()).strip("-.") or "kernel"
@@ -200,7 +217,7 @@ def plan_kernels(sweep, config: SweepConfig, kernels_json: dict[str, Any] | None
 
 def _source_fingerprint() -> list[str]:
     """Hashes of the generator package (code and data): any change to an analysis rebuilds all."""
-    root = os.path.dirname(os.path.abspath(__file__))
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     return publish.tree_hash(root, skip=lambda n: not n.endswith((".py", ".toml", ".json", ".yaml")))
 
 
@@ -429,7 +446,7 @@ def _gather_bundle(bundle: Bundle, k: views.KernelData, env: Env, campaign_dir: 
         launches = [c.analysis for c in k.captures if c.analysis is not None and c.rel == prim.rel]
         rows, ledger = [], []
         if campaign_dir:
-            from generator import campaign as campaign_mod
+            from generator.read import campaign as campaign_mod
 
             camp = _stage(k, env, "campaign rows", campaign_mod.read_campaign, campaign_dir)
             if camp is not None:
@@ -595,7 +612,7 @@ def build_site(sweep_path: str | os.PathLike, out_dir: str | os.PathLike, *, bas
     With ``history_dir`` the site gains ``history.html`` and ``api/history.json`` (every
     kernel's geomean over the recorded sweeps, this one included, and regression marks on
     the overview), and this sweep is recorded in the history once the site is published
-    (``generator.history``; retention ``[history] keep`` of the configuration).
+    (``generator.sweeps.history``; retention ``[history] keep`` of the configuration).
     """
     t0 = time.perf_counter()
     stream = stream or sys.stderr
@@ -615,7 +632,7 @@ def build_site(sweep_path: str | os.PathLike, out_dir: str | os.PathLike, *, bas
     if history_dir is not None:
         hmod = optional("history")
         if hmod is None:
-            raise InputError(os.fspath(history_dir), "history is not available in this kernel-atlas (no generator.history)")
+            raise InputError(os.fspath(history_dir), "history is not available in this kernel-atlas (no generator.sweeps.history)")
     ghash = global_hash(sweep, config, base_url, assets, missing, history=hmod is not None)
     plans = plan_kernels(sweep, config, kernels_json)
     hashes = {p.slug: input_hash(p, root) for p in plans}

@@ -44,8 +44,9 @@ from typing import Any
 
 import yaml
 
-from generator import att, rocprof, runstats
-from generator.discover import rel_path
+from generator.read import att, rocprof
+from generator.analyze import runstats
+from generator.read.discover import rel_path
 from generator.errors import InputError
 from generator.model import FORMAT_VERSION, UNKNOWN_LOC
 

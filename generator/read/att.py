@@ -22,7 +22,8 @@ import math
 import os
 import re
 
-from generator import formats, occupancy as occ_model
+from generator.read import formats
+from generator.analyze import occupancy as occ_model
 from generator.errors import InputError
 from generator.model import (
     UNKNOWN_LOC,

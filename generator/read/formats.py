@@ -14,7 +14,7 @@ from typing import Callable
 from generator.model import Bundle, CaptureAnalysis, CaptureRef
 
 #: Modules that register a format, in display order.
-FORMAT_MODULES = ("generator.att", "generator.ncu")
+FORMAT_MODULES = ("generator.read.att", "generator.read.ncu")
 
 
 @dataclass(frozen=True)

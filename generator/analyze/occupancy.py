@@ -17,7 +17,7 @@ from __future__ import annotations
 import os
 import re
 
-from generator import rocprof
+from generator.read import rocprof
 from generator.errors import InputError
 from generator.model import Bundle, CaptureRef, Instruction, Occupancy
 

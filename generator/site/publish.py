@@ -43,7 +43,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from generator.errors import InputError
-from generator.discover import rel_path
+from generator.read.discover import rel_path
 
 MANIFEST = "kernel-atlas-manifest.json"
 MANIFEST_FORMAT = 1

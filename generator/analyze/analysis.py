@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from generator import formats
+from generator.read import formats
 from generator.errors import InputError
 from generator.model import Bundle, CaptureAnalysis, CaptureRef, Sweep
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 import re
 
-from generator import formats
+from generator.read import formats
 from generator.errors import InputError
 from generator.model import Bundle, CaptureRef, Sweep
 

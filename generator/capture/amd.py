@@ -17,7 +17,7 @@ without ``rocprofv3`` (or with ``--dry-run``) the printed plan can be run by han
    ``rocprofv3 -i RAW/input_trace.yaml -- CMD`` runs with FLYDSL_DEBUG_ENABLE_DEBUG_INFO=1
    and a fresh, empty FLYDSL_RUNTIME_CACHE_DIR: a cached build made without debug info
    would otherwise be reused and no instruction would map to a source line.
-3. Ingest: ``generator.ingest`` keeps the captures with waves, diagnoses the others
+3. Ingest: ``generator.capture.ingest`` keeps the captures with waves, diagnoses the others
    (missing trace decoder, empty or truncated trace, lost data) and lays the bundle out
    in the sweep.
 
@@ -42,7 +42,9 @@ import sys
 from dataclasses import dataclass, field
 from typing import Callable
 
-from generator import ingest, rocprof, runstats
+from generator.capture import ingest
+from generator.read import rocprof
+from generator.analyze import runstats
 from generator.errors import InputError
 from generator.model import FORMAT_VERSION
 

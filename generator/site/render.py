@@ -28,7 +28,7 @@ from markdown.extensions import Extension
 from markdown.treeprocessors import Treeprocessor
 
 # A source checkout has top-level templates/; a wheel installs them as kernel_atlas_templates/.
-_ROOT = Path(__file__).resolve().parent.parent
+_ROOT = Path(__file__).resolve().parent.parent.parent
 TEMPLATES = next((p for p in (_ROOT / "templates", _ROOT / "kernel_atlas_templates")
                   if (p / "base.html").is_file()), _ROOT / "templates")
 STATIC = TEMPLATES / "static"

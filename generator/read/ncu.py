@@ -65,7 +65,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from generator import formats
+from generator.read import formats
 from generator.errors import InputError
 from generator.model import (
     STALL_TYPES,

@@ -33,7 +33,7 @@ from typing import Any, Iterable, Mapping
 
 from generator.errors import InputError
 
-PEAKS_FILE = Path(__file__).resolve().parent / "data" / "peaks.toml"
+PEAKS_FILE = Path(__file__).resolve().parent.parent / "data" / "peaks.toml"
 PEAKS_FORMAT_VERSION = 1
 
 BOUND_LABELS = ("memory-bound", "compute-bound", "latency-bound")

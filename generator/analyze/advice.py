@@ -36,7 +36,7 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Iterable
 
-from generator import isa
+from generator.analyze import isa
 from generator.model import UNKNOWN_LOC, Bundle, CaptureAnalysis, Instruction, Occupancy
 
 #: Pattern findings below this share of the stall cycles are noise, not advice.
@@ -85,7 +85,7 @@ class AdviceContext:
     """Optional facts beyond the ATT analysis (all optional; ``context_for`` fills them)."""
 
     occupancy: Occupancy | None = None  # default: the analysis' own
-    counters: Any = None  # generator.pmc.PmcResult
+    counters: Any = None  # generator.analyze.pmc.PmcResult
     verdict: Any = None  # "HEADROOM" or a verdict object with .verdict
     geomean: float | None = None
     grid: tuple[int, int, int] | None = None  # work-items (rocprof Grid_Size_X/Y/Z)
@@ -1110,7 +1110,7 @@ def _max_waves(view: KernelView) -> int:
 
 
 def _lds_total(view: KernelView, occ: Occupancy) -> int:
-    from generator import occupancy as occ_model
+    from generator.analyze import occupancy as occ_model
 
     return view.context.lds_total or occ_model.LDS_BYTES.get(occ.arch, 64 * 1024)
 
@@ -1434,7 +1434,8 @@ def context_for(analysis: CaptureAnalysis, bundle: Bundle | None = None, counter
     ``dispatch_<N>`` (rocprof's Dispatch_Id); without that id, the most common grid
     of the kernel's dispatches is used and its median duration.
     """
-    from generator import occupancy as occ_model, rocprof
+    from generator.analyze import occupancy as occ_model
+    from generator.read import rocprof
     from generator.errors import InputError
 
     ctx = replace(base) if base is not None else AdviceContext()
@@ -1484,7 +1485,7 @@ def context_for(analysis: CaptureAnalysis, bundle: Bundle | None = None, counter
             ctx.kernel_time_ns = float(ncu["duration_us"]) * 1000.0
     if ctx.peak_tbs is None and analysis.arch:
         try:
-            from generator import roofline
+            from generator.analyze import roofline
 
             dev = roofline.resolve_device(config, arch=analysis.arch)
             ctx.peak_tbs, ctx.peak_name = dev.hbm_tbs, dev.name
@@ -1502,7 +1503,7 @@ def _pick_dispatch(rows: list[dict[str, str]], capture: str) -> tuple[dict[str, 
     a single dispatch may be a cold first call (softmax's dispatch 13 took 963 us,
     the steady state 190 us).
     """
-    from generator.rocprof import to_int
+    from generator.read.rocprof import to_int
 
     if not rows:
         return None, None
@@ -1531,7 +1532,7 @@ def _pick_dispatch(rows: list[dict[str, str]], capture: str) -> tuple[dict[str, 
 
 
 def _agent(bundle: Bundle, label: str) -> dict[str, str] | None:
-    from generator import rocprof
+    from generator.read import rocprof
     from generator.errors import InputError
 
     names = ([f"{label}_agent_info.csv"] if label else []) + sorted(

@@ -63,11 +63,17 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping, Sequence
 
-from generator.campaign import (SCOPE_FLAGS, Campaign, LedgerShape, ResultRow, find_campaign_folders,
-                                read_campaign)
+from generator.read.campaign import (
+    SCOPE_FLAGS,
+    Campaign,
+    LedgerShape,
+    ResultRow,
+    find_campaign_folders,
+    read_campaign,
+)
 from generator.config import DEFAULT_REFERENCE, SweepConfig, load_config
-from generator import roofline
-from generator.discover import rel_path
+from generator.analyze import roofline
+from generator.read.discover import rel_path
 from generator.errors import InputError
 from generator.model import FORMAT_VERSION
 

@@ -49,7 +49,7 @@ from typing import Any, Iterable
 
 from generator.errors import InputError
 from generator.model import FORMAT_VERSION
-from generator.rocprof import read_csv_dicts
+from generator.read.rocprof import read_csv_dicts
 
 TCC_HIT = "TCC_HIT"
 TCC_MISS = "TCC_MISS"

@@ -46,8 +46,8 @@ from typing import Any, Iterable, Mapping
 
 from generator.errors import InputError
 from generator.model import FORMAT_VERSION
-from generator.snapshot import ENVIRONMENT_KEYS, KernelSnapshot, ShapePoint, SweepSnapshot
-from generator.verdicts import args_text, geomean
+from generator.sweeps.snapshot import ENVIRONMENT_KEYS, KernelSnapshot, ShapePoint, SweepSnapshot
+from generator.analyze.verdicts import args_text, geomean
 
 DIFF_MARKER = "<!-- kernel-atlas-diff -->"
 #: Verdicts from best to worst (a move right is a regression).

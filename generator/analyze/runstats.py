@@ -32,8 +32,8 @@ import yaml
 
 from generator.errors import InputError
 from generator.model import FORMAT_VERSION
-from generator.pmc import connect_readonly
-from generator.rocprof import (
+from generator.analyze.pmc import connect_readonly
+from generator.read.rocprof import (
     agent_arch,
     gpu_agent,
     kernel_name_matches,

@@ -1,7 +1,7 @@
 """View models: plain dataclasses holding display-ready values for every page and row.
 
 The view stage sits between scoring and rendering (STYLE.md 3-4). Its input is one
-``KernelData`` per kernel (everything ``generator.build`` gathered: the bundle, the
+``KernelData`` per kernel (everything ``generator.site.build`` gathered: the bundle, the
 analyses, the score, the timeline, counters, advice...). Its output is an
 ``IndexRow`` per kernel (the overview table and chart, ``api/index.json``, the cached
 row of the build manifest) and a ``KernelPage`` per kernel page. Every value is
@@ -36,9 +36,9 @@ from typing import Any
 
 from markupsafe import Markup
 
-from generator import charts
+from generator.site import charts
 from generator.model import UNKNOWN_LOC, CaptureAnalysis, WaveFile
-from generator.report import fmt_cycles, split_loc
+from generator.site.text_report import fmt_cycles, split_loc
 
 DASH = "\u2014"
 VERDICTS = ("WIN", "PARITY", "HEADROOM", "BLOCKED")
@@ -171,9 +171,9 @@ class KernelData:
     category: str | None
     bundle_rel: str | None  # the bundle folder, relative to the sweep root
     captures: list[CaptureData] = field(default_factory=list)
-    score: Any = None  # generator.verdicts.KernelScore
+    score: Any = None  # generator.analyze.verdicts.KernelScore
     score_error: str | None = None
-    headline: Any = None  # generator.verdicts.HeadlinePair
+    headline: Any = None  # generator.analyze.verdicts.HeadlinePair
     headline_note: str | None = None
     report_html: str | None = None  # REPORT.md rendered and sanitized
     counters: dict[str, Any] | None = None  # PmcResult.to_json()
@@ -713,7 +713,7 @@ class NcuBaselineRow:
 
 @dataclass
 class NcuView:
-    """The Nsight Compute profile summary (``generator.ncu_summary.ncu_summary``)."""
+    """The Nsight Compute profile summary (``generator.analyze.ncu_summary.ncu_summary``)."""
 
     provenance: str
     configuration: list[tuple[str, list[Fact]]]
@@ -1320,7 +1320,7 @@ class CompareRow:
 
 @dataclass
 class CompareView:
-    """Two captures of the kernel side by side (``generator.compare``)."""
+    """Two captures of the kernel side by side (``generator.analyze.compare``)."""
 
     title: str
     a_name: str
@@ -1729,7 +1729,7 @@ class HistoryChart:
 
 @dataclass
 class HistoryPage:
-    """``history.html``: per kernel the geomean over sweeps with its noise band (``generator.history``)."""
+    """``history.html``: per kernel the geomean over sweeps with its noise band (``generator.sweeps.history``)."""
 
     title: str
     site_title: str
@@ -1811,7 +1811,7 @@ def capture_json(c: CaptureData) -> dict[str, Any]:
 
 
 def kernel_json(k: KernelData, row: IndexRow, format_version: int) -> dict[str, Any]:
-    """``api/kernels/<slug>.json``: everything the page shows (see ``generator.build``)."""
+    """``api/kernels/<slug>.json``: everything the page shows (see ``generator.site.build``)."""
     return {
         "format_version": format_version,
         "kernel": row.api(),

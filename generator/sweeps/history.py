@@ -55,15 +55,10 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
-from generator.att import read_json
+from generator.read.att import read_json
 from generator.errors import InputError
 from generator.model import FORMAT_VERSION
-from generator.snapshot import (
-    SweepSnapshot,
-    check_format_version,
-    load_snapshot,
-    snapshot_from_json,
-)
+from generator.sweeps.snapshot import SweepSnapshot, check_format_version, load_snapshot, snapshot_from_json
 
 DEFAULT_RETENTION = 20
 #: Relative change a step must also beat (besides the noise).

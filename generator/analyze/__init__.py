@@ -1,0 +1,1 @@
+"""Pure computations on typed inputs: hotspots, occupancy, ISA, counters, roofline, verdicts, advice."""

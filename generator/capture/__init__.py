@@ -1,0 +1,1 @@
+"""Making bundles: AMD and NVIDIA capture, ingest of raw rocprofv3 output."""

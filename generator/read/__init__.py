@@ -1,0 +1,1 @@
+"""Inputs to typed objects: discovery, capture formats, campaigns, counter files."""

@@ -1,0 +1,1 @@
+"""The static website: build orchestration, views, charts, rendering, publishing."""
