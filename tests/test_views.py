@@ -12,12 +12,18 @@ import math
 
 import pytest
 
-from generator.site import build, charts, views
+from generator.site import build, charts
 from generator.read import discover
 from generator.analyze import verdicts
 from generator.read.att import read_wave
 from generator.config import load_config
 from generator.model import WaveFile
+from generator.site.views import advice as advice_views
+from generator.site.views import base as base_views
+from generator.site.views import captures as captures_views
+from generator.site.views import kernel as kernel_views
+from generator.site.views import overview as overview_views
+from generator.site.views import pr as pr_views
 
 
 @pytest.fixture(scope="module")
@@ -38,7 +44,7 @@ def kernel(env):
         if slug not in cache:
             e, plans = env
             k, _ = build.gather_kernel(plans[slug], e)
-            cache[slug] = (k, views.index_row(k))
+            cache[slug] = (k, overview_views.index_row(k))
         return cache[slug]
     return get
 
@@ -52,25 +58,25 @@ def expected(sweep):
 # ---------------------------------------------------------------- formatting (worked by hand)
 
 def test_formatting_helpers():
-    assert views.fmt_x(0.8701317900866258) == "0.87x"
-    assert views.fmt_x(None) == views.DASH
-    assert views.fmt_pct(0.348) == "34.8%"
-    assert views.sort_key(None) == "" and views.sort_key(2) == "2.0" and views.sort_key(float("nan")) == ""
-    assert views.heat(0, 10) == "" and views.heat(10, 10) == "h8" and views.heat(1, 8) == "h1"
-    assert views.heat(5, 8) == "h5"  # ceil(8 * 5 / 8)
-    assert views.verdict_css("HEADROOM") == "v-headroom" and views.verdict_css(None) == "v-none"
-    assert views.verdict_label("UNTIMED") == "NO TIMINGS" and views.verdict_label(None) == "NO CAMPAIGN"
-    assert views.md_text("<script>a|b</script>") == "&lt;script&gt;a\\|b&lt;/script&gt;"
+    assert base_views.fmt_x(0.8701317900866258) == "0.87x"
+    assert base_views.fmt_x(None) == base_views.DASH
+    assert base_views.fmt_pct(0.348) == "34.8%"
+    assert base_views.sort_key(None) == "" and base_views.sort_key(2) == "2.0" and base_views.sort_key(float("nan")) == ""
+    assert base_views.heat(0, 10) == "" and base_views.heat(10, 10) == "h8" and base_views.heat(1, 8) == "h1"
+    assert base_views.heat(5, 8) == "h5"  # ceil(8 * 5 / 8)
+    assert base_views.verdict_css("HEADROOM") == "v-headroom" and base_views.verdict_css(None) == "v-none"
+    assert base_views.verdict_label("UNTIMED") == "NO TIMINGS" and base_views.verdict_label(None) == "NO CAMPAIGN"
+    assert base_views.md_text("<script>a|b</script>") == "&lt;script&gt;a\\|b&lt;/script&gt;"
 
 
 def test_display_names_are_the_shortest_distinct_suffix():
-    names = views.display_names(["/w/a/kernels/x.py", "/w/b/kernels/x.py", "/w/c/numeric.py"])
+    names = base_views.display_names(["/w/a/kernels/x.py", "/w/b/kernels/x.py", "/w/c/numeric.py"])
     assert names == {"/w/a/kernels/x.py": "a/kernels/x.py", "/w/b/kernels/x.py": "b/kernels/x.py",
                      "/w/c/numeric.py": "numeric.py"}
 
 
 def test_tallies_add_up():
-    t = sum((views.Tally.of(v) for v in ["WIN", "HEADROOM", "HEADROOM", "UNTIMED", None, "BLOCKED"]), views.Tally())
+    t = sum((overview_views.Tally.of(v) for v in ["WIN", "HEADROOM", "HEADROOM", "UNTIMED", None, "BLOCKED"]), overview_views.Tally())
     assert (t.win, t.headroom, t.blocked, t.untimed, t.unscored, t.parity) == (1, 2, 1, 1, 1, 0)
     assert t.total == 6 and t.scored == 4
     assert t.text() == "1 WIN, 2 HEADROOM, 1 BLOCKED, 1 untimed, 1 without campaign"
@@ -131,7 +137,7 @@ def test_index_row_hotspot_columns_match_the_primary_capture(kernel, expected):
 
 def test_rows_for_kernels_without_campaign_or_capture_say_what_is_missing(kernel):
     _, row = kernel("pa_mqa_logits_fp4")
-    assert row.verdict is None and row.verdict_label == "NO CAMPAIGN" and row.geomean_text == views.DASH
+    assert row.verdict is None and row.verdict_label == "NO CAMPAIGN" and row.geomean_text == base_views.DASH
     assert row.missing == ["no timing campaign: no verdict"]
     assert row.occupancy == 5  # the capture is there: its columns are filled
     _, row = kernel("attention_prefill")
@@ -139,18 +145,18 @@ def test_rows_for_kernels_without_campaign_or_capture_say_what_is_missing(kernel
     assert row.missing == ["no profiling bundle: nothing was captured",
                            "campaign attention_prefill has a shape ledger but no benchmark results"]
     _, row = kernel("fp8_gemm_rowscale")
-    assert row.verdict == "HEADROOM" and row.top_stall is None and row.stall_ratio_text == views.DASH
+    assert row.verdict == "HEADROOM" and row.top_stall is None and row.stall_ratio_text == base_views.DASH
 
 
 def test_index_row_round_trips_through_json(kernel):
     _, row = kernel("rmsnorm")
-    again = views.IndexRow.from_json(json.loads(json.dumps(row.to_json())))
+    again = overview_views.IndexRow.from_json(json.loads(json.dumps(row.to_json())))
     assert again == row
 
 
 def test_overview_groups_and_chart(kernel):
     rows = [kernel(s)[1] for s in ("flash_attn_func", "rmsnorm", "softmax", "pa_mqa_logits_fp4", "attention_prefill")]
-    page = views.overview_page(views.order_rows(rows), views.SiteContext(), [], "2026-06-01")
+    page = overview_views.overview_page(overview_views.order_rows(rows), base_views.SiteContext(), [], "2026-06-01")
     assert [g.name for g in page.groups] == ["attention", "norm", "reduction", "uncategorized"]
     assert (page.tally.win, page.tally.headroom, page.tally.untimed, page.tally.unscored) == (1, 2, 1, 1)
     fig = json.loads(page.chart.json)
@@ -171,7 +177,7 @@ def _panel(page, name):
 
 def test_headroom_page_opens_with_why_not_winning(kernel):
     k, row = kernel("flash_attn_func")
-    page = views.kernel_page(k, row, views.SiteContext())
+    page = kernel_views.kernel_page(k, row, base_views.SiteContext())
     names = [p.name for p in page.panels]
     assert names[:3] == ["why", "speed", "captures"]
     assert [n.href for n in page.nav][:3] == ["#why", "#speed", "#captures"]
@@ -181,12 +187,12 @@ def test_headroom_page_opens_with_why_not_winning(kernel):
     assert [c.anchor for c in caps] == ["c0", "c1", "c2", "c3"]
     assert [c.is_primary for c in caps] == [False, True, False, False]
     win_k, win_row = kernel("softmax")
-    assert "why" not in [p.name for p in views.kernel_page(win_k, win_row, views.SiteContext()).panels]
+    assert "why" not in [p.name for p in kernel_views.kernel_page(win_k, win_row, base_views.SiteContext()).panels]
 
 
 def test_occupancy_panel_shows_both_vgpr_readings_and_the_next_step(kernel, expected):
     k, _ = kernel("flash_attn_func")
-    cv = views.capture_view(1, k.captures[1], views.SiteContext())
+    cv = captures_views.capture_view(1, k.captures[1], base_views.SiteContext())
     occ = cv.occupancy
     assert occ.headline == "2 waves/SIMD, limited by VGPR"
     vg = {f.label: f.value for f in occ.vgpr}
@@ -204,7 +210,7 @@ def test_every_isa_and_source_link_of_a_capture_has_its_anchor(kernel):
     for slug in ("flash_attn_func", "pa_mqa_logits_fp4", "hgemm_splitk"):
         k, _ = kernel(slug)
         for i, c in enumerate(k.captures):
-            cv = views.capture_view(i, c, views.SiteContext())
+            cv = captures_views.capture_view(i, c, base_views.SiteContext())
             ids = {r.anchor for r in cv.isa} | {f.anchor for f in cv.sources}
             ids |= {ln.anchor for f in cv.sources for ln in f.lines}
             hrefs = {r.loc_href for r in cv.isa} | {r.href for r in cv.top_lines} | {r.href for r in cv.top_instructions}
@@ -216,7 +222,7 @@ def test_every_isa_and_source_link_of_a_capture_has_its_anchor(kernel):
 
 def test_unmapped_capture_lists_its_lines_under_no_source_location(kernel):
     k, _ = kernel("pa_mqa_logits_fp4")
-    cv = views.capture_view(0, k.captures[0], views.SiteContext())
+    cv = captures_views.capture_view(0, k.captures[0], base_views.SiteContext())
     assert [f.anchor for f in cv.sources] == ["c0-unk"]
     assert cv.sources[0].has_text is False
     assert len(cv.sources[0].lines[0].isa) == 726  # every instruction of the capture
@@ -226,7 +232,7 @@ def test_unmapped_capture_lists_its_lines_under_no_source_location(kernel):
 def test_top_tables_match_the_analysis(kernel):
     k, _ = kernel("hgemm_splitk")
     a = k.captures[0].analysis
-    cv = views.capture_view(0, k.captures[0], views.SiteContext())
+    cv = captures_views.capture_view(0, k.captures[0], base_views.SiteContext())
     assert [r.loc.rsplit(":", 1)[1] for r in cv.top_lines] == [ln.source_loc.rsplit(":", 1)[1] for ln in a.hot_lines(15)]
     assert [r.pc for r in cv.top_instructions] == [i.pc_index for i in a.top_instructions(15)]
     assert cv.top_lines[0].share == f"{a.lines[0].share * 100:.2f}%"
@@ -234,17 +240,17 @@ def test_top_tables_match_the_analysis(kernel):
 
 def test_speed_panel_makes_failures_explicit(kernel, expected):
     k, row = kernel("rmsnorm")
-    sp = _panel(views.kernel_page(k, row, views.SiteContext()), "speed")
+    sp = _panel(kernel_views.kernel_page(k, row, base_views.SiteContext()), "speed")
     assert sp.status == "scored" and sp.providers[0] == "flydsl"
     ref = expected["verdicts"]["rmsnorm"]
     assert len(sp.shapes) == ref["n_shapes"]
     failed = [r for r in sp.shapes if r.cells[0].css.startswith("t-fail")]
     assert len(failed) == ref["candidate_failed"] == 6
-    assert all(r.failure for r in failed) and all(r.speedup_text == views.DASH for r in failed)
+    assert all(r.failure for r in failed) and all(r.speedup_text == base_views.DASH for r in failed)
     per = {r.name: (r.geomean_text, r.n) for r in sp.per_baseline}
     assert per == {p: (f"{g:.2f}x", n) for p, (g, n) in ref["per_baseline"].items()}
     k, row = kernel("attention_prefill")
-    sp = _panel(views.kernel_page(k, row, views.SiteContext()), "speed")
+    sp = _panel(kernel_views.kernel_page(k, row, base_views.SiteContext()), "speed")
     assert sp.status == "untimed" and "no benchmark results" in sp.message
     assert sp.providers == [] and len(sp.shapes) == 42 and all(r.cells == [] for r in sp.shapes)
 
@@ -270,12 +276,12 @@ def test_pick_wave_takes_the_longest_and_the_first_on_ties():
 
 def test_pr_snippet_and_badge(kernel):
     _, row = kernel("flash_attn_func")
-    assert views.pr_snippet(row, "") == (
+    assert kernel_views.pr_snippet(row, "") == (
         "[![Flash Attention: HEADROOM](badges/flash_attn_func.svg)](kernels/flash_attn_func/) "
         "[Flash Attention](kernels/flash_attn_func/): **HEADROOM**, geomean 0.87x vs best, wins 0 of 16")
-    assert views.pr_snippet(row, "https://x.github.io/atlas/").startswith(
+    assert kernel_views.pr_snippet(row, "https://x.github.io/atlas/").startswith(
         "[![Flash Attention: HEADROOM](https://x.github.io/atlas/badges/flash_attn_func.svg)]")
-    b = views.badge_view(row)
+    b = pr_views.badge_view(row)
     assert (b.label, b.value) == ("HEADROOM", "0.87x \u00b7 0 of 16")
     assert b.width == b.left + b.right and b.color == charts.VERDICT_COLORS["HEADROOM"]
 
@@ -283,7 +289,7 @@ def test_pr_snippet_and_badge(kernel):
 def test_finding_evidence_is_readable_and_links_pcs():
     f = {"detector": "d", "title": "T", "stall_share": 0.25, "priority": "high", "suggestion": "s",
          "evidence": {"summary": "sum", "wait_pcs": [973, 1011], "loads": 16, "waits": [{"pc": 1}]}}
-    v = views.finding_view(f, "c1")
+    v = advice_views.finding_view(f, "c1")
     assert v.summary == "sum" and v.share == "25.0%"
     ev = {e.label: e for e in v.evidence}
     assert [(lk.text, lk.href) for lk in ev["wait pcs"].links] == [("973", "#c1-pc973"), ("1011", "#c1-pc1011")]
@@ -296,7 +302,7 @@ def test_occupancy_cells_for_amd_and_nvidia(sweep):
 
     from generator.analyze import analysis
     from generator.read import discover
-    from generator.site.views import occupancy_cells
+    from generator.site.views.overview import occupancy_cells
 
     pa = analysis.analyze_sweep(discover.discover(sweep / "examples" / "pa"))[0].analyses[0]
     assert occupancy_cells(pa) == {"occupancy": 2, "occupancy_text": "2/SIMD", "limiter": "VGPR",

@@ -68,7 +68,7 @@ from typing import Any
 from generator import __version__
 from generator.analyze import analysis
 from generator.read import att, discover
-from generator.site import publish, render, views
+from generator.site import publish, render
 from generator.config import CONFIG_NAME, SweepConfig, load_config
 from generator.errors import InputError
 from generator.model import (
@@ -78,6 +78,11 @@ from generator.model import (
     CaptureAnalysis,
     WaveFile,
 )
+from generator.site.views import base as base_views
+from generator.site.views import history as history_views
+from generator.site.views import kernel as kernel_views
+from generator.site.views import overview as overview_views
+from generator.site.views import pr as pr_views
 
 #: Bump when the build's output changes for the same input (part of the global hash).
 SITE_VERSION = 1
@@ -205,8 +210,8 @@ def plan_kernels(sweep, config: SweepConfig, kernels_json: dict[str, Any] | None
                     or (entry.get("op_category") if isinstance(entry.get("op_category"), str) else None))
         slug = slugify(owners[0]) if owners else slugify(op)
         plans.append(KernelPlan(unique(slug), name, category, None, op, folder, entry or None))
-    plans.sort(key=lambda p: ((p.category or views.UNCATEGORIZED) == views.UNCATEGORIZED,
-                              p.category or views.UNCATEGORIZED, p.name.lower(), p.slug))
+    plans.sort(key=lambda p: ((p.category or base_views.UNCATEGORIZED) == base_views.UNCATEGORIZED,
+                              p.category or base_views.UNCATEGORIZED, p.name.lower(), p.slug))
     for i, p in enumerate(plans):
         p.prev = (plans[i - 1].slug, plans[i - 1].name) if i > 0 else None
         p.next = (plans[i + 1].slug, plans[i + 1].name) if i + 1 < len(plans) else None
@@ -270,7 +275,7 @@ def input_hash(plan: KernelPlan, root: str) -> str:
 
 # ---------------------------------------------------------------- gather
 
-def load_timeline(capture_dir: str, a: CaptureAnalysis, bins: int = TIMELINE_BINS) -> tuple[views.WaveTimeline | None, str]:
+def load_timeline(capture_dir: str, a: CaptureAnalysis, bins: int = TIMELINE_BINS) -> tuple[base_views.WaveTimeline | None, str]:
     """Issue and stall cycles over time of the longest sampled wave (only that wave file is parsed)."""
     wave = pick_wave(a.waves)
     if wave is None:
@@ -294,7 +299,7 @@ def load_timeline(capture_dir: str, a: CaptureAnalysis, bins: int = TIMELINE_BIN
             name = types.get(pc, "other")
             stall.setdefault(name, [0] * n)[b] += st
     stall = {k: v for k, v in stall.items() if any(v)}
-    return views.WaveTimeline(
+    return base_views.WaveTimeline(
         wave=wave, n_instructions=len(rows), bin_cycles=width, starts=[i * width for i in range(n)],
         issue=issue, stall=stall, total_stall=sum(sum(v) for v in stall.values()), total_issue=sum(issue),
     ), ""
@@ -325,7 +330,7 @@ class Env:
     warn: Callable[[str], None]
 
 
-def _stage(k: views.KernelData, env: Env, what: str, fn: Callable, *args, **kwargs):
+def _stage(k: base_views.KernelData, env: Env, what: str, fn: Callable, *args, **kwargs):
     """Run an optional stage; its failure is recorded against the kernel, never fatal."""
     try:
         return fn(*args, **kwargs)
@@ -338,10 +343,10 @@ def _stage(k: views.KernelData, env: Env, what: str, fn: Callable, *args, **kwar
     return None
 
 
-def gather_kernel(plan: KernelPlan, env: Env) -> tuple[views.KernelData, dict[str, Any]]:
+def gather_kernel(plan: KernelPlan, env: Env) -> tuple[base_views.KernelData, dict[str, Any]]:
     """Analyze and score one kernel: its KernelData, and the extra the overview caches."""
     m = env.mods
-    k = views.KernelData(slug=plan.slug, name=plan.name, op=plan.op, category=plan.category,
+    k = base_views.KernelData(slug=plan.slug, name=plan.name, op=plan.op, category=plan.category,
                          bundle_rel=relative_text(plan.bundle.path, env.root).replace(os.sep, "/") if plan.bundle else None,
                          prev=plan.prev, next=plan.next)
     extra: dict[str, Any] = {}
@@ -373,7 +378,7 @@ def gather_kernel(plan: KernelPlan, env: Env) -> tuple[views.KernelData, dict[st
     return k, extra
 
 
-def _gather_bundle(bundle: Bundle, k: views.KernelData, env: Env, campaign_dir: str | None = None) -> None:
+def _gather_bundle(bundle: Bundle, k: base_views.KernelData, env: Env, campaign_dir: str | None = None) -> None:
     """Captures (analysis, timeline, sources, advice), counters, run statistics, comparisons, report."""
     m = env.mods
     results = analysis.analyze_bundle(bundle)
@@ -381,16 +386,16 @@ def _gather_bundle(bundle: Bundle, k: views.KernelData, env: Env, campaign_dir: 
     for r in results:
         base = dict(label=r.ref.label, rel=r.ref.rel, is_primary=r.is_primary)
         if r.status == "skipped":
-            k.captures.append(views.CaptureData(name=r.ref.name, status="skipped", problem=r.ref.skipped, **base))
+            k.captures.append(base_views.CaptureData(name=r.ref.name, status="skipped", problem=r.ref.skipped, **base))
             continue
         if r.error is not None:
             msg = relative_text(r.error.message, env.root)
-            k.captures.append(views.CaptureData(name=r.ref.name, status="broken", problem=msg, **base))
+            k.captures.append(base_views.CaptureData(name=r.ref.name, status="broken", problem=msg, **base))
             k.broken.append(f"capture {r.ref.rel}: {msg}")
             continue
         for j, a in enumerate(r.analyses):
             name = r.ref.name if len(r.analyses) == 1 else f"{r.ref.name} #{j + 1} ({a.capture})"
-            cd = views.CaptureData(name=name, status="ok", analysis=a, **base)
+            cd = base_views.CaptureData(name=name, status="ok", analysis=a, **base)
             cd.is_primary = r.is_primary and j == 0
             if a.vendor == "amd" and r.ref.format == "att":
                 tl = _stage(k, env, f"timeline of {r.ref.rel}", load_timeline, r.ref.path, a)
@@ -461,7 +466,7 @@ def _gather_bundle(bundle: Bundle, k: views.KernelData, env: Env, campaign_dir: 
             k.report_html = render.render_markdown(text)
 
 
-def _missing(plan: KernelPlan, k: views.KernelData) -> None:
+def _missing(plan: KernelPlan, k: base_views.KernelData) -> None:
     """Say plainly what this kernel lacks."""
     if plan.bundle is None:
         k.missing.append("no profiling bundle: nothing was captured")
@@ -524,7 +529,7 @@ def build_date(config: SweepConfig, kernels_json: dict[str, Any] | None) -> str:
     return "unknown (set SOURCE_DATE_EPOCH or provenance.capture_date)"
 
 
-def sweep_reading(extras: dict[str, dict[str, Any]], rows: dict[str, views.IndexRow], adv) -> list[dict[str, Any]]:
+def sweep_reading(extras: dict[str, dict[str, Any]], rows: dict[str, overview_views.IndexRow], adv) -> list[dict[str, Any]]:
     """The sweep-level advice (``advice.sweep_findings``) as display items."""
     if adv is None or not hasattr(adv, "sweep_findings"):
         return []
@@ -658,20 +663,20 @@ def build_site(sweep_path: str | os.PathLike, out_dir: str | os.PathLike, *, bas
         summary.warnings.append(msg)
 
     env = Env(root=root, config=config, kernels_json=kernels_json, mods=mods, warn=warn)
-    ctx = views.SiteContext(title=config.title or _default_title(kernels_json), candidate=config.candidate,
+    ctx = base_views.SiteContext(title=config.title or _default_title(kernels_json), candidate=config.candidate,
                             win=config.win, headroom=config.headroom, base_url=base_url,
                             missing_stages=missing, history=hmod is not None)
     bar = Progress(len(plans), stream, progress)
     files: dict[str, bytes] = {}
     keep: list[str] = []
-    rows: dict[str, views.IndexRow] = {}
+    rows: dict[str, overview_views.IndexRow] = {}
     extras: dict[str, dict[str, Any]] = {}
     items: dict[str, publish.ManifestItem] = {}
     try:
         for plan in plans:
             if reusable(plan.slug):
                 item = manifest.items[plan.slug]
-                rows[plan.slug] = views.IndexRow.from_json(item.row)
+                rows[plan.slug] = overview_views.IndexRow.from_json(item.row)
                 extras[plan.slug] = item.extra
                 keep += item.files
                 items[plan.slug] = item
@@ -679,13 +684,13 @@ def build_site(sweep_path: str | os.PathLike, out_dir: str | os.PathLike, *, bas
                 bar.step(plan.slug + " (unchanged)")
                 continue
             k, extra = gather_kernel(plan, env)
-            row = views.index_row(k)
-            page = views.kernel_page(k, row, ctx)
+            row = overview_views.index_row(k)
+            page = kernel_views.kernel_page(k, row, ctx)
             kfiles = {
                 f"kernels/{plan.slug}/index.html": render.render_kernel(page, assets),
                 f"api/kernels/{plan.slug}.json": publish.json_compact(_kernel_doc(k, row)),
-                f"badges/{plan.slug}.svg": render.render_badge(views.badge_view(row)),
-                f"pr/{plan.slug}.md": render.render_pr(views.pr_view(k, row, ctx)),
+                f"badges/{plan.slug}.svg": render.render_badge(pr_views.badge_view(row)),
+                f"pr/{plan.slug}.md": render.render_pr(pr_views.pr_view(k, row, ctx)),
             }
             files.update(kfiles)
             rows[plan.slug], extras[plan.slug] = row, extra
@@ -694,7 +699,7 @@ def build_site(sweep_path: str | os.PathLike, out_dir: str | os.PathLike, *, bas
             bar.step(plan.slug)
     finally:
         bar.close()
-    ordered = views.order_rows(list(rows.values()))
+    ordered = overview_views.order_rows(list(rows.values()))
     prov = sweep_provenance([extras[s] for s in sorted(extras)], config, kernels_json)
     hist_label = hist_commit = None
     if hmod is not None:
@@ -702,8 +707,8 @@ def build_site(sweep_path: str | os.PathLike, out_dir: str | os.PathLike, *, bas
         hist_commit = history_commit or prov.get("candidate_commit") or prov.get("flydsl_commit")
         files.update(_history_files(hmod, os.fspath(history_dir), hist_label, hist_commit, date, ordered, ctx, assets))
     reading = sweep_reading(extras, rows, mods.get("advice"))
-    facts = [views.Fact(PROVENANCE_LABELS.get(key, key.replace("_", " ")), value) for key, value in prov.items()]
-    overview = views.overview_page(ordered, ctx, facts, date, reading,
+    facts = [overview_views.Fact(PROVENANCE_LABELS.get(key, key.replace("_", " ")), value) for key, value in prov.items()]
+    overview = overview_views.overview_page(ordered, ctx, facts, date, reading,
                                    notes=_overview_notes(root))
     files["index.html"] = render.render_overview(overview, assets)
     files["api/index.json"] = publish.json_bytes(_index_doc(ordered, overview, ctx, prov, date, reading))
@@ -723,7 +728,7 @@ def build_site(sweep_path: str | os.PathLike, out_dir: str | os.PathLike, *, bas
 
 
 def _history_files(hmod, history_dir: str, label: str, commit: str | None, date: str,
-                   rows: list[views.IndexRow], ctx: views.SiteContext, assets: render.Assets) -> dict[str, bytes]:
+                   rows: list[overview_views.IndexRow], ctx: base_views.SiteContext, assets: render.Assets) -> dict[str, bytes]:
     """history.html and api/history.json: the recorded sweeps plus this one (nothing written yet);
     marks each overview row that regressed at its latest step."""
     series = hmod.load_series(history_dir)
@@ -732,10 +737,10 @@ def _history_files(hmod, history_dir: str, label: str, commit: str | None, date:
     full = hmod.with_current(series, current)
     marks = hmod.regression_marks(full)
     for r in rows:
-        r.regression = views.regression_text(marks[r.slug]) if r.slug in marks else ""
+        r.regression = history_views.regression_text(marks[r.slug]) if r.slug in marks else ""
     figures = hmod.history_chart_data(full, thresholds=(ctx.headroom, ctx.win))
     labels = [e.label for e in hmod.load_history(history_dir).entries if e.label != label] + [label]
-    page = views.history_page(rows, figures, marks, labels, ctx)
+    page = history_views.history_page(rows, figures, marks, labels, ctx)
     return {"history.html": render.render_history(page, assets),
             "api/history.json": publish.json_bytes(hmod.history_document(full))}
 
@@ -754,9 +759,9 @@ def _overview_notes(root: str) -> list[str]:
     return [f"no {CONFIG_NAME}: defaults (candidate flydsl, thresholds 1.05 / 0.95)"]
 
 
-def _kernel_doc(k: views.KernelData, row: views.IndexRow) -> dict[str, Any]:
+def _kernel_doc(k: base_views.KernelData, row: overview_views.IndexRow) -> dict[str, Any]:
     """``api/kernels/<slug>.json``."""
-    doc = views.kernel_json(k, row, FORMAT_VERSION)
+    doc = kernel_views.kernel_json(k, row, FORMAT_VERSION)
     prim = k.primary
     if prim is not None and prim.analysis is not None:
         a = prim.analysis
@@ -770,7 +775,7 @@ def _kernel_doc(k: views.KernelData, row: views.IndexRow) -> dict[str, Any]:
     return doc
 
 
-def _index_doc(rows: list[views.IndexRow], overview: views.OverviewPage, ctx: views.SiteContext,
+def _index_doc(rows: list[overview_views.IndexRow], overview: overview_views.OverviewPage, ctx: base_views.SiteContext,
                prov: dict[str, str], date: str, reading: list[dict[str, Any]]) -> dict[str, Any]:
     """``api/index.json``."""
     return {

@@ -1,0 +1,146 @@
+"""The kernel page (its registered panels in order) and the kernel's JSON record."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from generator.site.views.base import CaptureData, KernelData, SiteContext, TOP_K, VERDICTS, md_text
+from generator.site.views.overview import IndexRow
+from generator.site.views.panel import NavItem, PanelView, registered_panels
+
+# Each panel module registers its panel on import (the kernel page shows the registry).
+from generator.site.views import (  # noqa: E402,F401
+    advice, captures, compare, counters, data, ncu, report, roofline, speed, why,
+)
+
+
+# ---------------------------------------------------------------- kernel page
+
+@dataclass
+class KernelPage:
+    """One kernel's page (``kernels/<slug>/index.html``)."""
+
+    slug: str
+    root: str
+    site_title: str
+    row: IndexRow
+    verdict_reason: str
+    flags: list[str]
+    nav: list[NavItem]
+    panels: list[PanelView]
+    pr_snippet: str
+    prev: NavItem | None
+    next: NavItem | None
+    candidate: str
+    history_href: str = ""
+
+    @property
+    def history_nav(self) -> bool:
+        return bool(self.history_href)
+
+
+def pr_snippet(row: IndexRow, base_url: str) -> str:
+    """The Markdown a pull request pastes: badge, link, verdict and wins k of n."""
+    base = base_url.rstrip("/") + "/" if base_url else ""
+    page, badge = f"{base}{row.permalink}", f"{base}{row.badge}"
+    name = md_text(row.name)
+    if row.verdict in VERDICTS:
+        words = f"**{row.verdict}**, geomean {row.geomean_text} vs best, wins {row.wins_text}"
+        if row.hard_failures:
+            words += f", {row.hard_failures} hard failures"
+    else:
+        words = f"**{row.verdict_label.lower()}**"
+    return f"[![{name}: {row.verdict_label}]({badge})]({page}) [{name}]({page}): {words}"
+
+
+def kernel_page(k: KernelData, row: IndexRow, ctx: SiteContext) -> KernelPage:
+    """Build the kernel page from its data and its overview row."""
+    panels = []
+    for p in registered_panels():
+        data = p.build(k, row, ctx)
+        if data is None:
+            continue
+        panels.append(PanelView(p.name, p.title, p.i18n, data))
+    nav = []
+    for pv in panels:
+        item = NavItem(pv.title, f"#{pv.name}", pv.i18n)
+        if pv.name == "captures" and isinstance(pv.data, list):
+            item.children = [NavItem(cv.title + (" (primary)" if cv.is_primary else ""), f"#{cv.anchor}")
+                             for cv in pv.data]
+        nav.append(item)
+    s = k.score
+    return KernelPage(
+        slug=k.slug,
+        root="../../",
+        site_title=ctx.title,
+        row=row,
+        verdict_reason=(s.verdict_reason if s is not None else
+                        (f"campaign unreadable: {k.score_error}" if k.score_error else "")),
+        flags=list(row.flags),
+        nav=nav,
+        panels=panels,
+        pr_snippet=pr_snippet(row, ctx.base_url),
+        prev=NavItem(k.prev[1], f"../{k.prev[0]}/") if k.prev else None,
+        next=NavItem(k.next[1], f"../{k.next[0]}/") if k.next else None,
+        candidate=ctx.candidate,
+        history_href=f"../../history.html#h-{k.slug}" if ctx.history else "",
+    )
+
+
+# ---------------------------------------------------------------- machine-readable kernel record
+
+def capture_json(c: CaptureData) -> dict[str, Any]:
+    """One capture in ``api/kernels/<slug>.json``: the analysis plus every line and instruction."""
+    out: dict[str, Any] = {"label": c.label, "name": c.name, "path": c.rel, "status": c.status,
+                           "primary": c.is_primary, "problem": c.problem}
+    a = c.analysis
+    if a is None:
+        return out
+    out["analysis"] = a.to_json(TOP_K)
+    out["lines"] = [{"source_loc": ln.source_loc, "stall_cycles": ln.stall_cycles, "total_cycles": ln.total_cycles,
+                     "share": ln.share, "stall_rate": ln.stall_rate, "dominant_type": ln.dominant_type,
+                     "stall_by_type": dict(ln.stall_by_type), "pc_indices": list(ln.pc_indices)} for ln in a.lines]
+    locs: dict[str, int] = {}
+    for i in a.instructions:
+        locs.setdefault(i.source_loc, len(locs))
+    out["locs"] = list(locs)
+    out["isa_columns"] = ["pc_index", "asm", "type", "loc", "exec_count", "total_cycles", "stall_cycles",
+                          "issue_cycles"]  # loc: position in "locs"
+    out["isa"] = [[i.pc_index, i.asm, i.type, locs[i.source_loc], i.exec_count, i.total_cycles, i.stall_cycles,
+                   i.issue_cycles] for i in a.instructions]
+    if c.timeline is not None:
+        t = c.timeline
+        out["timeline"] = {"wave": t.wave.file, "begin": t.wave.begin, "end": t.wave.end,
+                           "n_instructions": t.n_instructions, "bin_cycles": t.bin_cycles, "starts": t.starts,
+                           "issue": t.issue, "stall": t.stall}
+    if c.findings is not None:
+        out["advice"] = c.findings
+    if c.mfma:
+        out["mfma"] = {str(pc): note for pc, note in sorted(c.mfma.items())}
+    return out
+
+
+def kernel_json(k: KernelData, row: IndexRow, format_version: int) -> dict[str, Any]:
+    """``api/kernels/<slug>.json``: everything the page shows (see ``generator.site.build``)."""
+    return {
+        "format_version": format_version,
+        "kernel": row.api(),
+        "score": k.score.to_json() if k.score is not None else None,
+        "score_error": k.score_error,
+        "headline": k.headline.to_json() if k.headline is not None else None,
+        "headline_note": k.headline_note,
+        "bundle": k.bundle_rel,
+        "captures": [capture_json(c) for c in k.captures],
+        "counters": k.counters,
+        "counter_reading": list(k.counter_reading),
+        "runstats": k.runstats,
+        "roofline": k.roofline,
+        "compare": k.compare,
+        "why_not_winning": k.why_not,
+        "ncu_summary": k.ncu_summary,
+        "report_html": k.report_html,
+        "missing": list(k.missing),
+        "broken": list(k.broken),
+        "notes": list(k.notes),
+    }

@@ -1,0 +1,373 @@
+"""The overview page (index.html): one row per kernel, tallies, categories."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import asdict, dataclass, fields
+from typing import Any
+
+from markupsafe import Markup
+
+from generator.model import CaptureAnalysis
+from generator.site import charts
+from generator.site.views.base import (
+    DASH, KernelData, READING_SHOWN, SiteContext, UNCATEGORIZED, VERDICTS, VERDICT_RANK, fmt_pct, fmt_x, verdict_css, verdict_label,
+)
+
+
+# ---------------------------------------------------------------- overview rows
+
+@dataclass
+class IndexRow:
+    """One kernel on the overview: display values, sort values and the api record.
+
+    Round-trips through JSON (``to_json`` / ``from_json``): the build manifest keeps
+    the row of every kernel so that an unchanged kernel is not analyzed again.
+    """
+
+    slug: str
+    name: str
+    op: str | None
+    category: str
+    href: str  # the page file (works from file://, where a folder URL lists the folder)
+    permalink: str  # the stable folder URL (kernels/<slug>/) for links from pull requests
+    badge: str
+    json: str
+    verdict: str | None
+    verdict_label: str
+    verdict_css: str
+    verdict_rank: int
+    geomean: float | None
+    geomean_text: str
+    weighted: float | None
+    weighted_text: str
+    wins: int | None
+    parity: int | None
+    losses: int | None
+    n_measured: int | None
+    n_shapes: int | None
+    wins_text: str
+    hard_failures: int | None
+    harness_failures: int | None
+    failures_text: str
+    failures_sort: int
+    best_baseline: str | None
+    best_baseline_text: str
+    top_stall: str | None
+    stall_ratio: float | None
+    stall_ratio_text: str
+    occupancy: int | None
+    occupancy_text: str
+    limiter: str | None
+    n_captures: int
+    flags: list[str]
+    missing: list[str]
+    broken: list[str]
+    flag_keys: list[str]
+    headline_text: str | None
+    headline_note: str | None
+    shape_speedups: list[float]
+    search: str
+    noise: float | None = None
+    limiter_text: str = DASH  # the limiter as read: "hardware max" for NONE
+    regression: str = ""  # set per build from the history (not an input of the kernel)
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> IndexRow:
+        names = {f.name for f in fields(cls)}
+        return cls(**{k: v for k, v in data.items() if k in names})
+
+    @property
+    def wins_sort(self) -> float | str:
+        """Sort value of the wins column: the fraction of measured shapes won."""
+        return self.wins / self.n_measured if self.wins is not None and self.n_measured else ""
+
+    def api(self) -> dict[str, Any]:
+        """The record of this kernel in ``api/index.json``."""
+        return {
+            "slug": self.slug,
+            "name": self.name,
+            "op": self.op,
+            "category": self.category,
+            "verdict": self.verdict,
+            "geomean_vs_best": self.geomean,
+            "weighted_geomean_vs_best": self.weighted,
+            "wins": self.wins,
+            "parity": self.parity,
+            "losses": self.losses,
+            "n_measured": self.n_measured,
+            "n_shapes": self.n_shapes,
+            "hard_failures": self.hard_failures,
+            "harness_failures": self.harness_failures,
+            "best_baseline": self.best_baseline,
+            "top_stall_type": self.top_stall,
+            "stall_ratio": self.stall_ratio,
+            "occupancy": self.occupancy,
+            "limiter": self.limiter,
+            "noise": self.noise,
+            "flags": list(self.flag_keys),
+            "flag_texts": list(self.flags),
+            "regression": self.regression or None,
+            "missing": list(self.missing),
+            "broken": list(self.broken),
+            "page": self.href,
+            "permalink": self.permalink,
+            "json": self.json,
+            "badge": self.badge,
+        }
+
+
+@dataclass
+class Tally:
+    """Kernels per verdict; tallies add up with ``+`` (coverage's ``Numbers``)."""
+
+    win: int = 0
+    parity: int = 0
+    headroom: int = 0
+    blocked: int = 0
+    untimed: int = 0
+    unscored: int = 0
+
+    @classmethod
+    def of(cls, verdict: str | None) -> Tally:
+        key = {"WIN": "win", "PARITY": "parity", "HEADROOM": "headroom", "BLOCKED": "blocked",
+               "UNTIMED": "untimed"}.get(verdict or "", "unscored")
+        return cls(**{key: 1})
+
+    def __add__(self, other: Tally) -> Tally:
+        return Tally(**{f.name: getattr(self, f.name) + getattr(other, f.name) for f in fields(self)})
+
+    @property
+    def total(self) -> int:
+        return sum(getattr(self, f.name) for f in fields(self))
+
+    @property
+    def scored(self) -> int:
+        return self.win + self.parity + self.headroom + self.blocked
+
+    def text(self) -> str:
+        """``2 WIN, 5 HEADROOM``: the non-zero verdict counts."""
+        parts = [f"{getattr(self, k)} {k.upper()}" for k in ("win", "parity", "headroom", "blocked")
+                 if getattr(self, k)]
+        if self.untimed:
+            parts.append(f"{self.untimed} untimed")
+        if self.unscored:
+            parts.append(f"{self.unscored} without campaign")
+        return ", ".join(parts) or "none"
+
+    def to_json(self) -> dict[str, int]:
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+
+def best_baseline_of(score: Any) -> tuple[str | None, str]:
+    """The baseline that is best on most measured shapes, and ``name (k of n)``."""
+    if score is None:
+        return None, DASH
+    counts = Counter(s.best_baseline for s in score.shapes if s.measured and s.best_baseline)
+    if not counts:
+        return None, DASH
+    order = {p: i for i, p in enumerate(score.providers)}
+    name, k = min(counts.items(), key=lambda kv: (-kv[1], order.get(kv[0], 99), kv[0]))
+    return name, f"{name} ({k} of {score.n_measured})"
+
+
+def occupancy_cells(a: CaptureAnalysis | None) -> dict[str, Any]:
+    """Occupancy sort value, text and limiter of a kernel row (AMD waves/SIMD, NCU achieved %)."""
+    occ = a.occupancy if a else None
+    if occ:
+        return {"occupancy": occ.waves_per_simd, "occupancy_text": f"{occ.waves_per_simd}/SIMD",
+                "limiter": occ.limiter, "limiter_text": occ.limited_by}
+    ncu_occ = ((a.extra.get("ncu") or {}).get("occupancy") or {}) if a else {}
+    achieved = ncu_occ.get("achieved_pct")
+    if isinstance(achieved, (int, float)):
+        return {"occupancy": round(achieved / 100, 4), "occupancy_text": f"{achieved:.1f}% achieved",
+                "limiter": ncu_occ.get("limiter"), "limiter_text": ncu_occ.get("limiter") or DASH}
+    return {"occupancy": None, "occupancy_text": DASH, "limiter": None, "limiter_text": DASH}
+
+
+def index_row(k: KernelData) -> IndexRow:
+    """The overview row of one kernel."""
+    s = k.score
+    verdict = s.verdict if s is not None else None
+    scored = s is not None and verdict in VERDICTS
+    best, best_text = best_baseline_of(s) if scored else (None, DASH)
+    prim = k.primary
+    a = prim.analysis if prim else None
+    top = a.top_stall_type if a else None
+    hard = s.hard_failures if scored else None
+    harness = s.harness_failures if scored else None
+    flags = list(s.flags) if scored else []
+    if s is not None and not scored:
+        wins_text = f"{s.n_shapes} shapes, untimed"
+    elif scored:
+        wins_text = f"{s.wins} of {s.n_measured}"
+    else:
+        wins_text = DASH
+    search = " ".join(x for x in (k.name, k.slug, k.op or "", k.category or "") if x).lower()
+    return IndexRow(
+        slug=k.slug,
+        name=k.name,
+        op=k.op,
+        category=k.category or UNCATEGORIZED,
+        href=f"kernels/{k.slug}/index.html",
+        permalink=f"kernels/{k.slug}/",
+        badge=f"badges/{k.slug}.svg",
+        json=f"api/kernels/{k.slug}.json",
+        verdict=verdict,
+        verdict_label=verdict_label(verdict),
+        verdict_css=verdict_css(verdict),
+        verdict_rank=VERDICT_RANK.get(verdict, 5),
+        geomean=s.geomean_vs_best if scored else None,
+        geomean_text=fmt_x(s.geomean_vs_best) if scored else DASH,
+        weighted=s.weighted_geomean_vs_best if scored else None,
+        weighted_text=fmt_x(s.weighted_geomean_vs_best) if scored else DASH,
+        wins=s.wins if scored else None,
+        parity=s.parity if scored else None,
+        losses=s.losses if scored else None,
+        n_measured=s.n_measured if scored else None,
+        n_shapes=s.n_shapes if s is not None else None,
+        wins_text=wins_text,
+        hard_failures=hard,
+        harness_failures=harness,
+        failures_text=s.failures_text if scored else DASH,
+        failures_sort=(hard or 0) * 1000 + (harness or 0) if scored else -1,
+        best_baseline=best,
+        best_baseline_text=best_text,
+        top_stall=top,
+        stall_ratio=a.stall_ratio if a else None,
+        stall_ratio_text=fmt_pct(a.stall_ratio) if a else DASH,
+        **occupancy_cells(a),
+        n_captures=sum(1 for c in k.captures if c.analysis is not None),
+        flags=flags,
+        flag_keys=list(s.flag_keys) if scored else [],
+        missing=list(k.missing),
+        broken=list(k.broken),
+        headline_text=k.headline.text if k.headline else None,
+        headline_note=k.headline_note,
+        shape_speedups=[sh.speedup for sh in s.shapes if sh.measured] if scored else [],
+        search=search,
+        noise=s.noise if scored else None,
+    )
+
+
+@dataclass
+class ChartView:
+    """A plotly figure to draw client-side: its element id and its JSON (script-safe)."""
+
+    id: str
+    json: Markup
+    title: str = ""
+    i18n: str = ""
+
+
+def chart_view(fig_id: str, figure: dict[str, Any], title: str = "", i18n: str = "") -> ChartView:
+    """Wrap a figure dict for embedding in a page."""
+    return ChartView(id=f"fig-{fig_id}", json=Markup(charts.script_json(figure)), title=title, i18n=i18n)
+
+
+@dataclass
+class TallyCard:
+    """One verdict count on the overview."""
+
+    label: str
+    count: int
+    css: str
+    filter: str  # value of the verdict filter it selects
+    i18n: str
+    hint: str = ""
+
+
+@dataclass
+class CategoryGroup:
+    """Kernels of one category on the overview."""
+
+    name: str
+    rows: list[IndexRow]
+    tally_text: str
+
+
+@dataclass
+class Fact:
+    """A labelled value in a definition list."""
+
+    label: str
+    value: str
+    i18n: str = ""
+    href: str = ""
+    css: str = ""
+
+
+@dataclass
+class OverviewPage:
+    """The overview (``index.html``)."""
+
+    title: str
+    root: str
+    provenance: list[Fact]
+    build_date: str
+    tally: Tally
+    cards: list[TallyCard]
+    groups: list[CategoryGroup]
+    categories: list[str]
+    verdict_filters: list[tuple[str, str]]  # (value, label)
+    chart: ChartView | None
+    not_on_chart: list[str]
+    sweep_reading: list[dict[str, Any]]
+    sweep_reading_more: list[dict[str, Any]]
+    missing_stages: list[str]
+    notes: list[str]
+    n_kernels: int
+    history_nav: bool = False
+
+
+def overview_page(rows: list[IndexRow], ctx: SiteContext, provenance: list[Fact], build_date: str,
+                  sweep_reading: list[dict[str, Any]] | None = None, notes: list[str] | None = None) -> OverviewPage:
+    """The overview page from every kernel's row (rows already in display order)."""
+    tally = sum((Tally.of(r.verdict) for r in rows), Tally())
+    hints = {"WIN": f"geomean \u2265 {ctx.win:g}x", "PARITY": f"{ctx.headroom:g}x \u2264 geomean < {ctx.win:g}x",
+             "HEADROOM": f"geomean < {ctx.headroom:g}x", "BLOCKED": "does not build, run or verify"}
+    cards = [TallyCard(v, getattr(tally, v.lower()), verdict_css(v), v, f"verdict.{v.lower()}", hints[v]) for v in VERDICTS]
+    if tally.untimed:
+        cards.append(TallyCard("NO TIMINGS", tally.untimed, "v-none", "UNTIMED", "verdict.untimed", "ledger only"))
+    if tally.unscored:
+        cards.append(TallyCard("NO CAMPAIGN", tally.unscored, "v-none", "NONE", "verdict.none", "capture only"))
+    by_cat: dict[str, list[IndexRow]] = {}
+    for r in rows:
+        by_cat.setdefault(r.category, []).append(r)
+    cats = sorted(by_cat, key=lambda c: (c == UNCATEGORIZED, c))
+    groups = [CategoryGroup(c, by_cat[c], sum((Tally.of(r.verdict) for r in by_cat[c]), Tally()).text())
+              for c in cats]
+    plotted = sorted((r for r in rows if r.geomean is not None), key=lambda r: (-r.geomean, r.name.lower()))
+    why = {"UNTIMED": "ledger only, nothing timed", None: "no timing campaign", "BLOCKED": "no measured shape"}
+    not_on_chart = [f"{r.name} ({why.get(r.verdict, r.verdict_label.lower())})" for r in rows if r.geomean is None]
+    chart = chart_view("overview-speedups", charts.speedup_overview(plotted, ctx.win, ctx.headroom),
+                       "Speedup vs the best baseline, per kernel", "chart.overview") if plotted else None
+    filters = [("", "all verdicts")] + [(v, v) for v in VERDICTS] + [("UNTIMED", "no timings"), ("NONE", "no campaign")]
+    return OverviewPage(
+        title=ctx.title,
+        root="",
+        provenance=provenance,
+        build_date=build_date,
+        tally=tally,
+        cards=cards,
+        groups=groups,
+        categories=cats,
+        verdict_filters=filters,
+        chart=chart,
+        not_on_chart=not_on_chart,
+        sweep_reading=list(sweep_reading or [])[:READING_SHOWN],
+        sweep_reading_more=list(sweep_reading or [])[READING_SHOWN:],
+        missing_stages=list(ctx.missing_stages),
+        notes=list(notes or []),
+        n_kernels=len(rows),
+        history_nav=ctx.history,
+    )
+
+
+def order_rows(rows: list[IndexRow]) -> list[IndexRow]:
+    """Display order: by category, then verdict (best news first), then geomean, then name."""
+    return sorted(rows, key=lambda r: (r.category == UNCATEGORIZED, r.category, r.verdict_rank,
+                                       -(r.geomean or 0.0), r.name.lower(), r.slug))

@@ -1,0 +1,75 @@
+"""The verdict badge and the pull-request snippet of a kernel."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from generator.site import charts
+from generator.site.views.base import KernelData, SiteContext, md_text
+from generator.site.views.kernel import pr_snippet
+from generator.site.views.overview import IndexRow
+
+
+# ---------------------------------------------------------------- badge and PR snippet
+
+@dataclass
+class BadgeView:
+    """The verdict badge (``badges/<slug>.svg``): label and value boxes, sizes in px."""
+
+    label: str
+    value: str
+    title: str
+    color: str
+    width: int
+    left: int
+    right: int
+    left_x: float
+    right_x: float
+
+
+def _text_px(text: str) -> int:
+    """Approximate width of 11px Verdana text (wide glyphs count double)."""
+    return int(sum(7 if ord(ch) < 0x2E80 else 12 for ch in text) + 10)
+
+
+def badge_view(row: IndexRow) -> BadgeView:
+    """Badge of one kernel: verdict on the left, geomean and wins on the right."""
+    label = row.verdict_label
+    if row.geomean is not None:
+        value = f"{row.geomean_text} \u00b7 {row.wins_text}"
+    else:
+        value = "no data" if row.verdict is None else label.lower()
+        label = "verdict"
+    color = charts.VERDICT_COLORS.get(row.verdict or "", "#8c959f")
+    left, right = _text_px(label), _text_px(value)
+    return BadgeView(label=label, value=value, title=f"{row.name}: {row.verdict_label} {row.geomean_text}",
+                     color=color, width=left + right, left=left, right=right,
+                     left_x=left / 2, right_x=left + right / 2)
+
+
+@dataclass
+class PrView:
+    """``pr/<slug>.md``: the snippet and a small table, every value inert Markdown."""
+
+    snippet: str
+    rows: list[tuple[str, str]]
+
+
+def pr_view(k: KernelData, row: IndexRow, ctx: SiteContext) -> PrView:
+    """The pull-request Markdown of one kernel."""
+    rows = [("verdict", md_text(row.verdict_label)), ("geomean vs best", md_text(row.geomean_text)),
+            ("wins", md_text(row.wins_text)), ("weighted geomean", md_text(row.weighted_text)),
+            ("failures", md_text(row.failures_text)), ("best baseline", md_text(row.best_baseline_text))]
+    if k.score is not None and k.score.worst is not None:
+        rows.append(("worst shape", md_text(k.score.worst_text)))
+    if row.flags:
+        rows.append(("flags", md_text("; ".join(row.flags))))
+    if row.top_stall:
+        rows.append(("top stall type", md_text(f"{row.top_stall} (stall ratio {row.stall_ratio_text})")))
+    if row.occupancy is not None:
+        rows.append(("occupancy", md_text(f"{row.occupancy_text}, limited by {row.limiter_text}")))
+    if row.headline_note:
+        rows.append(("headline pair", md_text(row.headline_note)))
+    for m in row.missing:
+        rows.append(("missing", md_text(m)))
+    return PrView(snippet=pr_snippet(row, ctx.base_url), rows=rows)

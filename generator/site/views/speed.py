@@ -1,0 +1,174 @@
+"""The speed-across-shapes panel: per-shape speedups."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from generator.site import charts
+from generator.site.views.base import DASH, KernelData, SiteContext, VERDICTS, fmt_num, fmt_x, sort_key
+from generator.site.views.overview import ChartView, Fact, IndexRow, chart_view
+from generator.site.views.panel import register_panel
+
+
+# ---- speed: per-shape speedups
+
+@dataclass
+class ProviderCell:
+    """One provider's time (or status) on one shape."""
+
+    text: str
+    css: str
+    title: str
+    sort: str
+
+
+@dataclass
+class ShapeRowView:
+    """One ledger shape in the per-shape table."""
+
+    anchor: str
+    args: str
+    stage: str
+    model: str
+    dtype: str
+    weight: str
+    cells: list[ProviderCell]
+    best_baseline: str
+    speedup_text: str
+    speedup_sort: str
+    outcome_css: str
+    failure: str
+    failure_full: str
+
+
+@dataclass
+class SplitRow:
+    """A geomean of a subset (per baseline, stage or model)."""
+
+    name: str
+    geomean_text: str
+    n: int
+    css: str
+
+
+@dataclass
+class SpeedView:
+    """The per-shape speedups of the kernel's campaign, or why there are none."""
+
+    status: str  # scored, untimed, error, none
+    message: str
+    facts: list[Fact]
+    per_baseline: list[SplitRow]
+    stage_split: list[SplitRow]
+    model_split: list[SplitRow]
+    chart: ChartView | None
+    providers: list[str]
+    shapes: list[ShapeRowView]
+    notes: list[str]
+    headline_text: str | None
+    headline_note: str | None
+    provenance: list[Fact]
+
+
+def outcome_css(speedup: float | None, ctx: SiteContext) -> str:
+    """CSS class of a speedup: win, parity or loss."""
+    if speedup is None:
+        return "o-none"
+    if speedup >= ctx.win * (1 - 1e-9):
+        return "o-win"
+    if speedup >= ctx.headroom * (1 - 1e-9):
+        return "o-parity"
+    return "o-loss"
+
+
+def _splits(split: dict[str, list], ctx: SiteContext) -> list[SplitRow]:
+    return [SplitRow(name or "(none)", fmt_x(v[0]), v[1], outcome_css(v[0], ctx)) for name, v in split.items()]
+
+
+def shape_rows(score: Any, ctx: SiteContext) -> list[ShapeRowView]:
+    """The per-shape table: every provider's time and status, failures explicit."""
+    out = []
+    for i, sh in enumerate(score.shapes):
+        cells = []
+        for p in score.providers:
+            r = sh.providers.get(p)
+            if r is None:
+                cells.append(ProviderCell(DASH, "t-none", "no row", ""))
+                continue
+            title = r.reason or ""
+            if r.usable and r.p10_us and r.p90_us:
+                title = f"p10 {r.p10_us:.2f} / p90 {r.p90_us:.2f} us" + (f"; {title}" if title else "")
+            css = "t-ok" if r.usable else ("t-fail" if r.status in ("failed", "oom", "incorrect") else "t-na")
+            if p == sh.best_baseline:
+                css += " t-best"
+            cells.append(ProviderCell(r.time_text, css, title, sort_key(r.median_us if r.usable else None)))
+        out.append(ShapeRowView(
+            anchor=f"s{i}",
+            args=sh.args_text,
+            stage=sh.stage or DASH,
+            model=sh.model or DASH,
+            dtype=sh.dtype or DASH,
+            weight=fmt_num(sh.weight),
+            cells=cells,
+            best_baseline=sh.best_baseline or DASH,
+            speedup_text=sh.speedup_text,
+            speedup_sort=sort_key(sh.speedup),
+            outcome_css=outcome_css(sh.speedup, ctx),
+            failure=sh.failure_short or "",
+            failure_full=sh.failure_reason or "",
+        ))
+    return out
+
+
+@register_panel("speed", "Speed across shapes", 20)
+def _speed_panel(k: KernelData, row: IndexRow, ctx: SiteContext) -> SpeedView:
+    s = k.score
+    empty = dict(facts=[], per_baseline=[], stage_split=[], model_split=[], chart=None, providers=[],
+                 shapes=[], notes=[], provenance=[],
+                 headline_text=k.headline.text if k.headline else None, headline_note=k.headline_note)
+    if k.score_error:
+        return SpeedView(status="error", message=f"The timing campaign could not be read: {k.score_error}", **empty)
+    if s is None:
+        return SpeedView(status="none", message="No timing campaign matches this kernel, so it has no verdict. "
+                         "Map it to a campaign in kernel-atlas.toml ([kernels.<name>] campaign = ...).", **empty)
+    if s.verdict not in VERDICTS:
+        msg = f"The campaign {s.op} has a shape ledger ({s.n_shapes} shapes) but no benchmark results: nothing was timed."
+        ledger = shape_rows(s, ctx)
+        for r in ledger:  # nothing ran: the ledger alone (no provider cells, no failure)
+            r.cells, r.failure, r.failure_full = [], "", ""
+        empty["shapes"] = ledger
+        return SpeedView(status="untimed", message=msg, **empty)
+    facts = [
+        Fact("verdict", f"{s.verdict} ({s.verdict_reason})", "fact.verdict"),
+        Fact("geomean vs best", f"{fmt_x(s.geomean_vs_best)}, wins {s.wins} of {s.n_measured}", "fact.geomean"),
+        Fact("weighted geomean", fmt_x(s.weighted_geomean_vs_best)
+             + (f" over {s.n_weighted} weighted shapes" if s.n_weighted else " (no shape has a weight)"), "fact.weighted"),
+        Fact("wins / parity / losses", f"{s.wins} / {s.parity} / {s.losses}", "fact.wpl"),
+        Fact("shapes", f"{s.n_shapes} in the ledger, {s.n_measured} measured, {s.n_measurable} measurable", "fact.shapes"),
+        Fact("candidate rows", f"{s.candidate_ok} ok, {s.candidate_failed} failed/oom, {s.candidate_incorrect} incorrect, "
+             f"{s.candidate_unsupported} unsupported, {s.candidate_other} other, {s.candidate_missing} missing", "fact.coverage"),
+        Fact("failures", f"{s.hard_failures} hard (candidate fails where a baseline runs), "
+             f"{s.harness_failures} harness (every provider fails)", "fact.failures",
+             css="bad" if s.hard_failures else ""),
+        Fact("worst shape", s.worst_text, "fact.worst"),
+        Fact("best shape", f"{s.best.speedup_text} vs {s.best.best_baseline} ({s.best.args_text})" if s.best else DASH,
+             "fact.best"),
+        Fact("noise (median p90/p10)", fmt_x(s.noise) + (" \u2014 verdict uncertain" if s.uncertain else ""), "fact.noise",
+             css="warn" if s.uncertain else ""),
+        Fact("reference provider", f"{s.reference}" + (" (best on every shape: reference only)" if s.reference_only else ""),
+             "fact.reference"),
+    ]
+    measured = [sh for sh in s.shapes if sh.measured]
+    chart = chart_view("shapes", charts.shape_speedups(measured, ctx.win, ctx.headroom),
+                       "Speedup per shape (log scale)", "chart.shapes") if measured else None
+    prov = [Fact(key, value) for key, value in sorted(s.provenance.items()) if value]
+    return SpeedView(
+        status="scored", message="", facts=facts,
+        per_baseline=_splits(s.per_baseline, ctx),
+        stage_split=_splits(s.stage_split, ctx),
+        model_split=_splits(s.model_split, ctx),
+        chart=chart, providers=list(s.providers), shapes=shape_rows(s, ctx), notes=list(s.notes),
+        headline_text=k.headline.text if k.headline else None,
+        headline_note=k.headline_note, provenance=prov,
+    )
