@@ -31,7 +31,7 @@ for spec in "${SPECS[@]}"; do
   fi
   echo "=== $name (at ${elapsed}s)"
   t0=$(date +%s)
-  timeout "$SPEC_TIMEOUT" python3 -m generator.capture_nv capture "$spec" --into "$DEST" --raw-dir "$RAW" \
+  timeout "$SPEC_TIMEOUT" python3 -m generator.capture capture "$spec" --into "$DEST" --raw-dir "$RAW" \
     2>&1 | tee "$RAW/$name.capture.log"
   rc=${PIPESTATUS[0]}
   echo "=== $name rc=$rc in $(( $(date +%s) - t0 ))s"

@@ -351,7 +351,7 @@ def test_committed_sweep_schema_and_provenance():
         assert {r["gpu"] for r in rows} == {"NVIDIA H200"} and {r["arch"] for r in rows} == {"sm_90"}
         assert {(r["driver_version"], r["cuda_version"], r["torch_version"], r["triton_version"]) for r in rows} == {
             ("580.159.04", "13.0", "2.11.0+cu130", "3.6.0")}
-        assert {r["candidate_commit"] for r in rows} == {"1a76145"}
+        assert {r["candidate_commit"] for r in rows} == {"fea353919"}  # demo/kernels unchanged since
         cand = [r for r in rows if r["provider"] == "triton"]
         assert all(r["benchmark_status"] == "ok" and r["correct"] == "True" for r in cand)
         assert all(r["timing_method"] == "cudagraph" for r in rows if r["benchmark_status"] == "ok")

@@ -28,8 +28,6 @@ PENDING_LONG = {
     "generator/site/build.py",
     "generator/sweeps/diff.py",
 }
-#: The old path of generator.capture.nvidia, kept for demo/ SPECs until they import the new one.
-LEGACY = {"generator.capture_nv"}
 
 
 def modules() -> dict[str, Path]:
@@ -78,8 +76,6 @@ def layer(name: str) -> tuple[str, int]:
         return parts[1], RANKS[parts[1]]
     if parts[1] in TOP:
         return parts[1], TOP[parts[1]]
-    if name in LEGACY:
-        return "capture", RANKS["capture"]
     return parts[1], BASE  # model, errors, config
 
 
@@ -120,7 +116,7 @@ def test_no_import_cycle():
 
 def test_root_keeps_only_the_shared_modules():
     root = {p.name for p in GEN.glob("*.py")}
-    assert root == {"__init__.py", "__main__.py", "cli.py", "model.py", "errors.py", "config.py", "capture_nv.py"}
+    assert root == {"__init__.py", "__main__.py", "cli.py", "model.py", "errors.py", "config.py"}
 
 
 def test_no_module_over_the_limit():

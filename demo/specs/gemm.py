@@ -1,6 +1,6 @@
 """bf16 GEMM (x @ W^T) at the linear-layer sizes of Llama3 and Qwen2.5: Triton against cuBLAS."""
 
-from generator.capture_nv import import_source
+from generator.capture.nvidia import import_source
 
 KERNEL = "gemm"
 OP_TYPE = "gemm"

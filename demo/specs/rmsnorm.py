@@ -1,6 +1,6 @@
 """RMSNorm (bf16 in/out, fp32 math) at LLM hidden sizes, QK-norm and MLA latent sizes."""
 
-from generator.capture_nv import import_source
+from generator.capture.nvidia import import_source
 
 KERNEL = "rmsnorm"
 OP_TYPE = "rmsnorm"

@@ -1,6 +1,6 @@
 """Fused SwiGLU activation silu(gate) * up (bf16) at the MLP sizes of Llama3, Qwen and DeepSeek-V3."""
 
-from generator.capture_nv import import_source
+from generator.capture.nvidia import import_source
 
 KERNEL = "silu_and_mul"
 OP_TYPE = "silu_and_mul"

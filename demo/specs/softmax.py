@@ -1,6 +1,6 @@
 """Row softmax (bf16 in/out, fp32 math): attention probabilities, MoE routers and vocabulary logits."""
 
-from generator.capture_nv import import_source
+from generator.capture.nvidia import import_source
 
 KERNEL = "softmax"
 OP_TYPE = "softmax"

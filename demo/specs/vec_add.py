@@ -1,6 +1,6 @@
 """Residual add (bf16 x + y) at LLM hidden sizes: Triton against PyTorch eager and torch.compile."""
 
-from generator.capture_nv import import_source
+from generator.capture.nvidia import import_source
 
 KERNEL = "vec_add"
 OP_TYPE = "vec_add"
