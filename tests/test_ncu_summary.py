@@ -32,25 +32,31 @@ def summary(kernel: str, as_dicts: bool = False) -> dict:
 def test_gemm_summary_real_values():
     s = summary("gemm")
     assert s["kernel"] == "gemm" and s["label"] == "prefill" and s["launches"] == 1
+    # provenance.json: candidate_commit fea353919, captured_at 2026-11-30T10:13:30Z
     assert s["provenance"]["text"] == ("NVIDIA H200 (sm_90) · driver 580.159.04 · CUDA 13.0 · torch 2.11.0+cu130 · "
-                                       "triton 3.6.0 · Nsight Compute 2025.3.1.0 · commit 1a76145 · "
-                                       "captured 2026-11-29T09:17:04Z")
+                                       "triton 3.6.0 · Nsight Compute 2025.3.1.0 · commit fea353919 · "
+                                       "captured 2026-11-30T10:13:30Z")
     params = {p["name"]: p["value"] for p in s["configuration"][0]["params"]}
     assert params == {"K": "4096", "M": "4096", "N": "4096", "dtype": "bf16", "model": "Llama3 8B",
                       "stage": "prefill", "grid": "(512, 1, 1)", "block": "(256, 1, 1)",
                       "registers/thread": "184", "shared memory/block": "147460 B"}
     (st,) = s["stages"]
+    # details.csv: Duration 249.95 us, DRAM Throughput 17.89 %, Achieved Occupancy 12.46 %;
+    # raw.csv: sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_elapsed 58.639508
     assert (st["duration"], st["tensor_core"], st["dram"], st["achieved_occupancy"], st["bottleneck"]) == (
-        "248.99 us", "58.8 %", "17.9 %", "12.5 %", "latency-bound")
+        "249.95 us", "58.6 %", "17.9 %", "12.5 %", "latency-bound")
+    # source_sass.csv: stall_barrier (Not Issued) sums to 16116 of 20989 not-issued samples
+    # (76.8 %); source_cuda_sass.csv: line 37 holds the most of them (11185)
     assert st["key_issue"] == "77 % of stalled samples wait for sibling warps at a CTA barrier at gemm.py:37"
     b = s["bottleneck"]
     assert b["title"] == "Latency-bound"
-    assert b["root_cause"].startswith("Neither DRAM (17.9 %) nor the tensor pipe (58.8 %) reaches 60 % of peak")
+    assert b["root_cause"].startswith("Neither DRAM (17.9 %) nor the tensor pipe (58.6 %) reaches 60 % of peak")
     assert b["root_cause"].count(". ") == 1 and "limited by registers" in b["root_cause"]
-    assert b["locality"].startswith("L2 hit rate is 68.0 %")
+    assert b["locality"].startswith("L2 hit rate is 64.4 %")  # details.csv: L2 Hit Rate 64.41 %
     opp = [(o["rule"], o["gain_pct"], o["speedup_type"], o["metric"]) for o in s["opportunities"]]
-    assert opp == [("CPIStall", 41.18, "global", "warp-stall sampling: stall_barrier"),
-                   ("TheoreticalOccupancy", 41.18, "global", "Theoretical Occupancy"),
+    # details.csv rule rows: CPIStall, TheoreticalOccupancy OPT global 41.36, LaunchConfiguration OPT global 25
+    assert opp == [("CPIStall", 41.36, "global", "warp-stall sampling: stall_barrier"),
+                   ("TheoreticalOccupancy", 41.36, "global", "Theoretical Occupancy"),
                    ("LaunchConfiguration", 25.0, "global", "Waves Per SM")]
     assert s["opportunities"][1]["metric_value"] == "12.50 %, limited by registers"
     assert s["opportunities"][2]["metric_value"] == "3.88"
@@ -85,10 +91,12 @@ def test_rows_as_dicts_or_campaign_objects_give_the_same_summary():
 def test_two_launch_summary_uses_the_longest_launch():
     s = summary("vec_add")
     assert s["launches"] == 2 and s["primary_launch"] == 1
-    assert [st["duration"] for st in s["stages"]] == ["12.80 us", "90.02 us"]
+    # details.csv: Duration 13.25 us (ID 0), 90.62 us (ID 1)
+    assert [st["duration"] for st in s["stages"]] == ["13.25 us", "90.62 us"]
     assert [c["shape"] for c in s["configuration"]] == ["llama3-8b-prefill-2k", "llama3-70b-prefill-8k"]
     assert s["bottleneck"]["kind"] == "memory-bound"
-    assert s["bottleneck"]["root_cause"].startswith("DRAM throughput is 88.7 % of peak (4.26 TB/s)")
+    # launch 1: details.csv DRAM Throughput 88.20 %; raw.csv dram__bytes.sum.per_second 4.242212 Tbyte/s
+    assert s["bottleneck"]["root_cause"].startswith("DRAM throughput is 88.2 % of peak (4.24 TB/s)")
     assert sorted(r["shape"] for r in s["baseline"]["rows"] if r["profiled"]) == ["M=2048 N=4096", "M=8192 N=8192"]
 
 
