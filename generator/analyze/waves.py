@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, replace
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Iterable, Mapping, Sequence
 
-from generator.model import Instruction, WaveFile
+from generator.model import Instruction, WavesSummary, WaveFile
 from generator.read import att
 
 #: A wave exits early below this fraction of the longest sampled wave's instructions...
@@ -25,38 +25,13 @@ EARLY_EXIT_OF_STATIC = 0.02
 WORKING_HOTSPOTS_FROM = 0.20
 
 
-@dataclass(frozen=True)
-class WavesSummary:
-    """How many sampled waves did work, and whether the capture represents the kernel."""
-
-    sampled: int
-    early_exit: int
-    working: int
-    early_exit_stall_cycles: int
-    total_stall_cycles: int
-
-    @property
-    def early_exit_stall_share(self) -> float:
-        return self.early_exit_stall_cycles / self.total_stall_cycles if self.total_stall_cycles else 0.0
-
-    @property
-    def representative(self) -> bool:
-        """False when waves were sampled and none did work: the hotspots describe launch and exit only."""
-        return self.sampled == 0 or self.working > 0
-
-    @property
-    def needs_working_hotspots(self) -> bool:
-        """True when early-exit waves hold enough stall to distort the capture's hotspots."""
-        return self.working > 0 and self.early_exit_stall_share >= WORKING_HOTSPOTS_FROM
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "sampled": self.sampled,
-            "early_exit": self.early_exit,
-            "working": self.working,
-            "early_exit_stall_share": self.early_exit_stall_share,
-            "representative": self.representative,
-        }
+def not_representative_text(summary: WavesSummary | None) -> str:
+    """What a capture with no working wave says first, wherever it is shown ("" otherwise)."""
+    if summary is None or summary.representative:
+        return ""
+    return (f"Not representative: all {summary.sampled} sampled waves exit early (each runs under 5 % of the "
+            "longest wave's or 2 % of the kernel's instructions), so these hotspots describe launch and exit "
+            "only. Re-capture another dispatch or iteration range, or a grid that gives the traced CU work.")
 
 
 def early_exit_flags(counts: Sequence[int], static_instructions: int) -> list[bool]:
@@ -72,6 +47,11 @@ def stall_by_pc(rows: Iterable[Sequence[int]]) -> dict[int, int]:
     for row in rows:
         out[row[4]] = out.get(row[4], 0) + row[2]
     return out
+
+
+def needs_working_hotspots(summary: WavesSummary) -> bool:
+    """True when early-exit waves hold enough stall (>= 20 %) to distort the capture's hotspots."""
+    return summary.working > 0 and summary.early_exit_stall_share >= WORKING_HOTSPOTS_FROM
 
 
 def summarize_waves(counts: Sequence[int], static_instructions: int, early_stall_cycles: int,
@@ -131,5 +111,5 @@ def read_waves(capture_dir: str, waves: Sequence[WaveFile], instructions: Sequen
     early = stall_by_pc(row for w, f in zip(present, flags) if f for row in att.read_wave(capture_dir, w))
     total = sum(ins.stall_cycles for ins in instructions)
     summary = summarize_waves(counts, len(instructions), sum(early.values()), total)
-    working = working_instructions(instructions, early) if summary.needs_working_hotspots else None
+    working = working_instructions(instructions, early) if needs_working_hotspots(summary) else None
     return WaveReading(summary=summary, working=working, notes=notes)
