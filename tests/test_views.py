@@ -342,3 +342,22 @@ def test_analyze_json_carries_the_wave_summary_and_working_waves(sweep, capsys):
     assert sum(ww["stall_by_type"].values()) == 44892
     assert obj["stall_by_opcode"]["s_waitcnt"]["instructions"] == 32
     assert all(i["stall_cycles"] > 0 and i["reason"] is None for i in obj["top_instructions"])
+
+
+def test_speed_panel_shows_rules_7_to_9_on_the_shape_rows(kernel):
+    from generator.site.views import speed
+
+    k, _ = kernel("moe_blockscale")
+    view = speed._speed_panel(k, None, base_views.SiteContext())
+    facts = {f.label: f.value for f in view.facts}
+    assert facts["like-for-like"].startswith("not like-for-like: the best baseline times another scope on 4 of 4")
+    assert facts["suspect reference"].startswith("6 shapes where flydsl and an independent library")
+    suspect = [r for r in view.shapes if any(f.startswith("suspect reference") for f in r.flags)]
+    assert len(suspect) == 6
+    assert ("flydsl: max_abs=3.245e+00 max_rel=2.101e+04 rtol=0.4 atol=0.4; "
+            "aiter: max_abs=3.236e+00 max_rel=4.862e+04 rtol=0.4 atol=0.4") in suspect[0].flags[0]
+    pa, _ = kernel("pa")
+    pv = speed._speed_panel(pa, None, base_views.SiteContext())
+    roof = [f for r in pv.shapes for f in r.flags if "HBM roof" in f]
+    assert len(roof) == 2 and all(f.startswith("gluon at ") for f in roof)
+    assert sum("t-roof" in c.css for r in pv.shapes for c in r.cells) == 2
