@@ -140,6 +140,94 @@ class WaveFile:
         return self.end - self.begin
 
 
+@dataclass(frozen=True)
+class WavesSummary:
+    """How many sampled waves did work, and whether the capture represents the kernel (DOMAIN §1.5)."""
+
+    sampled: int
+    early_exit: int
+    working: int
+    early_exit_stall_cycles: int
+    total_stall_cycles: int
+
+    @property
+    def early_exit_stall_share(self) -> float:
+        return self.early_exit_stall_cycles / self.total_stall_cycles if self.total_stall_cycles else 0.0
+
+    @property
+    def representative(self) -> bool:
+        """False when waves were sampled and none did work: the hotspots describe launch and exit only."""
+        return self.sampled == 0 or self.working > 0
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "sampled": self.sampled,
+            "early_exit": self.early_exit,
+            "working": self.working,
+            "early_exit_stall_share": self.early_exit_stall_share,
+            "representative": self.representative,
+        }
+
+
+@dataclass
+class Hotspots:
+    """Ranked hotspots of a set of instructions (a capture's working waves, say)."""
+
+    instructions: list[Instruction]
+    total_stall_cycles: int
+    stall_by_type: dict[str, int]
+    lines: list[LineHotspot]
+    instruction_rank: list[int]
+
+    def hot_lines(self, k: int) -> list[LineHotspot]:
+        """The top ``k`` source lines that stall at all (the reference lists no others)."""
+        return [ln for ln in self.lines[:k] if ln.stall_cycles > 0]
+
+    def top_instructions(self, k: int) -> list[Instruction]:
+        """The top ``k`` instructions that stall at all (the reference lists no others)."""
+        return [ins for ins in (self.instructions[i] for i in self.instruction_rank[:k]) if ins.stall_cycles > 0]
+
+    def to_json(self, topk: int = 15) -> dict[str, Any]:
+        total = self.total_stall_cycles
+        return {
+            "total_stall_cycles": total,
+            "stall_by_type": dict(self.stall_by_type),
+            "top_lines": [line_json(ln) for ln in self.hot_lines(topk)],
+            "top_instructions": [instruction_json(ins, total) for ins in self.top_instructions(topk)],
+        }
+
+
+def line_json(ln: LineHotspot) -> dict[str, Any]:
+    """One ``top_lines`` entry of ``analyze --json``."""
+    return {
+        "source_loc": ln.source_loc,
+        "stall_cycles": ln.stall_cycles,
+        "total_cycles": ln.total_cycles,
+        "share": ln.share,
+        "stall_rate": ln.stall_rate,
+        "dominant_type": ln.dominant_type,
+    }
+
+
+def stall_reason(ins: Instruction) -> str | None:
+    """The NCU stall reason with most samples on an instruction (None for ATT captures)."""
+    reasons = ins.extra.get("stall_reasons_not_issued") or ins.extra.get("stall_reasons") or {}
+    return max(reasons, key=reasons.get) if reasons else None
+
+
+def instruction_json(ins: Instruction, total: int) -> dict[str, Any]:
+    """One ``top_instructions`` entry of ``analyze --json`` (``reason``: NCU's, beside our type)."""
+    return {
+        "pc_index": ins.pc_index,
+        "asm": ins.asm,
+        "type": ins.type,
+        "reason": stall_reason(ins),
+        "stall_cycles": ins.stall_cycles,
+        "share": (ins.stall_cycles / total) if total else 0.0,
+        "source_loc": ins.source_loc,
+    }
+
+
 @dataclass
 class CaptureAnalysis:
     """Everything we know about one profiled dispatch (one ATT capture or NCU launch)."""
@@ -168,6 +256,14 @@ class CaptureAnalysis:
     jit_kernel: str | None = None
     notes: list[str] = field(default_factory=list)
     extra: dict[str, Any] = field(default_factory=dict)
+    waves_summary: WavesSummary | None = None  # ATT only (DOMAIN §1.5)
+    working: Hotspots | None = None  # working waves only, when early exits distort the hotspots
+    stall_by_opcode: dict[str, dict[str, int]] = field(default_factory=dict)  # DOMAIN §1.6
+
+    @property
+    def representative(self) -> bool:
+        """False when no sampled wave did work (the hotspots describe launch and exit only)."""
+        return self.waves_summary is None or self.waves_summary.representative
 
     @property
     def mapped_fraction(self) -> float:
@@ -186,7 +282,8 @@ class CaptureAnalysis:
         return [ln for ln in self.lines[:k] if ln.stall_cycles > 0]
 
     def top_instructions(self, k: int) -> list[Instruction]:
-        return [self.instructions[i] for i in self.instruction_rank[:k]]
+        """The top ``k`` instructions that stall at all (the reference lists no others)."""
+        return [ins for ins in (self.instructions[i] for i in self.instruction_rank[:k]) if ins.stall_cycles > 0]
 
     def wave_duration_stats(self) -> dict[str, float] | None:
         durs = sorted(w.duration for w in self.waves)
@@ -215,33 +312,16 @@ class CaptureAnalysis:
             "total_stall_cycles": self.total_stall_cycles,
             "stall_ratio": self.stall_ratio,
             "stall_by_type": dict(self.stall_by_type),
-            "top_lines": [
-                {
-                    "source_loc": ln.source_loc,
-                    "stall_cycles": ln.stall_cycles,
-                    "total_cycles": ln.total_cycles,
-                    "share": ln.share,
-                    "stall_rate": ln.stall_rate,
-                    "dominant_type": ln.dominant_type,
-                }
-                for ln in self.hot_lines(topk)
-            ],
-            "top_instructions": [
-                {
-                    "pc_index": ins.pc_index,
-                    "asm": ins.asm,
-                    "type": ins.type,
-                    "stall_cycles": ins.stall_cycles,
-                    "share": (ins.stall_cycles / total) if total else 0.0,
-                    "source_loc": ins.source_loc,
-                }
-                for ins in self.top_instructions(topk)
-            ],
+            "top_lines": [line_json(ln) for ln in self.hot_lines(topk)],
+            "top_instructions": [instruction_json(ins, total) for ins in self.top_instructions(topk)],
             "source_mapped": {"mapped": self.source_mapped[0], "total": self.source_mapped[1]},
             "instruction_mix": dict(self.instruction_mix),
             "waves": self.wave_duration_stats(),
             "wave_states": dict(self.wave_states) if self.wave_states is not None else None,
             "occupancy": self.occupancy.to_json() if self.occupancy else None,
+            "waves_summary": self.waves_summary.to_json() if self.waves_summary else None,
+            "working_waves": self.working.to_json(topk) if self.working else None,
+            "stall_by_opcode": {op: dict(v) for op, v in self.stall_by_opcode.items()},
             "notes": list(self.notes),
             **({"extra": self.extra} if self.extra else {}),
         }

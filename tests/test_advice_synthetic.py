@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from generator.analyze import advice, occupancy as occ_model
+from generator.analyze import advice, hotspots, occupancy as occ_model
 from generator.read import att
 from generator.model import CaptureAnalysis, Instruction, Occupancy, WaveFile
 
@@ -21,7 +21,7 @@ MFMA = "v_mfma_f32_16x16x32_bf16 v[0:3], v[8:11], v[12:15], v[0:3]"
 
 def make_synthetic_analysis(rows, occupancy: Occupancy | None = None, waves: int = 0,
                             kernel: str = "synthetic") -> CaptureAnalysis:
-    """A CaptureAnalysis from hand-written rows (totals and lines by ``att.summarize``)."""
+    """A CaptureAnalysis from hand-written rows (totals and lines by ``hotspots.summarize``)."""
     instructions = []
     for k, row in enumerate(rows):
         asm, stall, total, *rest = row
@@ -33,9 +33,9 @@ def make_synthetic_analysis(rows, occupancy: Occupancy | None = None, waves: int
     return CaptureAnalysis(
         kernel=kernel, capture="synthetic_dispatch_1", label="", path="synthetic", vendor="amd",
         arch="gfx950", arch_source="isa", stall_unit="cycles", instructions=instructions,
-        instruction_mix=att.instruction_mix(instructions),
+        instruction_mix=hotspots.instruction_mix(instructions),
         waves=[WaveFile(file=f"w{i}.json", se=0, sm=0, slot=0, wave=i, begin=0, end=100) for i in range(waves)],
-        occupancy=occupancy, **att.summarize(instructions))
+        occupancy=occupancy, **hotspots.summarize(instructions))
 
 
 def make_synthetic_occupancy(vgpr: int = 32, accum: int = 0, sgpr: int = 32, lds: int = 0,

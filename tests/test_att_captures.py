@@ -70,6 +70,9 @@ def test_flash_small_wave_states_worked_example(sweep, results):
     assert [round(ws[k] * 100, 1) for k in ("IDLE", "EXEC", "WAIT", "STALL")] == [0.4, 48.4, 34.8, 16.4]
 
 
+FUSED_ROPE = "examples/fused_rope_cache/att_viewer/big/ui_output_agent_4253_dispatch_8781"
+
+
 def test_occupancy_equals_expected(sweep, results):
     expected = json.loads((sweep / "expected" / "occupancy.json").read_text())
     assert len(results) == len(expected) == 17
@@ -81,6 +84,12 @@ def test_occupancy_equals_expected(sweep, results):
             "sgpr": o.sgpr, "sgpr_limit": o.sgpr_limit, "total": o.vgpr_total,
             "vgpr_limit": o.vgpr_limit, "waves": o.waves_per_simd, "wg": o.workgroup_size,
         }
+        if r.ref.rel == FUSED_ROPE:
+            # The raw trace contradicts expected/occupancy.json here: it holds two variants of
+            # fused_qk_rope_reshape_and_cache_0 (VGPR_Count 4 and 8); the capture's dispatch 8781
+            # is a VGPR-8 row and the ISA's 12 VGPRs (16 allocated, half reported) fit only 8.
+            # Everything else (8 waves, NONE) is unchanged.
+            assert got.pop("csv_vgpr") == 8 and e.pop("csv_vgpr") == 4
         assert got == e, r.ref.rel
 
 
@@ -207,3 +216,27 @@ def test_at_hardware_max_nothing_binds(results):
     assert o.to_json()["at_hardware_max"] is True
     pa = next(r for r in results if r.bundle.name == "pa").analyses[0].occupancy
     assert not pa.at_hardware_max and pa.limited_by == "VGPR"
+
+
+def _trace_row(dispatch, vgpr, lds, name="kernel_gemm_0"):
+    return {"Kernel_Name": name, "Dispatch_Id": str(dispatch), "VGPR_Count": str(vgpr), "Accum_VGPR_Count": "0",
+            "SGPR_Count": "32", "LDS_Block_Size": str(lds), "Scratch_Size": "0", "Workgroup_Size_X": "256",
+            "Workgroup_Size_Y": "1", "Workgroup_Size_Z": "1"}
+
+
+def test_kernel_trace_variants_pick_the_one_the_isa_agrees_with():
+    """DOMAIN §1.3's real case: kernel_gemm_0 with LDS 0 / VGPR 52 and LDS 16384 / VGPR 56; an ISA that
+    reads LDS cannot be the LDS-0 variant, whatever the dispatch number says."""
+    from generator.model import Instruction
+
+    rows = [_trace_row(10, 52, 0), _trace_row(11, 56, 16384), _trace_row(12, 52, 0)]
+    isa = [Instruction(1, "ds_read_b128 v[0:3], v4", "LDS", ""), Instruction(2, "v_add_f32 v111, v1, v2", "other", "")]
+    row, note = occupancy.pick_variant(rows, isa, 112, "ui_output_agent_1_dispatch_12")
+    assert row["Dispatch_Id"] == "11" and "2 compiled variants" in note and "the only one the ISA agrees with" in note
+    # no LDS in the ISA and both VGPR counts fit: the capture's dispatch decides
+    plain = [Instruction(1, "v_add_f32 v111, v1, v2", "other", "")]
+    rows = [_trace_row(10, 56, 0), _trace_row(11, 64, 0)]
+    row, note = occupancy.pick_variant(rows, plain, 112, "ui_output_agent_1_dispatch_11")
+    assert row["VGPR_Count"] == "64" and "dispatch 11" in note
+    assert occupancy.pick_variant([_trace_row(1, 52, 0)], plain, 112, "x") == (rows[0] | {"Dispatch_Id": "1",
+                                                                                          "VGPR_Count": "52"}, None)

@@ -16,9 +16,7 @@ TOP = {"cli": 6, "__main__": 7}
 FORBIDDEN = {("capture", "sweeps"), ("sweeps", "capture"), ("capture", "site"), ("site", "capture")}
 
 #: Debts of issue 15 still open, named exactly so that paying one fails until it is removed here.
-PENDING_ARROWS = {
-    ("generator.read.att", "generator.analyze.occupancy"),  # ATT reading and analysis share att.py
-}
+PENDING_ARROWS: set[tuple[str, str]] = set()
 PENDING_LONG = {
     "generator/analyze/advice.py",
     "generator/analyze/verdicts.py",

@@ -313,3 +313,51 @@ def test_occupancy_cells_for_amd_and_nvidia(sweep):
     assert occupancy_cells(gemm) == {"occupancy": 0.1246, "occupancy_text": "12.5% achieved",
                                      "limiter": "registers", "limiter_text": "registers"}
     assert occupancy_cells(None)["occupancy"] is None
+
+
+def test_pa_capture_shows_its_working_waves_and_flash_its_s_nop_share(kernel):
+    """DOMAIN §1.5 / §1.6 on the page: pa's 8 working waves, flash_attn_func's s_nop 13.5 %."""
+    k, _ = kernel("pa")
+    cv = captures_views.capture_view(0, k.captures[0], base_views.SiteContext())
+    assert cv.warning == ""  # 8 waves work: representative
+    waves_fact = next(f.value for f in cv.facts if f.label == "sampled waves")
+    assert waves_fact.startswith("56 (48 exit early, 35.9% of stall cycles; 8 working)")
+    assert cv.working is not None and "hold 44.9K" in cv.working.summary
+    assert sum(1 for r in cv.working.top_instructions) > 0
+    flash, _ = kernel("flash_attn_func")
+    fv = captures_views.capture_view(1, flash.captures[1], base_views.SiteContext())
+    assert [(o.opcode, o.share) for o in fv.opcodes[:2]] == [("s_waitcnt", fv.opcodes[0].share), ("s_nop", "13.5%")]
+    assert fv.working is None
+
+
+def test_analyze_json_carries_the_wave_summary_and_working_waves(sweep, capsys):
+    from generator import cli
+
+    cap = sweep / "examples/pa/att_viewer/big/ui_output_agent_10886_dispatch_209"
+    assert cli.main(["analyze", str(cap), "--json", "--topk", "3"]) == 0
+    obj = json.loads(capsys.readouterr().out)
+    assert obj["waves_summary"]["early_exit"] == 48 and obj["waves_summary"]["representative"] is True
+    ww = obj["working_waves"]
+    assert ww["total_stall_cycles"] == 44892 and len(ww["top_lines"]) == 3
+    assert sum(ww["stall_by_type"].values()) == 44892
+    assert obj["stall_by_opcode"]["s_waitcnt"]["instructions"] == 32
+    assert all(i["stall_cycles"] > 0 and i["reason"] is None for i in obj["top_instructions"])
+
+
+def test_speed_panel_shows_rules_7_to_9_on_the_shape_rows(kernel):
+    from generator.site.views import speed
+
+    k, _ = kernel("moe_blockscale")
+    view = speed._speed_panel(k, None, base_views.SiteContext())
+    facts = {f.label: f.value for f in view.facts}
+    assert facts["like-for-like"].startswith("not like-for-like: the best baseline times another scope on 4 of 4")
+    assert facts["suspect reference"].startswith("6 shapes where flydsl and an independent library")
+    suspect = [r for r in view.shapes if any(f.startswith("suspect reference") for f in r.flags)]
+    assert len(suspect) == 6
+    assert ("flydsl: max_abs=3.245e+00 max_rel=2.101e+04 rtol=0.4 atol=0.4; "
+            "aiter: max_abs=3.236e+00 max_rel=4.862e+04 rtol=0.4 atol=0.4") in suspect[0].flags[0]
+    pa, _ = kernel("pa")
+    pv = speed._speed_panel(pa, None, base_views.SiteContext())
+    roof = [f for r in pv.shapes for f in r.flags if "HBM roof" in f]
+    assert len(roof) == 2 and all(f.startswith("gluon at ") for f in roof)
+    assert sum("t-roof" in c.css for r in pv.shapes for c in r.cells) == 2

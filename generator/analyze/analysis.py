@@ -8,9 +8,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from generator.read import formats
+from generator.analyze import hotspots, waves
+from generator.analyze import occupancy as occ_model
 from generator.errors import InputError
 from generator.model import Bundle, CaptureAnalysis, CaptureRef, Sweep
+from generator.read import att, formats
 
 
 @dataclass
@@ -33,9 +35,58 @@ class CaptureResult:
         return self.bundle.primary == self.ref.rel
 
 
+def analyze_att(ref: CaptureRef, bundle: Bundle | None = None) -> list[CaptureAnalysis]:
+    """Full analysis of one ATT capture (one dispatch): hotspots, waves, occupancy, opcodes."""
+    cap = att.load_capture(ref)
+    instructions = cap.instructions
+    notes = []
+    if cap.odd_cells:
+        notes.append(f"{cap.odd_cells} numeric cells of code.json were not integers; counted as 0 "
+                     "(as the reference does)")
+    if not instructions:
+        notes.append("code.json lists no instructions")
+    summary = hotspots.summarize(instructions)
+    if instructions and summary["source_mapped"][0] == 0:
+        notes.append("no instruction is mapped to source: the kernel was built without debug info "
+                     "(or a cached no-debug build was reused)")
+    occupancy, arch, arch_source = occ_model.for_capture(ref, bundle, instructions, cap.jit_name)
+    if occupancy:
+        notes.extend(occupancy.notes)
+    wave_reading = waves.read_waves(cap.path, cap.waves, instructions) if cap.waves and instructions else None
+    if wave_reading:
+        notes.extend(wave_reading.notes)
+    return [CaptureAnalysis(
+        kernel=bundle.name if bundle else (cap.jit_name or ref.name),
+        capture=ref.name,
+        label=ref.label,
+        path=ref.rel,
+        vendor="amd",
+        arch=arch,
+        arch_source=arch_source,
+        stall_unit="cycles",
+        instructions=instructions,
+        instruction_mix=hotspots.instruction_mix(instructions),
+        waves=cap.waves,
+        wave_states=cap.wave_states,
+        occupancy=occupancy,
+        sources=cap.sources,
+        jit_kernel=cap.jit_name,
+        notes=notes,
+        waves_summary=wave_reading.summary if wave_reading else None,
+        working=hotspots.hotspots(wave_reading.working) if wave_reading and wave_reading.working else None,
+        stall_by_opcode=waves.stall_by_opcode(instructions),
+        **summary,
+    )]
+
+
+#: Formats whose reader only reads: their analysis lives here.
+ANALYZERS = {"att": analyze_att}
+
+
 def analyze_ref(ref: CaptureRef, bundle: Bundle | None) -> list[CaptureAnalysis]:
     """Analyses of one capture (raises InputError on bad input)."""
-    return formats.get(ref.format).analyze(ref, bundle)
+    analyzer = ANALYZERS.get(ref.format) or formats.get(ref.format).analyze
+    return analyzer(ref, bundle)
 
 
 def analyze_bundle(bundle: Bundle) -> list[CaptureResult]:

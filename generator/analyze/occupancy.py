@@ -146,6 +146,63 @@ def resolve_arch(ref: CaptureRef, bundle: Bundle | None, instructions: list[Inst
     return arch_from_isa(instructions), "isa", None
 
 
+_DISPATCH = re.compile(r"_dispatch_(\d+)")
+
+
+def _variant_key(row: dict) -> tuple:
+    """The compiled-variant identity of a kernel-trace row: its resource columns."""
+    return tuple(row.get(c) for c in ("VGPR_Count", "Accum_VGPR_Count", "SGPR_Count", "LDS_Block_Size",
+                                      "Scratch_Size", "Workgroup_Size_X", "Workgroup_Size_Y", "Workgroup_Size_Z"))
+
+
+def _isa_agrees(row: dict, uses_lds: bool, isa_vgprs: int) -> bool:
+    """True when a variant's resources fit the captured ISA (DOMAIN §1.3).
+
+    An ISA that reads or writes LDS cannot run with ``LDS_Block_Size`` 0 (nor one without
+    LDS use with a block); the CSV's VGPR count lies between half the ISA's allocation
+    (rocprofv3 1.1 reports half on gfx950) and the allocation itself.
+    """
+    lds = rocprof.to_int(row.get("LDS_Block_Size")) or 0
+    if uses_lds != (lds > 0):
+        return False
+    csv_v = rocprof.to_int(row.get("VGPR_Count"))
+    alloc = round_up(isa_vgprs, 8)
+    return csv_v is None or not isa_vgprs or alloc // 2 <= csv_v <= alloc
+
+
+def pick_variant(rows: list[dict], instructions: list[Instruction], isa_vgprs: int,
+                 capture_name: str) -> tuple[dict | None, str | None]:
+    """The kernel-trace row of the captured variant, and a note saying which and why.
+
+    One kernel name can hold several compiled variants (a JIT kernel rebuilt per shape).
+    Use the one the ISA agrees with (LDS use, VGPR bound); when several or none agree,
+    the row of the capture's dispatch number; else the first row.
+    """
+    if not rows:
+        return None, None
+    variants: dict[tuple, list[dict]] = {}
+    for r in rows:
+        variants.setdefault(_variant_key(r), []).append(r)
+    if len(variants) == 1:
+        return rows[0], None
+    uses_lds = any(i.asm.lower().startswith(("ds_read", "ds_write")) for i in instructions)
+    agreeing = [vs for vs in variants.values() if _isa_agrees(vs[0], uses_lds, isa_vgprs)]
+    m = _DISPATCH.search(capture_name)
+    by_dispatch = next((r for r in rows if m and r.get("Dispatch_Id") == m.group(1)), None)
+    desc = "; ".join(f"VGPR {vs[0].get('VGPR_Count')}, SGPR {vs[0].get('SGPR_Count')}, "
+                     f"LDS {vs[0].get('LDS_Block_Size')} ({len(vs)} dispatches)" for vs in variants.values())
+    head = f"the kernel trace holds {len(variants)} compiled variants of {rows[0].get('Kernel_Name')} ({desc}); "
+    if len(agreeing) == 1:
+        row = agreeing[0][0]
+        return row, head + (f"using VGPR {row.get('VGPR_Count')}: the only one the ISA agrees with "
+                            f"({'uses' if uses_lds else 'no'} LDS, {isa_vgprs} VGPRs scanned)")
+    if by_dispatch is not None:
+        return by_dispatch, head + (f"using VGPR {by_dispatch.get('VGPR_Count')}: the variant of dispatch "
+                                    f"{m.group(1)}, the captured one (the ISA fits "
+                                    f"{'several' if agreeing else 'none'})")
+    return rows[0], head + "using the first: neither the ISA nor the dispatch number tells them apart"
+
+
 def for_capture(ref: CaptureRef, bundle: Bundle | None, instructions: list[Instruction],
                 jit_name: str | None) -> tuple[Occupancy | None, str, str]:
     """Occupancy of one capture, with its architecture and the arch's source."""
@@ -162,7 +219,9 @@ def for_capture(ref: CaptureRef, bundle: Bundle | None, instructions: list[Instr
         except InputError as err:
             rows = []
             notes.append(f"kernel trace unreadable: {err.message}")
-        row = rows[0] if rows else None
+        row, variant_note = pick_variant(rows, instructions, isa_v, ref.name)
+        if variant_note:
+            notes.append(variant_note)
         if not rows:
             notes.append(f"kernel {jit_name} not found in {os.path.basename(trace)}; using the ISA alone")
     to_int = rocprof.to_int

@@ -9,10 +9,9 @@ A capture directory holds (DOMAIN §1.1)::
     wstates1..4.json {"state": [n, ...], "time": [t, ...]}   (IDLE, EXEC, WAIT, STALL)
     se*_sm*_sl*_wv*.json   one sampled wave each (parsed only for a timeline)
 
-The analysis reproduces the FlyDSL reference analyzer exactly (stall taxonomy,
-stable rankings) and adds wave states, occupancy and source-mapping coverage. Wave
-files are not parsed for the analysis: ``filenames.json`` already gives each wave's
-begin and end, which keeps a sweep of thousands of wave files fast.
+This module reads (``load_capture``); ``generator.analyze.hotspots`` computes. Wave files
+are not parsed whole: ``filenames.json`` gives each wave's begin and end, and a wave's
+instruction count sits at the head of its file, which keeps thousands of them fast.
 """
 
 from __future__ import annotations
@@ -21,20 +20,11 @@ import json
 import math
 import os
 import re
+from dataclasses import dataclass
 
-from generator.read import formats
-from generator.analyze import occupancy as occ_model
 from generator.errors import InputError
-from generator.model import (
-    UNKNOWN_LOC,
-    WAVE_STATES,
-    Bundle,
-    CaptureAnalysis,
-    CaptureRef,
-    Instruction,
-    LineHotspot,
-    WaveFile,
-)
+from generator.read import formats
+from generator.model import UNKNOWN_LOC, WAVE_STATES, CaptureRef, Instruction, WaveFile
 
 CODE_ROW_LEN = 10
 CAPTURE_PREFIX = "ui_output_agent_"
@@ -69,23 +59,35 @@ def classify(asm: str) -> str:
     return "other"
 
 
-def instruction_mix(instructions: list[Instruction]) -> dict[str, int]:
-    """Counts of the instruction families the reference prints, plus global memory ops."""
-    mix = {"MFMA": 0, "buffer_load": 0, "buffer_store": 0, "ds_read": 0, "ds_write": 0,
-           "global_load": 0, "global_store": 0}
-    for ins in instructions:
-        mnemonic = ins.asm.split(None, 1)[0].lower() if ins.asm.strip() else ""
-        if mnemonic.startswith("v_mfma"):
-            mix["MFMA"] += 1
-        else:
-            for family in ("buffer_load", "buffer_store", "ds_read", "ds_write", "global_load", "global_store"):
-                if mnemonic.startswith(family):
-                    mix[family] += 1
-                    break
-    return mix
-
-
 # ---------------------------------------------------------------- readers
+
+@dataclass
+class AttCapture:
+    """One ATT capture folder as read: nothing ranked or summed yet."""
+
+    path: str
+    instructions: list[Instruction]
+    jit_name: str | None
+    odd_cells: int  # numeric cells of code.json that were not integers (counted as 0)
+    sources: dict[str, str]  # virtual path -> safe local path
+    waves: list[WaveFile]
+    wave_states: dict[str, float] | None
+
+
+def load_capture(ref: CaptureRef) -> AttCapture:
+    """Read code.json, snapshots, the wave list and wave states of one capture folder."""
+    cdir = ref.path
+    if not os.path.isdir(cdir):
+        raise InputError(cdir, "not a directory")
+    code_path = os.path.join(cdir, "code.json")
+    if not os.path.exists(code_path):
+        raise InputError(code_path, "file is missing: not a complete ATT capture")
+    instructions, jit_name, odd = load_code(code_path)
+    sources = load_snapshots(cdir)
+    return AttCapture(path=cdir, instructions=instructions, jit_name=jit_name, odd_cells=odd,
+                      sources={v: os.path.join(cdir, local) for v, local in sources.items()},
+                      waves=load_waves(cdir), wave_states=load_wave_states(cdir))
+
 
 def read_json(path: str) -> object:
     """Parse one JSON file; a missing, truncated or non-JSON file is an InputError."""
@@ -266,75 +268,26 @@ def read_wave(capture_dir: str, wave: WaveFile) -> list[list[int]]:
         raise InputError(path, f"malformed wave file: {err}") from None
 
 
-# ---------------------------------------------------------------- analysis
-
-def rank_stable(values: list[int]) -> list[int]:
-    """Positions ordered by value, highest first; ties keep input order."""
-    return sorted(range(len(values)), key=lambda i: -values[i])
+#: Bytes read from the head of a wave file to find ``"num_insts"`` (it comes first).
+WAVE_HEAD_BYTES = 512
+_NUM_INSTS = re.compile(rb'"num_insts"\s*:\s*(\d+)')
 
 
-def stall_breakdown(instructions: list[Instruction]) -> dict[str, int]:
-    """Stall cycles per type, ranked (ties keep first-seen order); zero types dropped."""
-    acc: dict[str, int] = {}
-    for ins in instructions:
-        if ins.stall_cycles:
-            acc[ins.type] = acc.get(ins.type, 0) + ins.stall_cycles
-    names = list(acc)
-    return {names[i]: acc[names[i]] for i in rank_stable([acc[n] for n in names])}
+def wave_instruction_count(capture_dir: str, wave: WaveFile) -> int:
+    """Instructions one sampled wave executed, from the file's head (``num_insts``).
 
-
-def line_hotspots(instructions: list[Instruction], total_stall: int) -> list[LineHotspot]:
-    """Per source line sums, ranked by stall cycles (stable in first-seen order)."""
-    order: list[str] = []
-    stall: dict[str, int] = {}
-    total: dict[str, int] = {}
-    by_type: dict[str, dict[str, int]] = {}
-    pcs: dict[str, list[int]] = {}
-    for ins in instructions:
-        loc = ins.source_loc
-        if loc not in stall:
-            order.append(loc)
-            stall[loc] = total[loc] = 0
-            by_type[loc] = {}
-            pcs[loc] = []
-        stall[loc] += ins.stall_cycles
-        total[loc] += ins.total_cycles
-        pcs[loc].append(ins.pc_index)
-        if ins.stall_cycles > 0:
-            by_type[loc][ins.type] = by_type[loc].get(ins.type, 0) + ins.stall_cycles
-    ranked = rank_stable([stall[loc] for loc in order])
-    out = []
-    for i in ranked:
-        loc = order[i]
-        types = by_type[loc]
-        dominant = max(types, key=types.get) if types else "-"
-        out.append(LineHotspot(
-            source_loc=loc,
-            stall_cycles=stall[loc],
-            total_cycles=total[loc],
-            share=stall[loc] / total_stall if total_stall else 0.0,
-            stall_rate=stall[loc] / total[loc] if total[loc] else 0.0,
-            dominant_type=dominant,
-            stall_by_type=dict(types),
-            pc_indices=pcs[loc],
-        ))
-    return out
-
-
-def summarize(instructions: list[Instruction]) -> dict:
-    """Totals, breakdowns and rankings shared by every capture format."""
-    total_cycles = sum(i.total_cycles for i in instructions)
-    total_stall = sum(i.stall_cycles for i in instructions)
-    mapped = sum(1 for i in instructions if i.source_loc != UNKNOWN_LOC)
-    return {
-        "total_cycles": total_cycles,
-        "total_stall_cycles": total_stall,
-        "stall_ratio": total_stall / total_cycles if total_cycles else 0.0,
-        "stall_by_type": stall_breakdown(instructions),
-        "lines": line_hotspots(instructions, total_stall),
-        "instruction_rank": rank_stable([i.stall_cycles for i in instructions]),
-        "source_mapped": (mapped, len(instructions)),
-    }
+    The decoder writes ``{"duration": 996, "name": "SE0", "num_insts": 12, ...}`` first, so
+    a few hundred bytes replace parsing thousands of wave files; a file without the field
+    there is parsed whole and its rows are counted.
+    """
+    path = os.path.join(capture_dir, wave.file)
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(WAVE_HEAD_BYTES)
+    except OSError as err:
+        raise InputError(path, f"cannot read: {err.strerror or err}") from None
+    m = _NUM_INSTS.search(head)
+    return int(m.group(1)) if m else len(read_wave(capture_dir, wave))
 
 
 def empty_reason(capture_dir: str) -> str | None:
@@ -383,50 +336,6 @@ def find_captures(bundle_dir: str) -> list[tuple[str, str]]:
     return found
 
 
-def analyze_capture(ref: CaptureRef, bundle: Bundle | None = None) -> list[CaptureAnalysis]:
-    """Full analysis of one ATT capture (one dispatch)."""
-    cdir = ref.path
-    if not os.path.isdir(cdir):
-        raise InputError(cdir, "not a directory")
-    code_path = os.path.join(cdir, "code.json")
-    if not os.path.exists(code_path):
-        raise InputError(code_path, "file is missing: not a complete ATT capture")
-    instructions, jit_name, odd = load_code(code_path)
-    sources = load_snapshots(cdir)
-    waves = load_waves(cdir)
-    notes = []
-    if odd:
-        notes.append(f"{odd} numeric cells of code.json were not integers; counted as 0 (as the reference does)")
-    if not instructions:
-        notes.append("code.json lists no instructions")
-    summary = summarize(instructions)
-    if instructions and summary["source_mapped"][0] == 0:
-        notes.append("no instruction is mapped to source: the kernel was built without debug info "
-                     "(or a cached no-debug build was reused)")
-    occupancy, arch, arch_source = occ_model.for_capture(ref, bundle, instructions, jit_name)
-    if occupancy:
-        notes.extend(occupancy.notes)
-    return [CaptureAnalysis(
-        kernel=bundle.name if bundle else (jit_name or ref.name),
-        capture=ref.name,
-        label=ref.label,
-        path=ref.rel,
-        vendor="amd",
-        arch=arch,
-        arch_source=arch_source,
-        stall_unit="cycles",
-        instructions=instructions,
-        instruction_mix=instruction_mix(instructions),
-        waves=waves,
-        wave_states=load_wave_states(cdir),
-        occupancy=occupancy,
-        sources={v: os.path.join(cdir, local) for v, local in sources.items()},
-        jit_kernel=jit_name,
-        notes=notes,
-        **summary,
-    )]
-
-
 formats.register(formats.CaptureFormat(
     name="att",
     vendor="amd",
@@ -434,5 +343,4 @@ formats.register(formats.CaptureFormat(
     find=find_captures,
     is_capture=is_capture,
     empty_reason=empty_reason,
-    analyze=analyze_capture,
 ))

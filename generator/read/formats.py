@@ -2,7 +2,8 @@
 
 A format module calls ``register(CaptureFormat(...))`` at import time. Discovery asks
 each registered format for the captures of a bundle; analysis calls the format's
-``analyze``. Adding a format means adding a module name to ``FORMAT_MODULES``.
+``analyze`` when the format brings one, else its own analyzer in
+``generator.analyze.analysis`` (ATT: the reader only reads). Adding a format means adding a module name to ``FORMAT_MODULES``.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ class CaptureFormat:
     is_capture(dir) -> True when dir itself is one capture of this format.
     empty_reason(dir) -> None, or why the capture is an empty shell to skip.
     analyze(ref, bundle) -> one CaptureAnalysis per profiled dispatch (NCU exports may
-    hold several launches); raises InputError on bad input.
+    hold several launches); raises InputError on bad input. None: analysis has its own.
     """
 
     name: str
@@ -34,7 +35,7 @@ class CaptureFormat:
     find: Callable[[str], list[tuple[str, str]]]
     is_capture: Callable[[str], bool]
     empty_reason: Callable[[str], str | None]
-    analyze: Callable[[CaptureRef, Bundle | None], list[CaptureAnalysis]]
+    analyze: Callable[[CaptureRef, Bundle | None], list[CaptureAnalysis]] | None = None
 
 
 _REGISTRY: dict[str, CaptureFormat] = {}

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import os
 
-from generator.model import UNKNOWN_LOC, CaptureAnalysis
+from generator.analyze import waves
+from generator.model import UNKNOWN_LOC, CaptureAnalysis, stall_reason
 
 RULE = "═" * 90
 BAR_WIDTH = 30
@@ -61,6 +62,10 @@ def summary_lines(a: CaptureAnalysis) -> list[str]:
     if stats:
         lines.append(f"  Sampled waves: {stats['count']}  (duration min {stats['min']}, "
                      f"median {stats['median']:g}, max {stats['max']} cycles)")
+    w = a.waves_summary
+    if w and w.early_exit:
+        lines.append(f"  Early exit:    {w.early_exit} of {w.sampled} waves, {w.early_exit_stall_share * 100:.1f}% "
+                     f"of stall cycles; {w.working} working")
     if a.wave_states:
         ws = a.wave_states
         lines.append("  Wave states:   " + "  ".join(f"{k} {ws[k] * 100:.1f}%" for k in ws))
@@ -124,10 +129,23 @@ def top_instruction_lines(a: CaptureAnalysis, topk: int) -> list[str]:
         f"  {'-' * 3}  {'-' * 8}  {'-' * 7}  {'-' * 12}  {'-' * 48}  {'-' * 30}",
     ]
     for i, ins in enumerate(a.top_instructions(topk), 1):
+        reason = stall_reason(ins)
         lines.append(
             f"  {i:>3}  {fmt_cycles(ins.stall_cycles):>8}  {ins.stall_cycles / total * 100:6.2f}%  "
             f"{ins.type:<12}  {head(ins.asm, 48):<48}  {tail(ins.source_loc, 38)}"
+            + (f"  [{reason}]" if reason else "")
         )
+    return lines
+
+
+def opcode_lines(a: CaptureAnalysis, topk: int = 8) -> list[str]:
+    """Stall cycles per opcode (DOMAIN §1.6), the top ``topk``."""
+    total = a.total_stall_cycles or 1
+    lines = [f"  {'Opcode':<28}  {'Instrs':>6}  {'Stall':>8}  %Total"]
+    for op, v in list(a.stall_by_opcode.items())[:topk]:
+        if v["stall_cycles"] > 0:
+            lines.append(f"  {head(op, 28):<28}  {v['instructions']:>6}  {fmt_cycles(v['stall_cycles']):>8}  "
+                         f"{v['stall_cycles'] / total * 100:5.1f}%")
     return lines
 
 
@@ -174,7 +192,11 @@ def detail_lines(a: CaptureAnalysis, topk: int, context: int) -> list[str]:
 def render_text(a: CaptureAnalysis, topk: int = 15, mode: str = "both",
                 detail: bool = False, context: int = 3, advice: list | None = None) -> str:
     """The whole report as text."""
-    lines = [f"Capture: {a.path}"] + summary_lines(a)
+    lines = [f"Capture: {a.path}"]
+    warning = waves.not_representative_text(a.waves_summary)
+    if warning:
+        lines.append(f"  ** {warning}")
+    lines += summary_lines(a)
     lines += section("Register Pressure & Occupancy") + occupancy_lines(a)
     lines += section("Stall Breakdown by Type") + stall_type_lines(a)
     if mode in ("src", "both"):
@@ -183,6 +205,15 @@ def render_text(a: CaptureAnalysis, topk: int = 15, mode: str = "both",
     if mode in ("asm", "both"):
         lines += section(f"Top-{topk} Hotspot Instructions  (by stall cycles)")
         lines += top_instruction_lines(a, topk)
+    if a.stall_by_opcode:
+        lines += section("Stall by Opcode") + opcode_lines(a)
+    if a.working is not None and a.waves_summary is not None:
+        w = a.waves_summary
+        lines += section(f"Working waves only ({w.working} of {w.sampled}; early-exit waves hold "
+                         f"{w.early_exit_stall_share * 100:.1f}% of stalls)")
+        lines.append(f"  Total stalls:  {fmt_cycles(a.working.total_stall_cycles)}")
+        lines += top_line_lines(a.working, topk) if mode in ("src", "both") else []
+        lines += top_instruction_lines(a.working, topk) if mode in ("asm", "both") else []
     if detail:
         lines += section(f"Hot lines in detail (context {context})") + detail_lines(a, topk, context)
     if advice is not None:

@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from generator.model import CaptureAnalysis, UNKNOWN_LOC
+from generator.analyze import waves
+from generator.model import UNKNOWN_LOC, CaptureAnalysis, Hotspots, stall_reason
 from generator.site import charts
 from generator.site.text_report import fmt_cycles, split_loc
 from generator.site.views.advice import FindingView, finding_view
@@ -54,6 +55,27 @@ class InsRow:
     share: str
     loc: str
     loc_href: str
+    reason: str = ""  # the NCU stall reason beside our type (NVIDIA only)
+
+
+@dataclass
+class OpcodeRow:
+    """One opcode's stall summed over all its instructions (DOMAIN §1.6)."""
+
+    opcode: str
+    instructions: str
+    stall: str
+    share: str
+
+
+@dataclass
+class WorkingView:
+    """Hotspots over the working waves only, when early-exit waves distort the capture's."""
+
+    summary: str
+    stall_types: list["StallTypeRow"]
+    top_lines: list[LineRow]
+    top_instructions: list[InsRow]
 
 
 @dataclass
@@ -158,6 +180,9 @@ class CaptureView:
     notes: list[str]
     unit: str
     vendor: str
+    warning: str = ""  # said first: the capture is not representative (DOMAIN §1.5)
+    working: WorkingView | None = None
+    opcodes: list[OpcodeRow] | None = None
 STATE_CSS = {"IDLE": "ws-idle", "EXEC": "ws-exec", "WAIT": "ws-wait", "STALL": "ws-stall"}
 
 
@@ -194,6 +219,68 @@ def occupancy_view(a: CaptureAnalysis) -> OccupancyView | None:
                f"says {csv}; the larger is used (rocprofv3 1.1 under-reports on gfx950).")
     head = f"{o.waves_per_simd} waves/SIMD, limited by {o.limited_by}"
     return OccupancyView(head, limits, vgpr, nxt, dis, [n for n in o.notes if "disagree" not in n])
+
+
+#: Opcodes listed in the stall-by-opcode table.
+TOP_OPCODES = 12
+
+
+def waves_fact_text(a: CaptureAnalysis, stats: dict[str, float]) -> str:
+    """``56 (48 exit early, 35.9 % of stall cycles; 8 working); duration min ..., median ..., max ...``."""
+    w = a.waves_summary
+    count = f"{stats['count']}"
+    if w and w.early_exit:
+        count += (f" ({w.early_exit} exit early, {fmt_pct(w.early_exit_stall_share)} of stall cycles; "
+                  f"{w.working} working)")
+    return (f"{count}; duration min {fmt_cycles(stats['min'])}, median {fmt_cycles(stats['median'])}, "
+            f"max {fmt_cycles(stats['max'])} cycles")
+
+
+def opcode_rows(a: CaptureAnalysis) -> list[OpcodeRow]:
+    """The opcodes that stall most, with their static instruction counts."""
+    total = a.total_stall_cycles
+    return [OpcodeRow(op, f"{v['instructions']:,}", fmt_cycles(v["stall_cycles"]),
+                      fmt_pct(v["stall_cycles"] / total if total else 0, 1))
+            for op, v in list(a.stall_by_opcode.items())[:TOP_OPCODES] if v["stall_cycles"] > 0]
+
+
+def stall_type_rows(by_type: dict[str, int], total_stall: int) -> list["StallTypeRow"]:
+    """Stall cycles per type with their shares."""
+    return [StallTypeRow(name, fmt_cycles(cyc), fmt_pct(cyc / total_stall if total_stall else 0),
+                         round(100 * cyc / total_stall, 2) if total_stall else 0.0, charts.stall_css(name))
+            for name, cyc in by_type.items()]
+
+
+def hot_rows(h: CaptureAnalysis | Hotspots, total_stall: int, anchor: str, common: dict[str, str],
+             loc_href: Any) -> tuple[list[LineRow], list[InsRow]]:
+    """The top-lines and top-instructions tables of a capture or of its working waves."""
+    lines = [
+        LineRow(rank=i, loc=_loc_text(ln.source_loc, common), title=ln.source_loc, href=loc_href(ln.source_loc),
+                stall=fmt_cycles(ln.stall_cycles), share=fmt_pct(ln.stall_cycles / total_stall if total_stall else 0, 2),
+                rate=fmt_pct(ln.stall_rate), dominant=ln.dominant_type)
+        for i, ln in enumerate(h.hot_lines(TOP_K), 1)
+    ]
+    ins_rows = [
+        InsRow(rank=i, pc=ins.pc_index, href=f"#{anchor}-pc{ins.pc_index}", asm=ins.asm, type=ins.type,
+               stall=fmt_cycles(ins.stall_cycles), share=fmt_pct(ins.stall_cycles / total_stall if total_stall else 0, 2),
+               loc=_loc_text(ins.source_loc, common), loc_href=loc_href(ins.source_loc),
+               reason=stall_reason(ins) or "")
+        for i, ins in enumerate(h.top_instructions(TOP_K), 1)
+    ]
+    return lines, ins_rows
+
+
+def working_view(a: CaptureAnalysis, anchor: str, common: dict[str, str], loc_href: Any) -> WorkingView | None:
+    """The working waves' hotspots, when early-exit waves hold >= 20 % of the stall cycles."""
+    if a.working is None or a.waves_summary is None:
+        return None
+    w, h = a.waves_summary, a.working
+    lines, ins_rows = hot_rows(h, h.total_stall_cycles, anchor, common, loc_href)
+    summary = (f"{w.early_exit} of {w.sampled} sampled waves exit early and hold "
+               f"{fmt_cycles(w.early_exit_stall_cycles)} of {fmt_cycles(w.total_stall_cycles)} stall cycles "
+               f"({fmt_pct(w.early_exit_stall_share)}); the {w.working} working waves hold "
+               f"{fmt_cycles(h.total_stall_cycles)}. The advice is ranked on these.")
+    return WorkingView(summary, stall_type_rows(h.stall_by_type, h.total_stall_cycles), lines, ins_rows)
 
 
 def _loc_text(loc: str, names: dict[str, str]) -> str:
@@ -315,9 +402,7 @@ def capture_view(ci: int, c: CaptureData, ctx: SiteContext) -> CaptureView:
     hot = a.hot_lines(1)
     hottest_href = loc_href(hot[0].source_loc) if hot else ""
 
-    stall_rows = [StallTypeRow(name, fmt_cycles(cyc), fmt_pct(cyc / total_stall if total_stall else 0),
-                               round(100 * cyc / total_stall, 2) if total_stall else 0.0, charts.stall_css(name))
-                  for name, cyc in a.stall_by_type.items()]
+    stall_rows = stall_type_rows(a.stall_by_type, total_stall)
     ws_rows = [StallTypeRow(k_, "", fmt_pct(v), round(100 * v, 2), STATE_CSS.get(k_, ""))
                for k_, v in (a.wave_states or {}).items()]
     stats = a.wave_duration_stats()
@@ -332,20 +417,9 @@ def capture_view(ci: int, c: CaptureData, ctx: SiteContext) -> CaptureView:
     if a.jit_kernel:
         facts.append(Fact("JIT kernel", a.jit_kernel, "fact.jit"))
     if stats:
-        facts.append(Fact("sampled waves", f"{stats['count']} (duration min {fmt_cycles(stats['min'])}, "
-                          f"median {fmt_cycles(stats['median'])}, max {fmt_cycles(stats['max'])} cycles)", "fact.waves"))
-    top_lines = [
-        LineRow(rank=i, loc=_loc_text(ln.source_loc, common), title=ln.source_loc, href=loc_href(ln.source_loc),
-                stall=fmt_cycles(ln.stall_cycles), share=fmt_pct(ln.share, 2), rate=fmt_pct(ln.stall_rate),
-                dominant=ln.dominant_type)
-        for i, ln in enumerate(a.hot_lines(TOP_K), 1)
-    ]
-    top_ins = [
-        InsRow(rank=i, pc=ins.pc_index, href=f"#{anchor}-pc{ins.pc_index}", asm=ins.asm, type=ins.type,
-               stall=fmt_cycles(ins.stall_cycles), share=fmt_pct(ins.stall_cycles / total_stall if total_stall else 0, 2),
-               loc=_loc_text(ins.source_loc, common), loc_href=loc_href(ins.source_loc))
-        for i, ins in enumerate(a.top_instructions(TOP_K), 1)
-    ]
+        facts.append(Fact("sampled waves", waves_fact_text(a, stats), "fact.waves",
+                          css="warn" if not a.representative else ""))
+    top_lines, top_ins = hot_rows(a, total_stall, anchor, common, loc_href)
     tl_chart, tl_facts = None, []
     if c.timeline is not None:
         t = c.timeline
@@ -366,6 +440,8 @@ def capture_view(ci: int, c: CaptureData, ctx: SiteContext) -> CaptureView:
         timeline_facts=tl_facts, timeline_note=c.timeline_note or "", sources=sources, hottest_href=hottest_href,
         isa=isa, isa_count=len(isa), findings=[finding_view(f, anchor) for f in (c.findings or [])],
         notes=[n for n in a.notes if not (a.occupancy and n in a.occupancy.notes)], unit=unit, vendor=a.vendor,
+        warning=waves.not_representative_text(a.waves_summary), working=working_view(a, anchor, common, loc_href),
+        opcodes=opcode_rows(a),
     )
 
 

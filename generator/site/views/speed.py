@@ -40,6 +40,31 @@ class ShapeRowView:
     outcome_css: str
     failure: str
     failure_full: str
+    flags: list[str]  # suspect reference, scope mismatch, above the HBM roof (VERDICTS rules 7-9)
+
+
+#: What a row above the roof means (VERDICTS rule 9), said wherever it is flagged.
+ABOVE_ROOF_TEXT = "exceeds the HBM roof: less work than modelled, or cached"
+
+
+def shape_flags(sh: Any, candidate: str, roof_gbps: float | None = None) -> list[str]:
+    """The rule 7-9 flags of one shape, in words."""
+    out = []
+    if sh.suspect_reference:
+        errors = [f"{p}: {r.correctness_error}" for p, r in sh.providers.items()
+                  if r.correctness_error and r.status == "incorrect"]
+        out.append("suspect reference check (an independent library fails it too): " + "; ".join(errors))
+    if sh.scope_mismatch:
+        best = sh.providers.get(sh.best_baseline)
+        scope = ", ".join(f"{k.replace('includes_', '')} {'yes' if v else 'no'}"
+                          for k, v in (best.scope if best else {}).items() if v is not None)
+        like = (f"; like-for-like best {sh.like_for_like_baseline} {sh.like_for_like_speedup:.2f}x"
+                if sh.like_for_like_baseline else "; no like-for-like baseline")
+        out.append(f"scope mismatch: {sh.best_baseline} times another scope ({scope}){like}")
+    for p in sh.above_roof:
+        gbps = sh.providers[p].effective_gbps
+        out.append(f"{p} at {gbps / 1000:.1f} TB/s {ABOVE_ROOF_TEXT}")
+    return out
 
 
 @dataclass
@@ -102,6 +127,9 @@ def shape_rows(score: Any, ctx: SiteContext) -> list[ShapeRowView]:
             css = "t-ok" if r.usable else ("t-fail" if r.status in ("failed", "oom", "incorrect") else "t-na")
             if p == sh.best_baseline:
                 css += " t-best"
+            if r.above_roof:
+                css += " t-roof"
+                title = f"{r.effective_gbps / 1000:.1f} TB/s: {ABOVE_ROOF_TEXT}" + (f"; {title}" if title else "")
             cells.append(ProviderCell(r.time_text, css, title, sort_key(r.median_us if r.usable else None)))
         out.append(ShapeRowView(
             anchor=f"s{i}",
@@ -117,8 +145,24 @@ def shape_rows(score: Any, ctx: SiteContext) -> list[ShapeRowView]:
             outcome_css=outcome_css(sh.speedup, ctx),
             failure=sh.failure_short or "",
             failure_full=sh.failure_reason or "",
+            flags=shape_flags(sh, score.candidate),
         ))
     return out
+
+
+def like_for_like_text(s: Any) -> str:
+    """The like-for-like reading beside the verdict (VERDICTS rule 8)."""
+    if s.like_for_like_geomean:
+        g, n = s.like_for_like_geomean
+        lfl = f"{fmt_x(g)} over {n} shapes with a like-for-like baseline"
+        if s.like_for_like_reference_only:
+            lfl += f" (always {s.reference})"
+    else:
+        lfl = "no shape has a like-for-like baseline"
+    head = (f"not like-for-like: the best baseline times another scope on {s.scope_mismatch_shapes} of "
+            f"{s.n_measured} shapes; " if s.not_like_for_like else
+            f"{s.scope_mismatch_shapes} of {s.n_measured} shapes' best baseline times another scope; ")
+    return head + lfl
 
 
 @register_panel("speed", "Speed across shapes", 20)
@@ -158,7 +202,15 @@ def _speed_panel(k: KernelData, row: IndexRow, ctx: SiteContext) -> SpeedView:
              css="warn" if s.uncertain else ""),
         Fact("reference provider", f"{s.reference}" + (" (best on every shape: reference only)" if s.reference_only else ""),
              "fact.reference"),
+        Fact("like-for-like", like_for_like_text(s), "fact.scope", css="warn" if s.not_like_for_like else ""),
     ]
+    if s.suspect_reference:
+        facts.append(Fact("suspect reference", f"{s.suspect_reference} shapes where {s.candidate} and an independent "
+                          "library both fail the correctness check: the check is the likely culprit, not a hard "
+                          "failure (both errors on the shape rows)", "fact.suspect", css="warn"))
+    if s.above_roof:
+        facts.append(Fact("above the HBM roof", f"{len(s.above_roof)} rows ({', '.join(sorted({p for _, p in s.above_roof}))}) "
+                          f"{ABOVE_ROOF_TEXT}", "fact.roof", css="warn"))
     measured = [sh for sh in s.shapes if sh.measured]
     chart = chart_view("shapes", charts.shape_speedups(measured, ctx.win, ctx.headroom),
                        "Speedup per shape (log scale)", "chart.shapes") if measured else None

@@ -1,0 +1,115 @@
+"""Early-exit waves, representative captures (DOMAIN §1.5) and stall by opcode (§1.6).
+
+A sampled wave *exits early* when it executes fewer than 5 % of the instructions of the
+capture's longest sampled wave, or fewer than 2 % of the kernel's static instructions.
+code.json's per-instruction stall is the sum over the sampled waves, so subtracting the
+early-exit waves' rows (``[time, type, stall, duration, pc_index]``) from it leaves the
+hotspots of the working waves. Example (pa, shared sweep): 48 of 56 waves exit early
+and hold 25,144 of 70,036 stall cycles; the working waves hold 44,892.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, replace
+from typing import Iterable, Mapping, Sequence
+
+from generator.model import Instruction, WavesSummary, WaveFile
+from generator.read import att
+
+#: A wave exits early below this fraction of the longest sampled wave's instructions...
+EARLY_EXIT_OF_LONGEST = 0.05
+#: ... or below this fraction of the kernel's static instructions.
+EARLY_EXIT_OF_STATIC = 0.02
+#: Working-wave hotspots are computed when early-exit waves hold at least this stall share.
+WORKING_HOTSPOTS_FROM = 0.20
+
+
+def not_representative_text(summary: WavesSummary | None) -> str:
+    """What a capture with no working wave says first, wherever it is shown ("" otherwise)."""
+    if summary is None or summary.representative:
+        return ""
+    return (f"Not representative: all {summary.sampled} sampled waves exit early (each runs under 5 % of the "
+            "longest wave's or 2 % of the kernel's instructions), so these hotspots describe launch and exit "
+            "only. Re-capture another dispatch or iteration range, or a grid that gives the traced CU work.")
+
+
+def early_exit_flags(counts: Sequence[int], static_instructions: int) -> list[bool]:
+    """Per wave (instruction counts), True when it exits early."""
+    longest = max(counts, default=0)
+    return [n < EARLY_EXIT_OF_LONGEST * longest or n < EARLY_EXIT_OF_STATIC * static_instructions
+            for n in counts]
+
+
+def stall_by_pc(rows: Iterable[Sequence[int]]) -> dict[int, int]:
+    """Stall cycles per pc_index summed over wave rows ``[time, type, stall, duration, pc]``."""
+    out: dict[int, int] = {}
+    for row in rows:
+        out[row[4]] = out.get(row[4], 0) + row[2]
+    return out
+
+
+def needs_working_hotspots(summary: WavesSummary) -> bool:
+    """True when early-exit waves hold enough stall (>= 20 %) to distort the capture's hotspots."""
+    return summary.working > 0 and summary.early_exit_stall_share >= WORKING_HOTSPOTS_FROM
+
+
+def summarize_waves(counts: Sequence[int], static_instructions: int, early_stall_cycles: int,
+                    total_stall_cycles: int) -> WavesSummary:
+    """The summary from per-wave instruction counts and the early-exit waves' stall cycles."""
+    early = sum(early_exit_flags(counts, static_instructions))
+    return WavesSummary(sampled=len(counts), early_exit=early, working=len(counts) - early,
+                        early_exit_stall_cycles=early_stall_cycles, total_stall_cycles=total_stall_cycles)
+
+
+def working_instructions(instructions: Sequence[Instruction],
+                         early_stall: Mapping[int, int]) -> list[Instruction]:
+    """The instructions with the early-exit waves' stall cycles taken out (never below 0)."""
+    return [replace(ins, stall_cycles=max(0, ins.stall_cycles - early_stall.get(ins.pc_index, 0)))
+            if ins.pc_index in early_stall else ins for ins in instructions]
+
+
+def opcode(asm: str) -> str:
+    """The first token of an instruction's text (``s_waitcnt vmcnt(0)`` -> ``s_waitcnt``)."""
+    parts = asm.split(None, 1)
+    return parts[0].lower() if parts else ""
+
+
+def stall_by_opcode(instructions: Iterable[Instruction]) -> dict[str, dict[str, int]]:
+    """Per opcode: stall cycles and static instruction count, ranked by stall (ties: first seen).
+
+    ``{"s_nop": {"stall_cycles": 236968, "instructions": 310}, ...}``; opcodes without
+    stall are kept at the end so that the table can say how many there are.
+    """
+    acc: dict[str, dict[str, int]] = {}
+    for ins in instructions:
+        entry = acc.setdefault(opcode(ins.asm), {"stall_cycles": 0, "instructions": 0})
+        entry["stall_cycles"] += ins.stall_cycles
+        entry["instructions"] += 1
+    return dict(sorted(acc.items(), key=lambda item: -item[1]["stall_cycles"]))
+
+
+@dataclass
+class WaveReading:
+    """The wave summary of one capture and, when it matters, its working-wave instructions."""
+
+    summary: WavesSummary
+    working: list[Instruction] | None  # None unless early-exit waves hold >= 20 % of stalls
+    notes: list[str]
+
+
+def read_waves(capture_dir: str, waves: Sequence[WaveFile], instructions: Sequence[Instruction]) -> WaveReading:
+    """Count each sampled wave's instructions (file heads only), then parse the early-exit
+    waves' files (short by definition) to take their stall out of code.json's sums."""
+    notes: list[str] = []
+    present = [w for w in waves if os.path.isfile(os.path.join(capture_dir, w.file))]
+    if len(present) < len(waves):
+        notes.append(f"{len(waves) - len(present)} of {len(waves)} wave files listed in filenames.json "
+                     "are missing: the wave summary counts the others")
+    counts = [att.wave_instruction_count(capture_dir, w) for w in present]
+    flags = early_exit_flags(counts, len(instructions))
+    early = stall_by_pc(row for w, f in zip(present, flags) if f for row in att.read_wave(capture_dir, w))
+    total = sum(ins.stall_cycles for ins in instructions)
+    summary = summarize_waves(counts, len(instructions), sum(early.values()), total)
+    working = working_instructions(instructions, early) if needs_working_hotspots(summary) else None
+    return WaveReading(summary=summary, working=working, notes=notes)
