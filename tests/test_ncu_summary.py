@@ -47,7 +47,8 @@ def test_gemm_summary_real_values():
         "249.95 us", "58.6 %", "17.9 %", "12.5 %", "latency-bound")
     # source_sass.csv: stall_barrier (Not Issued) sums to 16116 of 20989 not-issued samples
     # (76.8 %); source_cuda_sass.csv: line 37 holds the most of them (11185)
-    assert st["key_issue"] == "77 % of stalled samples wait for sibling warps at a CTA barrier at gemm.py:37"
+    # DOMAIN §4: the barrier samples sit on WARPGROUP.DEPBAR (wgmma waits), not at a CTA barrier
+    assert st["key_issue"].startswith("77 % of stalled samples wait for asynchronous warpgroup MMA (wgmma)")
     b = s["bottleneck"]
     assert b["title"] == "Latency-bound"
     assert b["root_cause"].startswith("Neither DRAM (17.9 %) nor the tensor pipe (58.6 %) reaches 60 % of peak")
@@ -157,3 +158,20 @@ def test_formatting():
 def test_summary_needs_a_launch():
     with pytest.raises(ValueError):
         ncu_summary.ncu_summary([])
+
+
+def test_gemm_barrier_samples_read_as_wgmma_waits():
+    """DOMAIN §4: stall_barrier on WARPGROUP.DEPBAR waits for wgmma results, not a CTA barrier.
+    source_sass.csv: 13,950 of gemm's 16,116 not-issued stall_barrier samples sit on the
+    WARPGROUP.DEPBAR.LE gsb0 rows (checked by summing the column over those rows)."""
+    from generator.analyze import analysis, ncu_summary
+    from generator.read import discover
+
+    a = analysis.analyze_sweep(discover.discover(BUNDLES / "examples" / "gemm"))[0].analyses[0]
+    depbar = sum(i.extra.get("stall_reasons_not_issued", {}).get("stall_barrier", 0)
+                 for i in a.instructions if i.asm.startswith("WARPGROUP.DEPBAR"))
+    total = sum(i.extra.get("stall_reasons_not_issued", {}).get("stall_barrier", 0) for i in a.instructions)
+    assert (depbar, total) == (13950, 16116)
+    issue = ncu_summary.key_issue(a)
+    assert issue.startswith("77 % of stalled samples wait for asynchronous warpgroup MMA (wgmma) results (87 %")
+    assert "not at a CTA barrier" in issue and issue.endswith("at gemm.py:37")

@@ -361,3 +361,24 @@ def test_speed_panel_shows_rules_7_to_9_on_the_shape_rows(kernel):
     roof = [f for r in pv.shapes for f in r.flags if "HBM roof" in f]
     assert len(roof) == 2 and all(f.startswith("gluon at ") for f in roof)
     assert sum("t-roof" in c.css for r in pv.shapes for c in r.cells) == 2
+
+
+def test_jump_to_the_hottest_line_skips_a_flagged_decorator_line(kernel):
+    """A kernel whose top line is flagged as the entry/decorator artifact jumps to the next hot line."""
+    seen = 0
+    for slug in ("flash_attn_func", "pa", "moe_gemm", "moe_blockscale", "preshuffle_gemm", "hgemm_splitk",
+                 "fused_rope_cache", "layernorm", "rmsnorm", "softmax", "quant", "vec_add"):
+        k, _ = kernel(slug)
+        for i, c in enumerate(k.captures):
+            flagged = {(f.get("evidence") or {}).get("source") for f in (c.findings or [])
+                       if f.get("detector") == "decorator_line"}
+            if c.analysis is None or not flagged:
+                continue
+            cv = captures_views.capture_view(i, c, base_views.SiteContext())
+            top = c.analysis.hot_lines(1)[0].source_loc
+            if top in flagged:
+                assert cv.top_lines[0].href != cv.hottest_href == cv.top_lines[1].href, (slug, c.name)
+                seen += 1
+            else:
+                assert cv.top_lines[0].href == cv.hottest_href, (slug, c.name)
+    assert seen >= 10  # flash_attn_func (4 captures), hgemm_splitk, pa, preshuffle, quant, rmsnorm...

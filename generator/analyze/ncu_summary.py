@@ -157,6 +157,33 @@ def hottest_line(a: CaptureAnalysis, reason: str | None) -> str | None:
     return a.lines[0].source_loc if a.lines else None
 
 
+#: SASS whose ``stall_barrier`` samples are waits for asynchronous warpgroup MMA results (DOMAIN §4).
+WGMMA_WAIT = "WARPGROUP.DEPBAR"
+
+
+def wgmma_wait_share(a: CaptureAnalysis) -> float:
+    """The share of ``stall_barrier`` not-issued samples that sit on ``WARPGROUP.DEPBAR``."""
+    total = on_depbar = 0
+    for ins in a.instructions:
+        n = ins.extra.get("stall_reasons_not_issued", {}).get("stall_barrier", 0)
+        total += n
+        if ins.asm.startswith(WGMMA_WAIT):
+            on_depbar += n
+    return on_depbar / total if total else 0.0
+
+
+def reason_text(a: CaptureAnalysis, reason: str) -> str:
+    """What a stall reason means here, read with its opcode: on Hopper, ``stall_barrier`` on
+    ``WARPGROUP.DEPBAR`` waits for wgmma results (tensor cores or a shallow wgmma pipeline
+    bind), not for sibling warps at a CTA barrier."""
+    if reason == "stall_barrier":
+        share = wgmma_wait_share(a)
+        if share > 0.5:
+            return (f"asynchronous warpgroup MMA (wgmma) results ({share * 100:.0f} % of these samples sit on "
+                    f"{WGMMA_WAIT}, not at a CTA barrier: the tensor cores, or too shallow a wgmma pipeline, bind)")
+    return REASON_TEXT.get(reason, reason)
+
+
 def key_issue(a: CaptureAnalysis) -> str:
     """One line: what most stalled warps wait for, and where."""
     reason, share = top_reason(a)
@@ -164,7 +191,7 @@ def key_issue(a: CaptureAnalysis) -> str:
         return "no warp-stall samples"
     where = hottest_line(a, reason)
     at = f" at {short_loc(where)}" if where and where != UNKNOWN_LOC else ""
-    return f"{share * 100:.0f} % of stalled samples wait for {REASON_TEXT.get(reason, reason)}{at}"
+    return f"{share * 100:.0f} % of stalled samples wait for {reason_text(a, reason)}{at}"
 
 
 def root_cause(a: CaptureAnalysis) -> tuple[str, str | None]:
@@ -222,7 +249,7 @@ def rule_metric(a: CaptureAnalysis, rule: dict[str, Any]) -> tuple[str, str | No
         reason, share = top_reason(a)
         cycles = _detail(a, "Warp State Statistics", "Warp Cycles Per Issued Instruction")
         if reason:
-            value = f"{share * 100:.0f} % of not-issued samples ({REASON_TEXT.get(reason, reason)})"
+            value = f"{share * 100:.0f} % of not-issued samples ({reason_text(a, reason)})"
             return f"warp-stall sampling: {reason}", value + (f"; {cycles} per issued instruction" if cycles else "")
     if name == "FPInstructions":
         m = _FP_COUNTS.search(rule.get("description", ""))

@@ -76,7 +76,7 @@ def occupancy_lines(a: CaptureAnalysis) -> list[str]:
     """Occupancy, limiter, both VGPR readings and the next step."""
     o = a.occupancy
     if o is None:
-        return ["  (no occupancy: no instructions or no register data)"]
+        return ncu_occupancy_lines(a) or ["  (no occupancy: no instructions or no register data)"]
     csv = "n/a" if o.arch_vgpr_csv is None else str(o.arch_vgpr_csv)
     lines = [
         f"  occupancy:      {o.waves_per_simd} waves/SIMD, limited by {o.limited_by}",
@@ -94,6 +94,22 @@ def occupancy_lines(a: CaptureAnalysis) -> list[str]:
         lines.append(f"  -> {o.next_waves} waves requires total_vgpr <= {o.next_vgpr_total}")
     mix = ",  ".join(f"{k}: {v}" for k, v in a.instruction_mix.items())
     lines += ["", "  Instruction mix:", f"    {mix}"]
+    return lines
+
+
+def ncu_occupancy_lines(a: CaptureAnalysis) -> list[str]:
+    """Nsight Compute's occupancy from details.csv (theoretical, achieved, block limits)."""
+    occ = (a.extra.get("ncu") or {}).get("occupancy") or {}
+    if not occ or occ.get("achieved_pct") is None:
+        return []
+    limits = ", ".join(f"{k} {v:g}" for k, v in (occ.get("block_limits") or {}).items() if v is not None)
+    lines = [f"  occupancy:      {occ['achieved_pct']:.1f}% achieved, "
+             f"{occ.get('theoretical_pct') or 0:.1f}% theoretical (details.csv)"]
+    if occ.get("theoretical_warps_per_sm") is not None:
+        lines.append(f"  warps per SM:   {occ.get('achieved_warps_per_sm') or 0:.1f} achieved of "
+                     f"{occ['theoretical_warps_per_sm']:g} theoretical")
+    if limits:
+        lines.append(f"  block limits:   {limits}  (limited by {occ.get('limiter')})")
     return lines
 
 

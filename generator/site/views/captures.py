@@ -399,7 +399,10 @@ def capture_view(ci: int, c: CaptureData, ctx: SiteContext) -> CaptureView:
                               unk.dominant_type if unk.stall_cycles else "",
                               [by_pc[pc] for pc in unk.pc_indices if pc in by_pc])],
         ))
-    hot = a.hot_lines(1)
+    # the hottest line that is not a flagged debug-info artifact (the entry/decorator line)
+    artifacts = {(f.get("evidence") or {}).get("source") for f in (c.findings or [])
+                 if f.get("detector") == "decorator_line"}
+    hot = [ln for ln in a.hot_lines(len(a.lines)) if ln.source_loc not in artifacts][:1]
     hottest_href = loc_href(hot[0].source_loc) if hot else ""
 
     stall_rows = stall_type_rows(a.stall_by_type, total_stall)
