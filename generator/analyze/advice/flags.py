@@ -1,0 +1,110 @@
+"""Flags: how to read the line table (the entry/decorator-line artifact, framework intrinsic lines)."""
+
+from __future__ import annotations
+
+from generator.analyze.advice.registry import MEDIUM_SHARE, Finding, detector
+from generator.analyze.advice.view import KernelView, _lines_text, _pct, is_framework_path, short_loc
+from generator.model import UNKNOWN_LOC
+
+
+def _mixed_types(stall_by_type: dict[str, int], total: int, floor: float = 0.10) -> list[str]:
+    return sorted((t for t, c in stall_by_type.items() if total and c / total >= floor),
+                  key=lambda t: (-stall_by_type[t], t))
+
+
+@detector("decorator_line", kind="flag")
+def detect_decorator_line(view: KernelView, taken: frozenset = frozenset()) -> list[Finding]:
+    """The kernel's entry/decorator line tops the table with mixed stall types (artifact)."""
+    a = view.analysis
+    n_ins = len(view.ins)
+    if not n_ins:
+        return []
+    sizes = sorted((len(ln.pc_indices) for ln in a.lines), reverse=True)
+    entry_loc = view.ins[0].source_loc
+    hot = [ln for ln in a.lines if ln.stall_cycles > 0 and ln.source_loc != UNKNOWN_LOC][:3]
+    for ln in hot:
+        n = len(ln.pc_indices)
+        catch_all = n >= 0.25 * n_ins and n == sizes[0]
+        mixed = _mixed_types(ln.stall_by_type, ln.stall_cycles)
+        if not (catch_all or ln.source_loc == entry_loc) or len(mixed) < 2 or ln.share < MEDIUM_SHARE:
+            continue
+        real = [x for x in a.lines if x.stall_cycles > 0 and x.source_loc not in (ln.source_loc, UNKNOWN_LOC)
+                and not is_framework_path(x.source_loc)][:3]
+        why = []
+        if ln.source_loc == entry_loc:
+            why.append("the kernel's first instruction")
+        if catch_all:
+            why.append(f"{n} of {n_ins} instructions")
+        mix = ", ".join(f"{t} {_pct(ln.stall_by_type[t] / ln.stall_cycles)}" for t in mixed)
+        summary = (f"{short_loc(ln.source_loc)} holds {' and '.join(why)}; its {_pct(ln.share)} of the stall "
+                   f"cycles mix {mix}")
+        return [Finding(
+            detector="decorator_line",
+            title=f"Entry/decorator line {short_loc(ln.source_loc)} is a debug-info artifact",
+            stall_share=ln.share,
+            stall_cycles=ln.stall_cycles,
+            evidence={
+                "summary": summary,
+                "source": ln.source_loc,
+                "line_share": ln.share,
+                "instructions": n,
+                "kernel_instructions": n_ins,
+                "entry_line": ln.source_loc == entry_loc,
+                "types": {t: ln.stall_by_type[t] for t in mixed},
+                "real_op_lines": [{"source": x.source_loc, "share": x.share,
+                                   "dominant_type": x.dominant_type} for x in real],
+            },
+            suggestion=("Do not optimize this line: the compiler attributes the waits, address math "
+                        "and loop control it cannot map elsewhere to the kernel's entry. Read the "
+                        "instruction-level findings and the real op lines"
+                        + (f" ({_lines_text([{'source': x.source_loc} for x in real])})" if real else "")
+                        + " instead."),
+            priority="info",
+            kind="flag",
+        )]
+    return []
+
+
+@detector("framework_line", kind="flag")
+def detect_framework_line(view: KernelView, taken: frozenset = frozenset()) -> list[Finding]:
+    """A framework/library intrinsic line holds a large share of the stall cycles."""
+    a = view.analysis
+    out = []
+    for ln in [x for x in a.lines if x.stall_cycles > 0][:5]:
+        if ln.share < 0.10 or not is_framework_path(ln.source_loc):
+            continue
+        positions = [p for p, i in enumerate(view.ins) if i.source_loc == ln.source_loc]
+        catch_all = max(a.lines, key=lambda x: (len(x.pc_indices), x.source_loc)).source_loc
+        callers: dict[str, int] = {}
+        for p in positions:
+            if view.ins[p].stall_cycles == 0:
+                continue
+            # The nearest kernel line before the hot instruction, skipping the catch-all
+            # entry line (it is everywhere) unless nothing else is near.
+            near = [view.ins[q].source_loc for q in range(p - 1, max(-1, p - 65), -1)
+                    if view.ins[q].source_loc != UNKNOWN_LOC and not is_framework_path(view.ins[q].source_loc)]
+            pick = next((loc for loc in near if loc != catch_all), near[0] if near else None)
+            if pick:
+                callers[pick] = callers.get(pick, 0) + view.ins[p].stall_cycles
+        near = [loc for loc, _ in sorted(callers.items(), key=lambda kv: (-kv[1], kv[0]))[:3]]
+        top = view.instr_json(positions, 3)
+        what = top[0]["asm"] if top else ln.dominant_type
+        summary = (f"{short_loc(ln.source_loc)} holds {_pct(ln.share)} of the stall cycles, "
+                   f"mostly {ln.dominant_type} ({what})"
+                   + (f"; nearest kernel lines before it: {', '.join(short_loc(x) for x in near)}" if near else ""))
+        out.append(Finding(
+            detector="framework_line",
+            title=f"Hot samples on a framework intrinsic line {short_loc(ln.source_loc)}",
+            stall_share=ln.share,
+            stall_cycles=ln.stall_cycles,
+            evidence={"summary": summary, "source": ln.source_loc, "line_share": ln.share,
+                      "dominant_type": ln.dominant_type, "instructions": top,
+                      "nearby_kernel_lines": near},
+            suggestion=("The stall belongs to the kernel code that inlined this helper: the instruction "
+                        "findings name what it waits for; change the call site"
+                        + (f" ({', '.join(short_loc(x) for x in near)})" if near else "")
+                        + ", not the framework line."),
+            priority="info",
+            kind="flag",
+        ))
+    return out

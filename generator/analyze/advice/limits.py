@@ -1,0 +1,210 @@
+"""Limits: occupancy capped by VGPRs, LDS or SGPRs, a grid too small for the GPU, waves launched without work."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from generator.analyze import isa
+from generator.analyze.advice.registry import Finding, detector
+from generator.analyze.advice.view import KernelView, _n, _pct, _waves, short_loc
+from generator.model import Occupancy
+
+#: Fewer resident waves per SIMD than this means the grid cannot hide latency.
+GRID_MIN_WAVES_PER_SIMD = 2
+
+
+def _latency_share(view: KernelView) -> float:
+    by_type = view.analysis.stall_by_type
+    waits = sum(by_type.get(t, 0) for t in ("VMEM-wait", "LDS/SMEM-wait", "barrier"))
+    return waits / view.total_stall if view.total_stall else 0.0
+
+
+def _limit_priority(view: KernelView, waves: int) -> str:
+    if waves <= 2 and _latency_share(view) >= 0.30:
+        return "high"
+    if waves <= 4:
+        return "medium"
+    return "low"
+
+
+def _max_waves(view: KernelView) -> int:
+    return view.context.max_waves or 8
+
+
+def _lds_total(view: KernelView, occ: Occupancy) -> int:
+    from generator.analyze import occupancy as occ_model
+
+    return view.context.lds_total or occ_model.LDS_BYTES.get(occ.arch, 64 * 1024)
+
+
+@detector("vgpr_occupancy", kind="limit")
+def detect_vgpr_occupancy(view: KernelView, taken: frozenset = frozenset()) -> list[Finding]:
+    """Occupancy is capped by VGPRs: how many to free for one more wave per SIMD."""
+    occ = view.occupancy
+    if not occ or occ.limiter != "VGPR" or occ.waves_per_simd >= _max_waves(view) or not occ.next_vgpr_total:
+        return []
+    need = occ.next_vgpr_total
+    free = occ.vgpr_total - need
+    nxt = occ.waves_per_simd + 1
+    high_regs = [p for p, d in enumerate(view.defs) if any(k == "v" and n >= need - occ.accum_vgpr for k, n in d)]
+    other = {"LDS": occ.lds_limit, "SGPR": occ.sgpr_limit}
+    also = [f"{k} allows {v}" for k, v in other.items() if v < nxt]
+    csv = f", kernel-trace CSV {occ.arch_vgpr_csv}" if occ.arch_vgpr_csv is not None else ""
+    summary = (f"{occ.vgpr_total} VGPRs (arch {occ.arch_vgpr_isa} by ISA{csv}, accum {occ.accum_vgpr}) give "
+               f"{_waves(occ.waves_per_simd)}; {nxt} waves need <= {need}: free {free}"
+               + (f" ({len(high_regs)} instructions write v{need - occ.accum_vgpr} or above)" if high_regs else "")
+               + (f"; but {', '.join(also)}" if also else ""))
+    return [Finding(
+        detector="vgpr_occupancy",
+        title=f"VGPR-bound occupancy: {_waves(occ.waves_per_simd)}, free {free} VGPRs for wave {nxt}",
+        stall_share=0.0,
+        evidence={"summary": summary, "waves_per_simd": occ.waves_per_simd, "limiter": "VGPR",
+                  "vgpr_total": occ.vgpr_total, "arch_vgpr_isa": occ.arch_vgpr_isa,
+                  "arch_vgpr_csv": occ.arch_vgpr_csv, "accum_vgpr": occ.accum_vgpr,
+                  "next_waves": nxt, "next_vgpr_total": need, "vgprs_to_free": free,
+                  "high_register_writes": len(high_regs), "latency_stall_share": _latency_share(view),
+                  "detail": f"{_waves(occ.waves_per_simd)}, free {free} VGPRs",
+                  "other_limits": {"LDS": occ.lds_limit, "SGPR": occ.sgpr_limit}},
+        suggestion=(f"Bring the combined VGPR count from {occ.vgpr_total} to {need} (free {free}) for a "
+                    f"{_ordinal(nxt)} wave per SIMD: shorten live ranges (load fragments just before "
+                    "use), keep fewer tiles in flight in registers, or move accumulators to AGPRs/LDS."),
+        priority=_limit_priority(view, occ.waves_per_simd),
+        kind="limit",
+    )]
+
+
+def _ordinal(n: int) -> str:
+    return f"{n}{'th' if 10 <= n % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"
+
+
+@detector("lds_sgpr_occupancy", kind="limit")
+def detect_lds_sgpr_occupancy(view: KernelView, taken: frozenset = frozenset()) -> list[Finding]:
+    """Occupancy is capped by LDS per workgroup or by SGPRs."""
+    occ = view.occupancy
+    if not occ or occ.limiter not in ("LDS", "SGPR") or occ.waves_per_simd >= _max_waves(view):
+        return []
+    nxt = occ.waves_per_simd + 1
+    ev: dict[str, Any] = {"waves_per_simd": occ.waves_per_simd, "limiter": occ.limiter, "next_waves": nxt,
+                          "other_limits": {"VGPR": occ.vgpr_limit, "LDS": occ.lds_limit, "SGPR": occ.sgpr_limit},
+                          "latency_stall_share": _latency_share(view)}
+    if occ.limiter == "LDS":
+        total = _lds_total(view, occ)
+        wpw = -(-(occ.workgroup_size or 64) // isa.WAVE_SIZE)
+        wg_needed = -(-(nxt * 4) // wpw)  # workgroups per CU for nxt waves per SIMD
+        need = total // wg_needed
+        free = (occ.lds_bytes or 0) - need
+        ev["detail"] = f"{_waves(occ.waves_per_simd)}, {_kib(occ.lds_bytes)} LDS per workgroup"
+        ev.update({"lds_bytes": occ.lds_bytes, "lds_per_cu": total, "waves_per_workgroup": wpw,
+                   "workgroups_per_cu_needed": wg_needed, "next_lds_bytes": need, "lds_bytes_to_free": free})
+        summary = (f"{_kib(occ.lds_bytes)} of LDS per workgroup ({wpw} waves) on {_kib(total)} per CU give "
+                   f"{_waves(occ.waves_per_simd)}; {nxt} need <= {_kib(need)} per workgroup: free "
+                   f"{_kib(free)} (VGPRs would allow {occ.vgpr_limit})")
+        title = (f"LDS-bound occupancy: {_waves(occ.waves_per_simd)} with {_kib(occ.lds_bytes)} "
+                 "per workgroup")
+        suggestion = (f"Cut LDS per workgroup to {_kib(need)} (free {_kib(free)}): fewer pipeline stages "
+                      "or a smaller K tile in LDS, or reuse one buffer for A and B, so two workgroups "
+                      "fit per CU.")
+    else:
+        need = (800 // nxt) // 16 * 16
+        free = (occ.sgpr or 0) - need
+        ev.update({"sgpr": occ.sgpr, "next_sgpr": need, "sgprs_to_free": free,
+                   "detail": f"{_waves(occ.waves_per_simd)}, {occ.sgpr} SGPRs"})
+        summary = (f"{occ.sgpr} SGPRs give {_waves(occ.waves_per_simd)}; {nxt} need <= {need}: free {free}")
+        title = f"SGPR-bound occupancy: {_waves(occ.waves_per_simd)} with {occ.sgpr} SGPRs"
+        suggestion = (f"Bring SGPRs to {need} (free {free}): keep fewer buffer descriptors and loop "
+                      "bounds live, recompute scalar addresses instead of holding them.")
+    ev["summary"] = summary
+    return [Finding(detector="lds_sgpr_occupancy", title=title, stall_share=0.0, evidence=ev,
+                    suggestion=suggestion, priority=_limit_priority(view, occ.waves_per_simd), kind="limit")]
+
+
+def _kib(n: int | None) -> str:
+    if n is None:
+        return "?"
+    return f"{n / 1024:g} KiB" if n % 1024 == 0 or n >= 10 * 1024 else f"{n} B"
+
+
+@detector("small_grid", kind="limit")
+def detect_small_grid(view: KernelView, taken: frozenset = frozenset()) -> list[Finding]:
+    """The grid has fewer waves than the GPU has SIMDs, or too few per SIMD to hide latency."""
+    ctx = view.context
+    wgs, wpw, cus = ctx.workgroups, ctx.waves_per_workgroup, ctx.cu_count
+    if not wgs or not wpw or not cus:
+        return []
+    simds = cus * ctx.simds_per_cu
+    waves = wgs * wpw
+    per_simd = waves / simds
+    occ = view.occupancy
+    allowed = occ.waves_per_simd if occ else _max_waves(view)
+    ev: dict[str, Any] = {"workgroups": wgs, "cu_count": cus, "simds": simds, "waves_per_workgroup": wpw,
+                          "waves": waves, "waves_per_simd": per_simd, "occupancy_waves_per_simd": allowed,
+                          "grid": list(ctx.grid or ()), "workgroup": list(ctx.workgroup or ()),
+                          "grid_source": ctx.grid_source}
+    if waves < simds:
+        idle_cus = max(0, cus - wgs)
+        idle = simds - waves
+        ev.update({"idle_cus": idle_cus, "idle_simds": idle,
+                   "detail": f"{wgs} workgroups, {waves} waves for {simds} SIMDs"})
+        ev["summary"] = (f"{wgs} workgroups of {_n(wpw, 'wave')} = {waves} waves for {cus} CUs x "
+                         f"{ctx.simds_per_cu} SIMDs: {idle} SIMDs ({_pct(idle / simds)}) get no wave"
+                         + (f", {idle_cus} CUs no workgroup" if idle_cus else ""))
+        return [Finding(detector="small_grid",
+                        title=f"Grid too small for the GPU: {wgs} workgroups ({waves} waves) on {cus} CUs",
+                        stall_share=0.0, evidence=ev,
+                        suggestion=("Give every SIMD work: split the problem finer (split-K, smaller tiles, "
+                                    "fewer rows per workgroup) or batch several problems into one launch."),
+                        priority="high" if waves < simds / 2 else "medium", kind="limit")]
+    if per_simd < GRID_MIN_WAVES_PER_SIMD and allowed >= GRID_MIN_WAVES_PER_SIMD:
+        ev["detail"] = f"{per_simd:.2f} waves per SIMD of {allowed}"
+        ev["summary"] = (f"{wgs} workgroups x {wpw} waves = {waves} waves on {simds} SIMDs: "
+                         f"{per_simd:.2f} waves per SIMD while occupancy allows {allowed}")
+        return [Finding(detector="small_grid",
+                        title=f"Grid fills only {per_simd:.2f} waves per SIMD (occupancy allows {allowed})",
+                        stall_share=0.0, evidence=ev,
+                        suggestion=("Launch more, smaller workgroups (or more waves per workgroup) so "
+                                    "each SIMD holds at least two waves and one can issue while the "
+                                    "other waits on memory."),
+                        priority="medium", kind="limit")]
+    return []
+
+
+@detector("early_exit_waves", kind="limit")
+def detect_early_exit(view: KernelView, taken: frozenset = frozenset()) -> list[Finding]:
+    """Most waves branch to s_endpgm right after the prologue: launched without work."""
+    ins = view.ins
+    if len(ins) < 8:
+        return []
+    n0 = ins[0].exec_count
+    if n0 < 4:
+        return []
+    by_addr = {i.pc_addr: k for k, i in enumerate(ins) if i.pc_addr}
+    first_work = next((p for p in range(len(ins)) if view.mfma[p] or view.loops and p == view.loops[-1][0]),
+                      len(ins))
+    limit = min(first_work, max(len(ins) // 4, 16), len(ins) - 1)
+    for b in range(limit):
+        off = isa.branch_offset(ins[b].asm)
+        if off is None or off <= 0 or not view.mnemonics[b].startswith("s_cbranch") or not ins[b].pc_addr:
+            continue
+        t = by_addr.get(ins[b].pc_addr + 4 + 4 * off)
+        if t is None or "s_endpgm" not in view.mnemonics[t:t + 1]:
+            continue
+        went = ins[b].exec_count - ins[b + 1].exec_count
+        if ins[b].exec_count < 0.9 * n0 or went < 0.5 * ins[b].exec_count:
+            continue
+        frac = went / n0
+        summary = (f"{went} of {n0} sampled waves ({_pct(frac)}) take the branch at pc {ins[b].pc_index} "
+                   f"({short_loc(ins[b].source_loc)}) straight to s_endpgm; {ins[b + 1].exec_count} do the work")
+        return [Finding(
+            detector="early_exit_waves",
+            title=f"{_pct(frac)} of the waves exit without work",
+            stall_share=0.0,
+            evidence={"summary": summary, "branch_pc": ins[b].pc_index, "waves_sampled": n0,
+                      "waves_exiting": went, "exit_fraction": frac, "source": ins[b].source_loc,
+                      "detail": f"{_pct(frac)} of the waves exit at pc {ins[b].pc_index}"},
+            suggestion=("Size the grid to the work (e.g. launch partitions only for the context that "
+                        "exists) or let each workgroup loop over work items, so the launched waves are "
+                        "not spent on the prologue and an early exit."),
+            priority="high" if frac >= 0.5 else "medium",
+            kind="limit",
+        )]
+    return []

@@ -1,0 +1,276 @@
+"""Memory patterns: DMA-to-LDS drains, late scale loads, load runs and placement, stores, exposed latency."""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+from generator.analyze import isa
+from generator.analyze.advice.registry import Finding, _pattern, detector
+from generator.analyze.advice.view import KernelView, _lines_text, _n, _pc_list, _pct
+
+SCALE_MATH = ("v_mul_", "v_pk_mul_", "v_fma_", "v_pk_fma_", "v_fmac_", "v_mul_legacy", "v_fma_mix")
+#: A load run: at least this many VMEM loads, at most GAP other instructions apart.
+RUN_MIN_LOADS = 4
+RUN_MAX_GAP = 6
+#: Stall rate (stall / total cycles) of loads that marks an issue-blocked load.
+LOAD_STALL_RATE = 0.50
+#: Store share (own issue stalls + waits on stores) from which a kernel is store-bound.
+STORE_SHARE = 0.10
+#: Unexplained VMEM waits from which "latency exposed" is reported.
+EXPOSED_SHARE = 0.10
+
+
+@detector("lds_dma_drain")
+def detect_lds_dma_drain(view: KernelView, taken: frozenset = frozenset()) -> list[Finding]:
+    """``s_waitcnt vmcnt(0)`` drains the whole queue right after DMA-to-LDS loads."""
+    waits, dma = [], set()
+    for p in view.waits("vmcnt"):
+        if p in taken or view.counts[p]["vmcnt"] != 0:
+            continue
+        loads = [q for q in view.covered(p, "vmcnt") if view.vmem[q] == "lds_dma"]
+        if loads:
+            waits.append(p)
+            dma.update(loads)
+    if not waits:
+        return []
+    pcs = view.pcs(waits)
+    dma_lines = view.lines_json(dma, 4)
+    share, _ = view.share(waits)
+    summary = (f"{_n(len(waits), 's_waitcnt vmcnt(0)', 's_waitcnt vmcnt(0)')} at pc {_pc_list(pcs)} waiting for {len(dma)} "
+               f"buffer_load...lds (DMA to LDS) at {_lines_text(dma_lines)}; they hold {_pct(share)} "
+               f"of the stall cycles")
+    return [_pattern(view, "lds_dma_drain", "s_waitcnt vmcnt(0) drains after DMA-to-LDS loads", waits, {
+        "summary": summary,
+        "waits": view.instr_json(waits, 6),
+        "wait_pcs": pcs,
+        "dma_loads": len(dma),
+        "dma_load_pcs": view.pcs(dma),
+        "dma_load_lines": dma_lines,
+    }, ("Each vmcnt(0) waits for every outstanding DMA load, including the tile not needed yet: wait "
+        "with vmcnt(N) for just the tile about to be read (N = loads issued after it) and double-buffer "
+        "LDS so the next tile's buffer_load...lds overlaps this tile's MFMAs."))]
+
+
+def _scale_load(view: KernelView, q: int) -> int | None:
+    """The scaling consumer of load ``q`` when it loads a scale (narrow, read by scale math)."""
+    if view.vmem[q] != "load" or (isa.access_bytes(view.ins[q].asm) or 16) > 8:
+        return None
+    c = view.consumer(q, view.defs[q])
+    if c is None:
+        return None
+    m = view.mnemonics[c]
+    if view.mfma[c]:
+        ops, _ = isa.split_operands(view.ins[c].asm)
+        scale_regs = set()
+        for op in ops[4:]:
+            scale_regs.update(isa.registers(op))
+        return c if scale_regs & view.defs[q] else None
+    return c if m.startswith(SCALE_MATH) else None
+
+
+@detector("late_scale_loads")
+def detect_late_scale_loads(view: KernelView, taken: frozenset = frozenset()) -> list[Finding]:
+    """Scale loads issued too close to the multiply that uses them (MFMA kernels)."""
+    if not view.has_mfma:
+        return []
+    waits, loads, pairs = [], set(), []
+    for p in view.waits("vmcnt"):
+        if p in taken:
+            continue
+        y = view.youngest(p, "vmcnt")
+        if y is None or view.ins[p].stall_cycles == 0:
+            continue
+        c = _scale_load(view, y)
+        if c is None:
+            continue
+        waits.append(p)
+        loads.add(y)
+        pairs.append({"load_pc": view.pc(y), "wait_pc": view.pc(p), "use_pc": view.pc(c),
+                      "use": view.ins[c].asm, "distance": view.distance(y, c),
+                      "wait_stall_cycles": view.ins[p].stall_cycles})
+    if not waits:
+        return []
+    pairs.sort(key=lambda d: (-d["wait_stall_cycles"], d["wait_pc"]))
+    dist = sorted(d["distance"] for d in pairs)
+    share, _ = view.share(waits)
+    lines = view.lines_json(loads, 3)
+    summary = (f"{_n(len(waits), 'wait')} at pc {_pc_list(view.pcs(waits))} stall on scale loads "
+               f"({_lines_text(lines)}) used {dist[0]}-{dist[-1]} instructions after issue; "
+               f"{_pct(share)} of the stall cycles")
+    return [_pattern(view, "late_scale_loads", "Scale loads issued too close to their use", waits, {
+        "summary": summary,
+        "pairs": pairs[:6],
+        "scale_load_pcs": view.pcs(loads),
+        "scale_load_lines": lines,
+        "waits": view.instr_json(waits, 6),
+    }, ("Issue the scale loads at the start of the block (before the tile loads), or one iteration "
+        "ahead, so the scales are resident when the scaling multiply needs them."))]
+
+
+def _vmcnt_waits_on(view: KernelView, loads: set, taken: frozenset) -> list[int]:
+    """vmcnt waits whose youngest completed operation is one of ``loads``."""
+    return [p for p in view.waits("vmcnt") if p not in taken and view.youngest(p, "vmcnt") in loads]
+
+
+def _load_rate(view: KernelView, loads: Iterable[int]) -> float:
+    stall = sum(view.ins[q].stall_cycles for q in loads)
+    total = sum(view.ins[q].total_cycles for q in loads)
+    return stall / total if total else 0.0
+
+
+@detector("loads_interleaved_with_mfma")
+def detect_loads_interleaved(view: KernelView, taken: frozenset = frozenset()) -> list[Finding]:
+    """VMEM loads sit between the MFMAs of one loop and stall issuing (80-95 % typical)."""
+    loads, loops = set(), []
+    for lo, hi in view.loops:
+        mf = [p for p in range(lo, hi + 1) if view.mfma[p]]
+        if not mf:
+            continue
+        inner = [q for q in range(mf[0] + 1, mf[-1]) if view.vmem[q] in ("load", "lds_dma")
+                 and q not in taken and q not in loads]
+        if inner:
+            loads.update(inner)
+            loops.append((lo, hi, len(mf), len(inner)))
+    if not loads:
+        return []
+    rate = _load_rate(view, loads)
+    if rate < LOAD_STALL_RATE:
+        return []
+    waits = _vmcnt_waits_on(view, loads, taken)
+    claims = set(loads) | set(waits)
+    share, _ = view.share(claims)
+    lo, hi, n_mf, n_ld = max(loops, key=lambda t: (t[3], -t[0]))
+    summary = (f"{len(loads)} loads between MFMAs of the loop at pc {view.pc(lo)}-{view.pc(hi)} "
+               f"({n_mf} MFMA) stall {_pct(rate)} of their cycles"
+               + (f"; {_n(len(waits), 'wait')} in the same loop on them" if waits else "")
+               + f"; {_pct(share)} of the stall cycles")
+    return [_pattern(view, "loads_interleaved_with_mfma", "VMEM loads interleaved with MFMA in the loop",
+                     claims, {
+                         "summary": summary,
+                         "loops": [{"first_pc": view.pc(a), "last_pc": view.pc(b), "mfma": m, "loads": n}
+                                   for a, b, m, n in loops],
+                         "load_stall_rate": rate,
+                         "loads": view.instr_json(loads, 6),
+                         "wait_pcs": view.pcs(waits),
+                         "lines": view.lines_json(loads, 3),
+                     }, ("Batch the tile's loads before the MFMA block (or at the end of the previous "
+                         "iteration) so the MFMAs run uninterrupted and the loads stop blocking issue."))]
+
+
+def load_runs(view: KernelView, taken: frozenset = frozenset()) -> list[list[int]]:
+    """Runs of >= RUN_MIN_LOADS VMEM loads with no MFMA or wait between them."""
+    runs, cur, gap = [], [], 0
+    for p, ins in enumerate(view.ins):
+        if view.vmem[p] in ("load", "lds_dma") and p not in taken:
+            cur.append(p)
+            gap = 0
+            continue
+        breaks = view.mfma[p] or view.counts[p] or view.mnemonics[p].startswith(("s_barrier", "s_endpgm",
+                                                                                  "s_branch", "s_cbranch"))
+        gap += 1
+        if breaks or gap > RUN_MAX_GAP:
+            if len(cur) >= RUN_MIN_LOADS:
+                runs.append(cur)
+            cur, gap = [], 0
+    if len(cur) >= RUN_MIN_LOADS:
+        runs.append(cur)
+    return runs
+
+
+@detector("back_to_back_loads")
+def detect_back_to_back_loads(view: KernelView, taken: frozenset = frozenset()) -> list[Finding]:
+    """Loads issued back to back with no compute between: the VMEM queue saturates."""
+    runs = load_runs(view, taken)
+    loads = {q for r in runs for q in r}
+    if not loads:
+        return []
+    rate = _load_rate(view, loads)
+    if rate < LOAD_STALL_RATE:
+        return []
+    # In an MFMA kernel, waiting for a tile in the iteration that loaded it means no
+    # prefetch distance; elsewhere the waits are plain memory latency (later detectors).
+    waits = _vmcnt_waits_on(view, loads, taken) if view.has_mfma else []
+    claims = loads | set(waits)
+    share, _ = view.share(claims)
+    widths = sorted({isa.access_bytes(view.ins[q].asm) or 0 for q in loads})
+    narrow = [q for q in loads if (isa.access_bytes(view.ins[q].asm) or 16) < 16]
+    biggest = max(runs, key=lambda r: (len(r), -r[0]))
+    summary = (f"{_n(len(runs), 'run')} of back-to-back loads ({len(loads)} loads, longest {len(biggest)} at pc "
+               f"{view.pc(biggest[0])}-{view.pc(biggest[-1])}, {'/'.join(str(w) for w in widths)} bytes "
+               f"per lane) stall {_pct(rate)} of their issue cycles"
+               + (f"; {_n(len(waits), 'wait')} on them" if waits else "")
+               + f"; {_pct(share)} of the stall cycles")
+    if view.has_mfma:
+        suggestion = ("Prefetch the next tile during this tile's MFMAs (double buffering) so the loads "
+                      "spread over the compute instead of filling the VMEM queue at once.")
+    elif narrow and len(narrow) * 2 >= len(loads):
+        w = min(isa.access_bytes(view.ins[q].asm) or 16 for q in narrow)
+        suggestion = (f"The loads move {w} bytes per lane each: have each lane load 16 contiguous bytes "
+                      f"(dwordx4) so {16 // max(w, 1)}x fewer load instructions carry the same bytes and "
+                      "the VMEM queue stops saturating.")
+    else:
+        suggestion = ("Interleave independent work between the loads or split them into two waves of "
+                      "loads so the VMEM queue does not saturate while the wave has nothing to issue.")
+    return [_pattern(view, "back_to_back_loads", "Back-to-back VMEM loads saturate the queue", claims, {
+        "summary": summary,
+        "runs": [{"first_pc": view.pc(r[0]), "last_pc": view.pc(r[-1]), "loads": len(r),
+                  "stall_cycles": sum(view.ins[q].stall_cycles for q in r)} for r in runs[:8]],
+        "load_stall_rate": rate,
+        "bytes_per_lane": widths,
+        "narrow_loads": len(narrow),
+        "loads": view.instr_json(loads, 6),
+        "wait_pcs": view.pcs(waits),
+        "lines": view.lines_json(loads, 3),
+    }, suggestion)]
+
+
+@detector("store_bound")
+def detect_store_bound(view: KernelView, taken: frozenset = frozenset()) -> list[Finding]:
+    """Global stores stall issue (write queue full) or are waited on."""
+    stores = {p for p, k in enumerate(view.vmem) if (k == "store" or view.ins[p].type == "VMEM-store")
+              and p not in taken}
+    if not stores:
+        return []
+    waits = [p for p in view.waits("vmcnt") if p not in taken and view.youngest(p, "vmcnt") in stores]
+    claims = stores | set(waits)
+    share, _ = view.share(claims)
+    if share < STORE_SHARE:
+        return []
+    widths = sorted({isa.access_bytes(view.ins[q].asm) or 0 for q in stores})
+    narrow = [q for q in stores if (isa.access_bytes(view.ins[q].asm) or 16) < 16]
+    summary = (f"{_n(len(stores), 'store')} ({'/'.join(str(w) for w in widths)} bytes per lane)"
+               + (f" and {_n(len(waits), 'wait')} on them" if waits else "")
+               + f" hold {_pct(share)} of the stall cycles")
+    if narrow and len(narrow) * 2 >= len(stores):
+        suggestion = ("Stores move few bytes per lane: pack the outputs so each lane stores 16 "
+                      "contiguous bytes (dwordx4), staging through LDS (cshuffle) if the lane layout "
+                      "does not allow it, so fewer store instructions fill the write queue.")
+    else:
+        suggestion = ("Spread the stores over the epilogue (interleave them with the last compute) and "
+                      "make sure each output is written once, in full 64-byte lines.")
+    return [_pattern(view, "store_bound", "Store-bound: global stores stall", claims, {
+        "summary": summary, "stores": len(stores), "bytes_per_lane": widths, "narrow_stores": len(narrow),
+        "instructions": view.instr_json(claims, 6), "lines": view.lines_json(stores, 3),
+    }, suggestion)]
+
+
+@detector("vmem_latency_exposed")
+def detect_vmem_latency(view: KernelView, taken: frozenset = frozenset()) -> list[Finding]:
+    """Waits on global loads with nothing to overlap them (after the specific patterns)."""
+    waits = [p for p in view.waits("vmcnt") if p not in taken and view.ins[p].stall_cycles > 0
+             and view.youngest(p, "vmcnt") is not None]
+    if not waits:
+        return []
+    share, _ = view.share(waits)
+    if share < EXPOSED_SHARE:
+        return []
+    dist = sorted(view.distance(view.youngest(p, "vmcnt"), p) for p in waits)
+    median = dist[len(dist) // 2]
+    lines = view.lines_json([view.youngest(p, "vmcnt") for p in waits], 3)
+    summary = (f"{_n(len(waits), 'vmcnt wait')} at pc {_pc_list(view.pcs(waits))} stall {_pct(share)} of the "
+               f"cycles, a median {median} instructions after the load they wait for ({_lines_text(lines)})")
+    return [_pattern(view, "vmem_latency_exposed", "Global-load latency exposed", waits, {
+        "summary": summary, "waits": view.instr_json(waits, 6), "load_to_wait_median": median,
+        "load_lines": lines,
+    }, ("Issue the loads earlier (software-pipeline the next row or tile before processing this one) "
+        "and keep more bytes in flight per wave before the first wait; more resident waves also hide it."))]

@@ -1,0 +1,182 @@
+"""The detector registry and the plan: run detectors in order, rank what they find.
+
+Detectors register with ``@detector(name, kind)``; ``ORDER`` fixes the claiming order
+whatever module a detector lives in (a name not in ``ORDER`` runs after those, in
+registration order). ``advise`` runs them so that a stall cycle is explained once, by
+the most specific pattern, then ranks: patterns by stall share, limits by priority,
+flags last.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, Iterable
+
+from generator.analyze.advice.context import context_for
+from generator.analyze.advice.view import AdviceContext, KernelView, _pct
+from generator.model import CaptureAnalysis
+
+#: Pattern findings below this share of the stall cycles are noise, not advice.
+MIN_SHARE = 0.02
+#: Share thresholds of the priorities of pattern findings.
+HIGH_SHARE = 0.20
+MEDIUM_SHARE = 0.05
+PRIORITIES = ("high", "medium", "low", "info")
+#: Claiming order of the detectors (flags, then the most specific patterns, then limits):
+#: an earlier detector's claimed instructions are taken from the later ones.
+ORDER = ("decorator_line", "framework_line", "lds_dma_drain", "late_scale_loads", "lds_read_into_mfma",
+         "loads_interleaved_with_mfma", "back_to_back_loads", "cross_lane_reduction", "scalar_load_waits",
+         "barrier_dominated", "store_bound", "streaming_roofline", "vmem_latency_exposed", "vgpr_occupancy",
+         "lds_sgpr_occupancy", "small_grid", "early_exit_waves")
+
+
+@dataclass
+class Finding:
+    """One piece of advice: a pattern with its evidence, share and suggested change."""
+
+    detector: str
+    title: str
+    stall_share: float  # of all stall cycles (exclusive: each cycle is explained once)
+    evidence: dict[str, Any]  # JSON-able; "summary" is the one-line reading
+    suggestion: str
+    priority: str  # high, medium, low, info
+    kind: str = "pattern"  # pattern, limit, flag
+    stall_cycles: int = 0
+    claims: frozenset[int] = frozenset()  # instruction positions whose stall it owns
+
+    @property
+    def flagged(self) -> bool:
+        return self.kind == "flag"
+
+    @property
+    def ranked(self) -> bool:
+        return self.kind != "flag"
+
+    @property
+    def summary(self) -> str:
+        return str(self.evidence.get("summary", ""))
+
+    def to_json(self) -> dict[str, Any]:
+        """``{detector, title, stall_share, evidence, suggestion, priority, flagged, ranked}``."""
+        return {
+            "detector": self.detector,
+            "title": self.title,
+            "stall_share": self.stall_share,
+            "stall_cycles": self.stall_cycles,
+            "evidence": self.evidence,
+            "suggestion": self.suggestion,
+            "priority": self.priority,
+            "kind": self.kind,
+            "flagged": self.flagged,
+            "ranked": self.ranked,
+        }
+
+
+def pattern_priority(share: float) -> str:
+    """Priority of a pattern finding from its stall share."""
+    if share >= HIGH_SHARE:
+        return "high"
+    if share >= MEDIUM_SHARE:
+        return "medium"
+    return "low"
+
+
+def _pattern(view: KernelView, detector: str, title: str, claims: Iterable[int],
+             evidence: dict[str, Any], suggestion: str) -> Finding:
+    claims = frozenset(claims)
+    share, cycles = view.share(claims)
+    return Finding(detector=detector, title=title, stall_share=share, evidence=evidence,
+                   suggestion=suggestion, priority=pattern_priority(share), kind="pattern",
+                   stall_cycles=cycles, claims=claims)
+
+
+@dataclass(frozen=True)
+class Detector:
+    """A registered detector: its name, what it yields, and the function."""
+
+    name: str
+    kind: str  # pattern, limit, flag
+    fn: Callable[..., list[Finding]]
+    doc: str
+
+
+DETECTORS: list[Detector] = []
+
+
+def _position(d: Detector) -> int:
+    return ORDER.index(d.name) if d.name in ORDER else len(ORDER)
+
+
+def detector(name: str, kind: str = "pattern"):
+    """Register a detector function under ``name`` (its place in ``ORDER`` = claiming order)."""
+    def wrap(fn):
+        DETECTORS.append(Detector(name=name, kind=kind, fn=fn,
+                                  doc=(fn.__doc__ or "").strip().splitlines()[0]))
+        DETECTORS.sort(key=_position)  # stable: names outside ORDER keep registration order
+        return fn
+    return wrap
+
+
+def get_detector(name: str) -> Detector:
+    """The registered detector called ``name``."""
+    for d in DETECTORS:
+        if d.name == name:
+            return d
+    raise KeyError(name)
+
+
+def advise(analysis: CaptureAnalysis, context: AdviceContext | None = None) -> list[Finding]:
+    """The ranked plan of one capture: patterns by stall share, then limits, then flags."""
+    if context is None:
+        context = AdviceContext()
+    if context.bundle is not None:
+        context = context_for(analysis, context.bundle, base=context)
+    view = KernelView(analysis, context)
+    taken: set[int] = set()
+    found: list[tuple[int, Finding]] = []
+    for order, det in enumerate(DETECTORS):
+        for f in det.fn(view, frozenset(taken)):
+            if f.kind == "pattern":
+                if f.stall_share < MIN_SHARE:
+                    continue
+                taken |= set(f.claims)
+            found.append((order, f))
+    return rank(found)
+
+
+def rank(found: list[tuple[int, Finding]]) -> list[Finding]:
+    """Patterns by stall share, then limits by priority, then flags (registry order on ties)."""
+    prio = {p: k for k, p in enumerate(PRIORITIES)}
+    group = {"pattern": 0, "limit": 1, "flag": 2}
+    ordered = sorted(found, key=lambda t: (group[t[1].kind], -t[1].stall_share if t[1].kind == "pattern" else 0,
+                                           prio.get(t[1].priority, 9), t[0]))
+    return [f for _, f in ordered]
+
+
+def format_plan(findings: list[Finding]) -> list[str]:
+    """Text lines of the plan for the terminal (two-space indent)."""
+    lines: list[str] = []
+    ranked = [f for f in findings if f.ranked]
+    n = 0
+    limits_started = False
+    for f in ranked:
+        if f.kind == "limit" and not limits_started:
+            limits_started = True
+            if n:
+                lines.append("")
+            lines.append("  Limits (structural; no stall cycles of their own):")
+        n += 1
+        share = f"  ({_pct(f.stall_share)} of stall cycles)" if f.kind == "pattern" else ""
+        lines.append(f"  {n:>2}. [{f.priority}] {f.title}{share}")
+        lines.append(f"      evidence: {f.summary}")
+        lines.append(f"      try: {f.suggestion}")
+    flags = [f for f in findings if f.flagged]
+    if flags:
+        if lines:
+            lines.append("")
+        lines.append("  Flagged (not ranked):")
+        for f in flags:
+            lines.append(f"   - {f.title}  ({_pct(f.stall_share)} of stall cycles on the line)")
+            lines.append(f"      evidence: {f.summary}")
+            lines.append(f"      note: {f.suggestion}")
+    return lines

@@ -1,0 +1,149 @@
+"""Streaming at the roofline: achieved bandwidth (PMC, Nsight Compute or estimated) against the peak."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from generator.analyze import isa
+from generator.analyze.advice.registry import Finding, _pattern, detector
+from generator.analyze.advice.view import KernelView, _pct
+
+#: Achieved / peak HBM bandwidth from which a kernel streams at the roofline (DOMAIN §2:
+#: 50-60 % of peak is normal for clean streaming).
+STREAMING_BW_FRACTION = 0.50
+#: Share of stall cycles in VMEM types (wait, load, store) for a memory-bound reading.
+STREAMING_VMEM_SHARE = 0.50
+#: Without a bandwidth figure: VMEM stall share and vector instructions per byte moved
+#: below which a kernel without MFMA is "likely streaming".
+LIKELY_STREAMING_SHARE = 0.80
+LIKELY_STREAMING_OPS = 0.05
+VMEM_TYPES = ("VMEM-wait", "VMEM-load", "VMEM-store")
+
+
+def _vmem_bytes_per_wave(view: KernelView) -> float | None:
+    """Bytes one wave moves to/from memory, from exec counts of the sampled waves."""
+    n = len(view.analysis.waves)
+    if not n:
+        return None
+    total = 0.0
+    for p, kind in enumerate(view.vmem):
+        if kind in ("load", "lds_dma", "store"):
+            total += view.ins[p].exec_count * (isa.access_bytes(view.ins[p].asm) or 4) * isa.WAVE_SIZE
+    return total / n
+
+
+def bandwidth(view: KernelView) -> dict[str, Any] | None:
+    """Achieved memory bandwidth: PMC counters when given, else estimated from the ISA.
+
+    The estimate is bytes per wave (every VMEM op of the sampled waves, full EXEC
+    assumed) x waves of the dispatch (kernel trace grid) / kernel time.
+    """
+    ctx = view.context
+    pmc = ctx.counters
+    if pmc is not None and getattr(pmc, "bw_fraction", None) is not None:
+        return {"source": "PMC counters", "achieved_tbs": pmc.achieved_gbps / 1000.0,
+                "peak_tbs": pmc.peak_tbs, "fraction": pmc.bw_fraction,
+                "l2_hit_rate": getattr(pmc, "l2_hit_rate", None)}
+    ncu = view.analysis.extra.get("ncu") if isinstance(view.analysis.extra.get("ncu"), dict) else None
+    if ncu and ncu.get("dram_throughput_pct") is not None:
+        frac = float(ncu["dram_throughput_pct"]) / 100.0
+        gbs = ncu.get("dram_bandwidth_gbs")
+        achieved = float(gbs) / 1000.0 if gbs else (frac * ctx.peak_tbs if ctx.peak_tbs else None)
+        peak = achieved / frac if achieved and frac else ctx.peak_tbs
+        return {"source": "Nsight Compute DRAM throughput", "achieved_tbs": achieved, "peak_tbs": peak,
+                "fraction": frac, "l2_hit_rate": (ncu["l2_hit_rate_pct"] / 100.0
+                                                  if ncu.get("l2_hit_rate_pct") is not None else None)}
+    per_wave = _vmem_bytes_per_wave(view)
+    wgs, wpw = ctx.workgroups, ctx.waves_per_workgroup
+    if not per_wave or not wgs or not wpw or not ctx.kernel_time_ns or not ctx.peak_tbs:
+        return None
+    nbytes = per_wave * wgs * wpw
+    tbs = nbytes / ctx.kernel_time_ns / 1000.0  # bytes/ns = GB/s
+    return {"source": "estimated: VMEM bytes of the ISA x waves of the grid / kernel time (full EXEC, no reuse)",
+            "achieved_tbs": tbs, "peak_tbs": ctx.peak_tbs, "fraction": tbs / ctx.peak_tbs,
+            "bytes": nbytes, "bytes_per_wave": per_wave, "waves": wgs * wpw,
+            "kernel_time_ns": ctx.kernel_time_ns, "grid_source": ctx.grid_source}
+
+
+@detector("streaming_roofline")
+def detect_streaming(view: KernelView, taken: frozenset = frozenset()) -> list[Finding]:
+    """The kernel streams at the memory roofline: nothing left to win on loads."""
+    by_type = view.analysis.stall_by_type
+    vmem_share = sum(by_type.get(t, 0) for t in VMEM_TYPES) / view.total_stall if view.total_stall else 0.0
+    if vmem_share < STREAMING_VMEM_SHARE:
+        return []
+    bw = bandwidth(view)
+    if bw is None:
+        return _likely_streaming(view, vmem_share, taken)
+    if bw["fraction"] < STREAMING_BW_FRACTION:
+        return []
+    if view.has_mfma and bw["source"].startswith("estimated"):
+        # Requested VMEM bytes of a tiled MFMA kernel include L2 hits (tiles re-read by many
+        # workgroups): they say nothing about HBM without the counters.
+        return []
+    claims = [p for p, i in enumerate(view.ins) if i.type in VMEM_TYPES and p not in taken]
+    n_mfma = sum(view.mfma)
+    valu = sum(1 for p, m in enumerate(view.mnemonics) if m.startswith("v_") and not view.mfma[p])
+    per_wave = bw.get("bytes_per_wave") or _vmem_bytes_per_wave(view)
+    execs = (sum(view.ins[p].exec_count for p, m in enumerate(view.mnemonics) if m.startswith("v_"))
+             / max(len(view.analysis.waves), 1))
+    ncu = view.analysis.extra.get("ncu") if isinstance(view.analysis.extra.get("ncu"), dict) else None
+    if ncu and ncu.get("sm_throughput_pct") is not None:
+        tensor = ncu.get("tensor_pipe_pct")
+        busy = max(float(ncu["sm_throughput_pct"]), float(tensor or 0.0))
+        compute = f"SM throughput {float(ncu['sm_throughput_pct']):.1f}%" + (
+            f", tensor pipe {float(tensor):.1f}%" if tensor is not None else "")
+        compute += ": no compute headroom" if busy < 50 else ": compute is busy too"
+    else:
+        compute = ("no MFMA" if not n_mfma else f"{n_mfma} MFMA") + (
+            f", {execs / per_wave:.3f} vector instructions per byte" if per_wave else "")
+        compute += ": no compute headroom" if not n_mfma else ": memory-bound at this shape"
+    f = _pattern(view, "streaming_roofline",
+                 f"Streaming at the memory roofline ({_pct(bw['fraction'])} of HBM peak)", claims, {
+                     "summary": (_bw_text(bw) + f"; VMEM types hold {_pct(vmem_share)} of the stall cycles; "
+                                 f"{compute}"),
+                     "bandwidth": bw,
+                     "detail": f"{_pct(bw['fraction'])} of HBM peak",
+                     "vmem_stall_share": vmem_share,
+                     "mfma": n_mfma,
+                     "valu_instructions": valu,
+                 }, ("Nothing left to win on loads: the kernel moves its bytes near peak bandwidth. The "
+                     "remaining levers are moving fewer bytes (fuse with the producer or consumer, narrower "
+                     "data types) or overlapping it with other work."))
+    f.priority = "low"
+    return [f]
+
+
+def _bw_text(bw: dict[str, Any]) -> str:
+    if bw.get("achieved_tbs") and bw.get("peak_tbs"):
+        return f"{bw['achieved_tbs']:.2f} TB/s of {bw['peak_tbs']:.1f} TB/s peak ({bw['source']})"
+    return f"{_pct(bw['fraction'])} of peak bandwidth ({bw['source']})"
+
+
+def _vector_per_byte(view: KernelView) -> float | None:
+    """Vector instructions executed per byte moved (per wave, from exec counts)."""
+    per_wave = _vmem_bytes_per_wave(view)
+    if not per_wave:
+        return None
+    execs = sum(view.ins[p].exec_count for p, m in enumerate(view.mnemonics) if m.startswith("v_"))
+    return execs / max(len(view.analysis.waves), 1) / per_wave
+
+
+def _likely_streaming(view: KernelView, vmem_share: float, taken: frozenset) -> list[Finding]:
+    """Without a bandwidth figure: a kernel with no MFMA, almost all stalls on VMEM, little math."""
+    per_byte = _vector_per_byte(view)
+    if view.has_mfma or vmem_share < LIKELY_STREAMING_SHARE or per_byte is None or per_byte > LIKELY_STREAMING_OPS:
+        return []
+    claims = [p for p, i in enumerate(view.ins) if i.type in VMEM_TYPES and p not in taken]
+    f = _pattern(view, "streaming_roofline", "Likely streaming-bound (no bandwidth figure)", claims, {
+        "summary": (f"VMEM types hold {_pct(vmem_share)} of the stall cycles, no MFMA, {per_byte:.3f} vector "
+                    "instructions per byte moved; give the kernel trace (grid, time) or PMC counters "
+                    "to measure the bandwidth"),
+        "bandwidth": None,
+        "detail": "likely streaming",
+        "vmem_stall_share": vmem_share,
+        "vector_instructions_per_byte": per_byte,
+    }, ("Probably nothing left to win on loads: confirm the achieved bandwidth; if it is near peak, "
+        "the remaining levers are moving fewer bytes (fusion, narrower types)."))
+    f.priority = "low"
+    return [f]

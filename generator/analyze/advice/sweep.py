@@ -1,0 +1,164 @@
+"""Sweep-level advice: findings grouped across kernels by headroom, and why a HEADROOM kernel loses."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from generator.analyze.advice.registry import PRIORITIES, Finding
+from generator.analyze.advice.view import _pct, _waves
+from generator.model import CaptureAnalysis
+
+
+@dataclass
+class SweepFinding:
+    """One line of the sweep's findings page: kernels that share a limiter or a pattern."""
+
+    key: str  # "limiter:VGPR", "pattern:lds_dma_drain"
+    kind: str  # limiter, pattern
+    title: str
+    kernels: list[str]
+    per_kernel: dict[str, str]  # kernel -> display detail ("25.0 %", "2 waves/SIMD")
+    headroom_share: float | None  # of the sweep's headroom (see sweep_findings)
+    headroom_kernels: list[str]  # members that are HEADROOM
+    text: str
+    priority: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {k: getattr(self, k) for k in (
+            "key", "kind", "title", "kernels", "per_kernel", "headroom_share",
+            "headroom_kernels", "text", "priority")}
+
+
+def why_not_winning(findings: list[Finding], analysis: CaptureAnalysis) -> str:
+    """One or two sentences for a HEADROOM kernel: the limiter and the top evidence.
+
+    The limiter is the most urgent limit finding (occupancy, grid, idle waves); a
+    kernel streaming at the roofline is bound by bandwidth unless a limit of high or
+    medium priority says otherwise; without either, the top stall type stands in.
+    """
+    prio = {p: k for k, p in enumerate(PRIORITIES)}
+    limits = sorted((f for f in findings if f.kind == "limit"), key=lambda f: prio.get(f.priority, 9))
+    patterns = [f for f in findings if f.kind == "pattern"]
+    stream = next((f for f in patterns if f.detector == "streaming_roofline"), None)
+    lim = limits[0] if limits else None
+    if lim is not None and (stream is None or lim.priority in ("high", "medium")):
+        limiter = f"{lim.title} ({lim.summary})"
+    elif stream is not None:
+        limiter = f"memory bandwidth ({stream.summary})"
+    else:
+        occ = analysis.occupancy
+        at = f" at {_waves(occ.waves_per_simd)}" if occ else ""
+        limiter = f"stall cycles{at}, mostly {analysis.top_stall_type or 'none'}"
+    top = next((f for f in patterns if f is not stream and f.priority in ("high", "medium")), None)
+    text = f"Limiter: {limiter}."
+    if top is not None:
+        text += f" Top evidence: {top.title}, {_pct(top.stall_share)} of stall cycles ({top.summary})."
+    return text
+
+
+def _verdict_name(v: Any) -> str | None:
+    if v is None:
+        return None
+    if isinstance(v, str):
+        return v
+    return getattr(v, "verdict", None)
+
+
+def _deficit(verdict: Any, geomean: float | None) -> float:
+    """ln(1/geomean) of a HEADROOM kernel (its log-time deficit), else 0."""
+    name = _verdict_name(verdict)
+    if geomean is None or geomean <= 0 or geomean >= 1:
+        return 0.0
+    if name is not None and name != "HEADROOM":
+        return 0.0
+    if name is None and geomean >= 0.95:
+        return 0.0
+    return math.log(1.0 / geomean)
+
+
+_LIMIT_KEYS = {"vgpr_occupancy": "VGPR", "small_grid": "grid", "early_exit_waves": "idle waves"}
+LIMITER_TITLES = {"VGPR": "VGPR-bound occupancy", "LDS": "LDS-bound occupancy", "SGPR": "SGPR-bound occupancy",
+                  "grid": "Grid too small to fill the GPU", "idle waves": "Waves launched without work",
+                  "memory bandwidth": "Streaming at the memory roofline"}
+#: Findings below this priority stay on their kernel's page, not on the sweep's.
+SWEEP_PRIORITIES = ("high", "medium")
+
+
+def _limiter_key(f: Finding) -> str | None:
+    """The sweep-level limiter a finding stands for, or None for a plain pattern."""
+    if f.detector == "lds_sgpr_occupancy":
+        return str(f.evidence.get("limiter"))
+    if f.detector == "streaming_roofline":
+        return "memory bandwidth"
+    if f.kind == "limit":
+        return _LIMIT_KEYS.get(f.detector, f.detector)
+    return None
+
+
+def _and(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def sweep_findings(per_kernel: dict[str, tuple[list[Finding], Any, float | None]]) -> list[SweepFinding]:
+    """Findings grouped across kernels: shared limiters and shared patterns, by headroom.
+
+    ``per_kernel`` maps a kernel to (its findings, its verdict or None, its geomean
+    speedup or None). The sweep's headroom is the sum of ln(1/geomean) over HEADROOM
+    kernels (the log-time each must gain to break even; without a verdict, a geomean
+    below 0.95 counts). A *limiter* group (kernels bound by VGPRs, LDS, SGPRs, the
+    grid, idle waves or memory bandwidth) holds the headroom of its HEADROOM members;
+    a *pattern* group explains each member's deficit weighted by the pattern's stall
+    share (an estimate: removing stall cycles does not turn one for one into time).
+    Only findings of high or medium priority are grouped (the streaming reading is
+    always kept: it says where nothing is left to win).
+    """
+    deficits = {k: _deficit(v, g) for k, (_, v, g) in per_kernel.items()}
+    total = sum(deficits.values())
+    limiters: dict[str, dict[str, str]] = {}
+    patterns: dict[str, dict[str, Finding]] = {}
+    titles: dict[str, str] = {}
+    for kernel in sorted(per_kernel):
+        for f in per_kernel[kernel][0]:
+            if f.flagged:
+                continue
+            key = _limiter_key(f)
+            if f.priority not in SWEEP_PRIORITIES and key != "memory bandwidth":
+                continue
+            if key is not None:
+                limiters.setdefault(key, {})[kernel] = str(f.evidence.get("detail") or f.title)
+            else:
+                patterns.setdefault(f.detector, {})[kernel] = f
+                titles.setdefault(f.detector, f.title)
+    out: list[SweepFinding] = []
+    for key, members in limiters.items():
+        kernels = sorted(members)
+        losing = [k for k in kernels if deficits.get(k, 0) > 0]
+        held = sum(deficits[k] for k in losing) / total if total else None
+        title = LIMITER_TITLES.get(key, key)
+        text = f"{title}: " + "; ".join(f"{k} ({members[k]})" for k in kernels) + "."
+        if held is not None:
+            text += (f" Together they hold {_pct(held)} of the sweep's headroom (HEADROOM: {_and(losing)})."
+                     if losing else " None of them is HEADROOM.")
+        out.append(SweepFinding(key=f"limiter:{key}", kind="limiter", title=title, kernels=kernels,
+                                per_kernel=dict(sorted(members.items())), headroom_share=held,
+                                headroom_kernels=losing, text=text,
+                                priority="high" if held and held >= 0.25 else "medium" if losing else "low"))
+    for det, members in patterns.items():
+        kernels = sorted(members, key=lambda k: (-members[k].stall_share, k))
+        losing = [k for k in kernels if deficits.get(k, 0) > 0]
+        explained = (sum(deficits[k] * members[k].stall_share for k in losing) / total) if total else None
+        title = titles[det]
+        text = f"{title}: " + "; ".join(f"{k} ({_pct(members[k].stall_share)} of its stall cycles)"
+                                        for k in kernels) + "."
+        if explained is not None:
+            text += (f" Weighted by stall share it explains about {_pct(explained)} of the sweep's headroom "
+                     f"(HEADROOM: {_and(losing)})." if losing else " None of them is HEADROOM.")
+        out.append(SweepFinding(key=f"pattern:{det}", kind="pattern", title=title, kernels=kernels,
+                                per_kernel={k: _pct(members[k].stall_share) for k in sorted(members)},
+                                headroom_share=explained, headroom_kernels=losing, text=text,
+                                priority="high" if explained and explained >= 0.10 else
+                                "medium" if losing else "low"))
+    out.sort(key=lambda s: (-(s.headroom_share or 0.0), -len(s.kernels), s.key))
+    return out

@@ -1,0 +1,160 @@
+"""LDS, scalar-load and barrier waits: lgkmcnt before an MFMA, cross-lane reductions, s_load, s_barrier."""
+
+from __future__ import annotations
+
+from generator.analyze import isa
+from generator.analyze.advice.registry import Finding, _pattern, detector
+from generator.analyze.advice.view import KernelView, _lines_text, _n, _pc_list, _pct
+
+#: "Consumed at once": the consumer sits at most this many instructions after the wait.
+AT_ONCE = 4
+#: Barrier share from which a kernel is barrier-dominated (or barrier is the top type).
+BARRIER_SHARE = 0.20
+
+
+@detector("lds_read_into_mfma")
+def detect_lds_read_into_mfma(view: KernelView, taken: frozenset = frozenset()) -> list[Finding]:
+    """An LDS read is consumed right away by an MFMA: the MFMA waits on lgkmcnt."""
+    if not view.has_mfma:
+        return []
+    waits, reads, examples = [], set(), []
+    for p in view.waits("lgkmcnt"):
+        if p in taken:
+            continue
+        y = view.youngest(p, "lgkmcnt")
+        if y is None or not view.mnemonics[y].startswith(("ds_read", "ds_load")):
+            continue
+        c = view.consumer(p, view.defs[y], window=AT_ONCE + 1)
+        if c is None or not view.mfma[c]:
+            continue
+        waits.append(p)
+        reads.update(view.covered(p, "lgkmcnt"))
+        examples.append({"read_pc": view.pc(y), "wait_pc": view.pc(p), "mfma_pc": view.pc(c),
+                         "read_to_mfma": view.distance(y, c), "wait_stall_cycles": view.ins[p].stall_cycles})
+    if not waits:
+        return []
+    examples.sort(key=lambda d: (-d["wait_stall_cycles"], d["wait_pc"]))
+    gaps = sorted(d["read_to_mfma"] for d in examples)
+    share, _ = view.share(waits)
+    lines = view.lines_json(waits, 3)
+    summary = (f"{_n(len(waits), 'lgkmcnt wait')} at pc {_pc_list(view.pcs(waits))} ({_lines_text(lines)}) sit "
+               f"between a ds_read and the MFMA that reads it {gaps[0]}-{gaps[-1]} instructions later; "
+               f"{_pct(share)} of the stall cycles")
+    return [_pattern(view, "lds_read_into_mfma", "LDS reads consumed at once by MFMA (lgkmcnt stalls)",
+                     waits, {
+                         "summary": summary,
+                         "examples": examples[:6],
+                         "waits": view.instr_json(waits, 6),
+                         "lines": lines,
+                         "lds_reads": len(reads),
+                     }, ("Issue all LDS reads of the k-step first, then count lgkmcnt down (N-1, N-2, ...) "
+                         "so each MFMA reads data loaded several instructions earlier; keep the next "
+                         "k-step's reads in flight while this one's MFMAs run."))]
+
+
+def _serialized_steps(view: KernelView, ops: list[int], window: int = 8) -> int:
+    """Cross-lane ops whose input depends on the previous cross-lane op's result."""
+    opset = set(ops)
+    steps = 0
+    for p in ops:
+        tainted = set(view.defs[p])
+        for q in range(p + 1, min(len(view.ins), p + 1 + window)):
+            if view.uses[q] & tainted:
+                if q in opset:
+                    steps += 1
+                    break
+                tainted |= view.defs[q]
+    return steps
+
+
+@detector("cross_lane_reduction")
+def detect_cross_lane_reduction(view: KernelView, taken: frozenset = frozenset()) -> list[Finding]:
+    """Serialized cross-lane reduction steps (ds_swizzle/bpermute, v_permlane, DPP) stall."""
+    ops = [p for p, i in enumerate(view.ins) if isa.is_cross_lane(i.asm)]
+    if len(ops) < 2:
+        return []
+    steps = _serialized_steps(view, ops)
+    if steps == 0:
+        return []
+    ds_ops = {p for p in ops if view.mnemonics[p].startswith(isa.CROSS_LANE_DS)}
+    waits = [p for p in view.waits("lgkmcnt") if p not in taken and view.youngest(p, "lgkmcnt") in ds_ops]
+    own = [p for p in ops if p not in taken]
+    claims = set(own) | set(waits)
+    share, _ = view.share(claims)
+    kinds: dict[str, int] = {}
+    for p in ops:
+        m = view.mnemonics[p]
+        key = m if not m.startswith("v_") or m.startswith("v_permlane") else "DPP"
+        kinds[key] = kinds.get(key, 0) + 1
+    summary = (f"{len(ops)} cross-lane ops ({', '.join(f'{k} x{n}' for k, n in sorted(kinds.items()))}), "
+               f"{steps} of them waiting on the previous step"
+               + (f", {_n(len(waits), 'lgkmcnt wait')} after ds_swizzle/bpermute" if waits else "")
+               + f"; {_pct(share)} of the stall cycles")
+    return [_pattern(view, "cross_lane_reduction", "Serialized cross-lane reduction", claims, {
+        "summary": summary,
+        "ops": kinds,
+        "serialized_steps": steps,
+        "wait_pcs": view.pcs(waits),
+        "instructions": view.instr_json(claims, 6),
+        "lines": view.lines_json(claims, 3),
+    }, ("Reduce in registers first (each lane over its own elements), then use DPP row ops or "
+        "v_permlane*_swap, which need no LDS round trip and no lgkmcnt wait, and reduce several "
+        "independent values per step so the steps overlap."))]
+
+
+@detector("scalar_load_waits")
+def detect_scalar_load_waits(view: KernelView, taken: frozenset = frozenset()) -> list[Finding]:
+    """lgkmcnt waits on scalar loads (kernel arguments, descriptors) are exposed."""
+    waits, loads = [], set()
+    for p in view.waits("lgkmcnt"):
+        if p in taken:
+            continue
+        y = view.youngest(p, "lgkmcnt")
+        if y is not None and view.lgkm[y] == "smem":
+            waits.append(p)
+            loads.update(q for q in view.covered(p, "lgkmcnt") if view.lgkm[q] == "smem")
+    if not waits:
+        return []
+    share, _ = view.share(waits)
+    lines = view.lines_json(waits, 3)
+    first_vmem = next((p for p, k in enumerate(view.vmem) if k), len(view.ins))
+    at_entry = [p for p in waits if p < first_vmem]
+    summary = (f"{_n(len(waits), 'lgkmcnt wait')} at pc {_pc_list(view.pcs(waits))} waiting on {len(loads)} scalar "
+               f"loads (s_load), {len(at_entry)} of the waits before the first vector memory op; "
+               f"{_pct(share)} of the stall cycles on {_lines_text(lines, framework=True)}")
+    return [_pattern(view, "scalar_load_waits", "lgkmcnt waits on scalar loads (kernel arguments, descriptors)",
+                     waits, {
+                         "summary": summary,
+                         "waits": view.instr_json(waits, 6),
+                         "scalar_load_pcs": view.pcs(loads),
+                         "waits_before_first_vmem": len(at_entry),
+                         "lines": lines,
+                     }, ("The wave has too little work to hide scalar-load latency: issue all s_loads "
+                         "together before the first wait (or preload kernel arguments into SGPRs), and "
+                         "give each wave more work so this fixed cost is amortized."))]
+
+
+@detector("barrier_dominated")
+def detect_barrier(view: KernelView, taken: frozenset = frozenset()) -> list[Finding]:
+    """s_barrier holds a large share of the stall cycles (or is the top stall type)."""
+    # By stall type: s_barrier / s_wait_idle on AMD, barrier-dominated instructions on NVIDIA.
+    bars = [p for p, i in enumerate(view.ins) if i.type == "barrier" and p not in taken]
+    if not bars:
+        return []
+    share, cycles = view.share(bars)
+    by_type = view.analysis.stall_by_type
+    top = next((t for t, c in by_type.items() if c > 0), None)
+    if share < BARRIER_SHARE and not (top == "barrier" and share >= 0.10):
+        return []
+    before = []
+    for p in sorted(bars, key=lambda p: -view.ins[p].stall_cycles)[:4]:
+        prev = view.ins[p - 1].asm if p > 0 else ""
+        before.append({"pc": view.pc(p), "stall_cycles": view.ins[p].stall_cycles, "after": prev})
+    summary = (f"{_n(len(bars), 'barrier instruction')} hold {_pct(share)} of the stall cycles "
+               f"(top: pc {before[0]['pc']}, {before[0]['stall_cycles']} cycles)")
+    return [_pattern(view, "barrier_dominated", "Barrier-dominated: waves wait for the slowest wave",
+                     bars, {"summary": summary, "barriers": len(bars), "top": before,
+                            "lines": view.lines_json(bars, 3)},
+                     ("Cut barriers per iteration (double-buffer LDS so one barrier guards a tile), "
+                      "balance the work between the waves of a workgroup, and move independent work "
+                      "before the barrier so fast waves have something to do."))]

@@ -1,0 +1,247 @@
+"""What detectors read: the optional context, the kernel view (waits, data flow), text helpers."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Iterable
+
+from generator.analyze import isa
+from generator.model import UNKNOWN_LOC, Bundle, CaptureAnalysis, Instruction, Occupancy
+
+#: Path pieces that mark a framework / library source line (not the kernel's own code).
+FRAMEWORK_MARKERS = ("/site-packages/", "/dist-packages/", "/python_packages/", "/lib/python3")
+#: How far (instructions) to look for a consumer / walk back for a wait's operations.
+CONSUMER_WINDOW = 256
+WAIT_SCAN = 1024
+SIMDS_PER_CU = 4
+
+
+@dataclass
+class AdviceContext:
+    """Optional facts beyond the ATT analysis (all optional; ``context_for`` fills them)."""
+
+    occupancy: Occupancy | None = None  # default: the analysis' own
+    counters: Any = None  # generator.analyze.pmc.PmcResult
+    verdict: Any = None  # "HEADROOM" or a verdict object with .verdict
+    geomean: float | None = None
+    grid: tuple[int, int, int] | None = None  # work-items (rocprof Grid_Size_X/Y/Z)
+    workgroup: tuple[int, int, int] | None = None
+    cu_count: int | None = None
+    simds_per_cu: int = SIMDS_PER_CU  # SIMDs per CU (AMD) or sub-partitions per SM (NVIDIA)
+    wave_size: int = isa.WAVE_SIZE  # 64 on CDNA, 32 (a warp) on NVIDIA
+    kernel_time_ns: float | None = None  # median over the trace dispatches of the captured grid
+    peak_tbs: float | None = None
+    peak_name: str | None = None
+    lds_total: int | None = None  # LDS bytes per CU
+    max_waves: int | None = None  # waves per SIMD the hardware allows
+    grid_source: str | None = None  # where grid and time come from (the trace row)
+    bundle: Bundle | None = None  # read the kernel trace / agent info from it when given
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def workgroups(self) -> int | None:
+        """Workgroups of the dispatch (ceil per dimension)."""
+        if not self.grid or not self.workgroup:
+            return None
+        n = 1
+        for g, w in zip(self.grid, self.workgroup):
+            n *= -(-g // max(w, 1))
+        return n
+
+    @property
+    def waves_per_workgroup(self) -> int | None:
+        if not self.workgroup:
+            return None
+        threads = self.workgroup[0] * self.workgroup[1] * self.workgroup[2]
+        return -(-threads // self.wave_size)
+
+
+class KernelView:
+    """An analysis plus the derived facts detectors share (loops, registers, waits)."""
+
+    def __init__(self, analysis: CaptureAnalysis, context: AdviceContext | None = None):
+        self.analysis = analysis
+        self.context = context or AdviceContext()
+        self.ins: list[Instruction] = list(analysis.instructions)
+        self.total_stall = analysis.total_stall_cycles or sum(i.stall_cycles for i in self.ins)
+        self.loops = isa.loops(self.ins)
+        self.mnemonics = [isa.mnemonic(i.asm) for i in self.ins]
+        du = [isa.defs_uses(i.asm) for i in self.ins]
+        self.defs = [d for d, _ in du]
+        self.uses = [u for _, u in du]
+        self.counts = [isa.wait_counts(i.asm) if m.startswith("s_waitcnt") else {}
+                       for i, m in zip(self.ins, self.mnemonics)]
+        self.vmem = [isa.vmem_kind(i.asm) for i in self.ins]
+        self.lgkm = [isa.lgkm_kind(i.asm) for i in self.ins]
+        self.mfma = [isa.is_mfma(i.asm) for i in self.ins]
+        self.has_mfma = any(self.mfma)
+        self._covered: dict[tuple[int, str], list[int]] = {}
+
+    @property
+    def occupancy(self) -> Occupancy | None:
+        return self.context.occupancy or self.analysis.occupancy
+
+    # -- shares and evidence
+
+    def share(self, positions: Iterable[int]) -> tuple[float, int]:
+        """(share of all stall cycles, stall cycles) of some instruction positions."""
+        cycles = sum(self.ins[p].stall_cycles for p in set(positions))
+        return (cycles / self.total_stall if self.total_stall else 0.0), cycles
+
+    def pc(self, pos: int) -> int:
+        return self.ins[pos].pc_index
+
+    def instr_json(self, positions: Iterable[int], top: int = 5) -> list[dict[str, Any]]:
+        """The ``top`` most stalled instructions of ``positions`` (pc, asm, cycles, share, line)."""
+        ranked = sorted(set(positions), key=lambda p: (-self.ins[p].stall_cycles, p))[:top]
+        out = []
+        for p in sorted(ranked, key=lambda p: (-self.ins[p].stall_cycles, p)):
+            ins = self.ins[p]
+            out.append({
+                "pc": ins.pc_index,
+                "asm": ins.asm,
+                "stall_cycles": ins.stall_cycles,
+                "share": ins.stall_cycles / self.total_stall if self.total_stall else 0.0,
+                "source": ins.source_loc,
+            })
+        return out
+
+    def lines_json(self, positions: Iterable[int], top: int = 5) -> list[dict[str, Any]]:
+        """Source lines of ``positions`` ranked by the stall they hold there."""
+        by_line: dict[str, list[int]] = {}
+        for p in set(positions):
+            loc = self.ins[p].source_loc or UNKNOWN_LOC
+            by_line.setdefault(loc, [0, 0])
+            by_line[loc][0] += self.ins[p].stall_cycles
+            by_line[loc][1] += 1
+        ranked = sorted(by_line.items(), key=lambda kv: (-kv[1][0], kv[0]))[:top]
+        return [{"source": loc, "stall_cycles": c, "instructions": n,
+                 "framework": is_framework_path(loc)} for loc, (c, n) in ranked]
+
+    def pcs(self, positions: Iterable[int]) -> list[int]:
+        return sorted(self.ins[p].pc_index for p in set(positions))
+
+    # -- waits and data flow
+
+    def loop_of(self, pos: int) -> tuple[int, int] | None:
+        return isa.innermost_loop(self.loops, pos)
+
+    def waits(self, counter: str) -> list[int]:
+        """Positions of the ``s_waitcnt`` that wait on ``counter``."""
+        return [p for p, c in enumerate(self.counts) if counter in c]
+
+    def covered(self, pos: int, counter: str) -> list[int]:
+        """Operations (youngest first) the wait at ``pos`` completes on ``counter``.
+
+        Walk back in program order: skip the N youngest operations (``vmcnt(N)``), take
+        the older ones; a previous wait with limit N' leaves at most N' operations
+        before it outstanding, a previous wait with limit 0 nothing. Inside a loop, the
+        walk continues from the loop's back edge (the previous iteration).
+        """
+        key = (pos, counter)
+        if key in self._covered:
+            return self._covered[key]
+        limit = self.counts[pos].get(counter)
+        out: list[int] = []
+        if limit is None:
+            self._covered[key] = out
+            return out
+        loop = self.loop_of(pos)
+        k, wrapped, skipped, budget, steps = pos - 1, False, 0, None, 0
+        while steps < WAIT_SCAN:
+            steps += 1
+            if k < 0 or (loop and not wrapped and k < loop[0]):
+                if loop and not wrapped:
+                    k, wrapped = loop[1], True
+                    continue
+                break
+            if wrapped and k <= pos:
+                break
+            counted = (self.vmem[k] if counter == "vmcnt" else self.lgkm[k]) is not None
+            if counted:
+                if skipped < limit:
+                    skipped += 1
+                else:
+                    out.append(k)
+                if budget is not None:
+                    budget -= 1
+                    if budget <= 0:
+                        break
+            else:
+                prev = self.counts[k].get(counter)
+                if prev is not None:
+                    if prev == 0:
+                        break
+                    budget = prev if budget is None else min(budget, prev)
+            k -= 1
+        self._covered[key] = out
+        return out
+
+    def youngest(self, pos: int, counter: str) -> int | None:
+        """The youngest operation a wait completes: the one its stall is blamed on."""
+        ops = self.covered(pos, counter)
+        return ops[0] if ops else None
+
+    def consumer(self, start: int, regs: set, window: int = CONSUMER_WINDOW) -> int | None:
+        """First instruction after ``start`` that reads one of ``regs`` (straight line)."""
+        if not regs:
+            return None
+        for p in range(start + 1, min(len(self.ins), start + 1 + window)):
+            if self.uses[p] & regs:
+                return p
+            if self.mnemonics[p] == "s_endpgm":
+                return None
+        return None
+
+    def distance(self, a: int, b: int) -> int:
+        """Instructions from ``a`` to ``b`` in execution order (``a`` may be last iteration's)."""
+        if a <= b:
+            return b - a
+        loop = self.loop_of(b)
+        if loop and loop[0] <= a <= loop[1]:
+            return (loop[1] - a + 1) + (b - loop[0])
+        return b - a
+
+    def regs_of(self, positions: Iterable[int]) -> set:
+        out: set = set()
+        for p in positions:
+            out |= self.defs[p]
+        return out
+
+    def wait_consumer(self, pos: int, counter: str) -> int | None:
+        """First reader, after the wait, of what the wait's operations loaded."""
+        return self.consumer(pos, self.regs_of(self.covered(pos, counter)))
+
+
+def is_framework_path(source_loc: str) -> bool:
+    """True when a source line lives in an installed framework/library, not the kernel."""
+    loc = source_loc.replace("\\", "/")
+    return any(m in loc for m in FRAMEWORK_MARKERS)
+
+
+def short_loc(source_loc: str) -> str:
+    """``/a/b/kernel.py:42`` -> ``kernel.py:42`` for text (JSON keeps the full path)."""
+    return source_loc.rsplit("/", 1)[-1] if source_loc else UNKNOWN_LOC
+
+
+def _n(count: int, word: str, plural: str | None = None) -> str:
+    """``3 waits``, ``1 wait``."""
+    return f"{count} {word if count == 1 else (plural or word + 's')}"
+
+
+def _waves(n: int | float) -> str:
+    return f"{n} wave{'' if n == 1 else 's'}/SIMD"
+
+
+def _pct(x: float) -> str:
+    return f"{100 * x:.1f}%"
+
+
+def _pc_list(pcs: list[int], limit: int = 6) -> str:
+    shown = ", ".join(str(p) for p in pcs[:limit])
+    return shown + (f" (+{len(pcs) - limit} more)" if len(pcs) > limit else "")
+
+
+def _lines_text(lines: list[dict[str, Any]], limit: int = 3, framework: bool = False) -> str:
+    return ", ".join(short_loc(ln["source"]) + (" (framework)" if framework and ln.get("framework") else "")
+                     for ln in lines[:limit])
