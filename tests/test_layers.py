@@ -20,7 +20,6 @@ PENDING_ARROWS = {
     ("generator.read.att", "generator.analyze.occupancy"),  # ATT reading and analysis share att.py
 }
 PENDING_LONG = {
-    "generator/analyze/verdicts.py",
     "generator/capture/ingest.py",
     "generator/capture/nvidia.py",
     "generator/read/ncu.py",
