@@ -24,7 +24,6 @@ PENDING_LONG = {
     "generator/capture/nvidia.py",
     "generator/read/ncu.py",
     "generator/site/build.py",
-    "generator/sweeps/diff.py",
 }
 
 
