@@ -18,12 +18,10 @@ FORBIDDEN = {("capture", "sweeps"), ("sweeps", "capture"), ("capture", "site"), 
 #: Debts of issue 15 still open, named exactly so that paying one fails until it is removed here.
 PENDING_ARROWS: set[tuple[str, str]] = set()
 PENDING_LONG = {
-    "generator/analyze/verdicts.py",
     "generator/capture/ingest.py",
     "generator/capture/nvidia.py",
     "generator/read/ncu.py",
     "generator/site/build.py",
-    "generator/sweeps/diff.py",
 }
 
 

@@ -1,0 +1,177 @@
+"""The published headline pair and the ``kernels.json`` mapping of bundles to campaigns."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+from dataclasses import dataclass
+from typing import Any, Iterable, Mapping
+
+from generator.analyze.verdicts.rules import UNTIMED, Thresholds, plural, verdict_of_speedup
+from generator.analyze.verdicts.shapes import _fmt_x
+from generator.config import SweepConfig
+from generator.errors import InputError
+
+KERNELS_JSON = os.path.join("docs", "data", "kernels.json")
+_CAMPAIGN_URL = re.compile(r"benchmarks/examples/([^/]+)/")
+
+
+@dataclass
+class HeadlinePair:
+    """The single (candidate us, baseline us) pair the profiling sweep reports for a kernel."""
+
+    kernel: str  # bundle name
+    candidate_us: float | None
+    baseline_us: float | None
+    baseline_name: str | None
+    speedup: float
+    verdict: str  # WIN / PARITY / HEADROOM of this one ratio
+
+    @property
+    def text(self) -> str:
+        """``7.00 us vs 11.60 us (PyTorch), 1.66x``."""
+        times = ""
+        if self.candidate_us is not None and self.baseline_us is not None:
+            times = f"{self.candidate_us:.2f} us vs {self.baseline_us:.2f} us"
+            if self.baseline_name:
+                times += f" ({self.baseline_name})"
+            times += ", "
+        return f"{times}{_fmt_x(self.speedup)}"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "kernel": self.kernel,
+            "candidate_us": self.candidate_us,
+            "baseline_us": self.baseline_us,
+            "baseline_name": self.baseline_name,
+            "speedup": self.speedup,
+            "verdict": self.verdict,
+        }
+
+
+def read_kernels_json(path: str | os.PathLike) -> dict[str, Any]:
+    """Parse a sweep's ``docs/data/kernels.json`` (``{"kernels": [...], ...}``)."""
+    path = os.fspath(path)
+    try:
+        with open(path, encoding="utf-8") as fh:
+            data = json.load(fh)
+    except OSError as err:
+        raise InputError(path, f"cannot read: {err.strerror or err}") from None
+    except UnicodeDecodeError:
+        raise InputError(path, "not UTF-8 text") from None
+    except json.JSONDecodeError as err:
+        raise InputError(path, f"not JSON: {err.msg}", line=err.lineno) from None
+    if isinstance(data, list):
+        data = {"kernels": data}
+    if not isinstance(data, dict) or not isinstance(data.get("kernels", []), list):
+        raise InputError(path, "expected an object with a \"kernels\" list")
+    return data
+
+
+def load_kernels_json(sweep_root: str | os.PathLike | None) -> dict[str, Any] | None:
+    """The sweep's kernels.json, or None when the sweep has none."""
+    if sweep_root is None:
+        return None
+    path = os.path.join(os.fspath(sweep_root), KERNELS_JSON)
+    return read_kernels_json(path) if os.path.isfile(path) else None
+
+
+def kernel_entries(kernels_json: Mapping[str, Any] | None) -> list[dict[str, Any]]:
+    """The kernel objects of a kernels.json that name their bundle (``example``)."""
+    if not kernels_json:
+        return []
+    return [k for k in kernels_json.get("kernels", []) if isinstance(k, dict) and isinstance(k.get("example"), str)]
+
+
+def entry_campaign(entry: Mapping[str, Any]) -> str | None:
+    """The campaign folder named by an entry's ``multishape.summary_url``."""
+    multishape = entry.get("multishape")
+    url = multishape.get("summary_url") if isinstance(multishape, dict) else None
+    m = _CAMPAIGN_URL.search(url) if isinstance(url, str) else None
+    return m.group(1) if m else None
+
+
+def campaign_for_bundle(bundle_name: str, config: SweepConfig | None = None,
+                        kernels_json: Mapping[str, Any] | None = None,
+                        campaigns: Iterable[str] | None = None) -> str | None:
+    """The campaign (op) of a bundle, or None.
+
+    Order: ``[kernels.<bundle>] campaign`` of the configuration (an empty string means
+    "none"); the folder that the bundle's ``multishape.summary_url`` names in
+    kernels.json; the bundle's own name. When ``campaigns`` (the names that exist) is
+    given, a name outside it gives None.
+    """
+    known = set(campaigns) if campaigns is not None else None
+    configured = config.kernel(bundle_name).campaign if config else None
+    if configured is not None:
+        op: str | None = configured or None
+    else:
+        op = next((entry_campaign(e) for e in kernel_entries(kernels_json) if e["example"] == bundle_name), None)
+        op = op or bundle_name
+    if op is not None and known is not None and op not in known:
+        return None
+    return op
+
+
+def bundles_for_campaign(op: str, config: SweepConfig | None = None,
+                         kernels_json: Mapping[str, Any] | None = None,
+                         bundle_names: Iterable[str] = ()) -> list[str]:
+    """Bundles whose campaign is ``op``, among the configured, kernels.json and given names."""
+    names = list(config.kernels) if config else []
+    names += [e["example"] for e in kernel_entries(kernels_json)]
+    names += list(bundle_names)
+    return [n for n in dict.fromkeys(names) if campaign_for_bundle(n, config, kernels_json) == op]
+
+
+def headline_pair(entry: Mapping[str, Any], candidate: str = "flydsl",
+                  thresholds: Thresholds = Thresholds()) -> HeadlinePair | None:
+    """The headline pair of one kernels.json entry (``<candidate>_us``, ``baseline_us``...)."""
+    cand_us = _positive(entry.get(f"{candidate}_us", entry.get("candidate_us")))
+    base_us = _positive(entry.get("baseline_us"))
+    if cand_us is not None and base_us is not None:
+        speedup = base_us / cand_us
+    else:
+        speedup = _positive(entry.get("speedup_vs_baseline"))
+    if speedup is None:
+        return None
+    name = entry.get("baseline_name")
+    return HeadlinePair(
+        kernel=str(entry.get("example")),
+        candidate_us=cand_us,
+        baseline_us=base_us,
+        baseline_name=name if isinstance(name, str) and name else None,
+        speedup=speedup,
+        verdict=verdict_of_speedup(speedup, thresholds),
+    )
+
+
+def _positive(value: Any) -> float | None:
+    """A positive finite number, else None."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return float(value) if math.isfinite(value) and value > 0 else None
+
+
+def headline_for_campaign(op: str, config: SweepConfig | None = None,
+                          kernels_json: Mapping[str, Any] | None = None) -> HeadlinePair | None:
+    """The headline pair of the first kernels.json kernel whose campaign is ``op``."""
+    config = config or SweepConfig()
+    thresholds = Thresholds.from_config(config)
+    for entry in kernel_entries(kernels_json):
+        if campaign_for_bundle(entry["example"], config, kernels_json) == op:
+            pair = headline_pair(entry, config.candidate, thresholds)
+            if pair:
+                return pair
+    return None
+
+
+def headline_note(headline: HeadlinePair | None, score: "KernelScore") -> str | None:
+    """A sentence when the headline pair's verdict differs from the multi-shape verdict."""
+    if headline is None or score.verdict == UNTIMED or headline.verdict == score.verdict:
+        return None
+    plural = "s" if score.n_measured != 1 else ""
+    geo = f"geomean {_fmt_x(score.geomean_vs_best)} over " if score.geomean_vs_best is not None else ""
+    return (f"Headline pair {headline.text} reads {headline.verdict}, but the multi-shape verdict is "
+            f"{score.verdict} ({geo}{score.n_measured} measured shape{plural}).")

@@ -1,0 +1,352 @@
+"""Per kernel: the numbers and the one verdict over its shapes (``KernelScore``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from generator.analyze.verdicts.headline import HeadlinePair
+from generator.analyze.verdicts.rules import (
+    BLOCKED,
+    HEADROOM,
+    PARITY,
+    VERDICTS,
+    WIN,
+    Thresholds,
+    decide_verdict,
+    geomean,
+    is_uncertain,
+    median,
+    plural,
+    split_geomeans,
+    spread,
+    weighted_geomean,
+)
+from generator.analyze.verdicts.shapes import ShapeResult, _fmt_x
+from generator.config import DEFAULT_REFERENCE
+
+
+@dataclass
+class KernelScore:
+    """Every number of VERDICTS.md for one campaign, plus its per-shape table.
+
+    Counts: ``n_shapes`` ledger shapes = candidate_ok + candidate_failed (failed + oom)
+    + candidate_incorrect + candidate_unsupported + candidate_other (not_configured,
+    skipped, unknown, or ok without a verified time) + candidate_missing (no row).
+    """
+
+    op: str
+    candidate: str
+    reference: str
+    thresholds: Thresholds
+    verdict: str  # WIN / PARITY / HEADROOM / BLOCKED, or UNTIMED
+    verdict_reason: str
+    n_shapes: int
+    n_measured: int
+    n_measurable: int
+    n_not_run: int
+    geomean_vs_best: float | None
+    weighted_geomean_vs_best: float | None
+    n_weighted: int
+    per_baseline: dict[str, list]
+    stage_split: dict[str, list]
+    model_split: dict[str, list]
+    wins: int
+    parity: int
+    losses: int
+    candidate_ok: int
+    candidate_failed: int
+    candidate_incorrect: int
+    candidate_unsupported: int
+    candidate_other: int
+    candidate_missing: int
+    hard_failures: int
+    harness_failures: int
+    worst: ShapeResult | None
+    best: ShapeResult | None
+    noise: float | None
+    noise_candidate: float | None
+    noise_baseline: float | None
+    uncertain: bool
+    reference_only: bool
+    providers: list[str]  # table columns: the candidate, then baselines that ran at least once
+    shapes: list[ShapeResult]
+    suspect_reference: int = 0  # rule 7
+    scope_mismatch_shapes: int = 0  # rule 8
+    like_for_like_geomean: list | None = None  # [geomean, n] over shapes with a like-for-like baseline
+    like_for_like_reference_only: bool = False
+    not_like_for_like: bool = False
+    above_roof: list[list[str]] = field(default_factory=list)  # sorted [shape_id, provider] (rule 9)
+    # display and context, filled by score_campaign
+    name: str = ""
+    category: str | None = None
+    bundles: list[str] = field(default_factory=list)  # bundles (examples/<name>) of this campaign
+    path: str = ""  # campaign folder as shown (relative)
+    results_file: str | None = None
+    headline: HeadlinePair | None = None
+    headline_note: str | None = None
+    provenance: dict[str, str] = field(default_factory=dict)
+    baseline_commits: dict[str, str] = field(default_factory=dict)  # provider -> commit
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def worst_speedup(self) -> float | None:
+        return self.worst.speedup if self.worst else None
+
+    @property
+    def best_speedup(self) -> float | None:
+        return self.best.speedup if self.best else None
+
+    @property
+    def is_verdict(self) -> bool:
+        """False for an UNTIMED (ledger-only) campaign."""
+        return self.verdict in VERDICTS
+
+    # display-ready strings (the CLI and the site use the same words)
+
+    @property
+    def geomean_text(self) -> str:
+        return _fmt_x(self.geomean_vs_best)
+
+    @property
+    def weighted_text(self) -> str:
+        return _fmt_x(self.weighted_geomean_vs_best)
+
+    @property
+    def wins_text(self) -> str:
+        """``wins 7 of 73`` (always shown beside a geomean)."""
+        return f"wins {self.wins} of {self.n_measured}"
+
+    @property
+    def failures_text(self) -> str:
+        """``6 hard, 2 harness``, or ``none``."""
+        parts = []
+        if self.hard_failures:
+            parts.append(f"{self.hard_failures} hard")
+        if self.harness_failures:
+            parts.append(f"{self.harness_failures} harness")
+        return ", ".join(parts) or "none"
+
+    @property
+    def worst_text(self) -> str:
+        """``0.26x vs hipblaslt (M=16 N=2112 K=7168)``, or an em dash."""
+        if not self.worst:
+            return "\u2014"
+        return f"{self.worst.speedup_text} vs {self.worst.best_baseline} ({self.worst.args_text})"
+
+    @property
+    def flag_keys(self) -> list[str]:
+        """Machine names of the flags shown beside the verdict (``api/index.json`` ``flags``)."""
+        keys = {
+            "hard_failures": bool(self.hard_failures),
+            "uncertain": self.uncertain,
+            "reference_only": self.reference_only,
+            "not_like_for_like": self.not_like_for_like,
+            "suspect_reference": bool(self.suspect_reference),
+            "above_roof": bool(self.above_roof),
+        }
+        return [k for k, on in keys.items() if on]
+
+    @property
+    def flags(self) -> list[str]:
+        """Words shown beside the verdict, in the order of ``flag_keys``."""
+        out = []
+        if self.hard_failures:
+            out.append(plural(self.hard_failures, "hard failure"))
+        if self.uncertain:
+            out.append(f"uncertain (noise {_fmt_x(self.noise)})")
+        if self.reference_only:
+            out.append(f"reference only ({self.reference})")
+        if self.not_like_for_like:
+            out.append(self.scope_text)
+        if self.suspect_reference:
+            out.append(f"{plural(self.suspect_reference, 'suspect reference check')} "
+                       f"({self.candidate} and an independent library both fail it)")
+        if self.above_roof:
+            out.append(f"{plural(len(self.above_roof), 'row')} above the HBM roof")
+        return out
+
+    @property
+    def scope_text(self) -> str:
+        """``not like-for-like: 9 of 9 shapes' best baseline times another scope; like-for-like 166.72x``."""
+        text = (f"not like-for-like: the best baseline times another scope on {self.scope_mismatch_shapes} "
+                f"of {self.n_measured} shapes")
+        if self.like_for_like_geomean:
+            g, n = self.like_for_like_geomean
+            ref = f", reference {self.reference} only" if self.like_for_like_reference_only else ""
+            text += f"; like-for-like {_fmt_x(g)} over {n}{ref}"
+        return text
+
+    def to_json(self, shapes: bool = True) -> dict[str, Any]:
+        """The ``verdicts --json`` record (every key of expected/verdicts.json, and more)."""
+        out = {
+            "op": self.op,
+            "name": self.name,
+            "category": self.category,
+            "bundles": list(self.bundles),
+            "path": self.path,
+            "results_file": self.results_file,
+            "candidate": self.candidate,
+            "reference": self.reference,
+            "thresholds": {"win": self.thresholds.win, "headroom": self.thresholds.headroom},
+            "verdict": self.verdict,
+            "verdict_reason": self.verdict_reason,
+            "n_shapes": self.n_shapes,
+            "n_measured": self.n_measured,
+            "n_measurable": self.n_measurable,
+            "n_not_run": self.n_not_run,
+            "geomean_vs_best": self.geomean_vs_best,
+            "weighted_geomean_vs_best": self.weighted_geomean_vs_best,
+            "n_weighted": self.n_weighted,
+            "per_baseline": self.per_baseline,
+            "stage_split": self.stage_split,
+            "model_split": self.model_split,
+            "wins": self.wins,
+            "parity": self.parity,
+            "losses": self.losses,
+            "candidate_ok": self.candidate_ok,
+            "candidate_failed": self.candidate_failed,
+            "candidate_incorrect": self.candidate_incorrect,
+            "candidate_unsupported": self.candidate_unsupported,
+            "candidate_other": self.candidate_other,
+            "candidate_missing": self.candidate_missing,
+            "hard_failures": self.hard_failures,
+            "harness_failures": self.harness_failures,
+            "worst_speedup": self.worst_speedup,
+            "best_speedup": self.best_speedup,
+            "worst": self.worst.summary() if self.worst else None,
+            "best": self.best.summary() if self.best else None,
+            "noise": self.noise,
+            "noise_candidate": self.noise_candidate,
+            "noise_baseline": self.noise_baseline,
+            "uncertain": self.uncertain,
+            "reference_only": self.reference_only,
+            "suspect_reference": self.suspect_reference,
+            "scope_mismatch_shapes": self.scope_mismatch_shapes,
+            "like_for_like_geomean": self.like_for_like_geomean,
+            "like_for_like_reference_only": self.like_for_like_reference_only,
+            "not_like_for_like": self.not_like_for_like,
+            "above_roof": [list(x) for x in self.above_roof],
+            "flags": self.flag_keys,
+            "headline": self.headline.to_json() if self.headline else None,
+            "headline_note": self.headline_note,
+            "providers": list(self.providers),
+            "provenance": dict(self.provenance),
+            "baseline_commits": dict(self.baseline_commits),
+            "notes": list(self.notes),
+        }
+        if shapes:
+            out["shapes"] = [s.to_json() for s in self.shapes]
+        return out
+
+
+def summarize(op: str, shapes: list[ShapeResult], thresholds: Thresholds = Thresholds(),
+              reference: str = DEFAULT_REFERENCE, candidate: str = "flydsl") -> KernelScore:
+    """Aggregate scored shapes into a KernelScore (display fields left at their defaults)."""
+    measured = [s for s in shapes if s.measured]
+    speedups = [s.speedup for s in measured]
+    g = geomean(speedups)
+    per_baseline: dict[str, list[float]] = {}
+    stages: dict[str, list[float]] = {}
+    models: dict[str, list[float]] = {}
+    for s in measured:
+        for p, r in s.providers.items():
+            if r.speedup is not None:
+                per_baseline.setdefault(p, []).append(r.speedup)
+        stages.setdefault(s.stage, []).append(s.speedup)
+        for m in s.models or ("",):
+            models.setdefault(m, []).append(s.speedup)
+    outcomes = [s.outcome for s in measured]
+    statuses = [s.candidate_status for s in shapes]
+    cand_ok = sum(1 for s in shapes if s.candidate_us is not None)
+    n_failed = sum(1 for st in statuses if st in ("failed", "oom"))
+    n_incorrect = statuses.count("incorrect")
+    n_unsupported = statuses.count("unsupported")
+    n_missing = statuses.count(None)
+    hard = sum(1 for s in shapes if s.hard_failure)
+    noise = median(s.noise for s in measured if s.noise is not None)
+    verdict = decide_verdict(g, len(measured), hard, thresholds)
+    weighted = [(s.speedup, s.weight) for s in measured if s.weight is not None and s.weight > 0]
+    like = [s for s in measured if s.like_for_like_speedup is not None]
+    mismatch = sum(1 for s in measured if s.scope_mismatch)
+    return KernelScore(
+        op=op,
+        name=op,
+        path=op,
+        candidate=candidate,
+        reference=reference,
+        thresholds=thresholds,
+        verdict=verdict,
+        verdict_reason=_verdict_reason(verdict, g, len(measured), hard, shapes, candidate, thresholds),
+        n_shapes=len(shapes),
+        n_measured=len(measured),
+        n_measurable=sum(1 for s in shapes if s.measurable),
+        n_not_run=sum(1 for s in shapes if not s.providers),
+        geomean_vs_best=g,
+        weighted_geomean_vs_best=weighted_geomean(weighted),
+        n_weighted=len(weighted),
+        per_baseline=split_geomeans(per_baseline),
+        stage_split=split_geomeans(stages),
+        model_split=split_geomeans(models),
+        wins=outcomes.count("win"),
+        parity=outcomes.count("parity"),
+        losses=outcomes.count("loss"),
+        candidate_ok=cand_ok,
+        candidate_failed=n_failed,
+        candidate_incorrect=n_incorrect,
+        candidate_unsupported=n_unsupported,
+        candidate_other=len(shapes) - cand_ok - n_failed - n_incorrect - n_unsupported - n_missing,
+        candidate_missing=n_missing,
+        hard_failures=hard,
+        harness_failures=sum(1 for s in shapes if s.harness_failure),
+        worst=min(measured, key=lambda s: s.speedup) if measured else None,
+        best=max(measured, key=lambda s: s.speedup) if measured else None,
+        noise=noise,
+        noise_candidate=median(x for x in (spread_of(s, candidate) for s in measured) if x is not None),
+        noise_baseline=median(x for x in (spread_of(s, s.best_baseline) for s in measured) if x is not None),
+        uncertain=verdict != BLOCKED and is_uncertain(g, noise, thresholds),
+        reference_only=bool(measured) and all(s.best_baseline == reference for s in measured),
+        providers=_columns(shapes, candidate),
+        shapes=shapes,
+        suspect_reference=sum(1 for s in shapes if s.suspect_reference),
+        scope_mismatch_shapes=mismatch,
+        like_for_like_geomean=[geomean(s.like_for_like_speedup for s in like), len(like)] if like else None,
+        like_for_like_reference_only=bool(like) and all(s.like_for_like_baseline == reference for s in like),
+        not_like_for_like=2 * mismatch > len(measured),
+        above_roof=sorted([s.shape_id, p] for s in shapes for p in s.above_roof),
+    )
+
+
+def spread_of(shape: ShapeResult, provider: str | None) -> float | None:
+    """p90/p10 of one provider on one shape."""
+    return spread(shape.providers.get(provider) if provider else None)
+
+
+def _columns(shapes: list[ShapeResult], candidate: str) -> list[str]:
+    """Table columns: the candidate, then providers that took part, in file order.
+
+    A provider takes part when, on some shape that is not a harness failure, its row
+    says anything but ``not_configured`` (a shape where everything failed, configured
+    or not, says nothing about who was meant to run).
+    """
+    seen: dict[str, None] = {candidate: None}
+    for s in shapes:
+        if s.harness_failure:
+            continue
+        for p, r in s.providers.items():
+            if r.status != "not_configured":
+                seen[p] = None
+    return list(seen)
+
+
+def _verdict_reason(verdict: str, g: float | None, n_measured: int, hard: int,
+                    shapes: list[ShapeResult], candidate: str, t: Thresholds) -> str:
+    """One sentence saying which rule gave the verdict."""
+    if verdict == BLOCKED:
+        if n_measured == 0:
+            if not any(s.candidate_status for s in shapes):
+                return f"no measured shape: {candidate} has no rows"
+            return f"no measured shape ({candidate} usable with a baseline on 0 of {len(shapes)})"
+        return f"{hard} hard failures > {n_measured} measured shapes"
+    rule = {WIN: f">= {t.win:g}", PARITY: f"in [{t.headroom:g}, {t.win:g})", HEADROOM: f"< {t.headroom:g}"}[verdict]
+    return f"geomean {g:.3f}x {rule} over {n_measured} measured shapes"

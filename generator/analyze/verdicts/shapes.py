@@ -1,0 +1,254 @@
+"""Per shape: each provider's result and the candidate's speedup over the best baseline."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Sequence
+
+from generator.analyze.verdicts.rules import (
+    FAILED_STATUSES,
+    Thresholds,
+    above_roof,
+    best_baseline,
+    classify_speedup,
+    effective_status,
+    is_suspect_reference,
+    like_for_like,
+    pick_row,
+    spread,
+)
+from generator.config import DEFAULT_REFERENCE
+from generator.read.campaign import SCOPE_FLAGS, LedgerShape, ResultRow
+
+
+def _fmt_x(value: float | None) -> str:
+    """A ratio for display: ``0.87x``; an em dash for None."""
+    return "\u2014" if value is None else f"{value:.2f}x"
+
+
+def _fmt_us(value: float | None) -> str:
+    """A time for display: ``21.40``; an em dash for None."""
+    return "\u2014" if value is None else f"{value:.2f}"
+
+
+def args_text(args: Mapping[str, Any]) -> str:
+    """Shape arguments on one line: ``batch=1 causal=true seq_len=128`` (ledger order)."""
+    return " ".join(f"{k}={json.dumps(v, separators=(',', ':'))}" for k, v in args.items())
+
+
+@dataclass
+class ProviderResult:
+    """One provider on one shape: the row that counts, as a person reads it."""
+
+    provider: str
+    status: str  # effective status (``ok`` rows that failed verification read ``incorrect``)
+    usable: bool
+    median_us: float | None
+    p10_us: float | None
+    p90_us: float | None
+    stable: bool | None
+    timing_method: str | None
+    reason: str | None
+    line: int  # line of the row that counts in the results file
+    n_rows: int  # rows this (shape, provider) had
+    speedup: float | None = None  # this baseline's time / the candidate's (None otherwise)
+    correctness_error: str | None = None
+    effective_gbps: float | None = None
+    scope: dict[str, bool | None] = field(default_factory=dict)  # the row's scope flags
+    like_for_like: bool | None = None  # vs the candidate's row (None for the candidate)
+    above_roof: bool = False
+
+    @property
+    def time_text(self) -> str:
+        """``21.40`` when usable, else the status (``failed``, ``not_configured``...)."""
+        return _fmt_us(self.median_us) if self.usable else self.status
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "status": self.status,
+            "usable": self.usable,
+            "median_us": self.median_us,
+            "p10_us": self.p10_us,
+            "p90_us": self.p90_us,
+            "stable": self.stable,
+            "timing_method": self.timing_method,
+            "reason": self.reason,
+            "speedup": self.speedup,
+            "line": self.line,
+            "n_rows": self.n_rows,
+            "correctness_error": self.correctness_error,
+            "effective_gbps": self.effective_gbps,
+            "scope": dict(self.scope),
+            "like_for_like": self.like_for_like,
+            "above_roof": self.above_roof,
+        }
+
+
+@dataclass
+class ShapeResult:
+    """One ledger shape scored: every provider's time and status, the best baseline, the speedup."""
+
+    shape_id: str
+    args: dict[str, Any]
+    stage: str
+    model: str
+    models: tuple[str, ...]
+    dtype: str
+    source_kind: str | None
+    weight: float | None  # production weight used by the weighted geomean
+    occurrences: float | None
+    candidate: str
+    providers: dict[str, ProviderResult]  # file order
+    candidate_status: str | None  # None: the candidate has no row for this shape
+    candidate_us: float | None
+    best_baseline: str | None
+    best_baseline_us: float | None
+    speedup: float | None
+    measured: bool
+    measurable: bool
+    hard_failure: bool
+    harness_failure: bool
+    outcome: str | None  # "win", "parity", "loss" (measured shapes only)
+    failure_reason: str | None
+    noise: float | None  # larger p90/p10 of the candidate and the best baseline
+    suspect_reference: bool = False  # rule 7
+    scope_mismatch: bool = False  # rule 8: the best baseline times another scope
+    like_for_like_baseline: str | None = None
+    like_for_like_speedup: float | None = None
+    above_roof: list[str] = field(default_factory=list)  # providers above the HBM roof (rule 9)
+
+    @property
+    def args_text(self) -> str:
+        return args_text(self.args)
+
+    @property
+    def speedup_text(self) -> str:
+        return _fmt_x(self.speedup)
+
+    @property
+    def failure_short(self) -> str | None:
+        """The failure reason's first line, at most 120 characters."""
+        if not self.failure_reason:
+            return None
+        first = self.failure_reason.strip().splitlines()[0]
+        return first if len(first) <= 120 else first[:119] + "\u2026"
+
+    def summary(self) -> dict[str, Any]:
+        """The few fields that name this shape elsewhere (worst / best shape)."""
+        return {
+            "shape_id": self.shape_id,
+            "args": self.args,
+            "stage": self.stage,
+            "model": self.model,
+            "speedup": self.speedup,
+            "candidate_us": self.candidate_us,
+            "best_baseline": self.best_baseline,
+            "best_baseline_us": self.best_baseline_us,
+        }
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            **self.summary(),
+            "dtype": self.dtype,
+            "source_kind": self.source_kind,
+            "weight": self.weight,
+            "occurrences": self.occurrences,
+            "candidate_status": self.candidate_status,
+            "measured": self.measured,
+            "measurable": self.measurable,
+            "hard_failure": self.hard_failure,
+            "harness_failure": self.harness_failure,
+            "outcome": self.outcome,
+            "failure_reason": self.failure_reason,
+            "noise": self.noise,
+            "suspect_reference": self.suspect_reference,
+            "scope_mismatch": self.scope_mismatch,
+            "like_for_like_baseline": self.like_for_like_baseline,
+            "like_for_like_speedup": self.like_for_like_speedup,
+            "above_roof": list(self.above_roof),
+            "providers": {p: r.to_json() for p, r in self.providers.items()},
+        }
+
+
+def score_shape(shape: LedgerShape, rows: Mapping[str, Sequence[ResultRow]], candidate: str,
+                thresholds: Thresholds = Thresholds(),
+                weight_keys: tuple[str, ...] = ("baseline_time_weight", "traffic_weight"),
+                reference: str | None = DEFAULT_REFERENCE, roof_gbps: float | None = None) -> ShapeResult:
+    """Score one ledger shape from its rows (provider -> rows in file order).
+
+    ``reference`` names the provider rule 7 does not count as independent; ``roof_gbps``
+    is the device's HBM peak in GB/s for rule 9 (None: not checked).
+    """
+    # providers in file order of their first row: the order of the table's columns
+    present = sorted(((p, rs) for p, rs in rows.items() if rs), key=lambda item: item[1][0].index)
+    chosen = {p: pick_row(rs) for p, rs in present}
+    cand = chosen.get(candidate)
+    best = best_baseline(chosen, candidate)
+    cand_ok = cand is not None and cand.usable
+    measured = cand_ok and best is not None
+    speedup = best.median_us / cand.median_us if measured else None
+    statuses = {p: effective_status(r) for p, r in chosen.items()}
+    cand_status = statuses.get(candidate)
+    providers = {
+        p: ProviderResult(
+            provider=p, status=statuses[p], usable=r.usable, median_us=r.median_us,
+            p10_us=r.p10_us, p90_us=r.p90_us, stable=r.stable, timing_method=r.timing_method,
+            reason=r.reason, line=r.line, n_rows=len(rows[p]),
+            speedup=(r.median_us / cand.median_us) if cand_ok and r.usable and p != candidate else None,
+            correctness_error=r.correctness_error, effective_gbps=r.effective_gbps,
+            scope={f: getattr(r, f) for f in SCOPE_FLAGS},
+            like_for_like=like_for_like(cand, r) if cand is not None and p != candidate else None,
+            above_roof=above_roof(r, roof_gbps),
+        )
+        for p, r in chosen.items()
+    }
+    measurable = best is not None
+    suspect = is_suspect_reference(chosen, candidate, reference)
+    best_like = best_baseline(chosen, candidate, like=cand) if measured else None
+    spreads = [s for s in (spread(cand), spread(best)) if s is not None] if measured else []
+    return ShapeResult(
+        shape_id=shape.shape_id,
+        args=shape.args,
+        stage=shape.stage,
+        model=shape.model,
+        models=shape.models,
+        dtype=shape.dtype,
+        source_kind=shape.source_kind,
+        weight=shape.weight(weight_keys),
+        occurrences=shape.occurrences,
+        candidate=candidate,
+        providers=providers,
+        candidate_status=cand_status,
+        candidate_us=cand.median_us if cand_ok else None,
+        best_baseline=best.provider if best else None,
+        best_baseline_us=best.median_us if best else None,
+        speedup=speedup,
+        measured=measured,
+        measurable=measurable,
+        hard_failure=measurable and cand_status in FAILED_STATUSES and not suspect,
+        harness_failure=not measurable and not cand_ok and any(s in FAILED_STATUSES for s in statuses.values()),
+        outcome=classify_speedup(speedup, thresholds) if measured else None,
+        failure_reason=None if measured else _failure_reason(candidate, cand, chosen, statuses),
+        noise=max(spreads) if spreads else None,
+        suspect_reference=suspect,
+        scope_mismatch=measured and not like_for_like(cand, best),
+        like_for_like_baseline=best_like.provider if best_like else None,
+        like_for_like_speedup=best_like.median_us / cand.median_us if best_like else None,
+        above_roof=[p for p, r in providers.items() if r.above_roof],
+    )
+
+
+def _failure_reason(candidate: str, cand: ResultRow | None, chosen: Mapping[str, ResultRow],
+                    statuses: Mapping[str, str]) -> str:
+    """Why a shape is not measured, for the person reading the table."""
+    if not chosen:
+        return "no result rows"
+    if cand is None:
+        return f"no {candidate} row"
+    if not cand.usable:
+        status = statuses[candidate]
+        reason = cand.reason or next((r.reason for p, r in chosen.items()
+                                      if r.reason and statuses[p] in FAILED_STATUSES), None)
+        return f"{status}: {reason}" if reason else status
+    return "no usable baseline"

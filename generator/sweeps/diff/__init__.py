@@ -1,0 +1,109 @@
+"""Compare two sweep snapshots: what changed, whether it is real, and who caused it.
+
+Pure functions: ``diff_snapshots(old, new, options) -> SweepDiff``, then one renderer per
+output (``render_text``, ``render_markdown``, ``diff_document``). No file is read here.
+
+The package, by job: ``changes`` (the diff's objects and their text), ``rules`` (significance and
+attribution), ``compare`` (kernels and the sweep), ``report`` (JSON, text, Markdown).
+
+When a change is real (the math)
+--------------------------------
+Every timing comparison is a ratio ``r = new / old`` (a geomean, a shape's speedup, a
+candidate or baseline time). Its noise is the measured run-to-run spread: the kernel's
+``noise`` (median over shapes of the larger ``p90/p10`` of candidate and best baseline)
+for a geomean, the shape's own ``noise`` for a shape, the larger of the OLD and NEW
+values. A change is *significant* when
+
+    |ln r| > T,   T = ln max(noise_old, noise_new, 1 + min_change)
+
+so it must beat both the noise and a relative floor (``min_change``, 2 % by default: a
+steady 1 % drift is not news even on a very quiet kernel). Verdict changes are always
+listed; one whose geomean change does not beat ``T`` is attributed to noise.
+
+Who caused it (attribution)
+---------------------------
+speedup = best baseline time / candidate time, so a speedup ratio is
+``r = b / c`` with ``c = cand_new / cand_old`` and ``b = base_new / base_old`` (for a
+kernel: the geomeans of ``c`` and ``b`` over shapes measured on both sides). A side
+*moved* when its ratio beats ``T``. Then, in order:
+
+* the candidate moved and its commit changed: **candidate** (``flydsl a -> b``);
+* the baseline moved and that provider's library commit changed: **baseline**;
+* either side moved and the environment changed (GPU, arch, ROCm, driver, torch,
+  triton; torch and triton also version the ``pytorch`` and ``triton`` baselines):
+  **environment**;
+* a side moved with none of these recorded: **unexplained** (rerun to rule out noise);
+* the change does not beat ``T``: **noise**.
+
+Hotspot shifts (primary capture): the top stall type or the occupancy (waves per SIMD,
+limiter) changed, or the stall ratio moved by at least ``stall_points`` (5 percentage
+points by default); a single ATT capture has no measured noise, so these are facts, not
+tests. They are attributed to a changed candidate commit or environment when there is one.
+"""
+
+from __future__ import annotations
+
+from generator.sweeps.diff.changes import (
+    BASELINE,
+    CANDIDATE,
+    DIFF_MARKER,
+    ENVIRONMENT,
+    IMPROVEMENT,
+    NEUTRAL,
+    NOISE,
+    PROVIDER_ENVIRONMENT,
+    REGRESSION,
+    UNEXPLAINED,
+    VERDICT_ORDER,
+    VERDICT_RANK,
+    Cause,
+    Change,
+    DiffOptions,
+    KernelDiff,
+    SweepDiff,
+    fmt_pct,
+    fmt_x,
+    shape_text,
+)
+from generator.sweeps.diff.compare import (
+    diff_hotspot,
+    diff_kernel,
+    diff_kernel_provenance,
+    diff_shapes,
+    diff_snapshots,
+    diff_sweep_provenance,
+    rename_hints,
+)
+from generator.sweeps.diff.report import (
+    counts_text,
+    diff_document,
+    environment_summary,
+    headline,
+    kernel_link,
+    render_markdown,
+    render_text,
+    significant_shapes,
+)
+from generator.sweeps.diff.rules import (
+    attribute,
+    baseline_commit,
+    beats,
+    comparable_baselines,
+    direction_of,
+    environment_changes,
+    provider_name,
+    ratio_of,
+    threshold_factor,
+    verdict_direction,
+)
+
+__all__ = [
+    "BASELINE", "CANDIDATE", "Cause", "Change", "DIFF_MARKER", "DiffOptions", "ENVIRONMENT", "IMPROVEMENT",
+    "KernelDiff", "NEUTRAL", "NOISE", "PROVIDER_ENVIRONMENT", "REGRESSION", "SweepDiff", "UNEXPLAINED",
+    "VERDICT_ORDER", "VERDICT_RANK", "attribute", "baseline_commit", "beats", "comparable_baselines",
+    "counts_text", "diff_document", "diff_hotspot", "diff_kernel", "diff_kernel_provenance", "diff_shapes",
+    "diff_snapshots", "diff_sweep_provenance", "direction_of", "environment_changes", "environment_summary",
+    "fmt_pct", "fmt_x", "headline", "kernel_link", "provider_name", "ratio_of", "rename_hints",
+    "render_markdown", "render_text", "shape_text", "significant_shapes", "threshold_factor",
+    "verdict_direction",
+]

@@ -1,0 +1,229 @@
+"""The objects of a sweep diff: options, causes, changes, one kernel's diff and the sweep's."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+from generator.analyze.verdicts import args_text
+
+REGRESSION, IMPROVEMENT, NEUTRAL = "regression", "improvement", "neutral"
+CANDIDATE, BASELINE, ENVIRONMENT, NOISE, UNEXPLAINED = "candidate", "baseline", "environment", "noise", "unexplained"
+DIFF_MARKER = "<!-- kernel-atlas-diff -->"
+#: Verdicts from best to worst (a move right is a regression).
+VERDICT_RANK = {"WIN": 0, "PARITY": 1, "HEADROOM": 2, "BLOCKED": 3}
+#: Verdict order in counts.
+VERDICT_ORDER = ("WIN", "PARITY", "HEADROOM", "BLOCKED", "UNTIMED")
+#: Environment keys that version a baseline provider (besides its commit).
+PROVIDER_ENVIRONMENT = {"pytorch": "torch", "triton": "triton"}
+
+
+@dataclass(frozen=True)
+class DiffOptions:
+    """Thresholds of the comparison (see the module docstring)."""
+
+    min_change: float = 0.02  # relative floor every timing change must beat, besides the noise
+    stall_points: float = 0.05  # stall-ratio change (as a fraction) that counts as a hotspot shift
+    renames: tuple[tuple[str, str], ...] = ()  # (old slug, new slug) pairs compared as one kernel
+
+
+@dataclass
+class Cause:
+    """Why a change happened: candidate, baseline, environment, noise or unexplained."""
+
+    kind: str
+    detail: str
+
+    @property
+    def text(self) -> str:
+        return f"{self.kind}: {self.detail}" if self.detail else self.kind
+
+    def to_json(self) -> dict[str, str]:
+        return {"kind": self.kind, "detail": self.detail}
+
+
+@dataclass
+class Change:
+    """One difference between the sweeps, on one kernel (or the whole sweep)."""
+
+    kind: str  # verdict, geomean, shape, shape-status, shape-new, shape-removed, kernel-new,
+    #           kernel-removed, kernel-renamed, hotspot, provenance
+    slug: str | None
+    item: str  # what changed: "verdict", "geomean_vs_best", "speedup", "stall_ratio", "rocm"...
+    old: Any
+    new: Any
+    significant: bool
+    direction: str  # regression, improvement, neutral
+    ratio: float | None = None  # new / old for timing changes
+    threshold: float | None = None  # the factor exp(T) the ratio had to beat
+    causes: list[Cause] = field(default_factory=list)
+    shape_id: str | None = None
+    args: dict[str, Any] | None = None
+    dtype: str = ""
+    text: str = ""  # one display line
+
+    @property
+    def shape_text(self) -> str:
+        """``M=1 N=128 bf16``: the shape's args, then its dtype."""
+        return shape_text(self.args, self.dtype)
+
+    @property
+    def cause_text(self) -> str:
+        return "; ".join(c.text for c in self.causes)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "slug": self.slug,
+            "item": self.item,
+            "old": self.old,
+            "new": self.new,
+            "significant": self.significant,
+            "direction": self.direction,
+            "ratio": self.ratio,
+            "threshold": self.threshold,
+            "causes": [c.to_json() for c in self.causes],
+            "shape_id": self.shape_id,
+            "args": self.args,
+            "dtype": self.dtype,
+            "text": self.text,
+        }
+
+
+@dataclass
+class KernelDiff:
+    """Every change of one kernel (matched by slug, or by a rename)."""
+
+    slug: str  # the NEW slug (the OLD one when the kernel was removed)
+    name: str
+    old_slug: str | None
+    status: str  # changed, same, new, removed
+    old_verdict: str | None
+    new_verdict: str | None
+    old_geomean: float | None
+    new_geomean: float | None
+    changes: list[Change] = field(default_factory=list)
+    n_shapes_common: int = 0  # shapes measured on both sides
+
+    def of_kind(self, *kinds: str) -> list[Change]:
+        return [c for c in self.changes if c.kind in kinds]
+
+    @property
+    def significant(self) -> list[Change]:
+        return [c for c in self.changes if c.significant]
+
+    @property
+    def direction(self) -> str:
+        """regression / improvement of the kernel as a whole.
+
+        The geomean decides when both sides have one (a verdict flip within the noise is
+        no regression); else a verdict move (e.g. to BLOCKED); else a change in hard failures.
+        """
+        g = self.geomean_change
+        if g is not None and g.ratio is not None:
+            if g.significant:
+                return g.direction
+        else:
+            for c in self.of_kind("verdict", "geomean"):
+                if c.direction != NEUTRAL:
+                    return c.direction
+        for c in self.of_kind("failures"):
+            return c.direction
+        return NEUTRAL
+
+    @property
+    def geomean_change(self) -> Change | None:
+        return next(iter(self.of_kind("geomean")), None)
+
+    @property
+    def verdict_change(self) -> Change | None:
+        return next(iter(self.of_kind("verdict")), None)
+
+    @property
+    def causes(self) -> list[Cause]:
+        """The causes of the kernel's headline change (verdict / geomean), else of its shapes."""
+        for c in self.of_kind("verdict", "geomean"):
+            if c.causes:
+                return c.causes
+        seen: dict[str, Cause] = {}
+        for c in self.significant:
+            for cause in c.causes:
+                seen.setdefault(cause.text, cause)
+        return list(seen.values())
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "slug": self.slug,
+            "old_slug": self.old_slug,
+            "name": self.name,
+            "status": self.status,
+            "direction": self.direction,
+            "old_verdict": self.old_verdict,
+            "new_verdict": self.new_verdict,
+            "old_geomean": self.old_geomean,
+            "new_geomean": self.new_geomean,
+            "n_shapes_common": self.n_shapes_common,
+            "changes": [c.to_json() for c in self.changes],
+        }
+
+
+@dataclass
+class SweepDiff:
+    """The comparison of two sweeps."""
+
+    old_label: str
+    new_label: str
+    old_counts: dict[str, int]
+    new_counts: dict[str, int]
+    kernels: list[KernelDiff]  # by slug
+    provenance: list[Change]  # sweep-level provenance changes
+    notes: list[str]
+    options: DiffOptions
+
+    @property
+    def regressions(self) -> list[KernelDiff]:
+        return [k for k in self.kernels if k.direction == REGRESSION]
+
+    @property
+    def improvements(self) -> list[KernelDiff]:
+        return [k for k in self.kernels if k.direction == IMPROVEMENT]
+
+    @property
+    def notable(self) -> list[KernelDiff]:
+        """Kernels with a significant change, worst first (the table of the PR comment)."""
+        picked = [k for k in self.kernels if k.significant]
+        return sorted(picked, key=_kernel_order)
+
+    def biggest_moves(self, n: int = 3) -> list[KernelDiff]:
+        """The ``n`` kernels whose geomean moved most (significant moves only)."""
+        moved = [k for k in self.kernels
+                 if k.geomean_change and k.geomean_change.significant and k.geomean_change.ratio]
+        return sorted(moved, key=lambda k: (-_size(k.geomean_change.ratio), k.slug))[:n]
+
+
+def _kernel_order(k: KernelDiff) -> tuple:
+    """Regressions first, then improvements, then the rest; bigger moves first; by slug."""
+    rank = {REGRESSION: 0, IMPROVEMENT: 1, NEUTRAL: 2}[k.direction]
+    g = k.geomean_change
+    return (rank, 0 if k.verdict_change else 1, -_size(g.ratio if g else None), k.slug)
+
+
+def fmt_x(value: float | None) -> str:
+    """``0.87x``; an em dash for None."""
+    return "—" if value is None else f"{value:.2f}x"
+
+
+def fmt_pct(ratio: float | None) -> str:
+    """``+20.0%`` / ``-16.7%`` for a ratio new / old."""
+    return "—" if ratio is None else f"{(ratio - 1.0) * 100:+.1f}%"
+
+
+def shape_text(args: Mapping[str, Any] | None, dtype: str = "") -> str:
+    """Shape arguments on one line as the verdict tables print them, then the dtype: ``M=1 N=128 bf16``."""
+    return " ".join(t for t in (args_text(args or {}), dtype) if t)
+
+
+def _size(ratio: float | None) -> float:
+    """|ln ratio| rounded, so that equal moves tie and keep their order."""
+    return round(abs(math.log(ratio)), 9) if ratio else 0.0

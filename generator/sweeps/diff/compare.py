@@ -1,0 +1,299 @@
+"""Compare two snapshots: per kernel (verdict, geomean, shapes, hotspot, provenance), then the sweep."""
+
+from __future__ import annotations
+
+from typing import Mapping
+
+from generator.analyze.verdicts import geomean
+from generator.errors import InputError
+from generator.sweeps.diff.changes import (
+    BASELINE,
+    CANDIDATE,
+    ENVIRONMENT,
+    IMPROVEMENT,
+    NEUTRAL,
+    REGRESSION,
+    UNEXPLAINED,
+    Cause,
+    Change,
+    DiffOptions,
+    KernelDiff,
+    SweepDiff,
+    fmt_pct,
+    fmt_x,
+    shape_text,
+)
+from generator.sweeps.diff.rules import (
+    _arrow,
+    attribute,
+    beats,
+    comparable_baselines,
+    direction_of,
+    environment_changes,
+    provider_name,
+    ratio_of,
+    threshold_factor,
+    verdict_direction,
+)
+from generator.sweeps.snapshot import KernelSnapshot, ShapePoint, SweepSnapshot
+
+
+def diff_kernel(old: KernelSnapshot, new: KernelSnapshot, options: DiffOptions) -> KernelDiff:
+    """Every change between two versions of one kernel."""
+    kd = KernelDiff(slug=new.slug, name=new.name, old_slug=old.slug, status="same",
+                    old_verdict=old.verdict, new_verdict=new.verdict,
+                    old_geomean=old.geomean_vs_best, new_geomean=new.geomean_vs_best)
+    if old.slug != new.slug:
+        kd.changes.append(Change("kernel-renamed", new.slug, "slug", old.slug, new.slug, False, NEUTRAL,
+                                 text=f"compared as one kernel: {old.slug} → {new.slug}"))
+    shape_changes, cand_ratios, base_ratios = diff_shapes(old, new, options)
+    kd.n_shapes_common = len(cand_ratios)
+    kd.changes += _kernel_level(old, new, options, geomean(cand_ratios), geomean(base_ratios))
+    kd.changes += shape_changes
+    kd.changes += diff_hotspot(old, new, options)
+    kd.changes += diff_kernel_provenance(old, new)
+    kd.status = "changed" if kd.changes else "same"
+    return kd
+
+
+def _kernel_level(old: KernelSnapshot, new: KernelSnapshot, options: DiffOptions,
+                  cand_ratio: float | None, base_ratio: float | None) -> list[Change]:
+    """The verdict and geomean changes of a kernel."""
+    out = []
+    ratio = ratio_of(new.geomean_vs_best, old.geomean_vs_best)
+    factor = threshold_factor([old.noise, new.noise], options.min_change)
+    significant = beats(ratio, factor)
+    providers = sorted({s.best_baseline for s in old.shapes + new.shapes if s.best_baseline})
+    causes = attribute(old, new, significant, factor, cand_ratio, base_ratio, providers) if ratio else []
+    if old.verdict != new.verdict:
+        out.append(Change("verdict", new.slug, "verdict", old.verdict, new.verdict, True,
+                          verdict_direction(old.verdict, new.verdict), ratio=ratio, threshold=factor,
+                          causes=list(causes) or _provenance_causes(old, new),
+                          text=f"verdict {_arrow(old.verdict, new.verdict)}"))
+    if ratio is not None and ratio != 1.0:
+        out.append(Change("geomean", new.slug, "geomean_vs_best", old.geomean_vs_best, new.geomean_vs_best,
+                          significant, direction_of(ratio), ratio=ratio, threshold=factor, causes=causes,
+                          text=f"geomean {fmt_x(old.geomean_vs_best)} → {fmt_x(new.geomean_vs_best)} "
+                               f"({fmt_pct(ratio)}, noise ±{(factor - 1) * 100:.1f}%)"))
+    elif (old.geomean_vs_best is None) != (new.geomean_vs_best is None):
+        out.append(Change("geomean", new.slug, "geomean_vs_best", old.geomean_vs_best, new.geomean_vs_best,
+                          True, IMPROVEMENT if new.geomean_vs_best is not None else REGRESSION,
+                          causes=_provenance_causes(old, new),
+                          text=f"geomean {fmt_x(old.geomean_vs_best)} → {fmt_x(new.geomean_vs_best)}"))
+    a, b = old.hard_failures, new.hard_failures
+    if a != b:
+        out.append(Change("failures", new.slug, "hard_failures", a, b, True, REGRESSION if b > a else IMPROVEMENT,
+                          causes=_provenance_causes(old, new), text=f"hard failures {a} → {b}"))
+    return out
+
+
+def _provenance_causes(old: KernelSnapshot, new: KernelSnapshot) -> list[Cause]:
+    """Causes from provenance alone (no timing ratio to test): what changed, if anything."""
+    causes = []
+    if old.candidate_commit != new.candidate_commit:
+        causes.append(Cause(CANDIDATE, f"commit {_arrow(old.candidate_commit, new.candidate_commit)}"))
+    olds, news = comparable_baselines(old.baselines, new.baselines)
+    for p in sorted(set(olds) | set(news)):
+        if olds.get(p) != news.get(p):
+            causes.append(Cause(BASELINE, f"{provider_name(p)} {_arrow(olds.get(p), news.get(p))}"))
+    env = environment_changes(old.environment, new.environment)
+    if env:
+        causes.append(Cause(ENVIRONMENT, ", ".join(f"{k} {_arrow(*v)}" for k, v in env.items())))
+    return causes or [Cause(UNEXPLAINED, "no commit or environment change recorded")]
+
+
+def diff_shapes(old: KernelSnapshot, new: KernelSnapshot,
+                options: DiffOptions) -> tuple[list[Change], list[float], list[float]]:
+    """Per-shape changes, and the candidate / baseline time ratios of shapes measured on both sides."""
+    olds = {s.shape_id: s for s in old.shapes}
+    news = {s.shape_id: s for s in new.shapes}
+    changes: list[Change] = []
+    cand_ratios: list[float] = []
+    base_ratios: list[float] = []
+    for sid, b in news.items():
+        a = olds.get(sid)
+        if a is None:
+            changes.append(Change("shape-new", new.slug, "shape", None, b.speedup, False, NEUTRAL,
+                                  shape_id=sid, args=b.args, dtype=b.dtype,
+                                  text=f"new shape {shape_text(b.args, b.dtype)}"))
+            continue
+        c_ratio = ratio_of(b.candidate_us, a.candidate_us)
+        b_ratio = ratio_of(b.best_baseline_us, a.best_baseline_us)
+        if a.speedup is not None and b.speedup is not None:
+            if c_ratio is not None and b_ratio is not None:
+                cand_ratios.append(c_ratio)
+                base_ratios.append(b_ratio)
+            changes += _shape_speedup_change(old, new, a, b, options, c_ratio, b_ratio)
+        elif (a.speedup is None) != (b.speedup is None):
+            changes.append(_shape_status_change(old, new, a, b))
+    for sid, a in olds.items():
+        if sid not in news:
+            changes.append(Change("shape-removed", new.slug, "shape", a.speedup, None, False, NEUTRAL,
+                                  shape_id=sid, args=a.args, dtype=a.dtype,
+                                  text=f"shape removed {shape_text(a.args, a.dtype)}"))
+    return changes, cand_ratios, base_ratios
+
+
+def _shape_speedup_change(old: KernelSnapshot, new: KernelSnapshot, a: ShapePoint, b: ShapePoint,
+                          options: DiffOptions, c_ratio: float | None, b_ratio: float | None) -> list[Change]:
+    """The speedup change of a shape measured on both sides (none when equal)."""
+    ratio = ratio_of(b.speedup, a.speedup)
+    if ratio is None or ratio == 1.0:
+        return []
+    factor = threshold_factor([a.noise, b.noise], options.min_change)
+    significant = beats(ratio, factor)
+    base = "" if a.best_baseline == b.best_baseline else f", best baseline {_arrow(a.best_baseline, b.best_baseline)}"
+    return [Change("shape", new.slug, "speedup", a.speedup, b.speedup, significant, direction_of(ratio),
+                   ratio=ratio, threshold=factor,
+                   causes=attribute(old, new, significant, factor, c_ratio, b_ratio,
+                                    [a.best_baseline, b.best_baseline]),
+                   shape_id=b.shape_id, args=b.args, dtype=b.dtype,
+                   text=f"{fmt_x(a.speedup)} → {fmt_x(b.speedup)} ({fmt_pct(ratio)}){base}")]
+
+
+def _shape_status_change(old: KernelSnapshot, new: KernelSnapshot, a: ShapePoint, b: ShapePoint) -> Change:
+    """A shape that became measured, or stopped being measured."""
+    now_measured = b.speedup is not None
+    status = b.candidate_status if not now_measured else a.candidate_status
+    text = (f"now measured: {fmt_x(b.speedup)} (was {status or 'not run'})" if now_measured
+            else f"no longer measured: {status or 'no candidate row'} (was {fmt_x(a.speedup)})")
+    return Change("shape-status", new.slug, "measured", a.candidate_status, b.candidate_status, True,
+                  IMPROVEMENT if now_measured else REGRESSION, causes=_provenance_causes(old, new),
+                  shape_id=b.shape_id, args=b.args, dtype=b.dtype, text=text)
+
+
+def diff_hotspot(old: KernelSnapshot, new: KernelSnapshot, options: DiffOptions) -> list[Change]:
+    """Hotspot shifts of the primary capture: top stall type, stall ratio, waves, limiter."""
+    a, b = old.hotspot, new.hotspot
+    if a is None or b is None:
+        if (a is None) != (b is None):
+            return [Change("hotspot", new.slug, "capture", a.capture if a else None, b.capture if b else None,
+                           False, NEUTRAL, text="capture added" if b else "capture removed")]
+        return []
+    out = []
+    causes = _hotspot_causes(old, new)
+    if a.top_stall_type != b.top_stall_type:
+        out.append(Change("hotspot", new.slug, "top_stall_type", a.top_stall_type, b.top_stall_type, True,
+                          NEUTRAL, causes=causes,
+                          text=f"top stall type {_arrow(a.top_stall_type, b.top_stall_type)}"))
+    if a.stall_ratio is not None and b.stall_ratio is not None and a.stall_ratio != b.stall_ratio:
+        delta = b.stall_ratio - a.stall_ratio
+        significant = abs(delta) >= options.stall_points - 1e-12
+        out.append(Change("hotspot", new.slug, "stall_ratio", a.stall_ratio, b.stall_ratio, significant,
+                          REGRESSION if delta > 0 else IMPROVEMENT, causes=causes if significant else [],
+                          text=f"stall ratio {a.stall_ratio * 100:.1f}% → {b.stall_ratio * 100:.1f}% "
+                               f"({delta * 100:+.1f} points)"))
+    if a.waves_per_simd != b.waves_per_simd:
+        worse = (b.waves_per_simd or 0) < (a.waves_per_simd or 0)
+        out.append(Change("hotspot", new.slug, "waves_per_simd", a.waves_per_simd, b.waves_per_simd, True,
+                          REGRESSION if worse else IMPROVEMENT, causes=causes,
+                          text=f"occupancy {_arrow(a.waves_per_simd, b.waves_per_simd)} waves/SIMD"))
+    if a.limiter != b.limiter:
+        out.append(Change("hotspot", new.slug, "limiter", a.limiter, b.limiter, True, NEUTRAL, causes=causes,
+                          text=f"occupancy limiter {_arrow(a.limiter, b.limiter)}"))
+    if a.capture != b.capture:
+        out.append(Change("provenance", new.slug, "capture", a.capture, b.capture, False, NEUTRAL,
+                          text=f"primary capture {_arrow(a.capture, b.capture)}"))
+    return out
+
+
+def _hotspot_causes(old: KernelSnapshot, new: KernelSnapshot) -> list[Cause]:
+    """A hotspot shift is the candidate's code or the environment (baselines do not run in it)."""
+    causes = [c for c in _provenance_causes(old, new) if c.kind != BASELINE]
+    return causes or [Cause(UNEXPLAINED, "no candidate commit or environment change recorded")]
+
+
+def diff_kernel_provenance(old: KernelSnapshot, new: KernelSnapshot) -> list[Change]:
+    """Changes of the candidate commit, a baseline's commit, or the environment."""
+    out = []
+    if old.candidate_commit != new.candidate_commit:
+        out.append(Change("provenance", new.slug, "candidate_commit", old.candidate_commit, new.candidate_commit,
+                          False, NEUTRAL, text=f"candidate commit {_arrow(old.candidate_commit, new.candidate_commit)}"))
+    olds, news = comparable_baselines(old.baselines, new.baselines)
+    for p in sorted(set(olds) | set(news)):
+        a, b = olds.get(p), news.get(p)
+        if a != b:
+            out.append(Change("provenance", new.slug, f"baseline:{p}", a, b, False, NEUTRAL,
+                              text=f"baseline {provider_name(p)} {_arrow(a, b)}"))
+    for k, (a, b) in environment_changes(old.environment, new.environment).items():
+        out.append(Change("provenance", new.slug, k, a, b, False, NEUTRAL, text=f"{k} {_arrow(a, b)}"))
+    return out
+
+
+def diff_snapshots(old: SweepSnapshot, new: SweepSnapshot, options: DiffOptions = DiffOptions()) -> SweepDiff:
+    """Compare two snapshots: kernels matched by slug (and by ``options.renames``)."""
+    if old.format_version != new.format_version:
+        raise InputError(new.label, f"format version {new.format_version} differs from the old side's "
+                                    f"{old.format_version}: rebuild both sides with the same kernel-atlas")
+    pairs: dict[str, str] = {}  # old slug -> new slug
+    for a, b in options.renames:
+        if a not in old.kernels:
+            raise InputError(old.label, f"--rename {a}={b}: no kernel {a!r} on the old side "
+                                        f"(kernels: {', '.join(sorted(old.kernels)) or 'none'})")
+        if b not in new.kernels:
+            raise InputError(new.label, f"--rename {a}={b}: no kernel {b!r} on the new side "
+                                        f"(kernels: {', '.join(sorted(new.kernels)) or 'none'})")
+        pairs[a] = b
+    for slug in old.kernels:
+        if slug in new.kernels and slug not in pairs and slug not in pairs.values():
+            pairs[slug] = slug
+    kernels: list[KernelDiff] = []
+    for a, b in pairs.items():
+        kernels.append(diff_kernel(old.kernels[a], new.kernels[b], options))
+    paired_new = set(pairs.values())
+    removed = [old.kernels[s] for s in old.kernels if s not in pairs]
+    added = [new.kernels[s] for s in new.kernels if s not in paired_new]
+    for k in removed:
+        kernels.append(KernelDiff(slug=k.slug, name=k.name, old_slug=k.slug, status="removed",
+                                  old_verdict=k.verdict, new_verdict=None, old_geomean=k.geomean_vs_best,
+                                  new_geomean=None, changes=[Change(
+                                      "kernel-removed", k.slug, "kernel", k.verdict, None, True, NEUTRAL,
+                                      text=f"kernel removed (was {k.verdict or 'no verdict'}"
+                                           f"{', ' + fmt_x(k.geomean_vs_best) if k.geomean_vs_best else ''})")]))
+    for k in added:
+        kernels.append(KernelDiff(slug=k.slug, name=k.name, old_slug=None, status="new",
+                                  old_verdict=None, new_verdict=k.verdict, old_geomean=None,
+                                  new_geomean=k.geomean_vs_best, changes=[Change(
+                                      "kernel-new", k.slug, "kernel", None, k.verdict, True, NEUTRAL,
+                                      text=f"new kernel ({k.verdict or 'no verdict'}"
+                                           f"{', ' + fmt_x(k.geomean_vs_best) if k.geomean_vs_best else ''})")]))
+    kernels.sort(key=lambda k: k.slug)
+    notes = rename_hints(removed, added)
+    for side, snap in (("old", old), ("new", new)):
+        for item, problem in snap.errors.items():
+            notes.append(f"{side} side: {item} could not be read: {problem}")
+    return SweepDiff(
+        old_label=old.label,
+        new_label=new.label,
+        old_counts=old.verdict_counts(),
+        new_counts=new.verdict_counts(),
+        kernels=kernels,
+        provenance=diff_sweep_provenance(old.provenance, new.provenance),
+        notes=notes,
+        options=options,
+    )
+
+
+def rename_hints(removed: list[KernelSnapshot], added: list[KernelSnapshot]) -> list[str]:
+    """A note for each removed kernel that looks renamed: same campaign or most shape ids shared."""
+    notes = []
+    for a in removed:
+        for b in added:
+            common = len(a.shape_ids & b.shape_ids)
+            smaller = min(len(a.shape_ids), len(b.shape_ids))
+            same_op = a.op is not None and a.op == b.op
+            if same_op or (smaller and common * 2 >= smaller):
+                why = f"same campaign {a.op!r}" if same_op else f"{common} of {smaller} shape ids in common"
+                notes.append(f"kernel {a.slug!r} is gone and {b.slug!r} is new ({why}): if it was renamed, "
+                             f"compare them with --rename {a.slug}={b.slug}")
+    return notes
+
+
+def diff_sweep_provenance(old: Mapping[str, str], new: Mapping[str, str]) -> list[Change]:
+    """Sweep-level provenance keys whose value differs."""
+    out = []
+    for k in sorted(set(old) | set(new)):
+        if old.get(k) != new.get(k):
+            out.append(Change("provenance", None, k, old.get(k), new.get(k), False, NEUTRAL,
+                              text=f"{k} {_arrow(old.get(k), new.get(k))}"))
+    return out

@@ -1,0 +1,252 @@
+"""Render a sweep diff: the JSON document, plain text and the Markdown comment."""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Mapping
+
+from generator.model import FORMAT_VERSION
+from generator.sweeps.diff.changes import (
+    DIFF_MARKER,
+    IMPROVEMENT,
+    REGRESSION,
+    VERDICT_ORDER,
+    Change,
+    KernelDiff,
+    SweepDiff,
+    _size,
+    fmt_pct,
+    fmt_x,
+)
+from generator.sweeps.snapshot import ENVIRONMENT_KEYS
+
+
+def counts_text(old: Mapping[str, int], new: Mapping[str, int]) -> str:
+    """``WIN 4 → 3, PARITY 0, HEADROOM 9 → 10``: every verdict present on either side."""
+    parts = []
+    for v in VERDICT_ORDER:
+        a, b = old.get(v, 0), new.get(v, 0)
+        if a or b:
+            parts.append(f"{v} {a}" if a == b else f"{v} {a} → {b}")
+    return ", ".join(parts) or "no verdicts"
+
+
+def headline(d: SweepDiff) -> str:
+    """One line: regressions / improvements, verdict counts, the biggest moves."""
+    reg, imp = len(d.regressions), len(d.improvements)
+    parts = [f"{reg} regression{'s' if reg != 1 else ''}, {imp} improvement{'s' if imp != 1 else ''}"
+             if reg or imp else "no significant change of any kernel's standing"]
+    parts.append(f"verdicts {counts_text(d.old_counts, d.new_counts)}")
+    moves = d.biggest_moves()
+    if moves:
+        parts.append("biggest moves: " + ", ".join(
+            f"{k.name} {fmt_x(k.old_geomean)} → {fmt_x(k.new_geomean)} ({fmt_pct(k.geomean_change.ratio)})"
+            for k in moves))
+    return " · ".join(parts)
+
+
+def environment_summary(d: SweepDiff) -> str:
+    """The measured environment changes of all kernels: ``rocm 7.2.0 → 7.3.0 (2 kernels)``."""
+    seen: dict[str, list[str]] = {}
+    for k in d.kernels:
+        for c in k.of_kind("provenance"):
+            if c.item in ENVIRONMENT_KEYS:
+                seen.setdefault(c.text, []).append(k.slug)
+    return ", ".join(f"{text} ({len(slugs)} kernel{'s' if len(slugs) != 1 else ''})" for text, slugs in seen.items())
+
+
+def diff_document(d: SweepDiff) -> dict[str, Any]:
+    """The ``diff --json`` document."""
+    return {
+        "format_version": FORMAT_VERSION,
+        "kind": "kernel-atlas-diff",
+        "old": {"label": d.old_label, "verdict_counts": d.old_counts},
+        "new": {"label": d.new_label, "verdict_counts": d.new_counts},
+        "options": {"min_change": d.options.min_change, "stall_points": d.options.stall_points,
+                    "renames": [list(p) for p in d.options.renames]},
+        "headline": headline(d),
+        "environment": environment_summary(d),
+        "regressions": [k.slug for k in d.regressions],
+        "improvements": [k.slug for k in d.improvements],
+        "kernels": [k.to_json() for k in d.kernels if k.changes],
+        "unchanged": [k.slug for k in d.kernels if not k.changes],
+        "provenance": [c.to_json() for c in d.provenance],
+        "notes": list(d.notes),
+    }
+
+
+def render_text(d: SweepDiff, max_rows: int = 20) -> str:
+    """The terminal report: headline, significant changes per kernel, then a summary of the rest."""
+    lines = [f"{d.old_label} → {d.new_label}: {headline(d)}"]
+    env = environment_summary(d)
+    if env:
+        lines.append("environment: " + env)
+    for k in d.notable:
+        lines.append("")
+        lines.append(f"{k.name} ({k.slug}): " + "; ".join(
+            c.text for c in k.significant if c.kind not in ("shape", "shape-status")))
+        shapes = significant_shapes(k)
+        for c in shapes[:max_rows]:
+            lines.append(f"  {c.shape_text}: {c.text}  [{c.cause_text}]")
+        if len(shapes) > max_rows:
+            lines.append(f"  ... and {len(shapes) - max_rows} more shapes")
+        if k.causes:
+            lines.append(f"  cause: {'; '.join(c.text for c in k.causes)}")
+    quiet = [k for k in d.kernels if k.changes and not k.significant]
+    if quiet:
+        lines.append("")
+        lines.append("within noise or provenance only: " + ", ".join(k.slug for k in quiet))
+    lines += [f"note: {n}" for n in d.notes]
+    return "\n".join(lines) + "\n"
+
+
+def significant_shapes(k: KernelDiff) -> list[Change]:
+    """A kernel's shape changes beyond noise: regressions first, the biggest first, else ledger order."""
+    moved = [c for c in k.significant if c.kind in ("shape", "shape-status")]
+    return sorted(moved, key=lambda c: (0 if c.direction == REGRESSION else 1,
+                                        -(_size(c.ratio) if c.ratio else math.inf)))
+
+
+def _md(text: Any) -> str:
+    """Escape a Markdown table cell."""
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def kernel_link(k: KernelDiff, site_url: str | None) -> str:
+    """``[Softmax](https://site/kernels/softmax/)``; relative ``kernels/<slug>/`` without a site URL."""
+    base = (site_url.rstrip("/") + "/") if site_url else ""
+    if k.status == "removed":
+        return f"{_md(k.name)} (`{k.slug}`)"
+    return f"[{_md(k.name)}]({base}kernels/{k.slug}/)"
+
+
+def _verdict_cell(k: KernelDiff) -> str:
+    if k.old_verdict == k.new_verdict:
+        return k.new_verdict or "—"
+    return f"{k.old_verdict or '—'} → **{k.new_verdict or '—'}**"
+
+
+def _geomean_cell(k: KernelDiff) -> str:
+    g = k.geomean_change
+    if g is None:
+        return fmt_x(k.new_geomean if k.status != "removed" else k.old_geomean)
+    text = f"{fmt_x(g.old)} → {fmt_x(g.new)}"
+    if g.ratio is not None:
+        text += f" ({fmt_pct(g.ratio)})" if g.significant else f" ({fmt_pct(g.ratio)}, noise)"
+    return text
+
+
+def _shapes_cell(k: KernelDiff) -> str:
+    moved = [c for c in k.significant if c.kind in ("shape", "shape-status")]
+    down = sum(1 for c in moved if c.direction == REGRESSION)
+    up = sum(1 for c in moved if c.direction == IMPROVEMENT)
+    if not moved:
+        return "—"
+    return f"{down} ↓ {up} ↑ of {k.n_shapes_common}"
+
+
+def _hotspot_cell(k: KernelDiff) -> str:
+    shifts = [c for c in k.of_kind("hotspot") if c.significant]
+    return "; ".join(_md(c.text) for c in shifts) or "—"
+
+
+def render_markdown(d: SweepDiff, site_url: str | None = None, marker: bool = True, max_rows: int = 20) -> str:
+    """The pull-request comment: marker, headline, a table of significant changes, the rest folded."""
+    lines = [DIFF_MARKER] if marker else []
+    lines.append(f"### Kernel Atlas: `{_md(d.old_label)}` → `{_md(d.new_label)}`")
+    lines.append("")
+    lines.append(f"**{headline(d)}**")
+    env = environment_summary(d)
+    if env:
+        lines.append("")
+        lines.append("Environment changed: " + _md(env))
+    notable = d.notable
+    if notable:
+        lines += ["", "| Kernel | Verdict | Geomean vs best | Shapes beyond noise | Hotspot | Cause |",
+                  "|---|---|---|---|---|---|"]
+        for k in notable:
+            cause = "; ".join(_md(c.text) for c in k.causes) or "—"
+            if k.status in ("new", "removed"):
+                cause = k.status
+            lines.append(f"| {kernel_link(k, site_url)} | {_verdict_cell(k)} | {_geomean_cell(k)} | "
+                         f"{_shapes_cell(k)} | {_hotspot_cell(k)} | {cause} |")
+    lines += _details_shapes(d, site_url, max_rows)
+    lines += _details_noise(d, site_url)
+    lines += _details_new_removed(d, site_url, max_rows)
+    lines += _details_provenance(d, site_url)
+    if d.notes:
+        lines += ["", *[f"- {_md(n)}" for n in d.notes]]
+    lines += ["", f"<sub>A change counts when it beats the measured noise (p90/p10) and "
+                  f"{d.options.min_change * 100:g}%; hotspot shifts: top stall type, occupancy, or the stall "
+                  f"ratio by {d.options.stall_points * 100:g} points.</sub>"]
+    return "\n".join(lines) + "\n"
+
+
+def _fold(summary: str, body: list[str]) -> list[str]:
+    """A ``<details>`` block (nothing when the body is empty)."""
+    if not body:
+        return []
+    return ["", "<details>", f"<summary>{summary}</summary>", "", *body, "", "</details>"]
+
+
+def _details_shapes(d: SweepDiff, site_url: str | None, max_rows: int) -> list[str]:
+    """Per-shape changes beyond noise, per kernel, with args."""
+    body: list[str] = []
+    total = 0
+    for k in d.notable:
+        shapes = significant_shapes(k)
+        if not shapes:
+            continue
+        total += len(shapes)
+        body += [f"**{kernel_link(k, site_url)}**", "", "| Shape | Speedup | Change | Cause |", "|---|---|---|---|"]
+        for c in shapes[:max_rows]:
+            speed = f"{fmt_x(c.old)} → {fmt_x(c.new)}" if c.kind == "shape" else _md(c.text)
+            change = fmt_pct(c.ratio) if c.ratio is not None else ("↑" if c.direction == IMPROVEMENT else "↓")
+            body.append(f"| `{_md(c.shape_text)}` | {speed} | {change} | {_md(c.cause_text)} |")
+        if len(shapes) > max_rows:
+            body.append(f"| … and {len(shapes) - max_rows} more | | | |")
+        body.append("")
+    return _fold(f"Per-shape changes beyond noise ({total})", body[:-1] if body else body)
+
+
+def _details_noise(d: SweepDiff, site_url: str | None) -> list[str]:
+    """Geomean and shape moves that stay within the noise, and minor hotspot moves."""
+    body = []
+    for k in d.kernels:
+        quiet = [c for c in k.changes if not c.significant and c.kind in ("geomean", "shape", "hotspot")]
+        if not quiet:
+            continue
+        g = [c for c in quiet if c.kind == "geomean"]
+        shapes = [c for c in quiet if c.kind == "shape"]
+        hot = [c for c in quiet if c.kind == "hotspot"]
+        parts = [c.text for c in g + hot]
+        if shapes:
+            parts.append(f"{len(shapes)} shape{'s' if len(shapes) != 1 else ''} moved within noise")
+        body.append(f"- {kernel_link(k, site_url)}: {_md('; '.join(parts))}")
+    return _fold(f"Within noise or below the thresholds ({len(body)} kernels)", body)
+
+
+def _details_new_removed(d: SweepDiff, site_url: str | None, max_rows: int) -> list[str]:
+    """New and removed kernels and shapes."""
+    body = []
+    for k in d.kernels:
+        for c in k.of_kind("kernel-new", "kernel-removed", "kernel-renamed"):
+            body.append(f"- {kernel_link(k, site_url)}: {_md(c.text)}")
+        for kind, word in (("shape-new", "new"), ("shape-removed", "removed")):
+            shapes = k.of_kind(kind)
+            if shapes:
+                listed = ", ".join(f"`{_md(c.shape_text)}`" for c in shapes[:max_rows])
+                more = f" and {len(shapes) - max_rows} more" if len(shapes) > max_rows else ""
+                body.append(f"- {kernel_link(k, site_url)}: {len(shapes)} {word} shape"
+                            f"{'s' if len(shapes) != 1 else ''}: {listed}{more}")
+    return _fold(f"New and removed ({len(body)})", body)
+
+
+def _details_provenance(d: SweepDiff, site_url: str | None) -> list[str]:
+    """Sweep and per-kernel provenance changes."""
+    body = [f"- sweep: {_md(c.text)}" for c in d.provenance]
+    for k in d.kernels:
+        prov = k.of_kind("provenance")
+        if prov:
+            body.append(f"- {kernel_link(k, site_url)}: {_md('; '.join(c.text for c in prov))}")
+    return _fold(f"Provenance changes ({len(body)})", body)
