@@ -293,3 +293,53 @@ def test_analyze_cli_prints_and_emits_advice(sweep):
     assert rc == 0
     assert "Optimization plan" in out.getvalue()
     assert "s_waitcnt vmcnt(0) drains after DMA-to-LDS loads" in out.getvalue()
+
+
+# ---------------------------------------------------------------- DOMAIN §1.5, §1.6, §4
+
+
+def _plan(sweep, rel):
+    from generator.analyze import analysis
+    from generator.read import discover
+
+    sw = discover.discover(sweep / rel)
+    res = next(r for r in analysis.analyze_sweep(sw) if r.analyses)
+    return advice.advise(res.analyses[0], advice.AdviceContext(bundle=res.bundle)), res.analyses[0]
+
+
+def test_flash_s_nop_padding_is_a_ranked_finding_with_the_pairs_it_pads(sweep):
+    plan, a = _plan(sweep, "examples/flash_attn_func/att_viewer/big/ui_output_agent_55287_dispatch_44_after_loc_fix")
+    snop = next(f for f in plan if f.detector == "snop_hazard")
+    # code.json: 236,968 of the 1,754,236 stall cycles sit on s_nop (185 of the 186 stall)
+    assert (snop.stall_cycles, snop.evidence["s_nops"]) == (236968, 185)
+    assert round(snop.stall_share * 100, 1) == 13.5
+    assert snop.evidence["padded"][0] == {"before": "v_cmp_gt_f32_e32", "after": "v_cndmask_b32_e32",
+                                          "s_nops": 35, "stall_cycles": snop.evidence["padded"][0]["stall_cycles"]}
+    ranked = [f.detector for f in plan if f.kind == "pattern"]
+    assert ranked.index("snop_hazard") == 2  # after the vmcnt(0) drains (25.0 %) and lgkmcnt waits (14.0 %)
+
+
+def test_pa_plan_is_ranked_on_its_working_waves(sweep):
+    plan, a = _plan(sweep, "examples/pa")
+    assert a.working is not None and a.working.total_stall_cycles == 44892
+    ee = next(f for f in plan if f.detector == "early_exit_waves")
+    assert ee.evidence["waves_exiting"] == 48 and ee.evidence["ranked_on_working_waves"] is True
+    assert ee.evidence["summary"].startswith("48 of 56 sampled waves exit early and hold 35.9% of the stall cycles")
+    # shares are of the working waves' 44,892 stall cycles
+    top = next(f for f in plan if f.kind == "pattern")
+    assert top.stall_share == pytest.approx(top.stall_cycles / 44892)
+
+
+def test_a_capture_with_no_working_wave_opens_its_plan_with_the_early_exit(tmp_path):
+    from test_waves import make_handmade_no_working_wave
+
+    from generator.analyze import analysis
+    from generator.model import CaptureRef
+
+    cap = make_handmade_no_working_wave(tmp_path)
+    a = analysis.analyze_att(CaptureRef(path=str(cap), rel=cap.name, name=cap.name, label=""))[0]
+    assert a.representative is False
+    plan = advice.advise(a)
+    assert plan[0].detector == "early_exit_waves" and plan[0].kind == "blocker"
+    assert plan[0].title == "Not representative: every sampled wave exits early"
+    assert "Re-capture" in plan[0].suggestion

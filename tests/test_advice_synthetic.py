@@ -63,8 +63,8 @@ def test_registry_names_every_detector_in_order():
     names = [d.name for d in advice.DETECTORS]
     assert names == ["decorator_line", "framework_line", "lds_dma_drain", "late_scale_loads",
                      "lds_read_into_mfma", "loads_interleaved_with_mfma", "back_to_back_loads",
-                     "cross_lane_reduction", "scalar_load_waits", "barrier_dominated", "store_bound",
-                     "streaming_roofline", "vmem_latency_exposed", "vgpr_occupancy", "lds_sgpr_occupancy",
+                     "cross_lane_reduction", "scalar_load_waits", "wgmma_wait", "barrier_dominated", "store_bound",
+                     "snop_hazard", "streaming_roofline", "vmem_latency_exposed", "vgpr_occupancy", "lds_sgpr_occupancy",
                      "small_grid", "early_exit_waves"]
     assert all(d.doc for d in advice.DETECTORS)
 

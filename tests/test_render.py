@@ -226,12 +226,13 @@ def test_nvidia_demo_site_opens_with_the_profile_summary(tmp_path):
     assert "Top opportunities" in html and "warp-stall samples" in html
     overview = (out / "index.html").read_text(encoding="utf-8")
     assert "Triton kernels on NVIDIA H200 (demo sweep)" in overview and "NVIDIA H200" in overview
-    # the advice runs on NCU profiles too: the GEMM's 15 barrier-typed rows (source_sass.csv:
-    # 10 rows whose not-issued samples are mostly stall_barrier, 16225 of the 20989, and 5
-    # BAR.SYNC rows without samples) hold 77.3 % of its not-issued samples, so its plan opens
-    # with the barrier finding
+    # the advice runs on NCU profiles too, reading the reason with its opcode (DOMAIN §4): the
+    # GEMM's 4 WARPGROUP.DEPBAR rows hold 13,984 of its 20,989 not-issued samples (66.6 %,
+    # source_sass.csv; 13,950 of them stall_barrier): waits for wgmma results, its first finding
     gemm = (out / "kernels" / "gemm" / "index.html").read_text(encoding="utf-8")
-    assert "Barrier-dominated" in gemm and "15 barrier instructions hold 77.3%" in gemm
+    assert "Waiting for wgmma results (WARPGROUP.DEPBAR)" in gemm
+    assert "4 WARPGROUP.DEPBAR waits hold 66.6% of the stall samples (13,950 of them NCU&#39;s stall_barrier)" in gemm
+    assert gemm.index("Waiting for wgmma results") < gemm.index("Barrier-dominated")
 
 
 # ---------------------------------------------------------------- hostile input

@@ -168,8 +168,67 @@ def detect_small_grid(view: KernelView, taken: frozenset = frozenset()) -> list[
     return []
 
 
+def _not_representative(view: KernelView) -> list[Finding]:
+    """No sampled wave did work: the capture's hotspots describe launch and exit only (DOMAIN §1.5)."""
+    w = view.analysis.waves_summary
+    summary = (f"all {w.sampled} sampled waves exit early (each runs under 5 % of the longest wave's or 2 % of "
+               f"the kernel's {len(view.ins)} instructions): the stall tables describe launch and exit only")
+    return [Finding(
+        detector="early_exit_waves",
+        title="Not representative: every sampled wave exits early",
+        stall_share=0.0,
+        evidence={"summary": summary, "waves_sampled": w.sampled, "waves_exiting": w.early_exit,
+                  "exit_fraction": 1.0, "representative": False,
+                  "detail": f"all {w.sampled} sampled waves exit early"},
+        suggestion=("Re-capture before optimizing anything: trace another dispatch or iteration range, or a "
+                    "grid that gives the traced CU (target_cu) work; then read this page again."),
+        priority="high",
+        kind="blocker",
+    )]
+
+
+def _waves_early_exit(view: KernelView) -> list[Finding]:
+    """Early-exit waves counted from the wave files (DOMAIN §1.5), ranked on the working waves."""
+    w = view.analysis.waves_summary
+    frac = w.early_exit / w.sampled
+    summary = (f"{w.early_exit} of {w.sampled} sampled waves exit early and hold "
+               f"{_pct(w.early_exit_stall_share)} of the stall cycles; {w.working} do the work")
+    ranked = view.analysis.working is not None
+    if ranked:
+        summary += "; this plan is ranked on the working waves only"
+    return [Finding(
+        detector="early_exit_waves",
+        title=f"{_pct(frac)} of the waves exit without work",
+        stall_share=0.0,
+        evidence={"summary": summary, "waves_sampled": w.sampled, "waves_exiting": w.early_exit,
+                  "exit_fraction": frac, "early_exit_stall_share": w.early_exit_stall_share,
+                  "ranked_on_working_waves": ranked,
+                  "detail": f"{_pct(frac)} of the waves exit early"},
+        suggestion=("Size the grid to the work (e.g. launch partitions only for the context that "
+                    "exists) or let each workgroup loop over work items, so the launched waves are "
+                    "not spent on the prologue and an early exit."),
+        priority="high" if frac >= 0.5 else "medium",
+        kind="limit",
+    )]
+
+
 @detector("early_exit_waves", kind="limit")
 def detect_early_exit(view: KernelView, taken: frozenset = frozenset()) -> list[Finding]:
+    """Waves launched without work: from the wave files' instruction counts, else a branch to s_endpgm."""
+    w = view.analysis.waves_summary
+    if w is not None and w.sampled and not w.representative:
+        return _not_representative(view)
+    if w is not None and w.sampled and w.early_exit:
+        found = _branch_to_endpgm(view)
+        out = _waves_early_exit(view)
+        if found:  # the branch that sends them home, as evidence
+            out[0].evidence.update({k: found[0].evidence[k] for k in ("branch_pc", "source")})
+            out[0].evidence["summary"] += f"; they branch at pc {found[0].evidence['branch_pc']} to s_endpgm"
+        return out
+    return _branch_to_endpgm(view)
+
+
+def _branch_to_endpgm(view: KernelView) -> list[Finding]:
     """Most waves branch to s_endpgm right after the prologue: launched without work."""
     ins = view.ins
     if len(ins) < 8:

@@ -9,7 +9,7 @@ flags last.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Callable, Iterable
 
 from generator.analyze.advice.context import context_for
@@ -26,7 +26,7 @@ PRIORITIES = ("high", "medium", "low", "info")
 #: an earlier detector's claimed instructions are taken from the later ones.
 ORDER = ("decorator_line", "framework_line", "lds_dma_drain", "late_scale_loads", "lds_read_into_mfma",
          "loads_interleaved_with_mfma", "back_to_back_loads", "cross_lane_reduction", "scalar_load_waits",
-         "barrier_dominated", "store_bound", "streaming_roofline", "vmem_latency_exposed", "vgpr_occupancy",
+         "wgmma_wait", "barrier_dominated", "store_bound", "snop_hazard", "streaming_roofline", "vmem_latency_exposed", "vgpr_occupancy",
          "lds_sgpr_occupancy", "small_grid", "early_exit_waves")
 
 
@@ -40,7 +40,7 @@ class Finding:
     evidence: dict[str, Any]  # JSON-able; "summary" is the one-line reading
     suggestion: str
     priority: str  # high, medium, low, info
-    kind: str = "pattern"  # pattern, limit, flag
+    kind: str = "pattern"  # blocker (read first: the capture misleads), pattern, limit, flag
     stall_cycles: int = 0
     claims: frozenset[int] = frozenset()  # instruction positions whose stall it owns
 
@@ -125,13 +125,26 @@ def get_detector(name: str) -> Detector:
     raise KeyError(name)
 
 
+def ranked_on(analysis: CaptureAnalysis) -> CaptureAnalysis:
+    """The analysis the plan is ranked on: its working waves when early exits distort it (DOMAIN §1.5)."""
+    w = analysis.working
+    if w is None:
+        return analysis
+    return replace(analysis, instructions=w.instructions, total_stall_cycles=w.total_stall_cycles,
+                   stall_by_type=w.stall_by_type, lines=w.lines, instruction_rank=w.instruction_rank)
+
+
 def advise(analysis: CaptureAnalysis, context: AdviceContext | None = None) -> list[Finding]:
-    """The ranked plan of one capture: patterns by stall share, then limits, then flags."""
+    """The ranked plan of one capture: blockers, patterns by stall share, then limits, then flags.
+
+    A capture whose early-exit waves hold >= 20 % of the stall cycles is ranked on its
+    working waves only (shares are then of the working waves' stall cycles).
+    """
     if context is None:
         context = AdviceContext()
     if context.bundle is not None:
         context = context_for(analysis, context.bundle, base=context)
-    view = KernelView(analysis, context)
+    view = KernelView(ranked_on(analysis), context)
     taken: set[int] = set()
     found: list[tuple[int, Finding]] = []
     for order, det in enumerate(DETECTORS):
@@ -147,7 +160,7 @@ def advise(analysis: CaptureAnalysis, context: AdviceContext | None = None) -> l
 def rank(found: list[tuple[int, Finding]]) -> list[Finding]:
     """Patterns by stall share, then limits by priority, then flags (registry order on ties)."""
     prio = {p: k for k, p in enumerate(PRIORITIES)}
-    group = {"pattern": 0, "limit": 1, "flag": 2}
+    group = {"blocker": -1, "pattern": 0, "limit": 1, "flag": 2}
     ordered = sorted(found, key=lambda t: (group[t[1].kind], -t[1].stall_share if t[1].kind == "pattern" else 0,
                                            prio.get(t[1].priority, 9), t[0]))
     return [f for _, f in ordered]

@@ -1,0 +1,70 @@
+"""Stall spread over many instructions of one kind: s_nop hazard padding (DOMAIN §1.6), wgmma waits (§4)."""
+
+from __future__ import annotations
+
+from generator.analyze.advice.registry import Finding, _pattern, detector
+from generator.analyze.advice.view import KernelView, _lines_text, _n, _pct
+
+#: SASS that waits for asynchronous warpgroup MMA (wgmma) results on Hopper.
+WGMMA_WAIT = "WARPGROUP.DEPBAR"
+
+
+def _padded_pair(view: KernelView, p: int) -> tuple[str, str]:
+    """(the instruction before a run of s_nop, the one after it): the hazard it pads."""
+    before = p - 1
+    while before >= 0 and view.mnemonics[before] == "s_nop":
+        before -= 1
+    after = p + 1
+    while after < len(view.ins) and view.mnemonics[after] == "s_nop":
+        after += 1
+    name = (lambda q: view.mnemonics[q] if 0 <= q < len(view.ins) else "(none)")
+    return name(before), name(after)
+
+
+@detector("snop_hazard")
+def detect_snop_hazard(view: KernelView, taken: frozenset = frozenset()) -> list[Finding]:
+    """s_nop hazard padding holds a share of the stall cycles (spread over many instructions)."""
+    nops = [p for p, m in enumerate(view.mnemonics) if m == "s_nop" and p not in taken and view.ins[p].stall_cycles]
+    if not nops:
+        return []
+    share, _ = view.share(nops)
+    pairs: dict[tuple[str, str], list[int]] = {}
+    for p in nops:
+        pairs.setdefault(_padded_pair(view, p), [0, 0])
+        pairs[_padded_pair(view, p)][0] += view.ins[p].stall_cycles
+        pairs[_padded_pair(view, p)][1] += 1
+    ranked = sorted(pairs.items(), key=lambda kv: (-kv[1][0], kv[0]))
+    padded = [{"before": a, "after": b, "s_nops": n, "stall_cycles": c} for (a, b), (c, n) in ranked[:6]]
+    top = ", ".join(f"{d['before']} -> {d['after']} ({d['s_nops']})" for d in padded[:3])
+    lines = view.lines_json(nops, 3)
+    summary = (f"{_n(len(nops), 's_nop')} hold {_pct(share)} of the stall cycles ({_lines_text(lines)}); "
+               f"they pad {top}")
+    return [_pattern(view, "snop_hazard", "s_nop hazard padding between dependent instructions", nops,
+                     {"summary": summary, "s_nops": len(nops), "padded": padded, "lines": lines,
+                      "top": view.instr_json(nops, 5)},
+                     ("Fewer hazards: schedule independent instructions between each dependent pair "
+                      "(a VALU write and the MFMA that reads it, an MFMA and the read of its result) so the "
+                      "compiler needs no padding, or use the instruction forms that need none."))]
+
+
+@detector("wgmma_wait")
+def detect_wgmma_wait(view: KernelView, taken: frozenset = frozenset()) -> list[Finding]:
+    """Warps wait on WARPGROUP.DEPBAR for wgmma results (NCU's stall_barrier on Hopper), not a CTA barrier."""
+    waits = [p for p, i in enumerate(view.ins)
+             if i.asm.startswith(WGMMA_WAIT) and p not in taken and i.stall_cycles]
+    if not waits:
+        return []
+    share, _ = view.share(waits)
+    barrier = sum(view.ins[p].extra.get("stall_reasons_not_issued", {}).get("stall_barrier", 0) for p in waits)
+    lines = view.lines_json(waits, 3)
+    summary = (f"{_n(len(waits), f'{WGMMA_WAIT} wait')} hold {_pct(share)} of the stall samples "
+               f"({barrier:,} of them NCU's stall_barrier) at {_lines_text(lines)}: warps wait for their "
+               "asynchronous warpgroup MMA (wgmma) results, not for sibling warps at a CTA barrier")
+    return [_pattern(view, "wgmma_wait", "Waiting for wgmma results (WARPGROUP.DEPBAR): the tensor pipe or "
+                     "a shallow wgmma pipeline binds", waits,
+                     {"summary": summary, "waits": view.instr_json(waits, 6), "lines": lines,
+                      "stall_barrier_samples": barrier},
+                     ("Keep more wgmma groups in flight: deepen the software pipeline (more stages, the next "
+                      "K tile's loads issued before this tile's wait), wait for all but the newest group "
+                      "instead of 0, and give each wait more MMA work (a larger BLOCK_K); if the tensor pipe "
+                      "already runs near its peak, the kernel is compute-bound and this is the roof."))]
