@@ -382,3 +382,34 @@ def test_jump_to_the_hottest_line_skips_a_flagged_decorator_line(kernel):
             else:
                 assert cv.top_lines[0].href == cv.hottest_href, (slug, c.name)
     assert seen == 9  # flash_attn_func (4 captures), hgemm_splitk, pa, preshuffle_gemm, quant, rmsnorm
+
+
+def test_baseline_notes_beside_their_columns_and_roofline_points_above_the_roof(kernel):
+    from generator.site.views import roofline as roofline_views
+    from generator.site.views import speed
+
+    k, _ = kernel("moe_gemm")
+    view = speed._speed_panel(k, None, base_views.SiteContext())
+    notes = {f.label: f.value for f in view.provider_notes}
+    # baseline_matrix.yaml: aiter's note says fused_moe is timed end to end
+    assert set(notes) <= set(view.providers) and "aiter" in notes and "flydsl" in notes
+    assert notes["flydsl"].startswith("candidate; compile_moe_gemm1 + compile_moe_gemm2")
+    assert view.provider_titles["flydsl"] == notes["flydsl"]
+    pa, _ = kernel("pa")
+    rv = roofline_views._roofline_panel(pa, None, base_views.SiteContext())
+    above = [r for r in rv.points if "exceeds the HBM roof" in r[-1]]
+    # pa_decode results: gluon's effective_gbps 15,3xx and 8,9xx > 1.1 x 8,000 GB/s
+    assert [r[0] for r in above] == ["gluon", "gluon"] and "15.3 TB/s" in above[0][-1] + above[1][-1]
+
+
+def test_not_like_for_like_stands_beside_the_verdict_in_badge_and_pr_snippet(kernel):
+    from generator.site.views import pr as pr_views
+    from generator.site.views.kernel import pr_snippet
+
+    _, row = kernel("moe_gemm")
+    assert "not_like_for_like" in row.flag_keys
+    badge = pr_views.badge_view(row)
+    assert badge.label == "WIN" and badge.value.endswith("\u00b7 not like-for-like")
+    assert pr_snippet(row, "").endswith("wins 9 of 9, not like-for-like, rows above the HBM roof")
+    _, soft = kernel("softmax")
+    assert "not like-for-like" not in pr_views.badge_view(soft).value

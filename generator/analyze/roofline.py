@@ -87,6 +87,12 @@ class Peaks:
     overrides: dict[str, Any] = field(default_factory=dict)  # applied to the chosen device
 
 
+#: A row above this multiple of the device's HBM peak is flagged (VERDICTS rule 9)...
+ABOVE_ROOF_FACTOR = 1.10
+#: ... and what that means, said wherever it is flagged.
+ABOVE_ROOF_TEXT = "exceeds the HBM roof: less work than modelled, or cached"
+
+
 @dataclass
 class RooflinePoint:
     """One (shape, provider) row placed on the roofline."""
@@ -105,6 +111,7 @@ class RooflinePoint:
     fraction_of_roof: float
     ridge: float
     bound: str
+    above_roof: str = ""  # VERDICTS rule 9: "x.x TB/s exceeds the HBM roof: ..." or ""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -122,6 +129,7 @@ class RooflinePoint:
             "fraction_of_roof": self.fraction_of_roof,
             "ridge": self.ridge,
             "bound": self.bound,
+            "above_roof": self.above_roof or None,
         }
 
 
@@ -460,6 +468,8 @@ def place_shape(row: Any, device: Device, peaks: Peaks,
         fraction_of_roof=fraction,
         ridge=ridge_point(peak, device.hbm_tbs),
         bound=bound,
+        above_roof=(f"{gbps / 1000:.1f} TB/s {ABOVE_ROOF_TEXT}"
+                    if gbps > ABOVE_ROOF_FACTOR * device.hbm_tbs * 1000 else ""),
     )
     return point, None, note
 

@@ -282,8 +282,10 @@ def roofline(r: dict[str, Any]) -> dict[str, Any]:
     for i, (prov, pts) in enumerate(sorted(by_provider.items())):
         data.append({"type": "scatter", "mode": "markers", "name": prov,
                      "x": [p["ai"] for p in pts], "y": [p["tflops"] for p in pts],
-                     "marker": {"size": 8, "color": _EXTRA[i % len(_EXTRA)]},
-                     "customdata": [[str(p.get("args", "")), str(p.get("bound", ""))] for p in pts],
+                     "marker": {"size": 8, "color": _EXTRA[i % len(_EXTRA)],
+                                "symbol": ["x" if p.get("above_roof") else "circle" for p in pts]},
+                     "customdata": [[str(p.get("args", "")), str(p.get("bound", ""))
+                                     + (f" — {p['above_roof']}" if p.get("above_roof") else "")] for p in pts],
                      "hovertemplate": "%{customdata[0]}<br>AI %{x:.3g} FLOP/B, %{y:.3g} TFLOP/s<br>"
                                       "%{customdata[1]}<extra>%{fullData.name}</extra>"})
     precisions = sorted({str(p.get("precision")) for p in points if p.get("precision") in peaks})

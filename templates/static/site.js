@@ -130,7 +130,7 @@
     "fact.waves": "采样 wave", "fact.wave": "wave", "fact.duration": "时长", "fact.issuestall": "发射 / 停顿",
     "cap.primary": "主采集", "cap.stalltypes": "停顿类型", "cap.wavestates": "wave 状态", "cap.nowavestates": "该采集没有 wave 状态文件。",
     "cap.occupancy": "占用率", "cap.noocc": "没有占用率：缺少寄存器数据。", "cap.toplines": "热点源代码行",
-    "cap.nostall": "没有停顿的源代码行。", "cap.topins": "热点指令", "cap.working": "仅工作中的 wave", "cap.opcodes": "按操作码的停顿", "col.opcode": "操作码", "col.count": "指令数", "col.reason": "NCU 原因", "cap.findings": "发现", "cap.timeline": "单个采样 wave 的时间线",
+    "cap.nostall": "没有停顿的源代码行。", "cap.topins": "热点指令", "speed.providernotes": "每列计时的内容 (baseline_matrix.yaml)", "cap.working": "仅工作中的 wave", "cap.opcodes": "按操作码的停顿", "col.opcode": "操作码", "col.count": "指令数", "col.reason": "NCU 原因", "cap.findings": "发现", "cap.timeline": "单个采样 wave 的时间线",
     "cap.source": "逐行源代码", "cap.jump": "跳到最热的一行", "cap.hottest": "最热的一行",
     "cap.nosource": "数据包中没有源文件：按 文件:行号 列出。", "cap.instr": "条指令", "cap.isa": "ISA 列表",
     "occ.isa": "架构 VGPR（ISA 扫描）", "occ.csv": "架构 VGPR（kernel trace CSV）", "occ.accum": "累加 VGPR",

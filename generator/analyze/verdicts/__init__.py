@@ -76,6 +76,7 @@ from generator.analyze.verdicts.headline import (
 from generator.analyze.verdicts.kernel import KernelScore, spread_of, summarize
 from generator.analyze.verdicts.rules import (
     ABOVE_ROOF_FACTOR,
+    ABOVE_ROOF_TEXT,
     BLOCKED,
     COMPARED_SCOPE_FLAGS,
     FAILED_STATUSES,
@@ -115,7 +116,7 @@ from generator.analyze.verdicts.sweep import (
 )
 
 __all__ = [
-    "ABOVE_ROOF_FACTOR", "BLOCKED", "COMPARED_SCOPE_FLAGS", "FAILED_STATUSES", "HEADROOM", "HeadlinePair",
+    "ABOVE_ROOF_FACTOR", "ABOVE_ROOF_TEXT", "BLOCKED", "COMPARED_SCOPE_FLAGS", "FAILED_STATUSES", "HEADROOM", "HeadlinePair",
     "KERNELS_JSON", "KernelScore", "PARITY", "ProviderResult", "ShapeResult", "THRESHOLD_EPS", "Thresholds",
     "UNTIMED", "VERDICTS", "WIN", "above_roof", "args_text", "best_baseline", "bundles_for_campaign",
     "campaign_for_bundle", "classify_speedup", "decide_verdict", "effective_status", "entry_campaign",

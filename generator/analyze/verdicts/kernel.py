@@ -87,6 +87,7 @@ class KernelScore:
     headline_note: str | None = None
     provenance: dict[str, str] = field(default_factory=dict)
     baseline_commits: dict[str, str] = field(default_factory=dict)  # provider -> commit
+    provider_notes: dict[str, str] = field(default_factory=dict)  # provider -> baseline_matrix.yaml note
     notes: list[str] = field(default_factory=list)
 
     @property
@@ -233,6 +234,7 @@ class KernelScore:
             "providers": list(self.providers),
             "provenance": dict(self.provenance),
             "baseline_commits": dict(self.baseline_commits),
+            "provider_notes": dict(self.provider_notes),
             "notes": list(self.notes),
         }
         if shapes:

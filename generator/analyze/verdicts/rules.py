@@ -6,6 +6,7 @@ import math
 from dataclasses import dataclass
 from typing import Iterable, Mapping, Sequence
 
+from generator.analyze.roofline import ABOVE_ROOF_FACTOR, ABOVE_ROOF_TEXT  # noqa: F401 (re-exported)
 from generator.config import SweepConfig
 from generator.read.campaign import ResultRow
 
@@ -18,7 +19,6 @@ FAILED_STATUSES = frozenset({"failed", "oom", "incorrect"})
 #: Relative tolerance when comparing a ratio with a threshold (rounding noise only).
 THRESHOLD_EPS = 1e-9
 #: A row above this multiple of the device's HBM peak is flagged (VERDICTS rule 9).
-ABOVE_ROOF_FACTOR = 1.10
 #: Scope flags compared between the candidate and a baseline (rule 8).
 COMPARED_SCOPE_FLAGS = ("includes_layout_conversion", "includes_jit")
 

@@ -42,6 +42,7 @@ def score_campaign(campaign: Campaign, config: SweepConfig | None = None,
     score.results_file = campaign.results_file
     score.provenance = {**campaign.provenance_for(candidate), **config.provenance}
     score.baseline_commits = campaign.baseline_commits(candidate)
+    score.provider_notes = campaign.provider_notes()
     score.notes = list(campaign.notes) + _row_notes(campaign, by_shape)
     score.headline = headline_for_campaign(campaign.name, config, kernels_json)
     if not campaign.timed:

@@ -40,6 +40,11 @@ class KernelPage:
         return bool(self.history_href)
 
 
+#: Flags the one-line PR snippet and the badge name beside the verdict (the page says why).
+FLAG_WORDS = {"uncertain": "uncertain (within noise)", "not_like_for_like": "not like-for-like",
+              "suspect_reference": "suspect reference check", "above_roof": "rows above the HBM roof"}
+
+
 def pr_snippet(row: IndexRow, base_url: str) -> str:
     """The Markdown a pull request pastes: badge, link, verdict and wins k of n."""
     base = base_url.rstrip("/") + "/" if base_url else ""
@@ -49,6 +54,7 @@ def pr_snippet(row: IndexRow, base_url: str) -> str:
         words = f"**{row.verdict}**, geomean {row.geomean_text} vs best, wins {row.wins_text}"
         if row.hard_failures:
             words += f", {row.hard_failures} hard failures"
+        words += "".join(f", {FLAG_WORDS[k]}" for k in row.flag_keys if k in FLAG_WORDS)
     else:
         words = f"**{row.verdict_label.lower()}**"
     return f"[![{name}: {row.verdict_label}]({badge})]({page}) [{name}]({page}): {words}"

@@ -37,12 +37,15 @@ def badge_view(row: IndexRow) -> BadgeView:
     label = row.verdict_label
     if row.geomean is not None:
         value = f"{row.geomean_text} \u00b7 {row.wins_text}"
+        if "not_like_for_like" in row.flag_keys:
+            value += " \u00b7 not like-for-like"
     else:
         value = "no data" if row.verdict is None else label.lower()
         label = "verdict"
     color = charts.VERDICT_COLORS.get(row.verdict or "", "#8c959f")
     left, right = _text_px(label), _text_px(value)
-    return BadgeView(label=label, value=value, title=f"{row.name}: {row.verdict_label} {row.geomean_text}",
+    flags = f" ({'; '.join(row.flags)})" if row.flags else ""
+    return BadgeView(label=label, value=value, title=f"{row.name}: {row.verdict_label} {row.geomean_text}{flags}",
                      color=color, width=left + right, left=left, right=right,
                      left_x=left / 2, right_x=left + right / 2)
 

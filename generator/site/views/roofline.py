@@ -33,7 +33,8 @@ def _roofline_panel(k: KernelData, row: IndexRow, ctx: SiteContext) -> RooflineV
     if isinstance(counts, dict):
         facts.append(Fact("points", ", ".join(f"{v} {key}" for key, v in counts.items() if v) or DASH))
     pts = [[str(p.get("provider", "")), str(p.get("args", "")), f"{p.get('ai', 0):.3g}",
-            f"{p.get('tflops', 0):.3g}", fmt_pct(p.get("fraction_of_roof")), str(p.get("bound", ""))]
+            f"{p.get('tflops', 0):.3g}", fmt_pct(p.get("fraction_of_roof")),
+            str(p.get("bound", "")) + (f" — {p['above_roof']}" if p.get("above_roof") else "")]
            for p in r["points"]]
     return RooflineView(chart_view("roofline", charts.roofline(r), "Roofline: throughput against arithmetic intensity",
                                    "chart.roofline"), facts, pts, [str(n) for n in r.get("notes") or []])

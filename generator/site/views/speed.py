@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from generator.analyze.verdicts import ABOVE_ROOF_TEXT
 from generator.site import charts
 from generator.site.views.base import DASH, KernelData, SiteContext, VERDICTS, fmt_num, fmt_x, sort_key
 from generator.site.views.overview import ChartView, Fact, IndexRow, chart_view
@@ -43,8 +44,6 @@ class ShapeRowView:
     flags: list[str]  # suspect reference, scope mismatch, above the HBM roof (VERDICTS rules 7-9)
 
 
-#: What a row above the roof means (VERDICTS rule 9), said wherever it is flagged.
-ABOVE_ROOF_TEXT = "exceeds the HBM roof: less work than modelled, or cached"
 
 
 def shape_flags(sh: Any, candidate: str, roof_gbps: float | None = None) -> list[str]:
@@ -90,6 +89,8 @@ class SpeedView:
     chart: ChartView | None
     providers: list[str]
     shapes: list[ShapeRowView]
+    provider_notes: list[Fact]  # each column's baseline_matrix.yaml note
+    provider_titles: dict[str, str]  # the same, as the column header's tooltip
     notes: list[str]
     headline_text: str | None
     headline_note: str | None
@@ -169,7 +170,7 @@ def like_for_like_text(s: Any) -> str:
 def _speed_panel(k: KernelData, row: IndexRow, ctx: SiteContext) -> SpeedView:
     s = k.score
     empty = dict(facts=[], per_baseline=[], stage_split=[], model_split=[], chart=None, providers=[],
-                 shapes=[], notes=[], provenance=[],
+                 shapes=[], notes=[], provenance=[], provider_notes=[], provider_titles={},
                  headline_text=k.headline.text if k.headline else None, headline_note=k.headline_note)
     if k.score_error:
         return SpeedView(status="error", message=f"The timing campaign could not be read: {k.score_error}", **empty)
@@ -221,6 +222,8 @@ def _speed_panel(k: KernelData, row: IndexRow, ctx: SiteContext) -> SpeedView:
         stage_split=_splits(s.stage_split, ctx),
         model_split=_splits(s.model_split, ctx),
         chart=chart, providers=list(s.providers), shapes=shape_rows(s, ctx), notes=list(s.notes),
+        provider_notes=[Fact(p, " ".join(s.provider_notes[p].split())) for p in s.providers if p in s.provider_notes],
+        provider_titles={p: " ".join(n.split()) for p, n in s.provider_notes.items()},
         headline_text=k.headline.text if k.headline else None,
         headline_note=k.headline_note, provenance=prov,
     )
