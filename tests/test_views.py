@@ -413,3 +413,25 @@ def test_not_like_for_like_stands_beside_the_verdict_in_badge_and_pr_snippet(ker
     assert pr_snippet(row, "").endswith("wins 9 of 9, not like-for-like, rows above the HBM roof")
     _, soft = kernel("softmax")
     assert "not like-for-like" not in pr_views.badge_view(soft).value
+
+
+def test_profiled_and_timed_commits_and_their_mismatch(kernel):
+    """kernels.json provenance: flydsl_commit 18c5a7ed (profiled); softmax's flydsl rows: candidate_commit
+    7255fff8 (timed); moe_gemm's: 10793515. A campaign without a capture has no profiled commit."""
+    _, row = kernel("softmax")
+    assert (row.timed_commits, row.profiled_commit) == (["7255fff8"], "18c5a7ed")
+    assert row.commit_note.startswith("The profile was captured at commit 18c5a7ed but the timings ran at commit 7255fff8")
+    api = row.api()
+    assert api["timed_commits"] == ["7255fff8"] and api["profiled_commit"] == "18c5a7ed"
+    _, moe = kernel("moe_gemm")
+    assert moe.timed_commits == ["10793515"]
+    _, rope = kernel("rope")
+    assert (rope.profiled_commit, rope.commit_note) == (None, "")
+
+
+def test_commit_prefixes_name_the_same_commit():
+    from generator.site.views import commits
+
+    assert commits.same_commit("fea353919", "fea3539") and not commits.same_commit("18c5a7ed", "7255fff8")
+    assert commits.commit_note("fea3539", ["fea353919"]) == ""
+    assert commits.commit_note(None, ["abc1234"]) == "" and commits.commit_note("abc1234", []) == ""

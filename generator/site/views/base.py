@@ -161,6 +161,7 @@ class KernelData:
     missing: list[str] = field(default_factory=list)  # what is absent, plain words
     broken: list[str] = field(default_factory=list)  # what failed to load, one line each
     notes: list[str] = field(default_factory=list)
+    profiled_commit: str | None = None  # the sweep's profiled candidate commit (a capture's own wins)
     prev: tuple[str, str] | None = None  # (slug, name) of the kernel before on the overview
     next: tuple[str, str] | None = None
 

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
 from markupsafe import Markup
 
 from generator.model import CaptureAnalysis
 from generator.site import charts
+from generator.site.views import commits
 from generator.site.views.base import (
     DASH, KernelData, READING_SHOWN, SiteContext, UNCATEGORIZED, VERDICTS, VERDICT_RANK, fmt_pct, fmt_x, verdict_css, verdict_label,
 )
@@ -70,6 +71,9 @@ class IndexRow:
     search: str
     noise: float | None = None
     limiter_text: str = DASH  # the limiter as read: "hardware max" for NONE
+    timed_commits: list[str] = field(default_factory=list)  # candidate commits the campaign timed
+    profiled_commit: str | None = None  # candidate commit of the profile
+    commit_note: str = ""  # said when the two disagree
     regression: str = ""  # set per build from the history (not an input of the kernel)
 
     def to_json(self) -> dict[str, Any]:
@@ -109,6 +113,9 @@ class IndexRow:
             "limiter": self.limiter,
             "noise": self.noise,
             "flags": list(self.flag_keys),
+            "timed_commits": list(self.timed_commits),
+            "profiled_commit": self.profiled_commit,
+            "commit_note": self.commit_note or None,
             "flag_texts": list(self.flags),
             "regression": self.regression or None,
             "missing": list(self.missing),
@@ -250,7 +257,16 @@ def index_row(k: KernelData) -> IndexRow:
         shape_speedups=[sh.speedup for sh in s.shapes if sh.measured] if scored else [],
         search=search,
         noise=s.noise if scored else None,
+        **commit_cells(k, s if scored else None),
     )
+
+
+def commit_cells(k: KernelData, score: Any) -> dict[str, Any]:
+    """The timed and profiled candidate commits of a kernel, and a note when they disagree."""
+    timed = commits.timed_commits(score)
+    prim = k.primary
+    profiled = ((commits.capture_commit(prim.analysis) if prim else None) or k.profiled_commit) if prim else None
+    return {"timed_commits": timed, "profiled_commit": profiled, "commit_note": commits.commit_note(profiled, timed)}
 
 
 @dataclass

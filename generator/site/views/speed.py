@@ -205,6 +205,10 @@ def _speed_panel(k: KernelData, row: IndexRow, ctx: SiteContext) -> SpeedView:
              "fact.reference"),
         Fact("like-for-like", like_for_like_text(s), "fact.scope", css="warn" if s.not_like_for_like else ""),
     ]
+    if row is not None and (row.timed_commits or row.profiled_commit):
+        facts.append(Fact("commits", f"timed at {', '.join(row.timed_commits) or DASH}; profiled at "
+                          f"{row.profiled_commit or DASH}" + (f". {row.commit_note}" if row.commit_note else ""),
+                          "fact.commits", css="warn" if row.commit_note else ""))
     if s.suspect_reference:
         facts.append(Fact("suspect reference", f"{s.suspect_reference} shapes where {s.candidate} and an independent "
                           "library both fail the correctness check: the check is the likely culprit, not a hard "
