@@ -430,7 +430,7 @@ def test_profiled_and_timed_commits_and_their_mismatch(kernel):
 
 
 def test_commit_prefixes_name_the_same_commit():
-    from generator.site.views import commits
+    from generator.analyze import commits
 
     assert commits.same_commit("fea353919", "fea3539") and not commits.same_commit("18c5a7ed", "7255fff8")
     assert commits.commit_note("fea3539", ["fea353919"]) == ""

@@ -78,7 +78,7 @@ from generator.model import (
     CaptureAnalysis,
     WaveFile,
 )
-from generator.site.views import commits
+from generator.analyze import commits
 from generator.site.views import base as base_views
 from generator.site.views import history as history_views
 from generator.site.views import kernel as kernel_views

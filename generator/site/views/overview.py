@@ -10,7 +10,7 @@ from markupsafe import Markup
 
 from generator.model import CaptureAnalysis
 from generator.site import charts
-from generator.site.views import commits
+from generator.analyze import commits
 from generator.site.views.base import (
     DASH, KernelData, READING_SHOWN, SiteContext, UNCATEGORIZED, VERDICTS, VERDICT_RANK, fmt_pct, fmt_x, verdict_css, verdict_label,
 )
