@@ -20,7 +20,6 @@ PENDING_ARROWS: set[tuple[str, str]] = set()
 PENDING_LONG = {
     "generator/capture/ingest.py",
     "generator/capture/nvidia.py",
-    "generator/read/ncu.py",
     "generator/site/build.py",
 }
 
