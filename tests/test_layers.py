@@ -18,8 +18,6 @@ FORBIDDEN = {("capture", "sweeps"), ("sweeps", "capture"), ("capture", "site"), 
 #: Debts of issue 15 still open, named exactly so that paying one fails until it is removed here.
 PENDING_ARROWS: set[tuple[str, str]] = set()
 PENDING_LONG = {
-    "generator/capture/ingest.py",
-    "generator/capture/nvidia.py",
     "generator/site/build.py",
 }
 
