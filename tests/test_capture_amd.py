@@ -14,7 +14,7 @@ import pytest
 import yaml
 
 from generator.analyze import analysis, runstats
-from generator.capture import amd as capture_amd, ingest
+from generator.capture import amd as capture_amd, ingest, ingest_raw
 from generator import cli
 from generator.read import discover
 from generator.errors import InputError
@@ -134,7 +134,7 @@ def test_iterations_count_dispatches_from_one(sweep):
         stats = runstats.read_kernel_stats(bundle / "compute_viewer" / "discover_kernel_stats.csv")
         for cap in sorted(bundle.glob("att_viewer/*/ui_output_agent_*")):
             own = bundle / "source" / f"input_trace_{cap.parent.name}.yaml"
-            job = ingest.att_job(yaml.safe_load((own if own.exists() else own.with_name("input_trace.yaml")).read_text()))
+            job = ingest_raw.att_job(yaml.safe_load((own if own.exists() else own.with_name("input_trace.yaml")).read_text()))
             kernel, _ = capture_amd.pick_kernel(stats, job["kernel_include_regex"])
             ids = capture_amd.expected_dispatches(str(bundle / "compute_viewer" / "discover_kernel_trace.csv"),
                                                   kernel.name, job["kernel_iteration_range"])

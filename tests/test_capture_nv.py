@@ -19,17 +19,18 @@ import pytest
 from generator.read import campaign
 from generator.capture import nvidia as capture_nv
 from generator import cli, config
-from generator.capture.nvidia import (
+from generator.capture import nvidia_campaign, nvidia_profile, nvidia_spec
+from generator.capture.nvidia_campaign import (
     AMD_RESULT_COLUMNS,
     RESULT_COLUMNS,
-    Layout,
     base_row,
     ledger_row,
-    load_spec,
     measured_row,
     status_row,
     summarize_samples,
 )
+from generator.capture.nvidia_profile import Layout
+from generator.capture.nvidia_spec import load_spec
 from generator.capture import options as command
 from generator.errors import InputError
 
@@ -121,7 +122,7 @@ def test_shape_ids_match_the_committed_ledgers():
         ledger = [json.loads(x) for x in open(BUNDLES / "benchmarks/examples" / spec.op / "shape_ledger.jsonl")]
         assert [r["shape_id"] for r in ledger] == [spec.shape_id(s) for s in spec.shapes]
         assert [r["name"] for r in ledger] == [s.name for s in spec.shapes]
-    assert capture_nv.shape_id("softmax", "bf16", {"N": 2048, "M": 65536}) == "sha1:8a16a20c5c5d9729"
+    assert nvidia_spec.shape_id("softmax", "bf16", {"N": 2048, "M": 65536}) == "sha1:8a16a20c5c5d9729"
 
 
 # ---------------------------------------------------------------- statistics and rows
@@ -158,7 +159,7 @@ def test_rows_and_csv_cells():
     assert ref["baseline_commit"] == "deadbeef0"
     bad = status_row(base_row(spec, shape, "torch_compile", ENV, "r"), "failed", "RuntimeError: boom")
     assert bad["benchmark_status"] == "failed" and bad["correctness_error"] == "RuntimeError: boom"
-    text = capture_nv.results_csv([row, bad])
+    text = nvidia_campaign.results_csv([row, bad])
     lines = list(csv.reader(text.splitlines()))
     assert lines[0] == list(RESULT_COLUMNS)
     cells = dict(zip(lines[0], lines[1]))
@@ -186,7 +187,7 @@ def test_written_campaign_reads_back(tmp_path):
             measured_row(r, True, None, summarize_samples([10.0, 11.0]), summarize_samples([9.0, 9.5]), None, None)
             rows.append(r)
     ledger = [ledger_row(spec, s, ENV) for s in spec.shapes[:2]]
-    capture_nv.write_campaign(str(tmp_path), spec, rows, ledger)
+    nvidia_campaign.write_campaign(str(tmp_path), spec, rows, ledger)
     c = campaign.read_campaign(tmp_path)
     assert c.timed and c.providers == ["triton", "pytorch", "pytorch_hf", "torch_compile"]
     assert [r.median_us for r in c.rows] == [9.25] * 8 and all(r.usable for r in c.rows)
@@ -197,8 +198,8 @@ def test_written_campaign_reads_back(tmp_path):
 
 def test_run_id():
     when = datetime(2026, 11, 29, 9, 16, 15, tzinfo=timezone.utc)
-    assert capture_nv.run_id("softmax", "1a76145abc", when) == "softmax-1a76145a-20261129-091615"
-    assert capture_nv.run_id("softmax", None, when) == "softmax-nocommit-20261129-091615"
+    assert nvidia_campaign.run_id("softmax", "1a76145abc", when) == "softmax-1a76145a-20261129-091615"
+    assert nvidia_campaign.run_id("softmax", None, when) == "softmax-nocommit-20261129-091615"
 
 
 # ---------------------------------------------------------------- layout
@@ -252,15 +253,15 @@ def test_publish_without_a_profile_replaces_an_old_capture(tmp_path):
 
 
 def test_ncu_command_lines():
-    argv = capture_nv.ncu_profile_argv("ncu", "/r/softmax_prefill", "^softmax_kernel$", 1,
+    argv = nvidia_profile.ncu_profile_argv("ncu", "/r/softmax_prefill", "^softmax_kernel$", 1,
                                        ["python3", "-m", "generator.capture", "profile-child", "s.py",
                                         "--shapes", "a"])
     assert argv[:11] == ["ncu", "--clock-control", "none", "--set", "full", "--import-source", "yes",
                          "-k", "regex:^softmax_kernel$", "-c", "1"]
-    exports = capture_nv.ncu_export_argvs("ncu", "r.ncu-rep")
+    exports = nvidia_profile.ncu_export_argvs("ncu", "r.ncu-rep")
     assert [e[0] for e in exports] == ["source_sass.csv", "source_cuda_sass.csv", "details.csv", "raw.csv"]
     assert exports[1][1] == ["ncu", "-i", "r.ncu-rep", "--page", "source", "--csv", "--print-source", "cuda,sass"]
-    assert capture_nv.public_argv(["/tmp/raw/x", "y"], {"/tmp/raw": "<raw-dir>"}) == ["<raw-dir>/x", "y"]
+    assert nvidia_profile.public_argv(["/tmp/raw/x", "y"], {"/tmp/raw": "<raw-dir>"}) == ["<raw-dir>/x", "y"]
 
 
 # ---------------------------------------------------------------- the command
@@ -372,6 +373,6 @@ def test_committed_sweep_is_small():
 def test_exports_keep_no_machine_path():
     """ncu writes absolute source paths; the bundle keeps them relative to the capture's cwd."""
     text = '"File Path","/home/me/repo/demo/kernels/gemm.py"\n"File Path","/usr/lib/python3/site-packages/triton/x.py"\n'
-    assert capture_nv.relative_paths(text, "/home/me/repo/") == (
+    assert nvidia_profile.relative_paths(text, "/home/me/repo/") == (
         '"File Path","demo/kernels/gemm.py"\n"File Path","/usr/lib/python3/site-packages/triton/x.py"\n')
-    assert capture_nv.relative_paths(text, "/") == text
+    assert nvidia_profile.relative_paths(text, "/") == text

@@ -21,7 +21,7 @@ import pytest
 from generator.analyze import analysis, pmc
 from generator import cli
 from generator.read import discover
-from generator.capture import ingest
+from generator.capture import ingest, ingest_raw
 from generator.errors import InputError
 
 BUNDLES = ["flash_attn_func", "fused_rope_cache", "hgemm_splitk", "layernorm", "moe_blockscale", "moe_gemm",
@@ -378,13 +378,13 @@ def test_lost_data_and_full_buffer_are_warnings(flash_raw, tmp_path):
     ("[6, [8-8]]", [6, 8]), ("[1, [2-4]]", [1, 2, 3, 4]), ("[3]", [3]), ("2", [2]), ("[5, [6-6]]", [5, 6]),
 ])
 def test_parse_iteration_range(text, iterations):
-    assert ingest.parse_iteration_range(text) == iterations
+    assert ingest_raw.parse_iteration_range(text) == iterations
 
 
 @pytest.mark.parametrize("text", ["[a]", "[]", "[[5-3]]", "[6, 8-]"])
 def test_parse_iteration_range_rejects(text):
     with pytest.raises(InputError):
-        ingest.parse_iteration_range(text)
+        ingest_raw.parse_iteration_range(text)
 
 
 @pytest.mark.parametrize("bad", ["../x", "a/b", "", ".hidden", "x y"])

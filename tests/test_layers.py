@@ -17,12 +17,7 @@ FORBIDDEN = {("capture", "sweeps"), ("sweeps", "capture"), ("capture", "site"), 
 
 #: Debts of issue 15 still open, named exactly so that paying one fails until it is removed here.
 PENDING_ARROWS: set[tuple[str, str]] = set()
-PENDING_LONG = {
-    "generator/capture/ingest.py",
-    "generator/capture/nvidia.py",
-    "generator/read/ncu.py",
-    "generator/site/build.py",
-}
+PENDING_LONG: set[str] = set()
 
 
 def modules() -> dict[str, Path]:

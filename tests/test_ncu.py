@@ -13,17 +13,17 @@ from pathlib import Path
 
 import pytest
 
-from generator.analyze import analysis
+from generator.analyze import analysis, ncu_capture, ncu_metrics
 from generator import cli
-from generator.read import discover, formats, ncu
+from generator.read import discover, formats, ncu, ncu_pages
 from generator.errors import InputError
 from generator.model import STALL_TYPES, UNKNOWN_LOC, CaptureRef
 
 REPO = Path(__file__).resolve().parent.parent
 BUNDLES = REPO / "bundles"
 KERNELS = ("gemm", "rmsnorm", "silu_and_mul", "softmax", "vec_add")
-ALL = ncu.ALL_SAMPLES
-NI = ncu.NOT_ISSUED
+ALL = ncu_pages.ALL_SAMPLES
+NI = ncu_pages.NOT_ISSUED
 
 
 def capture_dir(kernel: str) -> Path:
@@ -128,21 +128,21 @@ def test_mapping_covers_every_reason_column(kernel):
         columns = {c for h in headers for c in h if c.startswith("stall_")}
         assert len(columns) == 36  # 18 reasons, all and not-issued
         for col in columns:
-            reason = ncu.reason_name(col)
-            assert reason in ncu.STALL_REASON_TYPES, col
-            assert ncu.STALL_REASON_TYPES[reason] in STALL_TYPES
+            reason = ncu_pages.reason_name(col)
+            assert reason in ncu_capture.STALL_REASON_TYPES, col
+            assert ncu_capture.STALL_REASON_TYPES[reason] in STALL_TYPES
 
 
 def test_reason_table_is_the_domain_list():
     domain = ("stall_barrier stall_branch_resolving stall_dispatch stall_drain stall_imc stall_lg stall_long_sb "
               "stall_math stall_membar stall_mio stall_misc stall_no_inst stall_not_selected stall_selected "
               "stall_short_sb stall_sleep stall_tex stall_wait").split()
-    assert sorted(set(ncu.STALL_REASON_TYPES) - {ncu.UNLISTED_REASON}) == domain
-    assert ncu.STALL_REASON_TYPES[ncu.UNLISTED_REASON] == "other"
-    assert ncu.reason_name("stall_sleeping (Not Issued)") == "stall_sleep"
-    assert ncu.stall_type("stall_long_sb") == "VMEM-wait"
-    assert ncu.stall_type("stall_barrier") == "barrier"
-    assert ncu.stall_type("stall_short_sb") == "LDS/SMEM-wait"
+    assert sorted(set(ncu_capture.STALL_REASON_TYPES) - {ncu_pages.UNLISTED_REASON}) == domain
+    assert ncu_capture.STALL_REASON_TYPES[ncu_pages.UNLISTED_REASON] == "other"
+    assert ncu_pages.reason_name("stall_sleeping (Not Issued)") == "stall_sleep"
+    assert ncu_capture.stall_type("stall_long_sb") == "VMEM-wait"
+    assert ncu_capture.stall_type("stall_barrier") == "barrier"
+    assert ncu_capture.stall_type("stall_short_sb") == "LDS/SMEM-wait"
 
 
 @pytest.mark.parametrize("kernel", KERNELS)
@@ -156,8 +156,8 @@ def test_reasons_add_up_to_the_sample_columns(kernel):
             reasons_ni = ins.extra.get("stall_reasons_not_issued", {})
             assert sum(reasons.values()) == int(row[ALL])
             assert sum(reasons_ni.values()) == int(row[NI])
-            assert all_cols + reasons.get(ncu.UNLISTED_REASON, 0) == int(row[ALL])
-            assert ni_cols + reasons_ni.get(ncu.UNLISTED_REASON, 0) == int(row[NI])
+            assert all_cols + reasons.get(ncu_pages.UNLISTED_REASON, 0) == int(row[ALL])
+            assert ni_cols + reasons_ni.get(ncu_pages.UNLISTED_REASON, 0) == int(row[NI])
         assert sum(a.stall_by_type.values()) == a.total_stall_cycles
         assert sum(a.extra["ncu_stall_by_reason_not_issued"].values()) == a.total_stall_cycles
         assert sum(a.extra["ncu_stall_by_reason"].values()) == a.total_cycles
@@ -169,14 +169,14 @@ def test_samples_without_a_reason_column_are_kept_as_unlisted():
     reason columns hold 81 (stall_wait). The 43 left are kept as stall_unlisted. No other row
     of the five exports has samples outside its reason columns."""
     (a,) = analyses("gemm")
-    unlisted = [i for i in a.instructions if ncu.UNLISTED_REASON in i.extra.get("stall_reasons", {})]
+    unlisted = [i for i in a.instructions if ncu_pages.UNLISTED_REASON in i.extra.get("stall_reasons", {})]
     assert len(unlisted) == 1
     ins = unlisted[0]
     assert ins.asm.startswith("HGMMA.64x256x16.F32.BF16")
     assert (ins.total_cycles, ins.stall_cycles) == (137, 124)
-    assert ins.extra["stall_reasons"] == {"stall_selected": 13, "stall_wait": 81, ncu.UNLISTED_REASON: 43}
-    assert ins.extra["stall_reasons_not_issued"] == {"stall_wait": 81, ncu.UNLISTED_REASON: 43}
-    assert a.extra["ncu_stall_by_reason_not_issued"][ncu.UNLISTED_REASON] == 43
+    assert ins.extra["stall_reasons"] == {"stall_selected": 13, "stall_wait": 81, ncu_pages.UNLISTED_REASON: 43}
+    assert ins.extra["stall_reasons_not_issued"] == {"stall_wait": 81, ncu_pages.UNLISTED_REASON: 43}
+    assert a.extra["ncu_stall_by_reason_not_issued"][ncu_pages.UNLISTED_REASON] == 43
 
 
 def test_stall_breakdown_of_softmax():
@@ -202,7 +202,7 @@ def test_line_sums_equal_the_csv_line_rows(kernel):
     rows = cuda_lines(capture_dir(kernel) / "source_cuda_sass.csv")
     expected: dict[str, list[tuple[int, int]]] = {}
     for path, line, values in rows:
-        expected.setdefault(f"{ncu.virtual_path(path, '.')}:{line}", []).append(
+        expected.setdefault(f"{ncu_capture.virtual_path(path, '.')}:{line}", []).append(
             (int(values[ALL]), int(values[NI])))
     got = {}
     for a in found:
@@ -221,7 +221,7 @@ def test_line_view_agrees_with_instruction_view(kernel):
     sass = [r for block in sass_blocks(capture_dir(kernel) / "source_sass.csv") for r in block]
     cuda = cuda_instructions(capture_dir(kernel) / "source_cuda_sass.csv")
     assert len(sass) == len(cuda)
-    launches = ncu.parse_source_cuda_sass(str(capture_dir(kernel) / "source_cuda_sass.csv"),
+    launches = ncu_pages.parse_source_cuda_sass(str(capture_dir(kernel) / "source_cuda_sass.csv"),
                                           [{int(r["Address"], 16) for r in b}
                                            for b in sass_blocks(capture_dir(kernel) / "source_sass.csv")])
     for block, launch in zip(sass_blocks(capture_dir(kernel) / "source_sass.csv"), launches):
@@ -282,7 +282,7 @@ def test_bottleneck_rule(kernel, kind):
 
 
 def test_classify_bottleneck_rule_cases():
-    c = ncu.classify_bottleneck
+    c = ncu_metrics.classify_bottleneck
     assert c(85.0, 0.0, 65.0, 50.0)["kind"] == "memory-bound"
     assert c(20.0, 75.0, 75.0, 90.0)["kind"] == "compute-bound"
     assert c(70.0, 70.0, 70.0, 90.0)["kind"] == "compute+memory-bound"
@@ -306,7 +306,7 @@ def test_two_launches_split_into_two_records():
 
 
 def test_cuda_sass_alone_splits_repeated_code_into_launches():
-    launches = ncu.parse_source_cuda_sass(str(capture_dir("vec_add") / "source_cuda_sass.csv"))
+    launches = ncu_pages.parse_source_cuda_sass(str(capture_dir("vec_add") / "source_cuda_sass.csv"))
     assert [len(x.rows) for x in launches] == [48, 48]
     assert [len(x.lines) for x in launches] == [7, 7]
 
@@ -318,7 +318,7 @@ def test_source_page_alone(tmp_path):
     folder.mkdir()
     shutil.copy(capture_dir("softmax") / "source_sass.csv", folder)
     assert ncu.is_capture(str(folder))
-    (a,) = ncu.analyze_capture(CaptureRef(str(folder), "ncu_only", "ncu_only", "", "ncu"))
+    (a,) = ncu_capture.analyze_capture(CaptureRef(str(folder), "ncu_only", "ncu_only", "", "ncu"))
     assert len(a.instructions) == 320 and a.total_stall_cycles == 5310  # source_sass.csv: 320 rows, Not-issued sum
     assert all(i.source_loc == UNKNOWN_LOC for i in a.instructions)
     assert a.arch == "unknown" and a.extra["ncu"] == {}
@@ -330,7 +330,7 @@ def test_source_page_with_provenance_knows_the_arch(tmp_path):
     folder.mkdir()
     for name in ("source_cuda_sass.csv", "provenance.json"):
         shutil.copy(capture_dir("rmsnorm") / name, folder)
-    (a,) = ncu.analyze_capture(CaptureRef(str(folder), "cap", "cap", "x", "ncu"))
+    (a,) = ncu_capture.analyze_capture(CaptureRef(str(folder), "cap", "cap", "x", "ncu"))
     assert (a.arch, a.arch_source) == ("sm_90", "provenance")
     assert len(a.instructions) == 224 and a.total_stall_cycles == 904  # source_cuda_sass.csv: 224 SASS rows
     assert a.extra["shape"]["name"] == "llama3-70b-prefill-2k"
@@ -341,7 +341,7 @@ def test_details_alone_gives_metrics_without_instructions(tmp_path):
     folder = tmp_path / "d"
     folder.mkdir()
     shutil.copy(capture_dir("gemm") / "details.csv", folder)
-    (a,) = ncu.analyze_capture(CaptureRef(str(folder), "d", "d", "", "ncu"))
+    (a,) = ncu_capture.analyze_capture(CaptureRef(str(folder), "d", "d", "", "ncu"))
     assert a.instructions == [] and a.arch == "sm_90"  # details.csv: CC 9.0
     m = a.extra["ncu"]
     # details.csv: Duration 249.95 us, DRAM Throughput 17.89 %, Compute (SM) Throughput 58.64 %,
@@ -387,7 +387,7 @@ def test_handmade_details_alone_reads_the_tensor_pipe_from_the_rule(tmp_path):
     ]
     with open(folder / "details.csv", "w", newline="") as fh:
         csv.writer(fh, quoting=csv.QUOTE_ALL).writerows([HANDMADE_DETAILS_HEAD, *rows])
-    (a,) = ncu.analyze_capture(CaptureRef(str(folder), "d", "d", "", "ncu"))
+    (a,) = ncu_capture.analyze_capture(CaptureRef(str(folder), "d", "d", "", "ncu"))
     assert a.instructions == [] and a.arch == "sm_90"
     m = a.extra["ncu"]
     assert m["tensor_pipe_pct"] == 58.6  # from the HighPipeUtilization rule, no raw page
@@ -436,7 +436,7 @@ def test_handmade_source_export_without_header(tmp_path):
     folder.mkdir()
     (folder / "source_sass.csv").write_text('"Kernel Name","k",\n"0x10","  NOP","1","1"\n')
     with pytest.raises(InputError) as err:
-        ncu.analyze_capture(CaptureRef(str(folder), "c", "c", "", "ncu"))
+        ncu_capture.analyze_capture(CaptureRef(str(folder), "c", "c", "", "ncu"))
     assert err.value.line == 2 and "no Address header" in err.value.problem
 
 
@@ -446,7 +446,7 @@ def test_handmade_details_with_bad_id(tmp_path):
     head = ",".join(f'"{c}"' for c in ("ID", "Kernel Name", "Section Name", "Metric Name", "Metric Unit", "Metric Value"))
     (folder / "details.csv").write_text(head + '\n"x","k","S","Duration","us","1"\n')
     with pytest.raises(InputError) as err:
-        ncu.analyze_capture(CaptureRef(str(folder), "c", "c", "", "ncu"))
+        ncu_capture.analyze_capture(CaptureRef(str(folder), "c", "c", "", "ncu"))
     assert err.value.line == 2
 
 
@@ -458,16 +458,16 @@ def test_empty_exports_are_an_empty_shell(tmp_path):
 
 
 def test_number_cells():
-    assert ncu.number("434,655") == 434655.0
-    assert ncu.number("12.5") == 12.5
-    assert ncu.number("-") is None and ncu.number("no data") is None and ncu.number("") is None
-    assert ncu.opcode("@!P3  LDS R2, [R22]") == "LDS"
-    assert ncu.opcode_class("HGMMA.64x128x16.F32.BF16 R24, gdesc[UR4], R24") == "MFMA/FMA"
-    assert ncu.arch_of("9.0") == "sm_90" and ncu.arch_of("x") is None
+    assert ncu_pages.number("434,655") == 434655.0
+    assert ncu_pages.number("12.5") == 12.5
+    assert ncu_pages.number("-") is None and ncu_pages.number("no data") is None and ncu_pages.number("") is None
+    assert ncu_capture.opcode("@!P3  LDS R2, [R22]") == "LDS"
+    assert ncu_capture.opcode_class("HGMMA.64x128x16.F32.BF16 R24, gdesc[UR4], R24") == "MFMA/FMA"
+    assert ncu_capture.arch_of("9.0") == "sm_90" and ncu_capture.arch_of("x") is None
 
 
 def test_virtual_paths():
-    vp = ncu.virtual_path
+    vp = ncu_capture.virtual_path
     assert vp("/home/me/repo/demo/kernels/softmax.py", "/home/me/repo") == "demo/kernels/softmax.py"
     assert vp("/home/me/repo/demo/kernels/softmax.py", "/home/me/repo/") == "demo/kernels/softmax.py"
     assert vp("/opt/v/lib/python3.12/site-packages/triton/language/standard.py", "/home/me/repo") == \

@@ -1,6 +1,6 @@
 """View models alone: the overview rows, kernel-page panels and their display values.
 
-Inputs are gathered from the real shared sweep (``build.gather_kernel``); the expected
+Inputs are gathered from the real shared sweep (``site_gather.gather_kernel``); the expected
 values come from the sweep's own reference files (``expected/verdicts.json``,
 ``expected/occupancy.json``, the raw wave files) or are worked by hand in the test.
 """
@@ -12,7 +12,9 @@ import math
 
 import pytest
 
-from generator.site import build, charts
+from generator.site import charts
+from generator.site import gather as site_gather
+from generator.site import plan as site_plan
 from generator.read import discover
 from generator.analyze import verdicts
 from generator.read.att import read_wave
@@ -31,9 +33,9 @@ def env(sweep):
     swp = discover.discover(sweep)
     cfg = load_config(swp.root)
     kj = verdicts.load_kernels_json(swp.root)
-    mods = {n: build.optional(n) for n in build.OPTIONAL}
-    plans = {p.slug: p for p in build.plan_kernels(swp, cfg, kj)}
-    return build.Env(swp.root, cfg, kj, mods, lambda msg: None), plans
+    mods = {n: site_plan.optional(n) for n in site_plan.OPTIONAL}
+    plans = {p.slug: p for p in site_plan.plan_kernels(swp, cfg, kj)}
+    return site_gather.Env(swp.root, cfg, kj, mods, lambda msg: None), plans
 
 
 @pytest.fixture(scope="module")
@@ -43,7 +45,7 @@ def kernel(env):
     def get(slug):
         if slug not in cache:
             e, plans = env
-            k, _ = build.gather_kernel(plans[slug], e)
+            k, _ = site_gather.gather_kernel(plans[slug], e)
             cache[slug] = (k, overview_views.index_row(k))
         return cache[slug]
     return get
@@ -265,13 +267,13 @@ def test_timeline_bins_sum_to_the_wave_file(kernel, sweep):
     assert t.n_instructions == len(rows)
     assert t.total_stall == sum(max(r[2], 0) for r in rows)
     assert t.total_issue == sum(max(r[3] - max(r[2], 0), 0) for r in rows)
-    assert len(t.starts) <= build.TIMELINE_BINS and t.starts[1] - t.starts[0] == t.bin_cycles
+    assert len(t.starts) <= site_gather.TIMELINE_BINS and t.starts[1] - t.starts[0] == t.bin_cycles
 
 
 def test_pick_wave_takes_the_longest_and_the_first_on_ties():
     w = [WaveFile("a", 0, 0, 0, 0, 0, 10), WaveFile("b", 0, 0, 1, 0, 5, 25), WaveFile("c", 0, 1, 0, 0, 0, 20)]
-    assert build.pick_wave(w).file == "b"
-    assert build.pick_wave([]) is None
+    assert site_plan.pick_wave(w).file == "b"
+    assert site_plan.pick_wave([]) is None
 
 
 def test_pr_snippet_and_badge(kernel):

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from generator.analyze import hotspots, waves
+from generator.analyze import hotspots, ncu_capture, waves
 from generator.analyze import occupancy as occ_model
 from generator.errors import InputError
 from generator.model import Bundle, CaptureAnalysis, CaptureRef, Sweep
@@ -79,8 +79,8 @@ def analyze_att(ref: CaptureRef, bundle: Bundle | None = None) -> list[CaptureAn
     )]
 
 
-#: Formats whose reader only reads: their analysis lives here.
-ANALYZERS = {"att": analyze_att}
+#: Formats whose reader only reads: their analysis lives in analyze/ (by format name).
+ANALYZERS = {"att": analyze_att, "ncu": ncu_capture.analyze_capture}
 
 
 def analyze_ref(ref: CaptureRef, bundle: Bundle | None) -> list[CaptureAnalysis]:

@@ -1,7 +1,7 @@
 """The profile summary that opens an NVIDIA kernel page: display-ready values, no HTML.
 
 ``ncu_summary(analyses, rows, ledger)`` turns the launches of one Nsight Compute
-capture (``generator.read.ncu``) and the kernel's campaign rows into one dict::
+capture (``generator.analyze.ncu_capture``) and the kernel's campaign rows into one dict::
 
     {
       "format_version": 1,
@@ -24,7 +24,7 @@ Rules (all documented here, tested in tests/test_ncu_summary.py):
 - The *primary* launch is the longest one (it dominates the time); the bottleneck and the
   opportunities are its own. Every launch is a row of ``stages``.
 - ``bottleneck`` is ``extra["ncu"]["bottleneck"]`` (DOMAIN §4 rule in
-  ``generator.read.ncu.classify_bottleneck``); the root cause names the two percentages that
+  ``generator.analyze.ncu_metrics.classify_bottleneck``); the root cause names the two percentages that
   decided it and the stall reason holding most not-issued samples, with its source line.
 - Opportunities are the rules of type OPT with an estimated speedup: those whose speedup
   is ``global`` (of the whole kernel) first, then ``local`` ones (of one unit), each
@@ -463,7 +463,7 @@ def ncu_summary(analyses: CaptureAnalysis | list[CaptureAnalysis], rows: Iterabl
                 headroom: float = 0.95) -> dict[str, Any]:
     """The display-ready profile summary of one NVIDIA capture (see the module docstring).
 
-    ``analyses``: the launches of one capture (``generator.read.ncu``); ``rows`` and ``ledger``:
+    ``analyses``: the launches of one capture (``generator.analyze.ncu_capture``); ``rows`` and ``ledger``:
     the kernel's campaign (dicts as in benchmark_results.jsonl / shape_ledger.jsonl, or
     ``generator.read.campaign`` ResultRow / LedgerShape objects).
     """

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from generator.capture import nvidia
+from generator.capture import nvidia_profile
 from generator.errors import InputError
 
 
@@ -15,7 +15,7 @@ def _child_main(argv: list[str]) -> int:
     p.add_argument("spec")
     p.add_argument("--shapes", required=True)
     a = p.parse_args(argv)
-    return nvidia.profile_child(a.spec, [s for s in a.shapes.split(",") if s])
+    return nvidia_profile.profile_child(a.spec, [s for s in a.shapes.split(",") if s])
 
 
 def main(argv: list[str] | None = None) -> int:

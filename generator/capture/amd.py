@@ -42,7 +42,7 @@ import sys
 from dataclasses import dataclass, field
 from typing import Callable
 
-from generator.capture import ingest
+from generator.capture import ingest, ingest_diagnose, ingest_raw
 from generator.read import rocprof
 from generator.analyze import runstats
 from generator.errors import InputError
@@ -171,7 +171,7 @@ def choose_iterations(calls: int | None, override: str | None = None) -> tuple[s
     trace the last ones.
     """
     if override:
-        ingest.parse_iteration_range(override)
+        ingest_raw.parse_iteration_range(override)
         return override, "as given"
     if calls is None or calls >= LAST_ITERATION:
         return (f"[{FIRST_ITERATION}, [{LAST_ITERATION}-{LAST_ITERATION}]]",
@@ -187,7 +187,7 @@ def expected_dispatches(trace_csv: str, kernel: str, iterations: str) -> list[in
         return []
     ids = [rocprof.to_int(r.get("Dispatch_Id")) for r in rocprof.read_kernel_trace(trace_csv)
            if (r.get("Kernel_Name") or "") == kernel]
-    return [ids[i - 1] for i in ingest.parse_iteration_range(iterations) if 0 < i <= len(ids) and ids[i - 1]]
+    return [ids[i - 1] for i in ingest_raw.parse_iteration_range(iterations) if 0 < i <= len(ids) and ids[i - 1]]
 
 
 def bundle_name(kernel: str) -> str:
@@ -241,7 +241,7 @@ def input_yaml(plan: Plan) -> str:
         "    -",
         f"        kernel_include_regex: {_q(regex)}",
         f"        kernel_iteration_range: {_q(plan.iterations)}",
-        f"        output_file: {ingest.DEFAULT_OUTPUT_FILE}",
+        f"        output_file: {ingest_raw.DEFAULT_OUTPUT_FILE}",
         f"        output_directory: {_path_scalar(plan.raw_dir)}",
         f"        output_format: [{', '.join(s.output_format)}]",
         "        truncate_kernels: true",
@@ -428,8 +428,8 @@ def _holds_capture(raw_dir: str) -> bool:
         names = os.listdir(raw_dir)
     except OSError:
         return False
-    results = f"{ingest.DEFAULT_OUTPUT_FILE}_results.json"
-    return any(n.startswith(ingest.CAPTURE_PREFIX) or n.endswith(".att") or n == results for n in names)
+    results = f"{ingest_raw.DEFAULT_OUTPUT_FILE}_results.json"
+    return any(n.startswith(ingest_raw.CAPTURE_PREFIX) or n.endswith(".att") or n == results for n in names)
 
 
 # ---------------------------------------------------------------- main
@@ -542,13 +542,13 @@ def execute(plan: Plan, stats, args, rocprofv3: str) -> int:
     print(f"\nstep 2: trace {kernel.name} ({plan.iteration_note})")
     with open(plan.yaml_path, "w", encoding="utf-8") as fh:
         fh.write(input_yaml(plan))
-    with open(os.path.join(plan.raw_dir, ingest.RUN_INFO), "w", encoding="utf-8") as fh:
+    with open(os.path.join(plan.raw_dir, ingest_raw.RUN_INFO), "w", encoding="utf-8") as fh:
         json.dump(run_info(plan, env, rocprofv3), fh, indent=1, sort_keys=True)
         fh.write("\n")
     os.makedirs(plan.cache_dir)
     if not find_decoder(env, rocprofv3):
         print("warning: rocprof-trace-decoder (librocprof-trace-decoder.so) was not found; without it "
-              "rocprofv3 records the trace but cannot decode it.\n  fix: " + ingest.FIX_DECODER, file=sys.stderr)
+              "rocprofv3 records the trace but cannot decode it.\n  fix: " + ingest_diagnose.FIX_DECODER, file=sys.stderr)
     shown = f"{DEBUG_ENV}=1 {CACHE_ENV}={shlex.quote(os.path.abspath(plan.cache_dir))} "
     rc = run_logged(capture_command(plan), capture_env(plan, env), os.path.join(plan.raw_dir, "capture.log"), shown)
     if rc:

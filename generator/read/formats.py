@@ -3,7 +3,8 @@
 A format module calls ``register(CaptureFormat(...))`` at import time. Discovery asks
 each registered format for the captures of a bundle; analysis calls the format's
 ``analyze`` when the format brings one, else its own analyzer in
-``generator.analyze.analysis`` (ATT: the reader only reads). Adding a format means adding a module name to ``FORMAT_MODULES``.
+``generator.analyze.analysis`` (ATT, NCU: the readers only read). Adding a format means
+adding a module name to ``FORMAT_MODULES``.
 """
 
 from __future__ import annotations

@@ -128,7 +128,7 @@ def capture_json(c: CaptureData) -> dict[str, Any]:
 
 
 def kernel_json(k: KernelData, row: IndexRow, format_version: int) -> dict[str, Any]:
-    """``api/kernels/<slug>.json``: everything the page shows (see ``generator.site.build``)."""
+    """``api/kernels/<slug>.json``: everything the page shows (see ``generator.site.api``)."""
     return {
         "format_version": format_version,
         "kernel": row.api(),

@@ -1,0 +1,152 @@
+"""Metrics of one NVIDIA launch from the details and raw pages, and its bottleneck class.
+
+``ncu_metrics`` gives the display metrics (SOL percentages, DRAM traffic, occupancy and its
+limiter, registers, spills) that sit in ``CaptureAnalysis.extra["ncu"]``;
+``classify_bottleneck`` is the rule of DOMAIN §4.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from generator.read.ncu_pages import DetailsLaunch, RawLaunch, number
+
+#: Percent at or above which a unit counts as highly used (Nsight Compute's own
+#: SOLBottleneck rule calls throughput below 60 % of peak a latency problem).
+HIGH_PCT = 60.0
+#: L2 hit rate below which locality is flagged (DOMAIN §4).
+L2_LOCALITY_PCT = 80.0
+
+_TIME_UNITS = {"ns": 1e-3, "nsecond": 1e-3, "us": 1.0, "usecond": 1.0, "ms": 1e3, "msecond": 1e3,
+               "s": 1e6, "second": 1e6}
+_BYTE_UNITS = {"byte": 1, "Kbyte": 1e3, "Mbyte": 1e6, "Gbyte": 1e9, "Tbyte": 1e12,
+               "KB": 1e3, "MB": 1e6, "GB": 1e9}
+
+
+def _scaled(value: float | None, unit: str, table: dict[str, float]) -> float | None:
+    """A value converted by its unit (unknown units: None)."""
+    if value is None:
+        return None
+    factor = table.get(unit.strip())
+    return value * factor if factor is not None else None
+
+
+def _raw_value(raw: RawLaunch | None, name: str) -> float | None:
+    return number(raw[name][1]) if raw and name in raw else None
+
+
+def classify_bottleneck(dram_pct: float | None, tensor_pct: float | None, sm_pct: float | None,
+                        l2_hit_pct: float | None, high: float = HIGH_PCT) -> dict[str, Any]:
+    """The bottleneck rule of DOMAIN §4.
+
+    DRAM% >= high and TC% < high: memory-bound; TC% >= high and DRAM% < high:
+    compute-bound; both >= high: compute+memory-bound; both below: latency-bound (check
+    occupancy and spills). TC% is the tensor-pipe utilization (raw page); a kernel
+    without tensor work has TC% near 0, so it is memory- or latency-bound, as DOMAIN §4
+    says. The SM throughput % is kept beside it for display. ``locality`` is set when the
+    L2 hit rate is below 80 %.
+    """
+    compute = tensor_pct
+    if dram_pct is None or compute is None:
+        kind = "unknown"
+    elif dram_pct >= high and compute >= high:
+        kind = "compute+memory-bound"
+    elif dram_pct >= high:
+        kind = "memory-bound"
+    elif compute >= high:
+        kind = "compute-bound"
+    else:
+        kind = "latency-bound"
+    return {
+        "kind": kind,
+        "dram_pct": dram_pct,
+        "tensor_pct": tensor_pct,
+        "sm_pct": sm_pct,
+        "high_pct": high,
+        "locality": l2_hit_pct is not None and l2_hit_pct < L2_LOCALITY_PCT,
+        "l2_hit_pct": l2_hit_pct,
+    }
+
+
+BLOCK_LIMITS = (("Block Limit Registers", "registers"), ("Block Limit Shared Mem", "shared memory"),
+                ("Block Limit Warps", "warps"), ("Block Limit SM", "blocks per SM"),
+                ("Block Limit Barriers", "barriers"))
+
+
+def ncu_metrics(d: DetailsLaunch | None, raw: RawLaunch | None) -> dict[str, Any]:
+    """Display metrics of one launch from the details page (and the raw page)."""
+    if d is None and raw is None:
+        return {}
+    out: dict[str, Any] = {}
+
+    def pct(name: str, section: str | None = None) -> float | None:
+        return d.value(name, section) if d else None
+
+    dur = d.metric("GPU Speed Of Light Throughput", "Duration") if d else None
+    out["duration_us"] = _scaled(number(dur[1]), dur[0], _TIME_UNITS) if dur else None
+    if out["duration_us"] is None:
+        out["duration_us"] = _raw_value(raw, "gpu__time_duration.sum") if raw and raw.get(
+            "gpu__time_duration.sum", ("", ""))[0] == "us" else None
+    out["dram_throughput_pct"] = pct("DRAM Throughput", "GPU Speed Of Light Throughput")
+    out["memory_throughput_pct"] = pct("Memory Throughput", "GPU Speed Of Light Throughput")
+    out["sm_throughput_pct"] = pct("Compute (SM) Throughput", "GPU Speed Of Light Throughput")
+    out["l1tex_throughput_pct"] = pct("L1/TEX Cache Throughput", "GPU Speed Of Light Throughput")
+    out["l2_throughput_pct"] = pct("L2 Cache Throughput", "GPU Speed Of Light Throughput")
+    out["tensor_pipe_pct"] = _raw_value(raw, "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_elapsed")
+    bw = d.metric("Memory Workload Analysis", "Memory Throughput") if d else None
+    out["dram_bandwidth_gbs"] = (_scaled(number(bw[1]), bw[0].split("/")[0], _BYTE_UNITS) or 0) / 1e9 if bw else None
+    rd, wr = (raw or {}).get("dram__bytes_read.sum"), (raw or {}).get("dram__bytes_write.sum")
+    out["dram_bytes_read"] = _scaled(number(rd[1]), rd[0], _BYTE_UNITS) if rd else None
+    out["dram_bytes_write"] = _scaled(number(wr[1]), wr[0], _BYTE_UNITS) if wr else None
+    out["l1_hit_rate_pct"] = pct("L1/TEX Hit Rate")
+    out["l2_hit_rate_pct"] = pct("L2 Hit Rate")
+    if out["l2_hit_rate_pct"] is None:
+        out["l2_hit_rate_pct"] = _raw_value(raw, "lts__t_sector_hit_rate.pct")
+    regs = pct("Registers Per Thread")
+    out["registers_per_thread"] = int(regs) if regs is not None else (
+        int(v) if (v := _raw_value(raw, "launch__registers_per_thread")) is not None else None)
+    spills = pct("Local Memory Spilling Requests")
+    out["spill_requests"] = int(spills) if spills is not None else None
+    sp = _raw_value(raw, "sass__inst_executed_register_spilling")
+    out["spill_instructions"] = int(sp) if sp is not None else None
+    dyn = d.metric("Launch Statistics", "Dynamic Shared Memory Per Block") if d else None
+    sta = d.metric("Launch Statistics", "Static Shared Memory Per Block") if d else None
+    shared = [_scaled(number(m[1]), m[0].split("/")[0], _BYTE_UNITS) for m in (dyn, sta) if m]
+    out["shared_memory_per_block_bytes"] = int(sum(s for s in shared if s is not None)) if shared else None
+    for key, name in (("block_size", "Block Size"), ("grid_size", "Grid Size"), ("waves_per_sm", "Waves Per SM"),
+                      ("sm_count", "# SMs"), ("threads", "Threads")):
+        out[key] = pct(name, "Launch Statistics")
+    out["sm_frequency_ghz"] = pct("SM Frequency")
+    out["dram_frequency_ghz"] = pct("DRAM Frequency")
+    out["elapsed_cycles"] = pct("Elapsed Cycles")
+    out["executed_ipc_active"] = pct("Executed Ipc Active")
+    out["issue_slots_busy_pct"] = pct("Issue Slots Busy")
+    out["warp_cycles_per_issued_instruction"] = pct("Warp Cycles Per Issued Instruction")
+    limits = {label: pct(name, "Occupancy") for name, label in BLOCK_LIMITS}
+    known = {k: v for k, v in limits.items() if v is not None}
+    out["occupancy"] = {
+        "theoretical_pct": pct("Theoretical Occupancy", "Occupancy"),
+        "achieved_pct": pct("Achieved Occupancy", "Occupancy"),
+        "theoretical_warps_per_sm": pct("Theoretical Active Warps per SM", "Occupancy"),
+        "achieved_warps_per_sm": pct("Achieved Active Warps Per SM", "Occupancy"),
+        "block_limits": limits,
+        "limiter": min(known, key=lambda k: known[k]) if known else None,
+    }
+    out["bottleneck"] = classify_bottleneck(out["dram_throughput_pct"], out["tensor_pipe_pct"],
+                                            out["sm_throughput_pct"], out["l2_hit_rate_pct"])
+    out["sol"] = {k: out[k] for k in ("sm_throughput_pct", "memory_throughput_pct", "dram_throughput_pct",
+                                      "l1tex_throughput_pct", "l2_throughput_pct", "tensor_pipe_pct")}
+    if d:
+        out["launch"] = {"id": d.id, "kernel": d.kernel, "block": d.block, "grid": d.grid, "device": d.device,
+                         "cc": d.cc}
+    return out
+
+
+def details_table(d: DetailsLaunch | None) -> dict[str, dict[str, list[str]]]:
+    """Every section metric of the details page: section -> metric -> [value, unit]."""
+    out: dict[str, dict[str, list[str]]] = {}
+    if d is None:
+        return out
+    for (section, metric), (unit, value) in d.metrics.items():
+        out.setdefault(section, {})[metric] = [value, unit]
+    return out

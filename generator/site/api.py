@@ -1,0 +1,73 @@
+"""The JSON documents of the site: ``api/index.json`` and ``api/kernels/<slug>.json``.
+
+``api/index.json``, format_version 1 (``generator.model.FORMAT_VERSION``)::
+
+    {"format_version": 1,
+     "generator": {"name": "kernel-atlas", "version": "0.1.0"},
+     "sweep": {"title": "...", "date": "2026-06-01", "candidate": "flydsl",
+               "thresholds": {"win": 1.05, "headroom": 0.95},
+               "provenance": {"gpu": "AMD Instinct MI350X", "rocm": "7.2.0", ...}},
+     "tallies": {"win": 4, "parity": 0, "headroom": 9, "blocked": 0, "untimed": 5, "unscored": 1},
+     "kernels": [{"slug": "softmax", "name": "Softmax", "op": "softmax", "category": "reduction",
+                  "verdict": "WIN", "geomean_vs_best": 1.079, "weighted_geomean_vs_best": null,
+                  "wins": 40, "parity": 20, "losses": 13, "n_measured": 73, "n_shapes": 73,
+                  "hard_failures": 0, "harness_failures": 0, "best_baseline": "aiter",
+                  "top_stall_type": "VMEM-load", "stall_ratio": 0.764, "occupancy": 8,
+                  "limiter": "NONE", "flags": ["uncertain"], "flag_texts": ["uncertain (noise 1.08x)"],
+                  "missing": [], "broken": [],
+                  "page": "kernels/softmax/index.html", "permalink": "kernels/softmax/",
+                  "json": "api/kernels/softmax.json", "badge": "badges/softmax.svg"}, ...],
+     "errors": {"<slug>": "benchmarks/examples/x/benchmark_results.csv:3: ..."},
+     "sweep_findings": [{"key": "limiter:VGPR", "title": "...", "kernels": [...], ...}]}
+
+``verdict`` is WIN, PARITY, HEADROOM, BLOCKED, UNTIMED (a campaign with a ledger and no
+results) or null (no campaign). ``flags`` are machine words shown beside the verdict
+(``hard_failures``, ``uncertain``, ``reference_only``, ``not_like_for_like``,
+``suspect_reference``, ``above_roof``); ``flag_texts`` the same as a person reads them. ``api/kernels/<slug>.json`` holds ``format_version``,
+``kernel`` (the index record), ``score`` (``verdicts.KernelScore.to_json()``, with
+``shapes``), ``headline``, ``hotspot`` (primary capture: top stall type, stall ratio,
+waves per SIMD, limiter), ``captures`` (each: ``analysis`` as ``analyze --json``,
+every ``lines`` entry, the ``isa`` rows (columns in ``isa_columns``; ``loc`` indexes
+``locs``), the ``timeline`` bins, ``advice``, ``mfma``),
+``counters``, ``runstats``, ``roofline``, ``compare``, ``report_html``, ``missing``,
+``broken``. A reader must check ``format_version`` and refuse versions it does not know.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from generator import __version__
+from generator.model import FORMAT_VERSION
+from generator.site.views import base as base_views, kernel as kernel_views, overview as overview_views
+
+
+def kernel_doc(k: base_views.KernelData, row: overview_views.IndexRow) -> dict[str, Any]:
+    """``api/kernels/<slug>.json``."""
+    doc = kernel_views.kernel_json(k, row, FORMAT_VERSION)
+    prim = k.primary
+    if prim is not None and prim.analysis is not None:
+        a = prim.analysis
+        doc["hotspot"] = {"capture": prim.rel, "top_stall_type": a.top_stall_type, "stall_ratio": a.stall_ratio,
+                          "waves_per_simd": a.occupancy.waves_per_simd if a.occupancy else None,
+                          "limiter": a.occupancy.limiter if a.occupancy else None}
+    else:
+        doc["hotspot"] = None
+    for key in ("slug", "name", "op", "verdict"):
+        doc[key] = doc["kernel"][key]
+    return doc
+
+
+def index_doc(rows: list[overview_views.IndexRow], overview: overview_views.OverviewPage, ctx: base_views.SiteContext,
+               prov: dict[str, str], date: str, reading: list[dict[str, Any]]) -> dict[str, Any]:
+    """``api/index.json``."""
+    return {
+        "format_version": FORMAT_VERSION,
+        "generator": {"name": "kernel-atlas", "version": __version__},
+        "sweep": {"title": ctx.title, "date": date, "candidate": ctx.candidate,
+                  "thresholds": {"win": ctx.win, "headroom": ctx.headroom}, "provenance": prov},
+        "tallies": overview.tally.to_json(),
+        "kernels": [r.api() for r in rows],
+        "errors": {r.slug: "; ".join(r.broken) for r in rows if r.broken},
+        "sweep_findings": [item["json"] for item in reading],
+    }

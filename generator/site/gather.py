@@ -1,0 +1,320 @@
+"""Gather what the pages show: analyze and score one kernel (``gather_kernel``), and the
+sweep-level facts of the overview. A failing optional stage is recorded against its kernel,
+never fatal.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from generator.analyze import analysis, commits
+from generator.config import CONFIG_NAME, SweepConfig
+from generator.errors import InputError
+from generator.model import STALL_TYPES, Bundle, CaptureAnalysis
+from generator.read import att, discover
+from generator.site import render
+from generator.site.plan import KernelPlan, pick_wave
+from generator.site.views import base as base_views, overview as overview_views
+
+TIMELINE_BINS = 120
+MAX_SOURCE_BYTES = 2_000_000
+
+
+def relative_text(text: str, root: str) -> str:
+    """A message with the sweep root's absolute path removed (pages carry no local paths)."""
+    root = os.path.abspath(root)
+    return text.replace(root + os.sep, "").replace(root, ".")
+
+
+def load_timeline(capture_dir: str, a: CaptureAnalysis, bins: int = TIMELINE_BINS) -> tuple[base_views.WaveTimeline | None, str]:
+    """Issue and stall cycles over time of the longest sampled wave (only that wave file is parsed)."""
+    wave = pick_wave(a.waves)
+    if wave is None:
+        return None, "No sampled wave is listed in filenames.json."
+    rows = att.read_wave(capture_dir, wave)
+    if not rows:
+        return None, f"The sampled wave {wave.file} holds no instructions."
+    types = {ins.pc_index: ins.type for ins in a.instructions}
+    start = rows[0][0]
+    end = max(r[0] + max(r[3], 0) for r in rows)
+    span = max(1, end - start)
+    width = max(1, -(-span // bins))
+    n = -(-span // width)
+    issue = [0] * n
+    stall: dict[str, list[int]] = {t: [0] * n for t in STALL_TYPES}
+    for t, _kind, st, dur, pc in rows:
+        b = min(n - 1, max(0, (t - start) // width))
+        st = max(st, 0)
+        issue[b] += max(dur - st, 0)
+        if st:
+            name = types.get(pc, "other")
+            stall.setdefault(name, [0] * n)[b] += st
+    stall = {k: v for k, v in stall.items() if any(v)}
+    return base_views.WaveTimeline(
+        wave=wave, n_instructions=len(rows), bin_cycles=width, starts=[i * width for i in range(n)],
+        issue=issue, stall=stall, total_stall=sum(sum(v) for v in stall.values()), total_issue=sum(issue),
+    ), ""
+
+
+def read_sources(a: CaptureAnalysis) -> dict[str, list[str]]:
+    """Snapshot source files of a capture that exist (paths were checked to stay inside it)."""
+    out = {}
+    for vpath, local in sorted(a.sources.items()):
+        try:
+            if not os.path.isfile(local) or os.path.getsize(local) > MAX_SOURCE_BYTES:
+                continue
+            with open(local, encoding="utf-8", errors="replace") as fh:
+                out[vpath] = fh.read().splitlines()
+        except OSError:
+            continue
+    return out
+
+
+@dataclass
+class Env:
+    """What gathering needs besides the plan."""
+
+    root: str
+    config: SweepConfig
+    kernels_json: dict[str, Any] | None
+    mods: dict[str, Any]
+    warn: Callable[[str], None]
+
+
+def _stage(k: base_views.KernelData, env: Env, what: str, fn: Callable, *args, **kwargs):
+    """Run an optional stage; its failure is recorded against the kernel, never fatal."""
+    try:
+        return fn(*args, **kwargs)
+    except InputError as err:
+        k.broken.append(f"{what}: {relative_text(err.message, env.root)}")
+    except Exception as err:  # a bug in one stage must not take the whole site down
+        msg = relative_text(f"{type(err).__name__}: {err}", env.root)
+        k.broken.append(f"{what} failed: {msg}")
+        env.warn(f"{k.slug}: {what} failed: {msg}")
+    return None
+
+
+def kj_provenance(env: Env) -> dict[str, Any]:
+    """kernels.json's provenance overlaid with the configuration's ``[provenance]``."""
+    kj = (env.kernels_json or {}).get("provenance")
+    return {**(kj if isinstance(kj, dict) else {}), **env.config.provenance}
+
+
+def gather_kernel(plan: KernelPlan, env: Env) -> tuple[base_views.KernelData, dict[str, Any]]:
+    """Analyze and score one kernel: its KernelData, and the extra the overview caches."""
+    m = env.mods
+    k = base_views.KernelData(slug=plan.slug, name=plan.name, op=plan.op, category=plan.category,
+                         bundle_rel=relative_text(plan.bundle.path, env.root).replace(os.sep, "/") if plan.bundle else None,
+                         prev=plan.prev, next=plan.next,
+                         profiled_commit=commits.sweep_profiled_commit(kj_provenance(env), env.config.candidate))
+    extra: dict[str, Any] = {}
+    vmod = m.get("verdicts")
+    if plan.op and plan.campaign_dir and vmod is not None:
+        rel = discover.rel_path(plan.campaign_dir, env.root)
+        res = _stage(k, env, "scoring", vmod.score_folder, plan.campaign_dir, env.config, env.kernels_json,
+                     name=plan.op, rel=rel)
+        if isinstance(res, InputError):
+            k.score_error = relative_text(res.message, env.root)
+            k.broken.append(f"campaign {rel}: {k.score_error}")
+        elif res is not None:
+            k.score = res
+            k.headline, k.headline_note = res.headline, res.headline_note
+            extra["provenance"] = dict(res.provenance)
+    elif plan.entry and vmod is not None:
+        t = vmod.Thresholds.from_config(env.config)
+        k.headline = vmod.headline_pair(plan.entry, env.config.candidate, t)
+    if plan.bundle is not None:
+        _gather_bundle(plan.bundle, k, env, plan.campaign_dir)
+    if plan.campaign_dir and m.get("roofline") is not None and k.score is not None and k.score.is_verdict:
+        r = _stage(k, env, "roofline", m["roofline"].campaign_roofline, plan.campaign_dir, env.config)
+        if r is not None and r.points:
+            k.roofline = r.to_json()
+    _missing(plan, k)
+    prim = k.primary
+    if prim is not None and prim.findings is not None:
+        extra["findings"] = prim.findings
+    return k, extra
+
+
+def _gather_bundle(bundle: Bundle, k: base_views.KernelData, env: Env, campaign_dir: str | None = None) -> None:
+    """Captures (analysis, timeline, sources, advice), counters, run statistics, comparisons, report."""
+    m = env.mods
+    results = analysis.analyze_bundle(bundle)
+    analyses: list[CaptureAnalysis] = []
+    for r in results:
+        base = dict(label=r.ref.label, rel=r.ref.rel, is_primary=r.is_primary)
+        if r.status == "skipped":
+            k.captures.append(base_views.CaptureData(name=r.ref.name, status="skipped", problem=r.ref.skipped, **base))
+            continue
+        if r.error is not None:
+            msg = relative_text(r.error.message, env.root)
+            k.captures.append(base_views.CaptureData(name=r.ref.name, status="broken", problem=msg, **base))
+            k.broken.append(f"capture {r.ref.rel}: {msg}")
+            continue
+        for j, a in enumerate(r.analyses):
+            name = r.ref.name if len(r.analyses) == 1 else f"{r.ref.name} #{j + 1} ({a.capture})"
+            cd = base_views.CaptureData(name=name, status="ok", analysis=a, **base)
+            cd.is_primary = r.is_primary and j == 0
+            if a.vendor == "amd" and r.ref.format == "att":
+                tl = _stage(k, env, f"timeline of {r.ref.rel}", load_timeline, r.ref.path, a)
+                if tl is not None:
+                    cd.timeline, cd.timeline_note = tl
+            else:
+                cd.timeline_note = "Nsight Compute samples warps, not one wave's timeline: no timeline."
+            cd.source_text = read_sources(a)
+            k.captures.append(cd)
+            analyses.append(a)
+    score = k.score
+    verdict = score if score is not None and score.is_verdict else None
+    geomean = score.geomean_vs_best if verdict is not None else None
+    prim = k.primary
+    jit = prim.analysis.jit_kernel if prim and prim.analysis else None
+    counters = None
+    if m.get("pmc") is not None:
+        counters = _stage(k, env, "counters", m["pmc"].analyze_bundle_counters, bundle.path, jit or None)
+        if counters is not None:
+            k.counters = counters.to_json()
+            k.counter_reading = list(getattr(counters, "reading", []) or [])
+    if m.get("runstats") is not None:
+        rs = _stage(k, env, "run statistics", m["runstats"].bundle_run_stats, bundle.path, jit)
+        if rs is not None:
+            k.runstats = rs.to_json()
+    adv = m.get("advice")
+    if adv is not None:
+        for cd in k.captures:
+            if cd.analysis is None:
+                continue
+            ctx = _stage(k, env, f"advice context of {cd.rel}", adv.context_for, cd.analysis, bundle,
+                         counters if cd.is_primary else None, verdict, geomean, env.config)
+            found = _stage(k, env, f"advice for {cd.rel}", adv.advise, cd.analysis, ctx)
+            if found is not None:
+                cd.findings = [f.to_json() for f in found]
+                if cd.is_primary and score is not None and score.verdict == "HEADROOM":
+                    text = _stage(k, env, "why not winning", adv.why_not_winning, found, cd.analysis)
+                    if text:
+                        k.why_not = {"text": text, "findings": [f.to_json() for f in found if f.ranked][:3]}
+            if cd.analysis.vendor != "amd":
+                continue  # MFMA latencies are CDNA facts
+            notes = _stage(k, env, f"MFMA notes of {cd.rel}", adv.mfma_annotations, cd.analysis)
+            if notes:
+                cd.mfma = {pc: n.to_json() for pc, n in notes.items()}
+    if m.get("compare") is not None and len(analyses) > 1:
+        pairs = _stage(k, env, "comparison", m["compare"].pairs_to_compare, bundle, analyses) or []
+        for pair in pairs:
+            cmp = _stage(k, env, "comparison", m["compare"].compare_captures, pair.a, pair.b)
+            if cmp is not None:
+                k.compare.append({"title": pair.title, "kind": pair.kind, "comparison": cmp.to_json()})
+    nsum = m.get("ncu_summary")
+    if nsum is not None and prim is not None and prim.analysis is not None and prim.analysis.vendor == "nvidia":
+        launches = [c.analysis for c in k.captures if c.analysis is not None and c.rel == prim.rel]
+        rows, ledger = [], []
+        if campaign_dir:
+            from generator.read import campaign as campaign_mod
+
+            camp = _stage(k, env, "campaign rows", campaign_mod.read_campaign, campaign_dir)
+            if camp is not None:
+                rows, ledger = camp.rows, camp.ledger
+        summary = _stage(k, env, "Nsight Compute summary", nsum.ncu_summary, launches, rows, ledger,
+                         env.config.candidate, env.config.win, env.config.headroom)
+        if summary is not None:
+            k.ncu_summary = summary
+    if bundle.report:
+        text = _stage(k, env, "REPORT.md", render.read_report, bundle.report)
+        if text is not None:
+            k.report_html = render.render_markdown(text)
+
+
+def _missing(plan: KernelPlan, k: base_views.KernelData) -> None:
+    """Say plainly what this kernel lacks."""
+    if plan.bundle is None:
+        k.missing.append("no profiling bundle: nothing was captured")
+    elif not plan.bundle.captures:
+        k.missing.append("the bundle holds no capture")
+    elif not any(c.analysis is not None for c in k.captures):
+        k.missing.append("no capture could be analyzed")
+    if plan.op is None:
+        k.missing.append("no timing campaign: no verdict")
+    elif k.score is not None and not k.score.is_verdict:
+        k.missing.append(f"campaign {plan.op} has a shape ledger but no benchmark results")
+    for c in k.captures:
+        if c.status == "skipped":
+            k.notes.append(f"capture {c.rel} skipped: {c.problem}")
+        elif c.analysis is not None and c.analysis.instructions and c.analysis.source_mapped[0] == 0:
+            k.notes.append(f"capture {c.rel}: no instruction maps to source (built without debug info)")
+
+
+# ---------------------------------------------------------------- the sweep
+
+
+PROVENANCE_LABELS = {
+    "gpu": "GPU", "gpu_count": "GPUs", "arch": "arch", "rocm": "ROCm", "rocprofv3": "rocprofv3",
+    "driver": "driver", "torch": "torch", "triton": "triton", "flydsl_version": "FlyDSL",
+    "flydsl_commit": "FlyDSL commit", "flydsl_branch": "FlyDSL branch", "candidate_commit": "candidate commit",
+    "capture_date": "captured", "cuda": "CUDA",
+}
+
+
+def sweep_provenance(rows_extra: list[dict[str, Any]], config: SweepConfig,
+                     kernels_json: dict[str, Any] | None) -> dict[str, str]:
+    """Values every campaign agrees on, then kernels.json's provenance, then the config's."""
+    out: dict[str, str] = {}
+    provs = [e.get("provenance") or {} for e in rows_extra if e.get("provenance")]
+    keys = sorted({key for p in provs for key in p})
+    for key in keys:
+        values = {str(p[key]) for p in provs if p.get(key) not in (None, "")}
+        if len(values) == 1 and key not in ("baseline_commit",):
+            out[key] = values.pop()
+    if kernels_json and isinstance(kernels_json.get("provenance"), dict):
+        for key, v in kernels_json["provenance"].items():
+            if v is not None and not isinstance(v, (dict, list)):
+                out[str(key)] = str(v)
+    out.update(config.provenance)
+    profiled = commits.sweep_profiled_commit(out, config.candidate)
+    if profiled:
+        out["profiled_commit"] = profiled
+    return dict(sorted(out.items()))
+
+
+def sweep_reading(extras: dict[str, dict[str, Any]], rows: dict[str, overview_views.IndexRow], adv) -> list[dict[str, Any]]:
+    """The sweep-level advice (``advice.sweep_findings``) as display items."""
+    if adv is None or not hasattr(adv, "sweep_findings"):
+        return []
+    per_kernel = {}
+    for slug, e in extras.items():
+        if "findings" not in e:
+            continue
+        found = [adv.Finding(**{key: f[key] for key in ("detector", "title", "stall_share", "evidence",
+                                                          "suggestion", "priority", "kind", "stall_cycles")
+                                 if key in f}) for f in e["findings"]]
+        row = rows.get(slug)
+        per_kernel[slug] = (found, row.verdict if row else None, row.geomean if row else None)
+    if not per_kernel:
+        return []
+    items = []
+    for sf in adv.sweep_findings(per_kernel):
+        text = sf.text[len(sf.title) + 2:] if sf.text.startswith(sf.title + ": ") else sf.text
+        items.append({
+            "title": sf.title,
+            "text": text,
+            "priority": sf.priority,
+            "kernels": [{"href": rows[s].href, "name": rows[s].name} for s in sf.kernels if s in rows],
+            "json": sf.to_json(),
+        })
+    return items
+
+
+def default_title(kernels_json: dict[str, Any] | None) -> str:
+    """Title without configuration: the sweep's GPU when kernels.json names it."""
+    prov = (kernels_json or {}).get("provenance") if isinstance((kernels_json or {}).get("provenance"), dict) else {}
+    gpu = prov.get("gpu") if isinstance(prov, dict) else None
+    return f"Kernel Atlas: {gpu}" if isinstance(gpu, str) and gpu else "Kernel Atlas"
+
+
+def overview_notes(root: str) -> list[str]:
+    """Sweep-level notes: which configuration is in use."""
+    if os.path.isfile(os.path.join(root, CONFIG_NAME)):
+        return [f"configuration: {CONFIG_NAME} at the sweep root"]
+    return [f"no {CONFIG_NAME}: defaults (candidate flydsl, thresholds 1.05 / 0.95)"]

@@ -1,0 +1,277 @@
+"""Plan a site build: the optional stages, one ``KernelPlan`` per kernel, and the hashes
+that say which kernels changed since the last build (STYLE.md 5).
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import importlib
+import os
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from generator import __version__
+from generator.config import SweepConfig, load_config
+from generator.errors import InputError
+from generator.model import FORMAT_VERSION, Bundle, WaveFile
+from generator.read import att, discover
+from generator.site import publish, render
+from generator.site.views import base as base_views
+
+#: Bump when the build's output changes for the same input (part of the global hash).
+SITE_VERSION = 1
+#: Optional stages, imported when present (other modules may not exist in a build).
+OPTIONAL = {
+    "verdicts": "verdicts (multi-shape timings)",
+    "advice": "advice (optimization plan)",
+    "pmc": "PMC counters",
+    "runstats": "run statistics",
+    "roofline": "roofline",
+    "compare": "capture comparison",
+    "ncu_summary": "Nsight Compute summary",
+}
+_WAVE_FILE = re.compile(r"^se\d+_sm\d+_sl\d+_wv\d+\.json$")
+_SLUG = re.compile(r"[^a-z0-9_.-]+")
+#: Where each optional stage lives.
+STAGE_MODULES = {
+    "verdicts": "generator.analyze.verdicts",
+    "advice": "generator.analyze.advice",
+    "pmc": "generator.analyze.pmc",
+    "runstats": "generator.analyze.runstats",
+    "roofline": "generator.analyze.roofline",
+    "compare": "generator.analyze.compare",
+    "ncu_summary": "generator.analyze.ncu_summary",
+    "history": "generator.sweeps.history",
+}
+
+
+def optional(name: str):
+    """The stage module ``name`` when it exists, else None (a missing piece is shown, not fatal)."""
+    path = STAGE_MODULES[name]
+    try:
+        return importlib.import_module(path)
+    except ModuleNotFoundError as err:
+        if err.name == path:
+            return None
+        raise
+
+
+def slugify(name: str) -> str:
+    """The URL slug of a kernel: lower case, runs of other characters become ``-``.
+
+    The same rule as ``generator.sweeps.snapshot.slugify`` (the diff of two sweeps matches
+    kernels by slug); real bundle names are already slugs.
+    """
+    return _SLUG.sub("-", name.lower()).strip("-.") or "kernel"
+
+
+def build_date(config: SweepConfig, kernels_json: dict[str, Any] | None) -> str:
+    """The one date the site shows: SOURCE_DATE_EPOCH, else the sweep's own date."""
+    sde = os.environ.get("SOURCE_DATE_EPOCH", "").strip()
+    if sde.isdigit():
+        return _dt.datetime.fromtimestamp(int(sde), tz=_dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
+    for key in ("capture_date", "captured", "date"):
+        if config.provenance.get(key):
+            return config.provenance[key]
+    if kernels_json:
+        prov = kernels_json.get("provenance") if isinstance(kernels_json.get("provenance"), dict) else {}
+        for value in (prov.get("capture_date"), kernels_json.get("generated")):
+            if isinstance(value, str) and value:
+                return value
+    return "unknown (set SOURCE_DATE_EPOCH or provenance.capture_date)"
+
+
+# ---------------------------------------------------------------- kernels
+
+
+@dataclass
+class KernelPlan:
+    """One kernel of the site, before any analysis: what it is and which files make it."""
+
+    slug: str
+    name: str
+    category: str | None
+    bundle: Bundle | None
+    op: str | None
+    campaign_dir: str | None
+    entry: dict[str, Any] | None  # its docs/data/kernels.json entry
+    prev: tuple[str, str] | None = None
+    next: tuple[str, str] | None = None
+
+
+def _entries(kernels_json: dict[str, Any] | None) -> dict[str, dict[str, Any]]:
+    """kernels.json entries by bundle name."""
+    if not kernels_json:
+        return {}
+    return {e["example"]: e for e in kernels_json.get("kernels", [])
+            if isinstance(e, dict) and isinstance(e.get("example"), str)}
+
+
+def plan_kernels(sweep, config: SweepConfig, kernels_json: dict[str, Any] | None) -> list[KernelPlan]:
+    """Every kernel: one per bundle, plus one per campaign that no bundle claims; in page order."""
+    vmod = optional("verdicts")
+    entries = _entries(kernels_json)
+    campaigns = dict(sweep.campaigns)
+    plans: list[KernelPlan] = []
+    claimed: set[str] = set()
+    used: set[str] = set()
+
+    def unique(slug: str) -> str:
+        base, n = slug, 2
+        while slug in used:
+            slug, n = f"{base}-{n}", n + 1
+        used.add(slug)
+        return slug
+
+    for b in sweep.bundles:
+        op = None
+        if vmod is not None:
+            op = vmod.campaign_for_bundle(b.name, config, kernels_json, campaigns=campaigns)
+        elif b.name in campaigns:
+            op = b.name
+        if op:
+            claimed.add(op)
+        settings = config.kernel(b.name)
+        entry = entries.get(b.name, {})
+        name = settings.name or (entry.get("name") if isinstance(entry.get("name"), str) else None) or b.name
+        category = settings.category or (entry.get("op_category") if isinstance(entry.get("op_category"), str) else None)
+        if not category and op:
+            category = config.kernel(op).category
+        plans.append(KernelPlan(unique(slugify(b.name)), name, category, b, op, campaigns.get(op) if op else None,
+                                entries.get(b.name)))
+    for op, folder in sorted(campaigns.items()):
+        if op in claimed:
+            continue
+        owners = vmod.bundles_for_campaign(op, config, kernels_json) if vmod is not None else []
+        entry = next((entries[o] for o in owners if o in entries), None) or {}
+        settings = config.kernel(op)
+        name = (settings.name or next((config.kernel(o).name for o in owners if config.kernel(o).name), None)
+                or (entry.get("name") if isinstance(entry.get("name"), str) else None) or op)
+        category = (settings.category or next((config.kernel(o).category for o in owners if config.kernel(o).category), None)
+                    or (entry.get("op_category") if isinstance(entry.get("op_category"), str) else None))
+        slug = slugify(owners[0]) if owners else slugify(op)
+        plans.append(KernelPlan(unique(slug), name, category, None, op, folder, entry or None))
+    plans.sort(key=lambda p: ((p.category or base_views.UNCATEGORIZED) == base_views.UNCATEGORIZED,
+                              p.category or base_views.UNCATEGORIZED, p.name.lower(), p.slug))
+    for i, p in enumerate(plans):
+        p.prev = (plans[i - 1].slug, plans[i - 1].name) if i > 0 else None
+        p.next = (plans[i + 1].slug, plans[i + 1].name) if i + 1 < len(plans) else None
+    return plans
+
+
+# ---------------------------------------------------------------- hashes
+
+
+def _source_fingerprint() -> list[str]:
+    """Hashes of the generator package (code and data): any change to an analysis rebuilds all."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    return publish.tree_hash(root, skip=lambda n: not n.endswith((".py", ".toml", ".json", ".yaml")))
+
+
+def global_hash(sweep, config: SweepConfig, base_url: str, assets: render.Assets, missing: list[str],
+                history: bool = False) -> str:
+    """Hash of everything every page depends on (STYLE.md 5)."""
+    parts = [f"site:{SITE_VERSION}", f"format:{FORMAT_VERSION}", f"tool:{__version__}", f"base:{base_url}",
+             f"history:{history}",
+             "missing:" + ",".join(missing), "templates:" + render.templates_fingerprint(),
+             "assets:" + ",".join(sorted(assets.files))]
+    parts += _source_fingerprint()
+    if config.path and os.path.isfile(config.path):
+        parts.append("config:" + publish.sha256_file(config.path))
+    if sweep.kernels_json and os.path.isfile(sweep.kernels_json):
+        parts.append("kernels_json:" + publish.sha256_file(sweep.kernels_json))
+    return publish.combine(parts)
+
+
+def pick_wave(waves: list[WaveFile]) -> WaveFile | None:
+    """The wave whose timeline the page draws: the longest (ties: the first in file order)."""
+    best = None
+    for w in waves:
+        if best is None or w.duration > best.duration:
+            best = w
+    return best
+
+
+def input_hash(plan: KernelPlan, root: str) -> str:
+    """Hash of one kernel's inputs: its bundle's files (sampled waves: only the drawn one),
+    its campaign's files, its identity and its neighbours on the page."""
+    parts = [f"slug:{plan.slug}", f"name:{plan.name}", f"category:{plan.category}", f"op:{plan.op}",
+             f"prev:{plan.prev}", f"next:{plan.next}"]
+    if plan.bundle is not None:
+        parts.append("bundle:" + os.path.relpath(plan.bundle.path, root))
+        parts += publish.tree_hash(plan.bundle.path, skip=_WAVE_FILE.match)
+        for ref in plan.bundle.captures:
+            try:
+                wave = pick_wave(att.load_waves(ref.path)) if ref.format == "att" and not ref.skipped else None
+            except InputError:
+                wave = None
+            if wave is not None:
+                path = os.path.join(ref.path, wave.file)
+                if os.path.isfile(path):
+                    parts.append(f"wave:{ref.rel}/{wave.file}:{publish.sha256_file(path)}")
+    if plan.campaign_dir:
+        parts.append("campaign:" + os.path.relpath(plan.campaign_dir, root))
+        parts += publish.tree_hash(plan.campaign_dir)
+    return publish.combine(parts)
+
+
+# ---------------------------------------------------------------- the plan of a build
+
+@dataclass
+class BuildPlan:
+    """Everything a build decides before it analyzes a kernel (the *plan* step)."""
+
+    root: str
+    config: SweepConfig
+    mods: dict[str, Any]  # optional stage -> its module (None: absent)
+    missing: list[str]  # optional stages absent, as every page names them
+    kernels_json: dict[str, Any] | None
+    assets: render.Assets
+    hmod: Any  # generator.sweeps.history when a history is kept, else None
+    global_hash: str
+    kernels: list[KernelPlan]
+    hashes: dict[str, str]  # slug -> input hash
+    date: str
+    manifest: publish.Manifest | None  # the previous build's (None: none, or forced)
+    old_files: set[str]
+
+    def reusable(self, slug: str) -> bool:
+        """True when the kernel's inputs and files are those of the previous build."""
+        man = self.manifest
+        item = man.items.get(slug) if man and man.global_hash == self.global_hash else None
+        return bool(item and item.input_hash == self.hashes[slug] and all(f in self.old_files for f in item.files))
+
+    def up_to_date(self) -> bool:
+        """True when the previous build is this build: nothing to write."""
+        man = self.manifest
+        return bool(self.hmod is None and man and man.global_hash == self.global_hash and man.build_date == self.date
+                    and set(man.items) == set(self.hashes) and all(self.reusable(s) for s in self.hashes)
+                    and set(man.files) <= self.old_files)
+
+
+def plan_build(sweep_path: str | os.PathLike, out: str, base_url: str, force: bool,
+               history_dir: str | os.PathLike | None) -> BuildPlan:
+    """Discover the sweep, load the stages, plan every kernel and hash its inputs."""
+    sweep = discover.discover(sweep_path)
+    root = sweep.root
+    config = load_config(root)
+    mods = {name: optional(name) for name in OPTIONAL}
+    missing = [OPTIONAL[n] for n, mod in mods.items() if mod is None and n != "ncu_summary"]
+    kernels_json = None
+    if mods["verdicts"] is not None:
+        kernels_json = mods["verdicts"].load_kernels_json(root)
+    assets = render.load_assets()
+    hmod = None
+    if history_dir is not None:
+        hmod = optional("history")
+        if hmod is None:
+            raise InputError(os.fspath(history_dir), "history is not available in this kernel-atlas (no generator.sweeps.history)")
+    ghash = global_hash(sweep, config, base_url, assets, missing, history=hmod is not None)
+    plans = plan_kernels(sweep, config, kernels_json)
+    hashes = {p.slug: input_hash(p, root) for p in plans}
+    date = build_date(config, kernels_json)
+    manifest = None if force else publish.read_manifest(out)
+    old_files = set(publish.site_files(out)) if manifest else set()
+    return BuildPlan(root, config, mods, missing, kernels_json, assets, hmod, ghash, plans, hashes, date,
+                     manifest, old_files)
