@@ -43,7 +43,10 @@ Site layout (every link relative, so it works from ``file://`` and under a sub-p
 ``verdict`` is WIN, PARITY, HEADROOM, BLOCKED, UNTIMED (a campaign with a ledger and no
 results) or null (no campaign). ``flags`` are machine words shown beside the verdict
 (``hard_failures``, ``uncertain``, ``reference_only``, ``not_like_for_like``,
-``suspect_reference``, ``above_roof``); ``flag_texts`` the same as a person reads them. ``api/kernels/<slug>.json`` holds ``format_version``,
+``suspect_reference``, ``above_roof``); ``flag_texts`` the same as a person reads them. Each kernel
+also has ``diagnosis``, ``first_step``, ``severity``, ``coverage`` (per model) and ``headline_speedup`` /
+``headline_verdict`` (``generator.site.views.diagnosis``, ``.coverage``); the index adds ``coverage``
+(models x kernels). ``api/kernels/<slug>.json`` holds ``format_version``,
 ``kernel`` (the index record), ``score`` (``verdicts.KernelScore.to_json()``, with
 ``shapes``), ``headline``, ``hotspot`` (primary capture: top stall type, stall ratio,
 waves per SIMD, limiter), ``captures`` (each: ``analysis`` as ``analyze --json``,
@@ -665,6 +668,7 @@ def build_site(sweep_path: str | os.PathLike, out_dir: str | os.PathLike, *, bas
     env = Env(root=root, config=config, kernels_json=kernels_json, mods=mods, warn=warn)
     ctx = base_views.SiteContext(title=config.title or _default_title(kernels_json), candidate=config.candidate,
                             win=config.win, headroom=config.headroom, base_url=base_url,
+                            severity_near=config.severity_near, severity_tune=config.severity_tune,
                             missing_stages=missing, history=hmod is not None)
     bar = Progress(len(plans), stream, progress)
     files: dict[str, bytes] = {}
@@ -684,7 +688,7 @@ def build_site(sweep_path: str | os.PathLike, out_dir: str | os.PathLike, *, bas
                 bar.step(plan.slug + " (unchanged)")
                 continue
             k, extra = gather_kernel(plan, env)
-            row = overview_views.index_row(k)
+            row = overview_views.index_row(k, ctx)
             page = kernel_views.kernel_page(k, row, ctx)
             kfiles = {
                 f"kernels/{plan.slug}/index.html": render.render_kernel(page, assets),
@@ -787,4 +791,5 @@ def _index_doc(rows: list[overview_views.IndexRow], overview: overview_views.Ove
         "kernels": [r.api() for r in rows],
         "errors": {r.slug: "; ".join(r.broken) for r in rows if r.broken},
         "sweep_findings": [item["json"] for item in reading],
+        "coverage": overview.coverage.to_json() if overview.coverage else None,
     }
