@@ -32,6 +32,10 @@ from the benchmark results. Example::
     [history]
     keep = 20                     # sweeps kept in the history
 
+    [severity]                    # how far a HEADROOM geomean sits from parity
+    near = 0.90                   # geomean >= near: "near" (tune the last shapes)
+    tune = 0.75                   # tune <= geomean < near: "tune"; below tune: "rewrite"
+
 Unknown keys are kept in ``SweepConfig.raw`` (other stages read their own sections
 there); keys this module knows are type-checked, and a bad value or a TOML syntax
 error is an ``InputError`` naming the file (and the line for syntax errors).
@@ -55,6 +59,8 @@ DEFAULT_REFERENCE = "pytorch"
 DEFAULT_WIN = 1.05
 DEFAULT_HEADROOM = 0.95
 DEFAULT_WEIGHT_KEYS = ("baseline_time_weight", "traffic_weight")
+DEFAULT_SEVERITY_NEAR = 0.90
+DEFAULT_SEVERITY_TUNE = 0.75
 
 _TOML_LINE = re.compile(r"\(at line (\d+), column \d+\)")
 
@@ -90,6 +96,8 @@ class SweepConfig:
     device: str | None = None
     peaks: dict[str, Any] = field(default_factory=dict)
     history_keep: int | None = None
+    severity_near: float = DEFAULT_SEVERITY_NEAR
+    severity_tune: float = DEFAULT_SEVERITY_TUNE
 
     @property
     def campaigns(self) -> dict[str, str]:
@@ -135,6 +143,7 @@ def config_from_dict(raw: dict[str, Any], path: str | None = None) -> SweepConfi
     thresholds = _table(raw, "thresholds", where)
     weighting = _table(raw, "weighting", where)
     history = _table(raw, "history", where)
+    severity = _table(raw, "severity", where)
     cfg = SweepConfig(
         path=path,
         raw=raw,
@@ -150,8 +159,14 @@ def config_from_dict(raw: dict[str, Any], path: str | None = None) -> SweepConfi
         peaks=dict(_table(raw, "peaks", where)),
         history_keep=_int(history, "keep", where, "history.keep"),
     )
+    # defaults follow a lower headroom threshold, so that [thresholds] alone stays valid
+    cfg.severity_near = _number(severity, "near", where, "severity.near", min(DEFAULT_SEVERITY_NEAR, cfg.headroom))
+    cfg.severity_tune = _number(severity, "tune", where, "severity.tune", min(DEFAULT_SEVERITY_TUNE, cfg.severity_near))
     if not 0 < cfg.headroom <= cfg.win:
         raise InputError(where, f"thresholds need 0 < headroom <= win (got headroom {cfg.headroom}, win {cfg.win})")
+    if not cfg.severity_tune <= cfg.severity_near <= cfg.headroom:
+        raise InputError(where, f"severity needs tune <= near <= thresholds.headroom (got tune {cfg.severity_tune}, "
+                                f"near {cfg.severity_near}, headroom {cfg.headroom})")
     return cfg
 
 

@@ -91,7 +91,7 @@ def test_every_page_loads_clean_and_draws_its_charts(site, browser):
         assert page.locator(".chart.js-plotly-plot .main-svg").count() >= n
         drawn[p.relative_to(site).as_posix()] = n
         assert tab.errors == [], (p, tab.errors)
-    assert drawn["index.html"] == 1
+    assert drawn["index.html"] == 2  # ranked by geomean; by the headline pair (hidden until switched)
     assert drawn["kernels/flash_attn_func/index.html"] == 13  # shapes, 4 x (stalls, timeline), 4 comparisons
     assert drawn["kernels/attention_prefill/index.html"] == 0
     tab.open(url(site, "index.html"))
@@ -255,5 +255,103 @@ def test_history_page_draws_every_kernel(tmp_path, sweep, browser):
     page = tab.open(url(out, "history.html"))
     assert page.locator(".chart.js-plotly-plot").count() == page.locator("section.panel").count() > 4
     tab.shot("history")
+    assert tab.errors == []
+    tab.close()
+
+
+# ---------------------------------------------------------------- issue 16: severity, ranking, coverage
+
+def test_severity_filter_and_sort(site, browser):
+    tab = Tab(browser)
+    page = tab.open(url(site, "index.html"))
+    page.select_option("#filter-severity", "rewrite")
+    assert sorted(visible_rows(page)) == ["fp8_gemm_rowscale", "hgemm_splitk", "pa", "preshuffle_gemm"]
+    page.select_option("#filter-severity", "tune")
+    assert sorted(visible_rows(page)) == ["flash_attn_func", "layernorm", "quant", "rmsnorm"]
+    page.select_option("#filter-severity", "near")
+    assert visible_rows(page) == ["vec_add"]
+    assert page.inner_text("#row-count") == "1 / 19"
+    page.select_option("#filter-severity", "")
+    page.uncheck("#group-toggle")
+    page.click('th[data-i18n="col.severity"]')  # near first, then tune and rewrite, each closest to parity first
+    order = visible_rows(page)
+    assert order[:9] == ["vec_add", "quant", "rmsnorm", "layernorm", "flash_attn_func",
+                         "preshuffle_gemm", "fp8_gemm_rowscale", "hgemm_splitk", "pa"]
+    # the diagnosis cell links each clause to its evidence on the kernel page
+    links = page.eval_on_selector_all("#k-vec_add td.diag > a", "as => as.map(a => a.getAttribute('href'))")
+    assert links == ["kernels/vec_add/index.html#roofline", "kernels/vec_add/index.html#c0",
+                     "kernels/vec_add/index.html#c0", "kernels/vec_add/index.html#advice-c0-f0"]
+    page.click("#k-vec_add td.diag > a >> nth=3")
+    page.wait_for_url("**/kernels/vec_add/index.html#advice-c0-f0")
+    page.wait_for_function(CHARTS_DRAWN)
+    assert page.locator("#advice-c0-f0").is_visible()
+    assert tab.errors == []
+    tab.close()
+
+
+def test_ranking_switch_changes_the_chart_and_the_table(site, browser):
+    tab = Tab(browser)
+    page = tab.open(url(site, "index.html"))
+    assert page.locator("#rank-geomean").is_visible() and not page.locator("#rank-headline").is_visible()
+    page.check('input[name="rank"][value="headline"]')
+    assert page.locator("#rank-headline").is_visible() and not page.locator("#rank-geomean").is_visible()
+    # resized to the visible box, not drawn at the hidden size (Plotly resizes asynchronously)
+    page.wait_for_function("() => document.querySelector('#rank-headline .chart')._fullLayout.width > 800",
+                           timeout=10000)
+    # one ranked list: the groups are left, the rows follow the headline pair (2.05x, 1.66x, 1.11x)
+    assert not page.is_checked("#group-toggle")
+    assert visible_rows(page)[:3] == ["softmax", "hgemm_splitk", "moe_gemm"]
+    assert "HGEMM Split-K" in page.inner_text("#disagreements")
+    assert page.inner_text("#k-hgemm_splitk .disagree") == "≠ WIN"
+    tab.shot("overview-ranked-by-headline")
+    page.check('input[name="rank"][value="geomean"]')
+    assert page.locator("#rank-geomean").is_visible()
+    assert visible_rows(page)[:2] == ["moe_blockscale", "moe_gemm"]  # 7.09x, 5.19x
+    assert tab.errors == []
+    tab.close()
+
+
+def test_a_coverage_cell_opens_the_kernel_page_filtered_to_its_model(site, browser):
+    tab = Tab(browser)
+    page = tab.open(url(site, "index.html"))
+    cell = page.locator('#coverage-table a[href="kernels/hgemm_splitk/index.html#model=Llama3%208B"]')
+    assert cell.inner_text().startswith("0/40")
+    cell.click()
+    page.wait_for_url("**/kernels/hgemm_splitk/index.html#model=Llama3%208B")
+    page.wait_for_function(CHARTS_DRAWN)
+    page.wait_for_selector("#model-filter")
+    shown = page.eval_on_selector_all("table.shapes tbody tr", "rs => rs.filter(r => !r.hidden).map(r => r.dataset.models)")
+    assert len(shown) == 40 and all("Llama3 8B" in m.split("|") for m in shown)
+    assert page.locator("table.shapes tbody tr").count() == 265
+    assert "Llama3 8B" in page.inner_text("#model-filter") and "40 / 265" in page.inner_text("#model-filter")
+    tab.shot("kernel-hgemm_splitk-model-filter")
+    page.click("#model-filter a.model-all")
+    page.wait_for_function("() => !document.getElementById('model-filter')")
+    assert page.eval_on_selector_all("table.shapes tbody tr", "rs => rs.filter(r => !r.hidden).length") == 265
+    # the same filter from a query string
+    tab.open(url(site, "kernels/hgemm_splitk/index.html") + "?model=GPT-OSS%20120B")
+    page = tab.page
+    assert page.eval_on_selector_all("table.shapes tbody tr", "rs => rs.filter(r => !r.hidden).length") == 15
+    assert tab.errors == []
+    tab.close()
+
+
+def test_diagnosis_and_coverage_in_chinese(site, browser):
+    tab = Tab(browser)
+    page = tab.open(url(site, "index.html"))
+    page.click("#lang-toggle")
+    assert page.inner_text("#k-vec_add td.diag > a >> nth=0") == "内存受限（12 个形状中 7 个）"
+    assert page.inner_text("#k-vec_add .sev") == "接近"
+    assert page.inner_text('th[data-i18n="col.diagnosis"]') == "诊断 · 第一步"
+    assert page.inner_text('h2[data-i18n="coverage.title"]') == "覆盖：模型 × 内核"
+    assert page.inner_text('span[data-i18n="rank.headline"]') == "性能剖析的代表性对比"
+    page.goto(url(site, "kernels/pa/index.html") + "#model=DeepSeek-R1")
+    page.wait_for_function(CHARTS_DRAWN)
+    assert page.inner_text("p.diagnosis strong") == "诊断："
+    assert "提前退出" in page.inner_text("p.diagnosis")
+    page.wait_for_selector("#model-filter")
+    assert page.inner_text("#model-filter").startswith("只显示模型的形状：")
+    tab.shot("kernel-pa-zh-diagnosis")
+    page.click("#lang-toggle")
     assert tab.errors == []
     tab.close()

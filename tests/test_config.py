@@ -54,6 +54,16 @@ def test_defaults_without_file(tmp_path):
     assert cfg.weight_keys == ("baseline_time_weight", "traffic_weight")
     assert cfg.raw == {} and cfg.campaigns == {} and cfg.device is None and cfg.history_keep is None
     assert load_config(None) == SweepConfig()
+    assert (cfg.severity_near, cfg.severity_tune) == (0.90, 0.75)
+
+
+def test_severity_keys_and_defaults_that_follow_the_headroom_threshold(tmp_path):
+    (tmp_path / CONFIG_NAME).write_text("[severity]\nnear = 0.92\ntune = 0.8\n")
+    cfg = load_config(tmp_path)
+    assert (cfg.severity_near, cfg.severity_tune) == (0.92, 0.8)
+    (tmp_path / CONFIG_NAME).write_text("[thresholds]\nheadroom = 0.85\n")
+    cfg = load_config(tmp_path)
+    assert (cfg.severity_near, cfg.severity_tune) == (0.85, 0.75)
 
 
 def test_real_sweep_has_no_config_file(sweep):
@@ -114,6 +124,10 @@ def test_bad_toml_names_file_and_line(tmp_path, text, line, problem):
     ("[kernels]\npa = 'pa_decode'\n", "kernels.pa must be a table, got 'pa_decode'"),
     ("[history]\nkeep = -1\n", "history.keep must be a non-negative integer, got -1"),
     ("[provenance]\ngpu = ['a']\n", "provenance.gpu must be a string, got a list"),
+    ("[severity]\nnear = 'x'\n", "severity.near must be a positive number, got 'x'"),
+    ("[severity]\nnear = 0.7\ntune = 0.8\n",
+     "severity needs tune <= near <= thresholds.headroom (got tune 0.8, near 0.7, headroom 0.95)"),
+    ("[severity]\nnear = 0.97\n", "severity needs tune <= near <= thresholds.headroom (got tune 0.75, near 0.97, headroom 0.95)"),
 ])
 def test_bad_values_are_one_line_errors(tmp_path, text, problem):
     path = tmp_path / "custom.toml"

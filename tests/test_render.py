@@ -16,7 +16,9 @@ import shutil
 import xml.etree.ElementTree as ET
 from html.parser import HTMLParser
 from pathlib import Path
+from urllib.parse import unquote
 
+import markupsafe
 import pytest
 
 from generator.site import build, render
@@ -111,6 +113,11 @@ def check_links(site: Path) -> list[str]:
                 if not target.is_file():
                     problems.append(f"{rel_page}: broken link {url}")
                     continue
+            if frag.startswith("model="):  # the kernel page's model filter (site.js), not an id
+                model = str(markupsafe.escape(unquote(frag[len("model="):])))
+                if 'data-models="' not in target.read_text(encoding="utf-8") or model not in target.read_text(encoding="utf-8"):
+                    problems.append(f"{rel_page}: model filter without such shapes {url}")
+                continue
             if frag:
                 ids = parsed[target].ids if target in parsed else set()
                 if frag not in ids:

@@ -23,7 +23,11 @@
 ``verdict`` is WIN, PARITY, HEADROOM, BLOCKED, UNTIMED (a campaign with a ledger and no
 results) or null (no campaign). ``flags`` are machine words shown beside the verdict
 (``hard_failures``, ``uncertain``, ``reference_only``, ``not_like_for_like``,
-``suspect_reference``, ``above_roof``); ``flag_texts`` the same as a person reads them. ``api/kernels/<slug>.json`` holds ``format_version``,
+``suspect_reference``, ``above_roof``); ``flag_texts`` the same as a person reads them. Each kernel
+also has ``diagnosis``, ``first_step``, ``severity``, ``coverage`` (per model), ``headline_speedup`` /
+``headline_verdict`` (``generator.site.views.diagnosis``, ``.coverage``), ``timed_commits``,
+``profiled_commit`` and ``commit_note``; the index adds ``coverage`` (models x kernels).
+``api/kernels/<slug>.json`` holds ``format_version``,
 ``kernel`` (the index record), ``score`` (``verdicts.KernelScore.to_json()``, with
 ``shapes``), ``headline``, ``hotspot`` (primary capture: top stall type, stall ratio,
 waves per SIMD, limiter), ``captures`` (each: ``analysis`` as ``analyze --json``,
@@ -70,4 +74,5 @@ def index_doc(rows: list[overview_views.IndexRow], overview: overview_views.Over
         "kernels": [r.api() for r in rows],
         "errors": {r.slug: "; ".join(r.broken) for r in rows if r.broken},
         "sweep_findings": [item["json"] for item in reading],
+        "coverage": overview.coverage.to_json() if overview.coverage else None,
     }

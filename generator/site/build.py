@@ -135,7 +135,8 @@ def build_site(sweep_path: str | os.PathLike, out_dir: str | os.PathLike, *, bas
                      warn=summary.warnings.append)
     ctx = base_views.SiteContext(title=bp.config.title or gather.default_title(bp.kernels_json),
                                  candidate=bp.config.candidate, win=bp.config.win, headroom=bp.config.headroom,
-                                 base_url=base_url, missing_stages=bp.missing, history=bp.hmod is not None)
+                                 base_url=base_url, missing_stages=bp.missing, history=bp.hmod is not None,
+                                 severity_near=bp.config.severity_near, severity_tune=bp.config.severity_tune)
     site = Site()
     kernel_pages(bp, env, ctx, site, summary, Progress(len(bp.kernels), stream, progress))
     ordered = overview_views.order_rows(list(site.rows.values()))
@@ -183,7 +184,7 @@ def kernel_pages(bp: plan.BuildPlan, env: gather.Env, ctx: base_views.SiteContex
 def render_kernel(slug: str, k: base_views.KernelData, ctx: base_views.SiteContext,
                   assets: render.Assets) -> tuple[overview_views.IndexRow, dict[str, bytes]]:
     """One kernel's overview row and files: its page, its JSON document, its badge, its PR text."""
-    row = overview_views.index_row(k)
+    row = overview_views.index_row(k, ctx)
     page = kernel_views.kernel_page(k, row, ctx)
     return row, {
         f"kernels/{slug}/index.html": render.render_kernel(page, assets),

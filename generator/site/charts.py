@@ -171,6 +171,44 @@ def speedup_overview(rows: list[Any], win: float, headroom: float) -> dict[str, 
     }
 
 
+def headline_overview(rows: list[Any], win: float, headroom: float) -> dict[str, Any]:
+    """Each kernel's headline pair (big marker, its own verdict's color) beside its multi-shape
+    geomean (hollow diamond), top-down in the given order (``rows``: IndexRows with a headline)."""
+    rows = list(reversed(rows))
+    names = [r.name for r in rows]
+    geo = [r for r in rows if r.geomean is not None]
+    data = [{"type": "scatter", "mode": "markers", "name": "multi-shape geomean",
+             "x": [r.geomean for r in geo], "y": [r.name for r in geo],
+             "marker": {"size": 12, "symbol": "diamond-open", "color": "rgba(120,130,140,0.9)", "line": {"width": 2}},
+             "hovertemplate": "%{y}: geomean %{x:.2f}x<extra>multi-shape</extra>"}]
+    for verdict, color in VERDICT_COLORS.items():
+        sel = [r for r in rows if r.headline_verdict == verdict]
+        if not sel:
+            continue
+        data.append({
+            "type": "scatter", "mode": "markers", "name": f"headline {verdict}",
+            "x": [r.headline_speedup for r in sel], "y": [r.name for r in sel],
+            "customdata": [[r.headline_text or "", r.verdict_label] for r in sel],
+            "marker": {"size": 14, "color": color, "symbol": "circle", "line": {"width": 1, "color": "#ffffff"}},
+            "hovertemplate": "%{y}<br>%{customdata[0]}<extra>multi-shape: %{customdata[1]}</extra>",
+        })
+    all_x = [r.headline_speedup for r in rows] + [r.geomean for r in geo]
+    rng = _log_range(all_x, win, headroom)
+    return {
+        "data": data,
+        "layout": _base_layout(
+            max(260, 34 * len(names) + 90),
+            margin={"l": 190, "r": 20, "t": 10, "b": 50},
+            xaxis={"type": "log", "title": {"text": "headline pair speedup (log; > 1: candidate faster)"},
+                   "range": rng, "zeroline": False, **log_ticks(rng)},
+            yaxis={"type": "category", "categoryorder": "array", "categoryarray": names, "automargin": True},
+            shapes=_parity_shapes(win, headroom, "x"),
+            showlegend=True,
+            legend={"orientation": "h", "y": -0.18},
+        ),
+    }
+
+
 def shape_speedups(shapes: list[Any], win: float, headroom: float) -> dict[str, Any]:
     """Per measured shape, slowest to fastest: a stem from 1.0 to its speedup, colored by outcome.
 

@@ -10,7 +10,12 @@
  *   data-href (the kernel page, relative). Sortable cells: data-sort; headers:
  *   data-sort-type = "num" | "text". Empty data-sort sorts last in both directions.
  * - Translated text: data-i18n="<dotted.key>" (text) and data-i18n-placeholder; the
- *   dictionary is I18N below. Keys missing from it stay in English.
+ *   dictionary is I18N below. Keys missing from it stay in English. Computed text
+ *   (diagnosis clauses, severity) carries its 中文 in data-zh.
+ * - Overview rows also carry data-severity (near|tune|rewrite|""); the ranking switch is
+ *   input[name=rank] (geomean|headline) showing #rank-geomean or #rank-headline.
+ * - Kernel page filtered to a model: #model=<name> or ?model=<name> (URL-encoded); shape
+ *   rows carry data-models="a|b" (generator/site/views/coverage.py builds the links).
  * - Static assets are named static/<stem>.<sha256[:10]><ext>; nothing here builds names.
  * - localStorage keys: "kernel-atlas.theme" (light|dark), "kernel-atlas.lang" (en|zh).
  * No fetch(): every page carries its own data, so the site works from file://.
@@ -144,7 +149,15 @@
     "ncu.baseline": "与基线对比", "ncu.profiled": "已剖析", "cmp.totals": "总计", "cmp.stalls": "停顿类型（占比）",
     "cmp.waves": "wave 状态", "cmp.lines": "A 与 B 的热点行", "advice.none": "该采集没有发现。", "counters.run": "本次运行", "roofline.points": "全部数据点",
     "data.json": "本页 JSON", "data.badge": "徽章", "data.pr": "PR 片段", "data.index": "全部内核 JSON",
-    "data.bundle": "数据包路径", "data.campaign": "计时数据路径", "data.missing": "缺少", "data.broken": "损坏", "data.notes": "备注"
+    "data.bundle": "数据包路径", "data.campaign": "计时数据路径", "data.missing": "缺少", "data.broken": "损坏", "data.notes": "备注",
+    "rank.by": "排序依据：", "rank.geomean": "多形状几何平均", "rank.headline": "性能剖析的代表性对比",
+    "rank.disagree": "两种排序不一致之处：", "chart.headline": "各内核在性能剖析中的代表性对比",
+    "chart.headline.help": "圆点：性能剖析报告的单个（候选，基线）对比，颜色表示它自己的判定；空心菱形：多形状几何平均。对数坐标。",
+    "chart.noheadline": "没有代表性对比：", "controls.allseverity": "全部严重程度",
+    "col.severity": "严重程度", "col.headline": "代表性对比", "col.diagnosis": "诊断 · 第一步",
+    "diag.label": "诊断：", "diag.first": "第一步：", "coverage.title": "覆盖：模型 × 内核",
+    "coverage.help": "每格：该模型已测 / 台账形状数；W 胜出，L 落后，U 不支持，F 失败（候选）。颜色：该格的几何平均（胜出、持平、落后）。点击一格打开只显示该模型形状的内核页。",
+    "coverage.shapes": "形状", "model.showing": "只显示模型的形状：", "model.count": "个形状", "model.all": "显示全部形状"
   };
 
   function setLang(lang) {
@@ -157,6 +170,11 @@
       if (!el.hasAttribute("data-i18n-en")) { el.setAttribute("data-i18n-en", el.textContent); }
       el.textContent = zh ? I18N[key] : el.getAttribute("data-i18n-en");
     });
+    // computed text (diagnosis clauses, severity): the 中文 version rides in data-zh
+    document.querySelectorAll("[data-zh]").forEach(function (el) {
+      if (!el.hasAttribute("data-i18n-en")) { el.setAttribute("data-i18n-en", el.textContent); }
+      el.textContent = zh ? el.getAttribute("data-zh") : el.getAttribute("data-i18n-en");
+    });
     document.querySelectorAll("[data-i18n-placeholder]").forEach(function (el) {
       var key = el.getAttribute("data-i18n-placeholder");
       if (!el.hasAttribute("data-i18n-en")) { el.setAttribute("data-i18n-en", el.getAttribute("placeholder") || ""); }
@@ -164,6 +182,7 @@
     });
     var button = document.getElementById("lang-toggle");
     if (button) { button.textContent = zh ? "EN" : "中文"; }
+    if (document.getElementById("model-filter")) { applyModelFilter(false); }
     save(KEY_LANG, zh ? "zh" : "en");
   }
 
@@ -177,9 +196,9 @@
     return raw.toLowerCase();
   }
 
-  function sortTable(table, th) {
+  function sortTable(table, th, direction) {
     var index = th.cellIndex, type = th.getAttribute("data-sort-type");
-    var asc = !th.classList.contains("sorted-asc");
+    var asc = direction ? direction === "asc" : !th.classList.contains("sorted-asc");
     table.querySelectorAll("th[data-sort-type]").forEach(function (h) { h.classList.remove("sorted-asc", "sorted-desc"); });
     th.classList.add(asc ? "sorted-asc" : "sorted-desc");
     table.querySelectorAll("tbody").forEach(function (body) {
@@ -211,6 +230,7 @@
     var search = document.getElementById("search");
     var verdict = document.getElementById("filter-verdict");
     var category = document.getElementById("filter-category");
+    var severity = document.getElementById("filter-severity");
     var group = document.getElementById("group-toggle");
     var count = document.getElementById("row-count");
     var flat = table.querySelector("tbody.flat");
@@ -220,8 +240,10 @@
 
     function apply() {
       var q = (search.value || "").trim().toLowerCase(), v = verdict.value, c = category.value, shown = 0;
+      var sev = severity ? severity.value : "";
       rows().forEach(function (r) {
         var ok = (!v || r.getAttribute("data-verdict") === v) && (!c || r.getAttribute("data-category") === c) &&
+          (!sev || r.getAttribute("data-severity") === sev) &&
           (!q || r.getAttribute("data-search").indexOf(q) !== -1);
         r.hidden = !ok;
         if (ok) { shown++; }
@@ -251,6 +273,8 @@
     search.addEventListener("input", apply);
     verdict.addEventListener("change", apply);
     category.addEventListener("change", apply);
+    if (severity) { severity.addEventListener("change", apply); }
+    setupRankSwitch(table);
     group.addEventListener("change", regroup);
     document.querySelectorAll(".card[data-filter-verdict]").forEach(function (card) {
       card.addEventListener("click", function () {
@@ -265,6 +289,79 @@
       if (row) { window.location.href = row.getAttribute("data-href"); }
     });
     apply();
+  }
+
+  // The overview's ranking switch: the chart of the chosen measure, and the table sorted by it
+  // (the header th[data-i18n="col.geomean"] or th[data-i18n="col.headline"], descending).
+  function setupRankSwitch(table) {
+    var radios = document.querySelectorAll("input[name=\"rank\"]");
+    if (!radios.length) { return; }
+    function show(mode) {
+      ["geomean", "headline"].forEach(function (m) {
+        var view = document.getElementById("rank-" + m);
+        if (view) { view.hidden = m !== mode; }
+      });
+      var shown = document.getElementById("rank-" + mode);
+      if (shown && window.Plotly) {
+        shown.querySelectorAll(".chart.js-plotly-plot").forEach(function (el) { window.Plotly.Plots.resize(el); });
+      }
+      var group = document.getElementById("group-toggle");
+      if (group && group.checked) {  // a ranking is one list: leave the category groups
+        group.checked = false;
+        group.dispatchEvent(new Event("change"));
+      }
+      var th = table.querySelector("th[data-i18n=\"col." + mode + "\"]");
+      if (th) { sortTable(table, th, "desc"); }
+      root.setAttribute("data-rank", mode);
+    }
+    radios.forEach(function (r) {
+      r.addEventListener("change", function () { if (r.checked) { show(r.value); } });
+    });
+  }
+
+  // The kernel page's shape table filtered to one model: #model=<name> or ?model=<name>
+  // (the overview's coverage cells link here); rows carry data-models="a|b".
+  function modelWanted() {
+    var m = /(?:^#|&)model=([^&]*)/.exec(window.location.hash);
+    if (m) { return decodeURIComponent(m[1]); }
+    try { return new URLSearchParams(window.location.search).get("model"); } catch (e) { return null; }
+  }
+
+  function applyModelFilter(scroll) {
+    var table = document.querySelector("table.shapes");
+    if (!table) { return; }
+    var model = modelWanted(), shown = 0;
+    var rows = table.querySelectorAll("tbody tr[data-models]");
+    rows.forEach(function (r) {
+      var ok = !model || r.getAttribute("data-models").split("|").indexOf(model) !== -1;
+      r.hidden = !ok;
+      if (ok) { shown++; }
+    });
+    var note = document.getElementById("model-filter");
+    if (!model) { if (note) { note.remove(); } return; }
+    if (!note) {
+      note = document.createElement("p");
+      note.id = "model-filter";
+      note.className = "notice model-filter";
+      var wrap = table.closest(".table-wrap") || table;
+      wrap.parentNode.insertBefore(note, wrap);
+    }
+    var zh = root.getAttribute("data-lang") === "zh";
+    note.textContent = "";
+    var label = document.createElement("span");
+    label.textContent = (zh ? I18N["model.showing"] : "Showing the shapes of model:") + " ";
+    var name = document.createElement("strong");
+    name.className = "model-name";
+    name.textContent = model;
+    var count = document.createElement("span");
+    count.className = "model-count";
+    count.textContent = " (" + shown + " / " + rows.length + (zh ? " " + I18N["model.count"] : " shapes") + ") ";
+    var all = document.createElement("a");
+    all.href = "#speed";
+    all.className = "model-all";
+    all.textContent = zh ? I18N["model.all"] : "show every shape";
+    note.appendChild(label); note.appendChild(name); note.appendChild(count); note.appendChild(all);
+    if (scroll !== false) { note.scrollIntoView({ block: "start" }); }
   }
 
   // ------------------------------------------------------------------ kernel page
@@ -313,6 +410,7 @@
 
   function setupAnchors() {
     window.addEventListener("hashchange", revealTarget);
+    window.addEventListener("hashchange", applyModelFilter);
     document.addEventListener("click", function (ev) {
       var a = ev.target.closest("a[href^=\"#\"]");
       if (a && a.getAttribute("href") === window.location.hash) { setTimeout(revealTarget, 0); }
@@ -340,6 +438,7 @@
     setupKernelPage();
     drawCharts();
     setupAnchors();
+    applyModelFilter();
   }
 
   if (document.readyState === "loading") {

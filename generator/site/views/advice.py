@@ -37,6 +37,7 @@ class FindingView:
     summary: str
     evidence: list[EvidenceItem]
     flagged: bool
+    anchor: str = ""  # element id on the advice panel (``advice-c<i>-f<j>``): the diagnosis links here
 
 
 def _scalar(v: Any) -> str:
@@ -111,5 +112,8 @@ def _advice_panel(k: KernelData, row: IndexRow, ctx: SiteContext) -> list[Advice
             continue
         title = (c.name if not c.label or c.label == c.name else f"{c.label} \u00b7 {c.name}") \
             + (" (primary)" if c.is_primary else "")
-        out.append(AdviceView(title, f"#c{i}", [finding_view(f, f"c{i}") for f in c.findings]))
+        views = [finding_view(f, f"c{i}") for f in c.findings]
+        for j, v in enumerate(views):
+            v.anchor = f"advice-c{i}-f{j}"
+        out.append(AdviceView(title, f"#c{i}", views))
     return out

@@ -180,6 +180,8 @@ class SiteContext:
     candidate: str = "flydsl"
     win: float = 1.05
     headroom: float = 0.95
+    severity_near: float = 0.90  # [severity] of kernel-atlas.toml: HEADROOM near / tune / rewrite
+    severity_tune: float = 0.75
     base_url: str = ""  # absolute site URL for PR snippets ("" = relative links)
     history: bool = False  # the site has a history page (build --history)
     missing_stages: list[str] = field(default_factory=list)  # analysis modules not available

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from generator.site.views.base import CaptureData, KernelData, SiteContext, TOP_K, VERDICTS, md_text
-from generator.site.views.overview import IndexRow
+from generator.site.views.overview import ClauseLink, IndexRow, clause_links
 from generator.site.views.panel import NavItem, PanelView, registered_panels
 
 # Each panel module registers its panel on import (the kernel page shows the registry).
@@ -34,6 +34,7 @@ class KernelPage:
     next: NavItem | None
     candidate: str
     history_href: str = ""
+    diagnosis: list[ClauseLink] | None = None  # clauses linked to anchors on this page
 
     @property
     def history_nav(self) -> bool:
@@ -46,7 +47,8 @@ FLAG_WORDS = {"uncertain": "uncertain (within noise)", "not_like_for_like": "not
 
 
 def pr_snippet(row: IndexRow, base_url: str) -> str:
-    """The Markdown a pull request pastes: badge, link, verdict and wins k of n."""
+    """The Markdown a pull request pastes: badge, link, verdict and wins k of n (and the severity);
+    then the diagnosis and the first step, each clause linked to its evidence on the kernel page."""
     base = base_url.rstrip("/") + "/" if base_url else ""
     page, badge = f"{base}{row.permalink}", f"{base}{row.badge}"
     name = md_text(row.name)
@@ -54,10 +56,20 @@ def pr_snippet(row: IndexRow, base_url: str) -> str:
         words = f"**{row.verdict}**, geomean {row.geomean_text} vs best, wins {row.wins_text}"
         if row.hard_failures:
             words += f", {row.hard_failures} hard failures"
+        if row.severity:
+            words += f" ({md_text(row.severity['level'])}: {md_text(row.severity['detail'])})"
         words += "".join(f", {FLAG_WORDS[k]}" for k in row.flag_keys if k in FLAG_WORDS)
     else:
         words = f"**{row.verdict_label.lower()}**"
-    return f"[![{name}: {row.verdict_label}]({badge})]({page}) [{name}]({page}): {words}"
+    out = f"[![{name}: {row.verdict_label}]({badge})]({page}) [{name}]({page}): {words}"
+    more = []
+    if row.diagnosis:
+        more.append("- diagnosis: " + ", ".join(f"[{md_text(c.text)}]({c.href})" for c in clause_links(row.diagnosis, page)))
+    if row.first_step:
+        fs = row.first_step
+        share = f" ({md_text(fs['share_text'])})" if fs.get("share_text") else ""
+        more.append(f"- first step: [{md_text(fs['text'])}]({page}{fs['anchor']}){share}")
+    return "\n\n".join([out, "\n".join(more)]) if more else out
 
 
 def kernel_page(k: KernelData, row: IndexRow, ctx: SiteContext) -> KernelPage:
@@ -91,6 +103,7 @@ def kernel_page(k: KernelData, row: IndexRow, ctx: SiteContext) -> KernelPage:
         next=NavItem(k.next[1], f"../{k.next[0]}/") if k.next else None,
         candidate=ctx.candidate,
         history_href=f"../../history.html#h-{k.slug}" if ctx.history else "",
+        diagnosis=clause_links(row.diagnosis, ""),
     )
 
 

@@ -11,6 +11,8 @@ from markupsafe import Markup
 from generator.model import CaptureAnalysis
 from generator.site import charts
 from generator.analyze import commits
+from generator.site.views import coverage as coverage_views
+from generator.site.views import diagnosis as diagnosis_views
 from generator.site.views.base import (
     DASH, KernelData, READING_SHOWN, SiteContext, UNCATEGORIZED, VERDICTS, VERDICT_RANK, fmt_pct, fmt_x, verdict_css, verdict_label,
 )
@@ -75,6 +77,12 @@ class IndexRow:
     profiled_commit: str | None = None  # candidate commit of the profile
     commit_note: str = ""  # said when the two disagree
     regression: str = ""  # set per build from the history (not an input of the kernel)
+    diagnosis: dict[str, Any] | None = None  # diagnosis_views.diagnose()
+    first_step: dict[str, Any] | None = None  # diagnosis_views.first_step()
+    severity: dict[str, Any] | None = None  # diagnosis_views.severity() (HEADROOM only)
+    coverage: dict[str, dict[str, Any]] = field(default_factory=dict)  # coverage_views.model_coverage()
+    headline_speedup: float | None = None
+    headline_verdict: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -88,6 +96,32 @@ class IndexRow:
     def wins_sort(self) -> float | str:
         """Sort value of the wins column: the fraction of measured shapes won."""
         return self.wins / self.n_measured if self.wins is not None and self.n_measured else ""
+
+    @property
+    def diagnosis_links(self) -> list[ClauseLink]:
+        """The diagnosis clauses linked to their evidence on the kernel page (from the overview)."""
+        return clause_links(self.diagnosis, self.href)
+
+    @property
+    def severity_level(self) -> str:
+        return self.severity["level"] if self.severity else ""
+
+    @property
+    def severity_sort(self) -> str:
+        """Sort value of the severity column: rank, then the geomean's distance from parity."""
+        if not self.severity:
+            return ""
+        return f"{diagnosis_views.SEVERITY_RANK[self.severity['level']]}.{round((1 - self.severity['geomean']) * 1e6):07d}"
+
+    @property
+    def headline_text_x(self) -> str:
+        return fmt_x(self.headline_speedup)
+
+    @property
+    def headline_disagrees(self) -> bool:
+        """The headline pair's verdict differs from the multi-shape verdict."""
+        return (self.headline_verdict is not None and self.verdict in VERDICTS
+                and self.headline_verdict != self.verdict)
 
     def api(self) -> dict[str, Any]:
         """The record of this kernel in ``api/index.json``."""
@@ -118,6 +152,12 @@ class IndexRow:
             "commit_note": self.commit_note or None,
             "flag_texts": list(self.flags),
             "regression": self.regression or None,
+            "diagnosis": self.diagnosis,
+            "first_step": self.first_step,
+            "severity": self.severity,
+            "coverage": self.coverage,
+            "headline_speedup": self.headline_speedup,
+            "headline_verdict": self.headline_verdict,
             "missing": list(self.missing),
             "broken": list(self.broken),
             "page": self.href,
@@ -195,8 +235,23 @@ def occupancy_cells(a: CaptureAnalysis | None) -> dict[str, Any]:
     return {"occupancy": None, "occupancy_text": DASH, "limiter": None, "limiter_text": DASH}
 
 
-def index_row(k: KernelData) -> IndexRow:
-    """The overview row of one kernel."""
+@dataclass
+class ClauseLink:
+    """A diagnosis clause as a link: English text, 中文 text and the evidence URL."""
+
+    text: str
+    zh: str
+    href: str
+
+
+def clause_links(diagnosis: dict[str, Any] | None, page: str) -> list[ClauseLink]:
+    """The clauses of a diagnosis, each linked to ``page`` + its evidence anchor."""
+    return [ClauseLink(c["text"], c["zh"], f"{page}{c['anchor']}") for c in (diagnosis or {}).get("clauses", [])]
+
+
+def index_row(k: KernelData, ctx: SiteContext | None = None) -> IndexRow:
+    """The overview row of one kernel (``ctx`` gives the severity thresholds)."""
+    ctx = ctx or SiteContext()
     s = k.score
     verdict = s.verdict if s is not None else None
     scored = s is not None and verdict in VERDICTS
@@ -258,6 +313,12 @@ def index_row(k: KernelData) -> IndexRow:
         search=search,
         noise=s.noise if scored else None,
         **commit_cells(k, s if scored else None),
+        diagnosis=diagnosis_views.diagnose(k),
+        first_step=diagnosis_views.first_step(k),
+        severity=diagnosis_views.severity(s, ctx.severity_near, ctx.severity_tune) if scored else None,
+        coverage=coverage_views.model_coverage(s),
+        headline_speedup=k.headline.speedup if k.headline else None,
+        headline_verdict=k.headline.verdict if k.headline else None,
     )
 
 
@@ -337,6 +398,42 @@ class OverviewPage:
     notes: list[str]
     n_kernels: int
     history_nav: bool = False
+    severity_filters: list[tuple[str, str]] = field(default_factory=list)  # (value, label)
+    headline_chart: ChartView | None = None
+    not_on_headline_chart: list[str] = field(default_factory=list)
+    disagreements: list[Disagreement] = field(default_factory=list)
+    coverage: coverage_views.CoverageView | None = None
+    severity_help: str = ""
+    severity_help_zh: str = ""
+
+
+@dataclass
+class Disagreement:
+    """A kernel whose headline pair and multi-shape geomean read differently."""
+
+    name: str
+    href: str
+    text: str
+    zh: str
+
+
+def disagreements(rows: list[IndexRow]) -> list[Disagreement]:
+    """Kernels whose headline verdict differs from the multi-shape verdict, with both ranks."""
+    by_geo = sorted((r for r in rows if r.geomean is not None), key=lambda r: (-r.geomean, r.name.lower()))
+    by_head = sorted((r for r in rows if r.headline_speedup is not None),
+                     key=lambda r: (-r.headline_speedup, r.name.lower()))
+    rank_g = {r.slug: i for i, r in enumerate(by_geo, 1)}
+    rank_h = {r.slug: i for i, r in enumerate(by_head, 1)}
+    out = []
+    for r in sorted((r for r in rows if r.headline_disagrees and r.geomean is not None), key=lambda r: r.name.lower()):
+        h, g = fmt_x(r.headline_speedup), r.geomean_text
+        out.append(Disagreement(
+            r.name, r.href,
+            f"headline pair {h} reads {r.headline_verdict} (rank {rank_h[r.slug]} of {len(by_head)}); "
+            f"geomean {g} over {r.n_measured} shapes reads {r.verdict} (rank {rank_g[r.slug]} of {len(by_geo)})",
+            f"代表性对比 {h} 判为 {r.headline_verdict}（{len(by_head)} 个中第 {rank_h[r.slug]}）；"
+            f"{r.n_measured} 个形状的几何平均 {g} 判为 {r.verdict}（{len(by_geo)} 个中第 {rank_g[r.slug]}）"))
+    return out
 
 
 def overview_page(rows: list[IndexRow], ctx: SiteContext, provenance: list[Fact], build_date: str,
@@ -361,6 +458,11 @@ def overview_page(rows: list[IndexRow], ctx: SiteContext, provenance: list[Fact]
     not_on_chart = [f"{r.name} ({why.get(r.verdict, r.verdict_label.lower())})" for r in rows if r.geomean is None]
     chart = chart_view("overview-speedups", charts.speedup_overview(plotted, ctx.win, ctx.headroom),
                        "Speedup vs the best baseline, per kernel", "chart.overview") if plotted else None
+    by_head = sorted((r for r in rows if r.headline_speedup is not None),
+                     key=lambda r: (-r.headline_speedup, r.name.lower()))
+    headline_chart = chart_view("overview-headline", charts.headline_overview(by_head, ctx.win, ctx.headroom),
+                                "Headline pair of the profiling sweep, per kernel", "chart.headline") if by_head else None
+    not_on_headline = [r.name for r in rows if r.headline_speedup is None]
     filters = [("", "all verdicts")] + [(v, v) for v in VERDICTS] + [("UNTIMED", "no timings"), ("NONE", "no campaign")]
     return OverviewPage(
         title=ctx.title,
@@ -380,6 +482,15 @@ def overview_page(rows: list[IndexRow], ctx: SiteContext, provenance: list[Fact]
         notes=list(notes or []),
         n_kernels=len(rows),
         history_nav=ctx.history,
+        severity_filters=[("", "any severity")] + [(v, v) for v in diagnosis_views.SEVERITIES],
+        headline_chart=headline_chart,
+        not_on_headline_chart=not_on_headline,
+        disagreements=disagreements(rows),
+        coverage=coverage_views.coverage_view(rows, ctx),
+        severity_help=(f"Severity of a HEADROOM kernel: near when its geomean is at least {ctx.severity_near:g}x, "
+                       f"tune from {ctx.severity_tune:g}x, rewrite below ([severity] in kernel-atlas.toml)."),
+        severity_help_zh=(f"HEADROOM 内核的严重程度：几何平均不低于 {ctx.severity_near:g}x 为 near（接近），"
+                          f"不低于 {ctx.severity_tune:g}x 为 tune（调优），更低为 rewrite（重写）；阈值见 kernel-atlas.toml 的 [severity]。"),
     )
 
 

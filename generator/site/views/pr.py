@@ -65,6 +65,8 @@ def pr_view(k: KernelData, row: IndexRow, ctx: SiteContext) -> PrView:
             ("failures", md_text(row.failures_text)), ("best baseline", md_text(row.best_baseline_text))]
     if k.score is not None and k.score.worst is not None:
         rows.append(("worst shape", md_text(k.score.worst_text)))
+    if row.severity:
+        rows.append(("severity", md_text(f"{row.severity['level']}: {row.severity['detail']}")))
     if row.flags:
         rows.append(("flags", md_text("; ".join(row.flags))))
     if row.top_stall:

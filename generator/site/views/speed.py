@@ -7,6 +7,7 @@ from typing import Any
 
 from generator.analyze.verdicts import ABOVE_ROOF_TEXT
 from generator.site import charts
+from generator.site.views.coverage import shape_models
 from generator.site.views.base import DASH, KernelData, SiteContext, VERDICTS, fmt_num, fmt_x, sort_key
 from generator.site.views.overview import ChartView, Fact, IndexRow, chart_view
 from generator.site.views.panel import register_panel
@@ -42,6 +43,7 @@ class ShapeRowView:
     failure: str
     failure_full: str
     flags: list[str]  # suspect reference, scope mismatch, above the HBM roof (VERDICTS rules 7-9)
+    models: str = ""  # the shape's models joined by "|" (data-models: site.js filters by #model=)
 
 
 
@@ -147,6 +149,7 @@ def shape_rows(score: Any, ctx: SiteContext) -> list[ShapeRowView]:
             failure=sh.failure_short or "",
             failure_full=sh.failure_reason or "",
             flags=shape_flags(sh, score.candidate),
+            models="|".join(shape_models(sh)),
         ))
     return out
 

@@ -1,0 +1,137 @@
+"""Coverage: which models and shapes each kernel's campaign covers, and how it fares on them.
+
+Per kernel, per model of its ledger (``model`` split on ``|``, a shape counting for each of
+its models; no model -> ``(no model)``): ledger shapes, measured (candidate usable and a
+best baseline exists), won / lost (speedup >= win / < headroom threshold, as the verdict
+counts them), unsupported (the candidate's status is ``unsupported``), failed (its status
+is failed, oom or incorrect) and the geomean of the measured speedups. The overview shows
+models x kernels; a cell links to the kernel page filtered to that model's shapes
+(``kernels/<slug>/index.html#model=<model>``, read by site.js).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import quote
+
+from generator.site.views.base import DASH, SiteContext, fmt_x
+
+NO_MODEL = "(no model)"
+FAILED = ("failed", "oom", "incorrect")
+COUNTS = ("shapes", "measured", "won", "lost", "unsupported", "failed")
+
+
+def shape_models(sh: Any) -> tuple[str, ...]:
+    """The models of one scored shape (``a|b`` -> a, b), ``(no model)`` when none."""
+    models = tuple(m.strip() for m in (sh.models or ()) if m and m.strip())
+    return models or (NO_MODEL,)
+
+
+def model_coverage(score: Any) -> dict[str, dict[str, Any]]:
+    """Per model (sorted): the counts of ``COUNTS`` and ``geomean`` of its measured shapes."""
+    if score is None:
+        return {}
+    cells: dict[str, dict[str, Any]] = {}
+    logs: dict[str, list[float]] = {}
+    for sh in score.shapes:
+        for m in shape_models(sh):
+            c = cells.setdefault(m, dict.fromkeys(COUNTS, 0))
+            c["shapes"] += 1
+            if sh.measured and sh.speedup:
+                c["measured"] += 1
+                logs.setdefault(m, []).append(math.log(sh.speedup))
+            c["won"] += sh.outcome == "win"
+            c["lost"] += sh.outcome == "loss"
+            c["unsupported"] += sh.candidate_status == "unsupported"
+            c["failed"] += sh.candidate_status in FAILED
+    for m, c in cells.items():
+        c["geomean"] = math.exp(sum(logs[m]) / len(logs[m])) if logs.get(m) else None
+    return {m: cells[m] for m in sorted(cells)}
+
+
+def model_href(page: str, model: str) -> str:
+    """The kernel page filtered to one model's shapes (site.js reads ``#model=``)."""
+    return f"{page}#model={quote(model, safe='')}"
+
+
+# ---------------------------------------------------------------- the overview matrix
+
+@dataclass
+class CoverageCell:
+    """One (model, kernel) cell: display text, colour class, link and the counts."""
+
+    text: str
+    detail: str  # won / lost / unsupported / failed in letters
+    title: str
+    css: str
+    href: str
+    counts: dict[str, Any]
+
+
+@dataclass
+class CoverageColumn:
+    slug: str
+    name: str
+    href: str
+
+
+@dataclass
+class CoverageRow:
+    model: str
+    n_shapes: int
+    cells: list[CoverageCell | None]  # one per column; None: the model has no shape there
+
+
+@dataclass
+class CoverageView:
+    columns: list[CoverageColumn]
+    rows: list[CoverageRow]
+
+    def to_json(self) -> dict[str, Any]:
+        """``coverage`` in ``api/index.json``: models, kernels and the counts of every non-empty cell."""
+        return {
+            "models": [r.model for r in rows_sorted(self.rows)],
+            "kernels": [c.slug for c in self.columns],
+            "cells": {r.model: {col.slug: cell.counts for col, cell in zip(self.columns, r.cells) if cell}
+                      for r in rows_sorted(self.rows)},
+        }
+
+
+def rows_sorted(rows: list[CoverageRow]) -> list[CoverageRow]:
+    return sorted(rows, key=lambda r: (-r.n_shapes, r.model.lower(), r.model))
+
+
+def cell_css(c: dict[str, Any], ctx: SiteContext) -> str:
+    """Colour class of a cell from its geomean: win, parity, loss, or none when nothing was measured."""
+    g = c.get("geomean")
+    if g is None:
+        return "cov-none"
+    if g >= ctx.win:
+        return "cov-win"
+    return "cov-parity" if g >= ctx.headroom else "cov-loss"
+
+
+def coverage_cell(model: str, c: dict[str, Any], page: str, ctx: SiteContext) -> CoverageCell:
+    """Display values of one cell."""
+    letters = [f"{c[k]}{k[0].upper()}" for k in ("won", "lost", "unsupported", "failed") if c[k]]
+    title = (f"{model}: {c['shapes']} shapes, {c['measured']} measured, {c['won']} won, {c['lost']} lost, "
+             f"{c['unsupported']} unsupported, {c['failed']} failed; geomean "
+             f"{fmt_x(c['geomean']) if c['geomean'] is not None else DASH}")
+    return CoverageCell(text=f"{c['measured']}/{c['shapes']}", detail=" ".join(letters), title=title,
+                        css=cell_css(c, ctx), href=model_href(page, model), counts=dict(c))
+
+
+def coverage_view(rows: list[Any], ctx: SiteContext) -> CoverageView:
+    """The models x kernels matrix from the overview rows (kernels in display order)."""
+    cols = [r for r in rows if r.coverage]
+    models: dict[str, int] = {}
+    for r in cols:
+        for m, c in r.coverage.items():
+            models[m] = models.get(m, 0) + c["shapes"]
+    out = []
+    for m in models:
+        cells = [coverage_cell(m, r.coverage[m], r.href, ctx) if m in r.coverage else None for r in cols]
+        out.append(CoverageRow(m, models[m], cells))
+    return CoverageView([CoverageColumn(r.slug, r.name, r.href) for r in cols], rows_sorted(out))

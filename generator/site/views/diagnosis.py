@@ -1,0 +1,343 @@
+"""The one-line diagnosis, the first step and the HEADROOM severity of a kernel.
+
+All three are computed from the evidence the kernel page already shows, so they stay right
+after every regeneration:
+
+- **bound**: the label most of the candidate's measured shapes carry on the roofline
+  (``generator.analyze.roofline``); a tie, or no roofline, is settled by the primary
+  capture's stalls (VMEM types >= 50 % of the stall cycles: memory-bound; MFMA/FMA first:
+  compute-bound; else latency-bound). A capture with no working wave says
+  "unrepresentative capture" instead (DOMAIN §1.5).
+- **stall**: the dominant stall type and its share; over the working waves when early-exit
+  waves hold >= 20 % of the stalls (the hotspots the page ranks then).
+- **occupancy**: waves per SIMD with the resource that binds ("hardware max" when none).
+- **early exit**: noted when early-exit waves hold >= 20 % of the stall cycles.
+- **roof**: the achieved fraction of the roof: the capture's HBM bandwidth when the advice
+  measured it (the streaming finding), else the candidate's best measured shape on the
+  roofline (shapes above the HBM roof, VERDICTS rule 9, left out).
+
+Each clause carries the anchor of its evidence on the kernel page (``#roofline``, ``#c1``,
+``#advice-c1-f0``) and its text in English and 中文. Severity: a HEADROOM geomean g is
+``near`` (g >= near), ``tune`` (tune <= g < near) or ``rewrite`` (g < tune); thresholds from
+``[severity]`` in kernel-atlas.toml. Example (vec_add on the shared sweep)::
+
+    memory-bound (7 of 12 shapes), 82% VMEM-wait, 8 waves/SIMD (hardware max), 83% of HBM peak
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from generator.site.views.base import CaptureData, KernelData
+
+BOUNDS = ("memory-bound", "compute-bound", "latency-bound")
+BOUND_ZH = {"memory-bound": "内存受限", "compute-bound": "计算受限", "latency-bound": "延迟受限"}
+MEMORY_STALLS = ("VMEM-wait", "VMEM-load", "VMEM-store")
+COMPUTE_STALLS = ("MFMA/FMA",)
+#: VMEM share of the stall cycles from which the capture reads memory-bound.
+MEMORY_SHARE = 0.50
+#: Early-exit share of the stall cycles from which the diagnosis notes the early exits
+#: (the same threshold from which the page ranks the working waves: DOMAIN §1.5).
+EARLY_EXIT_NOTE = 0.20
+#: Longest first-step sentence before it is shortened at a word boundary.
+FIRST_STEP_CHARS = 140
+SEVERITIES = ("near", "tune", "rewrite")
+SEVERITY_ZH = {"near": "接近", "tune": "调优", "rewrite": "重写"}
+
+
+@dataclass
+class Clause:
+    """One clause of the diagnosis: its words and where its evidence is on the kernel page."""
+
+    key: str  # bound, capture, stall, occupancy, early_exit, roof
+    text: str
+    zh: str
+    anchor: str  # "#roofline", "#c1", "#advice-c1-f0"
+
+    def to_json(self) -> dict[str, str]:
+        return asdict(self)
+
+
+def pct(fraction: float) -> str:
+    """A share as a whole percentage: ``82%``."""
+    return f"{fraction * 100:.0f}%"
+
+
+def primary_index(k: KernelData) -> int | None:
+    """Position of the primary capture in ``k.captures`` (its page anchor is ``c<i>``)."""
+    prim = k.primary
+    return next((i for i, c in enumerate(k.captures) if c is prim), None)
+
+
+# ---------------------------------------------------------------- bound
+
+def roofline_bounds(k: KernelData) -> Counter:
+    """Bound labels of the candidate's roofline points on measured shapes."""
+    s, r = k.score, k.roofline
+    if s is None or not r:
+        return Counter()
+    measured = {sh.shape_id for sh in s.shapes if sh.measured}
+    return Counter(p.get("bound") for p in r.get("points") or []
+                   if p.get("provider") == s.candidate and p.get("shape_id") in measured and p.get("bound") in BOUNDS)
+
+
+def capture_bound(stall_by_type: dict[str, int]) -> str | None:
+    """The bound a capture's stalls suggest: VMEM >= 50 % memory, MFMA first compute, else latency."""
+    total = sum(stall_by_type.values())
+    if total <= 0:
+        return None
+    if sum(stall_by_type.get(t, 0) for t in MEMORY_STALLS) / total >= MEMORY_SHARE:
+        return "memory-bound"
+    top = max(stall_by_type.items(), key=lambda kv: kv[1])[0]
+    return "compute-bound" if top in COMPUTE_STALLS else "latency-bound"
+
+
+def stall_source(c: CaptureData) -> tuple[dict[str, int], bool]:
+    """Stall cycles by type the diagnosis reads (working waves when the page ranks them), and whether
+    they are the working waves'."""
+    a = c.analysis
+    if a.working is not None and a.working.total_stall_cycles > 0:
+        return dict(a.working.stall_by_type), True
+    return dict(a.stall_by_type), False
+
+
+def bound_clause(k: KernelData, prim: CaptureData | None, anchor: str) -> tuple[Clause | None, dict[str, Any]]:
+    """The bound clause and its machine values (``bound``, ``bound_source``, ``bound_shapes``)."""
+    counts = roofline_bounds(k)
+    stalls = capture_bound(stall_source(prim)[0]) if prim is not None else None
+    if counts:
+        n = sum(counts.values())
+        best = max(counts.values())
+        tied = [b for b in BOUNDS if counts.get(b) == best]
+        label = stalls if stalls in tied else tied[0]
+        info = {"bound": label, "bound_source": "roofline", "bound_shapes": [counts[label], n]}
+        if len(tied) > 1:
+            info["bound_source"] = "roofline, tie settled by the capture's stalls" if stalls in tied else "roofline"
+        clause = Clause("bound", f"{label} ({counts[label]} of {n} shapes)",
+                        f"{BOUND_ZH[label]}（{n} 个形状中 {counts[label]} 个）", "#roofline")
+        return clause, info
+    if stalls is not None:
+        return (Clause("bound", f"{stalls} (capture stalls)", f"{BOUND_ZH[stalls]}（采集的停顿）", anchor),
+                {"bound": stalls, "bound_source": "capture stalls", "bound_shapes": None})
+    return None, {"bound": None, "bound_source": None, "bound_shapes": None}
+
+
+# ---------------------------------------------------------------- capture clauses
+
+def stall_clause(prim: CaptureData, anchor: str) -> tuple[Clause | None, dict[str, Any]]:
+    """The dominant stall type with its share of the stall cycles."""
+    by_type, working = stall_source(prim)
+    total = sum(by_type.values())
+    if total <= 0:
+        return None, {"stall_type": None, "stall_share": None, "stall_scope": None}
+    name, cycles = max(by_type.items(), key=lambda kv: kv[1])  # first of equal maxima: ranked order
+    share = cycles / total
+    scope = "working waves" if working else "all waves"
+    text = f"{pct(share)} {name}" + (" (working waves)" if working else "")
+    zh = f"{pct(share)} {name}" + ("（仅工作中的 wave）" if working else "")
+    return Clause("stall", text, zh, anchor), {"stall_type": name, "stall_share": share, "stall_scope": scope}
+
+
+def occupancy_clause(prim: CaptureData, anchor: str) -> tuple[Clause | None, dict[str, Any]]:
+    """Waves per SIMD with its limiter (AMD), or the achieved occupancy (Nsight Compute)."""
+    a = prim.analysis
+    occ = a.occupancy
+    if occ is not None:
+        w = occ.waves_per_simd
+        waves = f"{w} wave{'s' if w != 1 else ''}/SIMD"
+        if occ.limiter == "NONE":
+            text, zh = f"{waves} (hardware max)", f"每 SIMD {w} 个 wave（硬件上限）"
+        else:
+            text, zh = f"{waves} ({occ.limiter}-bound)", f"每 SIMD {w} 个 wave（受 {occ.limiter} 限制）"
+        return Clause("occupancy", text, zh, anchor), {"waves_per_simd": w, "limiter": occ.limiter,
+                                                        "achieved_occupancy": None}
+    ncu = (a.extra.get("ncu") or {}).get("occupancy") or {}
+    achieved = ncu.get("achieved_pct")
+    if isinstance(achieved, (int, float)):
+        lim = ncu.get("limiter")
+        text = f"{achieved:.0f}% achieved occupancy" + (f" ({lim}-bound)" if lim else "")
+        zh = f"实际占用率 {achieved:.0f}%" + (f"（受 {lim} 限制）" if lim else "")
+        return Clause("occupancy", text, zh, anchor), {"waves_per_simd": None, "limiter": lim,
+                                                        "achieved_occupancy": achieved / 100}
+    return None, {"waves_per_simd": None, "limiter": None, "achieved_occupancy": None}
+
+
+def early_exit_clause(prim: CaptureData, anchor: str) -> tuple[Clause | None, dict[str, Any]]:
+    """Early-exit waves, when they hold enough of the stalls to change the reading."""
+    ws = prim.analysis.waves_summary
+    if ws is None:
+        return None, {"early_exit": None}
+    info = {"early_exit": [ws.early_exit, ws.sampled]}
+    if ws.early_exit == 0 or ws.early_exit_stall_share < EARLY_EXIT_NOTE or not ws.representative:
+        return None, info
+    share = pct(ws.early_exit_stall_share)
+    return (Clause("early_exit", f"{ws.early_exit} of {ws.sampled} waves exit early ({share} of stalls)",
+                   f"{ws.sampled} 个 wave 中 {ws.early_exit} 个提前退出（占停顿 {share}）", anchor), info)
+
+
+# ---------------------------------------------------------------- roof fraction
+
+def streaming_bandwidth(prim: CaptureData | None) -> tuple[float, int] | None:
+    """The capture's HBM fraction as the advice measured it, and the finding's position."""
+    for j, f in enumerate((prim.findings or []) if prim is not None else []):
+        bw = (f.get("evidence") or {}).get("bandwidth") if isinstance(f.get("evidence"), dict) else None
+        if f.get("detector") == "streaming_roofline" and isinstance(bw, dict) and isinstance(bw.get("fraction"), (int, float)):
+            return float(bw["fraction"]), j
+    return None
+
+
+def best_roof_fraction(k: KernelData) -> float | None:
+    """The candidate's highest fraction of the roof over measured shapes below the HBM roof."""
+    s, r = k.score, k.roofline
+    if s is None or not r:
+        return None
+    ok = {sh.shape_id for sh in s.shapes if sh.measured and s.candidate not in sh.above_roof}
+    fr = [p["fraction_of_roof"] for p in r.get("points") or []
+          if p.get("provider") == s.candidate and p.get("shape_id") in ok
+          and isinstance(p.get("fraction_of_roof"), (int, float))]
+    return max(fr) if fr else None
+
+
+def roof_clause(k: KernelData, prim: CaptureData | None, pi: int | None) -> tuple[Clause | None, dict[str, Any]]:
+    """The achieved fraction of the roof: the capture's HBM bandwidth, else the best shape's."""
+    bw = streaming_bandwidth(prim)
+    if bw is not None:
+        frac, j = bw
+        return (Clause("roof", f"{pct(frac)} of HBM peak", f"达到 HBM 峰值的 {pct(frac)}", f"#advice-c{pi}-f{j}"),
+                {"roof_fraction": frac, "roof_source": "capture bandwidth"})
+    frac = best_roof_fraction(k)
+    if frac is not None:
+        return (Clause("roof", f"best shape at {pct(frac)} of the roof", f"最佳形状达到屋顶的 {pct(frac)}", "#roofline"),
+                {"roof_fraction": frac, "roof_source": "roofline, best measured shape"})
+    return None, {"roof_fraction": None, "roof_source": None}
+
+
+# ---------------------------------------------------------------- diagnosis
+
+def diagnose(k: KernelData) -> dict[str, Any] | None:
+    """The diagnosis of one kernel (``diagnosis`` in the API); None without capture or roofline."""
+    prim = k.primary
+    pi = primary_index(k)
+    anchor = f"#c{pi}" if pi is not None else ""
+    info: dict[str, Any] = {"capture": prim.rel if prim is not None else None,
+                            "representative": prim.analysis.representative if prim is not None else None}
+    clauses: list[Clause] = []
+    bound, binfo = bound_clause(k, prim, anchor)
+    info.update(binfo)
+    info["roofline_bound"] = binfo["bound"] if binfo["bound_source"] and binfo["bound_source"].startswith("roofline") else None
+    if prim is not None and not prim.analysis.representative:
+        info["bound"], info["bound_source"] = "unrepresentative capture", "capture"
+        clauses.append(Clause("capture", "unrepresentative capture", "采集不具代表性", anchor))
+        info.update(stall_type=None, stall_share=None, stall_scope=None)
+    else:
+        if bound is not None:
+            clauses.append(bound)
+        if prim is not None:
+            c, extra = stall_clause(prim, anchor)
+            info.update(extra)
+            clauses += [c] if c else []
+    if prim is not None:
+        for fn in (occupancy_clause, early_exit_clause):
+            c, extra = fn(prim, anchor)
+            info.update(extra)
+            clauses += [c] if c else []
+    c, extra = roof_clause(k, prim, pi)
+    info.update(extra)
+    clauses += [c] if c else []
+    if not clauses:
+        return None
+    info["clauses"] = [c.to_json() for c in clauses]
+    info["text"] = ", ".join(c.text for c in clauses)
+    info["zh"] = "，".join(c.zh for c in clauses)
+    return info
+
+
+# ---------------------------------------------------------------- first step
+
+#: Words that open a statement rather than an instruction after a colon ("...: the kernel moves").
+_NOT_IMPERATIVE = {"the", "a", "an", "this", "these", "that", "it", "its", "each", "every", "no", "nothing"}
+
+
+def short_sentence(text: str, limit: int = FIRST_STEP_CHARS) -> str:
+    """One short sentence from a suggestion.
+
+    The first sentence; when it reads "why: what to do", the instruction after the colon;
+    parentheses dropped; cut at a word boundary to ``limit`` characters. Example:
+    "Each vmcnt(0) waits for every outstanding DMA load: wait with vmcnt(N) for just the tile
+    (N = loads issued after it)." -> "Wait with vmcnt(N) for just the tile."
+    """
+    text = " ".join(str(text).split())
+    m = re.search(r"(?<=[.!?])\s+(?=[A-Z(])", text)
+    first = text[:m.start()] if m else text
+    head, sep, tail = first.partition(": ")
+    if sep and tail and tail.split(" ", 1)[0].lower() not in _NOT_IMPERATIVE and tail[0].islower():
+        first = tail[0].upper() + tail[1:]
+    first = re.sub(r" \([^()]*\)", "", first)
+    if len(first) <= limit:
+        return first
+    cut = first[:limit].rsplit(" ", 1)[0].rstrip(",;:")
+    return cut + "\u2026"
+
+
+def top_finding(prim: CaptureData | None) -> tuple[int, dict[str, Any]] | None:
+    """The primary capture's top-ranked finding (flagged artifacts are not ranked)."""
+    for j, f in enumerate((prim.findings or []) if prim is not None else []):
+        if f.get("ranked", True) and not f.get("flagged") and f.get("suggestion"):
+            return j, f
+    return None
+
+
+def first_step(k: KernelData) -> dict[str, Any] | None:
+    """The top finding's suggestion in one short sentence with its share of stalls (``first_step``)."""
+    prim = k.primary
+    top = top_finding(prim)
+    if top is None:
+        return None
+    j, f = top
+    share = f.get("stall_share") if isinstance(f.get("stall_share"), (int, float)) else None
+    text = short_sentence(f["suggestion"])
+    share_text = f"{pct(share)} of stalls" if share else ""
+    return {
+        "text": text,
+        "share_text": share_text,
+        "share_zh": f"占停顿 {pct(share)}" if share else "",
+        "stall_share": share,
+        "detector": f.get("detector"),
+        "title": f.get("title"),
+        "priority": f.get("priority"),
+        "anchor": f"#advice-c{primary_index(k)}-f{j}",
+    }
+
+
+# ---------------------------------------------------------------- severity
+
+def severity_level(geomean: float, near: float, tune: float) -> str:
+    """``near``, ``tune`` or ``rewrite`` of a HEADROOM geomean (unrounded)."""
+    if geomean >= near:
+        return "near"
+    return "tune" if geomean >= tune else "rewrite"
+
+
+def severity(score: Any, near: float, tune: float) -> dict[str, Any] | None:
+    """How far a HEADROOM kernel sits from parity (``severity`` in the API); None otherwise."""
+    if score is None or score.verdict != "HEADROOM" or not score.geomean_vs_best:
+        return None
+    g = score.geomean_vs_best
+    level = severity_level(g, near, tune)
+    need = 1 / g
+    return {
+        "level": level,
+        "geomean": g,
+        "to_parity": need,  # the speedup the candidate needs for 1.0x
+        "losses": score.losses,
+        "n_measured": score.n_measured,
+        "detail": f"needs {need:.2f}x for parity, {score.losses} of {score.n_measured} shapes lose",
+        "detail_zh": f"需提速 {need:.2f}x 才能持平，{score.n_measured} 个形状中 {score.losses} 个落后",
+        "level_zh": SEVERITY_ZH[level],
+    }
+
+
+SEVERITY_RANK = {"near": 0, "tune": 1, "rewrite": 2}

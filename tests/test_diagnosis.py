@@ -1,0 +1,314 @@
+"""Diagnosis, first step, severity, coverage and the ranking switch as view models (issue 16).
+
+Inputs are gathered from the real shared sweep. Expected values were checked by hand against
+the raw files: the stall shares against each bundle's ``source/hotspot_output.txt`` (vec_add
+VMEM-wait 1.73M = 82.3 %; hgemm_splitk VMEM-wait 32.5K = 55.8 %), occupancy against
+``expected/occupancy.json`` (vec_add 8 NONE, hgemm_splitk 1 LDS with lds 98304 per WG of 256,
+pa 2 VGPR with 176 + 12 -> 192), pa's early exits against DOMAIN §1.5 (48 of 56 waves,
+25,144 of 70,036 stall cycles; working waves: "other" 15,732 of 44,892), the roofline labels
+against ``benchmark_results.jsonl`` (vec_add's flydsl rows: 7 of 12 at >= 25 % of the 8 TB/s
+roof with AI 1/12 below the ridge, the largest n = 67108864 at 4859 GB/s = 60.7 %; gemm 29 of
+30 latency-bound; pa_decode 11 of 12), and the coverage counts are recomputed below from the
+ledger and the results with nothing of the tool.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import json
+import math
+from collections import Counter, defaultdict
+
+import pytest
+
+from generator.analyze import verdicts
+from generator.config import load_config
+from generator.read import discover
+from generator.site import gather as site_gather
+from generator.site import plan as site_plan
+from generator.site.views import base as base_views
+from generator.site.views import coverage as coverage_views
+from generator.site.views import diagnosis as dg
+from generator.site.views import kernel as kernel_views
+from generator.site.views import overview as overview_views
+from generator.site.views import speed as speed_views
+
+
+@pytest.fixture(scope="module")
+def env(sweep):
+    swp = discover.discover(sweep)
+    cfg = load_config(swp.root)
+    kj = verdicts.load_kernels_json(swp.root)
+    mods = {n: site_plan.optional(n) for n in site_plan.OPTIONAL}
+    plans = {p.slug: p for p in site_plan.plan_kernels(swp, cfg, kj)}
+    return site_gather.Env(swp.root, cfg, kj, mods, lambda msg: None), plans
+
+
+@pytest.fixture(scope="module")
+def kernel(env):
+    cache = {}
+
+    def get(slug):
+        if slug not in cache:
+            e, plans = env
+            k, _ = site_gather.gather_kernel(plans[slug], e)
+            cache[slug] = (k, overview_views.index_row(k, base_views.SiteContext()))
+        return cache[slug]
+    return get
+
+
+@pytest.fixture(scope="module")
+def all_rows(env, kernel):
+    _, plans = env
+    return overview_views.order_rows([kernel(s)[1] for s in plans])
+
+
+def clauses(row):
+    return {c["key"]: (c["text"], c["anchor"]) for c in row.diagnosis["clauses"]}
+
+
+# ---------------------------------------------------------------- diagnosis (hand-checked)
+
+def test_vec_add_is_memory_bound_near_the_hbm_roof(kernel):
+    k, row = kernel("vec_add")
+    d = row.diagnosis
+    assert d["text"] == "memory-bound (7 of 12 shapes), 82% VMEM-wait, 8 waves/SIMD (hardware max), 83% of HBM peak"
+    assert (d["bound"], d["bound_source"], d["bound_shapes"]) == ("memory-bound", "roofline", [7, 12])
+    assert d["stall_type"] == "VMEM-wait" and d["stall_share"] == pytest.approx(1728428 / 2101324, abs=1e-3)
+    assert (d["waves_per_simd"], d["limiter"]) == (8, "NONE")
+    assert d["roof_fraction"] == pytest.approx(0.8339, abs=1e-4) and d["roof_source"] == "capture bandwidth"
+    assert d["representative"] is True and d["early_exit"] == [0, 632]
+    # every clause links to its evidence on the kernel page
+    assert clauses(row) == {
+        "bound": ("memory-bound (7 of 12 shapes)", "#roofline"),
+        "stall": ("82% VMEM-wait", "#c0"),
+        "occupancy": ("8 waves/SIMD (hardware max)", "#c0"),
+        "roof": ("83% of HBM peak", "#advice-c0-f0"),
+    }
+    assert dg.best_roof_fraction(k) == pytest.approx(4859.410525454823 / 8000, rel=1e-3)  # n = 67108864
+    assert [c.href for c in row.diagnosis_links][0] == "kernels/vec_add/index.html#roofline"
+    assert d["zh"].startswith("内存受限（12 个形状中 7 个），82% VMEM-wait，每 SIMD 8 个 wave（硬件上限）")
+
+
+def test_vec_add_first_step_is_the_streaming_finding(kernel):
+    _, row = kernel("vec_add")
+    fs = row.first_step
+    assert fs["detector"] == "streaming_roofline" and fs["anchor"] == "#advice-c0-f0"
+    assert fs["text"] == "Nothing left to win on loads: the kernel moves its bytes near peak bandwidth."
+    assert fs["stall_share"] == pytest.approx(0.9487, abs=1e-4) and fs["share_text"] == "95% of stalls"
+
+
+def test_hgemm_splitk_is_lds_bound_at_one_wave(kernel):
+    _, row = kernel("hgemm_splitk")
+    d = row.diagnosis
+    assert d["text"] == "latency-bound (29 of 30 shapes), 56% VMEM-wait, 1 wave/SIMD (LDS-bound), best shape at 27% of the roof"
+    assert (d["waves_per_simd"], d["limiter"]) == (1, "LDS")
+    assert d["stall_share"] == pytest.approx(32508 / 58228, abs=1e-3)  # hotspot_output: 32.5K of 58.2K, 55.8 %
+    assert row.first_step["detector"] == "lds_dma_drain" and row.first_step["share_text"] == "53% of stalls"
+    assert row.first_step["text"].startswith("Wait with vmcnt(N) for just the tile about to be read")
+
+
+def test_pa_is_vgpr_bound_at_two_waves_and_notes_the_early_exits(kernel):
+    _, row = kernel("pa")
+    d = row.diagnosis
+    assert (d["waves_per_simd"], d["limiter"]) == (2, "VGPR")
+    assert d["early_exit"] == [48, 56]
+    assert clauses(row)["early_exit"] == ("48 of 56 waves exit early (36% of stalls)", "#c0")  # 25,144 / 70,036
+    # the stalls are read over the working waves, as the page ranks them
+    assert (d["stall_type"], d["stall_scope"]) == ("other", "working waves")
+    assert d["stall_share"] == pytest.approx(15732 / 44892)
+    assert d["text"].startswith("latency-bound (11 of 12 shapes), 35% other (working waves), 2 waves/SIMD (VGPR-bound), "
+                                "48 of 56 waves exit early")
+
+
+def test_an_unrepresentative_capture_says_so_instead_of_a_bound(kernel):
+    k, _ = kernel("pa")
+    k2 = copy.copy(k)
+    prim = k.primary
+    a = dataclasses.replace(prim.analysis, waves_summary=dataclasses.replace(
+        prim.analysis.waves_summary, early_exit=56, working=0))
+    k2.captures = [dataclasses.replace(c, analysis=a) if c is prim else c for c in k.captures]
+    assert not k2.primary.analysis.representative
+    d = dg.diagnose(k2)
+    assert d["clauses"][0] == {"key": "capture", "text": "unrepresentative capture", "zh": "采集不具代表性", "anchor": "#c0"}
+    assert d["bound"] == "unrepresentative capture" and d["roofline_bound"] == "latency-bound"
+    assert "stall" not in {c["key"] for c in d["clauses"]} and "early_exit" not in {c["key"] for c in d["clauses"]}
+
+
+def test_rows_without_capture_or_campaign(kernel):
+    _, row = kernel("fp8_gemm_rowscale")  # campaign only: the roofline alone
+    assert row.diagnosis["text"] == "compute-bound (7 of 13 shapes), best shape at 51% of the roof"
+    assert row.first_step is None
+    _, row = kernel("pa_mqa_logits_fp4")  # capture only: the capture's stalls decide
+    assert row.diagnosis["bound"] == "latency-bound" and row.diagnosis["bound_source"] == "capture stalls"
+    _, row = kernel("attention_prefill")  # ledger only
+    assert row.diagnosis is None and row.first_step is None and row.severity is None
+
+
+def test_capture_bound_and_short_sentence_rules():
+    assert dg.capture_bound({"VMEM-wait": 50, "other": 50}) == "memory-bound"
+    assert dg.capture_bound({"MFMA/FMA": 40, "VMEM-wait": 30, "barrier": 30}) == "compute-bound"
+    assert dg.capture_bound({"barrier": 40, "VMEM-wait": 30, "other": 30}) == "latency-bound"
+    assert dg.capture_bound({}) is None
+    assert dg.short_sentence("Each vmcnt(0) waits for every load: wait with vmcnt(N) for the tile (N = loads after it). "
+                             "More.") == "Wait with vmcnt(N) for the tile."
+    assert dg.short_sentence("Nothing left: the kernel is done. Really.") == "Nothing left: the kernel is done."
+    long = "Do " + "this and " * 30 + "that."
+    out = dg.short_sentence(long, 40)
+    assert out.endswith("\u2026") and len(out) <= 41
+
+
+# ---------------------------------------------------------------- severity
+
+def test_severity_of_every_headroom_kernel(all_rows, sweep):
+    ref = json.loads((sweep / "expected" / "verdicts.json").read_text())
+    got = {r.slug: r.severity["level"] for r in all_rows if r.severity}
+    assert got == {"vec_add": "near", "flash_attn_func": "tune", "layernorm": "tune", "rmsnorm": "tune", "quant": "tune",
+                   "pa": "rewrite", "hgemm_splitk": "rewrite", "preshuffle_gemm": "rewrite", "fp8_gemm_rowscale": "rewrite"}
+    assert set(got) == {r.slug for r in all_rows if r.verdict == "HEADROOM"}
+    for r in all_rows:
+        if r.severity:
+            e = ref[r.op]
+            assert r.severity["geomean"] == pytest.approx(e["geomean_vs_best"], abs=5e-4)
+            assert (r.severity["losses"], r.severity["n_measured"]) == (e["losses"], e["n_measured"])
+            assert r.severity["to_parity"] == pytest.approx(1 / r.geomean)
+    fa = next(r for r in all_rows if r.slug == "flash_attn_func")
+    assert fa.severity["detail"] == "needs 1.15x for parity, 11 of 16 shapes lose"  # 1 / 0.870
+
+
+def test_severity_thresholds_and_configuration(kernel):
+    assert [dg.severity_level(g, 0.90, 0.75) for g in (0.90, 0.8999, 0.75, 0.7499)] == ["near", "tune", "tune", "rewrite"]
+    k, _ = kernel("flash_attn_func")  # 0.870
+    assert overview_views.index_row(k, base_views.SiteContext(severity_near=0.85)).severity["level"] == "near"
+    assert overview_views.index_row(k, base_views.SiteContext(severity_near=0.9, severity_tune=0.88)).severity["level"] == "rewrite"
+
+
+# ---------------------------------------------------------------- coverage (against the raw files)
+
+def _raw_coverage(folder):
+    """Per model: shapes, measured, won, lost, unsupported, failed, from the ledger and the results alone."""
+    ledger = [json.loads(x) for x in (folder / "shape_ledger.jsonl").read_text().splitlines() if x.strip()]
+    rows = defaultdict(list)
+    for x in (folder / "benchmark_results.jsonl").read_text().splitlines():
+        if x.strip():
+            r = json.loads(x)
+            rows[(r["shape_id"], r["provider"])].append(r)
+
+    def usable(r):
+        return r["benchmark_status"] == "ok" and r.get("correct") is not False and (r.get("median_us") or 0) > 0
+
+    def chosen(sid, p):
+        rs = rows.get((sid, p), [])
+        ok = [r for r in rs if usable(r)]
+        return ok[-1] if ok else (rs[-1] if rs else None)
+
+    providers = sorted({p for _, p in rows})
+    out = defaultdict(Counter)
+    for s in ledger:
+        sid = s["shape_id"]
+        cand = chosen(sid, "flydsl")
+        base = [chosen(sid, p) for p in providers if p != "flydsl"]
+        times = [r["median_us"] for r in base if r and usable(r)]
+        status = cand["benchmark_status"] if cand else None
+        if cand and status == "ok" and cand.get("correct") is False:
+            status = "incorrect"
+        for m in [x for x in (s.get("model") or "").split("|") if x.strip()] or ["(no model)"]:
+            c = out[m.strip()]
+            c["shapes"] += 1
+            if cand and usable(cand) and times:
+                sp = min(times) / cand["median_us"]
+                c["measured"] += 1
+                c["won"] += sp >= 1.05
+                c["lost"] += sp < 0.95
+            c["unsupported"] += status == "unsupported"
+            c["failed"] += status in ("failed", "oom", "incorrect")
+    return out
+
+
+def test_coverage_counts_equal_the_ledger_and_the_results(all_rows, sweep):
+    timed = [r for r in all_rows if r.coverage and r.verdict in base_views.VERDICTS]
+    assert len(timed) == 13
+    for r in timed:
+        raw = _raw_coverage(sweep / "benchmarks" / "examples" / r.op)
+        assert set(r.coverage) == set(raw), r.slug
+        for m, c in r.coverage.items():
+            assert {k: c[k] for k in coverage_views.COUNTS} == {k: raw[m][k] for k in coverage_views.COUNTS}, (r.slug, m)
+    h = next(r for r in all_rows if r.slug == "hgemm_splitk").coverage
+    # gemm's ledger: DeepSeek-R1 85 shapes (flydsl ok 5, failed 40, unsupported 40); Llama3 8B 40, all failed
+    assert {k: h["DeepSeek-R1"][k] for k in ("shapes", "measured", "unsupported", "failed")} == \
+        {"shapes": 85, "measured": 5, "unsupported": 40, "failed": 40}
+    assert (h["Llama3 8B"]["shapes"], h["Llama3 8B"]["measured"], h["Llama3 8B"]["failed"], h["Llama3 8B"]["geomean"]) == \
+        (40, 0, 40, None)
+    g = h["GPT-OSS 120B"]
+    assert (g["shapes"], g["measured"]) == (15, 15)
+    k_score = next(r for r in all_rows if r.slug == "hgemm_splitk")
+    assert g["geomean"] is not None and 0 < g["geomean"] < 1 and k_score.verdict == "HEADROOM"
+
+
+def test_coverage_matrix_and_its_links(all_rows):
+    view = coverage_views.coverage_view(all_rows, base_views.SiteContext())
+    slugs = [c.slug for c in view.columns]
+    assert "pa_mqa_logits_fp4" not in slugs and len(slugs) == 18  # every campaign, untimed ones included
+    assert view.rows[0].model == "DeepSeek-R1" and view.rows[0].n_shapes == 218
+    row = next(r for r in view.rows if r.model == "Llama3 8B")
+    cell = row.cells[slugs.index("hgemm_splitk")]
+    assert cell.href == "kernels/hgemm_splitk/index.html#model=Llama3%208B"
+    assert (cell.text, cell.detail, cell.css) == ("0/40", "40F", "cov-none")
+    doc = view.to_json()
+    assert doc["cells"]["Llama3 8B"]["hgemm_splitk"]["failed"] == 40 and doc["models"][0] == "DeepSeek-R1"
+    total = sum(c["shapes"] for m in doc["cells"].values() for c in m.values())
+    assert total == sum(c["shapes"] for r in all_rows for c in r.coverage.values())
+
+
+def test_shape_rows_carry_their_models(kernel):
+    k, _ = kernel("hgemm_splitk")
+    rows = speed_views.shape_rows(k.score, base_views.SiteContext())
+    assert sum("Llama3 8B" in r.models.split("|") for r in rows) == 40
+    assert all(r.models for r in rows)
+
+
+# ---------------------------------------------------------------- ranking switch
+
+def test_the_two_rankings_and_where_they_disagree(all_rows):
+    page = overview_views.overview_page(all_rows, base_views.SiteContext(), [], "2026-06-01")
+    fig = json.loads(page.headline_chart.json)
+    heads = [t for t in fig["data"] if t["name"].startswith("headline")]
+    assert sum(len(t["x"]) for t in heads) == 11
+    assert fig["layout"]["yaxis"]["categoryarray"][-1] == "Softmax"  # 2.05x: top of the chart
+    assert sorted(page.not_on_headline_chart) == sorted(
+        ["Vector Add", "FP8 Row-Scale GEMM", "attention_prefill", "batched_gemm", "paged_attention", "rope",
+         "serving_scenarios", "pa_mqa_logits_fp4"])
+    names = {d.name: d.text for d in page.disagreements}
+    assert set(names) == {r.name for r in all_rows if r.headline_note}
+    assert names["HGEMM Split-K"] == ("headline pair 1.66x reads WIN (rank 2 of 11); "
+                                      "geomean 0.50x over 30 shapes reads HEADROOM (rank 12 of 13)")
+    hg = next(r for r in all_rows if r.slug == "hgemm_splitk")
+    assert hg.headline_disagrees and hg.headline_speedup == pytest.approx(11.6 / 7.0)
+    assert hg.api()["headline_verdict"] == "WIN"
+
+
+def test_api_record_and_pr_snippet_carry_the_diagnosis(kernel):
+    _, row = kernel("hgemm_splitk")
+    api = row.api()
+    assert api["diagnosis"]["limiter"] == "LDS" and api["first_step"]["detector"] == "lds_dma_drain"
+    assert api["severity"]["level"] == "rewrite" and api["coverage"]["Llama3 8B"]["failed"] == 40
+    again = overview_views.IndexRow.from_json(json.loads(json.dumps(row.to_json())))
+    assert again == row
+    snippet = kernel_views.pr_snippet(row, "")
+    lines = snippet.split("\n")
+    assert lines[0].endswith("wins 0 of 30 (rewrite: needs 1.99x for parity, 28 of 30 shapes lose)")
+    assert lines[2] == ("- diagnosis: [latency-bound (29 of 30 shapes)](kernels/hgemm_splitk/#roofline), "
+                        "[56% VMEM-wait](kernels/hgemm_splitk/#c0), [1 wave/SIMD (LDS-bound)](kernels/hgemm_splitk/#c0), "
+                        "[best shape at 27% of the roof](kernels/hgemm_splitk/#roofline)")
+    assert lines[3].startswith("- first step: [Wait with vmcnt(N)") and lines[3].endswith(
+        "](kernels/hgemm_splitk/#advice-c0-f0) (53% of stalls)")
+
+
+def test_kernel_header_links_are_page_anchors(kernel):
+    k, row = kernel("vec_add")
+    page = kernel_views.kernel_page(k, row, base_views.SiteContext())
+    assert [c.href for c in page.diagnosis] == ["#roofline", "#c0", "#c0", "#advice-c0-f0"]
+    advice = next(p.data for p in page.panels if p.name == "advice")
+    assert advice[0].findings[0].anchor == "advice-c0-f0"
+    assert "roofline" in [p.name for p in page.panels]
