@@ -69,6 +69,7 @@ from generator import __version__
 from generator.analyze import analysis
 from generator.read import att, discover
 from generator.site import publish, render
+from generator.site import source_pages  # issue 13: source and ISA pages of each capture
 from generator.config import CONFIG_NAME, SweepConfig, load_config
 from generator.errors import InputError
 from generator.model import (
@@ -692,6 +693,7 @@ def build_site(sweep_path: str | os.PathLike, out_dir: str | os.PathLike, *, bas
                 f"badges/{plan.slug}.svg": render.render_badge(pr_views.badge_view(row)),
                 f"pr/{plan.slug}.md": render.render_pr(pr_views.pr_view(k, row, ctx)),
             }
+            kfiles.update(source_pages.kernel_source_files(k, ctx, assets))  # issue 13: src/<capture>/*.html
             files.update(kfiles)
             rows[plan.slug], extras[plan.slug] = row, extra
             items[plan.slug] = publish.ManifestItem(hashes[plan.slug], sorted(kfiles), row.to_json(), extra)
