@@ -137,6 +137,17 @@ def test_site_layout(built_site):
     assert not any(re.search(r"(code|filenames|snapshots)\.json$|se\d+_sm\d+|\.csv$|\.yaml$", n) for n in names)
 
 
+def test_size_budgets_of_the_real_sweep(built_site):
+    """Issue 13 point 2: every kernel page <= 1 MB of HTML, the overview <= 300 KB, the whole
+    site <= 25 MB with one copy of plotly.js."""
+    sizes = {p.relative_to(built_site).as_posix(): p.stat().st_size for p in built_site.rglob("*") if p.is_file()}
+    kernels = {k: v for k, v in sizes.items() if re.fullmatch(r"kernels/[^/]+/index\.html", k)}
+    assert len(kernels) == 19 and max(kernels.values()) <= 1_000_000, max(kernels.items(), key=lambda kv: kv[1])
+    assert sizes["index.html"] <= 300_000
+    assert len([k for k in sizes if "plotly" in k]) == 1
+    assert sum(sizes.values()) <= 25_000_000, sum(sizes.values())
+
+
 def test_every_link_and_anchor_resolves(built_site):
     assert check_links(built_site) == []
 
