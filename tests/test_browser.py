@@ -82,7 +82,8 @@ def visible_rows(page) -> list[str]:
 
 def test_every_page_loads_clean_and_draws_its_charts(site, browser):
     pages = sorted(site.rglob("*.html"))
-    assert len(pages) == 20
+    assert len([p for p in pages if p.name == "index.html"]) == 20  # the overview and 19 kernels
+    assert len([p for p in pages if "src" in p.relative_to(site).parts]) > 30  # source and ISA pages
     tab = Tab(browser)
     drawn = {}
     for p in pages:
@@ -156,20 +157,80 @@ def test_a_row_leads_to_its_kernel_page(site, browser):
 
 def test_anchors_open_folded_listings(site, browser):
     tab = Tab(browser)
+    # an old in-page anchor of the ISA listing goes on to the ISA page (issue 13)
     page = tab.open(url(site, "kernels/hgemm_splitk/index.html") + "#c0-pc209")
-    page.wait_for_function("() => document.getElementById('c0-pc209').closest('details').open")
-    assert page.locator("#c0-pc209").is_visible()
-    # a top-instruction link jumps into the (closed) ISA listing as well
+    page.wait_for_url("**/kernels/hgemm_splitk/src/c0/isa.html#pc209")
+    page.wait_for_function("() => document.getElementById('pc209') !== null")
+    assert page.locator("#pc209").is_visible()
+    # and so does an old source-line anchor
+    line = page.locator("#pc209 td:last-child a").get_attribute("href")  # hgemm_splitk.py.html#L<n>
+    n = line.rsplit("#L", 1)[1]
+    tab.open(url(site, "kernels/hgemm_splitk/index.html") + f"#c0-f1-L{n}")
+    tab.page.wait_for_url(f"**/kernels/hgemm_splitk/src/c0/{line}")
+    # a top-instruction link leads to its row of the ISA page, a top-line link to its source line
     tab.open(url(site, "kernels/pa/index.html"))
     page = tab.page
-    first = page.locator("#c0 table.hot").nth(1).locator("tbody tr td:nth-child(2) a").first
-    target = first.get_attribute("href")
-    first.click()
-    page.wait_for_function(f"() => document.getElementById('{target[1:]}').closest('details').open")
-    assert page.locator(target).is_visible()
-    tab.shot("kernel-pa-isa-anchor")
+    for table, col in ((1, 2), (0, 2)):
+        tab.open(url(site, "kernels/pa/index.html"))
+        link = page.locator("#c0 table.hot").nth(table).locator(f"tbody tr td:nth-child({col}) a").first
+        target = link.get_attribute("href")
+        link.click()
+        page.wait_for_url("**/kernels/pa/" + target)
+        frag = target.split("#", 1)[1]
+        page.wait_for_function(f"() => document.getElementById('{frag}') !== null")
+        assert page.locator("#" + frag).is_visible()
+        tab.shot("kernel-pa-" + target.rsplit("/", 1)[1].split("#")[0])
     assert tab.errors == []
     tab.close()
+
+
+def test_charts_keep_their_size_when_the_window_is_resized(site, browser):
+    """Every chart's box stays equal to its plot, at its explicit height, through resizes."""
+    # charts in a hidden block (the overview's other ranking) are resized when shown, not here
+    boxes = """() => Array.from(document.querySelectorAll('.chart.js-plotly-plot')).filter(e => e.offsetParent).map(e => {
+        const r = e.getBoundingClientRect(), s = e.querySelector('.main-svg').getBoundingClientRect();
+        return [Math.round(r.width), Math.round(r.height), Math.round(s.width), Math.round(s.height),
+                e._fullLayout.height]; })"""
+    tab = Tab(browser)
+    for rel in ("kernels/rmsnorm/index.html", "kernels/flash_attn_func/index.html", "index.html"):
+        page = tab.open(url(site, rel))
+        first = page.evaluate(boxes)
+        heights = [b[1] for b in first]
+        for width in (700, 390, 1400):
+            page.set_viewport_size({"width": width, "height": 900})
+            # plotly's responsive resize is debounced: wait until every plot has followed its box
+            page.wait_for_function("""() => Array.from(document.querySelectorAll('.chart.js-plotly-plot')).filter(e => e.offsetParent).every(
+                e => Math.abs(e.getBoundingClientRect().width - e.querySelector('.main-svg').getBoundingClientRect().width) < 1)""",
+                                   timeout=10_000)
+            now = page.evaluate(boxes)
+            for w, h, sw, sh, lh in now:
+                assert (w, h) == (sw, sh) and h == lh, (rel, width, now)
+                assert w <= width
+            assert [b[1] for b in now] == heights, (rel, width)
+        assert page.evaluate(boxes) == first, rel
+    assert tab.errors == []
+    tab.close()
+
+
+NO_OVERFLOW = "() => document.documentElement.scrollWidth <= window.innerWidth"
+
+
+def test_no_page_overflows_and_kernel_pages_keep_the_height_budget(site, browser):
+    """No horizontal overflow at 1400 px or 390 px (wide tables scroll in their own box);
+    every kernel page at most 30,000 px tall as first opened at 1400 px (issue 13)."""
+    heights = {}
+    for width in (1400, 390):
+        tab = Tab(browser, width=width)
+        for p in sorted(site.rglob("*.html")):
+            rel = p.relative_to(site).as_posix()
+            page = tab.open(p.as_uri())
+            assert page.evaluate(NO_OVERFLOW), (width, rel, page.evaluate("document.documentElement.scrollWidth"))
+            if width == 1400 and rel.startswith("kernels/") and p.name == "index.html":
+                heights[rel] = page.evaluate("document.documentElement.scrollHeight")
+        assert tab.errors == []
+        tab.close()
+    assert len(heights) == 19
+    assert max(heights.values()) <= 30_000, sorted(heights.items(), key=lambda kv: -kv[1])[:3]
 
 
 def test_theme_and_language_toggles(site, browser):
@@ -224,6 +285,12 @@ def test_hostile_page_runs_no_script(tmp_path, sweep, browser):
     assert page.inner_text("h1").startswith("<script>alert('name')</script>")
     page.locator("#report").scroll_into_view_if_needed()
     tab.shot("hostile-report")
+    # a source line inside a folded cold stretch opens its fold (issue 13)
+    page = tab.open(url(out, "kernels/evil-b-kernel/src/c0/hgemm_splitk.py.html") + "#L5")
+    page.wait_for_function("() => document.getElementById('L5').closest('details.cold').open")
+    assert page.locator("#L5").is_visible()
+    assert page.locator("details.cold:not([open])").count() >= 1
+    tab.shot("hostile-source")
     tab.open(url(out, "index.html"))
     assert tab.dialogs == [] and tab.errors == []
     tab.close()
@@ -254,6 +321,13 @@ def test_history_page_draws_every_kernel(tmp_path, sweep, browser):
     tab = Tab(browser)
     page = tab.open(url(out, "history.html"))
     assert page.locator(".chart.js-plotly-plot").count() == page.locator("section.panel").count() > 4
+    # the axis titles fit inside each chart (issue 13)
+    outside = page.evaluate("""() => Array.from(document.querySelectorAll('.chart.js-plotly-plot')).flatMap(c => {
+        const box = c.getBoundingClientRect();
+        return Array.from(c.querySelectorAll('.g-xtitle text, .g-ytitle text')).map(t => t.getBoundingClientRect())
+            .filter(r => r.left < box.left - 1 || r.right > box.right + 1 || r.top < box.top - 1 || r.bottom > box.bottom + 1)
+            .map(r => [r.left, r.top, r.right, r.bottom]); })""")
+    assert outside == []
     tab.shot("history")
     assert tab.errors == []
     tab.close()

@@ -82,7 +82,10 @@ def test_first_build_writes_every_file_and_a_manifest(small, tmp_path, writes):
     assert sorted(writes) == sorted(files)
     man = json.loads((out / publish.MANIFEST).read_text())
     assert man["format"] == publish.MANIFEST_FORMAT and set(man["items"]) == set(s.built)
-    assert man["items"]["pa"]["files"] == sorted(f.format(s="pa") for f in KERNEL_FILES)
+    # issue 13: each capture's source pages and ISA page belong to its kernel
+    assert man["items"]["pa"]["files"] == sorted([f.format(s="pa") for f in KERNEL_FILES]
+                                                 + ["kernels/pa/src/c0/isa.html", "kernels/pa/src/c0/pa_decode_fp8.py.html"])
+    assert set(man["files"]) == files
     assert man["items"]["pa"]["row"]["verdict"] == "HEADROOM"
     assert "kernels" in s.text() and "built" in s.text()
 
@@ -113,7 +116,8 @@ def test_a_changed_bundle_rebuilds_that_kernel_and_the_overview_only(small, tmp_
     s = build.build_site(small, out, progress=False)
     assert s.built == ["hgemm_splitk"]
     allowed = {f.format(s="hgemm_splitk") for f in KERNEL_FILES} | {"index.html", "api/index.json", publish.MANIFEST}
-    assert set(writes) <= allowed
+    assert {w for w in writes if not w.startswith("kernels/hgemm_splitk/src/")} <= allowed
+    assert "kernels/hgemm_splitk/src/c0/isa.html" in writes  # its stall column changed
     assert {"kernels/hgemm_splitk/index.html", "api/kernels/hgemm_splitk.json", "index.html",
             "api/index.json", publish.MANIFEST} <= set(writes)
     after = snapshot(out)
@@ -132,6 +136,8 @@ def test_a_removed_bundle_loses_its_pages(small, tmp_path, writes):
     s = build.build_site(small, out, progress=False)
     for f in KERNEL_FILES:
         assert not (out / f.format(s="pa_mqa_logits_fp4")).exists()
+    assert not (out / "kernels" / "pa_mqa_logits_fp4").exists()  # its source and ISA pages too
+    assert any(d.startswith("kernels/pa_mqa_logits_fp4/src/") for d in s.deleted)
     # its neighbour on the page order (prev/next links) is re-rendered; others are not
     man = json.loads((out / publish.MANIFEST).read_text())
     assert "pa_mqa_logits_fp4" not in man["items"]

@@ -144,6 +144,17 @@ def test_site_layout(built_site):
     assert not any(re.search(r"(code|filenames|snapshots)\.json$|se\d+_sm\d+|\.csv$|\.yaml$", n) for n in names)
 
 
+def test_size_budgets_of_the_real_sweep(built_site):
+    """Issue 13 point 2: every kernel page <= 1 MB of HTML, the overview <= 300 KB, the whole
+    site <= 25 MB with one copy of plotly.js."""
+    sizes = {p.relative_to(built_site).as_posix(): p.stat().st_size for p in built_site.rglob("*") if p.is_file()}
+    kernels = {k: v for k, v in sizes.items() if re.fullmatch(r"kernels/[^/]+/index\.html", k)}
+    assert len(kernels) == 19 and max(kernels.values()) <= 1_000_000, max(kernels.items(), key=lambda kv: kv[1])
+    assert sizes["index.html"] <= 300_000
+    assert len([k for k in sizes if "plotly" in k]) == 1
+    assert sum(sizes.values()) <= 25_000_000, sum(sizes.values())
+
+
 def test_every_link_and_anchor_resolves(built_site):
     assert check_links(built_site) == []
 
@@ -176,9 +187,30 @@ def test_kernel_page_text(built_site):
     for text in ("Why not winning", "Speed across shapes", "0.87x", "wins</span> <strong>0 of 16</strong>",
                  "2 waves/SIMD, limited by VGPR", "3 waves/SIMD need at most 168 VGPRs in all",
                  "ISA listing", "Jump to the hottest line", "One sampled wave over time",
-                 "The source file is not in the bundle", "Captures side by side", "copy for PR"):
+                 "no snapshot in the bundle: lines listed by number", "Captures side by side", "copy for PR"):
         assert text in html, text
     assert html.count('<article class="capture"') == 4
+    # issue 13: sources and ISA are pages of their own; the kernel page links each hot line there
+    assert 'href="src/c1/flash_attn_func.py.html#L' in html and 'href="src/c1/isa.html#pc' in html
+    assert '<table class="isa">' not in html and '<table class="source' not in html
+    src = (built_site / "kernels" / "flash_attn_func" / "src" / "c1" / "flash_attn_func.py.html").read_text()
+    assert "The source file is not in the bundle" in src and 'href="isa.html#pc' in src
+    assert '<details><summary>' in src  # the ISA of a hot line, folded under it
+    isa = (built_site / "kernels" / "flash_attn_func" / "src" / "c1" / "isa.html").read_text()
+    assert isa.count('<tr id="pc') == 2069 and 'href="flash_attn_func.py.html#L' in isa
+
+
+def test_source_pages_list_every_capture_file(built_site):
+    """Each analyzed capture has its ISA page; each file the kernel page links has a page; a
+    framework file without a hot line is listed, not rendered."""
+    for kdir in sorted((built_site / "kernels").iterdir()):
+        html = (kdir / "index.html").read_text(encoding="utf-8")
+        caps = re.findall(r'<article class="capture" id="(c\d+)">', html)
+        for c in caps:
+            if f'id="{c}-isa"' in html:
+                assert (kdir / "src" / c / "isa.html").is_file(), (kdir.name, c)
+        for page in kdir.glob("src/*/*.html"):
+            assert f'src/{page.parent.name}/{page.name}' in html, page
 
 
 def test_api_index_matches_the_reference_verdicts(built_site, sweep):
@@ -317,7 +349,13 @@ def test_hostile_input_is_rendered_harmless(hostile_site):
     assert "Report &lt;script&gt;alert('report')&lt;/script&gt;</h1>" in html
     assert "&lt;img src=x onerror=alert('img')&gt;" in html
     assert "&lt;div onclick=\"alert('div')\"&gt;raw html&lt;/div&gt;" in html
-    assert "x217 = &#39;&lt;b&gt;217&lt;/b&gt;&lt;/script&gt;&lt;script&gt;alert(&#34;src217&#34;)" in html
+    src = (page.parent / "src" / "c0" / "hgemm_splitk.py.html").read_text(encoding="utf-8")
+    assert "x217 = &#39;&lt;b&gt;217&lt;/b&gt;&lt;/script&gt;&lt;script&gt;alert(&#34;src217&#34;)" in src
+    assert re.search(r"<summary>\u2026 \d+ cold lines \(1\u2013\d+\)</summary>", src)  # the file's cold head, folded
+    for sub in (page.parent / "src").rglob("*.html"):
+        sp = parse(sub)
+        assert all("alert" not in body for _, body in sp.scripts), sub
+        assert not any(k.startswith("on") for k, _ in sp.attrs_seen), sub
     # Markdown ends the URL at the first ")": the link is dead text either way
     assert '<span class="dead-link" title="not published: javascript:alert(">click</span>' in html
     assert check_links(hostile_site) == []

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 
 import pytest
 
@@ -26,6 +27,7 @@ from generator.site.views import captures as captures_views
 from generator.site.views import kernel as kernel_views
 from generator.site.views import overview as overview_views
 from generator.site.views import pr as pr_views
+from generator.site.views import source as source_views
 
 
 @pytest.fixture(scope="module")
@@ -208,27 +210,77 @@ def test_occupancy_panel_shows_both_vgpr_readings_and_the_next_step(kernel, expe
     assert ws == {s: f"{ref[s] * 100:.1f}%" for s in ("IDLE", "EXEC", "WAIT", "STALL")}
 
 
+def _targets(page) -> set[str]:
+    """``rel#id`` of every anchor a capture page holds."""
+    ids = {ln.anchor for b in page.blocks for ln in b.lines} | {r.anchor for r in page.isa}
+    return {page.rel} | {f"{page.rel}#{i}" for i in ids}
+
+
 def test_every_isa_and_source_link_of_a_capture_has_its_anchor(kernel):
+    """Links of the kernel page (relative to it) and of the source / ISA pages (relative to
+    the capture's folder) all land on a page of the capture and an id there."""
     for slug in ("flash_attn_func", "pa_mqa_logits_fp4", "hgemm_splitk"):
         k, _ = kernel(slug)
         for i, c in enumerate(k.captures):
             cv = captures_views.capture_view(i, c, base_views.SiteContext())
-            ids = {r.anchor for r in cv.isa} | {f.anchor for f in cv.sources}
-            ids |= {ln.anchor for f in cv.sources for ln in f.lines}
-            hrefs = {r.loc_href for r in cv.isa} | {r.href for r in cv.top_lines} | {r.href for r in cv.top_instructions}
-            hrefs |= {r.loc_href for r in cv.top_instructions} | {cv.hottest_href} - {""}
-            hrefs |= {i_.anchor and "#" + i_.anchor for f in cv.sources for ln in f.lines for i_ in ln.isa}
-            assert {h[1:] for h in hrefs if h} <= ids, slug
-            assert cv.isa_count == len(c.analysis.instructions)
+            pages = source_views.capture_pages(i, c, k, base_views.SiteContext(), cv.title)
+            targets = set().union(*(_targets(p) for p in pages))
+            hrefs = {r.href for r in cv.top_lines} | {r.href for r in cv.top_instructions}
+            hrefs |= {r.loc_href for r in cv.top_instructions} | {cv.hottest_href, cv.isa_href}
+            hrefs |= {f.href for f in cv.files} | {f.hottest_href for f in cv.files}
+            hrefs |= {lk.href for f in cv.findings for e in f.evidence for lk in e.links}
+            assert {h for h in hrefs if h} <= targets, slug
+            folder = f"src/c{i}/"
+            for p in pages:
+                inner = {r.loc_href for r in p.isa} | {r.href for r in p.isa}
+                inner |= {x.href for b in p.blocks for ln in b.lines for x in ln.isa}
+                inner |= {ln.isa_href for b in p.blocks for ln in b.lines} | {f.href for f in p.files}
+                inner |= {p.rel.rsplit("/", 1)[1] + p.jump_href} if p.jump_href else set()
+                assert {folder + h for h in inner if h} <= targets, (slug, p.rel)
+            isa = next(p for p in pages if p.kind == "isa")
+            assert len(isa.isa) == cv.isa_count == len(c.analysis.instructions)
+            assert isa.rel == folder + "isa.html" and cv.isa_href == isa.rel
 
 
 def test_unmapped_capture_lists_its_lines_under_no_source_location(kernel):
     k, _ = kernel("pa_mqa_logits_fp4")
     cv = captures_views.capture_view(0, k.captures[0], base_views.SiteContext())
-    assert [f.anchor for f in cv.sources] == ["c0-unk"]
-    assert cv.sources[0].has_text is False
-    assert len(cv.sources[0].lines[0].isa) == 726  # every instruction of the capture
-    assert cv.hottest_href == "#c0-unk"
+    assert [(f.anchor, f.href) for f in cv.files] == [("c0-unk", "src/c0/isa.html")]
+    assert cv.files[0].lines == "726 instructions"  # every instruction of the capture
+    assert cv.hottest_href == "src/c0/isa.html"
+    pages = source_views.capture_pages(0, k.captures[0], k, base_views.SiteContext(), cv.title)
+    assert [p.rel for p in pages] == ["src/c0/isa.html"]
+
+
+def test_source_page_names_are_safe_stable_and_distinct():
+    names = source_views.file_names([
+        "/ws/kernels/flash_attn_func.py", "/a/x.py", "/b/x.py", "/w/isa", "/w/Index",
+        '/evil/"<b>..<i>.py', "/w/.hidden.py", "/w/\u00e9t\u00e9.py", "/w/X.PY"])
+    assert names["/ws/kernels/flash_attn_func.py"] == "flash_attn_func.py.html"
+    assert names["/w/.hidden.py"] == "hidden.py.html"
+    # same base name (x.py, X.PY: also on a case-insensitive disk) or reserved: a hash of the full path
+    for p in ("/a/x.py", "/b/x.py", "/w/X.PY"):
+        assert re.fullmatch(r"(x|X)\.(py|PY)-[0-9a-f]{8}\.html", names[p]), names[p]
+    assert re.fullmatch(r"isa-[0-9a-f]{8}\.html", names["/w/isa"])
+    assert re.fullmatch(r"Index-[0-9a-f]{8}\.html", names["/w/Index"])
+    assert names['/evil/"<b>..<i>.py'] == "__b_.._i_.py.html"  # no markup; backslash and / end a directory
+    assert re.fullmatch(r"x\.py-[0-9a-f]{8}\.html", source_views.file_names(["/a/x.py", "C:\\w\\x.py"])["C:\\w\\x.py"])
+    assert names["/w/\u00e9t\u00e9.py"] == "_t_.py.html"
+    assert len(set(v.lower() for v in names.values())) == len(names)
+    assert all(re.fullmatch(r"[A-Za-z0-9_][A-Za-z0-9_.-]*\.html", v) for v in names.values())
+    assert source_views.file_names(["/a/x.py", "/b/x.py"]) == source_views.file_names(["/b/x.py", "/a/x.py"])
+
+
+def test_cold_stretches_fold_and_hot_lines_keep_their_context():
+    def line(n):
+        return source_views.SourceLine(n, f"L{n}", "", "", "", "", "", [], "", "")
+    lines = [line(n) for n in range(1, 101)]
+    blocks = source_views.fold(lines, {49})  # line 50 is hot
+    assert [(b.cold, b.lines[0].number, b.lines[-1].number) for b in blocks] == [
+        (True, 1, 46), (False, 47, 53), (True, 54, 100)]
+    assert blocks[0].summary == "\u2026 46 cold lines (1\u201346)"
+    short = source_views.fold(lines[:10], {4})  # a short cold run stays shown
+    assert [(b.cold, len(b.lines)) for b in short] == [(False, 10)]
 
 
 def test_top_tables_match_the_analysis(kernel):
@@ -292,10 +344,11 @@ def test_pr_snippet_and_badge(kernel):
 def test_finding_evidence_is_readable_and_links_pcs():
     f = {"detector": "d", "title": "T", "stall_share": 0.25, "priority": "high", "suggestion": "s",
          "evidence": {"summary": "sum", "wait_pcs": [973, 1011], "loads": 16, "waits": [{"pc": 1}]}}
-    v = advice_views.finding_view(f, "c1")
+    v = advice_views.finding_view(f, "src/c1/isa.html")
     assert v.summary == "sum" and v.share == "25.0%"
     ev = {e.label: e for e in v.evidence}
-    assert [(lk.text, lk.href) for lk in ev["wait pcs"].links] == [("973", "#c1-pc973"), ("1011", "#c1-pc1011")]
+    assert [(lk.text, lk.href) for lk in ev["wait pcs"].links] == [("973", "src/c1/isa.html#pc973"),
+                                                              ("1011", "src/c1/isa.html#pc1011")]
     assert ev["loads"].text == "16" and ev["waits"].text == "1 records (in the JSON)"
 
 
@@ -438,3 +491,17 @@ def test_commit_prefixes_name_the_same_commit():
     assert commits.same_commit("fea353919", "fea3539") and not commits.same_commit("18c5a7ed", "7255fff8")
     assert commits.commit_note("fea3539", ["fea353919"]) == ""
     assert commits.commit_note(None, ["abc1234"]) == "" and commits.commit_note("abc1234", []) == ""
+
+
+def test_a_framework_file_without_a_hot_line_is_listed_not_rendered(kernel, monkeypatch):
+    """With only the top line and instruction hot, FlyDSL's numeric.py holds no hot line."""
+    monkeypatch.setattr(source_views, "TOP_K", 1)
+    k, _ = kernel("flash_attn_func")
+    c = k.captures[1]
+    ix = source_views.source_index(1, c)
+    numeric = next(p for p in ix.paths if p.endswith("/flydsl/expr/numeric.py"))
+    assert numeric not in ix.rendered and ix.href(numeric + ":10", "src/c1/") == ""
+    entry = next(f for f in source_views.file_entries(ix, c) if f.path == numeric)
+    assert entry.href == "" and entry.note.startswith("framework file")
+    pages = source_views.capture_pages(1, c, k, base_views.SiteContext(), "t")
+    assert [p.rel for p in pages] == ["src/c1/flash_attn_func.py.html", "src/c1/isa.html"]

@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from generator import __version__
-from generator.site import api, gather, plan, publish, render
+from generator.site import api, gather, plan, publish, render, source_pages
 from generator.site.views import base as base_views
 from generator.site.views import history as history_views
 from generator.site.views import kernel as kernel_views
@@ -191,6 +191,7 @@ def render_kernel(slug: str, k: base_views.KernelData, ctx: base_views.SiteConte
         f"api/kernels/{slug}.json": publish.json_compact(api.kernel_doc(k, row)),
         f"badges/{slug}.svg": render.render_badge(pr_views.badge_view(row)),
         f"pr/{slug}.md": render.render_pr(pr_views.pr_view(k, row, ctx)),
+        **source_pages.kernel_source_files(k, ctx, assets),  # src/<capture>/<file>.html and isa.html
     }
 
 

@@ -469,8 +469,10 @@ def history_chart_data(series: Mapping[str, Sequence[HistoryPoint]], min_change:
                          "marker": {"symbol": "triangle-down", "size": 14, "color": VERDICT_COLORS["BLOCKED"]}})
         layout = {
             "title": {"text": f"{pts[-1].name if pts else slug}: geomean over sweeps"},
-            "xaxis": {"type": "category", "title": {"text": "sweep"}},
-            "yaxis": {"title": {"text": "geomean speedup vs best baseline (x)"}},
+            # issue 13: an explicit height and titles that fit it (automargin keeps them inside)
+            "height": 320,
+            "xaxis": {"type": "category", "title": {"text": "sweep"}, "automargin": True},
+            "yaxis": {"title": {"text": "geomean vs best (x)"}, "automargin": True},
             "shapes": [{"type": "line", "xref": "paper", "x0": 0, "x1": 1, "y0": t, "y1": t,
                         "line": {"dash": "dot", "width": 1, "color": "#6e7781"}} for t in thresholds],
             "showlegend": False,

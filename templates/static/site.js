@@ -4,8 +4,10 @@
  * - Charts: <div class="chart" data-figure="ID"> draws the figure JSON held in
  *   <script type="application/json" id="ID"> (ids "fig-<name>"). The JSON carries no
  *   colors for the theme: they are applied here from the CSS variables --fg and --grid.
- * - Kernel page ids: capture "c<i>", ISA row "c<i>-pc<pc>", source file "c<i>-f<j>",
- *   source line "c<i>-f<j>-L<line>", unmapped lines "c<i>-unk".
+ * - Kernel page ids: capture "c<i>", its source-file rows "c<i>-f<j>" and "c<i>-unk", its
+ *   ISA link "c<i>-isa"; each carries data-page (its page's relative address). Source pages
+ *   (kernels/<slug>/src/c<i>/<file>.html) have lines "L<n>"; the ISA page (isa.html) rows
+ *   "pc<pc>". The naming rule is generator/site/views/source.py's alone.
  * - Overview rows (tr.krow): data-verdict, data-category, data-search (lower-case),
  *   data-href (the kernel page, relative). Sortable cells: data-sort; headers:
  *   data-sort-type = "num" | "text". Empty data-sort sorts last in both directions.
@@ -81,6 +83,11 @@
       var fig = JSON.parse(src.textContent);
       var layout = fig.layout || {};
       if (!layout.height) { layout.height = 300; }
+      /* ---- issue 13 (scale): explicit heights. The box is as tall as the figure, so that
+         plotly's responsive resize follows the width only and never collapses the height. */
+      layout.autosize = true;
+      el.style.height = layout.height + "px";
+      /* ---- end issue 13 (scale) */
       window.Plotly.newPlot(el, fig.data, applyUpdate(layout, update), CONFIG);
     });
   }
@@ -159,6 +166,10 @@
     "coverage.help": "每格：该模型已测 / 台账形状数；W 胜出，L 落后，U 不支持，F 失败（候选）。颜色：该格的几何平均（胜出、持平、落后）。点击一格打开只显示该模型形状的内核页。",
     "coverage.shapes": "形状", "model.showing": "只显示模型的形状：", "model.count": "个形状", "model.all": "显示全部形状"
   };
+
+  /* ---- issue 13 (scale): words of the source-file list and the source pages */
+  I18N["cap.sourcefiles"] = "源文件"; I18N["col.file"] = "文件"; I18N["col.mapped"] = "已映射";
+  /* ---- end issue 13 (scale) */
 
   function setLang(lang) {
     var zh = lang === "zh";
@@ -408,7 +419,23 @@
     el.scrollIntoView({ block: "center" });
   }
 
+  /* ---- issue 13 (scale): links to the kernel page's old in-page anchors ("#c1-f0-L514",
+     "#c1-pc123", "#c1-unk") go on to the source and ISA pages. The page names no rule here:
+     the row of file f0 ("c1-f0") and the ISA line ("c1-isa") carry data-page, the page's
+     relative address, written by Python (generator/site/views/source.py). */
+  function forwardOldAnchor() {
+    var m = /^#(c\d+)-(?:(f\d+)-L(\d+)|pc(\d+)|(unk)(?:-L0)?)$/.exec(window.location.hash);
+    if (!m) { return false; }
+    var holder = document.getElementById(m[2] ? m[1] + "-" + m[2] : m[1] + "-isa");
+    var page = holder && holder.getAttribute("data-page");
+    if (!page) { return false; }
+    window.location.replace(page + (m[3] ? "#L" + m[3] : m[4] ? "#pc" + m[4] : ""));
+    return true;
+  }
+  /* ---- end issue 13 (scale) */
+
   function setupAnchors() {
+    if (forwardOldAnchor()) { return; }
     window.addEventListener("hashchange", revealTarget);
     window.addEventListener("hashchange", applyModelFilter);
     document.addEventListener("click", function (ev) {

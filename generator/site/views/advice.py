@@ -8,6 +8,7 @@ from typing import Any
 from generator.site.views.base import DASH, KernelData, SiteContext, fmt_pct
 from generator.site.views.overview import IndexRow
 from generator.site.views.panel import register_panel
+from generator.site.views.source import isa_href
 
 
 # ---- advice
@@ -48,8 +49,9 @@ def _scalar(v: Any) -> str:
     return str(v)
 
 
-def evidence_items(ev: Any, anchor: str | None, limit: int = 12) -> list[EvidenceItem]:
-    """Readable evidence: scalars and short lists inline, PCs as links, nested records counted."""
+def evidence_items(ev: Any, isa: str | None, limit: int = 12) -> list[EvidenceItem]:
+    """Readable evidence: scalars and short lists inline, PCs as links into the ISA page ``isa``
+    (``views.source.isa_href``), nested records counted."""
     if not isinstance(ev, dict):
         return [EvidenceItem("", str(ev), [])] if ev else []
     out = []
@@ -58,11 +60,11 @@ def evidence_items(ev: Any, anchor: str | None, limit: int = 12) -> list[Evidenc
             continue
         label = str(key).replace("_", " ")
         is_pc = str(key).endswith(("pc", "pcs", "pc_index"))
-        if is_pc and anchor and isinstance(v, int) and not isinstance(v, bool):
-            out.append(EvidenceItem(label, "", [Link(str(v), f"#{anchor}-pc{v}")]))
-        elif is_pc and anchor and isinstance(v, list) and all(isinstance(x, int) for x in v):
+        if is_pc and isa and isinstance(v, int) and not isinstance(v, bool):
+            out.append(EvidenceItem(label, "", [Link(str(v), f"{isa}#pc{v}")]))
+        elif is_pc and isa and isinstance(v, list) and all(isinstance(x, int) for x in v):
             more = f"+{len(v) - limit} more" if len(v) > limit else ""
-            out.append(EvidenceItem(label, more, [Link(str(x), f"#{anchor}-pc{x}") for x in v[:limit]]))
+            out.append(EvidenceItem(label, more, [Link(str(x), f"{isa}#pc{x}") for x in v[:limit]]))
         elif isinstance(v, (str, int, float, bool)) or v is None:
             out.append(EvidenceItem(label, DASH if v is None else _scalar(v), []))
         elif isinstance(v, list) and all(isinstance(x, (str, int, float, bool)) for x in v):
@@ -75,8 +77,8 @@ def evidence_items(ev: Any, anchor: str | None, limit: int = 12) -> list[Evidenc
     return out
 
 
-def finding_view(f: dict[str, Any], anchor: str | None = None) -> FindingView:
-    """Display values of one advice finding (``Finding.to_json()``); PCs link into capture ``anchor``."""
+def finding_view(f: dict[str, Any], isa: str | None = None) -> FindingView:
+    """Display values of one advice finding (``Finding.to_json()``); PCs link into the ISA page ``isa``."""
     ev = f.get("evidence")
     share = f.get("stall_share")
     return FindingView(
@@ -86,7 +88,7 @@ def finding_view(f: dict[str, Any], anchor: str | None = None) -> FindingView:
         priority=str(f.get("priority", "")),
         suggestion=str(f.get("suggestion", "")),
         summary=str(ev.get("summary", "")) if isinstance(ev, dict) else "",
-        evidence=evidence_items(ev, anchor),
+        evidence=evidence_items(ev, isa),
         flagged=bool(f.get("flagged")),
     )
 
@@ -112,7 +114,7 @@ def _advice_panel(k: KernelData, row: IndexRow, ctx: SiteContext) -> list[Advice
             continue
         title = (c.name if not c.label or c.label == c.name else f"{c.label} \u00b7 {c.name}") \
             + (" (primary)" if c.is_primary else "")
-        views = [finding_view(f, f"c{i}") for f in c.findings]
+        views = [finding_view(f, isa_href(i)) for f in c.findings]
         for j, v in enumerate(views):
             v.anchor = f"advice-c{i}-f{j}"
         out.append(AdviceView(title, f"#c{i}", views))

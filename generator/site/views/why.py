@@ -8,6 +8,7 @@ from generator.site.views.advice import FindingView, finding_view
 from generator.site.views.base import KernelData, SiteContext, fmt_pct
 from generator.site.views.overview import IndexRow
 from generator.site.views.panel import register_panel
+from generator.site.views.source import isa_href
 
 
 # ---- why not winning
@@ -40,7 +41,7 @@ def _why_panel(k: KernelData, row: IndexRow, ctx: SiteContext) -> WhyView | None
         elif isinstance(ev, str):
             lines.append(ev)
         pi = k.captures.index(k.primary) if k.primary else None
-        top = [finding_view(f, f"c{pi}" if pi is not None else None)
+        top = [finding_view(f, isa_href(pi) if pi is not None else None)
                for f in (k.why_not.get("findings") or [])[:3] if isinstance(f, dict)]
         return WhyView(lines, top, "advice")
     prim = k.primary
@@ -61,7 +62,7 @@ def _why_panel(k: KernelData, row: IndexRow, ctx: SiteContext) -> WhyView | None
             lines.append(f"Hottest line {hot[0].source_loc} ({fmt_pct(hot[0].share)} of stalls, "
                          f"{hot[0].dominant_type}).")
         pi = k.captures.index(prim)
-        findings = [finding_view(f, f"c{pi}") for f in (prim.findings or []) if not f.get("flagged")][:3]
+        findings = [finding_view(f, isa_href(pi)) for f in (prim.findings or []) if not f.get("flagged")][:3]
         return WhyView(lines, findings, "advice" if findings else "analysis")
     lines.append("No capture was analyzed for this kernel, so there is no evidence to show.")
     return WhyView(lines, [], "analysis")
