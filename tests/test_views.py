@@ -505,3 +505,13 @@ def test_a_framework_file_without_a_hot_line_is_listed_not_rendered(kernel, monk
     assert entry.href == "" and entry.note.startswith("framework file")
     pages = source_views.capture_pages(1, c, k, base_views.SiteContext(), "t")
     assert [p.rel for p in pages] == ["src/c1/flash_attn_func.py.html", "src/c1/isa.html"]
+
+
+def test_overview_chart_draws_a_not_like_for_like_verdict_open_with_its_flags(kernel):
+    rows = [kernel(s)[1] for s in ("moe_gemm", "softmax")]
+    fig = charts.speedup_overview(rows, 1.05, 0.95)
+    win = next(t for t in fig["data"] if t.get("name") == "WIN")
+    symbols = dict(zip(win["y"], win["marker"]["symbol"]))
+    assert symbols == {"MoE GEMM (2-stage)": "diamond-open", "Softmax": "diamond"}
+    hover = dict(zip(win["y"], (c[2] for c in win["customdata"])))
+    assert "not like-for-like" in hover["MoE GEMM (2-stage)"] and "not like-for-like" not in hover["Softmax"]

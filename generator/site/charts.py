@@ -149,9 +149,12 @@ def speedup_overview(rows: list[Any], win: float, headroom: float) -> dict[str, 
         data.append({
             "type": "scatter", "mode": "markers", "name": verdict,
             "x": [r.geomean for r in sel], "y": [r.name for r in sel],
-            "customdata": [[r.wins_text, r.verdict_label] for r in sel],
-            "marker": {"size": 14, "color": color, "symbol": "diamond", "line": {"width": 1, "color": "#ffffff"}},
-            "hovertemplate": "%{y}<br>geomean %{x:.2f}x, wins %{customdata[0]}<extra>%{customdata[1]}</extra>",
+            "customdata": [[r.wins_text, r.verdict_label, "".join(f"<br>{f}" for f in r.flags)] for r in sel],
+            # a flagged verdict (not like-for-like, suspect reference...) is drawn open, its flags in the hover
+            "marker": {"size": 14, "color": color, "line": {"width": 1, "color": "#ffffff"},
+                       "symbol": ["diamond-open" if "not_like_for_like" in r.flag_keys else "diamond" for r in sel]},
+            "hovertemplate": "%{y}<br>geomean %{x:.2f}x, wins %{customdata[0]}%{customdata[2]}"
+                             "<extra>%{customdata[1]}</extra>",
         })
     height = max(260, 34 * len(names) + 90)
     all_x = dots_x + [r.geomean for r in rows]
