@@ -17,16 +17,10 @@ from __future__ import annotations
 import copy
 import dataclasses
 import json
-import math
 from collections import Counter, defaultdict
 
 import pytest
 
-from generator.analyze import verdicts
-from generator.config import load_config
-from generator.read import discover
-from generator.site import gather as site_gather
-from generator.site import plan as site_plan
 from generator.site.views import base as base_views
 from generator.site.views import coverage as coverage_views
 from generator.site.views import diagnosis as dg
@@ -35,32 +29,11 @@ from generator.site.views import overview as overview_views
 from generator.site.views import speed as speed_views
 
 
-@pytest.fixture(scope="module")
-def env(sweep):
-    swp = discover.discover(sweep)
-    cfg = load_config(swp.root)
-    kj = verdicts.load_kernels_json(swp.root)
-    mods = {n: site_plan.optional(n) for n in site_plan.OPTIONAL}
-    plans = {p.slug: p for p in site_plan.plan_kernels(swp, cfg, kj)}
-    return site_gather.Env(swp.root, cfg, kj, mods, lambda msg: None), plans
 
 
 @pytest.fixture(scope="module")
-def kernel(env):
-    cache = {}
-
-    def get(slug):
-        if slug not in cache:
-            e, plans = env
-            k, _ = site_gather.gather_kernel(plans[slug], e)
-            cache[slug] = (k, overview_views.index_row(k, base_views.SiteContext()))
-        return cache[slug]
-    return get
-
-
-@pytest.fixture(scope="module")
-def all_rows(env, kernel):
-    _, plans = env
+def all_rows(site_env, kernel):
+    _, plans = site_env
     return overview_views.order_rows([kernel(s)[1] for s in plans])
 
 

@@ -16,10 +16,7 @@ import pytest
 from generator.site import charts
 from generator.site import gather as site_gather
 from generator.site import plan as site_plan
-from generator.read import discover
-from generator.analyze import verdicts
 from generator.read.att import read_wave
-from generator.config import load_config
 from generator.model import WaveFile
 from generator.site.views import advice as advice_views
 from generator.site.views import base as base_views
@@ -30,27 +27,6 @@ from generator.site.views import pr as pr_views
 from generator.site.views import source as source_views
 
 
-@pytest.fixture(scope="module")
-def env(sweep):
-    swp = discover.discover(sweep)
-    cfg = load_config(swp.root)
-    kj = verdicts.load_kernels_json(swp.root)
-    mods = {n: site_plan.optional(n) for n in site_plan.OPTIONAL}
-    plans = {p.slug: p for p in site_plan.plan_kernels(swp, cfg, kj)}
-    return site_gather.Env(swp.root, cfg, kj, mods, lambda msg: None), plans
-
-
-@pytest.fixture(scope="module")
-def kernel(env):
-    cache = {}
-
-    def get(slug):
-        if slug not in cache:
-            e, plans = env
-            k, _ = site_gather.gather_kernel(plans[slug], e)
-            cache[slug] = (k, overview_views.index_row(k))
-        return cache[slug]
-    return get
 
 
 @pytest.fixture(scope="module")
@@ -99,8 +75,8 @@ def test_script_json_keeps_hostile_text_inert():
 
 # ---------------------------------------------------------------- overview rows (real sweep)
 
-def test_plan_has_every_bundle_and_every_unclaimed_campaign(env):
-    _, plans = env
+def test_plan_has_every_bundle_and_every_unclaimed_campaign(site_env):
+    _, plans = site_env
     # 13 bundles; 18 campaign folders, 12 claimed by bundles (pa -> pa_decode, flash_attn_func ->
     # flash_attn, hgemm_splitk -> gemm, ...), so 6 campaign-only kernels.
     assert len(plans) == 19

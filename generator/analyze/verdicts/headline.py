@@ -9,7 +9,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping
 
-from generator.analyze.verdicts.rules import UNTIMED, Thresholds, plural, verdict_of_speedup
+from generator.analyze.verdicts.rules import UNTIMED, Thresholds, verdict_of_speedup
 from generator.analyze.verdicts.shapes import _fmt_x
 from generator.config import SweepConfig
 from generator.errors import InputError
