@@ -242,6 +242,36 @@ def test_broken_items_are_shown_and_the_rest_is_built(small, tmp_path, sweep):
     assert str(small) not in (out / "api" / "index.json").read_text()
 
 
+def test_the_summary_names_each_broken_kernel_also_when_nothing_changed(small, tmp_path, sweep):
+    make_handmade_broken_sweep(small, sweep)
+    out = tmp_path / "site"
+    first = build.build_site(small, out, progress=False)
+    again = build.build_site(small, out, progress=False)
+    assert again.up_to_date and again.broken == first.broken
+    for s in (first, again):
+        lines = s.text().splitlines()
+        named = [ln for ln in lines if ln.startswith("  broken ")]
+        assert [ln.split()[1].rstrip(":") for ln in named] == s.broken
+        hgemm = next(ln for ln in named if ln.startswith("  broken hgemm_splitk: "))
+        assert "code.json: not valid JSON" in hgemm and "\n" not in hgemm
+        assert any(ln.startswith("  broken pa: ") and "benchmark_results.jsonl:2:" in ln for ln in named)
+        assert f"{len(s.broken)} broken" in lines[0]
+
+
+def test_serial_and_pooled_builds_give_identical_trees(small, tmp_path, monkeypatch):
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1780000000")
+    a, b = tmp_path / "a", tmp_path / "b"
+    sa_sum = build.build_site(small, a, progress=False, jobs=1)
+    sb_sum = build.build_site(small, b, progress=False, jobs=2)
+    assert sa_sum.jobs == 1 and sb_sum.jobs == 2 and sa_sum.built == sb_sum.built
+    sa, sb = snapshot(a), snapshot(b)
+    assert set(sa) == set(sb) and all(sa[k][2] == sb[k][2] for k in sa)
+    # one changed kernel is built in this process, whatever --jobs says
+    (small / "examples" / "hgemm_splitk" / "REPORT.md").write_text("# changed\n")
+    s = build.build_site(small, b, progress=False, jobs=4)
+    assert s.built == ["hgemm_splitk"] and s.jobs == 1
+
+
 def test_history_draws_the_sweeps_and_marks_a_regression(small, tmp_path, sweep):
     out, hist = tmp_path / "site", tmp_path / "history"
     s1 = build.build_site(small, out, progress=False, history_dir=hist, history_label="s1", history_commit="aaa111")
@@ -285,6 +315,8 @@ def test_build_command(small, tmp_path, capsys):
     assert cli.main(["build", str(small), "--out", str(out)]) == 0
     err = capsys.readouterr().err
     assert "kernel-atlas: " in err and "built" in err and (out / "index.html").is_file()
+    assert cli.main(["build", str(small), "--out", str(out), "--jobs", "1", "--force"]) == 0
+    assert "built" in capsys.readouterr().err
     assert cli.main(["build", str(tmp_path / "nowhere"), "--out", str(tmp_path / "x")]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("kernel-atlas: error: ") and "no such file" in err[0]
@@ -307,6 +339,8 @@ def test_progress_bar_draws_on_a_terminal_only():
     bar = build.Progress(4, t)
     bar.step("pa")
     assert "[#######.....................] 1/4 pa" in t.text
+    bar.close()
+    assert t.text.endswith("\n") and "1/4 pa" in t.text.splitlines()[-1]  # the bar stays
     quiet = Tty(False)
     bar = build.Progress(4, quiet)
     bar.step("pa")

@@ -19,6 +19,9 @@ def add_arguments(p) -> None:
                    help="absolute URL the site is served at, for the links in PR snippets "
                         "(default: $KERNEL_ATLAS_BASE_URL; empty: links relative to the site)")
     p.add_argument("--force", action="store_true", help="rebuild every kernel, ignoring the previous build")
+    p.add_argument("--jobs", type=int, default=os.cpu_count() or 1, metavar="N",
+                   help="worker processes gathering and rendering kernels (default: one per core, "
+                        "%(default)s here); 1 builds in this process; the output is the same bytes either way")
     p.add_argument("--quiet", action="store_true", help="no progress bar and no summary")
     p.add_argument("--history", metavar="DIR",
                    help="keep this sweep's numbers in DIR (a history folder) and draw every kernel's "
@@ -28,12 +31,12 @@ def add_arguments(p) -> None:
 
 
 def run(args) -> int:
-    """Build, print warnings and the summary on stderr."""
+    """Build, print warnings and the summary (every broken kernel with its reason) on stderr."""
     from generator.site.build import build_site
 
     summary = build_site(args.sweep, args.out, base_url=args.base_url, force=args.force,
                          progress=False if args.quiet else None, history_dir=args.history,
-                         history_label=args.label, history_commit=args.commit)
+                         history_label=args.label, history_commit=args.commit, jobs=max(1, args.jobs))
     if not args.quiet:
         for w in summary.warnings:
             print(f"kernel-atlas: warning: {w}", file=sys.stderr)

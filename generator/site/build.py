@@ -31,10 +31,12 @@ The JSON documents (``api/index.json``, ``api/kernels/<slug>.json``) are describ
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 import sys
 import time
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -65,8 +67,9 @@ class Progress:
         self.stream.flush()
 
     def close(self) -> None:
-        if self.enabled:
-            self.stream.write("\r" + " " * 80 + "\r")
+        """End the line: the finished bar stays on the terminal above the summary."""
+        if self.enabled and self.done:
+            self.stream.write("\n")
             self.stream.flush()
 
 
@@ -84,14 +87,39 @@ class BuildSummary:
     seconds: float = 0.0
     up_to_date: bool = False
     warnings: list[str] = field(default_factory=list)
+    jobs: int = 1  # worker processes used (1: serial)
+    problems: dict[str, list[str]] = field(default_factory=dict)  # broken kernel -> its reasons
+    skipped_captures: dict[str, list[str]] = field(default_factory=dict)  # kernel -> captures not analyzed
 
     def text(self) -> str:
+        """The closing lines: the counts, then every broken kernel and every kernel with a
+        skipped capture, one line each with its reason (also when nothing was rebuilt)."""
         if self.up_to_date:
-            return (f"kernel-atlas: {self.kernels} kernels, site up to date (nothing rewritten), "
-                    f"{self.seconds:.2f} s: {self.out}")
-        return (f"kernel-atlas: {self.kernels} kernels: {len(self.built)} built, {len(self.skipped)} skipped "
-                f"(unchanged), {len(self.broken)} broken; {len(self.written)} files written, "
-                f"{len(self.deleted)} deleted; {self.seconds:.2f} s: {self.out}")
+            head = (f"kernel-atlas: {self.kernels} kernels, site up to date (nothing rewritten), "
+                    f"{len(self.broken)} broken; {self.seconds:.2f} s: {self.out}")
+        else:
+            head = (f"kernel-atlas: {self.kernels} kernels: {len(self.built)} built, {len(self.skipped)} skipped "
+                    f"(unchanged), {len(self.broken)} broken; {len(self.written)} files written, "
+                    f"{len(self.deleted)} deleted; {self.seconds:.2f} s: {self.out}")
+        return "\n".join([head, *self.problem_lines()])
+
+    def problem_lines(self) -> list[str]:
+        """``broken <slug>: <first reason>`` and ``skipped <slug>: <reason>``, sorted by slug."""
+        lines = []
+        for slug in self.broken:
+            reasons = self.problems.get(slug) or ["(no reason recorded)"]
+            more = f" (and {len(reasons) - 1} more)" if len(reasons) > 1 else ""
+            lines.append(f"  broken {slug}: {one_line(reasons[0])}{more}")
+        for slug, notes in sorted(self.skipped_captures.items()):
+            more = f" (and {len(notes) - 1} more)" if len(notes) > 1 else ""
+            lines.append(f"  skipped {slug}: {one_line(notes[0])}{more}")
+        return lines
+
+
+def one_line(text: str, width: int = 300) -> str:
+    """A reason on one line, cut at ``width`` characters."""
+    text = " ".join(str(text).split())
+    return text if len(text) <= width else text[:width - 1] + "\u2026"
 
 
 @dataclass
@@ -110,13 +138,16 @@ class Site:
 def build_site(sweep_path: str | os.PathLike, out_dir: str | os.PathLike, *, base_url: str = "",
                force: bool = False, progress: bool | None = None, stream=None,
                history_dir: str | os.PathLike | None = None, history_label: str | None = None,
-               history_commit: str | None = None) -> BuildSummary:
+               history_commit: str | None = None, jobs: int | None = 1) -> BuildSummary:
     """Build (or update) the site of a sweep in ``out_dir``; see the module docstring.
 
     With ``history_dir`` the site gains ``history.html`` and ``api/history.json`` (every
     kernel's geomean over the recorded sweeps, this one included, and regression marks on
     the overview), and this sweep is recorded in the history once the site is published
     (``generator.sweeps.history``; retention ``[history] keep`` of the configuration).
+
+    ``jobs`` worker processes gather and render the changed kernels (None: one per core);
+    the output bytes are those of a serial build, which runs for ``jobs`` 1 or one kernel.
     """
     t0 = time.perf_counter()
     stream = stream or sys.stderr
@@ -128,7 +159,8 @@ def build_site(sweep_path: str | os.PathLike, out_dir: str | os.PathLike, *, bas
     if bp.up_to_date():
         summary.up_to_date = True
         summary.skipped = sorted(bp.hashes)
-        summary.broken = sorted(s for s, it in bp.manifest.items.items() if it.row.get("broken"))
+        record_problems(summary, {s: (it.row.get("broken") or [], it.extra.get("skipped") or [])
+                                  for s, it in bp.manifest.items.items()})
         summary.seconds = time.perf_counter() - t0
         return summary
     env = gather.Env(root=bp.root, config=bp.config, kernels_json=bp.kernels_json, mods=bp.mods,
@@ -138,7 +170,7 @@ def build_site(sweep_path: str | os.PathLike, out_dir: str | os.PathLike, *, bas
                                  base_url=base_url, missing_stages=bp.missing, history=bp.hmod is not None,
                                  severity_near=bp.config.severity_near, severity_tune=bp.config.severity_tune)
     site = Site()
-    kernel_pages(bp, env, ctx, site, summary, Progress(len(bp.kernels), stream, progress))
+    kernel_pages(bp, env, ctx, site, summary, Progress(len(bp.kernels), stream, progress), jobs)
     ordered = overview_views.order_rows(list(site.rows.values()))
     prov = gather.sweep_provenance([site.extras[s] for s in sorted(site.extras)], bp.config, bp.kernels_json)
     hist_label = hist_commit = None
@@ -157,9 +189,22 @@ def build_site(sweep_path: str | os.PathLike, out_dir: str | os.PathLike, *, bas
 
 
 def kernel_pages(bp: plan.BuildPlan, env: gather.Env, ctx: base_views.SiteContext, site: Site,
-                 summary: BuildSummary, bar: Progress) -> None:
-    """Gather and render each changed kernel; keep the files of the unchanged ones."""
+                 summary: BuildSummary, bar: Progress, jobs: int | None = 1) -> None:
+    """Gather and render each changed kernel (in worker processes when ``jobs`` > 1); keep the
+    files of the unchanged ones. Results are taken in plan order, so the bytes never depend on
+    which worker finished first."""
+    todo = [kp for kp in bp.kernels if not bp.reusable(kp.slug)]
+    jobs = max(1, min(jobs or os.cpu_count() or 1, len(todo)))
+    summary.jobs = jobs
+    done: dict[str, KernelResult] = {}
     try:
+        if jobs > 1:
+            wctx = WorkerContext(bp.root, bp.config, bp.kernels_json, ctx, dataclasses.replace(bp.assets, files={}))
+            with ProcessPoolExecutor(max_workers=jobs) as pool:
+                futures = {pool.submit(build_kernel_in_worker, kp, wctx): kp.slug for kp in todo}
+                for fut in as_completed(futures):
+                    done[futures[fut]] = fut.result()
+                    bar.step(futures[fut])
         for kp in bp.kernels:
             if bp.reusable(kp.slug):
                 item = bp.manifest.items[kp.slug]
@@ -170,15 +215,69 @@ def kernel_pages(bp: plan.BuildPlan, env: gather.Env, ctx: base_views.SiteContex
                 summary.skipped.append(kp.slug)
                 bar.step(kp.slug + " (unchanged)")
                 continue
-            k, extra = gather.gather_kernel(kp, env)
-            row, kfiles = render_kernel(kp.slug, k, ctx, bp.assets)
-            site.files.update(kfiles)
-            site.rows[kp.slug], site.extras[kp.slug] = row, extra
-            site.items[kp.slug] = publish.ManifestItem(bp.hashes[kp.slug], sorted(kfiles), row.to_json(), extra)
+            res = done.pop(kp.slug, None)
+            if res is None:
+                res = build_kernel(kp, env, ctx, bp.assets)
+                bar.step(kp.slug)
+            for w in res.warnings:
+                env.warn(w)
+            site.files.update(res.files)
+            site.rows[kp.slug], site.extras[kp.slug] = res.row, res.extra
+            site.items[kp.slug] = publish.ManifestItem(bp.hashes[kp.slug], sorted(res.files), res.row.to_json(),
+                                                       res.extra)
             summary.built.append(kp.slug)
-            bar.step(kp.slug)
     finally:
         bar.close()
+
+
+@dataclass
+class KernelResult:
+    """One changed kernel, gathered and rendered: its files, its overview row and extra."""
+
+    row: overview_views.IndexRow
+    files: dict[str, bytes]
+    extra: dict[str, Any]
+    warnings: list[str] = field(default_factory=list)  # said by a worker; the parent prints them
+
+
+@dataclass
+class WorkerContext:
+    """What a worker process needs besides the kernel's plan (picklable: no modules, no
+    callbacks, the assets without their bytes)."""
+
+    root: str
+    config: Any
+    kernels_json: dict[str, Any] | None
+    ctx: base_views.SiteContext
+    assets: render.Assets
+
+
+def build_kernel(kp: plan.KernelPlan, env: gather.Env, ctx: base_views.SiteContext,
+                 assets: render.Assets) -> KernelResult:
+    """Gather and render one kernel."""
+    k, extra = gather.gather_kernel(kp, env)
+    skipped = [n for n in k.notes if " skipped: " in n]
+    if skipped:
+        extra["skipped"] = skipped
+    row, kfiles = render_kernel(kp.slug, k, ctx, assets)
+    return KernelResult(row, kfiles, extra)
+
+
+def build_kernel_in_worker(kp: plan.KernelPlan, w: WorkerContext) -> KernelResult:
+    """``build_kernel`` in a worker process (top level, so spawn can pickle it)."""
+    warnings: list[str] = []
+    mods = {name: plan.optional(name) for name in plan.OPTIONAL}
+    env = gather.Env(root=w.root, config=w.config, kernels_json=w.kernels_json, mods=mods, warn=warnings.append)
+    res = build_kernel(kp, env, w.ctx, w.assets)
+    res.warnings = warnings
+    return res
+
+
+def record_problems(summary: BuildSummary, per_kernel: dict[str, tuple[list[str], list[str]]]) -> None:
+    """Fill the summary's broken kernels (with reasons) and kernels with skipped captures."""
+    summary.broken = sorted(s for s, (broken, _) in per_kernel.items() if broken)
+    summary.problems = {s: list(broken) for s, (broken, _) in sorted(per_kernel.items()) if broken}
+    summary.skipped_captures = {s: list(sk) for s, (_, sk) in sorted(per_kernel.items()) if sk}
 
 
 def render_kernel(slug: str, k: base_views.KernelData, ctx: base_views.SiteContext,
@@ -210,7 +309,8 @@ def overview_pages(bp: plan.BuildPlan, ctx: base_views.SiteContext, site: Site,
 
 def publish_site(bp: plan.BuildPlan, site: Site, summary: BuildSummary, out: str) -> None:
     """Write the manifest and swap the new site in (``generator.site.publish``)."""
-    summary.broken = sorted(s for s, r in site.rows.items() if r.broken)
+    record_problems(summary, {s: (r.broken, site.extras.get(s, {}).get("skipped") or [])
+                              for s, r in site.rows.items()})
     all_files = sorted(set(site.files) | set(site.keep) | {publish.MANIFEST})
     man = publish.Manifest(tool_version=__version__, global_hash=bp.global_hash, build_date=bp.date,
                            items=site.items, files=all_files)

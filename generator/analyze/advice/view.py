@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
@@ -56,6 +57,33 @@ class AdviceContext:
         return -(-threads // self.wave_size)
 
 
+@dataclass(frozen=True)
+class IsaFacts:
+    """What each instruction's text says (mnemonic, registers read and written, waits, memory
+    kind, MFMA), by position. Shared between the views of one program: read-only."""
+
+    mnemonics: list[str]
+    defs: list[frozenset[str] | set[str]]
+    uses: list[frozenset[str] | set[str]]
+    counts: list[dict[str, int]]
+    vmem: list[Any]
+    lgkm: list[Any]
+    mfma: list[bool]
+
+
+@functools.lru_cache(maxsize=8)
+def isa_facts(asms: tuple[str, ...]) -> IsaFacts:
+    """Parse a program's instructions once: the plan (``advise``) and the MFMA notes
+    (``mfma_annotations``) of a capture both view the same listing."""
+    mnemonics = [isa.mnemonic(a) for a in asms]
+    du = [isa.defs_uses(a) for a in asms]
+    return IsaFacts(
+        mnemonics=mnemonics, defs=[d for d, _ in du], uses=[u for _, u in du],
+        counts=[isa.wait_counts(a) if m.startswith("s_waitcnt") else {} for a, m in zip(asms, mnemonics)],
+        vmem=[isa.vmem_kind(a) for a in asms], lgkm=[isa.lgkm_kind(a) for a in asms],
+        mfma=[isa.is_mfma(a) for a in asms])
+
+
 class KernelView:
     """An analysis plus the derived facts detectors share (loops, registers, waits)."""
 
@@ -65,15 +93,9 @@ class KernelView:
         self.ins: list[Instruction] = list(analysis.instructions)
         self.total_stall = analysis.total_stall_cycles or sum(i.stall_cycles for i in self.ins)
         self.loops = isa.loops(self.ins)
-        self.mnemonics = [isa.mnemonic(i.asm) for i in self.ins]
-        du = [isa.defs_uses(i.asm) for i in self.ins]
-        self.defs = [d for d, _ in du]
-        self.uses = [u for _, u in du]
-        self.counts = [isa.wait_counts(i.asm) if m.startswith("s_waitcnt") else {}
-                       for i, m in zip(self.ins, self.mnemonics)]
-        self.vmem = [isa.vmem_kind(i.asm) for i in self.ins]
-        self.lgkm = [isa.lgkm_kind(i.asm) for i in self.ins]
-        self.mfma = [isa.is_mfma(i.asm) for i in self.ins]
+        facts = isa_facts(tuple(i.asm for i in self.ins))
+        self.mnemonics, self.defs, self.uses = facts.mnemonics, facts.defs, facts.uses
+        self.counts, self.vmem, self.lgkm, self.mfma = facts.counts, facts.vmem, facts.lgkm, facts.mfma
         self.has_mfma = any(self.mfma)
         self._covered: dict[tuple[int, str], list[int]] = {}
 
