@@ -291,7 +291,8 @@ def test_history_draws_the_sweeps_and_marks_a_regression(small, tmp_path, sweep)
     s2 = build.build_site(small, out, progress=False, history_dir=hist, history_label="s2", history_commit="bbb222")
     assert s1.built and s2.built == ["vec_add"]
     row = next(k for k in json.loads((out / "api" / "index.json").read_text())["kernels"] if k["slug"] == "vec_add")
-    assert row["regression"] == "regressed -33.3% since s1 (at bbb222), unconfirmed"
+    # issue 14: the mark names the timed candidate commit (vec_add's flydsl rows: 7255fff8), not --commit
+    assert row["regression"] == "regressed -33.3% since s1 (at 7255fff8), unconfirmed"
     assert "regressed -33.3% since s1" in (out / "index.html").read_text()
     page = (out / "history.html").read_text()
     assert 'id="h-vec_add"' in page and "s1 · s2" in page

@@ -30,6 +30,7 @@ from test_snapshot import (
     FA_BEFORE,
     SOFTMAX_CAPTURE,
     chain,
+    fail_provider,
     make_softmax_pair,
     make_sweep_copy,
     scale_provider,
@@ -377,3 +378,39 @@ def test_built_sites_diff_like_their_sweeps(softmax_pair, tmp_path, capsys):
     code, out, _ = run_cli(capsys, "diff", str(old), str(tmp_path / "old-site"), "--json")
     doc = json.loads(out)
     assert code == 0 and doc["kernels"] == [] and doc["provenance"] == [] and doc["unchanged"] == ["softmax"]
+
+
+# ---------------------------------------------------------------- issue 14, points 1 and 5
+
+
+def test_site_against_its_own_sweep_reports_no_change(sweep, tmp_path, capsys):
+    """A freshly built site of the shared sweep and the sweep itself: nothing removed, nothing changed."""
+    site = tmp_path / "site"
+    assert cli.main(["build", str(sweep), "--out", str(site), "--quiet"]) == 0
+    code, out, err = run_cli(capsys, "diff", str(site), str(sweep), "--json", "--fail-on-regression")
+    doc = json.loads(out)
+    assert code == 0 and err == ""
+    assert doc["kernels"] == [] and doc["provenance"] == [] and doc["regressions"] == []
+    assert len(doc["unchanged"]) == 19
+    code, out, _ = run_cli(capsys, "diff", str(site), str(sweep))
+    assert "removed" not in out and "no significant change of any kernel's standing" in out
+
+
+def test_candidate_failing_every_shape_counts_its_shapes(sweep, tmp_path, capsys):
+    """73 softmax shapes stop being measured: ``73 ↓ 0 ↑ of 73`` (it said ``of 0``)."""
+    old = make_sweep_copy(sweep, tmp_path / "old", SOFTMAX_CAPTURE, {"softmax": None})
+    new = make_sweep_copy(sweep, tmp_path / "new", SOFTMAX_CAPTURE,
+                          {"softmax": fail_provider("flydsl", candidate_commit="abcdef12")})
+    code, out, _ = run_cli(capsys, "diff", str(old), str(new), "--markdown")
+    row = next(ln for ln in out.splitlines() if ln.startswith("| [Softmax]"))
+    assert row == ("| [Softmax](kernels/softmax/) | WIN → **BLOCKED** | 1.08x → — | 73 ↓ 0 ↑ of 73 | — | "
+                   "candidate: commit 7255fff8 → abcdef12 |")
+    assert "<summary>Per-shape changes beyond noise (73)</summary>" in out
+
+
+def test_one_kernel_within_noise_is_singular(sweep, softmax_pair, tmp_path, capsys):
+    old, _ = softmax_pair
+    new = make_sweep_copy(sweep, tmp_path / "nudged", SOFTMAX_CAPTURE, {"softmax": scale_provider("flydsl", 1.01)})
+    code, out, _ = run_cli(capsys, "diff", str(old), str(new), "--markdown")
+    assert "<summary>Within noise or below the thresholds (1 kernel)</summary>" in out
+    assert "(1 kernels)" not in out

@@ -24,7 +24,7 @@ from generator.sweeps.history import (
     with_current,
 )
 from generator.sweeps.snapshot import snapshot_from_sweep
-from test_snapshot import make_softmax_pair
+from test_snapshot import SOFTMAX_CAPTURE, fail_provider, make_softmax_pair, make_sweep_copy
 
 SOFTMAX_G = 1.0790540158945385
 SOFTMAX_NOISE = 1.078835651920867
@@ -100,16 +100,21 @@ def test_record_series_and_regression_mark(sides, tmp_path):
     series = load_series(hist)
     assert list(series) == ["softmax"]
     pts = series["softmax"]
-    assert [(p.label, p.commit, p.date, p.verdict) for p in pts] == [
-        ("s1", "c1", "2026-06-01", "WIN"), ("s2", "c2", "2026-06-01", "WIN"), ("s3", "c3", "2026-06-01", "HEADROOM")]
+    # issue 14: a point carries the timed candidate commit (the flydsl rows' candidate_commit:
+    # 7255fff8 as measured, abcdef12 in the slowed copy), and the profiled one (kernels.json's
+    # flydsl_commit 18c5a7ed) since it differs; the commit given to record() is the sweep's only
+    assert [(p.label, p.commit, p.profiled_commit, p.date, p.verdict) for p in pts] == [
+        ("s1", "7255fff8", "18c5a7ed", "2026-06-01", "WIN"), ("s2", "7255fff8", "18c5a7ed", "2026-06-01", "WIN"),
+        ("s3", "abcdef12", "18c5a7ed", "2026-06-01", "HEADROOM")]
+    assert [e.commit for e in load_history(hist).entries] == ["c1", "c2", "c3"]
     assert pts[0].geomean == pytest.approx(SOFTMAX_G, rel=1e-12)
     assert pts[2].geomean == pytest.approx(SOFTMAX_G / 1.2, rel=1e-12)
     assert pts[0].band == (pytest.approx(SOFTMAX_G / SOFTMAX_NOISE, rel=1e-12),
                            pytest.approx(SOFTMAX_G * SOFTMAX_NOISE, rel=1e-12))
     mark = regression_marks(series)["softmax"]
-    assert mark == {"from": "s2", "to": "s3", "commit": "c3", "before": pytest.approx(SOFTMAX_G, rel=1e-12),
+    assert mark == {"from": "s2", "to": "s3", "commit": "abcdef12", "before": pytest.approx(SOFTMAX_G, rel=1e-12),
                     "after": pytest.approx(SOFTMAX_G / 1.2, rel=1e-12), "ratio": pytest.approx(1 / 1.2, rel=1e-12),
-                    "confirmed": False}
+                    "confirmed": False, "verdict": "WIN → HEADROOM"}
     record_snapshot(snap_slow, hist, "s4", "c4")
     assert regression_marks(load_series(hist))["softmax"]["confirmed"] is True
     record_snapshot(snap_same, hist, "s5", "c5")  # fixed again: the latest step is an improvement
@@ -172,7 +177,8 @@ def test_chart_data(sides, tmp_path):
     assert upper["y"][0] == pytest.approx(SOFTMAX_G * SOFTMAX_NOISE, rel=1e-12)
     assert lower["y"][3] == pytest.approx(SOFTMAX_G / 1.2 / SOFTMAX_NOISE, rel=1e-12)
     assert lower["fill"] == "tonexty"
-    assert line["text"][2] == "c @ sha-c<br>2026-06-01<br>geomean 0.899x (noise ±7.9%)<br>HEADROOM"
+    assert line["text"][2] == ("c @ abcdef12 (profiled at 18c5a7ed)<br>2026-06-01<br>geomean 0.899x (noise ±7.9%)"
+                               "<br>HEADROOM")
     assert line["marker"]["color"] == ["#1a7f37", "#1a7f37", "#bc4c00", "#bc4c00"]
     assert marks["name"] == "regression" and marks["x"] == ["c"] and marks["text"] == ["regression -16.7%"]
     assert [s["y0"] for s in fig["layout"]["shapes"]] == [0.95, 1.05]
@@ -219,4 +225,61 @@ def test_current_points_join_the_recorded_series(sides, tmp_path):
     assert series["vec_add"][0].band == (0.9493353744088217, 0.9493353744088217)  # no noise in the row
     assert regression_marks(series)["softmax"]["to"] == "c"
     again = with_current(series, points_from_rows(rows[:1], "b", "cb2"))  # a label already recorded is replaced
-    assert [(p.label, p.commit) for p in again["softmax"]] == [("a", "ca"), ("c", "cc"), ("b", "cb2")]
+    # recorded points carry the timed commit (7255fff8); rows without timed_commits the sweep's commit
+    assert [(p.label, p.commit) for p in again["softmax"]] == [("a", "7255fff8"), ("c", "cc"), ("b", "cb2")]
+
+
+# ---------------------------------------------------------------- issue 14, point 3: verdict transitions
+
+
+def test_candidate_failing_every_shape_is_a_regression(sides, sweep, tmp_path):
+    """HEADROOM/WIN -> BLOCKED has no geomean after it, yet it is marked, at the timed commit."""
+    _, _, snap_same, _ = sides
+    broken = make_sweep_copy(sweep, tmp_path / "broken", SOFTMAX_CAPTURE,
+                             {"softmax": fail_provider("flydsl", candidate_commit="abcdef12")})
+    snap_broken = snapshot_from_sweep(broken)
+    k = snap_broken.kernels["softmax"]
+    # the raw copy: all 73 flydsl rows failed, so no shape is measured
+    assert (k.verdict, k.geomean_vs_best, k.hard_failures, k.candidate_commit) == ("BLOCKED", None, 73, "abcdef12")
+    hist = tmp_path / "history"
+    record_snapshot(snap_same, hist, "s1")
+    record_snapshot(snap_broken, hist, "s2")
+    series = load_series(hist)
+    pts = series["softmax"]
+    assert [(p.verdict, p.commit, p.profiled_commit) for p in pts] == [
+        ("WIN", "7255fff8", "18c5a7ed"), ("BLOCKED", "abcdef12", "18c5a7ed")]
+    mark = regression_marks(series)["softmax"]
+    assert mark == {"from": "s1", "to": "s2", "commit": "abcdef12", "before": pytest.approx(SOFTMAX_G, rel=1e-12),
+                    "after": None, "ratio": None, "confirmed": False, "verdict": "WIN → BLOCKED"}
+    record_snapshot(snap_broken, hist, "s3")
+    assert regression_marks(load_series(hist))["softmax"]["confirmed"] is True
+    doc = history_document(load_series(hist))
+    assert doc["kernels"]["softmax"]["regression"]["verdict"] == "WIN → BLOCKED"
+    assert doc["kernels"]["softmax"]["points"][1]["profiled_commit"] == "18c5a7ed"
+    record_snapshot(snap_same, hist, "s4")  # fixed: the latest verdict change is upward
+    assert regression_marks(load_series(hist)) == {}
+
+
+def test_verdict_transitions_are_pure():
+    from generator.sweeps.history import HistoryPoint, verdict_transition
+
+    def pts(*verdicts):
+        return [HistoryPoint(str(i), None, None, None, None, v, "k") for i, v in enumerate(verdicts)]
+
+    assert verdict_transition(pts("WIN", "HEADROOM")) == (0, 1)
+    assert verdict_transition(pts("PARITY", "UNTIMED", "BLOCKED")) == (0, 2)
+    assert verdict_transition(pts("HEADROOM", "BLOCKED", "BLOCKED")) == (0, 1)
+    assert verdict_transition(pts("WIN", "PARITY")) is None  # PARITY is no regression mark
+    assert verdict_transition(pts("BLOCKED", "HEADROOM")) is None  # upward
+    assert verdict_transition(pts("WIN", "BLOCKED", "WIN")) is None
+    assert verdict_transition(pts("WIN")) is None
+
+
+def test_current_point_from_index_rows_carries_timed_and_profiled_commits():
+    rows = [{"slug": "softmax", "name": "Softmax", "geomean_vs_best": 1.0, "verdict": "WIN",
+             "timed_commits": ["7255fff8"], "profiled_commit": "18c5a7ed"},
+            {"slug": "same", "verdict": "WIN", "timed_commits": ["18c5a7ed9"], "profiled_commit": "18c5a7ed"},
+            {"slug": "untimed", "verdict": "UNTIMED", "timed_commits": [], "profiled_commit": "18c5a7ed"}]
+    got = points_from_rows(rows, "now", "sweepcommit")
+    assert [(s, p.commit, p.profiled_commit) for s, p in got.items()] == [
+        ("same", "18c5a7ed9", None), ("softmax", "7255fff8", "18c5a7ed"), ("untimed", "sweepcommit", None)]

@@ -407,5 +407,7 @@ def test_command_line(flash_raw, tmp_path, capsys):
     assert "not a directory (expected a raw rocprofv3 output folder)" in capsys.readouterr().err
     empty = tmp_path / "empty_raw"
     empty.mkdir()
-    assert cli.main(["ingest", str(empty), "--into", str(into), "--kernel", "k"]) == 1
-    assert "error: no-dispatch: rocprofv3 traced no dispatch" in capsys.readouterr().out
+    # a folder with no rocprofv3 file at all is a wrong path, not a failed run: exit 2, one line
+    assert cli.main(["ingest", str(empty), "--into", str(into), "--kernel", "k"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "no rocprofv3 output here (expected ui_output_agent_*/ folders" in err

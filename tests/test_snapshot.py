@@ -107,6 +107,18 @@ def make_softmax_pair(shared: Path, base: Path, names: tuple[str, str] = ("base"
     return same, slow
 
 
+def fail_provider(provider: str, **fields) -> RowEdit:
+    """A row edit: ``provider`` fails every shape (status failed, no times), and fields set."""
+    def edit(row: dict) -> dict:
+        if row["provider"] == provider:
+            for key in ("median_us", "p10_us", "p90_us", "mean_us", "min_us", "std_us",
+                        "graph_median_us", "eager_median_us"):
+                row[key] = None
+            row.update(benchmark_status="failed", correct=None, **fields)
+        return row
+    return edit
+
+
 def chain(*edits: RowEdit) -> RowEdit:
     def edit(row: dict) -> dict:
         for e in edits:

@@ -157,3 +157,53 @@ def test_examples_folder_finds_the_sweep_root(sweep, capsys):
     gemm = json.loads(out)["campaigns"]["gemm"]
     assert (gemm["name"], gemm["path"], gemm["bundles"]) == ("HGEMM Split-K", "benchmarks/examples/gemm",
                                                              ["hgemm_splitk"])
+
+
+# ---------------------------------------------------------------- issue 14, point 2
+
+
+def test_a_folder_under_examples_that_is_not_a_campaign_exits_2(sweep, tmp_path, capsys):
+    """``benchmarks/examples/flash_attn_current`` without campaign files: one line, exit 2 (not the whole sweep)."""
+    root = make_tmp_sweep(sweep, tmp_path, ["gemm", "quant"])
+    odd = root / "benchmarks" / "examples" / "flash_attn_current"
+    odd.mkdir()
+    (odd / "notes.txt").write_text("not a campaign\n")
+    rc, out, err = run_cli(capsys, odd)
+    assert (rc, out) == (2, "")
+    assert err == (f"kernel-atlas: error: {odd}: not a campaign folder: no shape_ledger.jsonl and "
+                   "no benchmark_results.jsonl or benchmark_results.csv\n")
+    # a campaign copied without its ledger, outside any sweep
+    lone = tmp_path / "lone" / "gemm"
+    shutil.copytree(sweep / "benchmarks" / "examples" / "gemm", lone, copy_function=shutil.copyfile)
+    (lone / "shape_ledger.jsonl").unlink()
+    rc, out, err = run_cli(capsys, lone)
+    assert (rc, out) == (2, "")
+    assert err == f"kernel-atlas: error: {lone / 'shape_ledger.jsonl'}: missing: the shape ledger is needed to score the results\n"
+    # a file where a folder is expected
+    rc, out, err = run_cli(capsys, sweep / "benchmarks" / "examples" / "gemm" / "shape_ledger.jsonl")
+    assert (rc, out) == (2, "") and err.count("\n") == 1
+    assert "not a folder (expected a sweep root, a folder of campaigns or a campaign folder" in err
+
+
+def test_json_lists_broken_campaigns_as_build_does(sweep, tmp_path, capsys):
+    """A folder under benchmarks/examples/ that is no campaign: ``errors`` in verdicts --json and broken in build."""
+    root = make_tmp_sweep(sweep, tmp_path / "sweep", ["gemm", "quant"])
+    odd = root / "benchmarks" / "examples" / "flash_attn_current"
+    odd.mkdir()
+    (odd / "notes.txt").write_text("not a campaign\n")
+    rc, out, err = run_cli(capsys, root, "--json")
+    assert rc == 1
+    doc = json.loads(out)
+    assert doc["errors"] == {"flash_attn_current": "benchmarks/examples/flash_attn_current: not a campaign folder: "
+                                                   "no shape_ledger.jsonl and no benchmark_results.jsonl or "
+                                                   "benchmark_results.csv"}
+    assert sorted(doc["campaigns"]) == ["gemm", "quant"]
+    assert err == f"kernel-atlas: broken flash_attn_current: {doc['errors']['flash_attn_current']}\n"
+    site = tmp_path / "site"
+    assert main(["build", str(root), "--out", str(site), "--quiet"]) in (0, 1)
+    capsys.readouterr()
+    index = json.loads((site / "api" / "index.json").read_text())
+    assert sorted(index["errors"]) == sorted(doc["errors"])
+    # the same sweep's examples folder finds the same error
+    rc, out, err = run_cli(capsys, root / "benchmarks" / "examples", "--json")
+    assert rc == 1 and json.loads(out)["errors"] == doc["errors"]

@@ -11,7 +11,12 @@ MIN_COMMIT_CHARS = 7
 def timed_commits(score: Any) -> list[str]:
     """The candidate commits of the campaign's candidate rows (``candidate_commit``), sorted."""
     text = (getattr(score, "provenance", None) or {}).get("candidate_commit", "") if score is not None else ""
-    return sorted({c.strip() for c in text.split(",") if c.strip()})
+    return split_commits(text)
+
+
+def split_commits(text: str | None) -> list[str]:
+    """The commits of a ``candidate_commit`` value (several are joined by ", "), sorted."""
+    return sorted({c.strip() for c in (text or "").split(",") if c.strip()})
 
 
 def sweep_profiled_commit(provenance: Mapping[str, Any], candidate: str) -> str | None:

@@ -170,6 +170,10 @@ def scan_raw(raw_dir: str) -> RawRun:
                     run_info = json.loads(_read_text(path))
                 except json.JSONDecodeError as err:
                     raise InputError(path, f"not valid JSON: {err}") from None
+    if not (captures or discover or att_files or yamls or logs or counters or run_info is not None
+            or any(n.endswith(("_agent_info.csv", "_results.json")) for n in by_name)):
+        raise InputError(raw_dir, "no rocprofv3 output here (expected ui_output_agent_*/ folders, discover_*.csv, "
+                                  "*.att files or the input YAML of a raw rocprofv3 output folder)")
     input_yaml, config = None, None
     for path in yamls:  # the first config with a thread-trace job, else the first config
         data = _load_yaml(path)

@@ -18,7 +18,7 @@ import os
 import sys
 
 from generator.read.discover import rel_path
-from generator.read.campaign import is_campaign_folder
+from generator.read.campaign import is_campaign_folder, is_examples_folder
 from generator.config import load_config, read_config
 from generator.errors import InputError
 from generator.analyze.verdicts import (
@@ -57,6 +57,11 @@ def sweep_root_of(path: str) -> str | None:
     return None
 
 
+def _is_op_folder(path: str) -> bool:
+    """True for ``<root>/benchmarks/examples/<op>``."""
+    return is_examples_folder(os.path.dirname(os.path.abspath(path)))
+
+
 def collect(paths: list[str], config_file: str | None = None) -> tuple[dict, str | None]:
     """Score every campaign under the paths: ({op: KernelScore | InputError}, common root)."""
     scores: dict = {}
@@ -64,7 +69,11 @@ def collect(paths: list[str], config_file: str | None = None) -> tuple[dict, str
     for path in paths:
         if not os.path.exists(path):
             raise InputError(path, "no such file or directory")
-        single = is_campaign_folder(path)
+        if not os.path.isdir(path):
+            raise InputError(path, "not a folder (expected a sweep root, a folder of campaigns or a campaign "
+                                   "folder with shape_ledger.jsonl and benchmark_results.jsonl or .csv)")
+        # a folder under benchmarks/examples/ is one campaign, even when it is not a valid one
+        single = is_campaign_folder(path) or _is_op_folder(path)
         root = sweep_root_of(path) or (None if single else path)
         config = read_config(config_file) if config_file else load_config(root)
         kernels_json = load_kernels_json(root)

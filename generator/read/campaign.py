@@ -245,17 +245,36 @@ def find_campaign_folders(path: str | os.PathLike) -> dict[str, str]:
 
     A sweep root has ``benchmarks/examples/<op>/``; a folder of campaigns has
     ``<op>/`` children; a campaign folder is itself returned under its own name.
+    Under ``benchmarks/examples/`` every subfolder is a campaign, a broken one included
+    (``sweep_campaign_folders``, the rule ``build`` uses too); in another folder only the
+    children that look like campaigns count.
     """
     path = os.path.normpath(os.fspath(path))
     if is_campaign_folder(path):
         return {os.path.basename(os.path.abspath(path)): path}
-    base = os.path.join(path, "benchmarks", "examples")
-    if not os.path.isdir(base):
-        base = path
+    if os.path.isdir(os.path.join(path, "benchmarks", "examples")):
+        return sweep_campaign_folders(path)
+    if is_examples_folder(path):
+        return sweep_campaign_folders(os.path.dirname(os.path.dirname(os.path.abspath(path))))
+    if not os.path.isdir(path):
+        return {}
+    return {n: os.path.join(path, n) for n in sorted(os.listdir(path))
+            if is_campaign_folder(os.path.join(path, n))}
+
+
+def is_examples_folder(path: str | os.PathLike) -> bool:
+    """True for a sweep's ``benchmarks/examples`` folder."""
+    path = os.path.abspath(os.fspath(path))
+    return os.path.basename(path) == "examples" and os.path.basename(os.path.dirname(path)) == "benchmarks"
+
+
+def sweep_campaign_folders(root: str | os.PathLike) -> dict[str, str]:
+    """Every folder under ``<root>/benchmarks/examples/`` (op name -> folder): each one is a campaign."""
+    base = os.path.join(os.fspath(root), "benchmarks", "examples")
     if not os.path.isdir(base):
         return {}
     return {n: os.path.join(base, n) for n in sorted(os.listdir(base))
-            if is_campaign_folder(os.path.join(base, n))}
+            if os.path.isdir(os.path.join(base, n))}
 
 
 # ---------------------------------------------------------------- reading

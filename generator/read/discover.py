@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 import re
 
-from generator.read import formats
+from generator.read import campaign, formats
 from generator.errors import InputError
 from generator.model import Bundle, CaptureRef, Sweep
 
@@ -107,12 +107,8 @@ def load_bundle(bundle_dir: str, root: str, only: str | None = None) -> Bundle:
 
 
 def find_campaigns(root: str) -> dict[str, str]:
-    """Campaign folders under ``benchmarks/examples/`` (op name -> folder)."""
-    base = os.path.join(root, "benchmarks", "examples")
-    if not os.path.isdir(base):
-        return {}
-    return {n: os.path.join(base, n) for n in sorted(os.listdir(base))
-            if os.path.isdir(os.path.join(base, n))}
+    """Campaign folders under ``benchmarks/examples/`` (op name -> folder), broken ones included."""
+    return campaign.sweep_campaign_folders(root)
 
 
 def _capture_sweep(path: str, fmt: formats.CaptureFormat) -> Sweep:

@@ -55,6 +55,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
+from generator.analyze.commits import same_commit, split_commits
 from generator.read.att import read_json
 from generator.errors import InputError
 from generator.model import FORMAT_VERSION
@@ -218,12 +219,13 @@ class HistoryPoint:
     """One kernel in one recorded sweep."""
 
     label: str
-    commit: str | None
+    commit: str | None  # the timed candidate commit(s), else the commit recorded with the sweep
     date: str | None
     geomean: float | None
     noise: float | None
     verdict: str | None
     name: str
+    profiled_commit: str | None = None  # set only when the profile ran at another commit
 
     @property
     def band(self) -> tuple[float, float] | None:
@@ -237,7 +239,18 @@ class HistoryPoint:
         band = self.band
         return {"label": self.label, "commit": self.commit, "date": self.date, "geomean": self.geomean,
                 "noise": self.noise, "low": band[0] if band else None, "high": band[1] if band else None,
-                "verdict": self.verdict}
+                "verdict": self.verdict, "profiled_commit": self.profiled_commit}
+
+
+def point_commits(timed: str | Sequence[str] | None, profiled: str | None,
+                  fallback: str | None) -> tuple[str | None, str | None]:
+    """(commit, profiled_commit) of a point: the timed candidate commit(s) (``fallback``, the
+    sweep's recorded commit, when none is known) and the profiled one when it is none of them."""
+    commits = split_commits(timed) if isinstance(timed, str) or timed is None else sorted(set(timed))
+    commit = ", ".join(commits) if commits else fallback
+    if not profiled or not commits or any(same_commit(profiled, c) for c in commits):
+        return commit, None
+    return commit, profiled
 
 
 def load_snapshots(history_dir: str | os.PathLike) -> list[tuple[HistoryEntry, SweepSnapshot]]:
@@ -254,10 +267,12 @@ def load_series(history_dir: str | os.PathLike) -> dict[str, list[HistoryPoint]]
     """Per kernel slug, its points over the recorded sweeps (oldest first; absent sweeps skipped)."""
     series: dict[str, list[HistoryPoint]] = {}
     for entry, snap in load_snapshots(history_dir):
+        profiled = (snap.provenance or {}).get("profiled_commit")
         for slug, k in snap.kernels.items():
+            commit, prof = point_commits(k.candidate_commit, profiled, entry.commit)
             series.setdefault(slug, []).append(HistoryPoint(
-                label=entry.label, commit=entry.commit, date=entry.date or snap.date,
-                geomean=k.geomean_vs_best, noise=k.noise, verdict=k.verdict, name=k.name))
+                label=entry.label, commit=commit, date=entry.date or snap.date,
+                geomean=k.geomean_vs_best, noise=k.noise, verdict=k.verdict, name=k.name, profiled_commit=prof))
     return dict(sorted(series.items()))
 
 
@@ -265,17 +280,20 @@ def points_from_rows(rows: Sequence[Mapping[str, Any]], label: str, commit: str 
                      date: str | None = None) -> dict[str, HistoryPoint]:
     """The current sweep's point per kernel from ``api/index.json`` kernel rows (in memory).
 
-    Reads ``slug``, ``name``, ``geomean_vs_best``, ``verdict`` and, when the row has it,
-    ``noise`` (without it the noise band of this point is the point itself).
+    Reads ``slug``, ``name``, ``geomean_vs_best``, ``verdict``, ``timed_commits`` and
+    ``profiled_commit`` and, when the row has it, ``noise`` (without it the noise band of
+    this point is the point itself).
     """
     out = {}
     for r in rows:
         g, n = r.get("geomean_vs_best"), r.get("noise")
+        timed = r.get("timed_commits") if isinstance(r.get("timed_commits"), (list, tuple)) else None
+        point_commit, prof = point_commits([str(c) for c in timed or []], r.get("profiled_commit"), commit)
         out[str(r["slug"])] = HistoryPoint(
-            label=label, commit=commit, date=date,
+            label=label, commit=point_commit, date=date,
             geomean=float(g) if isinstance(g, (int, float)) and not isinstance(g, bool) else None,
             noise=float(n) if isinstance(n, (int, float)) and not isinstance(n, bool) else None,
-            verdict=r.get("verdict"), name=str(r.get("name") or r["slug"]))
+            verdict=r.get("verdict"), name=str(r.get("name") or r["slug"]), profiled_commit=prof)
     return dict(sorted(out.items()))
 
 
@@ -387,30 +405,71 @@ def series_steps(points: Sequence[HistoryPoint], min_change: float = DEFAULT_MIN
     return detect_steps([p.geomean for p in points], [p.noise for p in points], min_change)
 
 
+#: Verdicts from best to worst; a move down into HEADROOM or BLOCKED is a regression.
+VERDICT_RANK = {"WIN": 3, "PARITY": 2, "HEADROOM": 1, "BLOCKED": 0}
+REGRESSED_VERDICTS = ("HEADROOM", "BLOCKED")
+
+
+def verdict_transition(points: Sequence[HistoryPoint]) -> tuple[int, int] | None:
+    """(i, j) when the latest verdict change is a move down into HEADROOM or BLOCKED, else None.
+
+    Only ranked verdicts count (UNTIMED and missing ones are skipped); ``i`` is the last
+    point on the old verdict, ``j`` the first on the new one. A BLOCKED kernel has no
+    geomean, so this is the only way its regression is seen.
+    """
+    ranked = [i for i, p in enumerate(points) if p.verdict in VERDICT_RANK]
+    for a, b in reversed(list(zip(ranked, ranked[1:]))):
+        va, vb = points[a].verdict, points[b].verdict
+        if va == vb:
+            continue
+        if vb in REGRESSED_VERDICTS and VERDICT_RANK[vb] < VERDICT_RANK[va]:
+            return a, b
+        return None
+    return None
+
+
 def regression_marks(series: Mapping[str, Sequence[HistoryPoint]],
                      min_change: float = DEFAULT_MIN_CHANGE) -> dict[str, dict[str, Any]]:
     """Kernels whose latest step is a regression: slug -> what to show on the overview.
 
     ``{"from": label, "to": label, "commit": ..., "before": 1.08, "after": 0.90,
-    "ratio": 0.833, "confirmed": true}``; ``from`` is the last sweep on the old level.
+    "ratio": 0.833, "confirmed": true, "verdict": "WIN → HEADROOM"}``; ``from`` is the last
+    sweep on the old level. A regression is the latest geomean step when it goes down, or
+    the latest verdict change when it goes down into HEADROOM or BLOCKED (``verdict`` is
+    then set; for BLOCKED ``after`` and ``ratio`` are None: there is no geomean).
     """
     out = {}
     for slug, points in sorted(series.items()):
         report = series_steps(points, min_change)
-        if not report.steps or not report.steps[-1].regression:
-            continue
-        step = report.steps[-1]
-        prev = max((i for i in range(step.index) if points[i].geomean is not None and i not in report.blips),
-                   default=None)
-        out[slug] = {
-            "from": points[prev].label if prev is not None else None,
-            "to": points[step.index].label,
-            "commit": points[step.index].commit,
-            "before": step.before,
-            "after": step.after,
-            "ratio": step.ratio,
-            "confirmed": step.confirmed,
-        }
+        move = verdict_transition(points)
+        verdict = f"{points[move[0]].verdict} → {points[move[1]].verdict}" if move else None
+        if report.steps and report.steps[-1].regression:
+            step = report.steps[-1]
+            prev = max((i for i in range(step.index) if points[i].geomean is not None and i not in report.blips),
+                       default=None)
+            out[slug] = {
+                "from": points[prev].label if prev is not None else None,
+                "to": points[step.index].label,
+                "commit": points[step.index].commit,
+                "before": step.before,
+                "after": step.after,
+                "ratio": step.ratio,
+                "confirmed": step.confirmed,
+                "verdict": verdict if move and move[1] == step.index else None,
+            }
+        elif move:
+            a, b = move
+            before, after = points[a].geomean, points[b].geomean
+            out[slug] = {
+                "from": points[a].label,
+                "to": points[b].label,
+                "commit": points[b].commit,
+                "before": before,
+                "after": after,
+                "ratio": after / before if before and after else None,
+                "confirmed": any(p.verdict == points[b].verdict for p in points[b + 1:]),
+                "verdict": verdict,
+            }
     return out
 
 
@@ -420,6 +479,8 @@ def regression_marks(series: Mapping[str, Sequence[HistoryPoint]],
 def _point_text(p: HistoryPoint) -> str:
     """Hover text of one point: sweep, commit, date, geomean with its noise, verdict."""
     head = p.label + (f" @ {p.commit}" if p.commit else "")
+    if p.profiled_commit:
+        head += f" (profiled at {p.profiled_commit})"
     lines = [head]
     if p.date:
         lines.append(p.date)

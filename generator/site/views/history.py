@@ -39,8 +39,10 @@ class HistoryPage:
 
 
 def regression_text(mark: dict[str, Any]) -> str:
-    """``regressed -16.7% since 2026-05-01 (at abc123)``, ``(unconfirmed)`` when the last point alone."""
-    text = f"regressed {(mark['ratio'] - 1) * 100:+.1f}%"
+    """``regressed -16.7% (WIN → HEADROOM) since 2026-05-01 (at abc123)``, ``, unconfirmed`` when the last point alone."""
+    text = "regressed" + (f" {(mark['ratio'] - 1) * 100:+.1f}%" if mark.get("ratio") is not None else "")
+    if mark.get("verdict"):
+        text += f" ({mark['verdict']})"
     if mark.get("from"):
         text += f" since {mark['from']}"
     if mark.get("commit"):

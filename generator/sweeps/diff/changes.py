@@ -105,6 +105,7 @@ class KernelDiff:
     new_geomean: float | None
     changes: list[Change] = field(default_factory=list)
     n_shapes_common: int = 0  # shapes measured on both sides
+    n_shapes_both: int = 0  # shapes present on both sides, measured or not (the "of N" of the shape counts)
 
     def of_kind(self, *kinds: str) -> list[Change]:
         return [c for c in self.changes if c.kind in kinds]
@@ -164,6 +165,7 @@ class KernelDiff:
             "old_geomean": self.old_geomean,
             "new_geomean": self.new_geomean,
             "n_shapes_common": self.n_shapes_common,
+            "n_shapes_both": self.n_shapes_both,
             "changes": [c.to_json() for c in self.changes],
         }
 

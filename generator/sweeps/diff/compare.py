@@ -48,6 +48,7 @@ def diff_kernel(old: KernelSnapshot, new: KernelSnapshot, options: DiffOptions) 
                                  text=f"compared as one kernel: {old.slug} → {new.slug}"))
     shape_changes, cand_ratios, base_ratios = diff_shapes(old, new, options)
     kd.n_shapes_common = len(cand_ratios)
+    kd.n_shapes_both = len({s.shape_id for s in old.shapes} & {s.shape_id for s in new.shapes})
     kd.changes += _kernel_level(old, new, options, geomean(cand_ratios), geomean(base_ratios))
     kd.changes += shape_changes
     kd.changes += diff_hotspot(old, new, options)

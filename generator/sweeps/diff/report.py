@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from typing import Any, Mapping
 
+from generator.analyze.verdicts.rules import plural
 from generator.model import FORMAT_VERSION
 from generator.sweeps.diff.changes import (
     DIFF_MARKER,
@@ -89,7 +90,7 @@ def render_text(d: SweepDiff, max_rows: int = 20) -> str:
         for c in shapes[:max_rows]:
             lines.append(f"  {c.shape_text}: {c.text}  [{c.cause_text}]")
         if len(shapes) > max_rows:
-            lines.append(f"  ... and {len(shapes) - max_rows} more shapes")
+            lines.append(f"  ... and {plural(len(shapes) - max_rows, 'more shape')}")
         if k.causes:
             lines.append(f"  cause: {'; '.join(c.text for c in k.causes)}")
     quiet = [k for k in d.kernels if k.changes and not k.significant]
@@ -142,7 +143,7 @@ def _shapes_cell(k: KernelDiff) -> str:
     up = sum(1 for c in moved if c.direction == IMPROVEMENT)
     if not moved:
         return "—"
-    return f"{down} ↓ {up} ↑ of {k.n_shapes_common}"
+    return f"{down} ↓ {up} ↑ of {k.n_shapes_both}"
 
 
 def _hotspot_cell(k: KernelDiff) -> str:
@@ -223,7 +224,7 @@ def _details_noise(d: SweepDiff, site_url: str | None) -> list[str]:
         if shapes:
             parts.append(f"{len(shapes)} shape{'s' if len(shapes) != 1 else ''} moved within noise")
         body.append(f"- {kernel_link(k, site_url)}: {_md('; '.join(parts))}")
-    return _fold(f"Within noise or below the thresholds ({len(body)} kernels)", body)
+    return _fold(f"Within noise or below the thresholds ({plural(len(body), 'kernel')})", body)
 
 
 def _details_new_removed(d: SweepDiff, site_url: str | None, max_rows: int) -> list[str]:
