@@ -411,3 +411,15 @@ def test_command_line(flash_raw, tmp_path, capsys):
     assert cli.main(["ingest", str(empty), "--into", str(into), "--kernel", "k"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "no rocprofv3 output here (expected ui_output_agent_*/ folders" in err
+
+
+def test_provenance_comes_from_the_discovery_agent_info_when_the_att_run_has_none(flash_raw, tmp_path):
+    """A raw folder with discover_agent_info.csv (8 GPUs, AMD Instinct MI350X, Cu_Count 256, gfx950)
+    but no out_agent_info.csv: nothing ingest could know is left null."""
+    (flash_raw / "out_agent_info.csv").unlink()
+    into = tmp_path / "sweep"
+    ingest.ingest(str(flash_raw), str(into), "flash_attn_func", "small")
+    prov = json.loads((into / "examples/flash_attn_func/source/provenance.json").read_text())
+    entry = prov["captures"]["att_viewer/small/ui_output_agent_32235_dispatch_44"]
+    assert (entry["gpu"], entry["arch"], entry["cus"], entry["gpus"]) == ("AMD Instinct MI350X", "gfx950", 256, 8)
+    assert entry["agent_info"] == "discover_agent_info.csv"

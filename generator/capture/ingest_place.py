@@ -100,14 +100,18 @@ def choose_dest(src: str, bundle_dir: str, candidates: list[str]) -> tuple[str |
 # ---------------------------------------------------------------- provenance
 
 def _gpu(run: RawRun) -> dict[str, Any]:
-    """GPU product, arch and count from the run's agent info."""
-    if run.agent_info:
-        rows = rocprof.read_agent_info(run.agent_info)
+    """GPU product, arch, CU count and GPU count from the agent info the ingest copies: the ATT
+    run's own (``<output_file>_agent_info.csv``), else the discovery run's (same machine)."""
+    for path in (run.agent_info, run.discover.get("discover_agent_info.csv")):
+        if not path:
+            continue
+        rows = rocprof.read_agent_info(path)
         agent = runstats.pick_agent(rows)
         if agent:
             gpus = sum(1 for r in rows if (r.get("Agent_Type") or "").strip().upper() == "GPU")
-            return {"gpu": agent.product or None, "arch": agent.arch, "gpus": gpus}
-    return {"gpu": None, "arch": None, "gpus": None}
+            return {"gpu": agent.product or None, "arch": agent.arch, "cus": agent.cus, "gpus": gpus,
+                    "agent_info": os.path.basename(path)}
+    return {"gpu": None, "arch": None, "cus": None, "gpus": None, "agent_info": None}
 
 
 def _results_command(run: RawRun) -> str | None:
