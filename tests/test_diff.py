@@ -414,3 +414,21 @@ def test_one_kernel_within_noise_is_singular(sweep, softmax_pair, tmp_path, caps
     code, out, _ = run_cli(capsys, "diff", str(old), str(new), "--markdown")
     assert "<summary>Within noise or below the thresholds (1 kernel)</summary>" in out
     assert "(1 kernels)" not in out
+
+
+def test_a_change_of_verdict_flags_is_a_change(sweep):
+    """The snapshot carries each verdict's flags (moe_gemm: not_like_for_like, above_roof), and
+    losing or gaining one is reported in words."""
+    import dataclasses
+
+    from generator.sweeps.diff.compare import diff_kernel
+    from generator.sweeps.diff.changes import DiffOptions
+
+    snap = snapshot_from_sweep(sweep)
+    moe = snap.kernels["moe_gemm"]
+    assert moe.flags == ["not_like_for_like", "above_roof"]
+    fixed = dataclasses.replace(moe, flags=["above_roof"])
+    kd = diff_kernel(moe, fixed, DiffOptions())
+    change = next(c for c in kd.changes if c.kind == "flags")
+    assert change.text == "verdict flags: no longer not like for like"
+    assert not [c for c in diff_kernel(moe, moe, DiffOptions()).changes if c.kind == "flags"]

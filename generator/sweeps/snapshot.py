@@ -136,6 +136,7 @@ class KernelSnapshot:
     candidate_commit: str | None = None
     baselines: dict[str, str] = field(default_factory=dict)  # provider -> commit / version
     environment: dict[str, str] = field(default_factory=dict)  # ENVIRONMENT_KEYS present
+    flags: list[str] = field(default_factory=list)  # the verdict's flags (KernelScore.flag_keys)
 
     @property
     def shape_ids(self) -> set[str]:
@@ -158,6 +159,7 @@ class KernelSnapshot:
             "candidate_commit": self.candidate_commit,
             "baselines": dict(sorted(self.baselines.items())),
             "environment": dict(sorted(self.environment.items())),
+            "flags": list(self.flags),
         }
 
 
@@ -322,6 +324,7 @@ def _kernel_from_score(slug: str, bundle: str | None, score, campaign, hotspot: 
             best_baseline_us=s.best_baseline_us, noise=s.noise,
         ) for s in score.shapes],
         hotspot=hotspot,
+        flags=list(score.flag_keys) if score.verdict != "UNTIMED" else [],
         candidate_commit=prov.get("candidate_commit"),
         baselines=baseline_commits(campaign.provenance, candidate),
         environment={k: prov[k] for k in ENVIRONMENT_KEYS if k in prov},
@@ -447,6 +450,7 @@ def kernel_from_json(k: Any, where: str) -> KernelSnapshot:
         candidate_commit=k.get("candidate_commit"),
         baselines={str(p): _text(c) for p, c in (k.get("baselines") or {}).items() if c is not None},
         environment={str(e): _text(v) for e, v in (k.get("environment") or {}).items() if v is not None},
+        flags=[str(f) for f in k.get("flags") or []],
     )
 
 
@@ -568,6 +572,7 @@ def kernel_from_api(row: Mapping[str, Any], doc: Mapping[str, Any], where: str) 
         "candidate_commit": prov.get("candidate_commit"),
         "baselines": baselines,
         "environment": {k: prov[k] for k in ENVIRONMENT_KEYS if prov.get(k) is not None},
+        "flags": score.get("flags") or [],
     }
     return kernel_from_json(flat, where)
 

@@ -47,7 +47,7 @@ class Cause:
 class Change:
     """One difference between the sweeps, on one kernel (or the whole sweep)."""
 
-    kind: str  # verdict, geomean, shape, shape-status, shape-new, shape-removed, kernel-new,
+    kind: str  # verdict, flags, geomean, shape, shape-status, shape-new, shape-removed, kernel-new,
     #           kernel-removed, kernel-renamed, hotspot, provenance
     slug: str | None
     item: str  # what changed: "verdict", "geomean_vs_best", "speedup", "stall_ratio", "rocm"...

@@ -81,6 +81,12 @@ def _kernel_level(old: KernelSnapshot, new: KernelSnapshot, options: DiffOptions
                           True, IMPROVEMENT if new.geomean_vs_best is not None else REGRESSION,
                           causes=_provenance_causes(old, new),
                           text=f"geomean {fmt_x(old.geomean_vs_best)} → {fmt_x(new.geomean_vs_best)}"))
+    if old.flags != new.flags:
+        gained = [f for f in new.flags if f not in old.flags]
+        lost = [f for f in old.flags if f not in new.flags]
+        words = [f"now {f.replace('_', ' ')}" for f in gained] + [f"no longer {f.replace('_', ' ')}" for f in lost]
+        out.append(Change("flags", new.slug, "flags", ",".join(old.flags), ",".join(new.flags), True, NEUTRAL,
+                          causes=_provenance_causes(old, new), text="verdict flags: " + "; ".join(words)))
     a, b = old.hard_failures, new.hard_failures
     if a != b:
         out.append(Change("failures", new.slug, "hard_failures", a, b, True, REGRESSION if b > a else IMPROVEMENT,
