@@ -13,16 +13,19 @@ from __future__ import annotations
 
 import json
 from functools import lru_cache
+from pathlib import Path
 
 LANGS = ("en", "zh")
+# the templates folder as render.py finds it: top-level templates/, or the wheel's kernel_atlas_templates/
+_ROOT = Path(__file__).resolve().parent.parent.parent
+FOLDER = next((p for p in (_ROOT / "templates", _ROOT / "kernel_atlas_templates")
+               if (p / "base.html").is_file()), _ROOT / "templates") / "i18n"
 
 
 @lru_cache(maxsize=None)
 def catalogue(lang: str) -> dict[str, str]:
     """The catalogue of one language (key -> string)."""
-    from generator.site import render  # the templates folder (top-level, or the installed copy)
-
-    return json.loads((render.templates_dir() / "i18n" / f"{lang}.json").read_text(encoding="utf-8"))
+    return json.loads((FOLDER / f"{lang}.json").read_text(encoding="utf-8"))
 
 
 def text(lang: str, key: str, **kw) -> str:
