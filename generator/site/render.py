@@ -27,6 +27,8 @@ import markdown
 from markdown.extensions import Extension
 from markdown.treeprocessors import Treeprocessor
 
+from generator.site import i18n
+
 # A source checkout has top-level templates/; a wheel installs them as kernel_atlas_templates/.
 _ROOT = Path(__file__).resolve().parent.parent.parent
 TEMPLATES = next((p for p in (_ROOT / "templates", _ROOT / "kernel_atlas_templates")
@@ -54,6 +56,7 @@ def environment() -> jinja2.Environment:
         lstrip_blocks=True,
         keep_trailing_newline=True,
     )
+    i18n.install(env)  # issue 13 (5): the catalogues' `_` and `zh`
     return env
 
 
@@ -94,7 +97,7 @@ def plotly_js_path() -> Path:
 def load_assets() -> Assets:
     """Read site.css, site.js and plotly.min.js, and name each by its content hash."""
     css = (STATIC / "site.css").read_bytes()
-    js = (STATIC / "site.js").read_bytes()
+    js = i18n.bundle_js((STATIC / "site.js").read_bytes())  # issue 13 (5): catalogues in front
     plotly = plotly_js_path().read_bytes()
     names = {
         "css": hashed_name("site", ".css", css),

@@ -12,8 +12,9 @@
  *   data-href (the kernel page, relative). Sortable cells: data-sort; headers:
  *   data-sort-type = "num" | "text". Empty data-sort sorts last in both directions.
  * - Translated text: data-i18n="<dotted.key>" (text) and data-i18n-placeholder; the
- *   dictionary is I18N below. Keys missing from it stay in English. Computed text
- *   (diagnosis clauses, severity) carries its 中文 in data-zh.
+ *   catalogues are templates/i18n/<lang>.json, prepended to this file as window.KA_I18N
+ *   (generator/site/i18n.py). Computed text (numbers in it) carries its 中文 in data-zh;
+ *   data (names, numbers, code, verdict words) is marked translate="no" and stays as is.
  * - Overview rows also carry data-severity (near|tune|rewrite|""); the ranking switch is
  *   input[name=rank] (geomean|headline) showing #rank-geomean or #rank-headline.
  * - Kernel page filtered to a model: #model=<name> or ?model=<name> (URL-encoded); shape
@@ -72,7 +73,7 @@
     if (!nodes.length) { return; }
     if (!window.Plotly) {
       nodes.forEach(function (el) {
-        el.innerHTML = "<p class=\"chart-error\">The chart library did not load.</p>";
+        el.innerHTML = "<p class=\"chart-error\" data-i18n=\"chart.nolib\">" + tr("chart.nolib") + "</p>";
       });
       return;
     }
@@ -107,69 +108,11 @@
   }
 
   // ------------------------------------------------------------------ language
-  var I18N = {
-    "nav.overview": "总览", "nav.api": "JSON", "nav.history": "历史", "head.history": "历史",
-    "history.title": "各次测量的几何平均", "history.sweeps": "测量：", "history.points": "次测量",
-    "history.regressed": "个内核在最近一步出现回退",
-    "history.help": "每个点是一次记录的测量（从旧到新），颜色表示判定；灰色带是测得的噪声（p90/p10）；三角形标出同时超过噪声和相对阈值的回退。", "nav.back": "← 全部内核", "ui.theme": "主题",
-    "footer.made": "由 Kernel Atlas 根据性能剖析数据生成，可离线浏览。", "footer.date": "测量日期：",
-    "overview.kernels": "个内核", "overview.missing": "本次构建缺少：", "overview.reading": "整体结论",
-    "overview.table": "内核列表", "overview.notes": "备注",
-    "overview.help": "几何平均：在所有已测形状上（最佳基线时间 / 候选时间）的几何平均；大于 1 表示候选更快。WIN ≥ 1.05，PARITY 在 ±5% 以内，HEADROOM 低于 0.95，BLOCKED 表示候选无法编译、运行或通过校验。点击一行查看详情。",
-    "chart.overview": "各内核相对最佳基线的加速比", "chart.overview.help": "菱形：已测形状的几何平均；圆点：单个形状。对数坐标；虚线为 1.0，灰色带为持平区间。",
-    "chart.none": "还没有任何已测形状，无法作图。", "chart.absent": "未在图中：",
-    "chart.shapes": "每个形状的加速比（对数坐标）", "chart.stalls": "按类型统计的停顿周期", "chart.timeline": "单个采样 wave 的时间线",
-    "chart.compare": "停顿类型占比", "chart.roofline": "屋顶线模型",
-    "controls.search": "按名称搜索内核", "controls.allcats": "全部类别", "controls.group": "按类别分组",
-    "col.kernel": "内核", "col.verdict": "判定", "col.geomean": "相对最佳几何平均", "col.wins": "胜出",
-    "col.weighted": "加权几何平均", "col.failures": "失败", "col.baseline": "最佳基线", "col.topstall": "主要停顿",
-    "col.stallratio": "停顿比例", "col.occupancy": "占用率", "col.limiter": "限制因素", "col.category": "类别",
-    "col.args": "形状", "col.stage": "阶段", "col.model": "模型", "col.weight": "权重", "col.speedup": "加速比",
-    "col.failure": "失败原因", "col.type": "类型", "col.share": "占比", "col.line": "源代码行", "col.rate": "停顿率",
-    "col.dominant": "主要类型", "col.change": "变化",
-    "head.vsbest": "相对最佳基线的几何平均", "head.wins": "胜出", "head.weighted": "加权",
-    "head.permalink": "永久链接", "head.json": "JSON", "head.copypr": "复制到 PR", "head.copy": "复制", "head.copied": "已复制",
-    "panel.why": "为何没有胜出", "panel.ncu": "性能剖析摘要（Nsight Compute）", "panel.speed": "各形状的速度",
-    "panel.captures": "采集", "panel.compare": "采集对比", "panel.counters": "运行统计与计数器",
-    "panel.roofline": "屋顶线模型", "panel.advice": "优化计划", "panel.report": "REPORT.md", "panel.data": "数据与来源",
-    "why.fromanalysis": "来自主采集的分析（本次构建没有建议模块）。",
-    "speed.headline": "性能剖析中的代表性对比：", "speed.perbaseline": "各基线", "speed.perstage": "各阶段",
-    "speed.permodel": "各模型", "speed.pershape": "全部形状", "speed.provenance": "计时数据来源",
-    "fact.verdict": "判定", "fact.geomean": "相对最佳几何平均", "fact.weighted": "加权几何平均", "fact.wpl": "胜 / 平 / 负",
-    "fact.shapes": "形状", "fact.coverage": "候选结果", "fact.failures": "失败", "fact.worst": "最差形状", "fact.best": "最佳形状",
-    "fact.noise": "噪声（p90/p10 中位数）", "fact.reference": "参考实现", "fact.instructions": "指令数",
-    "fact.total": "总周期", "fact.stall": "停顿周期", "fact.mapped": "已映射到源码", "fact.arch": "架构", "fact.jit": "JIT 内核",
-    "fact.waves": "采样 wave", "fact.wave": "wave", "fact.duration": "时长", "fact.issuestall": "发射 / 停顿",
-    "cap.primary": "主采集", "cap.stalltypes": "停顿类型", "cap.wavestates": "wave 状态", "cap.nowavestates": "该采集没有 wave 状态文件。",
-    "cap.occupancy": "占用率", "cap.noocc": "没有占用率：缺少寄存器数据。", "cap.toplines": "热点源代码行",
-    "cap.nostall": "没有停顿的源代码行。", "cap.topins": "热点指令", "speed.providernotes": "每列计时的内容 (baseline_matrix.yaml)", "cap.working": "仅工作中的 wave", "cap.opcodes": "按操作码的停顿", "col.opcode": "操作码", "col.count": "指令数", "col.reason": "NCU 原因", "cap.findings": "发现", "cap.timeline": "单个采样 wave 的时间线",
-    "cap.source": "逐行源代码", "cap.jump": "跳到最热的一行", "cap.hottest": "最热的一行",
-    "cap.nosource": "数据包中没有源文件：按 文件:行号 列出。", "cap.instr": "条指令", "cap.isa": "ISA 列表",
-    "occ.isa": "架构 VGPR（ISA 扫描）", "occ.csv": "架构 VGPR（kernel trace CSV）", "occ.accum": "累加 VGPR",
-    "occ.total": "计入的 VGPR", "occ.sgpr": "SGPR", "occ.lds": "每个工作组的 LDS", "occ.wg": "工作组大小", "occ.arch": "架构",
-    "advice.ofstalls": "的停顿", "advice.try": "可以尝试：", "advice.evidence": "证据", "overview.more": "更多发现",
-    "cap.nowavestates.ncu": "Nsight Compute 采样的是 warp 停顿；wave 状态只来自 AMD ATT 跟踪。",
-    "cap.noocc.ncu": "实际与理论占用率见上方的性能剖析摘要。", "counters.table": "本次运行的内核表", "counters.pmc": "PMC 计数器",
-    "run.traced": "被跟踪的内核", "run.timing": "调度时间", "run.gpu": "GPU",
-    "ncu.bottleneck": "瓶颈：", "ncu.config": "配置", "ncu.stages": "阶段", "ncu.keyissue": "关键问题",
-    "ncu.opportunities": "主要优化机会", "ncu.metric": "指标：", "ncu.advice": "Nsight Compute 的说明",
-    "ncu.baseline": "与基线对比", "ncu.profiled": "已剖析", "cmp.totals": "总计", "cmp.stalls": "停顿类型（占比）",
-    "cmp.waves": "wave 状态", "cmp.lines": "A 与 B 的热点行", "advice.none": "该采集没有发现。", "counters.run": "本次运行", "roofline.points": "全部数据点",
-    "data.json": "本页 JSON", "data.badge": "徽章", "data.pr": "PR 片段", "data.index": "全部内核 JSON",
-    "data.bundle": "数据包路径", "data.campaign": "计时数据路径", "data.missing": "缺少", "data.broken": "损坏", "data.notes": "备注",
-    "rank.by": "排序依据：", "rank.geomean": "多形状几何平均", "rank.headline": "性能剖析的代表性对比",
-    "rank.disagree": "两种排序不一致之处：", "chart.headline": "各内核在性能剖析中的代表性对比",
-    "chart.headline.help": "圆点：性能剖析报告的单个（候选，基线）对比，颜色表示它自己的判定；空心菱形：多形状几何平均。对数坐标。",
-    "chart.noheadline": "没有代表性对比：", "controls.allseverity": "全部严重程度",
-    "col.severity": "严重程度", "col.headline": "代表性对比", "col.diagnosis": "诊断 · 第一步",
-    "diag.label": "诊断：", "diag.first": "第一步：", "coverage.title": "覆盖：模型 × 内核",
-    "coverage.help": "每格：该模型已测 / 台账形状数；W 胜出，L 落后，U 不支持，F 失败（候选）。颜色：该格的几何平均（胜出、持平、落后）。点击一格打开只显示该模型形状的内核页。",
-    "coverage.shapes": "形状", "model.showing": "只显示模型的形状：", "model.count": "个形状", "model.all": "显示全部形状"
-  };
-
-  /* ---- issue 13 (scale): words of the source-file list and the source pages */
-  I18N["cap.sourcefiles"] = "源文件"; I18N["col.file"] = "文件"; I18N["col.mapped"] = "已映射";
-  /* ---- end issue 13 (scale) */
+  // The catalogues (templates/i18n/<lang>.json) ride in front of this file as window.KA_I18N.
+  var CATALOGUES = window.KA_I18N || {};
+  var I18N = CATALOGUES.zh || {};
+  var EN = CATALOGUES.en || {};
+  function tr(key) { return (root.getAttribute("data-lang") === "zh" ? I18N : EN)[key] || EN[key] || key; }
 
   function setLang(lang) {
     var zh = lang === "zh";
@@ -357,20 +300,19 @@
       var wrap = table.closest(".table-wrap") || table;
       wrap.parentNode.insertBefore(note, wrap);
     }
-    var zh = root.getAttribute("data-lang") === "zh";
     note.textContent = "";
     var label = document.createElement("span");
-    label.textContent = (zh ? I18N["model.showing"] : "Showing the shapes of model:") + " ";
+    label.textContent = tr("model.showing") + " ";
     var name = document.createElement("strong");
     name.className = "model-name";
     name.textContent = model;
     var count = document.createElement("span");
     count.className = "model-count";
-    count.textContent = " (" + shown + " / " + rows.length + (zh ? " " + I18N["model.count"] : " shapes") + ") ";
+    count.textContent = " (" + shown + " / " + rows.length + " " + tr("model.count") + ") ";
     var all = document.createElement("a");
     all.href = "#speed";
     all.className = "model-all";
-    all.textContent = zh ? I18N["model.all"] : "show every shape";
+    all.textContent = tr("model.all");
     note.appendChild(label); note.appendChild(name); note.appendChild(count); note.appendChild(all);
     if (scroll !== false) { note.scrollIntoView({ block: "start" }); }
   }
@@ -395,7 +337,7 @@
       button.addEventListener("click", function () {
         var area = document.getElementById(button.getAttribute("data-copy"));
         var done = function () {
-          button.textContent = root.getAttribute("data-lang") === "zh" ? I18N["head.copied"] : "Copied";
+          button.textContent = tr("head.copied");
         };
         area.focus();
         area.select();

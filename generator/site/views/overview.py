@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
@@ -9,7 +10,7 @@ from typing import Any
 from markupsafe import Markup
 
 from generator.model import CaptureAnalysis
-from generator.site import charts
+from generator.site import charts, i18n
 from generator.analyze import commits
 from generator.site.views import coverage as coverage_views
 from generator.site.views import diagnosis as diagnosis_views
@@ -112,6 +113,36 @@ class IndexRow:
         if not self.severity:
             return ""
         return f"{diagnosis_views.SEVERITY_RANK[self.severity['level']]}.{round((1 - self.severity['geomean']) * 1e6):07d}"
+
+    # ---- issue 13 (5): the 中文 of the computed cells, from the catalogues
+    @property
+    def wins_zh(self) -> str:
+        if self.wins is not None and self.n_measured is not None and self.wins_text != DASH and "untimed" not in self.wins_text:
+            return i18n.zh("wins.of", wins=self.wins, n=self.n_measured)
+        if "untimed" in self.wins_text:
+            return i18n.zh("wins.untimed", n=self.n_shapes)
+        return ""
+
+    @property
+    def failures_zh(self) -> str:
+        if self.failures_text == "none":
+            return i18n.zh("fail.none")
+        parts = [i18n.zh("fail.hard", n=self.hard_failures)] if self.hard_failures else []
+        parts += [i18n.zh("fail.harness", n=self.harness_failures)] if self.harness_failures else []
+        return "，".join(parts)
+
+    @property
+    def best_baseline_split(self) -> tuple[str, str, str]:
+        """(name, "(k of n)", its 中文), or (the text, "", "")."""
+        m = re.fullmatch(r"(.+) \((\d+) of (\d+)\)", self.best_baseline_text)
+        if not m:
+            return self.best_baseline_text, "", ""
+        return m[1], i18n.en("baseline.of", wins=m[2], n=m[3]), i18n.zh("baseline.of", wins=m[2], n=m[3])
+
+    @property
+    def limiter_zh(self) -> str:
+        return i18n.zh("limiter.hardware") if self.limiter_text == "hardware max" else ""
+    # ---- end issue 13 (5)
 
     @property
     def headline_text_x(self) -> str:
@@ -355,6 +386,7 @@ class TallyCard:
     filter: str  # value of the verdict filter it selects
     i18n: str
     hint: str = ""
+    hint_zh: str = ""  # issue 13 (5)
 
 
 @dataclass
@@ -405,6 +437,7 @@ class OverviewPage:
     coverage: coverage_views.CoverageView | None = None
     severity_help: str = ""
     severity_help_zh: str = ""
+    verdict_filter_keys: dict[str, str] = field(default_factory=dict)  # issue 13 (5): value -> catalogue key
 
 
 @dataclass
@@ -431,8 +464,8 @@ def disagreements(rows: list[IndexRow]) -> list[Disagreement]:
             r.name, r.href,
             f"headline pair {h} reads {r.headline_verdict} (rank {rank_h[r.slug]} of {len(by_head)}); "
             f"geomean {g} over {r.n_measured} shapes reads {r.verdict} (rank {rank_g[r.slug]} of {len(by_geo)})",
-            f"代表性对比 {h} 判为 {r.headline_verdict}（{len(by_head)} 个中第 {rank_h[r.slug]}）；"
-            f"{r.n_measured} 个形状的几何平均 {g} 判为 {r.verdict}（{len(by_geo)} 个中第 {rank_g[r.slug]}）"))
+            i18n.zh("disagree.text", h=h, hv=r.headline_verdict, nh=len(by_head), rh=rank_h[r.slug],
+                    n=r.n_measured, g=g, v=r.verdict, ng=len(by_geo), rg=rank_g[r.slug])))
     return out
 
 
@@ -442,11 +475,15 @@ def overview_page(rows: list[IndexRow], ctx: SiteContext, provenance: list[Fact]
     tally = sum((Tally.of(r.verdict) for r in rows), Tally())
     hints = {"WIN": f"geomean \u2265 {ctx.win:g}x", "PARITY": f"{ctx.headroom:g}x \u2264 geomean < {ctx.win:g}x",
              "HEADROOM": f"geomean < {ctx.headroom:g}x", "BLOCKED": "does not build, run or verify"}
-    cards = [TallyCard(v, getattr(tally, v.lower()), verdict_css(v), v, f"verdict.{v.lower()}", hints[v]) for v in VERDICTS]
+    nums = {"win": f"{ctx.win:g}", "headroom": f"{ctx.headroom:g}"}
+    cards = [TallyCard(v, getattr(tally, v.lower()), verdict_css(v), v, "", hints[v],
+                       i18n.zh(f"hint.{v.lower()}", **nums)) for v in VERDICTS]
     if tally.untimed:
-        cards.append(TallyCard("NO TIMINGS", tally.untimed, "v-none", "UNTIMED", "verdict.untimed", "ledger only"))
+        cards.append(TallyCard("NO TIMINGS", tally.untimed, "v-none", "UNTIMED", "verdict.untimed", "ledger only",
+                               i18n.zh("hint.untimed")))
     if tally.unscored:
-        cards.append(TallyCard("NO CAMPAIGN", tally.unscored, "v-none", "NONE", "verdict.none", "capture only"))
+        cards.append(TallyCard("NO CAMPAIGN", tally.unscored, "v-none", "NONE", "verdict.none", "capture only",
+                               i18n.zh("hint.none")))
     by_cat: dict[str, list[IndexRow]] = {}
     for r in rows:
         by_cat.setdefault(r.category, []).append(r)
@@ -464,6 +501,7 @@ def overview_page(rows: list[IndexRow], ctx: SiteContext, provenance: list[Fact]
                                 "Headline pair of the profiling sweep, per kernel", "chart.headline") if by_head else None
     not_on_headline = [r.name for r in rows if r.headline_speedup is None]
     filters = [("", "all verdicts")] + [(v, v) for v in VERDICTS] + [("UNTIMED", "no timings"), ("NONE", "no campaign")]
+    filter_keys = {"": "filter.allverdicts", "UNTIMED": "filter.untimed", "NONE": "filter.none"}  # issue 13 (5)
     return OverviewPage(
         title=ctx.title,
         root="",
@@ -474,6 +512,7 @@ def overview_page(rows: list[IndexRow], ctx: SiteContext, provenance: list[Fact]
         groups=groups,
         categories=cats,
         verdict_filters=filters,
+        verdict_filter_keys=filter_keys,
         chart=chart,
         not_on_chart=not_on_chart,
         sweep_reading=list(sweep_reading or [])[:READING_SHOWN],
@@ -489,8 +528,7 @@ def overview_page(rows: list[IndexRow], ctx: SiteContext, provenance: list[Fact]
         coverage=coverage_views.coverage_view(rows, ctx),
         severity_help=(f"Severity of a HEADROOM kernel: near when its geomean is at least {ctx.severity_near:g}x, "
                        f"tune from {ctx.severity_tune:g}x, rewrite below ([severity] in kernel-atlas.toml)."),
-        severity_help_zh=(f"HEADROOM 内核的严重程度：几何平均不低于 {ctx.severity_near:g}x 为 near（接近），"
-                          f"不低于 {ctx.severity_tune:g}x 为 tune（调优），更低为 rewrite（重写）；阈值见 kernel-atlas.toml 的 [severity]。"),
+        severity_help_zh=i18n.zh("sev.help", near=f"{ctx.severity_near:g}", tune=f"{ctx.severity_tune:g}"),
     )
 
 
