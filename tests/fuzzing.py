@@ -402,8 +402,8 @@ TOML_VALUES = ["nan", "inf", "-inf", "1e999", "9" * 30, '"x"', "true", "[1, \"a\
 def toml_mutation(draw, data: bytes):
     """Values of ``key = value`` lines replaced by other TOML values (wrong types, NaN, huge)."""
     lines = data.decode("utf-8", "replace").splitlines()
-    idx = [i for i, ln in enumerate(lines) if "=" in ln and not ln.lstrip().startswith("#")]
     for _ in range(draw(st.integers(1, 3))):
+        idx = [i for i, ln in enumerate(lines) if "=" in ln and not ln.lstrip().startswith("#")]
         how = draw(st.sampled_from(["value", "value", "table", "drop"]))
         if how == "value" and idx:
             i = draw(st.sampled_from(idx))
