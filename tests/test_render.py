@@ -376,3 +376,46 @@ def test_render_markdown_drops_raw_html_and_unsafe_links():
     assert '<a href="#report-h">b</a>' in out and 'id="report-h"' in out
     assert '<span class="dead-link" title="not published: #nope">c</span>' in out
     assert "<img" not in out and "<span>[i]</span>" in out
+
+
+@pytest.mark.parametrize("md, banned", [
+    ("[x](javascript:alert(1))", ['href="javascript:']),
+    ("[x](JaVaScRiPt:alert(1)) [y](vbscript:x) [z](data:text/html;base64,PHNjcmlwdD4=)",
+     ['href="javascript:', 'href="vbscript:', 'href="data:']),
+    ("<a href=\"javascript:alert(1)\" onclick=\"alert(2)\">x</a>", ["<a href=\"javascript", "<a onclick"]),
+    ("<style>body{display:none}</style>\n\ntext", ["<style"]),
+    ("<iframe src=\"https://evil.example\"></iframe>", ["<iframe"]),
+    ("<p onmouseover=\"alert(1)\">unclosed <b>bold <i>it", ["<p onmouseover"]),
+    ("![x](javascript:alert(1)) ![y](https://e.example/a.png \"t\")", ["<img", 'href="javascript:']),
+    ("<svg><script>alert(1)</script></svg>", ["<svg", "<script"]),
+])
+def test_render_markdown_hostile_cases(md, banned):
+    out = render.render_markdown(md)
+    for b in banned:
+        assert b not in out.lower(), (b, out)
+    pp = HTMLParserCollect()
+    pp.feed(out)
+    assert not any(k.startswith("on") or k in ("style", "src", "srcdoc") for k, _ in pp.attrs)
+    assert {t for t, _ in pp.tags} <= render.REPORT_TAGS
+
+
+@pytest.mark.parametrize("html, expected", [
+    ('<a href="javascript:alert(1)" onclick="x">k</a>', "<a>k</a>"),
+    ('<a href="https://e.example" rel="nofollow noopener">k</a>', '<a href="https://e.example" rel="nofollow noopener">k</a>'),
+    ('<iframe src="x"></iframe><style>a{}</style><script>alert(1)</script>ok', "ok"),
+    ('<p onmouseover="x">u<b>unclosed', "<p>u<b>unclosed</b></p>"),
+    ('<img src="x" onerror="alert(1)">', ""),
+    ('<h2 id="report-a" style="color:red">h</h2>', '<h2 id="report-a">h</h2>'),
+])
+def test_clean_html_is_an_allowlist(html, expected):
+    assert render.clean_html(html) == expected
+
+
+class HTMLParserCollect(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.tags, self.attrs = [], []
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.append((tag, attrs))
+        self.attrs.extend(attrs)

@@ -260,7 +260,7 @@ def _rocpd_tables(con: sqlite3.Connection, path: str | os.PathLike) -> tuple[lis
         rows = con.execute(
             "SELECT name, type FROM sqlite_master WHERE type IN ('table', 'view') ORDER BY name"
         ).fetchall()
-    except sqlite3.DatabaseError as err:
+    except (sqlite3.DatabaseError, UnicodeDecodeError) as err:  # a corrupt schema's message is not UTF-8
         raise InputError(path, f"not a readable SQLite database ({err}); is the file truncated?") from None
     tables = [n for n, t in rows if t == "table"]
     sets = rocpd_table_sets(tables)
@@ -286,7 +286,7 @@ def read_rocpd_counters(path: str | os.PathLike) -> list[CounterSample]:
         for suffix in sorted(complete):
             out.extend(_rocpd_samples(con, path, complete[suffix], sets.get(suffix, {})))
         return out
-    except sqlite3.DatabaseError as err:
+    except (sqlite3.DatabaseError, UnicodeDecodeError) as err:
         raise InputError(path, f"not a readable SQLite database ({err}); is the file truncated?") from None
     finally:
         con.close()
@@ -325,8 +325,8 @@ def _rocpd_samples(con: sqlite3.Connection, path: str | os.PathLike, t: dict[str
     for dispatch, kernel, counter, value, start, end in con.execute(sql):
         if counter is None or value is None:
             continue
-        out.append(
-            CounterSample(
+        try:
+            sample = CounterSample(
                 source=str(path),
                 dispatch_id=int(dispatch),
                 kernel=str(kernel or ""),
@@ -335,7 +335,11 @@ def _rocpd_samples(con: sqlite3.Connection, path: str | os.PathLike, t: dict[str
                 start_ns=int(start) if start is not None else None,
                 end_ns=int(end) if end is not None else None,
             )
-        )
+        except (TypeError, ValueError, OverflowError):  # text or blobs where numbers belong
+            cells = ", ".join(repr(c)[:40] for c in (dispatch, value, start, end))
+            raise InputError(path, f"counter {str(counter)[:80]!r}: dispatch, value, start, end "
+                             f"({cells}) are not all numbers") from None
+        out.append(sample)
     return out
 
 
@@ -352,7 +356,7 @@ def rocpd_gpu_arch(path: str | os.PathLike) -> str | None:
                 for (arch,) in con.execute(f'SELECT name FROM "{name}" WHERE type = \'GPU\' ORDER BY id'):
                     if arch and str(arch).startswith(("gfx", "sm_")):
                         return str(arch)
-    except sqlite3.DatabaseError:
+    except (sqlite3.DatabaseError, UnicodeDecodeError):
         return None
     finally:
         con.close()

@@ -100,6 +100,10 @@ def read_json(path: str) -> object:
         raise InputError(path, f"cannot read: {err.strerror or err}") from None
     except (json.JSONDecodeError, UnicodeDecodeError) as err:
         raise InputError(path, f"not valid JSON (truncated or corrupt): {err}") from None
+    except ValueError as err:  # e.g. an integer beyond Python's digit limit
+        raise InputError(path, f"not valid JSON: {err}") from None
+    except RecursionError:
+        raise InputError(path, "not valid JSON: nested too deeply") from None
 
 
 def _cell(value: object, path: str, row_no: int, column: str) -> tuple[int, bool]:
@@ -219,8 +223,8 @@ def load_waves(capture_dir: str) -> list[WaveFile]:
                     for wv, entry in wvs.items():
                         name, begin, end = entry[0], int(entry[1]), int(entry[2])
                         waves.append(WaveFile(str(name), int(se), int(sm), int(slot), int(wv), begin, end))
-    except (AttributeError, TypeError, ValueError, IndexError) as err:
-        raise InputError(path, f"malformed wave_filenames entry: {err}") from None
+    except (AttributeError, TypeError, ValueError, IndexError, KeyError) as err:
+        raise InputError(path, f"malformed wave_filenames entry: {type(err).__name__} {err}") from None
     waves.sort(key=lambda w: (w.se, w.sm, w.slot, w.wave))
     return waves
 
@@ -245,10 +249,9 @@ def load_wave_states(capture_dir: str) -> dict[str, float] | None:
         time = data.get("time") if isinstance(data, dict) else None
         if not isinstance(state, list) or not isinstance(time, list) or len(state) != len(time):
             raise InputError(path, 'expected "state" and "time" lists of equal length')
-        try:
-            areas[name] = sum(state[j] * (time[j + 1] - time[j]) for j in range(len(time) - 1))
-        except TypeError:
-            raise InputError(path, "non-numeric value in state/time") from None
+        if not all(isinstance(v, (int, float)) for v in (*state, *time)):  # "x" * 10**12 is no area
+            raise InputError(path, "non-numeric value in state/time")
+        areas[name] = sum(state[j] * (time[j + 1] - time[j]) for j in range(len(time) - 1))
     total = sum(areas.values())
     if not areas or total <= 0:
         return None

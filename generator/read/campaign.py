@@ -353,7 +353,7 @@ def read_results(path: str | os.PathLike) -> tuple[list[ResultRow], dict[str, di
     for line, rec in records:
         row = _result_row(rec, len(rows), line, path)
         rows.append(row)
-        combos[(row.provider, *(rec.get(c) for c in columns))] = None
+        combos[(row.provider, *(_scalar(rec.get(c)) for c in columns))] = None
     seen: dict[str, dict[str, dict[str, None]]] = {}
     for provider, *values in combos:
         mine = seen.setdefault(provider, {})
@@ -361,6 +361,11 @@ def read_results(path: str | os.PathLike) -> tuple[list[ResultRow], dict[str, di
             if value not in (None, ""):
                 mine.setdefault(PROVENANCE_COLUMNS[column], {})[str(value)] = None
     return rows, {p: {k: list(v) for k, v in keys.items()} for p, keys in seen.items()}
+
+
+def _scalar(value: Any) -> Any:
+    """A provenance cell as something hashable (a list or object becomes its JSON text)."""
+    return value if isinstance(value, (str, int, float, bool, type(None))) else json.dumps(value, default=str)
 
 
 def _open_text(path: str):
@@ -383,6 +388,8 @@ def _jsonl_records(path: str) -> Iterator[tuple[int, dict[str, Any]]]:
                     rec = json.loads(text)
                 except ValueError as err:
                     raise InputError(path, f"not JSON: {_json_problem(err)}", line=line) from None
+                except RecursionError:
+                    raise InputError(path, "not JSON: nested too deeply", line=line) from None
                 if not isinstance(rec, dict):
                     raise InputError(path, f"expected a JSON object, got {type(rec).__name__}", line=line)
                 yield line, rec
@@ -468,8 +475,8 @@ def _number(value: Any, column: str, path: str, line: int) -> float | None:
         raise InputError(path, f"{column} is not a number: {value!r}", line=line)
     try:
         number = float(value)
-    except (TypeError, ValueError):
-        raise InputError(path, f"{column} is not a number: {value!r}", line=line) from None
+    except (TypeError, ValueError, OverflowError):  # OverflowError: an int beyond any float
+        raise InputError(path, f"{column} is not a number: {repr(value)[:80]}", line=line) from None
     return None if math.isnan(number) else number
 
 

@@ -110,6 +110,8 @@ def read_provenance(path: str | None) -> dict[str, Any]:
             data = json.load(fh)
     except (OSError, ValueError) as err:
         raise InputError(path, f"not valid JSON: {err}") from None
+    except RecursionError:
+        raise InputError(path, "not valid JSON: nested too deeply") from None
     if not isinstance(data, dict):
         raise InputError(path, "provenance must be a JSON object")
     return data

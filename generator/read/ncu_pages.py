@@ -35,6 +35,7 @@ Launch N of every export is the N-th block (source pages) or ID N (details, raw)
 from __future__ import annotations
 
 import csv
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -63,9 +64,10 @@ def number(cell: str | None) -> float | None:
     if text in _ABSENT:
         return None
     try:
-        return float(text.replace(",", ""))
+        value = float(text.replace(",", ""))
     except ValueError:
         return None
+    return value if math.isfinite(value) else None  # "nan", "inf" are no count or id
 
 
 def count(cell: str | None) -> int:

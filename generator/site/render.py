@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import re
 import xml.etree.ElementTree as etree
 from dataclasses import dataclass
 from functools import lru_cache
@@ -24,6 +23,7 @@ from typing import Any
 
 import jinja2
 import markdown
+import nh3
 from markdown.extensions import Extension
 from markdown.treeprocessors import Treeprocessor
 
@@ -217,9 +217,35 @@ def render_markdown(text: str) -> str:
         extension_configs={"toc": {"slugify": _report_slug, "permalink": False}},
         output_format="html",
     )
-    html = md.convert(text)
-    # defence in depth: nothing that could start a tag or script survives as markup
-    return re.sub(r"<(/?)(script|iframe|object|embed|style|link|meta)", r"&lt;\1\2", html, flags=re.IGNORECASE)
+    return clean_html(md.convert(text))
+
+
+# What rendered REPORT.md may hold after Markdown (everything else is dropped by nh3, an
+# allowlist sanitizer, as a second line of defence behind _NoRawHtml/_SafeTree):
+# the tags Markdown's core, tables, fenced_code, sane_lists and toc produce, and the
+# attributes _SafeTree leaves. No <img>: _SafeTree turns an image into a link to its
+# http(s) address or its alt text (the site loads nothing from elsewhere), so an <img>
+# reaching nh3 is dropped. Links keep only http, https and mailto (and relative "#" ids).
+REPORT_TAGS = frozenset({
+    "h1", "h2", "h3", "h4", "h5", "h6", "p", "br", "hr", "blockquote",
+    "ul", "ol", "li", "dl", "dt", "dd", "em", "strong", "b", "i", "code", "pre",
+    "table", "thead", "tbody", "tr", "th", "td", "a", "span", "div",
+})
+REPORT_ATTRIBUTES = {
+    **{h: {"id"} for h in ("h1", "h2", "h3", "h4", "h5", "h6")},
+    "a": {"href", "rel", "title"},
+    "span": {"class", "title"},
+    "code": {"class"},
+    "div": {"class"},
+    "ol": {"start"},
+}
+REPORT_URL_SCHEMES = frozenset({"http", "https", "mailto"})
+
+
+def clean_html(html: str) -> str:
+    """``html`` with only the REPORT_TAGS / REPORT_ATTRIBUTES allowlist left (nh3)."""
+    return nh3.clean(html, tags=set(REPORT_TAGS), attributes={k: set(v) for k, v in REPORT_ATTRIBUTES.items()},
+                     url_schemes=set(REPORT_URL_SCHEMES), link_rel=None, strip_comments=True)
 
 
 def read_report(path: str | os.PathLike) -> str:
