@@ -60,30 +60,8 @@ print(json.dumps({"seconds": dt, "kernels": s.kernels, "jobs": s.jobs, "broken":
 
 # ---------------------------------------------------------------- the stand-in reference
 
-def _classify(asm: str) -> str:
-    """The reference's stall taxonomy (first match wins)."""
-    a = asm.lower()
-    if "s_waitcnt" in a:
-        if "vmcnt" in a:
-            return "VMEM-wait"
-        if "lgkmcnt" in a:
-            return "LDS/SMEM-wait"
-        if "expcnt" in a:
-            return "EXP-wait"
-        return "waitcnt"
-    if "s_barrier" in a or "s_wait_idle" in a:
-        return "barrier"
-    if "buffer_load" in a or "global_load" in a or "flat_load" in a:
-        return "VMEM-load"
-    if "buffer_store" in a or "global_store" in a:
-        return "VMEM-store"
-    if "ds_read" in a or "ds_write" in a:
-        return "LDS"
-    if "s_load" in a or "s_store" in a:
-        return "SMEM"
-    if "v_mfma" in a or "v_fma" in a:
-        return "MFMA/FMA"
-    return "other"
+# the taxonomy is the reference's own rule (DOMAIN §1.2), shared with the reader rather than copied
+from generator.read.att import classify  # noqa: E402
 
 
 def reference_standin(capture_dir: str, out) -> None:
@@ -101,7 +79,7 @@ def reference_standin(capture_dir: str, out) -> None:
         asm, loc = row[0], row[3] or "<unknown>"
         stall = row[8] if isinstance(row[8], int) else 0
         total += stall
-        kind = _classify(asm)
+        kind = classify(asm)
         by_type[kind] += stall
         line = by_line[loc]
         line[0] += stall
