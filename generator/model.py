@@ -169,14 +169,12 @@ class WavesSummary:
         }
 
 
-@dataclass
-class Hotspots:
-    """Ranked hotspots of a set of instructions (a capture's working waves, say)."""
+class RankedHotspots:
+    """The top-k readings shared by a capture and its working waves (``lines`` and
+    ``instruction_rank`` ranked by stall, ties in instruction order)."""
 
-    instructions: list[Instruction]
-    total_stall_cycles: int
-    stall_by_type: dict[str, int]
     lines: list[LineHotspot]
+    instructions: list[Instruction]
     instruction_rank: list[int]
 
     def hot_lines(self, k: int) -> list[LineHotspot]:
@@ -186,6 +184,18 @@ class Hotspots:
     def top_instructions(self, k: int) -> list[Instruction]:
         """The top ``k`` instructions that stall at all (the reference lists no others)."""
         return [ins for ins in (self.instructions[i] for i in self.instruction_rank[:k]) if ins.stall_cycles > 0]
+
+
+@dataclass
+class Hotspots(RankedHotspots):
+    """Ranked hotspots of a set of instructions (a capture's working waves, say)."""
+
+    instructions: list[Instruction]
+    total_stall_cycles: int
+    stall_by_type: dict[str, int]
+    lines: list[LineHotspot]
+    instruction_rank: list[int]
+
 
     def to_json(self, topk: int = 15) -> dict[str, Any]:
         total = self.total_stall_cycles
@@ -229,7 +239,7 @@ def instruction_json(ins: Instruction, total: int) -> dict[str, Any]:
 
 
 @dataclass
-class CaptureAnalysis:
+class CaptureAnalysis(RankedHotspots):
     """Everything we know about one profiled dispatch (one ATT capture or NCU launch)."""
 
     kernel: str  # bundle / kernel name
@@ -277,13 +287,6 @@ class CaptureAnalysis:
                 return name
         return None
 
-    def hot_lines(self, k: int) -> list[LineHotspot]:
-        """The top ``k`` source lines that stall at all (the reference lists no others)."""
-        return [ln for ln in self.lines[:k] if ln.stall_cycles > 0]
-
-    def top_instructions(self, k: int) -> list[Instruction]:
-        """The top ``k`` instructions that stall at all (the reference lists no others)."""
-        return [ins for ins in (self.instructions[i] for i in self.instruction_rank[:k]) if ins.stall_cycles > 0]
 
     def wave_duration_stats(self) -> dict[str, float] | None:
         durs = sorted(w.duration for w in self.waves)

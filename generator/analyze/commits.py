@@ -19,6 +19,13 @@ def split_commits(text: str | None) -> list[str]:
     return sorted({c.strip() for c in (text or "").split(",") if c.strip()})
 
 
+def declared_provenance(kernels_json: Mapping[str, Any] | None, config_provenance: Mapping[str, Any]) -> dict:
+    """What the sweep says of its profile: kernels.json's ``provenance`` overlaid with the
+    configuration's ``[provenance]`` (never the timings' columns: those say what was timed)."""
+    kj = (kernels_json or {}).get("provenance")
+    return {**(kj if isinstance(kj, dict) else {}), **config_provenance}
+
+
 def sweep_profiled_commit(provenance: Mapping[str, Any], candidate: str) -> str | None:
     """The commit the sweep profiled: ``profiled_commit``, ``<candidate>_commit`` or ``candidate_commit``."""
     for key in ("profiled_commit", f"{candidate}_commit", "candidate_commit"):

@@ -54,14 +54,6 @@ def needs_working_hotspots(summary: WavesSummary) -> bool:
     return summary.working > 0 and summary.early_exit_stall_share >= WORKING_HOTSPOTS_FROM
 
 
-def summarize_waves(counts: Sequence[int], static_instructions: int, early_stall_cycles: int,
-                    total_stall_cycles: int) -> WavesSummary:
-    """The summary from per-wave instruction counts and the early-exit waves' stall cycles."""
-    early = sum(early_exit_flags(counts, static_instructions))
-    return WavesSummary(sampled=len(counts), early_exit=early, working=len(counts) - early,
-                        early_exit_stall_cycles=early_stall_cycles, total_stall_cycles=total_stall_cycles)
-
-
 def working_instructions(instructions: Sequence[Instruction],
                          early_stall: Mapping[int, int]) -> list[Instruction]:
     """The instructions with the early-exit waves' stall cycles taken out (never below 0)."""
@@ -110,6 +102,8 @@ def read_waves(capture_dir: str, waves: Sequence[WaveFile], instructions: Sequen
     flags = early_exit_flags(counts, len(instructions))
     early = stall_by_pc(row for w, f in zip(present, flags) if f for row in att.read_wave(capture_dir, w))
     total = sum(ins.stall_cycles for ins in instructions)
-    summary = summarize_waves(counts, len(instructions), sum(early.values()), total)
+    n_early = sum(flags)
+    summary = WavesSummary(sampled=len(counts), early_exit=n_early, working=len(counts) - n_early,
+                           early_exit_stall_cycles=sum(early.values()), total_stall_cycles=total)
     working = working_instructions(instructions, early) if needs_working_hotspots(summary) else None
     return WaveReading(summary=summary, working=working, notes=notes)

@@ -97,19 +97,14 @@ def _stage(k: base_views.KernelData, env: Env, what: str, fn: Callable, *args, *
     return None
 
 
-def kj_provenance(env: Env) -> dict[str, Any]:
-    """kernels.json's provenance overlaid with the configuration's ``[provenance]``."""
-    kj = (env.kernels_json or {}).get("provenance")
-    return {**(kj if isinstance(kj, dict) else {}), **env.config.provenance}
-
-
 def gather_kernel(plan: KernelPlan, env: Env) -> tuple[base_views.KernelData, dict[str, Any]]:
     """Analyze and score one kernel: its KernelData, and the extra the overview caches."""
     m = env.mods
     k = base_views.KernelData(slug=plan.slug, name=plan.name, op=plan.op, category=plan.category,
                          bundle_rel=relative_text(plan.bundle.path, env.root).replace(os.sep, "/") if plan.bundle else None,
                          prev=plan.prev, next=plan.next,
-                         profiled_commit=commits.sweep_profiled_commit(kj_provenance(env), env.config.candidate))
+                         profiled_commit=commits.sweep_profiled_commit(
+                             commits.declared_provenance(env.kernels_json, env.config.provenance), env.config.candidate))
     extra: dict[str, Any] = {}
     vmod = m.get("verdicts")
     if plan.op and plan.campaign_dir and vmod is not None:
@@ -272,7 +267,8 @@ def sweep_provenance(rows_extra: list[dict[str, Any]], config: SweepConfig,
             if v is not None and not isinstance(v, (dict, list)):
                 out[str(key)] = str(v)
     out.update(config.provenance)
-    profiled = commits.sweep_profiled_commit(out, config.candidate)
+    profiled = commits.sweep_profiled_commit(commits.declared_provenance(kernels_json, config.provenance),
+                                             config.candidate)
     if profiled:
         out["profiled_commit"] = profiled
     return dict(sorted(out.items()))

@@ -44,7 +44,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
-from generator.analyze.commits import sweep_profiled_commit
+from generator.analyze.commits import declared_provenance, sweep_profiled_commit
 from generator.read.att import read_json
 from generator.read.discover import rel_path
 from generator.errors import InputError
@@ -374,7 +374,8 @@ def sweep_provenance(kernels, config, kernels_json: Mapping[str, Any] | None) ->
             out.setdefault("capture_date", kernels_json["generated"])
     if config is not None:
         out.update(config.provenance)
-    profiled = sweep_profiled_commit(out, config.candidate if config is not None else "flydsl")
+    profiled = sweep_profiled_commit(declared_provenance(kernels_json, config.provenance if config else {}),
+                                     config.candidate if config is not None else "flydsl")
     if profiled:
         out["profiled_commit"] = profiled
     return dict(sorted(out.items()))

@@ -357,7 +357,7 @@ def commit_cells(k: KernelData, score: Any) -> dict[str, Any]:
     """The timed and profiled candidate commits of a kernel, and a note when they disagree."""
     timed = commits.timed_commits(score)
     prim = k.primary
-    profiled = ((commits.capture_commit(prim.analysis) if prim else None) or k.profiled_commit) if prim else None
+    profiled = (commits.capture_commit(prim.analysis) or k.profiled_commit) if prim else None
     return {"timed_commits": timed, "profiled_commit": profiled, "commit_note": commits.commit_note(profiled, timed)}
 
 

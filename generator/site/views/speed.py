@@ -48,7 +48,7 @@ class ShapeRowView:
 
 
 
-def shape_flags(sh: Any, candidate: str, roof_gbps: float | None = None) -> list[str]:
+def shape_flags(sh: Any) -> list[str]:
     """The rule 7-9 flags of one shape, in words."""
     out = []
     if sh.suspect_reference:
@@ -148,7 +148,7 @@ def shape_rows(score: Any, ctx: SiteContext) -> list[ShapeRowView]:
             outcome_css=outcome_css(sh.speedup, ctx),
             failure=sh.failure_short or "",
             failure_full=sh.failure_reason or "",
-            flags=shape_flags(sh, score.candidate),
+            flags=shape_flags(sh),
             models="|".join(shape_models(sh)),
         ))
     return out
