@@ -32,3 +32,9 @@ class InputError(Exception):
             if not rel.startswith(".."):
                 return InputError(rel.replace(os.sep, "/"), self.problem, self.line).message
         return self.message
+
+
+def relative_text(text: str, root: str | os.PathLike) -> str:
+    """A message with the sweep root's absolute path removed (outputs carry no local paths)."""
+    root = os.path.abspath(root)
+    return text.replace(root + os.sep, "").replace(root, ".")

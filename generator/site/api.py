@@ -28,7 +28,8 @@ also has ``diagnosis``, ``first_step``, ``severity``, ``coverage`` (per model), 
 ``headline_verdict`` (``generator.site.views.diagnosis``, ``.coverage``), ``timed_commits``,
 ``profiled_commit`` and ``commit_note``; the index adds ``coverage`` (models x kernels).
 ``api/kernels/<slug>.json`` holds ``format_version``,
-``kernel`` (the index record), ``score`` (``verdicts.KernelScore.to_json()``, with
+``kernel`` (the index record), ``state`` (``analyze.state.KernelState``: status, verdict,
+flags, broken / missing / skipped lines, hotspot, commits; what ``diff`` and ``history`` read), ``score`` (``verdicts.KernelScore.to_json()``, with
 ``shapes``), ``headline``, ``hotspot`` (primary capture: top stall type, stall ratio,
 waves per SIMD, limiter), ``captures`` (each: ``analysis`` as ``analyze --json``,
 every ``lines`` entry, the ``isa`` rows (columns in ``isa_columns``; ``loc`` indexes
@@ -49,14 +50,9 @@ from generator.site.views import base as base_views, kernel as kernel_views, ove
 def kernel_doc(k: base_views.KernelData, row: overview_views.IndexRow) -> dict[str, Any]:
     """``api/kernels/<slug>.json``."""
     doc = kernel_views.kernel_json(k, row, FORMAT_VERSION)
-    prim = k.primary
-    if prim is not None and prim.analysis is not None:
-        a = prim.analysis
-        doc["hotspot"] = {"capture": prim.rel, "top_stall_type": a.top_stall_type, "stall_ratio": a.stall_ratio,
-                          "waves_per_simd": a.occupancy.waves_per_simd if a.occupancy else None,
-                          "limiter": a.occupancy.limiter if a.occupancy else None}
-    else:
-        doc["hotspot"] = None
+    st = k.state
+    doc["hotspot"] = st.hotspot.to_json() if st is not None and st.hotspot is not None else None
+    doc["state"] = st.to_json() if st is not None else None
     for key in ("slug", "name", "op", "verdict"):
         doc[key] = doc["kernel"][key]
     return doc

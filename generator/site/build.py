@@ -41,6 +41,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from generator import __version__
+from generator.analyze import provenance
 from generator.site import api, gather, plan, publish, render, source_pages
 from generator.site.views import base as base_views
 from generator.site.views import history as history_views
@@ -172,7 +173,8 @@ def build_site(sweep_path: str | os.PathLike, out_dir: str | os.PathLike, *, bas
     site = Site()
     kernel_pages(bp, env, ctx, site, summary, Progress(len(bp.kernels), stream, progress), jobs)
     ordered = overview_views.order_rows(list(site.rows.values()))
-    prov = gather.sweep_provenance([site.extras[s] for s in sorted(site.extras)], bp.config, bp.kernels_json)
+    prov = provenance.sweep_provenance([site.extras[s].get("provenance") or {} for s in sorted(site.extras)],
+                                       bp.config, bp.kernels_json)
     hist_label = hist_commit = None
     if bp.hmod is not None:
         hist_label = history_label or (bp.date if re.match(r"^\d{4}-\d{2}-\d{2}", bp.date) else "sweep")

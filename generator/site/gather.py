@@ -10,9 +10,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from generator.analyze import analysis, commits
+from generator.analyze import analysis, commits, state
 from generator.config import CONFIG_NAME, SweepConfig
-from generator.errors import InputError
+from generator.errors import InputError, relative_text
 from generator.model import STALL_TYPES, Bundle, CaptureAnalysis
 from generator.read import att, discover
 from generator.site import render
@@ -21,12 +21,6 @@ from generator.site.views import base as base_views, overview as overview_views
 
 TIMELINE_BINS = 120
 MAX_SOURCE_BYTES = 2_000_000
-
-
-def relative_text(text: str, root: str) -> str:
-    """A message with the sweep root's absolute path removed (pages carry no local paths)."""
-    root = os.path.abspath(root)
-    return text.replace(root + os.sep, "").replace(root, ".")
 
 
 def load_timeline(capture_dir: str, a: CaptureAnalysis, bins: int = TIMELINE_BINS) -> tuple[base_views.WaveTimeline | None, str]:
@@ -113,7 +107,9 @@ def gather_kernel(plan: KernelPlan, env: Env) -> tuple[base_views.KernelData, di
                      name=plan.op, rel=rel)
         if isinstance(res, InputError):
             k.score_error = relative_text(res.message, env.root)
-            k.broken.append(f"campaign {rel}: {k.score_error}")
+            problem = state.campaign_problem(rel, k.score_error)
+            k.broken.append(problem)
+            k.standing_problems.append(problem)
         elif res is not None:
             k.score = res
             k.headline, k.headline_note = res.headline, res.headline_note
@@ -147,7 +143,9 @@ def _gather_bundle(bundle: Bundle, k: base_views.KernelData, env: Env, campaign_
         if r.error is not None:
             msg = relative_text(r.error.message, env.root)
             k.captures.append(base_views.CaptureData(name=r.ref.name, status="broken", problem=msg, **base))
-            k.broken.append(f"capture {r.ref.rel}: {msg}")
+            k.broken.append(state.capture_problem(r.ref.rel, msg))
+            if r.is_primary:
+                k.standing_problems.append(k.broken[-1])
             continue
         for j, a in enumerate(r.analyses):
             name = r.ref.name if len(r.analyses) == 1 else f"{r.ref.name} #{j + 1} ({a.capture})"
@@ -223,21 +221,17 @@ def _gather_bundle(bundle: Bundle, k: base_views.KernelData, env: Env, campaign_
 
 
 def _missing(plan: KernelPlan, k: base_views.KernelData) -> None:
-    """Say plainly what this kernel lacks."""
-    if plan.bundle is None:
-        k.missing.append("no profiling bundle: nothing was captured")
-    elif not plan.bundle.captures:
-        k.missing.append("the bundle holds no capture")
-    elif not any(c.analysis is not None for c in k.captures):
-        k.missing.append("no capture could be analyzed")
-    if plan.op is None:
-        k.missing.append("no timing campaign: no verdict")
-    elif k.score is not None and not k.score.is_verdict:
-        k.missing.append(f"campaign {plan.op} has a shape ledger but no benchmark results")
+    """The kernel's state (``analyze.state``), and plainly what it lacks."""
+    prim = k.primary
+    k.state = state.kernel_state(
+        plan, k.score, broken=k.standing_problems,
+        skipped=[f"capture {c.rel} skipped: {c.problem}" for c in k.captures if c.status == "skipped"],
+        primary=(prim.rel, prim.analysis) if prim is not None else None,
+        analyzed=any(c.analysis is not None for c in k.captures), sweep_profiled=k.profiled_commit)
+    k.missing.extend(k.state.missing)
+    k.notes.extend(k.state.skipped)
     for c in k.captures:
-        if c.status == "skipped":
-            k.notes.append(f"capture {c.rel} skipped: {c.problem}")
-        elif c.analysis is not None and c.analysis.instructions and c.analysis.source_mapped[0] == 0:
+        if c.analysis is not None and c.analysis.instructions and c.analysis.source_mapped[0] == 0:
             k.notes.append(f"capture {c.rel}: no instruction maps to source (built without debug info)")
 
 
@@ -250,28 +244,6 @@ PROVENANCE_LABELS = {
     "flydsl_commit": "FlyDSL commit", "flydsl_branch": "FlyDSL branch", "candidate_commit": "candidate commit",
     "capture_date": "captured", "cuda": "CUDA",
 }
-
-
-def sweep_provenance(rows_extra: list[dict[str, Any]], config: SweepConfig,
-                     kernels_json: dict[str, Any] | None) -> dict[str, str]:
-    """Values every campaign agrees on, then kernels.json's provenance, then the config's."""
-    out: dict[str, str] = {}
-    provs = [e.get("provenance") or {} for e in rows_extra if e.get("provenance")]
-    keys = sorted({key for p in provs for key in p})
-    for key in keys:
-        values = {str(p[key]) for p in provs if p.get(key) not in (None, "")}
-        if len(values) == 1 and key not in ("baseline_commit",):
-            out[key] = values.pop()
-    if kernels_json and isinstance(kernels_json.get("provenance"), dict):
-        for key, v in kernels_json["provenance"].items():
-            if v is not None and not isinstance(v, (dict, list)):
-                out[str(key)] = str(v)
-    out.update(config.provenance)
-    profiled = commits.sweep_profiled_commit(commits.declared_provenance(kernels_json, config.provenance),
-                                             config.candidate)
-    if profiled:
-        out["profiled_commit"] = profiled
-    return dict(sorted(out.items()))
 
 
 def sweep_reading(extras: dict[str, dict[str, Any]], rows: dict[str, overview_views.IndexRow], adv) -> list[dict[str, Any]]:

@@ -14,10 +14,10 @@ from typing import Any
 from generator import __version__
 from generator.config import SweepConfig, load_config
 from generator.errors import InputError
-from generator.model import FORMAT_VERSION, Bundle, WaveFile
+from generator.model import FORMAT_VERSION, WaveFile
+from generator.analyze import kernels
 from generator.read import att, discover
 from generator.site import publish, render
-from generator.site.views import base as base_views
 
 #: Bump when the build's output changes for the same input (part of the global hash).
 SITE_VERSION = 1
@@ -32,7 +32,6 @@ OPTIONAL = {
     "ncu_summary": "Nsight Compute summary",
 }
 _WAVE_FILE = re.compile(r"^se\d+_sm\d+_sl\d+_wv\d+\.json$")
-_SLUG = re.compile(r"[^a-z0-9_.-]+")
 #: Where each optional stage lives.
 STAGE_MODULES = {
     "verdicts": "generator.analyze.verdicts",
@@ -57,15 +56,6 @@ def optional(name: str):
         raise
 
 
-def slugify(name: str) -> str:
-    """The URL slug of a kernel: lower case, runs of other characters become ``-``.
-
-    The same rule as ``generator.sweeps.snapshot.slugify`` (the diff of two sweeps matches
-    kernels by slug); real bundle names are already slugs.
-    """
-    return _SLUG.sub("-", name.lower()).strip("-.") or "kernel"
-
-
 def build_date(config: SweepConfig, kernels_json: dict[str, Any] | None) -> str:
     """The one date the site shows: SOURCE_DATE_EPOCH, else the sweep's own date."""
     sde = os.environ.get("SOURCE_DATE_EPOCH", "").strip()
@@ -86,74 +76,16 @@ def build_date(config: SweepConfig, kernels_json: dict[str, Any] | None) -> str:
 
 
 @dataclass
-class KernelPlan:
-    """One kernel of the site, before any analysis: what it is and which files make it."""
+class KernelPlan(kernels.KernelRef):
+    """One kernel of the site: its ``KernelRef`` and its neighbours in page order."""
 
-    slug: str
-    name: str
-    category: str | None
-    bundle: Bundle | None
-    op: str | None
-    campaign_dir: str | None
-    entry: dict[str, Any] | None  # its docs/data/kernels.json entry
     prev: tuple[str, str] | None = None
     next: tuple[str, str] | None = None
 
 
-def _entries(kernels_json: dict[str, Any] | None) -> dict[str, dict[str, Any]]:
-    """kernels.json entries by bundle name."""
-    if not kernels_json:
-        return {}
-    return {e["example"]: e for e in kernels_json.get("kernels", [])
-            if isinstance(e, dict) and isinstance(e.get("example"), str)}
-
-
 def plan_kernels(sweep, config: SweepConfig, kernels_json: dict[str, Any] | None) -> list[KernelPlan]:
-    """Every kernel: one per bundle, plus one per campaign that no bundle claims; in page order."""
-    vmod = optional("verdicts")
-    entries = _entries(kernels_json)
-    campaigns = dict(sweep.campaigns)
-    plans: list[KernelPlan] = []
-    claimed: set[str] = set()
-    used: set[str] = set()
-
-    def unique(slug: str) -> str:
-        base, n = slug, 2
-        while slug in used:
-            slug, n = f"{base}-{n}", n + 1
-        used.add(slug)
-        return slug
-
-    for b in sweep.bundles:
-        op = None
-        if vmod is not None:
-            op = vmod.campaign_for_bundle(b.name, config, kernels_json, campaigns=campaigns)
-        elif b.name in campaigns:
-            op = b.name
-        if op:
-            claimed.add(op)
-        settings = config.kernel(b.name)
-        entry = entries.get(b.name, {})
-        name = settings.name or (entry.get("name") if isinstance(entry.get("name"), str) else None) or b.name
-        category = settings.category or (entry.get("op_category") if isinstance(entry.get("op_category"), str) else None)
-        if not category and op:
-            category = config.kernel(op).category
-        plans.append(KernelPlan(unique(slugify(b.name)), name, category, b, op, campaigns.get(op) if op else None,
-                                entries.get(b.name)))
-    for op, folder in sorted(campaigns.items()):
-        if op in claimed:
-            continue
-        owners = vmod.bundles_for_campaign(op, config, kernels_json) if vmod is not None else []
-        entry = next((entries[o] for o in owners if o in entries), None) or {}
-        settings = config.kernel(op)
-        name = (settings.name or next((config.kernel(o).name for o in owners if config.kernel(o).name), None)
-                or (entry.get("name") if isinstance(entry.get("name"), str) else None) or op)
-        category = (settings.category or next((config.kernel(o).category for o in owners if config.kernel(o).category), None)
-                    or (entry.get("op_category") if isinstance(entry.get("op_category"), str) else None))
-        slug = slugify(owners[0]) if owners else slugify(op)
-        plans.append(KernelPlan(unique(slug), name, category, None, op, folder, entry or None))
-    plans.sort(key=lambda p: ((p.category or base_views.UNCATEGORIZED) == base_views.UNCATEGORIZED,
-                              p.category or base_views.UNCATEGORIZED, p.name.lower(), p.slug))
+    """Every kernel (``analyze.kernels.pair_kernels``) in page order, linked to its neighbours."""
+    plans = [KernelPlan(**vars(r)) for r in kernels.pair_kernels(sweep, config, kernels_json)]
     for i, p in enumerate(plans):
         p.prev = (plans[i - 1].slug, plans[i - 1].name) if i > 0 else None
         p.next = (plans[i + 1].slug, plans[i + 1].name) if i + 1 < len(plans) else None

@@ -269,7 +269,7 @@ def load_series(history_dir: str | os.PathLike) -> dict[str, list[HistoryPoint]]
     for entry, snap in load_snapshots(history_dir):
         profiled = (snap.provenance or {}).get("profiled_commit")
         for slug, k in snap.kernels.items():
-            commit, prof = point_commits(k.candidate_commit, profiled, entry.commit)
+            commit, prof = point_commits(k.candidate_commit, k.profiled_commit or profiled, entry.commit)
             series.setdefault(slug, []).append(HistoryPoint(
                 label=entry.label, commit=commit, date=entry.date or snap.date,
                 geomean=k.geomean_vs_best, noise=k.noise, verdict=k.verdict, name=k.name, profiled_commit=prof))

@@ -6,8 +6,9 @@ hotspot summary (top stall type, stall ratio, occupancy and its limiter) and who
 the numbers (candidate commit, baseline commits, environment). It comes from either side
 of a comparison:
 
-* a sweep folder (``snapshot_from_sweep``): discover + analyze the primary captures +
-  score the campaigns, exactly as ``build`` does;
+* a sweep folder (``snapshot_from_sweep``): each kernel's state (``analyze.state``: the
+  kernels ``analyze.kernels.pair_kernels`` finds, their campaigns scored, the capture each is
+  read by analyzed), by the rules ``build`` uses;
 * a built site's ``api/`` folder (``snapshot_from_api``): ``api/index.json`` and
   ``api/kernels/<slug>.json``, written by ``build``;
 * a snapshot document (``snapshot_from_json``): what ``history`` keeps per sweep.
@@ -40,13 +41,13 @@ Every document carries ``format_version``; a version this tool does not read is 
 from __future__ import annotations
 
 import os
-import re
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 from generator.analyze.commits import declared_provenance, sweep_profiled_commit
+from generator.analyze.provenance import display_text as _text, sweep_provenance
+from generator.analyze.state import Hotspot, KernelState
 from generator.read.att import read_json
-from generator.read.discover import rel_path
 from generator.errors import InputError
 from generator.model import FORMAT_VERSION
 
@@ -58,12 +59,6 @@ ENVIRONMENT_KEYS = ("gpu", "arch", "rocm", "driver", "torch", "triton")
 API_INDEX = "index.json"
 API_KERNELS = "kernels"
 
-_SLUG = re.compile(r"[^a-z0-9_.-]+")
-
-
-def slugify(name: str) -> str:
-    """The URL slug of a kernel name: lower case, runs of other characters become ``-``."""
-    return _SLUG.sub("-", name.lower()).strip("-.") or "kernel"
 
 
 # ---------------------------------------------------------------- the typed snapshot
@@ -98,26 +93,6 @@ class ShapePoint:
 
 
 @dataclass
-class Hotspot:
-    """The primary capture's summary: what the kernel waits on and how many waves fit."""
-
-    capture: str  # capture path relative to the sweep root
-    top_stall_type: str | None
-    stall_ratio: float | None
-    waves_per_simd: int | None
-    limiter: str | None
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "capture": self.capture,
-            "top_stall_type": self.top_stall_type,
-            "stall_ratio": self.stall_ratio,
-            "waves_per_simd": self.waves_per_simd,
-            "limiter": self.limiter,
-        }
-
-
-@dataclass
 class KernelSnapshot:
     """One kernel of a sweep: verdict numbers, shapes, hotspot, provenance."""
 
@@ -137,6 +112,8 @@ class KernelSnapshot:
     baselines: dict[str, str] = field(default_factory=dict)  # provider -> commit / version
     environment: dict[str, str] = field(default_factory=dict)  # ENVIRONMENT_KEYS present
     flags: list[str] = field(default_factory=list)  # the verdict's flags (KernelScore.flag_keys)
+    profiled_commit: str | None = None  # the candidate commit of the profile
+    broken: list[str] = field(default_factory=list)  # the campaign's or primary capture's problem
 
     @property
     def shape_ids(self) -> set[str]:
@@ -160,6 +137,8 @@ class KernelSnapshot:
             "baselines": dict(sorted(self.baselines.items())),
             "environment": dict(sorted(self.environment.items())),
             "flags": list(self.flags),
+            "profiled_commit": self.profiled_commit,
+            "broken": list(self.broken),
         }
 
 
@@ -222,183 +201,69 @@ def check_format_version(doc: Mapping[str, Any], path: str, what: str = "this si
 
 
 def snapshot_from_sweep(path: str | os.PathLike, label: str | None = None, config=None) -> SweepSnapshot:
-    """Discover, analyze (primary captures only) and score a sweep folder."""
-    from generator.analyze import analysis
-    from generator.read import discover
-    from generator.read.campaign import is_campaign_folder, read_campaign
+    """Discover a sweep folder and read each kernel's state (``analyze.state``) as ``build`` does."""
+    from generator.analyze.kernels import pair_kernels
+    from generator.analyze.state import read_kernel_state
+    from generator.analyze.verdicts import load_kernels_json
     from generator.config import load_config
-    from generator.analyze.verdicts import campaign_for_bundle, load_kernels_json, score_campaign
+    from generator.read import discover
 
     path = os.fspath(path)
     sweep = discover.discover(path)
     root = sweep.root
     config = config if config is not None else load_config(root)
     kernels_json = load_kernels_json(root)
-    bundles = {b.name: b for b in sweep.bundles}
-    folders = {op: f for op, f in sweep.campaigns.items() if is_campaign_folder(f)}
-    errors: dict[str, str] = {}
-    hotspots: dict[str, Hotspot] = {}
-    for b in sweep.bundles:
-        try:
-            hot = primary_hotspot(b, analysis)
-        except InputError as err:
-            errors[b.name] = err.relative_to(root)
-            continue
-        if hot:
-            hotspots[b.name] = hot
+    profiled = sweep_profiled_commit(declared_provenance(kernels_json, config.provenance), config.candidate)
     kernels: dict[str, KernelSnapshot] = {}
-    claimed: set[str] = set()
-    for op, folder in folders.items():
-        rel = rel_path(folder, root)
-        try:
-            campaign = read_campaign(folder, name=op, rel=rel)
-            score = score_campaign(campaign, config, kernels_json)
-        except InputError as err:
-            errors[op] = err.relative_to(root)
-            continue
-        mine = [n for n in bundles if campaign_for_bundle(n, config, kernels_json, folders) == op]
-        claimed.update(mine)
-        bundle = mine[0] if mine else None
-        slug = slugify(bundle or (score.bundles[0] if score.bundles else op))
-        kernels[slug] = _kernel_from_score(slug, bundle, score, campaign, hotspots.get(bundle or ""))
-    for name in bundles:
-        if name in claimed:
-            continue
-        slug = slugify(name)
-        if slug in kernels:
-            errors[name] = f"bundle {name!r} has the slug {slug!r} of another kernel; it is left out"
-            continue
-        kernels[slug] = KernelSnapshot(
-            slug=slug, name=_bundle_display_name(name, config, kernels_json), op=None, bundle=name,
-            verdict=None, geomean_vs_best=None, noise=None, wins=0, n_measured=0, hard_failures=0,
-            hotspot=hotspots.get(name))
-    provenance = sweep_provenance(kernels.values(), config, kernels_json)
+    provenances = []
+    for ref in pair_kernels(sweep, config, kernels_json):
+        st, score = read_kernel_state(ref, root, config, kernels_json, profiled)
+        kernels[ref.slug] = kernel_snapshot(st, score)
+        if score is not None:
+            provenances.append(score.provenance)
+    provenance = sweep_provenance(provenances, config, kernels_json)
     return SweepSnapshot(
         format_version=FORMAT_VERSION,
         label=label or os.path.basename(os.path.normpath(path)),
         provenance=provenance,
         kernels=dict(sorted(kernels.items())),
-        errors=dict(sorted(errors.items())),
+        errors=state_errors(kernels.values()),
     )
 
 
-def primary_hotspot(bundle, analysis_module=None) -> Hotspot | None:
-    """Analyze a bundle's primary capture alone and summarize it (None without one)."""
-    if analysis_module is None:
-        from generator.analyze import analysis as analysis_module
-    ref = next((c for c in bundle.captures if c.rel == bundle.primary and not c.skipped), None)
-    if ref is None:
-        return None
-    analyses = analysis_module.analyze_ref(ref, bundle)
-    if not analyses:
-        return None
-    a = analyses[0]
-    occ = a.occupancy
-    return Hotspot(
-        capture=ref.rel,
-        top_stall_type=a.top_stall_type,
-        stall_ratio=a.stall_ratio,
-        waves_per_simd=occ.waves_per_simd if occ else None,
-        limiter=occ.limiter if occ else None,
-    )
+def state_errors(kernels) -> dict[str, str]:
+    """Slug -> its broken lines joined by "; " (the sweep's ``errors``, as ``api/index.json`` has them)."""
+    return {k.slug: "; ".join(k.broken) for k in sorted(kernels, key=lambda k: k.slug) if k.broken}
 
 
-def _kernel_from_score(slug: str, bundle: str | None, score, campaign, hotspot: Hotspot | None) -> KernelSnapshot:
-    """A KernelSnapshot from a KernelScore and the campaign it was scored from."""
-    candidate = score.candidate
-    prov = campaign.provenance_for(candidate)
+def kernel_snapshot(st: KernelState, score) -> KernelSnapshot:
+    """A KernelSnapshot from a kernel's state and its campaign's KernelScore (None without one)."""
+    scored = score is not None and score.verdict != "UNTIMED"
+    prov = score.provenance if score is not None else {}
     return KernelSnapshot(
-        slug=slug,
-        name=score.name or slug,
-        op=score.op,
-        bundle=bundle,
-        verdict=score.verdict,
-        geomean_vs_best=score.geomean_vs_best,
-        noise=score.noise,
-        wins=score.wins,
-        n_measured=score.n_measured,
-        hard_failures=score.hard_failures,
+        slug=st.slug,
+        name=st.name,
+        op=st.op,
+        bundle=st.bundle,
+        verdict=st.verdict,
+        geomean_vs_best=score.geomean_vs_best if score is not None else None,
+        noise=score.noise if score is not None else None,
+        wins=score.wins if score is not None else 0,
+        n_measured=score.n_measured if score is not None else 0,
+        hard_failures=score.hard_failures if score is not None else 0,
         shapes=[ShapePoint(
             shape_id=s.shape_id, args=dict(s.args), dtype=s.dtype or "", speedup=s.speedup, candidate_us=s.candidate_us,
             candidate_status=s.candidate_status, best_baseline=s.best_baseline,
             best_baseline_us=s.best_baseline_us, noise=s.noise,
-        ) for s in score.shapes],
-        hotspot=hotspot,
-        flags=list(score.flag_keys) if score.verdict != "UNTIMED" else [],
+        ) for s in score.shapes] if score is not None else [],
+        hotspot=st.hotspot,
+        flags=list(st.flags) if scored else [],
         candidate_commit=prov.get("candidate_commit"),
-        baselines=baseline_commits(campaign.provenance, candidate),
+        baselines=dict(score.baseline_commits) if score is not None else {},
         environment={k: prov[k] for k in ENVIRONMENT_KEYS if k in prov},
+        profiled_commit=st.profiled_commit,
+        broken=list(st.broken),
     )
-
-
-def baseline_commits(provenance: Mapping[str, Mapping[str, list[str]]], candidate: str) -> dict[str, str]:
-    """Provider -> its library commit, for baselines whose rows record one.
-
-    A baseline row records its library's commit in ``baseline_commit`` (and, in the real
-    campaigns, the same value in ``candidate_commit``); several values are joined by ", ".
-    Providers without a commit (``pytorch``, ``triton``) are versioned by the environment
-    (``torch``, ``triton``).
-    """
-    out = {}
-    for provider, keys in provenance.items():
-        if provider == candidate:
-            continue
-        values = keys.get("baseline_commit") or keys.get("candidate_commit")
-        if values:
-            out[provider] = ", ".join(values)
-    return dict(sorted(out.items()))
-
-
-def sweep_provenance(kernels, config, kernels_json: Mapping[str, Any] | None) -> dict[str, str]:
-    """The sweep's provenance, by the same rule as the site's ``api/index.json``.
-
-    Later sources win: the environment and candidate commit every timed kernel's results
-    agree on, then ``docs/data/kernels.json`` ``provenance`` (and its ``generated``
-    date), then ``[provenance]`` of ``kernel-atlas.toml``. Display only: ``diff`` reads
-    environment changes from each kernel's own (measured) environment.
-    """
-    out: dict[str, str] = {}
-    envs = [k.environment for k in kernels if k.environment]
-    for key in ENVIRONMENT_KEYS:
-        values = {e.get(key) for e in envs} - {None}
-        if len(values) == 1:
-            out[key] = values.pop()
-    commits = {k.candidate_commit for k in kernels if k.candidate_commit}
-    if len(commits) == 1:
-        out["candidate_commit"] = commits.pop()
-    if kernels_json:
-        prov = kernels_json.get("provenance")
-        if isinstance(prov, dict):
-            out.update({str(k): _text(v) for k, v in prov.items() if v is not None and not isinstance(v, (dict, list))})
-        if isinstance(kernels_json.get("generated"), str):
-            out.setdefault("capture_date", kernels_json["generated"])
-    if config is not None:
-        out.update(config.provenance)
-    profiled = sweep_profiled_commit(declared_provenance(kernels_json, config.provenance if config else {}),
-                                     config.candidate if config is not None else "flydsl")
-    if profiled:
-        out["profiled_commit"] = profiled
-    return dict(sorted(out.items()))
-
-
-def _bundle_display_name(name: str, config, kernels_json) -> str:
-    """Display name of a bundle: configuration, then kernels.json, then the bundle name."""
-    from generator.analyze.verdicts import kernel_entries
-
-    configured = config.kernel(name).name if config is not None else None
-    if configured:
-        return configured
-    for entry in kernel_entries(kernels_json):
-        if entry["example"] == name and isinstance(entry.get("name"), str):
-            return entry["name"]
-    return name
-
-
-def _text(value: Any) -> str:
-    """A scalar as a display string (booleans lower case)."""
-    if isinstance(value, bool):
-        return str(value).lower()
-    return value if isinstance(value, str) else str(value)
 
 
 # ---------------------------------------------------------------- from JSON documents
@@ -452,6 +317,8 @@ def kernel_from_json(k: Any, where: str) -> KernelSnapshot:
         baselines={str(p): _text(c) for p, c in (k.get("baselines") or {}).items() if c is not None},
         environment={str(e): _text(v) for e, v in (k.get("environment") or {}).items() if v is not None},
         flags=[str(f) for f in k.get("flags") or []],
+        profiled_commit=_text(k["profiled_commit"]) if k.get("profiled_commit") else None,
+        broken=[str(b) for b in k.get("broken") or [] if isinstance(b, str)],
     )
 
 
@@ -501,6 +368,7 @@ def snapshot_from_api(api_dir: str | os.PathLike, label: str | None = None) -> S
     if not isinstance(rows, list):
         raise InputError(index_path, "no \"kernels\" list: not a kernel-atlas api/index.json")
     kernels: dict[str, KernelSnapshot] = {}
+    stated = 0
     for i, row in enumerate(rows):
         if not isinstance(row, dict) or not isinstance(row.get("slug"), str):
             raise InputError(index_path, f"kernels[{i}] has no \"slug\"")
@@ -515,9 +383,12 @@ def snapshot_from_api(api_dir: str | os.PathLike, label: str | None = None) -> S
                 check_format_version(loaded, doc_path)
             doc = loaded
         kernels[slug] = kernel_from_api(row, doc, doc_path)
+        stated += isinstance(doc.get("state"), dict)
     sweep = index.get("sweep") if isinstance(index.get("sweep"), dict) else {}
     provenance = next((p for p in (index.get("provenance"), sweep.get("provenance")) if isinstance(p, dict)), sweep)
     errors = index.get("errors") if isinstance(index.get("errors"), dict) else {}
+    if kernels and stated == len(kernels):  # every kernel's state, as a sweep's snapshot has them
+        errors = state_errors(kernels.values())
     return SweepSnapshot(
         format_version=version,
         label=label or _api_label(api_dir),
@@ -575,6 +446,10 @@ def kernel_from_api(row: Mapping[str, Any], doc: Mapping[str, Any], where: str) 
         "environment": {k: prov[k] for k in ENVIRONMENT_KEYS if prov.get(k) is not None},
         "flags": score.get("flags") or [],
     }
+    st = doc.get("state")
+    if isinstance(st, dict):  # the kernel's state as build computed it (analyze.state)
+        flat.update({key: st.get(key) for key in ("hotspot", "profiled_commit", "broken")})
+        flat["flags"] = st.get("flags") or []
     return kernel_from_json(flat, where)
 
 

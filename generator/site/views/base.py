@@ -6,6 +6,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
+from generator.analyze.kernels import UNCATEGORIZED  # noqa: F401  (one constant, read here)
 from generator.model import CaptureAnalysis, WaveFile
 
 
@@ -20,7 +21,6 @@ VERDICT_RANK = {"WIN": 0, "PARITY": 1, "HEADROOM": 2, "BLOCKED": 3, "UNTIMED": 4
 #: What a row shows in place of a verdict it does not have.
 NO_VERDICT_LABEL = {"UNTIMED": "NO TIMINGS", None: "NO CAMPAIGN"}
 HEAT_LEVELS = 8
-UNCATEGORIZED = "uncategorized"
 TOP_K = 15
 
 
@@ -162,6 +162,8 @@ class KernelData:
     broken: list[str] = field(default_factory=list)  # what failed to load, one line each
     notes: list[str] = field(default_factory=list)
     profiled_commit: str | None = None  # the sweep's profiled candidate commit (a capture's own wins)
+    standing_problems: list[str] = field(default_factory=list)  # the campaign's or primary capture's line
+    state: Any = None  # generator.analyze.state.KernelState, made last by gather
     prev: tuple[str, str] | None = None  # (slug, name) of the kernel before on the overview
     next: tuple[str, str] | None = None
 

@@ -11,7 +11,6 @@ from markupsafe import Markup
 
 from generator.model import CaptureAnalysis
 from generator.site import charts, i18n
-from generator.analyze import commits
 from generator.site.views import coverage as coverage_views
 from generator.site.views import diagnosis as diagnosis_views
 from generator.site.views.base import (
@@ -343,7 +342,7 @@ def index_row(k: KernelData, ctx: SiteContext | None = None) -> IndexRow:
         shape_speedups=[sh.speedup for sh in s.shapes if sh.measured] if scored else [],
         search=search,
         noise=s.noise if scored else None,
-        **commit_cells(k, s if scored else None),
+        **commit_cells(k),
         diagnosis=diagnosis_views.diagnose(k),
         first_step=diagnosis_views.first_step(k),
         severity=diagnosis_views.severity(s, ctx.severity_near, ctx.severity_tune) if scored else None,
@@ -353,12 +352,13 @@ def index_row(k: KernelData, ctx: SiteContext | None = None) -> IndexRow:
     )
 
 
-def commit_cells(k: KernelData, score: Any) -> dict[str, Any]:
-    """The timed and profiled candidate commits of a kernel, and a note when they disagree."""
-    timed = commits.timed_commits(score)
-    prim = k.primary
-    profiled = (commits.capture_commit(prim.analysis) or k.profiled_commit) if prim else None
-    return {"timed_commits": timed, "profiled_commit": profiled, "commit_note": commits.commit_note(profiled, timed)}
+def commit_cells(k: KernelData) -> dict[str, Any]:
+    """The timed and profiled candidate commits of a kernel (its state), and a note when they disagree."""
+    st = k.state
+    if st is None:
+        return {"timed_commits": [], "profiled_commit": None, "commit_note": ""}
+    return {"timed_commits": list(st.timed_commits), "profiled_commit": st.profiled_commit,
+            "commit_note": st.commit_note}
 
 
 @dataclass

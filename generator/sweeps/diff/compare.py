@@ -266,9 +266,7 @@ def diff_snapshots(old: SweepSnapshot, new: SweepSnapshot, options: DiffOptions 
                                            f"{', ' + fmt_x(k.geomean_vs_best) if k.geomean_vs_best else ''})")]))
     kernels.sort(key=lambda k: k.slug)
     notes = rename_hints(removed, added)
-    for side, snap in (("old", old), ("new", new)):
-        for item, problem in snap.errors.items():
-            notes.append(f"{side} side: {item} could not be read: {problem}")
+    notes += error_notes(old.errors, new.errors)
     return SweepDiff(
         old_label=old.label,
         new_label=new.label,
@@ -279,6 +277,19 @@ def diff_snapshots(old: SweepSnapshot, new: SweepSnapshot, options: DiffOptions 
         notes=notes,
         options=options,
     )
+
+
+def error_notes(old: dict[str, str], new: dict[str, str]) -> list[str]:
+    """One note per item that could not be read: on both sides (the same problem), or on one."""
+    notes = []
+    for item in sorted(set(old) | set(new)):
+        if old.get(item) == new.get(item):
+            notes.append(f"both sides: {item} could not be read: {new[item]}")
+            continue
+        for side, errors in (("old", old), ("new", new)):
+            if item in errors:
+                notes.append(f"{side} side: {item} could not be read: {errors[item]}")
+    return notes
 
 
 def rename_hints(removed: list[KernelSnapshot], added: list[KernelSnapshot]) -> list[str]:

@@ -1,0 +1,101 @@
+"""The kernels of a sweep: which bundle and which timing campaign make each one, and its slug.
+
+One rule for every output: ``build`` (one page per kernel), ``diff`` and ``history`` (kernels
+matched by slug) and the kernel state (``analyze.state``) all start from ``pair_kernels``.
+
+* one kernel per bundle (``examples/<bundle>/``), timed by the campaign
+  ``verdicts.campaign_for_bundle`` names (configuration, then kernels.json's
+  ``multishape.summary_url``, then the bundle's own name) when that campaign exists;
+* one kernel per campaign that no bundle claims, named after the bundles that
+  would own it (``bundles_for_campaign``), else after the campaign;
+* the slug is the bundle name (or owner, or campaign) as ``slugify`` writes it, made
+  unique with ``-2``, ``-3``... in discovery order;
+* page order: categorised kernels by category, then the uncategorised, by name.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from generator.analyze.verdicts import bundles_for_campaign, campaign_for_bundle
+from generator.config import SweepConfig
+from generator.model import Bundle
+
+UNCATEGORIZED = "uncategorized"
+_SLUG = re.compile(r"[^a-z0-9_.-]+")
+
+
+def slugify(name: str) -> str:
+    """The URL slug of a kernel: lower case, runs of other characters become ``-``."""
+    return _SLUG.sub("-", name.lower()).strip("-.") or "kernel"
+
+
+@dataclass
+class KernelRef:
+    """One kernel of a sweep, before any analysis: what it is and which files make it."""
+
+    slug: str
+    name: str
+    category: str | None
+    bundle: Bundle | None
+    op: str | None  # its timing campaign
+    campaign_dir: str | None
+    entry: dict[str, Any] | None  # its docs/data/kernels.json entry
+
+
+def _entries(kernels_json: dict[str, Any] | None) -> dict[str, dict[str, Any]]:
+    """kernels.json entries by bundle name."""
+    if not kernels_json:
+        return {}
+    return {e["example"]: e for e in kernels_json.get("kernels", [])
+            if isinstance(e, dict) and isinstance(e.get("example"), str)}
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+def pair_kernels(sweep, config: SweepConfig, kernels_json: dict[str, Any] | None) -> list[KernelRef]:
+    """Every kernel of a discovered sweep, in page order."""
+    entries = _entries(kernels_json)
+    campaigns = dict(sweep.campaigns)
+    refs: list[KernelRef] = []
+    claimed: set[str] = set()
+    used: set[str] = set()
+
+    def unique(slug: str) -> str:
+        base, n = slug, 2
+        while slug in used:
+            slug, n = f"{base}-{n}", n + 1
+        used.add(slug)
+        return slug
+
+    for b in sweep.bundles:
+        op = campaign_for_bundle(b.name, config, kernels_json, campaigns=campaigns)
+        if op:
+            claimed.add(op)
+        settings = config.kernel(b.name)
+        entry = entries.get(b.name, {})
+        name = settings.name or _text(entry.get("name")) or b.name
+        category = settings.category or _text(entry.get("op_category"))
+        if not category and op:
+            category = config.kernel(op).category
+        refs.append(KernelRef(unique(slugify(b.name)), name, category, b, op, campaigns.get(op) if op else None,
+                              entries.get(b.name)))
+    for op, folder in sorted(campaigns.items()):
+        if op in claimed:
+            continue
+        owners = bundles_for_campaign(op, config, kernels_json)
+        entry = next((entries[o] for o in owners if o in entries), None) or {}
+        settings = config.kernel(op)
+        name = (settings.name or next((config.kernel(o).name for o in owners if config.kernel(o).name), None)
+                or _text(entry.get("name")) or op)
+        category = (settings.category or next((config.kernel(o).category for o in owners if config.kernel(o).category), None)
+                    or _text(entry.get("op_category")))
+        slug = slugify(owners[0]) if owners else slugify(op)
+        refs.append(KernelRef(unique(slug), name, category, None, op, folder, entry or None))
+    refs.sort(key=lambda r: ((r.category or UNCATEGORIZED) == UNCATEGORIZED,
+                             r.category or UNCATEGORIZED, r.name.lower(), r.slug))
+    return refs

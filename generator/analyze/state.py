@@ -1,0 +1,193 @@
+"""One model of a kernel's state, computed once and read by every output.
+
+``kernel_state`` turns what was read about one kernel (its ``KernelRef``, the campaign's
+score or the campaign's error, the primary capture's analysis, the captures that broke or
+were skipped) into a ``KernelState``: the verdict and its flags, why the kernel is broken,
+untimed or without a campaign (one line each), the primary capture's hotspot (top stall
+type, stall ratio, waves per SIMD and the occupancy limiter) and the commits (timed and
+profiled). ``build`` writes it as ``state`` in ``api/kernels/<slug>.json`` and takes the
+overview row's verdict, flags and problems from it; ``diff`` and ``history`` snapshot it from
+a sweep or from a site's ``api/``; ``verdicts`` and ``analyze`` print the score and the
+analysis it is made of. ``build`` gathers every capture and panel and then calls
+``kernel_state``; ``read_kernel_state`` reads only what the state needs (the campaign and the
+capture the kernel is read by), by the same rules, for ``diff`` and ``history``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from generator.analyze import commits
+from generator.analyze.kernels import KernelRef
+from generator.errors import InputError, relative_text
+from generator.model import CaptureAnalysis
+
+#: ``status``: what a reader can expect of the kernel.
+STATUSES = ("scored", "untimed", "no-campaign", "broken")
+
+
+@dataclass
+class Hotspot:
+    """The primary capture's summary: what the kernel waits on and how many waves fit."""
+
+    capture: str  # capture path relative to the sweep root
+    top_stall_type: str | None
+    stall_ratio: float | None
+    waves_per_simd: int | None
+    limiter: str | None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "capture": self.capture,
+            "top_stall_type": self.top_stall_type,
+            "stall_ratio": self.stall_ratio,
+            "waves_per_simd": self.waves_per_simd,
+            "limiter": self.limiter,
+        }
+
+
+def hotspot_of(capture_rel: str, a: CaptureAnalysis) -> Hotspot:
+    """The hotspot summary of an analyzed capture."""
+    occ = a.occupancy
+    return Hotspot(capture=capture_rel, top_stall_type=a.top_stall_type, stall_ratio=a.stall_ratio,
+                   waves_per_simd=occ.waves_per_simd if occ else None, limiter=occ.limiter if occ else None)
+
+
+@dataclass
+class KernelState:
+    """What every output says about one kernel."""
+
+    slug: str
+    name: str
+    op: str | None  # campaign
+    bundle: str | None  # bundle name
+    verdict: str | None  # WIN / PARITY / HEADROOM / BLOCKED / UNTIMED; None: no score
+    flags: list[str] = field(default_factory=list)  # machine words beside the verdict
+    geomean_vs_best: float | None = None
+    broken: list[str] = field(default_factory=list)  # "campaign <rel>: <problem>", "capture <rel>: <problem>"
+    missing: list[str] = field(default_factory=list)  # what the kernel lacks, in words
+    skipped: list[str] = field(default_factory=list)  # "capture <rel> skipped: <why>"
+    hotspot: Hotspot | None = None
+    timed_commits: list[str] = field(default_factory=list)
+    profiled_commit: str | None = None
+
+    @property
+    def status(self) -> str:
+        """``broken`` (something could not be read), ``untimed``, ``no-campaign`` or ``scored``."""
+        if self.broken:
+            return "broken"
+        if self.verdict == "UNTIMED":
+            return "untimed"
+        return "scored" if self.verdict else "no-campaign"
+
+    @property
+    def commit_note(self) -> str:
+        return commits.commit_note(self.profiled_commit, self.timed_commits)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "slug": self.slug, "name": self.name, "op": self.op, "bundle": self.bundle,
+            "status": self.status, "verdict": self.verdict, "flags": list(self.flags),
+            "geomean_vs_best": self.geomean_vs_best,
+            "broken": list(self.broken), "missing": list(self.missing), "skipped": list(self.skipped),
+            "hotspot": self.hotspot.to_json() if self.hotspot else None,
+            "timed_commits": list(self.timed_commits), "profiled_commit": self.profiled_commit,
+        }
+
+    @classmethod
+    def from_json(cls, doc: dict[str, Any]) -> KernelState:
+        """The inverse of ``to_json`` (a site's ``api/kernels/<slug>.json`` ``state``)."""
+        hot = doc.get("hotspot")
+        return cls(slug=doc["slug"], name=doc.get("name") or doc["slug"], op=doc.get("op"), bundle=doc.get("bundle"),
+                   verdict=doc.get("verdict"), flags=list(doc.get("flags") or []),
+                   geomean_vs_best=doc.get("geomean_vs_best"), broken=list(doc.get("broken") or []),
+                   missing=list(doc.get("missing") or []), skipped=list(doc.get("skipped") or []),
+                   hotspot=Hotspot(**hot) if isinstance(hot, dict) else None,
+                   timed_commits=list(doc.get("timed_commits") or []), profiled_commit=doc.get("profiled_commit"))
+
+
+def campaign_problem(rel: str, err: InputError | str) -> str:
+    """The one line of a campaign that could not be scored."""
+    return f"campaign {rel}: {err.message if isinstance(err, InputError) else err}"
+
+
+def capture_problem(rel: str, err: InputError | str) -> str:
+    """The one line of a capture that could not be analyzed."""
+    return f"capture {rel}: {err.message if isinstance(err, InputError) else err}"
+
+
+def kernel_state(ref: KernelRef, score: Any = None, *, broken: list[str] = (), skipped: list[str] = (),
+                 primary: tuple[str, CaptureAnalysis] | None = None, analyzed: bool = False,
+                 sweep_profiled: str | None = None) -> KernelState:
+    """The state of one kernel from what was read about it.
+
+    ``score`` is its campaign's ``KernelScore`` (None: no campaign, or one that broke, its line
+    in ``broken``); ``primary`` the (path, analysis) of the capture the kernel is read by (the
+    primary capture when it analyzes, else the first that does); ``analyzed`` whether any
+    capture could be analyzed; ``sweep_profiled`` the commit the sweep says it profiled (a
+    capture's own record wins).
+    """
+    verdict = score.verdict if score is not None else None
+    scored = score is not None and score.is_verdict
+    missing = []
+    if ref.bundle is None:
+        missing.append("no profiling bundle: nothing was captured")
+    elif not ref.bundle.captures:
+        missing.append("the bundle holds no capture")
+    elif not analyzed:
+        missing.append("no capture could be analyzed")
+    if ref.op is None:
+        missing.append("no timing campaign: no verdict")
+    elif score is not None and not scored:
+        missing.append(f"campaign {ref.op} has a shape ledger but no benchmark results")
+    hotspot = hotspot_of(*primary) if primary is not None else None
+    profiled = (commits.capture_commit(primary[1]) or sweep_profiled) if primary is not None else None
+    return KernelState(
+        slug=ref.slug, name=ref.name, op=ref.op, bundle=ref.bundle.name if ref.bundle else None,
+        verdict=verdict, flags=list(score.flag_keys) if scored else [],
+        geomean_vs_best=score.geomean_vs_best if scored else None,
+        broken=list(broken), missing=missing, skipped=list(skipped), hotspot=hotspot,
+        timed_commits=commits.timed_commits(score if scored else None), profiled_commit=profiled)
+
+
+def read_primary(bundle, root: str) -> tuple[tuple[str, CaptureAnalysis] | None, list[str]]:
+    """The capture a kernel is read by (the primary when it analyzes, else the first that does,
+    in discovery order) and the primary's problem line if it broke."""
+    from generator.analyze import analysis
+
+    refs = [c for c in bundle.captures if not c.skipped]
+    problems: list[str] = []
+    for ref in sorted(refs, key=lambda c: c.rel != bundle.primary):
+        try:
+            analyses = analysis.analyze_ref(ref, bundle)
+        except InputError as err:
+            if ref.rel == bundle.primary:
+                problems.append(capture_problem(ref.rel, relative_text(err.message, root)))
+            continue
+        if analyses:
+            return (ref.rel, analyses[0]), problems
+    return None, problems
+
+
+def read_kernel_state(ref: KernelRef, root: str, config, kernels_json, sweep_profiled: str | None) -> tuple[KernelState, Any]:
+    """Score the kernel's campaign and analyze the capture it is read by: (its state, its score)."""
+    from generator.analyze.verdicts import score_folder
+    from generator.read.discover import rel_path
+
+    score, broken = None, []
+    if ref.op and ref.campaign_dir:
+        rel = rel_path(ref.campaign_dir, root)
+        res = score_folder(ref.campaign_dir, config, kernels_json, name=ref.op, rel=rel)
+        if isinstance(res, InputError):
+            broken.append(campaign_problem(rel, relative_text(res.message, root)))
+        else:
+            score = res
+    primary = None
+    if ref.bundle is not None:
+        primary, problems = read_primary(ref.bundle, root)
+        broken.extend(problems)
+    skipped = [f"capture {c.rel} skipped: {c.skipped}" for c in ref.bundle.captures if c.skipped] if ref.bundle else []
+    st = kernel_state(ref, score, broken=broken, skipped=skipped, primary=primary, analyzed=primary is not None,
+                      sweep_profiled=sweep_profiled)
+    return st, score
