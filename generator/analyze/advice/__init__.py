@@ -32,7 +32,7 @@ occupancy finding says 248 VGPRs give 2 waves/SIMD and a third needs <= 168.
 
 from __future__ import annotations
 
-from generator.analyze.advice import flags, hazards, limits, memory, streaming, sync  # noqa: F401  (register)
+from generator.analyze.advice import flags, hazards, limits, memory, profiled, streaming, sync  # noqa: F401  (register)
 from generator.analyze.advice.context import context_for
 from generator.analyze.advice.memory import RUN_MIN_LOADS
 from generator.analyze.advice.mfma import MfmaNote, mfma_annotations
