@@ -291,3 +291,41 @@ def test_kernel_header_links_are_page_anchors(kernel):
     advice = next(p.data for p in page.panels if p.name == "advice")
     assert advice[0].findings[0].anchor == "advice-c0-f0"
     assert "roofline" in [p.name for p in page.panels]
+
+
+# ---------------------------------------------------------------- the capture against the timed runs
+
+
+def finding(k, detector):
+    return next((f for f in k.primary.findings if f["detector"] == detector), None)
+
+
+def test_vec_add_capture_is_checked_against_the_timed_runs_at_its_bytes(kernel):
+    """Worked from the raw files: the capture's 40,000 waves x 3,072 B = 122.88 MB in 18,420 ns (kernel
+    trace median) is 6.67 TB/s; benchmark_results.jsonl at n=10240000 has flydsl 42.68 us (2879.1 GB/s)
+    and triton 41.80 us; the campaign's fastest flydsl shape (n=1024) takes 13.08 us."""
+    k, _ = kernel("vec_add")
+    assert finding(k, "streaming_roofline") is None  # 36 % of HBM peak timed: not streaming at the roof
+    shape = finding(k, "profiled_shape")
+    assert shape["kind"] == "blocker" and shape["evidence"]["shape"] == "n=10240000"
+    assert shape["evidence"]["speedup"] == pytest.approx(41.79999977350235 / 42.67999902367592)
+    assert [s["shape"] for s in shape["evidence"]["losing_shapes"]] == ["n=7340032", "n=4194304", "n=5242880"]
+    gap = finding(k, "timed_gap")
+    bw = gap["evidence"]["bandwidth"]
+    assert gap["flagged"] and bw["capture_tbs"] == pytest.approx(122.88e6 / 18420 / 1000)
+    assert bw["timed"]["median_us"] == pytest.approx(42.67999902367592)
+    assert bw["fraction"] == pytest.approx(2879.1003470228447 / 8000)
+    assert bw["timed"]["floor_us"] == pytest.approx(13.079999946057796)
+    assert gap["title"] == "The profiled dispatch ran 2.3x faster than the timed runs at the same bytes (6.67 vs 2.88 TB/s)"
+    assert "even without it the timed run is 1.6x slower" in gap["evidence"]["summary"]
+
+
+def test_softmax_streams_on_the_timed_rate_of_its_bytes(kernel):
+    """1 GiB moves at two ledger shapes; the faster timed one (M=32768 N=8192, 4.94 TB/s) is the rate."""
+    k, row = kernel("softmax")
+    f = finding(k, "streaming_roofline")
+    bw = f["evidence"]["bandwidth"]
+    assert bw["timed"]["shape"] == "M=32768 N=8192" and bw["bytes"] == 2 ** 30
+    assert bw["fraction"] == pytest.approx(bw["timed"]["achieved_tbs"] / 8.0)
+    assert bw["capture_tbs"] == pytest.approx(2 ** 30 / 191901.5 / 1000)
+    assert row.diagnosis["text"].endswith("62% of HBM peak")
