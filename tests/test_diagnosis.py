@@ -61,7 +61,7 @@ def test_vec_add_is_memory_bound_near_the_hbm_roof(kernel):
     }
     assert dg.best_roof_fraction(k) == pytest.approx(4859.410525454823 / 8000, rel=1e-3)  # n = 67108864
     assert [c.href for c in row.diagnosis_links][0] == "kernels/vec_add/index.html#roofline"
-    assert d["zh"].startswith("内存受限（12 个形状中 7 个），82% VMEM-wait，每 SIMD 8 个 wave（硬件上限）")
+    assert d["zh"] == "内存受限（12 个形状中 7 个），VMEM-wait 停顿占 82%，每 SIMD 8 个 wave（硬件上限），达到 HBM 峰值的 83%"
 
 
 def test_vec_add_first_step_is_the_streaming_finding(kernel):

@@ -5,8 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from generator.analyze import isa
-from generator.analyze.advice.registry import Finding, _pattern, detector
+from generator.analyze.advice.registry import Finding, _pattern, detector, words
 from generator.analyze.advice.view import KernelView, _pct
+from generator.analyze.message import Msg, msg
 
 #: Achieved / peak HBM bandwidth from which a kernel streams at the roofline (DOMAIN §2:
 #: 50-60 % of peak is normal for clean streaming).
@@ -18,6 +19,8 @@ STREAMING_VMEM_SHARE = 0.50
 LIKELY_STREAMING_SHARE = 0.80
 LIKELY_STREAMING_OPS = 0.05
 VMEM_TYPES = ("VMEM-wait", "VMEM-load", "VMEM-store")
+#: Catalogue keys of the bandwidth sources (``finding.bw.source.<key>``).
+SOURCE_KEYS = {"PMC counters": "pmc", "Nsight Compute DRAM throughput": "ncu"}
 
 
 def _vmem_bytes_per_wave(view: KernelView) -> float | None:
@@ -94,10 +97,19 @@ def detect_streaming(view: KernelView, taken: frozenset = frozenset()) -> list[F
         compute = f"SM throughput {float(ncu['sm_throughput_pct']):.1f}%" + (
             f", tensor pipe {float(tensor):.1f}%" if tensor is not None else "")
         compute += ": no compute headroom" if busy < 50 else ": compute is busy too"
+        what = [msg("finding.streaming_roofline.sm", pct=f"{float(ncu['sm_throughput_pct']):.1f}%")] + (
+            [msg("finding.streaming_roofline.tensor", pct=f"{float(tensor):.1f}%")] if tensor is not None else [])
+        reading = "no_headroom" if busy < 50 else "busy"
     else:
         compute = ("no MFMA" if not n_mfma else f"{n_mfma} MFMA") + (
             f", {execs / per_wave:.3f} vector instructions per byte" if per_wave else "")
         compute += ": no compute headroom" if not n_mfma else ": memory-bound at this shape"
+        what = [msg("finding.streaming_roofline.mfma", n=n_mfma) if n_mfma else msg("finding.streaming_roofline.no_mfma")] + (
+            [msg("finding.streaming_roofline.per_byte", v=f"{execs / per_wave:.3f}")] if per_wave else [])
+        reading = "no_headroom" if not n_mfma else "memory_bound"
+    said = msg("finding.streaming_roofline.summary", bw=_bw_msg(bw), vmem=_pct(vmem_share),
+               compute=msg("finding.streaming_roofline.compute", what=what,
+                           reading=msg(f"finding.streaming_roofline.{reading}")))
     f = _pattern(view, "streaming_roofline",
                  f"Streaming at the memory roofline ({_pct(bw['fraction'])} of HBM peak)", claims, {
                      "summary": (_bw_text(bw) + f"; VMEM types hold {_pct(vmem_share)} of the stall cycles; "
@@ -109,7 +121,8 @@ def detect_streaming(view: KernelView, taken: frozenset = frozenset()) -> list[F
                      "valu_instructions": valu,
                  }, ("Nothing left to win on loads: the kernel moves its bytes near peak bandwidth. The "
                      "remaining levers are moving fewer bytes (fuse with the producer or consumer, narrower "
-                     "data types) or overlapping it with other work."))
+                     "data types) or overlapping it with other work."),
+                 words("streaming_roofline", said, pct=_pct(bw["fraction"])))
     f.priority = "low"
     return [f]
 
@@ -118,6 +131,15 @@ def _bw_text(bw: dict[str, Any]) -> str:
     if bw.get("achieved_tbs") and bw.get("peak_tbs"):
         return f"{bw['achieved_tbs']:.2f} TB/s of {bw['peak_tbs']:.1f} TB/s peak ({bw['source']})"
     return f"{_pct(bw['fraction'])} of peak bandwidth ({bw['source']})"
+
+
+def _bw_msg(bw: dict[str, Any]) -> Msg:
+    """``_bw_text`` as a message."""
+    src = bw["source"]
+    source = msg(f"finding.bw.source.{SOURCE_KEYS.get(src, 'estimated')}")
+    if bw.get("achieved_tbs") and bw.get("peak_tbs"):
+        return msg("finding.bw.tbs", achieved=f"{bw['achieved_tbs']:.2f}", peak=f"{bw['peak_tbs']:.1f}", source=source)
+    return msg("finding.bw.fraction", pct=_pct(bw["fraction"]), source=source)
 
 
 def _vector_per_byte(view: KernelView) -> float | None:
@@ -144,6 +166,9 @@ def _likely_streaming(view: KernelView, vmem_share: float, taken: frozenset) -> 
         "vmem_stall_share": vmem_share,
         "vector_instructions_per_byte": per_byte,
     }, ("Probably nothing left to win on loads: confirm the achieved bandwidth; if it is near peak, "
-        "the remaining levers are moving fewer bytes (fusion, narrower types)."))
+        "the remaining levers are moving fewer bytes (fusion, narrower types)."),
+        words("streaming_roofline", msg("finding.streaming_roofline.likely.summary", vmem=_pct(vmem_share),
+                                        per_byte=f"{per_byte:.3f}"),
+              msg("finding.streaming_roofline.likely.try"), msg("finding.streaming_roofline.likely.title")))
     f.priority = "low"
     return [f]
