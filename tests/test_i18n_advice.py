@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 import string
+from pathlib import Path
 
 import pytest
 
@@ -29,6 +30,14 @@ TERMS = {
     "wave", "wgmma", "workgroup",
 }
 MINE = ("finding.", "advice.", "verdict.", "diag.")
+
+
+def assert_worded(f) -> None:
+    """A finding's title, summary and suggestion, worded from en.json, are the detector's English;
+    its 中文 words every part (tests/test_advice_synthetic.py checks every hand-made finding too)."""
+    for part, text in (("title", f.title), ("summary", f.summary), ("suggestion", f.suggestion)):
+        assert wording.plain("en", f.messages[part]) == text, (f.detector, part)
+        assert re.search(r"[\u4e00-\u9fff]", wording.plain("zh", f.messages[part])), (f.detector, part)
 
 
 def _fields(s: str) -> list[tuple[str, str]]:
@@ -71,15 +80,38 @@ def test_catalogue_english_is_the_detectors_english_on_the_whole_sweep(sweep):
             found = advice.advise(a, advice.AdviceContext(bundle=r.bundle))
             for f in found:
                 seen.add(f.detector)
-                for part, text in (("title", f.title), ("summary", f.summary), ("suggestion", f.suggestion)):
-                    assert wording.plain("en", f.messages[part]) == text, (f.detector, part)
-                    parts += 1
+                assert_worded(f)
+                parts += 3
             if found:
                 assert (wording.plain("en", advice.why_not_winning_message(found, a))
                         == advice.why_not_winning(found, a))
                 whys += 1
     assert parts == 321 and whys == 17
     assert len(seen) == 17  # every detector but wgmma_wait (NVIDIA) and barrier_dominated fires here
+
+
+def test_nsight_compute_findings_are_worded_too():
+    """The NVIDIA bundles (bundles/examples): wgmma waits and the rest, English and 中文."""
+    root = Path(__file__).resolve().parent.parent / "bundles"
+    seen = set()
+    for r in analysis.analyze_sweep(discover.discover(root)):
+        for a in r.analyses:
+            for f in advice.advise(a, advice.AdviceContext(bundle=r.bundle)):
+                assert_worded(f)
+                seen.add(f.detector)
+    assert "wgmma_wait" in seen
+
+
+def test_every_key_a_message_names_is_in_the_catalogues():
+    """Literal keys of msg(...) in the code (a computed suffix is checked on the prefix)."""
+    en = i18n.catalogue("en")
+    gen = Path(__file__).resolve().parent.parent / "generator"
+    keys = set()
+    for path in gen.rglob("*.py"):
+        keys |= set(re.findall(r'\bmsg\(\s*f?"([^"{]+)"', path.read_text(encoding="utf-8")))
+    assert len(keys) > 60
+    missing = [k for k in keys if k not in en and not any(e.startswith(k) for e in en)]
+    assert missing == []
 
 
 def test_verdict_reasons_and_flags_are_worded_by_key(sweep):

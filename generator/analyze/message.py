@@ -36,7 +36,7 @@ class Msg:
 
 
 def msg(key: str, **params: Param) -> Msg:
-    """A message: ``msg("finding.n.wait", n=3)``."""
+    """A message: ``msg("finding.waves", n=2)`` (English "2 waves/SIMD")."""
     return Msg(key, tuple(params.items()))
 
 
