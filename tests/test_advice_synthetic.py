@@ -13,6 +13,7 @@ import pytest
 from generator.analyze import advice, hotspots, occupancy as occ_model
 from generator.read import att
 from generator.model import CaptureAnalysis, Instruction, Occupancy, WaveFile
+from test_i18n_advice import assert_worded  # same test folder
 
 KERNEL = "/src/kernels/k.py:"
 FRAMEWORK = "/usr/lib/python3/site-packages/fw/intrinsics.py:144"
@@ -55,8 +56,11 @@ def branch_to(mnemonic: str, k: int, t: int) -> str:
 
 
 def run(name: str, a: CaptureAnalysis, ctx: advice.AdviceContext | None = None):
-    """The findings of one registered detector on one analysis."""
-    return advice.get_detector(name).fn(advice.KernelView(a, ctx))
+    """The findings of one registered detector on one analysis (each worded in both catalogues)."""
+    found = advice.get_detector(name).fn(advice.KernelView(a, ctx))
+    for f in found:
+        assert_worded(f)
+    return found
 
 
 def test_registry_names_every_detector_in_order():

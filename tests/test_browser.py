@@ -354,11 +354,11 @@ def test_severity_filter_and_sort(site, browser):
     # the diagnosis cell links each clause to its evidence on the kernel page
     links = page.eval_on_selector_all("#k-vec_add td.diag > a", "as => as.map(a => a.getAttribute('href'))")
     assert links == ["kernels/vec_add/index.html#roofline", "kernels/vec_add/index.html#c0",
-                     "kernels/vec_add/index.html#c0", "kernels/vec_add/index.html#advice-c0-f0"]
-    page.click("#k-vec_add td.diag > a >> nth=3")
-    page.wait_for_url("**/kernels/vec_add/index.html#advice-c0-f0")
+                     "kernels/vec_add/index.html#c0", "kernels/vec_add/index.html#roofline"]
+    page.click("#k-vec_add td.diag > a >> nth=1")
+    page.wait_for_url("**/kernels/vec_add/index.html#c0")
     page.wait_for_function(CHARTS_DRAWN)
-    assert page.locator("#advice-c0-f0").is_visible()
+    assert page.locator("#c0").is_visible()
     assert tab.errors == []
     tab.close()
 
@@ -431,6 +431,32 @@ def test_diagnosis_and_coverage_in_chinese(site, browser):
     tab.close()
 
 
+def test_advice_verdict_and_diagnosis_words_switch_language(site, browser):
+    """The computed words of a kernel page (findings, why-not-winning, verdict reason and flags) show
+    the 中文 the catalogues word, with the real numbers, and come back to English."""
+    tab = Tab(browser)
+    page = tab.open(url(site, "kernels/pa/index.html"))
+    first = "#advice-c0-f0 .finding-head strong"
+    assert page.inner_text(first) == "lgkmcnt waits on scalar loads (kernel arguments, descriptors)"
+    page.click("#lang-toggle")
+    assert page.inner_text(first) == "lgkmcnt 在等待标量加载（内核参数、描述符）"
+    assert page.inner_text("#advice-c0-f0 p.summary").startswith("2 处 lgkmcnt 等待（pc 6, 87）在等 13 个标量加载（s_load）")
+    assert page.inner_text("#advice-c0-f0 .prio-medium") == "中"
+    assert page.inner_text("#why li >> nth=0").startswith("相对最佳基线的几何平均为 0.49x，胜出 12 个中 0 个")
+    assert page.inner_text("p.verdict-reason") == "12 个已测量形状的几何平均 0.493x < 0.95"
+    assert page.inner_text("p.verdict-flags") == "2 行超出 HBM 屋顶"
+    assert page.inner_text("p.diagnosis").startswith("诊断： 延迟受限（12 个形状中 11 个），other 停顿占 35%")
+    # data stays data inside the 中文
+    assert page.eval_on_selector("#advice-c0-f0 p.summary .l-zh", "e => [...e.querySelectorAll('[translate=no]')].map(x => x.textContent).slice(0, 4)") \
+        == ["2", "lgkmcnt", "pc", "6, 87"]
+    tab.shot("kernel-pa-zh-advice")
+    page.click("#lang-toggle")
+    assert page.inner_text(first) == "lgkmcnt waits on scalar loads (kernel arguments, descriptors)"
+    assert page.inner_text("p.verdict-reason") == "geomean 0.493x < 0.95 over 12 measured shapes"
+    assert tab.errors == []
+    tab.close()
+
+
 # ---- issue 13 (5): 中文 throughout. The walk: every visible text node under the covered regions,
 # outside [translate="no"], holds no English word but the technical tokens below.
 TECH_TOKENS = {"VGPR", "VGPRs", "SGPR", "LDS", "HBM", "MFMA", "TFLOP", "GB", "s", "us", "x", "ISA", "NCU", "PMC",
@@ -452,6 +478,9 @@ ENGLISH_LEFT = """(sel) => {
   });
   return out;
 }"""
+#: The kernel page's computed words: diagnosis, first step, severity, verdict reason and flags, the
+#: why-not-winning panel and the optimization plan (findings worded by the catalogues' finding.* keys).
+KERNEL_WORDS = "p.diagnosis, p.first-step, p.severity, p.verdict-reason, p.verdict-flags, #why, #advice"
 # What is covered so far: the chrome of every page and the overview's tallies, filters and table.
 COVERED = {
     "index.html": ".topbar, .hero, .cards, #chart > h2, .rank-switch, #chart p.muted:not(:has(span)), #kernels > h2, "
@@ -459,7 +488,11 @@ COVERED = {
                   "#kernel-table tbody td:nth-child(9), #kernel-table tbody td:nth-child(10), #kernel-table tbody td:nth-child(14), "
                   "#kernels > p, #coverage > h2, #coverage > p, #coverage thead, #reading > h2, .notes > h2, .footer",
     "kernels/rmsnorm/index.html": ".topbar, .toc nav > a.back, .toc nav > ul > li > a, .crumbs > a, .kernel-head strong, "
-                                  ".headline-numbers > span:not(.big-number), .share > a, .share summary, section.panel > h2, .footer",
+                                  ".headline-numbers > span:not(.big-number), .share > a, .share summary, section.panel > h2, .footer, "
+                                  + KERNEL_WORDS,
+    # a HEADROOM kernel with early exits and a flag; a WIN kernel with three flags (not like-for-like...)
+    "kernels/pa/index.html": KERNEL_WORDS,
+    "kernels/moe_blockscale/index.html": KERNEL_WORDS,
 }
 
 

@@ -65,7 +65,7 @@ def test_vec_add_is_memory_bound_at_61_percent_of_the_roof(kernel):
     }
     assert dg.best_roof_fraction(k) == pytest.approx(4859.410525454823 / 8000, rel=1e-3)  # n = 67108864
     assert [c.href for c in row.diagnosis_links][0] == "kernels/vec_add/index.html#roofline"
-    assert d["zh"].startswith("内存受限（12 个形状中 7 个），82% VMEM-wait，每 SIMD 8 个 wave（硬件上限）")
+    assert d["zh"] == "内存受限（12 个形状中 7 个），VMEM-wait 停顿占 82%，每 SIMD 8 个 wave（硬件上限），最佳形状达到屋顶的 61%"
 
 
 def test_vec_add_first_step_is_to_profile_a_losing_shape(kernel):

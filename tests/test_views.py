@@ -162,7 +162,7 @@ def test_headroom_page_opens_with_why_not_winning(kernel):
     assert names[:3] == ["why", "speed", "captures"]
     assert [n.href for n in page.nav][:3] == ["#why", "#speed", "#captures"]
     why = _panel(page, "why")
-    assert why.lines[0].startswith("Geomean 0.87x against the best baseline, wins 0 of 16")
+    assert why.lines[0].en.startswith("Geomean 0.87x against the best baseline, wins 0 of 16")
     caps = _panel(page, "captures")
     assert [c.anchor for c in caps] == ["c0", "c1", "c2", "c3"]
     assert [c.is_primary for c in caps] == [False, True, False, False]

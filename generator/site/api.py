@@ -33,7 +33,9 @@ flags, broken / missing / skipped lines, hotspot, commits; what ``diff`` and ``h
 ``shapes``), ``headline``, ``hotspot`` (primary capture: top stall type, stall ratio,
 waves per SIMD, limiter), ``captures`` (each: ``analysis`` as ``analyze --json``,
 every ``lines`` entry, the ``isa`` rows (columns in ``isa_columns``; ``loc`` indexes
-``locs``), the ``timeline`` bins, ``advice``, ``mfma``),
+``locs``), the ``timeline`` bins, ``advice`` (each finding as ``analyze --json --advice`` prints it,
+plus ``i18n``: its title, summary and suggestion as ``[catalogue key, {param: value}]``, worded by
+``generator.site.wording``), ``mfma``),
 ``counters``, ``runstats``, ``roofline``, ``compare``, ``report_html``, ``missing``,
 ``broken``. A reader must check ``format_version`` and refuse versions it does not know.
 """

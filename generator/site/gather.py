@@ -184,11 +184,14 @@ def _gather_bundle(bundle: Bundle, k: base_views.KernelData, env: Env, campaign_
                          counters if cd.is_primary else None, verdict, geomean, env.config)
             found = _stage(k, env, f"advice for {cd.rel}", adv.advise, cd.analysis, ctx)
             if found is not None:
-                cd.findings = [f.to_json() for f in found]
+                cd.findings = [finding_json(f) for f in found]
                 if cd.is_primary and score is not None and score.verdict == "HEADROOM":
                     text = _stage(k, env, "why not winning", adv.why_not_winning, found, cd.analysis)
                     if text:
-                        k.why_not = {"text": text, "findings": [f.to_json() for f in found if f.ranked][:3]}
+                        k.why_not = {"text": text, "findings": [finding_json(f) for f in found if f.ranked][:3]}
+                        said = _stage(k, env, "why not winning", adv.why_not_winning_message, found, cd.analysis)
+                        if said is not None:
+                            k.why_not["i18n"] = said.to_json()
             if cd.analysis.vendor != "amd":
                 continue  # MFMA latencies are CDNA facts
             notes = _stage(k, env, f"MFMA notes of {cd.rel}", adv.mfma_annotations, cd.analysis)
@@ -218,6 +221,14 @@ def _gather_bundle(bundle: Bundle, k: base_views.KernelData, env: Env, campaign_
         text = _stage(k, env, "REPORT.md", render.read_report, bundle.report)
         if text is not None:
             k.report_html = render.render_markdown(text)
+
+
+def finding_json(f: Any) -> dict[str, Any]:
+    """A finding as the site keeps it: ``Finding.to_json()`` plus its wording by key (``i18n``)."""
+    out = f.to_json()
+    if getattr(f, "messages", None):
+        out["i18n"] = f.messages_json()
+    return out
 
 
 def _missing(plan: KernelPlan, k: base_views.KernelData) -> None:

@@ -41,7 +41,9 @@ from generator.analyze.advice.registry import (
     pattern_priority, rank,
 )
 from generator.analyze.advice.streaming import bandwidth
-from generator.analyze.advice.sweep import LIMITER_TITLES, SweepFinding, sweep_findings, why_not_winning
+from generator.analyze.advice.sweep import (
+    LIMITER_TITLES, SweepFinding, sweep_findings, why_not_winning, why_not_winning_message,
+)
 from generator.analyze.advice.sync import AT_ONCE
 from generator.analyze.advice.view import AdviceContext, KernelView, is_framework_path, short_loc
 
@@ -49,5 +51,5 @@ __all__ = [
     "AT_ONCE", "DETECTORS", "LIMITER_TITLES", "MIN_SHARE", "ORDER", "PRIORITIES", "RUN_MIN_LOADS", "AdviceContext",
     "Detector", "Finding", "KernelView", "MfmaNote", "SweepFinding", "advise", "bandwidth", "context_for",
     "detector", "format_plan", "get_detector", "is_framework_path", "mfma_annotations", "pattern_priority", "rank",
-    "short_loc", "sweep_findings", "why_not_winning",
+    "short_loc", "sweep_findings", "why_not_winning", "why_not_winning_message",
 ]

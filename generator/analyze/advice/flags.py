@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from generator.analyze.advice.registry import MEDIUM_SHARE, Finding, detector
-from generator.analyze.advice.view import KernelView, _lines_text, _pct, is_framework_path, short_loc
+from generator.analyze.advice.registry import MEDIUM_SHARE, Finding, detector, words
+from generator.analyze.advice.view import KernelView, _lines_msg, _lines_text, _pct, is_framework_path, short_loc
+from generator.analyze.message import msg
 from generator.model import UNKNOWN_LOC
 
 
@@ -38,6 +39,14 @@ def detect_decorator_line(view: KernelView, taken: frozenset = frozenset()) -> l
         mix = ", ".join(f"{t} {_pct(ln.stall_by_type[t] / ln.stall_cycles)}" for t in mixed)
         summary = (f"{short_loc(ln.source_loc)} holds {' and '.join(why)}; its {_pct(ln.share)} of the stall "
                    f"cycles mix {mix}")
+        part = ("both" if len(why) == 2 else "entry" if ln.source_loc == entry_loc else "catch_all")
+        real_lines = _lines_msg([{"source": x.source_loc} for x in real])
+        said = words("decorator_line", msg(
+            "finding.decorator_line.summary", loc=short_loc(ln.source_loc),
+            why=msg(f"finding.decorator_line.{part}", n=n, total=n_ins), share=_pct(ln.share),
+            mix=[f"{t} {_pct(ln.stall_by_type[t] / ln.stall_cycles)}" for t in mixed]),
+            msg("finding.decorator_line.try.lines", lines=real_lines) if real else None,
+            loc=short_loc(ln.source_loc))
         return [Finding(
             detector="decorator_line",
             title=f"Entry/decorator line {short_loc(ln.source_loc)} is a debug-info artifact",
@@ -61,6 +70,7 @@ def detect_decorator_line(view: KernelView, taken: frozenset = frozenset()) -> l
                         + " instead."),
             priority="info",
             kind="flag",
+            messages=said,
         )]
     return []
 
@@ -92,6 +102,12 @@ def detect_framework_line(view: KernelView, taken: frozenset = frozenset()) -> l
         summary = (f"{short_loc(ln.source_loc)} holds {_pct(ln.share)} of the stall cycles, "
                    f"mostly {ln.dominant_type} ({what})"
                    + (f"; nearest kernel lines before it: {', '.join(short_loc(x) for x in near)}" if near else ""))
+        near_data = [short_loc(x) for x in near]
+        said = words("framework_line", msg(
+            "finding.framework_line.summary" + (".near" if near else ""), loc=short_loc(ln.source_loc),
+            share=_pct(ln.share), type=ln.dominant_type, what=what, near=near_data),
+            msg("finding.framework_line.try.near", near=near_data) if near else None,
+            loc=short_loc(ln.source_loc))
         out.append(Finding(
             detector="framework_line",
             title=f"Hot samples on a framework intrinsic line {short_loc(ln.source_loc)}",
@@ -106,5 +122,6 @@ def detect_framework_line(view: KernelView, taken: frozenset = frozenset()) -> l
                         + ", not the framework line."),
             priority="info",
             kind="flag",
+            messages=said,
         ))
     return out

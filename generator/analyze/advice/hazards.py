@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from generator.analyze.advice.registry import Finding, _pattern, detector
-from generator.analyze.advice.view import KernelView, _lines_text, _n, _pct
+from generator.analyze.advice.registry import Finding, _pattern, detector, words
+from generator.analyze.advice.view import KernelView, _lines_msg, _lines_text, _n, _pct
+from generator.analyze.message import msg
 
 #: SASS that waits for asynchronous warpgroup MMA (wgmma) results on Hopper.
 WGMMA_WAIT = "WARPGROUP.DEPBAR"
@@ -39,12 +40,15 @@ def detect_snop_hazard(view: KernelView, taken: frozenset = frozenset()) -> list
     lines = view.lines_json(nops, 3)
     summary = (f"{_n(len(nops), 's_nop')} hold {_pct(share)} of the stall cycles ({_lines_text(lines)}); "
                f"they pad {top}")
+    said = msg("finding.snop_hazard.summary", n=len(nops), share=_pct(share), lines=_lines_msg(lines),
+               pairs=[f"{d['before']} -> {d['after']} ({d['s_nops']})" for d in padded[:3]])
     return [_pattern(view, "snop_hazard", "s_nop hazard padding between dependent instructions", nops,
                      {"summary": summary, "s_nops": len(nops), "padded": padded, "lines": lines,
                       "top": view.instr_json(nops, 5)},
                      ("Fewer hazards: schedule independent instructions between each dependent pair "
                       "(a VALU write and the MFMA that reads it, an MFMA and the read of its result) so the "
-                      "compiler needs no padding, or use the instruction forms that need none."))]
+                      "compiler needs no padding, or use the instruction forms that need none."),
+                     words("snop_hazard", said))]
 
 
 @detector("wgmma_wait")
@@ -60,6 +64,8 @@ def detect_wgmma_wait(view: KernelView, taken: frozenset = frozenset()) -> list[
     summary = (f"{_n(len(waits), f'{WGMMA_WAIT} wait')} hold {_pct(share)} of the stall samples "
                f"({barrier:,} of them NCU's stall_barrier) at {_lines_text(lines)}: warps wait for their "
                "asynchronous warpgroup MMA (wgmma) results, not for sibling warps at a CTA barrier")
+    said = msg("finding.wgmma_wait.summary", n=len(waits), share=_pct(share), barrier=f"{barrier:,}",
+               lines=_lines_msg(lines))
     return [_pattern(view, "wgmma_wait", "Waiting for wgmma results (WARPGROUP.DEPBAR): the tensor pipe or "
                      "a shallow wgmma pipeline binds", waits,
                      {"summary": summary, "waits": view.instr_json(waits, 6), "lines": lines,
@@ -67,4 +73,5 @@ def detect_wgmma_wait(view: KernelView, taken: frozenset = frozenset()) -> list[
                      ("Keep more wgmma groups in flight: deepen the software pipeline (more stages, the next "
                       "K tile's loads issued before this tile's wait), wait for all but the newest group "
                       "instead of 0, and give each wait more MMA work (a larger BLOCK_K); if the tensor pipe "
-                      "already runs near its peak, the kernel is compute-bound and this is the roof."))]
+                      "already runs near its peak, the kernel is compute-bound and this is the roof."),
+                     words("wgmma_wait", said))]

@@ -5,8 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from generator.analyze import isa
-from generator.analyze.advice.registry import Finding, detector
-from generator.analyze.advice.view import KernelView, _n, _pct, _waves, short_loc
+from generator.analyze.advice.registry import Finding, detector, words
+from generator.analyze.advice.view import KernelView, _n, _pct, _waves, _waves_msg, short_loc
+from generator.analyze.message import msg
 from generator.model import Occupancy
 
 #: Fewer resident waves per SIMD than this means the grid cannot hide latency.
@@ -54,6 +55,15 @@ def detect_vgpr_occupancy(view: KernelView, taken: frozenset = frozenset()) -> l
                f"{_waves(occ.waves_per_simd)}; {nxt} waves need <= {need}: free {free}"
                + (f" ({len(high_regs)} instructions write v{need - occ.accum_vgpr} or above)" if high_regs else "")
                + (f"; but {', '.join(also)}" if also else ""))
+    said = words("vgpr_occupancy", msg(
+        "finding.vgpr_occupancy.summary", total=occ.vgpr_total, arch=occ.arch_vgpr_isa, accum=occ.accum_vgpr,
+        csv=msg("finding.vgpr_occupancy.csv", n=occ.arch_vgpr_csv) if occ.arch_vgpr_csv is not None else "",
+        waves=_waves_msg(occ.waves_per_simd), next=nxt, need=need, free=free,
+        high=msg("finding.vgpr_occupancy.high", n=len(high_regs), reg=need - occ.accum_vgpr) if high_regs else "",
+        also=msg("finding.vgpr_occupancy.also", limits=[msg("finding.vgpr_occupancy.allows", res=k, n=v)
+                                                        for k, v in other.items() if v < nxt]) if also else ""),
+        msg("finding.vgpr_occupancy.try", total=occ.vgpr_total, need=need, free=free, next=nxt),
+        waves=_waves_msg(occ.waves_per_simd), free=free, next=nxt)
     return [Finding(
         detector="vgpr_occupancy",
         title=f"VGPR-bound occupancy: {_waves(occ.waves_per_simd)}, free {free} VGPRs for wave {nxt}",
@@ -70,6 +80,7 @@ def detect_vgpr_occupancy(view: KernelView, taken: frozenset = frozenset()) -> l
                     "use), keep fewer tiles in flight in registers, or move accumulators to AGPRs/LDS."),
         priority=_limit_priority(view, occ.waves_per_simd),
         kind="limit",
+        messages=said,
     )]
 
 
@@ -104,6 +115,11 @@ def detect_lds_sgpr_occupancy(view: KernelView, taken: frozenset = frozenset()) 
         suggestion = (f"Cut LDS per workgroup to {_kib(need)} (free {_kib(free)}): fewer pipeline stages "
                       "or a smaller K tile in LDS, or reuse one buffer for A and B, so two workgroups "
                       "fit per CU.")
+        said = words("lds_sgpr_occupancy", msg(
+            "finding.lds_sgpr_occupancy.lds.summary", lds=_kib(occ.lds_bytes), wpw=wpw, total=_kib(total),
+            waves=_waves_msg(occ.waves_per_simd), next=nxt, need=_kib(need), free=_kib(free), vgpr=occ.vgpr_limit),
+            msg("finding.lds_sgpr_occupancy.lds.try", need=_kib(need), free=_kib(free)),
+            msg("finding.lds_sgpr_occupancy.lds.title", waves=_waves_msg(occ.waves_per_simd), lds=_kib(occ.lds_bytes)))
     else:
         need = (800 // nxt) // 16 * 16
         free = (occ.sgpr or 0) - need
@@ -113,9 +129,15 @@ def detect_lds_sgpr_occupancy(view: KernelView, taken: frozenset = frozenset()) 
         title = f"SGPR-bound occupancy: {_waves(occ.waves_per_simd)} with {occ.sgpr} SGPRs"
         suggestion = (f"Bring SGPRs to {need} (free {free}): keep fewer buffer descriptors and loop "
                       "bounds live, recompute scalar addresses instead of holding them.")
+        said = words("lds_sgpr_occupancy", msg(
+            "finding.lds_sgpr_occupancy.sgpr.summary", sgpr=occ.sgpr, waves=_waves_msg(occ.waves_per_simd),
+            next=nxt, need=need, free=free),
+            msg("finding.lds_sgpr_occupancy.sgpr.try", need=need, free=free),
+            msg("finding.lds_sgpr_occupancy.sgpr.title", waves=_waves_msg(occ.waves_per_simd), sgpr=occ.sgpr))
     ev["summary"] = summary
     return [Finding(detector="lds_sgpr_occupancy", title=title, stall_share=0.0, evidence=ev,
-                    suggestion=suggestion, priority=_limit_priority(view, occ.waves_per_simd), kind="limit")]
+                    suggestion=suggestion, priority=_limit_priority(view, occ.waves_per_simd), kind="limit",
+                    messages=said)]
 
 
 def _kib(n: int | None) -> str:
@@ -148,23 +170,31 @@ def detect_small_grid(view: KernelView, taken: frozenset = frozenset()) -> list[
         ev["summary"] = (f"{wgs} workgroups of {_n(wpw, 'wave')} = {waves} waves for {cus} CUs x "
                          f"{ctx.simds_per_cu} SIMDs: {idle} SIMDs ({_pct(idle / simds)}) get no wave"
                          + (f", {idle_cus} CUs no workgroup" if idle_cus else ""))
+        said = words("small_grid", msg(
+            "finding.small_grid.idle.summary", wgs=wgs, wpw=wpw, waves=waves, cus=cus, per_cu=ctx.simds_per_cu,
+            idle=idle, pct=_pct(idle / simds), cus_idle=msg("finding.small_grid.idle.cus", n=idle_cus) if idle_cus else ""),
+            msg("finding.small_grid.idle.try"), msg("finding.small_grid.idle.title", wgs=wgs, waves=waves, cus=cus))
         return [Finding(detector="small_grid",
                         title=f"Grid too small for the GPU: {wgs} workgroups ({waves} waves) on {cus} CUs",
                         stall_share=0.0, evidence=ev,
                         suggestion=("Give every SIMD work: split the problem finer (split-K, smaller tiles, "
                                     "fewer rows per workgroup) or batch several problems into one launch."),
-                        priority="high" if waves < simds / 2 else "medium", kind="limit")]
+                        priority="high" if waves < simds / 2 else "medium", kind="limit", messages=said)]
     if per_simd < GRID_MIN_WAVES_PER_SIMD and allowed >= GRID_MIN_WAVES_PER_SIMD:
         ev["detail"] = f"{per_simd:.2f} waves per SIMD of {allowed}"
         ev["summary"] = (f"{wgs} workgroups x {wpw} waves = {waves} waves on {simds} SIMDs: "
                          f"{per_simd:.2f} waves per SIMD while occupancy allows {allowed}")
+        said = words("small_grid", msg(
+            "finding.small_grid.thin.summary", wgs=wgs, wpw=wpw, waves=waves, simds=simds, per=f"{per_simd:.2f}",
+            allowed=allowed), msg("finding.small_grid.thin.try"),
+            msg("finding.small_grid.thin.title", per=f"{per_simd:.2f}", allowed=allowed))
         return [Finding(detector="small_grid",
                         title=f"Grid fills only {per_simd:.2f} waves per SIMD (occupancy allows {allowed})",
                         stall_share=0.0, evidence=ev,
                         suggestion=("Launch more, smaller workgroups (or more waves per workgroup) so "
                                     "each SIMD holds at least two waves and one can issue while the "
                                     "other waits on memory."),
-                        priority="medium", kind="limit")]
+                        priority="medium", kind="limit", messages=said)]
     return []
 
 
@@ -184,7 +214,21 @@ def _not_representative(view: KernelView) -> list[Finding]:
                     "grid that gives the traced CU (target_cu) work; then read this page again."),
         priority="high",
         kind="blocker",
+        messages=words("early_exit_waves", msg("finding.early_exit_waves.blocker.summary", sampled=w.sampled,
+                                               n=len(view.ins)),
+                       msg("finding.early_exit_waves.blocker.try"), msg("finding.early_exit_waves.blocker.title")),
     )]
+
+
+def _early_exit_words(view: KernelView, branch_pc: int | None = None) -> dict:
+    """The messages of the early-exit limit counted from the wave files."""
+    w = view.analysis.waves_summary
+    return words("early_exit_waves", msg(
+        "finding.early_exit_waves.summary", early=w.early_exit, sampled=w.sampled,
+        share=_pct(w.early_exit_stall_share), working=w.working,
+        ranked=msg("finding.early_exit_waves.ranked") if view.analysis.working is not None else "",
+        branch=msg("finding.early_exit_waves.branch", pc=branch_pc) if branch_pc is not None else ""),
+        pct=_pct(w.early_exit / w.sampled))
 
 
 def _waves_early_exit(view: KernelView) -> list[Finding]:
@@ -209,6 +253,7 @@ def _waves_early_exit(view: KernelView) -> list[Finding]:
                     "not spent on the prologue and an early exit."),
         priority="high" if frac >= 0.5 else "medium",
         kind="limit",
+        messages=_early_exit_words(view),
     )]
 
 
@@ -224,6 +269,7 @@ def detect_early_exit(view: KernelView, taken: frozenset = frozenset()) -> list[
         if found:  # the branch that sends them home, as evidence
             out[0].evidence.update({k: found[0].evidence[k] for k in ("branch_pc", "source")})
             out[0].evidence["summary"] += f"; they branch at pc {found[0].evidence['branch_pc']} to s_endpgm"
+            out[0].messages = _early_exit_words(view, found[0].evidence["branch_pc"])
         return out
     return _branch_to_endpgm(view)
 
@@ -265,5 +311,9 @@ def _branch_to_endpgm(view: KernelView) -> list[Finding]:
                         "not spent on the prologue and an early exit."),
             priority="high" if frac >= 0.5 else "medium",
             kind="limit",
+            messages=words("early_exit_waves", msg(
+                "finding.early_exit_waves.branch_summary", went=went, sampled=n0, pct=_pct(frac),
+                pc=ins[b].pc_index, loc=short_loc(ins[b].source_loc), working=ins[b + 1].exec_count),
+                pct=_pct(frac)),
         )]
     return []

@@ -5,8 +5,9 @@ from __future__ import annotations
 from typing import Iterable
 
 from generator.analyze import isa
-from generator.analyze.advice.registry import Finding, _pattern, detector
-from generator.analyze.advice.view import KernelView, _lines_text, _n, _pc_list, _pct
+from generator.analyze.advice.registry import Finding, _pattern, detector, words
+from generator.analyze.advice.view import KernelView, _lines_msg, _lines_text, _n, _pc_list, _pc_list_msg, _pct
+from generator.analyze.message import msg
 
 SCALE_MATH = ("v_mul_", "v_pk_mul_", "v_fma_", "v_pk_fma_", "v_fmac_", "v_mul_legacy", "v_fma_mix")
 #: A load run: at least this many VMEM loads, at most GAP other instructions apart.
@@ -48,7 +49,9 @@ def detect_lds_dma_drain(view: KernelView, taken: frozenset = frozenset()) -> li
         "dma_load_lines": dma_lines,
     }, ("Each vmcnt(0) waits for every outstanding DMA load, including the tile not needed yet: wait "
         "with vmcnt(N) for just the tile about to be read (N = loads issued after it) and double-buffer "
-        "LDS so the next tile's buffer_load...lds overlaps this tile's MFMAs."))]
+        "LDS so the next tile's buffer_load...lds overlaps this tile's MFMAs."),
+        words("lds_dma_drain", msg("finding.lds_dma_drain.summary", n=len(waits), pcs=_pc_list_msg(pcs),
+                                   dma=len(dma), lines=_lines_msg(dma_lines), share=_pct(share))))]
 
 
 def _scale_load(view: KernelView, q: int) -> int | None:
@@ -104,7 +107,10 @@ def detect_late_scale_loads(view: KernelView, taken: frozenset = frozenset()) ->
         "scale_load_lines": lines,
         "waits": view.instr_json(waits, 6),
     }, ("Issue the scale loads at the start of the block (before the tile loads), or one iteration "
-        "ahead, so the scales are resident when the scaling multiply needs them."))]
+        "ahead, so the scales are resident when the scaling multiply needs them."),
+        words("late_scale_loads", msg("finding.late_scale_loads.summary", n=len(waits),
+                                      pcs=_pc_list_msg(view.pcs(waits)), lines=_lines_msg(lines),
+                                      dist=f"{dist[0]}-{dist[-1]}", share=_pct(share))))]
 
 
 def _vmcnt_waits_on(view: KernelView, loads: set, taken: frozenset) -> list[int]:
@@ -154,7 +160,11 @@ def detect_loads_interleaved(view: KernelView, taken: frozenset = frozenset()) -
                          "wait_pcs": view.pcs(waits),
                          "lines": view.lines_json(loads, 3),
                      }, ("Batch the tile's loads before the MFMA block (or at the end of the previous "
-                         "iteration) so the MFMAs run uninterrupted and the loads stop blocking issue."))]
+                         "iteration) so the MFMAs run uninterrupted and the loads stop blocking issue."),
+                     words("loads_interleaved_with_mfma", msg(
+                         "finding.loads_interleaved_with_mfma.summary" + (".waits" if waits else ""),
+                         n=len(loads), pcs=f"{view.pc(lo)}-{view.pc(hi)}", mfma=n_mf, rate=_pct(rate),
+                         waits=len(waits), share=_pct(share))))]
 
 
 def load_runs(view: KernelView, taken: frozenset = frozenset()) -> list[list[int]]:
@@ -200,15 +210,21 @@ def detect_back_to_back_loads(view: KernelView, taken: frozenset = frozenset()) 
                f"per lane) stall {_pct(rate)} of their issue cycles"
                + (f"; {_n(len(waits), 'wait')} on them" if waits else "")
                + f"; {_pct(share)} of the stall cycles")
+    said = msg("finding.back_to_back_loads.summary" + (".waits" if waits else ""), runs=len(runs), n=len(loads),
+               longest=len(biggest), pcs=f"{view.pc(biggest[0])}-{view.pc(biggest[-1])}",
+               widths="/".join(str(w) for w in widths), rate=_pct(rate), waits=len(waits), share=_pct(share))
     if view.has_mfma:
+        advice = msg("finding.back_to_back_loads.try.mfma")
         suggestion = ("Prefetch the next tile during this tile's MFMAs (double buffering) so the loads "
                       "spread over the compute instead of filling the VMEM queue at once.")
     elif narrow and len(narrow) * 2 >= len(loads):
         w = min(isa.access_bytes(view.ins[q].asm) or 16 for q in narrow)
+        advice = msg("finding.back_to_back_loads.try.narrow", w=w, fewer=16 // max(w, 1))
         suggestion = (f"The loads move {w} bytes per lane each: have each lane load 16 contiguous bytes "
                       f"(dwordx4) so {16 // max(w, 1)}x fewer load instructions carry the same bytes and "
                       "the VMEM queue stops saturating.")
     else:
+        advice = msg("finding.back_to_back_loads.try")
         suggestion = ("Interleave independent work between the loads or split them into two waves of "
                       "loads so the VMEM queue does not saturate while the wave has nothing to issue.")
     return [_pattern(view, "back_to_back_loads", "Back-to-back VMEM loads saturate the queue", claims, {
@@ -221,7 +237,7 @@ def detect_back_to_back_loads(view: KernelView, taken: frozenset = frozenset()) 
         "loads": view.instr_json(loads, 6),
         "wait_pcs": view.pcs(waits),
         "lines": view.lines_json(loads, 3),
-    }, suggestion)]
+    }, suggestion, words("back_to_back_loads", said, advice))]
 
 
 @detector("store_bound")
@@ -241,6 +257,9 @@ def detect_store_bound(view: KernelView, taken: frozenset = frozenset()) -> list
     summary = (f"{_n(len(stores), 'store')} ({'/'.join(str(w) for w in widths)} bytes per lane)"
                + (f" and {_n(len(waits), 'wait')} on them" if waits else "")
                + f" hold {_pct(share)} of the stall cycles")
+    said = msg("finding.store_bound.summary" + (".waits" if waits else ""), n=len(stores),
+               widths="/".join(str(w) for w in widths), waits=len(waits), share=_pct(share))
+    advice = msg("finding.store_bound.try" + (".narrow" if narrow and len(narrow) * 2 >= len(stores) else ""))
     if narrow and len(narrow) * 2 >= len(stores):
         suggestion = ("Stores move few bytes per lane: pack the outputs so each lane stores 16 "
                       "contiguous bytes (dwordx4), staging through LDS (cshuffle) if the lane layout "
@@ -251,7 +270,7 @@ def detect_store_bound(view: KernelView, taken: frozenset = frozenset()) -> list
     return [_pattern(view, "store_bound", "Store-bound: global stores stall", claims, {
         "summary": summary, "stores": len(stores), "bytes_per_lane": widths, "narrow_stores": len(narrow),
         "instructions": view.instr_json(claims, 6), "lines": view.lines_json(stores, 3),
-    }, suggestion)]
+    }, suggestion, words("store_bound", said, advice))]
 
 
 @detector("vmem_latency_exposed")
@@ -273,4 +292,7 @@ def detect_vmem_latency(view: KernelView, taken: frozenset = frozenset()) -> lis
         "summary": summary, "waits": view.instr_json(waits, 6), "load_to_wait_median": median,
         "load_lines": lines,
     }, ("Issue the loads earlier (software-pipeline the next row or tile before processing this one) "
-        "and keep more bytes in flight per wave before the first wait; more resident waves also hide it."))]
+        "and keep more bytes in flight per wave before the first wait; more resident waves also hide it."),
+        words("vmem_latency_exposed", msg("finding.vmem_latency_exposed.summary", n=len(waits),
+                                          pcs=_pc_list_msg(view.pcs(waits)), share=_pct(share), median=median,
+                                          lines=_lines_msg(lines))))]

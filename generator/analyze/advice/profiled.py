@@ -12,8 +12,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from generator.analyze.advice.registry import Finding, detector
-from generator.analyze.advice.streaming import bandwidth
+from generator.analyze.advice.registry import Finding, detector, words
+from generator.analyze.advice.streaming import bandwidth, gap_message
+from generator.analyze.message import msg
 from generator.analyze.advice.view import KernelView
 
 #: How many losing shapes the finding names.
@@ -48,10 +49,18 @@ def detect_profiled_shape(view: KernelView, taken: frozenset = frozenset()) -> l
     worst = lost[:LOSSES_NAMED]
     named = ", ".join(f"{_shape_text(sh.args)} ({sh.speedup:.2f}x)" for sh in worst)
     cand = here.providers[score.candidate]
-    summary = (f"the capture moves {bw['bytes'] / 1e6:.1f} MB per dispatch, the bytes of the timed shape "
-               f"{timed['shape']}, where {score.candidate} takes {cand.median_us:.2f} us against "
-               f"{here.best_baseline_us:.2f} us for {here.best_baseline} ({here.speedup:.2f}x); "
-               f"the verdict's {len(lost)} losing shapes are elsewhere: {named}")
+    nums = {"mb": f"{bw['bytes'] / 1e6:.1f}", "shape": timed["shape"], "cand": score.candidate,
+            "cand_us": f"{cand.median_us:.2f}", "base_us": f"{here.best_baseline_us:.2f}", "base": here.best_baseline,
+            "x": f"{here.speedup:.2f}"}
+    summary = (f"the capture moves {nums['mb']} MB per dispatch, the bytes of the timed shape {nums['shape']}, "
+               f"where {nums['cand']} takes {nums['cand_us']} us against {nums['base_us']} us for {nums['base']} "
+               f"({nums['x']}x); the verdict loses elsewhere, at {len(lost)} shape{'' if len(lost) == 1 else 's'}: "
+               f"{named}")
+    first = {"shape": _shape_text(worst[0].args), "x": f"{worst[0].speedup:.2f}"}
+    said = words("profiled_shape", msg(
+        "finding.profiled_shape.summary", n=len(lost), named=[
+            msg("finding.profiled_shape.loss", shape=_shape_text(sh.args), x=f"{sh.speedup:.2f}") for sh in worst],
+        **nums), msg("finding.profiled_shape.try", **first))
     return [Finding(
         detector="profiled_shape",
         title="The profiled shape is not where the kernel loses",
@@ -60,11 +69,12 @@ def detect_profiled_shape(view: KernelView, taken: frozenset = frozenset()) -> l
                   "speedup": here.speedup, "losing_shapes": [
                       {"shape": _shape_text(sh.args), "shape_id": sh.shape_id, "speedup": sh.speedup} for sh in worst],
                   "n_losing": len(lost), "detail": f"profiled at {timed['shape']} ({here.speedup:.2f}x)"},
-        suggestion=(f"Profile a losing shape, first {_shape_text(worst[0].args)} at {worst[0].speedup:.2f}x, before "
+        suggestion=(f"Profile a losing shape, first {first['shape']} at {first['x']}x, before "
                     "optimizing anything. This capture shows a size the kernel already matches, so its hotspots "
                     "need not be what costs time where it loses."),
         priority="high",
         kind="blocker",
+        messages=said,
     )]
 
 
@@ -77,14 +87,17 @@ def detect_timed_gap(view: KernelView, taken: frozenset = frozenset()) -> list[F
     if not bw or not bw.get("gap"):
         return []
     timed = bw["timed"]
+    nums = {"x": f"{timed['median_us'] * 1000.0 / bw['kernel_time_ns']:.1f}", "capture": f"{bw['capture_tbs']:.2f}",
+            "timed": f"{timed['achieved_tbs']:.2f}"}
     return [Finding(
         detector="timed_gap",
-        title=(f"The profiled dispatch ran {timed['median_us'] * 1000.0 / bw['kernel_time_ns']:.1f}x faster than the "
-               f"timed runs at the same bytes ({bw['capture_tbs']:.2f} vs {timed['achieved_tbs']:.2f} TB/s)"),
+        title=(f"The profiled dispatch ran {nums['x']}x faster than the timed runs at the same bytes "
+               f"({nums['capture']} vs {nums['timed']} TB/s)"),
         stall_share=0.0,
         evidence={"summary": bw["gap"], "bandwidth": bw, "detail": "profiled and timed rates disagree"},
         suggestion=("Read the capture's memory waits as shorter than in the timed runs, and the timed rate as "
                     "including the fixed cost of the timed region; the verdict stands on the timed runs."),
         priority="info",
         kind="flag",
+        messages=words("timed_gap", gap_message(bw), **nums),
     )]

@@ -9,11 +9,12 @@ flags last.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Iterable
 
 from generator.analyze.advice.context import context_for
 from generator.analyze.advice.view import AdviceContext, KernelView, _pct
+from generator.analyze.message import Msg
 from generator.model import CaptureAnalysis
 
 #: Pattern findings below this share of the stall cycles are noise, not advice.
@@ -43,6 +44,8 @@ class Finding:
     kind: str = "pattern"  # blocker (read first: the capture misleads), pattern, limit, flag
     stall_cycles: int = 0
     claims: frozenset[int] = frozenset()  # instruction positions whose stall it owns
+    #: the same words by catalogue key ("title", "summary", "suggestion"): the site's 中文; not in to_json
+    messages: dict[str, Msg] = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def flagged(self) -> bool:
@@ -71,6 +74,10 @@ class Finding:
             "ranked": self.ranked,
         }
 
+    def messages_json(self) -> dict[str, list]:
+        """``{part: [key, {param: value}]}`` of the parts worded by key (``message.Msg.to_json``)."""
+        return {part: m.to_json() for part, m in self.messages.items()}
+
 
 def pattern_priority(share: float) -> str:
     """Priority of a pattern finding from its stall share."""
@@ -82,12 +89,22 @@ def pattern_priority(share: float) -> str:
 
 
 def _pattern(view: KernelView, detector: str, title: str, claims: Iterable[int],
-             evidence: dict[str, Any], suggestion: str) -> Finding:
+             evidence: dict[str, Any], suggestion: str, messages: dict[str, Msg] | None = None) -> Finding:
     claims = frozenset(claims)
     share, cycles = view.share(claims)
     return Finding(detector=detector, title=title, stall_share=share, evidence=evidence,
                    suggestion=suggestion, priority=pattern_priority(share), kind="pattern",
-                   stall_cycles=cycles, claims=claims)
+                   stall_cycles=cycles, claims=claims, messages=messages or {})
+
+
+def words(detector: str, summary: Msg, suggestion: Msg | None = None, title: Msg | None = None,
+          **title_params: Any) -> dict[str, Msg]:
+    """A finding's messages: title ``finding.<detector>.title`` (with ``title_params``) unless given,
+    suggestion ``finding.<detector>.try`` unless given."""
+    from generator.analyze.message import msg
+
+    return {"title": title or msg(f"finding.{detector}.title", **title_params), "summary": summary,
+            "suggestion": suggestion or msg(f"finding.{detector}.try")}
 
 
 @dataclass(frozen=True)

@@ -5,8 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from generator.analyze import isa
-from generator.analyze.advice.registry import Finding, _pattern, detector
+from generator.analyze.advice.registry import Finding, _pattern, detector, words
 from generator.analyze.advice.view import KernelView, _pct
+from generator.analyze.message import Msg, msg
 
 #: Achieved / peak HBM bandwidth from which a kernel streams at the roofline (DOMAIN §2:
 #: 50-60 % of peak is normal for clean streaming).
@@ -24,6 +25,8 @@ SAME_BYTES = 0.02
 #: The profiled dispatch ran this much faster than the timed one at the same bytes: the two
 #: rates are not the same measurement (said in ``gap_text``).
 FASTER_RATIO = 1.25
+#: Catalogue keys of the bandwidth sources (``finding.bw.source.<key>``).
+SOURCE_KEYS = {"PMC counters": "pmc", "Nsight Compute DRAM throughput": "ncu"}
 
 
 def _vmem_bytes_per_wave(view: KernelView) -> float | None:
@@ -77,7 +80,7 @@ def bandwidth(view: KernelView) -> dict[str, Any] | None:
                "achieved_tbs": timed["achieved_tbs"], "fraction": timed["fraction"],
                "source": f"timing campaign at {timed['shape']} (the capture's bytes)"})
     if tbs > FASTER_RATIO * timed["achieved_tbs"]:
-        bw["gap"] = gap_text(ctx.kernel_time_ns / 1000.0, timed)
+        bw["gap"] = gap_text(ctx.kernel_time_ns / 1000.0, timed)[0]
     return bw
 
 
@@ -136,10 +139,19 @@ def detect_streaming(view: KernelView, taken: frozenset = frozenset()) -> list[F
         compute = f"SM throughput {float(ncu['sm_throughput_pct']):.1f}%" + (
             f", tensor pipe {float(tensor):.1f}%" if tensor is not None else "")
         compute += ": no compute headroom" if busy < 50 else ": compute is busy too"
+        what = [msg("finding.streaming_roofline.sm", pct=f"{float(ncu['sm_throughput_pct']):.1f}%")] + (
+            [msg("finding.streaming_roofline.tensor", pct=f"{float(tensor):.1f}%")] if tensor is not None else [])
+        reading = "no_headroom" if busy < 50 else "busy"
     else:
         compute = ("no MFMA" if not n_mfma else f"{n_mfma} MFMA") + (
             f", {execs / per_wave:.3f} vector instructions per byte" if per_wave else "")
         compute += ": no compute headroom" if not n_mfma else ": memory-bound at this shape"
+        what = [msg("finding.streaming_roofline.mfma", n=n_mfma) if n_mfma else msg("finding.streaming_roofline.no_mfma")] + (
+            [msg("finding.streaming_roofline.per_byte", v=f"{execs / per_wave:.3f}")] if per_wave else [])
+        reading = "no_headroom" if not n_mfma else "memory_bound"
+    said = msg("finding.streaming_roofline.summary", bw=_bw_msg(bw), vmem=_pct(vmem_share),
+               compute=msg("finding.streaming_roofline.compute", what=what,
+                           reading=msg(f"finding.streaming_roofline.{reading}")))
     f = _pattern(view, "streaming_roofline",
                  f"Streaming at the memory roofline ({_pct(bw['fraction'])} of HBM peak)", claims, {
                      "summary": (_bw_text(bw) + f"; VMEM types hold {_pct(vmem_share)} of the stall cycles; "
@@ -151,25 +163,30 @@ def detect_streaming(view: KernelView, taken: frozenset = frozenset()) -> list[F
                      "valu_instructions": valu,
                  }, ("Nothing left to win on loads: the kernel moves its bytes near peak bandwidth. The "
                      "remaining levers are moving fewer bytes (fuse with the producer or consumer, narrower "
-                     "data types) or overlapping it with other work."))
+                     "data types) or overlapping it with other work."),
+                 words("streaming_roofline", said, pct=_pct(bw["fraction"])))
     f.priority = "low"
     return [f]
 
 
-def gap_text(capture_us: float, timed: dict[str, Any]) -> str:
-    """Why the profiled dispatch and the timed run disagree at the same bytes, from the numbers."""
+def gap_text(capture_us: float, timed: dict[str, Any]) -> tuple[str, Msg]:
+    """Why the profiled dispatch and the timed run disagree at the same bytes, from the numbers
+    (English, and as a message)."""
     ratio = timed["median_us"] / capture_us
-    text = (f"the kernel trace times the profiled dispatch at {capture_us:.2f} us, the timing campaign "
-            f"{timed['median_us']:.2f} us at {timed['shape']} ({ratio:.1f}x); its fastest shape takes "
-            f"{timed['floor_us']:.2f} us, so up to that much of each timed run can be fixed cost")
-    if timed["median_us"] - timed["floor_us"] > FASTER_RATIO * capture_us:
-        text += ("; even without it the timed run is "
-                 f"{(timed['median_us'] - timed['floor_us']) / capture_us:.1f}x slower: the profiled dispatch "
-                 "likely read data left in cache by the dispatches before it (the profiler does not flush "
-                 "between them)")
+    nums = {"capture": f"{capture_us:.2f}", "timed": f"{timed['median_us']:.2f}", "shape": timed["shape"],
+            "ratio": f"{ratio:.1f}", "floor": f"{timed['floor_us']:.2f}"}
+    text = (f"the kernel trace times the profiled dispatch at {nums['capture']} us, the timing campaign "
+            f"{nums['timed']} us at {nums['shape']} ({nums['ratio']}x); its fastest shape takes "
+            f"{nums['floor']} us, so up to that much of each timed run can be fixed cost")
+    rest = (timed["median_us"] - timed["floor_us"]) / capture_us
+    if rest > FASTER_RATIO:
+        text += (f"; even without it the timed run is {rest:.1f}x slower: the profiled dispatch likely read data "
+                 "left in cache by the dispatches before it (the profiler does not flush between them)")
+        tail = msg("finding.timed_gap.cache", ratio=f"{rest:.1f}")
     else:
         text += ", which can explain the gap"
-    return text + "; neither rate is a clean HBM figure"
+        tail = msg("finding.timed_gap.floor")
+    return text + "; neither rate is a clean HBM figure", msg("finding.timed_gap.summary", tail=tail, **nums)
 
 
 def _bw_text(bw: dict[str, Any]) -> str:
@@ -184,6 +201,36 @@ def _bw_text(bw: dict[str, Any]) -> str:
     if bw.get("gap"):
         text += f"; {bw['gap']}"
     return text
+
+
+def _bw_msg(bw: dict[str, Any]) -> Msg:
+    """``_bw_text`` as a message."""
+    src = bw["source"]
+    timed = bw.get("timed")
+    if timed:
+        source = msg("finding.bw.source.timed", shape=timed["shape"])
+    else:
+        source = msg(f"finding.bw.source.{SOURCE_KEYS.get(src, 'estimated')}")
+    if bw.get("achieved_tbs") and bw.get("peak_tbs"):
+        base = msg("finding.bw.tbs", achieved=f"{bw['achieved_tbs']:.2f}", peak=f"{bw['peak_tbs']:.1f}", source=source)
+    else:
+        base = msg("finding.bw.fraction", pct=_pct(bw["fraction"]), source=source)
+    baselines: Msg | str = ""
+    if timed and timed.get("baselines_tbs"):
+        lo, hi = timed["baselines_tbs"]
+        baselines = (msg("finding.bw.baselines.range", lo=f"{lo:.2f}", hi=f"{hi:.2f}") if hi - lo >= 0.005
+                     else msg("finding.bw.baselines.one", lo=f"{lo:.2f}"))
+    gap: Msg | str = ""
+    if bw.get("gap"):
+        gap = msg("finding.bw.gap", gap=gap_message(bw))
+    if not baselines and not gap:
+        return base
+    return msg("finding.bw.more", base=base, baselines=baselines, gap=gap)
+
+
+def gap_message(bw: dict[str, Any]) -> Msg:
+    """The message of ``bw["gap"]`` (a timed bandwidth's disagreement with the capture)."""
+    return gap_text(bw["kernel_time_ns"] / 1000.0, bw["timed"])[1]
 
 
 def _vector_per_byte(view: KernelView) -> float | None:
@@ -210,6 +257,9 @@ def _likely_streaming(view: KernelView, vmem_share: float, taken: frozenset) -> 
         "vmem_stall_share": vmem_share,
         "vector_instructions_per_byte": per_byte,
     }, ("Probably nothing left to win on loads: confirm the achieved bandwidth; if it is near peak, "
-        "the remaining levers are moving fewer bytes (fusion, narrower types)."))
+        "the remaining levers are moving fewer bytes (fusion, narrower types)."),
+        words("streaming_roofline", msg("finding.streaming_roofline.likely.summary", vmem=_pct(vmem_share),
+                                        per_byte=f"{per_byte:.3f}"),
+              msg("finding.streaming_roofline.likely.try"), msg("finding.streaming_roofline.likely.title")))
     f.priority = "low"
     return [f]

@@ -7,7 +7,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from generator.analyze.advice.registry import PRIORITIES, Finding
-from generator.analyze.advice.view import _pct, _waves
+from generator.analyze.advice.view import _pct, _waves, _waves_msg
+from generator.analyze.message import Msg, msg
 from generator.model import CaptureAnalysis
 
 
@@ -56,6 +57,33 @@ def why_not_winning(findings: list[Finding], analysis: CaptureAnalysis) -> str:
     if top is not None:
         text += f" Top evidence: {top.title}, {_pct(top.stall_share)} of stall cycles ({top.summary})."
     return text
+
+
+def _said(f: Finding, part: str) -> Msg | str:
+    """A finding's message for ``part``, or its English as data when it has none."""
+    return f.messages.get(part) or (f.summary if part == "summary" else getattr(f, part))
+
+
+def why_not_winning_message(findings: list[Finding], analysis: CaptureAnalysis) -> Msg:
+    """``why_not_winning`` as a message (``advice.why.*``): the same choice, worded by key."""
+    prio = {p: k for k, p in enumerate(PRIORITIES)}
+    limits = sorted((f for f in findings if f.kind == "limit"), key=lambda f: prio.get(f.priority, 9))
+    patterns = [f for f in findings if f.kind == "pattern"]
+    stream = next((f for f in patterns if f.detector == "streaming_roofline"), None)
+    lim = limits[0] if limits else None
+    if lim is not None and (stream is None or lim.priority in ("high", "medium")):
+        limiter = msg("advice.why.limit", title=_said(lim, "title"), summary=_said(lim, "summary"))
+    elif stream is not None:
+        limiter = msg("advice.why.bandwidth", summary=_said(stream, "summary"))
+    else:
+        occ = analysis.occupancy
+        limiter = msg("advice.why.stalls", at=msg("advice.why.at", waves=_waves_msg(occ.waves_per_simd)) if occ else "",
+                      type=analysis.top_stall_type or msg("advice.why.none"))
+    top = next((f for f in patterns if f is not stream and f.priority in ("high", "medium")), None)
+    if top is None:
+        return msg("advice.why.text", limiter=limiter)
+    return msg("advice.why.text.top", limiter=limiter, title=_said(top, "title"), share=_pct(top.stall_share),
+               summary=_said(top, "summary"))
 
 
 def _verdict_name(v: Any) -> str | None:

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from generator.analyze import isa
-from generator.analyze.advice.registry import Finding, _pattern, detector
-from generator.analyze.advice.view import KernelView, _lines_text, _n, _pc_list, _pct
+from generator.analyze.advice.registry import Finding, _pattern, detector, words
+from generator.analyze.advice.view import KernelView, _lines_msg, _lines_text, _n, _pc_list, _pc_list_msg, _pct
+from generator.analyze.message import msg
 
 #: "Consumed at once": the consumer sits at most this many instructions after the wait.
 AT_ONCE = 4
@@ -49,7 +50,10 @@ def detect_lds_read_into_mfma(view: KernelView, taken: frozenset = frozenset()) 
                          "lds_reads": len(reads),
                      }, ("Issue all LDS reads of the k-step first, then count lgkmcnt down (N-1, N-2, ...) "
                          "so each MFMA reads data loaded several instructions earlier; keep the next "
-                         "k-step's reads in flight while this one's MFMAs run."))]
+                         "k-step's reads in flight while this one's MFMAs run."),
+                     words("lds_read_into_mfma", msg(
+                         "finding.lds_read_into_mfma.summary", n=len(waits), pcs=_pc_list_msg(view.pcs(waits)),
+                         lines=_lines_msg(lines), gaps=f"{gaps[0]}-{gaps[-1]}", share=_pct(share))))]
 
 
 def _serialized_steps(view: KernelView, ops: list[int], window: int = 8) -> int:
@@ -90,6 +94,9 @@ def detect_cross_lane_reduction(view: KernelView, taken: frozenset = frozenset()
                f"{steps} of them waiting on the previous step"
                + (f", {_n(len(waits), 'lgkmcnt wait')} after ds_swizzle/bpermute" if waits else "")
                + f"; {_pct(share)} of the stall cycles")
+    said = msg("finding.cross_lane_reduction.summary" + (".waits" if waits else ""), n=len(ops),
+               kinds=[f"{k} x{n}" for k, n in sorted(kinds.items())], steps=steps, waits=len(waits),
+               share=_pct(share))
     return [_pattern(view, "cross_lane_reduction", "Serialized cross-lane reduction", claims, {
         "summary": summary,
         "ops": kinds,
@@ -99,7 +106,7 @@ def detect_cross_lane_reduction(view: KernelView, taken: frozenset = frozenset()
         "lines": view.lines_json(claims, 3),
     }, ("Reduce in registers first (each lane over its own elements), then use DPP row ops or "
         "v_permlane*_swap, which need no LDS round trip and no lgkmcnt wait, and reduce several "
-        "independent values per step so the steps overlap."))]
+        "independent values per step so the steps overlap."), words("cross_lane_reduction", said))]
 
 
 @detector("scalar_load_waits")
@@ -131,7 +138,11 @@ def detect_scalar_load_waits(view: KernelView, taken: frozenset = frozenset()) -
                          "lines": lines,
                      }, ("The wave has too little work to hide scalar-load latency: issue all s_loads "
                          "together before the first wait (or preload kernel arguments into SGPRs), and "
-                         "give each wave more work so this fixed cost is amortized."))]
+                         "give each wave more work so this fixed cost is amortized."),
+                     words("scalar_load_waits", msg(
+                         "finding.scalar_load_waits.summary", n=len(waits), pcs=_pc_list_msg(view.pcs(waits)),
+                         loads=len(loads), entry=len(at_entry), share=_pct(share),
+                         lines=_lines_msg(lines, framework=True))))]
 
 
 @detector("barrier_dominated")
@@ -157,4 +168,7 @@ def detect_barrier(view: KernelView, taken: frozenset = frozenset()) -> list[Fin
                             "lines": view.lines_json(bars, 3)},
                      ("Cut barriers per iteration (double-buffer LDS so one barrier guards a tile), "
                       "balance the work between the waves of a workgroup, and move independent work "
-                      "before the barrier so fast waves have something to do."))]
+                      "before the barrier so fast waves have something to do."),
+                     words("barrier_dominated", msg(
+                         "finding.barrier_dominated.summary", n=len(bars), share=_pct(share),
+                         pc=before[0]["pc"], cycles=before[0]["stall_cycles"])))]

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable
 
 from generator.analyze import isa
+from generator.analyze.message import Msg, msg
 from generator.model import UNKNOWN_LOC, Bundle, CaptureAnalysis, Instruction, Occupancy
 
 #: Path pieces that mark a framework / library source line (not the kernel's own code).
@@ -267,3 +268,22 @@ def _pc_list(pcs: list[int], limit: int = 6) -> str:
 def _lines_text(lines: list[dict[str, Any]], limit: int = 3, framework: bool = False) -> str:
     return ", ".join(short_loc(ln["source"]) + (" (framework)" if framework and ln.get("framework") else "")
                      for ln in lines[:limit])
+
+
+# -- the same text helpers as messages (generator.analyze.message): data stays data
+
+def _pc_list_msg(pcs: list[int], limit: int = 6) -> Any:
+    """``_pc_list`` as a message parameter: the shown pcs as data, "+N more" as words."""
+    shown = ", ".join(str(p) for p in pcs[:limit])
+    return msg("finding.more", items=shown, more=len(pcs) - limit) if len(pcs) > limit else shown
+
+
+def _lines_msg(lines: list[dict[str, Any]], limit: int = 3, framework: bool = False) -> list[Any]:
+    """``_lines_text`` as a list parameter: each file:line as data, "(framework)" as words."""
+    return [msg("finding.framework_loc", loc=short_loc(ln["source"])) if framework and ln.get("framework")
+            else short_loc(ln["source"]) for ln in lines[:limit]]
+
+
+def _waves_msg(n: int | float) -> Msg:
+    """``_waves`` as a message: ``2 waves/SIMD``."""
+    return msg("finding.waves", n=n)

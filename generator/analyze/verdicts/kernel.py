@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from generator.analyze.message import Msg, msg
 from generator.analyze.verdicts.headline import HeadlinePair
 from generator.analyze.verdicts.rules import (
     BLOCKED,
@@ -89,6 +90,8 @@ class KernelScore:
     baseline_commits: dict[str, str] = field(default_factory=dict)  # provider -> commit
     provider_notes: dict[str, str] = field(default_factory=dict)  # provider -> baseline_matrix.yaml note
     notes: list[str] = field(default_factory=list)
+    #: ``verdict_reason`` worded by key (``verdict.reason.*``) for the site's 中文; not in to_json
+    verdict_reason_msg: Msg | None = field(default=None, compare=False, repr=False)
 
     @property
     def worst_speedup(self) -> float | None:
@@ -165,6 +168,30 @@ class KernelScore:
                        f"({self.candidate} and an independent library both fail it)")
         if self.above_roof:
             out.append(f"{plural(len(self.above_roof), 'row')} above the HBM roof")
+        return out
+
+    @property
+    def flag_messages(self) -> list[Msg]:
+        """``flags`` worded by key (``verdict.flag.*``), in the same order."""
+        out = []
+        if self.hard_failures:
+            out.append(msg("verdict.flag.hard", n=self.hard_failures))
+        if self.uncertain:
+            out.append(msg("verdict.flag.uncertain", noise=_fmt_x(self.noise)))
+        if self.reference_only:
+            out.append(msg("verdict.flag.reference_only", ref=self.reference))
+        if self.not_like_for_like:
+            like = ""
+            if self.like_for_like_geomean:
+                g, n = self.like_for_like_geomean
+                like = msg("verdict.flag.scope.like", g=_fmt_x(g), n=n,
+                           ref=msg("verdict.flag.scope.ref", ref=self.reference)
+                           if self.like_for_like_reference_only else "")
+            out.append(msg("verdict.flag.scope", n=self.scope_mismatch_shapes, total=self.n_measured, like=like))
+        if self.suspect_reference:
+            out.append(msg("verdict.flag.suspect", n=self.suspect_reference, candidate=self.candidate))
+        if self.above_roof:
+            out.append(msg("verdict.flag.above_roof", n=len(self.above_roof)))
         return out
 
     @property
@@ -271,6 +298,7 @@ def summarize(op: str, shapes: list[ShapeResult], thresholds: Thresholds = Thres
     weighted = [(s.speedup, s.weight) for s in measured if s.weight is not None and s.weight > 0]
     like = [s for s in measured if s.like_for_like_speedup is not None]
     mismatch = sum(1 for s in measured if s.scope_mismatch)
+    reason, reason_msg = _verdict_reason(verdict, g, len(measured), hard, shapes, candidate, thresholds)
     return KernelScore(
         op=op,
         name=op,
@@ -279,7 +307,8 @@ def summarize(op: str, shapes: list[ShapeResult], thresholds: Thresholds = Thres
         reference=reference,
         thresholds=thresholds,
         verdict=verdict,
-        verdict_reason=_verdict_reason(verdict, g, len(measured), hard, shapes, candidate, thresholds),
+        verdict_reason=reason,
+        verdict_reason_msg=reason_msg,
         n_shapes=len(shapes),
         n_measured=len(measured),
         n_measurable=sum(1 for s in shapes if s.measurable),
@@ -342,13 +371,19 @@ def _columns(shapes: list[ShapeResult], candidate: str) -> list[str]:
 
 
 def _verdict_reason(verdict: str, g: float | None, n_measured: int, hard: int,
-                    shapes: list[ShapeResult], candidate: str, t: Thresholds) -> str:
-    """One sentence saying which rule gave the verdict."""
+                    shapes: list[ShapeResult], candidate: str, t: Thresholds) -> tuple[str, Msg]:
+    """One sentence saying which rule gave the verdict, and the same worded by key."""
     if verdict == BLOCKED:
         if n_measured == 0:
             if not any(s.candidate_status for s in shapes):
-                return f"no measured shape: {candidate} has no rows"
-            return f"no measured shape ({candidate} usable with a baseline on 0 of {len(shapes)})"
-        return f"{hard} hard failures > {n_measured} measured shapes"
+                return f"no measured shape: {candidate} has no rows", msg("verdict.reason.norows", candidate=candidate)
+            return (f"no measured shape ({candidate} usable with a baseline on 0 of {len(shapes)})",
+                    msg("verdict.reason.unusable", candidate=candidate, n=len(shapes)))
+        return (f"{hard} hard failures > {n_measured} measured shapes",
+                msg("verdict.reason.blocked", hard=hard, n=n_measured))
     rule = {WIN: f">= {t.win:g}", PARITY: f"in [{t.headroom:g}, {t.win:g})", HEADROOM: f"< {t.headroom:g}"}[verdict]
-    return f"geomean {g:.3f}x {rule} over {n_measured} measured shapes"
+    said = {WIN: msg("verdict.rule.win", win=f"{t.win:g}"),
+            PARITY: msg("verdict.rule.parity", headroom=f"{t.headroom:g}", win=f"{t.win:g}"),
+            HEADROOM: msg("verdict.rule.headroom", headroom=f"{t.headroom:g}")}[verdict]
+    return (f"geomean {g:.3f}x {rule} over {n_measured} measured shapes",
+            msg("verdict.reason.geomean", g=f"{g:.3f}x", rule=said, n=n_measured))

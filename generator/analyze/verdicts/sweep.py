@@ -6,6 +6,7 @@ import os
 from typing import Any, Mapping
 
 from generator.analyze import roofline
+from generator.analyze.message import msg
 from generator.analyze.verdicts.headline import (
     bundles_for_campaign,
     headline_for_campaign,
@@ -48,6 +49,7 @@ def score_campaign(campaign: Campaign, config: SweepConfig | None = None,
     if not campaign.timed:
         score.verdict = UNTIMED
         score.verdict_reason = f"no benchmark results: {score.n_shapes} shapes in the ledger, none timed"
+        score.verdict_reason_msg = msg("verdict.reason.untimed", n=score.n_shapes)
         score.uncertain = False
     score.headline_note = headline_note(score.headline, score)
     return score

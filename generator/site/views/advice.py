@@ -5,10 +5,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from generator.site import i18n, wording
 from generator.site.views.base import DASH, KernelData, SiteContext, fmt_pct
 from generator.site.views.overview import IndexRow
 from generator.site.views.panel import register_panel
 from generator.site.views.source import isa_href
+from generator.site.wording import Seg
 
 
 # ---- advice
@@ -21,11 +23,18 @@ class Link:
 
 @dataclass
 class EvidenceItem:
-    """One piece of a finding's evidence: a label, a text and links to ISA rows."""
+    """One piece of a finding's evidence: a label, a text and links to ISA rows.
+
+    ``label_zh`` is the label's 中文 (catalogue key ``finding.ev.<key>``); the text is data
+    unless ``text_key`` (yes / no) or ``text_zh`` (counted records, "+N more") words it.
+    """
 
     label: str
     text: str
     links: list[Link]
+    label_zh: list[Seg] | None = None
+    text_key: str = ""
+    text_zh: str = ""
 
 
 @dataclass
@@ -39,6 +48,10 @@ class FindingView:
     evidence: list[EvidenceItem]
     flagged: bool
     anchor: str = ""  # element id on the advice panel (``advice-c<i>-f<j>``): the diagnosis links here
+    #: the 中文 of title, summary and suggestion (``wording.segments``), when the finding is worded by key
+    title_zh: list[Seg] | None = None
+    summary_zh: list[Seg] | None = None
+    suggestion_zh: list[Seg] | None = None
 
 
 def _scalar(v: Any) -> str:
@@ -49,6 +62,11 @@ def _scalar(v: Any) -> str:
     return str(v)
 
 
+def _label_zh(key: str) -> list[Seg] | None:
+    k = f"finding.ev.{key}"
+    return wording.runs(i18n.zh(k)) if k in i18n.catalogue("zh") else None
+
+
 def evidence_items(ev: Any, isa: str | None, limit: int = 12) -> list[EvidenceItem]:
     """Readable evidence: scalars and short lists inline, PCs as links into the ISA page ``isa``
     (``views.source.isa_href``), nested records counted."""
@@ -56,31 +74,42 @@ def evidence_items(ev: Any, isa: str | None, limit: int = 12) -> list[EvidenceIt
         return [EvidenceItem("", str(ev), [])] if ev else []
     out = []
     for key, v in ev.items():
-        if key == "summary":
+        if key in ("summary", "detail"):  # the summary is shown above; the detail is the title's, for the sweep page
             continue
-        label = str(key).replace("_", " ")
+        label, lk = str(key).replace("_", " "), _label_zh(str(key))
         is_pc = str(key).endswith(("pc", "pcs", "pc_index"))
         if is_pc and isa and isinstance(v, int) and not isinstance(v, bool):
-            out.append(EvidenceItem(label, "", [Link(str(v), f"{isa}#pc{v}")]))
+            out.append(EvidenceItem(label, "", [Link(str(v), f"{isa}#pc{v}")], lk))
         elif is_pc and isa and isinstance(v, list) and all(isinstance(x, int) for x in v):
             more = f"+{len(v) - limit} more" if len(v) > limit else ""
-            out.append(EvidenceItem(label, more, [Link(str(x), f"{isa}#pc{x}") for x in v[:limit]]))
-        elif isinstance(v, (str, int, float, bool)) or v is None:
-            out.append(EvidenceItem(label, DASH if v is None else _scalar(v), []))
+            out.append(EvidenceItem(label, more, [Link(str(x), f"{isa}#pc{x}") for x in v[:limit]], lk,
+                                    text_zh=i18n.zh("advice.more", n=len(v) - limit) if more else ""))
+        elif isinstance(v, bool):
+            out.append(EvidenceItem(label, _scalar(v), [], lk, text_key="advice.yes" if v else "advice.no"))
+        elif isinstance(v, (str, int, float)) or v is None:
+            out.append(EvidenceItem(label, DASH if v is None else _scalar(v), [], lk))
         elif isinstance(v, list) and all(isinstance(x, (str, int, float, bool)) for x in v):
             text = ", ".join(_scalar(x) for x in v[:limit]) + (f" (+{len(v) - limit} more)" if len(v) > limit else "")
-            out.append(EvidenceItem(label, text, []))
+            out.append(EvidenceItem(label, text, [], lk))
         elif isinstance(v, dict) and all(isinstance(x, (str, int, float, bool)) or x is None for x in v.values()):
-            out.append(EvidenceItem(label, ", ".join(f"{k_}={_scalar(x)}" for k_, x in v.items()), []))
+            out.append(EvidenceItem(label, ", ".join(f"{k_}={_scalar(x)}" for k_, x in v.items()), [], lk))
         elif isinstance(v, list):
-            out.append(EvidenceItem(label, f"{len(v)} records (in the JSON)", []))
+            out.append(EvidenceItem(label, f"{len(v)} records (in the JSON)", [], lk,
+                                    text_zh=i18n.zh("advice.records", n=len(v))))
     return out
 
 
+def _zh(said: Any, part: str) -> list[Seg] | None:
+    m = said.get(part) if isinstance(said, dict) else None
+    return wording.segments("zh", m) if m else None
+
+
 def finding_view(f: dict[str, Any], isa: str | None = None) -> FindingView:
-    """Display values of one advice finding (``Finding.to_json()``); PCs link into the ISA page ``isa``."""
+    """Display values of one advice finding (``Finding.to_json()``, with its ``i18n`` wording when the
+    site kept it); PCs link into the ISA page ``isa``."""
     ev = f.get("evidence")
     share = f.get("stall_share")
+    said = f.get("i18n")
     return FindingView(
         title=str(f.get("title", "")),
         detector=str(f.get("detector", "")),
@@ -90,6 +119,9 @@ def finding_view(f: dict[str, Any], isa: str | None = None) -> FindingView:
         summary=str(ev.get("summary", "")) if isinstance(ev, dict) else "",
         evidence=evidence_items(ev, isa),
         flagged=bool(f.get("flagged")),
+        title_zh=_zh(said, "title"),
+        summary_zh=_zh(said, "summary"),
+        suggestion_zh=_zh(said, "suggestion"),
     )
 
 
@@ -98,6 +130,7 @@ class AdviceView:
     capture: str
     href: str
     findings: list[FindingView]
+    primary: bool = False
 
 
 @register_panel("advice", "Optimization plan", 60)
@@ -112,10 +145,9 @@ def _advice_panel(k: KernelData, row: IndexRow, ctx: SiteContext) -> list[Advice
         c = k.captures[i]
         if c.analysis is None or c.findings is None:
             continue
-        title = (c.name if not c.label or c.label == c.name else f"{c.label} \u00b7 {c.name}") \
-            + (" (primary)" if c.is_primary else "")
+        title = c.name if not c.label or c.label == c.name else f"{c.label} \u00b7 {c.name}"
         views = [finding_view(f, isa_href(i)) for f in c.findings]
         for j, v in enumerate(views):
             v.anchor = f"advice-c{i}-f{j}"
-        out.append(AdviceView(title, f"#c{i}", views))
+        out.append(AdviceView(title, f"#c{i}", views, c.is_primary))
     return out

@@ -21,7 +21,7 @@ Each clause carries the anchor of its evidence on the kernel page (``#roofline``
 ``near`` (g >= near), ``tune`` (tune <= g < near) or ``rewrite`` (g < tune); thresholds from
 ``[severity]`` in kernel-atlas.toml. Example (vec_add on the shared sweep)::
 
-    memory-bound (7 of 12 shapes), 82% VMEM-wait, 8 waves/SIMD (hardware max), 83% of HBM peak
+    memory-bound (7 of 12 shapes), 82% VMEM-wait, 8 waves/SIMD (hardware max), best shape at 61% of the roof
 """
 
 from __future__ import annotations
@@ -31,10 +31,11 @@ from collections import Counter
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from generator.analyze.message import Msg, msg
+from generator.site import wording
 from generator.site.views.base import CaptureData, KernelData
 
 BOUNDS = ("memory-bound", "compute-bound", "latency-bound")
-BOUND_ZH = {"memory-bound": "内存受限", "compute-bound": "计算受限", "latency-bound": "延迟受限"}
 MEMORY_STALLS = ("VMEM-wait", "VMEM-load", "VMEM-store")
 COMPUTE_STALLS = ("MFMA/FMA",)
 #: VMEM share of the stall cycles from which the capture reads memory-bound.
@@ -44,8 +45,8 @@ MEMORY_SHARE = 0.50
 EARLY_EXIT_NOTE = 0.20
 #: Longest first-step sentence before it is shortened at a word boundary.
 FIRST_STEP_CHARS = 140
+FIRST_STEP_ZH_CHARS = 70
 SEVERITIES = ("near", "tune", "rewrite")
-SEVERITY_ZH = {"near": "接近", "tune": "调优", "rewrite": "重写"}
 
 
 @dataclass
@@ -59,6 +60,11 @@ class Clause:
 
     def to_json(self) -> dict[str, str]:
         return asdict(self)
+
+
+def clause(key: str, m: Msg, anchor: str) -> Clause:
+    """A clause worded by the catalogues (``diag.*``): its English and its 中文."""
+    return Clause(key, wording.plain("en", m), wording.plain("zh", m), anchor)
 
 
 def pct(fraction: float) -> str:
@@ -116,11 +122,10 @@ def bound_clause(k: KernelData, prim: CaptureData | None, anchor: str) -> tuple[
         info = {"bound": label, "bound_source": "roofline", "bound_shapes": [counts[label], n]}
         if len(tied) > 1:
             info["bound_source"] = "roofline, tie settled by the capture's stalls" if stalls in tied else "roofline"
-        clause = Clause("bound", f"{label} ({counts[label]} of {n} shapes)",
-                        f"{BOUND_ZH[label]}（{n} 个形状中 {counts[label]} 个）", "#roofline")
-        return clause, info
+        said = msg("diag.bound.shapes", bound=msg(f"diag.bound.{label}"), k=counts[label], n=n)
+        return clause("bound", said, "#roofline"), info
     if stalls is not None:
-        return (Clause("bound", f"{stalls} (capture stalls)", f"{BOUND_ZH[stalls]}（采集的停顿）", anchor),
+        return (clause("bound", msg("diag.bound.capture", bound=msg(f"diag.bound.{stalls}")), anchor),
                 {"bound": stalls, "bound_source": "capture stalls", "bound_shapes": None})
     return None, {"bound": None, "bound_source": None, "bound_shapes": None}
 
@@ -136,9 +141,8 @@ def stall_clause(prim: CaptureData, anchor: str) -> tuple[Clause | None, dict[st
     name, cycles = max(by_type.items(), key=lambda kv: kv[1])  # first of equal maxima: ranked order
     share = cycles / total
     scope = "working waves" if working else "all waves"
-    text = f"{pct(share)} {name}" + (" (working waves)" if working else "")
-    zh = f"{pct(share)} {name}" + ("（仅工作中的 wave）" if working else "")
-    return Clause("stall", text, zh, anchor), {"stall_type": name, "stall_share": share, "stall_scope": scope}
+    said = msg("diag.stall" + (".working" if working else ""), share=pct(share), type=name)
+    return clause("stall", said, anchor), {"stall_type": name, "stall_share": share, "stall_scope": scope}
 
 
 def occupancy_clause(prim: CaptureData, anchor: str) -> tuple[Clause | None, dict[str, Any]]:
@@ -147,20 +151,16 @@ def occupancy_clause(prim: CaptureData, anchor: str) -> tuple[Clause | None, dic
     occ = a.occupancy
     if occ is not None:
         w = occ.waves_per_simd
-        waves = f"{w} wave{'s' if w != 1 else ''}/SIMD"
-        if occ.limiter == "NONE":
-            text, zh = f"{waves} (hardware max)", f"每 SIMD {w} 个 wave（硬件上限）"
-        else:
-            text, zh = f"{waves} ({occ.limiter}-bound)", f"每 SIMD {w} 个 wave（受 {occ.limiter} 限制）"
-        return Clause("occupancy", text, zh, anchor), {"waves_per_simd": w, "limiter": occ.limiter,
+        said = (msg("diag.occupancy.max", w=w) if occ.limiter == "NONE"
+                else msg("diag.occupancy.bound", w=w, limiter=occ.limiter))
+        return clause("occupancy", said, anchor), {"waves_per_simd": w, "limiter": occ.limiter,
                                                         "achieved_occupancy": None}
     ncu = (a.extra.get("ncu") or {}).get("occupancy") or {}
     achieved = ncu.get("achieved_pct")
     if isinstance(achieved, (int, float)):
         lim = ncu.get("limiter")
-        text = f"{achieved:.0f}% achieved occupancy" + (f" ({lim}-bound)" if lim else "")
-        zh = f"实际占用率 {achieved:.0f}%" + (f"（受 {lim} 限制）" if lim else "")
-        return Clause("occupancy", text, zh, anchor), {"waves_per_simd": None, "limiter": lim,
+        said = msg("diag.occupancy.achieved" + (".bound" if lim else ""), pct=f"{achieved:.0f}%", limiter=lim or "")
+        return clause("occupancy", said, anchor), {"waves_per_simd": None, "limiter": lim,
                                                         "achieved_occupancy": achieved / 100}
     return None, {"waves_per_simd": None, "limiter": None, "achieved_occupancy": None}
 
@@ -174,8 +174,8 @@ def early_exit_clause(prim: CaptureData, anchor: str) -> tuple[Clause | None, di
     if ws.early_exit == 0 or ws.early_exit_stall_share < EARLY_EXIT_NOTE or not ws.representative:
         return None, info
     share = pct(ws.early_exit_stall_share)
-    return (Clause("early_exit", f"{ws.early_exit} of {ws.sampled} waves exit early ({share} of stalls)",
-                   f"{ws.sampled} 个 wave 中 {ws.early_exit} 个提前退出（占停顿 {share}）", anchor), info)
+    return clause("early_exit", msg("diag.early_exit", early=ws.early_exit, sampled=ws.sampled, share=share),
+                  anchor), info
 
 
 # ---------------------------------------------------------------- roof fraction
@@ -206,11 +206,11 @@ def roof_clause(k: KernelData, prim: CaptureData | None, pi: int | None) -> tupl
     bw = streaming_bandwidth(prim)
     if bw is not None:
         frac, j = bw
-        return (Clause("roof", f"{pct(frac)} of HBM peak", f"达到 HBM 峰值的 {pct(frac)}", f"#advice-c{pi}-f{j}"),
+        return (clause("roof", msg("diag.roof.hbm", pct=pct(frac)), f"#advice-c{pi}-f{j}"),
                 {"roof_fraction": frac, "roof_source": "capture bandwidth"})
     frac = best_roof_fraction(k)
     if frac is not None:
-        return (Clause("roof", f"best shape at {pct(frac)} of the roof", f"最佳形状达到屋顶的 {pct(frac)}", "#roofline"),
+        return (clause("roof", msg("diag.roof.best", pct=pct(frac)), "#roofline"),
                 {"roof_fraction": frac, "roof_source": "roofline, best measured shape"})
     return None, {"roof_fraction": None, "roof_source": None}
 
@@ -230,7 +230,7 @@ def diagnose(k: KernelData) -> dict[str, Any] | None:
     info["roofline_bound"] = binfo["bound"] if binfo["bound_source"] and binfo["bound_source"].startswith("roofline") else None
     if prim is not None and not prim.analysis.representative:
         info["bound"], info["bound_source"] = "unrepresentative capture", "capture"
-        clauses.append(Clause("capture", "unrepresentative capture", "采集不具代表性", anchor))
+        clauses.append(clause("capture", msg("diag.unrepresentative"), anchor))
         info.update(stall_type=None, stall_share=None, stall_scope=None)
     else:
         if bound is not None:
@@ -269,17 +269,41 @@ def short_sentence(text: str, limit: int = FIRST_STEP_CHARS) -> str:
     "Each vmcnt(0) waits for every outstanding DMA load: wait with vmcnt(N) for just the tile
     (N = loads issued after it)." -> "Wait with vmcnt(N) for just the tile."
     """
-    text = " ".join(str(text).split())
-    m = re.search(r"(?<=[.!?])\s+(?=[A-Z(])", text)
-    first = text[:m.start()] if m else text
-    head, sep, tail = first.partition(": ")
-    if sep and tail and tail.split(" ", 1)[0].lower() not in _NOT_IMPERATIVE and tail[0].islower():
+    first = first_sentence(text)
+    if imperative_tail(first):
+        tail = first.partition(": ")[2]
         first = tail[0].upper() + tail[1:]
     first = re.sub(r" \([^()]*\)", "", first)
     if len(first) <= limit:
         return first
     cut = first[:limit].rsplit(" ", 1)[0].rstrip(",;:")
     return cut + "\u2026"
+
+
+def first_sentence(text: str) -> str:
+    text = " ".join(str(text).split())
+    m = re.search(r"(?<=[.!?])\s+(?=[A-Z(])", text)
+    return text[:m.start()] if m else text
+
+
+def imperative_tail(first: str) -> bool:
+    """Whether a sentence reads "why: what to do" (the instruction after the colon is the step)."""
+    head, sep, tail = first.partition(": ")
+    return bool(sep and tail and tail.split(" ", 1)[0].lower() not in _NOT_IMPERATIVE and tail[0].islower())
+
+
+def short_zh(zh: str, english: str, limit: int = FIRST_STEP_ZH_CHARS) -> str:
+    """The 中文 of ``short_sentence``: the first sentence (to "。"), the part after "：" when the
+    English took the part after its colon, parentheses dropped, cut to ``limit`` characters."""
+    first = zh.split("。", 1)[0]
+    if imperative_tail(first_sentence(english)) and "：" in first:
+        first = first.split("：", 1)[1]
+    while True:
+        cut = re.sub(r"（[^（）]*）", "", first)
+        if cut == first:
+            break
+        first = cut
+    return first if len(first) <= limit else first[:limit].rstrip("，；：、") + "\u2026"
 
 
 def top_finding(prim: CaptureData | None) -> tuple[int, dict[str, Any]] | None:
@@ -299,11 +323,13 @@ def first_step(k: KernelData) -> dict[str, Any] | None:
     j, f = top
     share = f.get("stall_share") if isinstance(f.get("stall_share"), (int, float)) else None
     text = short_sentence(f["suggestion"])
-    share_text = f"{pct(share)} of stalls" if share else ""
+    said = (f.get("i18n") or {}).get("suggestion")
+    share_m = msg("diag.first.share", pct=pct(share)) if share else None
     return {
         "text": text,
-        "share_text": share_text,
-        "share_zh": f"占停顿 {pct(share)}" if share else "",
+        "text_zh": short_zh(wording.plain("zh", said), f["suggestion"]) if said else "",
+        "share_text": wording.plain("en", share_m) if share_m else "",
+        "share_zh": wording.plain("zh", share_m) if share_m else "",
         "stall_share": share,
         "detector": f.get("detector"),
         "title": f.get("title"),
@@ -328,15 +354,16 @@ def severity(score: Any, near: float, tune: float) -> dict[str, Any] | None:
     g = score.geomean_vs_best
     level = severity_level(g, near, tune)
     need = 1 / g
+    detail = msg("diag.severity.detail", need=f"{need:.2f}x", losses=score.losses, n=score.n_measured)
     return {
         "level": level,
         "geomean": g,
         "to_parity": need,  # the speedup the candidate needs for 1.0x
         "losses": score.losses,
         "n_measured": score.n_measured,
-        "detail": f"needs {need:.2f}x for parity, {score.losses} of {score.n_measured} shapes lose",
-        "detail_zh": f"需提速 {need:.2f}x 才能持平，{score.n_measured} 个形状中 {score.losses} 个落后",
-        "level_zh": SEVERITY_ZH[level],
+        "detail": wording.plain("en", detail),
+        "detail_zh": wording.plain("zh", detail),
+        "level_zh": wording.plain("zh", msg(f"diag.severity.{level}")),
     }
 
 

@@ -5,9 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from generator.analyze.message import msg
 from generator.site.views.base import CaptureData, KernelData, SiteContext, TOP_K, VERDICTS, md_text
 from generator.site.views.overview import ClauseLink, IndexRow, clause_links
 from generator.site.views.panel import NavItem, PanelView, registered_panels
+from generator.site.wording import Said, runs, said
 
 # Each panel module registers its panel on import (the kernel page shows the registry).
 from generator.site.views import (  # noqa: E402,F401
@@ -25,8 +27,8 @@ class KernelPage:
     root: str
     site_title: str
     row: IndexRow
-    verdict_reason: str
-    flags: list[str]
+    verdict_reason: Said | None
+    flags: list[Said]
     nav: list[NavItem]
     panels: list[PanelView]
     pr_snippet: str
@@ -35,6 +37,8 @@ class KernelPage:
     candidate: str
     history_href: str = ""
     diagnosis: list[ClauseLink] | None = None  # clauses linked to anchors on this page
+    diagnosis_said: list[Said] | None = None  # the same clauses in both languages
+    first_step: Said | None = None  # the first step in both languages
 
     @property
     def history_nav(self) -> bool:
@@ -72,6 +76,18 @@ def pr_snippet(row: IndexRow, base_url: str) -> str:
     return "\n\n".join([out, "\n".join(more)]) if more else out
 
 
+def verdict_words(k: KernelData, row: IndexRow) -> tuple[Said | None, list[Said]]:
+    """The verdict's reason and its flags in both languages (``verdict.reason.*``, ``verdict.flag.*``)."""
+    s = k.score
+    if s is None:
+        return (said(msg("verdict.reason.unreadable", error=k.score_error), en=f"campaign unreadable: {k.score_error}")
+                if k.score_error else None), []
+    reason = (said(s.verdict_reason_msg, en=s.verdict_reason) if s.verdict_reason_msg is not None
+              else Said(s.verdict_reason) if s.verdict_reason else None)
+    flags = [said(m, en=text) for text, m in zip(row.flags, s.flag_messages)] if row.flags else []
+    return reason, flags
+
+
 def kernel_page(k: KernelData, row: IndexRow, ctx: SiteContext) -> KernelPage:
     """Build the kernel page from its data and its overview row."""
     panels = []
@@ -87,15 +103,14 @@ def kernel_page(k: KernelData, row: IndexRow, ctx: SiteContext) -> KernelPage:
             item.children = [NavItem(cv.title + (" (primary)" if cv.is_primary else ""), f"#{cv.anchor}")
                              for cv in pv.data]
         nav.append(item)
-    s = k.score
+    reason, flags = verdict_words(k, row)
     return KernelPage(
         slug=k.slug,
         root="../../",
         site_title=ctx.title,
         row=row,
-        verdict_reason=(s.verdict_reason if s is not None else
-                        (f"campaign unreadable: {k.score_error}" if k.score_error else "")),
-        flags=list(row.flags),
+        verdict_reason=reason,
+        flags=flags,
         nav=nav,
         panels=panels,
         pr_snippet=pr_snippet(row, ctx.base_url),
@@ -104,6 +119,9 @@ def kernel_page(k: KernelData, row: IndexRow, ctx: SiteContext) -> KernelPage:
         candidate=ctx.candidate,
         history_href=f"../../history.html#h-{k.slug}" if ctx.history else "",
         diagnosis=clause_links(row.diagnosis, ""),
+        diagnosis_said=[Said(c.text, runs(c.zh)) for c in clause_links(row.diagnosis, "")],
+        first_step=(Said(row.first_step["text"], runs(row.first_step["text_zh"]) if row.first_step.get("text_zh") else None)
+                    if row.first_step else None),
     )
 
 

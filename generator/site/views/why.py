@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from generator.analyze.message import Msg, msg
 from generator.site.views.advice import FindingView, finding_view
 from generator.site.views.base import KernelData, SiteContext, fmt_pct
 from generator.site.views.overview import IndexRow
 from generator.site.views.panel import register_panel
 from generator.site.views.source import isa_href
+from generator.site.wording import Said, said
 
 
 # ---- why not winning
@@ -17,52 +19,62 @@ from generator.site.views.source import isa_href
 class WhyView:
     """For a HEADROOM kernel: the limiter and the top evidence, first on the page."""
 
-    lines: list[str]
+    lines: list[Said]
     findings: list[FindingView]
     source: str  # "advice" or "analysis"
+
+
+def _geomean_line(k: KernelData, row: IndexRow) -> Msg:
+    wins = msg("wins.of", wins=row.wins, n=row.n_measured) if row.wins_zh else row.wins_text
+    return msg("advice.why.geomean", geomean=row.geomean_text, wins=wins, worst=k.score.worst_text)
+
+
+def _analysis_lines(a) -> list[Msg]:
+    """Without advice: occupancy, the top stall type and the hottest line of the primary capture."""
+    out = []
+    o = a.occupancy
+    if o:
+        nxt = (msg("advice.why.occupancy.next", n=o.next_waves, need=o.next_vgpr_total, total=o.vgpr_total)
+               if o.next_waves and o.limiter == "VGPR" else "")
+        by = msg("advice.why.hwmax") if o.at_hardware_max else o.limiter
+        out.append(msg("advice.why.occupancy", waves=o.waves_per_simd, by=by, next=nxt))
+    top = a.top_stall_type
+    if top:
+        share = a.stall_by_type[top] / a.total_stall_cycles if a.total_stall_cycles else 0
+        out.append(msg("advice.why.top", type=top, share=fmt_pct(share), ratio=fmt_pct(a.stall_ratio)))
+    hot = a.hot_lines(1)
+    if hot:
+        out.append(msg("advice.why.hottest", loc=hot[0].source_loc, share=fmt_pct(hot[0].share),
+                       type=hot[0].dominant_type))
+    return out
 
 
 @register_panel("why", "Why not winning", 10)
 def _why_panel(k: KernelData, row: IndexRow, ctx: SiteContext) -> WhyView | None:
     if row.verdict != "HEADROOM":
         return None
-    lines: list[str] = []
+    lines: list[Said] = []
     if k.score is not None:
-        lines.append(f"Geomean {row.geomean_text} against the best baseline, wins {row.wins_text}; "
-                     f"worst shape {k.score.worst_text}.")
+        lines.append(said(_geomean_line(k, row)))
     if k.why_not:
         for key in ("summary", "limiter", "text"):
             v = k.why_not.get(key)
             if isinstance(v, str) and v:
-                lines.append(v)
+                lines.append(said(k.why_not["i18n"], en=v) if key == "text" and k.why_not.get("i18n") else Said(v))
         ev = k.why_not.get("evidence")
         if isinstance(ev, list):
-            lines.extend(str(e) for e in ev[:5])
+            lines.extend(Said(str(e)) for e in ev[:5])
         elif isinstance(ev, str):
-            lines.append(ev)
+            lines.append(Said(ev))
         pi = k.captures.index(k.primary) if k.primary else None
         top = [finding_view(f, isa_href(pi) if pi is not None else None)
                for f in (k.why_not.get("findings") or [])[:3] if isinstance(f, dict)]
         return WhyView(lines, top, "advice")
     prim = k.primary
     if prim and prim.analysis:
-        a = prim.analysis
-        o = a.occupancy
-        if o:
-            lines.append(f"Occupancy {o.waves_per_simd} waves/SIMD, limited by {o.limited_by}"
-                         + (f"; {o.next_waves} waves need at most {o.next_vgpr_total} VGPRs in all "
-                            f"(now {o.vgpr_total})" if o.next_waves and o.limiter == "VGPR" else "") + ".")
-        top = a.top_stall_type
-        if top:
-            share = a.stall_by_type[top] / a.total_stall_cycles if a.total_stall_cycles else 0
-            lines.append(f"Top stall type {top}: {fmt_pct(share)} of stall cycles "
-                         f"(stall ratio {fmt_pct(a.stall_ratio)}).")
-        hot = a.hot_lines(1)
-        if hot:
-            lines.append(f"Hottest line {hot[0].source_loc} ({fmt_pct(hot[0].share)} of stalls, "
-                         f"{hot[0].dominant_type}).")
+        lines.extend(said(m) for m in _analysis_lines(prim.analysis))
         pi = k.captures.index(prim)
         findings = [finding_view(f, isa_href(pi)) for f in (prim.findings or []) if not f.get("flagged")][:3]
         return WhyView(lines, findings, "advice" if findings else "analysis")
-    lines.append("No capture was analyzed for this kernel, so there is no evidence to show.")
+    lines.append(said(msg("advice.why.nocapture")))
     return WhyView(lines, [], "analysis")

@@ -1,0 +1,162 @@
+"""中文 of the advice, the verdict words and the diagnosis (issue 13 point 5): every detector is
+worded by the catalogues (``finding.*``), the catalogues' English is the detectors' English word
+for word, and the 中文 keeps data (numbers, instructions, file:line) as data."""
+
+from __future__ import annotations
+
+import re
+import string
+from pathlib import Path
+
+import pytest
+
+from generator.analyze import advice, analysis
+from generator.analyze.advice import registry
+from generator.analyze.verdicts.sweep import score_sweep
+from generator.read import discover
+from generator.site import i18n, wording
+from generator.site.views import advice as advice_views, base as base_views, kernel as kernel_views
+
+#: The Latin runs a 中文 finding / verdict / diagnosis string may hold: terms a kernel engineer keeps in
+#: English, and code. Anything else would be an English interface word left in the 中文.
+TERMS = {
+    "0", "1/", "16", "2", "5", "64", "A", "B", "K tile", "N", "N-1", "N-2", "k", "v",
+    "AGPR/LDS", "BLOCK_K", "CSV", "CTA", "CU", "DMA", "DPP", "DRAM", "EXEC", "GPU", "HBM", "ISA", "JSON",
+    "LDS", "MFMA", "MMA", "NCU", "Nsight Compute", "PMC", "SGPR", "SIMD", "SIMD wave", "SM", "TB/s", "VALU",
+    "VGPR", "VMEM", "WARPGROUP.DEPBAR", "accum", "accum VGPR", "arch", "arch VGPR", "buffer_load...lds",
+    "cshuffle", "dispatch", "ds_read", "ds_swizzle/bpermute", "dwordx4", "kernel trace CSV", "lane", "lgkmcnt",
+    "pc", "s_endpgm", "s_load", "s_nop", "s_waitcnt vmcnt(0)", "split-K", "stall_barrier", "target_cu",
+    "tensor", "tile", "trace", "v_permlane*_swap", "vmcnt", "vmcnt(0)", "vmcnt(N)", "warp", "warpgroup MMA",
+    "wave", "wgmma", "workgroup", "MB", "us",
+}
+MINE = ("finding.", "advice.", "verdict.", "diag.")
+
+
+def assert_worded(f) -> None:
+    """A finding's title, summary and suggestion, worded from en.json, are the detector's English;
+    its 中文 words every part (tests/test_advice_synthetic.py checks every hand-made finding too)."""
+    for part, text in (("title", f.title), ("summary", f.summary), ("suggestion", f.suggestion)):
+        assert wording.plain("en", f.messages[part]) == text, (f.detector, part)
+        assert re.search(r"[\u4e00-\u9fff]", wording.plain("zh", f.messages[part])), (f.detector, part)
+
+
+def _fields(s: str) -> list[tuple[str, str]]:
+    return [(f, spec or "") for _, f, spec, _ in string.Formatter().parse(s) if f]
+
+
+def test_every_detector_is_worded_in_both_catalogues():
+    en, zh = i18n.catalogue("en"), i18n.catalogue("zh")
+    assert [d.name for d in advice.DETECTORS][:len(registry.ORDER)] == list(registry.ORDER)
+    for name in registry.ORDER:
+        keys = [k for k in en if k.startswith(f"finding.{name}.")]
+        for part in ("title", "summary", "try"):
+            assert any(k.split(".")[-1] == part or f".{part}." in k for k in keys), (name, part)
+        for k in keys:
+            assert k in zh and zh[k].strip(), k
+            # the same placeholders; only the English carries forms (plural ~, ordinal #)
+            assert {f for f, _ in _fields(en[k])} == {f for f, _ in _fields(zh[k])}, k
+            assert all(spec == "" for _, spec in _fields(zh[k])), k
+            assert all(spec == "" or spec[0] in "~#" for _, spec in _fields(en[k])), k
+
+
+def test_the_chinese_holds_no_english_word_but_terms_and_code():
+    zh = i18n.catalogue("zh")
+    left = {}
+    for k, v in zh.items():
+        if k.startswith(MINE):
+            for m in wording.LATIN.finditer(re.sub(r"\{[^}]*\}", "", v)):
+                if m.group() not in TERMS:
+                    left[k] = m.group()
+    assert left == {}
+
+
+def test_catalogue_english_is_the_detectors_english_on_the_whole_sweep(sweep):
+    """Each finding's title, summary and suggestion, and the why-not-winning sentence, worded from
+    en.json equal what analyze prints (which stays byte-identical)."""
+    parts = whys = 0
+    seen = set()
+    for r in analysis.analyze_sweep(discover.discover(sweep)):
+        for a in r.analyses:
+            found = advice.advise(a, advice.AdviceContext(bundle=r.bundle))
+            for f in found:
+                seen.add(f.detector)
+                assert_worded(f)
+                parts += 3
+            if found:
+                assert (wording.plain("en", advice.why_not_winning_message(found, a))
+                        == advice.why_not_winning(found, a))
+                whys += 1
+    assert parts == 321 and whys == 17
+    assert len(seen) == 17  # every detector but wgmma_wait (NVIDIA) and barrier_dominated fires here
+
+
+def test_nsight_compute_findings_are_worded_too():
+    """The NVIDIA bundles (bundles/examples): wgmma waits and the rest, English and 中文."""
+    root = Path(__file__).resolve().parent.parent / "bundles"
+    seen = set()
+    for r in analysis.analyze_sweep(discover.discover(root)):
+        for a in r.analyses:
+            for f in advice.advise(a, advice.AdviceContext(bundle=r.bundle)):
+                assert_worded(f)
+                seen.add(f.detector)
+    assert "wgmma_wait" in seen
+
+
+def test_every_key_a_message_names_is_in_the_catalogues():
+    """Literal keys of msg(...) in the code (a computed suffix is checked on the prefix)."""
+    en = i18n.catalogue("en")
+    gen = Path(__file__).resolve().parent.parent / "generator"
+    keys = set()
+    for path in gen.rglob("*.py"):
+        keys |= set(re.findall(r'\bmsg\(\s*f?"([^"{]+)"', path.read_text(encoding="utf-8")))
+    assert len(keys) > 60
+    missing = [k for k in keys if k not in en and not any(e.startswith(k) for e in en)]
+    assert missing == []
+
+
+def test_verdict_reasons_and_flags_are_worded_by_key(sweep):
+    n_flags = 0
+    for op, s in score_sweep(sweep).items():
+        assert wording.plain("en", s.verdict_reason_msg) == s.verdict_reason, op
+        assert [wording.plain("en", m) for m in s.flag_messages] == s.flags, op
+        n_flags += len(s.flags)
+    assert n_flags > 5
+    moe = score_sweep(sweep)["moe_blockscale"]
+    assert wording.plain("zh", moe.verdict_reason_msg) == "4 个已测量形状的几何平均 7.089x ≥ 1.05"
+    assert [wording.plain("zh", m) for m in moe.flag_messages] == [
+        "口径不一致：4 个形状中有 4 个，最佳基线计时的范围与候选不同；同口径对比为 540.89x（4 个形状，仅对比参考实现 pytorch）",
+        "6 项可疑的参考校验（flydsl 与一个独立库都未通过）",
+        "2 行超出 HBM 屋顶"]
+
+
+def test_snop_hazard_of_flash_attn_func_in_chinese_with_its_numbers(kernel):
+    k, _ = kernel("flash_attn_func")
+    prim = k.captures[1]
+    assert prim.is_primary
+    f = next(f for f in prim.findings if f["detector"] == "snop_hazard")
+    v = advice_views.finding_view(f)
+    zh = "".join(s.text for s in v.summary_zh)
+    assert zh.startswith("185 条 s_nop 占停顿周期的 13.5%（flash_attn_func.py:258、")
+    assert "；填充的依赖对：v_cmp_gt_f32_e32 -> v_cndmask_b32_e32 (35)、" in zh
+    assert "".join(s.text for s in v.title_zh) == "相互依赖的指令之间的 s_nop 冒险填充"
+    # data runs are data: no Latin letter outside them
+    assert all(not re.search(r"[A-Za-z]", s.text) for s in v.summary_zh + v.title_zh + v.suggestion_zh if not s.data)
+    assert wording.Seg("185", True) in v.summary_zh and wording.Seg("13.5%", True) in v.summary_zh
+    # the English is the detector's, untouched
+    assert v.summary == f["evidence"]["summary"] and v.summary.startswith("185 s_nops hold 13.5% of the stall cycles")
+
+
+def test_kernel_header_and_why_panel_in_chinese(kernel):
+    k, row = kernel("pa")
+    page = kernel_views.kernel_page(k, row, base_views.SiteContext())
+    text = lambda said: "".join(s.text for s in said.zh)  # noqa: E731
+    assert text(page.verdict_reason) == "12 个已测量形状的几何平均 0.493x < 0.95"
+    assert [text(f) for f in page.flags] == ["2 行超出 HBM 屋顶"]
+    assert [text(c) for c in page.diagnosis_said] == [
+        "延迟受限（12 个形状中 11 个）", "other 停顿占 35%（仅计干活的 wave）", "每 SIMD 2 个 wave（受 VGPR 限制）",
+        "56 个 wave 中 48 个提前退出（占停顿 36%）", "最佳形状达到屋顶的 38%"]
+    assert text(page.first_step) == "在第一次等待之前集中发出全部 s_load，并给每个 wave 分配更多工作，摊薄这部分固定开销"
+    why = next(p.data for p in page.panels if p.name == "why")
+    assert why.lines[0].en.startswith("Geomean 0.49x against the best baseline, wins 0 of 12")
+    assert text(why.lines[0]).startswith("相对最佳基线的几何平均为 0.49x，胜出 12 个中 0 个；最差的形状：")
+    assert text(why.lines[1]).startswith("限制因素：")
