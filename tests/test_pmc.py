@@ -308,7 +308,7 @@ def test_several_kernels_without_filter_is_noted(tmp_path):
     files = [str(p) for p in make_handmade_counter_csvs(tmp_path)]
     r = pmc.analyze_files(files)
     assert r.dispatches == 16
-    assert "2 kernels mixed together: pass --kernel to pick one" in r.notes
+    assert "2 kernels mixed together: pass --kernel-contains to pick one" in r.notes
 
 
 def _cli_error(argv, capsys) -> str:
