@@ -1,7 +1,8 @@
 """Command line: ``kernel-atlas <command>``; commands register themselves.
 
 Each module in ``generator/commands/`` defines ``NAME``, ``HELP``, ``ORDER``,
-``add_arguments(parser)`` and ``run(args) -> int``. The CLI imports them all, so a
+``add_arguments(parser)`` and ``run(args) -> int`` (and optionally ``PARSER``, keyword
+arguments of its parser, e.g. ``{"add_help": False}`` for a command printing its own help). The CLI imports them all, so a
 new command is a new file, never an edit here.
 """
 
@@ -37,7 +38,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"kernel-atlas {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for mod in load_commands():
-        p = sub.add_parser(mod.NAME, help=mod.HELP, description=mod.HELP)
+        p = sub.add_parser(mod.NAME, help=mod.HELP, description=mod.HELP, **getattr(mod, "PARSER", {}))
         mod.add_arguments(p)
         p.set_defaults(_run=mod.run)
     return parser

@@ -142,7 +142,7 @@ def test_provider_present_only_sometimes_and_stray_rows(sweep, tmp_path):
     s = score_campaign(read_campaign(dest))
     assert s.per_baseline["aiter_triton"][1] == 7
     assert s.per_baseline["pytorch"][1] == 12
-    assert "1 result rows name shapes that are not in the ledger (ignored)" in s.notes
+    assert "1 result row names a shape that is not in the ledger (ignored)" in s.notes
 
 
 def test_true_false_strings_in_jsonl(sweep, tmp_path):

@@ -66,7 +66,7 @@ def test_dry_run_before_discovery_prints_every_step(tmp_path, monkeypatch, capsy
 mkdir -p raw
 rocprofv3 --stats --kernel-trace --output-format csv -d raw -o discover -- python bench.py --n 3 2>&1 | tee raw/discover.log
 # pick a kernel: the Name column of raw/discover_kernel_stats.csv;
-# then run this again with --kernel NAME to get its exact input file
+# then run this again with --kernel-regex NAME to get its exact input file
 
 # step 2: trace the kernel (dispatches 6 and 8, after 5 warm-up calls)
 # with debug info, compiled into a fresh JIT cache
@@ -285,7 +285,7 @@ def standin(sweep, tmp_path, monkeypatch):
 def capture_argv(*extra: str) -> list[str]:
     # "python3" (this interpreter, first on PATH), not a path: capture.py takes an
     # existing file right after "--" for a SPEC
-    return ["capture", "--vendor", "amd", "--label", "small", "--kernel", "flash_attn", "--into", "sweep",
+    return ["capture", "--vendor", "amd", "--label", "small", "--kernel-regex", "flash_attn", "--into", "sweep",
             "--raw-dir", "raw", *extra, "--", "python3", "app.py", "runs.jsonl"]
 
 
@@ -364,5 +364,53 @@ def test_a_kernel_regex_without_match_stops_after_discovery(standin, capsys):
     argv = capture_argv()
     argv[argv.index("flash_attn")] = "no_such_kernel"
     assert cli.main(argv) == 2
-    assert "--kernel: 'no_such_kernel' matches no kernel of the discovery run (19 kernels" in capsys.readouterr().err
+    assert "--kernel-regex: 'no_such_kernel' matches no kernel of the discovery run (19 kernels" in capsys.readouterr().err
     assert not (standin / "raw" / "input_trace.yaml").exists()
+
+
+# ---------------------------------------------------------------- --into, the command, old spellings
+
+def test_dry_run_into_defaults_to_the_current_sweep(tmp_path, monkeypatch, capsys):
+    (tmp_path / "s" / "benchmarks" / "examples").mkdir(parents=True)
+    (tmp_path / "s" / "examples").mkdir()
+    monkeypatch.chdir(tmp_path / "s" / "examples")
+    assert cli.main(["capture", "amd", "--dry-run", "--label", "small", "--raw-dir", "raw",
+                     "--", "python", "bench.py"]) == 0
+    assert capsys.readouterr().out.endswith("\nkernel-atlas ingest raw --into .. --kernel NAME --label small\n")
+    monkeypatch.chdir(tmp_path)  # no sweep here: the printed plan names SWEEP for the user to fill in
+    assert cli.main(["capture", "amd", "--dry-run", "--raw-dir", "raw", "--", "python", "bench.py"]) == 0
+    assert capsys.readouterr().out.endswith("\nkernel-atlas ingest raw --into SWEEP --kernel NAME --label big\n")
+
+
+def test_old_kernel_spelling_still_picks_with_one_warning(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    assert cli.main(["capture", "--vendor", "amd", "--dry-run", "--kernel", "flash_attn", "--into", "sweep",
+                     "--", "python", "bench.py"]) == 0
+    out, err = capsys.readouterr()
+    assert 'kernel_include_regex: "flash_attn"' in out
+    assert err == ("kernel-atlas: warning: --kernel is deprecated here, use --kernel-regex "
+                   "(the old spelling goes away in the next release)\n")
+
+
+def test_a_real_run_needs_a_sweep(standin, capsys):
+    argv = capture_argv()
+    del argv[argv.index("--into"):argv.index("--into") + 2]
+    assert cli.main(argv) == 2
+    assert capsys.readouterr().err == (
+        "kernel-atlas: error: --into: the current folder is not inside a sweep (no kernel-atlas.toml, "
+        "examples/<kernel>/ or benchmarks/examples/ here or above): give --into SWEEP\n")
+    assert not (standin / "raw").exists()
+
+
+@pytest.mark.parametrize("cmd, message", [
+    (["python3", "no_such_app.py"], "no_such_app.py: no such script: expected the file python3 runs"),
+    (["./no_such_tool", "x"], "./no_such_tool: no such program: expected the command to profile after --, "
+                              "e.g. -- python bench.py"),
+    (["no-such-tool-on-path"], "no-such-tool-on-path: not found on PATH: expected the command to profile "
+                               "after --, e.g. -- python bench.py"),
+])
+def test_a_missing_program_or_script_exits_2_before_profiling(standin, capsys, cmd, message):
+    argv = capture_argv()[:-3] + cmd
+    assert cli.main(argv) == 2
+    assert capsys.readouterr().err == f"kernel-atlas: error: {message}\n"
+    assert not (standin / "raw").exists()

@@ -31,6 +31,8 @@ from generator.capture.nvidia_campaign import (
 )
 from generator.capture.nvidia_profile import Layout
 from generator.capture.nvidia_spec import load_spec
+from generator.capture import __main__ as capture_main
+from generator.capture import ingest as capture_ingest
 from generator.capture import options as command
 from generator.errors import InputError
 
@@ -276,17 +278,80 @@ def test_dry_run_prints_the_plan_and_writes_nothing(tmp_path, capsys):
 
 
 def test_dry_run_label_and_kernel_overrides(capsys):
-    assert cli.main(["capture", str(SPECS / "gemm.py"), "--dry-run", "--label", "big", "--kernel", "gemm"]) == 0
-    out = capsys.readouterr().out
+    argv = ["capture", str(SPECS / "gemm.py"), "--dry-run", "--label", "big", "--kernel-regex", "gemm"]
+    assert cli.main(argv) == 0
+    out, err = capsys.readouterr()
     assert "-k regex:gemm -c 1" in out and "examples/gemm/ncu/big/details.csv" in out
+    assert err == ""
 
 
-def test_capture_without_gpu_tools_is_one_error_line(capsys, monkeypatch):
+def test_old_kernel_spelling_still_works_with_one_warning(capsys):
+    assert cli.main(["capture", str(SPECS / "gemm.py"), "--dry-run", "--kernel", "gemm"]) == 0
+    out, err = capsys.readouterr()
+    assert "-k regex:gemm -c 1" in out
+    assert err == ("kernel-atlas: warning: --kernel is deprecated here, use --kernel-regex "
+                   "(the old spelling goes away in the next release)\n")
+
+
+def test_capture_without_gpu_tools_is_one_error_line(tmp_path, capsys, monkeypatch):
     monkeypatch.setattr(capture_nv, "find_ncu", lambda: None)
-    assert cli.main(["capture", str(SPECS / "softmax.py")]) == 2
+    assert cli.main(["capture", str(SPECS / "softmax.py"), "--into", str(tmp_path / "sweep")]) == 2
     err = capsys.readouterr().err
     assert err.startswith("kernel-atlas: error:") and "ncu (Nsight Compute) was not found" in err
     assert len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "sweep").exists()
+
+
+NO_SWEEP = ("kernel-atlas: error: --into: the current folder is not inside a sweep (no kernel-atlas.toml, "
+            "examples/<kernel>/ or benchmarks/examples/ here or above): give --into SWEEP\n")
+
+
+def test_into_is_required_outside_a_sweep_before_any_tool_is_looked_for(tmp_path, capsys, monkeypatch):
+    """Arguments are checked first: no sweep here and no --into is exit 2, even without ncu."""
+    monkeypatch.setattr(capture_nv, "find_ncu", lambda: None)
+    monkeypatch.chdir(tmp_path)
+    assert cli.main(["capture", str(SPECS / "softmax.py")]) == 2
+    assert capsys.readouterr().err == NO_SWEEP
+
+
+def test_into_is_never_the_tools_own_bundles(capsys, monkeypatch):
+    """Run from the tool's checkout (which holds bundles/), there is no current sweep."""
+    monkeypatch.chdir(REPO)
+    assert (REPO / "bundles").is_dir()
+    assert cli.main(["capture", str(SPECS / "softmax.py")]) == 2
+    assert capsys.readouterr().err == NO_SWEEP
+
+
+def test_into_defaults_to_the_sweep_the_current_folder_is_inside(tmp_path, monkeypatch):
+    sweep = tmp_path / "my-sweep"
+    (sweep / "examples" / "k" / "ncu").mkdir(parents=True)
+    monkeypatch.chdir(sweep / "examples" / "k")
+    assert capture_ingest.sweep_into(None) == os.path.join("..", "..")
+    assert capture_ingest.sweep_into("elsewhere") == "elsewhere"
+    (tmp_path / "toml-only").mkdir()
+    (tmp_path / "toml-only" / "kernel-atlas.toml").write_text("")
+    monkeypatch.chdir(tmp_path / "toml-only")
+    assert capture_ingest.sweep_into(None) == "."
+    monkeypatch.chdir(tmp_path)
+    assert capture_ingest.sweep_into(None, plan_only=True) == "SWEEP"
+    with pytest.raises(InputError, match="the current folder is not inside a sweep"):
+        capture_ingest.sweep_into(None)
+
+
+def test_into_a_file_exits_2(tmp_path, capsys):
+    (tmp_path / "notes.txt").write_text("x")
+    into = str(tmp_path / "notes.txt")
+    assert cli.main(["capture", str(SPECS / "softmax.py"), "--dry-run", "--into", into]) == 2
+    assert capsys.readouterr().err == (f"kernel-atlas: error: {into}: not a folder: --into takes a sweep "
+                                       "folder (created when absent)\n")
+
+
+def test_missing_spec_exits_2(tmp_path, capsys):
+    assert cli.main(["capture", str(tmp_path / "nope.py"), "--dry-run"]) == 2
+    assert capsys.readouterr().err == f"kernel-atlas: error: {tmp_path / 'nope.py'}: no such SPEC file\n"
+    assert cli.main(["capture", "--dry-run"]) == 2
+    assert capsys.readouterr().err == ("kernel-atlas: error: capture: no SPEC file given: an NVIDIA capture "
+                                       "needs one (see `kernel-atlas capture nvidia --help`)\n")
 
 
 def test_nvidia_capture_refuses_a_command(capsys):
@@ -294,24 +359,72 @@ def test_nvidia_capture_refuses_a_command(capsys):
     assert "give a SPEC file, not a command" in capsys.readouterr().err
 
 
+def test_capture_help_lists_both_vendors_briefly(capsys):
+    assert cli.main(["capture", "--help"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("usage: kernel-atlas capture [nvidia] SPEC [options]\n"
+                          "       kernel-atlas capture amd [options] -- CMD...\n")
+    assert "SWEEP/examples/<KERNEL>/ncu/<LABEL>/" in out and "SWEEP/examples/<NAME>/att_viewer/<LABEL>/" in out
+    assert "`kernel-atlas capture nvidia --help`, `kernel-atlas capture amd --help`" in out
+    assert "--pmc" not in out and "--target-cu" not in out
+
+
+@pytest.mark.parametrize("argv", [["capture", "amd", "--help"], ["capture", "--vendor", "amd", "-h"]])
+def test_amd_help_describes_only_amd(argv, capsys):
+    assert cli.main(argv) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("usage: kernel-atlas capture amd ")
+    assert "examples/<NAME>/att_viewer/<LABEL>/ui_output_agent_<PID>_dispatch_<N>[_<SUFFIX>]/" in out
+    assert "--pmc" in out and "--target-cu" in out and "examples/<NAME>/att_viewer/LABEL/ (default: big)" in out
+    assert "ncu" not in out and "SPEC" not in out and "--kernel " not in out
+
+
+@pytest.mark.parametrize("argv", [["capture", "nvidia", "--help"], ["capture", "--vendor", "nvidia", "--help"]])
+def test_nvidia_help_describes_only_nvidia(argv, capsys):
+    assert cli.main(argv) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("usage: kernel-atlas capture nvidia ")
+    assert "examples/<KERNEL>/ncu/<LABEL>/" in out and "benchmarks/examples/<OP>/" in out
+    assert "ncu -k regex: the kernels to profile" in out
+    for amd_only in ("att_viewer", "rocprofv3", "--pmc", "--target-cu", "--suffix", "--name"):
+        assert amd_only not in out
+
+
+def test_module_entry_prints_the_same_help(capsys):
+    assert capture_main.main(["capture", "amd", "--help"]) == 0
+    assert capsys.readouterr().out.startswith("usage: python -m generator.capture capture amd ")
+
+
 def parse(argv):
-    p = argparse.ArgumentParser()
+    p = argparse.ArgumentParser(add_help=False)
     command.add_arguments(p)
     return command.normalize(p.parse_args(argv))
 
 
 def test_argument_forms():
     a = parse(["demo/specs/softmax.py", "--into", "x", "--label", "big"])
-    assert (a.spec, a.into, a.label, a.cmd) == ("demo/specs/softmax.py", "x", "big", [])
+    assert (a.vendor, a.spec, a.into, a.label, a.cmd) == ("nvidia", "demo/specs/softmax.py", "x", "big", [])
     a = parse(["--vendor", "amd", "--", "rocprofv3", "--att", "--", "python3", "app.py"])
     assert (a.spec, a.cmd) == (None, ["rocprofv3", "--att", "--", "python3", "app.py"])
     a = parse(["--vendor", "amd", "--label", "big", "--", "python3", "app.py"])
     assert (a.spec, a.label, a.cmd) == (None, "big", ["python3", "app.py"])
     # an existing executable right after -- is the command, not a SPEC (AMD takes no SPEC)
-    a = parse(["--vendor", "amd", "--kernel", "pa", "--", "/usr/bin/env", "python3", "app.py", "--x"])
+    a = parse(["--vendor", "amd", "--kernel-regex", "pa", "--", "/usr/bin/env", "python3", "app.py", "--x"])
     assert (a.spec, a.kernel, a.cmd) == (None, "pa", ["/usr/bin/env", "python3", "app.py", "--x"])
+    # --into is resolved by the capture itself (the current sweep, else required)
     a = parse(["--dry-run", "s.py"])
-    assert (a.spec, a.dry_run, a.into) == ("s.py", True, "bundles")
+    assert (a.spec, a.dry_run, a.into) == ("s.py", True, None)
+
+
+def test_vendor_word_forms():
+    a = parse(["amd", "--", "python3", "app.py", "--n", "3"])
+    assert (a.vendor, a.spec, a.cmd) == ("amd", None, ["python3", "app.py", "--n", "3"])
+    a = parse(["amd", "--label", "small", "--kernel-regex", "pa", "--", "python3", "app.py", "--label", "x"])
+    assert (a.vendor, a.label, a.kernel, a.cmd) == ("amd", "small", "pa", ["python3", "app.py", "--label", "x"])
+    a = parse(["nvidia", "demo/specs/softmax.py", "--into", "x"])
+    assert (a.vendor, a.spec, a.into, a.cmd) == ("nvidia", "demo/specs/softmax.py", "x", [])
+    a = parse(["nvidia", "--dry-run", "demo/specs/softmax.py"])
+    assert (a.vendor, a.spec, a.dry_run) == ("nvidia", "demo/specs/softmax.py", True)
 
 
 def test_amd_capture_missing_exits_2(capsys, monkeypatch):
@@ -339,6 +452,8 @@ def test_amd_capture_is_handed_the_arguments(monkeypatch):
     monkeypatch.setattr(command, "load_amd", lambda: Fake)
     assert cli.main(["capture", "--vendor", "amd", "--label", "small", "--", "python3", "app.py"]) == 0
     assert seen == {"cmd": ["python3", "app.py"], "label": "small"}
+    assert cli.main(["capture", "amd", "--label", "big", "--", "python3", "app.py"]) == 0
+    assert seen == {"cmd": ["python3", "app.py"], "label": "big"}
 
 
 # ---------------------------------------------------------------- the committed sweep

@@ -307,7 +307,7 @@ def test_att_files_without_captures_mean_no_decoder(flash_raw, tmp_path):
     make_handmade_att_files(only_files(flash_raw), 32235, 44, 16)
     report = ingest.ingest(str(flash_raw), str(tmp_path / "sweep"), "flash_attn_func", "small")
     assert kinds(report) == [("decoder-missing", "error")]
-    assert "4 raw .att file(s) but no ui_output_agent_* folder" in report.problems[0].message
+    assert "4 raw .att files but no ui_output_agent_* folder" in report.problems[0].message
     assert "ROCPROF_ATT_LIBRARY_PATH" in report.problems[0].fix
     assert not (tmp_path / "sweep").exists()
     assert "nothing was written: no capture has waves and instructions" in report.render()
@@ -355,7 +355,7 @@ def test_truncated_files_are_skipped_and_explained(flash_raw, tmp_path):
     (cap / "code.json").write_bytes(code)
     (cap / "se3_sm2_sl0_wv0.json").unlink()
     report = ingest.ingest(str(flash_raw), str(tmp_path / "sweep"), "flash_attn_func", "small")
-    assert report.checks[0].skip == ("truncated trace: 1 of 4 wave files listed in filenames.json are missing "
+    assert report.checks[0].skip == ("truncated trace: 1 of 4 wave files listed in filenames.json is missing "
                                      "(first: se3_sm2_sl0_wv0.json)")
 
 
@@ -411,6 +411,24 @@ def test_command_line(flash_raw, tmp_path, capsys):
     assert cli.main(["ingest", str(empty), "--into", str(into), "--kernel", "k"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "no rocprofv3 output here (expected ui_output_agent_*/ folders" in err
+
+
+def test_into_defaults_to_the_current_sweep(flash_raw, tmp_path, monkeypatch, capsys):
+    sweep = tmp_path / "my-sweep"
+    (sweep / "benchmarks" / "examples").mkdir(parents=True)
+    monkeypatch.chdir(sweep / "benchmarks")
+    assert cli.main(["ingest", str(flash_raw), "--kernel", "flash_attn_func", "--label", "small"]) == 0
+    capsys.readouterr()
+    assert (sweep / "examples/flash_attn_func/att_viewer/small/ui_output_agent_32235_dispatch_44").is_dir()
+    monkeypatch.chdir(tmp_path)  # not inside a sweep: --into is required
+    assert cli.main(["ingest", str(flash_raw), "--kernel", "flash_attn_func"]) == 2
+    assert capsys.readouterr().err == (
+        "kernel-atlas: error: --into: the current folder is not inside a sweep (no kernel-atlas.toml, "
+        "examples/<kernel>/ or benchmarks/examples/ here or above): give --into SWEEP\n")
+    (tmp_path / "file").write_text("")
+    assert cli.main(["ingest", str(flash_raw), "--into", str(tmp_path / "file"), "--kernel", "k"]) == 2
+    assert capsys.readouterr().err == (f"kernel-atlas: error: {tmp_path / 'file'}: not a folder: --into takes "
+                                       "a sweep folder (created when absent)\n")
 
 
 def test_provenance_comes_from_the_discovery_agent_info_when_the_att_run_has_none(flash_raw, tmp_path):

@@ -231,7 +231,7 @@ def test_rocpd_tables_are_found_by_uuid_suffix():
 
 def test_cli_json_keys_and_values(tmp_path, capsys):
     make_handmade_counter_csvs(tmp_path)
-    rc = cli.main(["pmc", str(tmp_path), "--kernel", "pa_decode", "--ideal-gb", "0.5",
+    rc = cli.main(["pmc", str(tmp_path), "--kernel-contains", "pa_decode", "--ideal-gb", "0.5",
                    "--device", "MI300X", "--json"])
     assert rc == 0
     out = json.loads(capsys.readouterr().out)
@@ -251,7 +251,7 @@ def test_cli_json_keys_and_values(tmp_path, capsys):
 def test_cli_text_report(tmp_path, capsys):
     make_handmade_counter_csvs(tmp_path)
     files = sorted(str(p) for p in tmp_path.rglob("*.csv"))
-    assert cli.main(["pmc", *files, "--kernel", "pa_decode", "--ideal-gb", "0.5", "--device", "MI300X"]) == 0
+    assert cli.main(["pmc", *files, "--kernel-contains", "pa_decode", "--ideal-gb", "0.5", "--device", "MI300X"]) == 0
     out = capsys.readouterr().out
     assert "dispatches matched: 8 (4 in " in out
     assert "L2 hit rate:      1.7 %  (TCC_HIT 1,700,000 / (TCC_HIT + TCC_MISS) 100,000,000)" in out
@@ -266,7 +266,7 @@ def test_cli_text_report(tmp_path, capsys):
 
 def test_rocpd_arch_picks_peak_without_device(tmp_path, capsys):
     db = make_handmade_rocpd(tmp_path / "handmade_results.db")
-    assert cli.main(["pmc", str(db), "--kernel", PA, "--ideal-gb", "0.5", "--json"]) == 0
+    assert cli.main(["pmc", str(db), "--kernel-contains", PA, "--ideal-gb", "0.5", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["arch"] == "gfx942" and out["peak_name"] == "AMD Instinct MI300X"
 
@@ -308,7 +308,7 @@ def test_several_kernels_without_filter_is_noted(tmp_path):
     files = [str(p) for p in make_handmade_counter_csvs(tmp_path)]
     r = pmc.analyze_files(files)
     assert r.dispatches == 16
-    assert "2 kernels mixed together: pass --kernel to pick one" in r.notes
+    assert "2 kernels mixed together: pass --kernel-contains to pick one" in r.notes
 
 
 def _cli_error(argv, capsys) -> str:
@@ -362,7 +362,7 @@ def test_bad_counter_value_names_the_line(tmp_path, capsys):
 
 def test_no_matching_kernel_is_one_line(tmp_path, capsys):
     db = make_handmade_rocpd(tmp_path / "handmade_results.db")
-    err = _cli_error(["pmc", str(db), "--kernel", "gemm"], capsys)
+    err = _cli_error(["pmc", str(db), "--kernel-contains", "gemm"], capsys)
     assert err.startswith(f"kernel-atlas: error: {db}: no dispatch of a kernel containing 'gemm' (kernels: ")
     assert PA in err
 

@@ -20,6 +20,7 @@ import re
 from generator.read import rocprof
 from generator.errors import InputError
 from generator.model import Bundle, CaptureRef, Instruction, Occupancy
+from generator.words import plural
 
 MAX_WAVES = 8
 #: The limiter at the hardware maximum of waves per SIMD: no resource binds.
@@ -190,7 +191,7 @@ def pick_variant(rows: list[dict], instructions: list[Instruction], isa_vgprs: i
     m = _DISPATCH.search(capture_name)
     by_dispatch = next((r for r in rows if m and r.get("Dispatch_Id") == m.group(1)), None)
     desc = "; ".join(f"VGPR {vs[0].get('VGPR_Count')}, SGPR {vs[0].get('SGPR_Count')}, "
-                     f"LDS {vs[0].get('LDS_Block_Size')} ({len(vs)} dispatches)" for vs in variants.values())
+                     f"LDS {vs[0].get('LDS_Block_Size')} ({plural(len(vs), 'dispatch')})" for vs in variants.values())
     head = f"the kernel trace holds {len(variants)} compiled variants of {rows[0].get('Kernel_Name')} ({desc}); "
     if len(agreeing) == 1:
         row = agreeing[0][0]

@@ -50,6 +50,7 @@ from typing import Any, Iterable
 from generator.errors import InputError
 from generator.model import FORMAT_VERSION
 from generator.read.rocprof import read_csv_dicts
+from generator.words import noun, plural
 
 TCC_HIT = "TCC_HIT"
 TCC_MISS = "TCC_MISS"
@@ -194,8 +195,8 @@ def read_counter_csv(path: str | os.PathLike) -> list[CounterSample]:
     if absent:
         raise InputError(
             path,
-            f"not a counter-collection CSV: no {', '.join(absent)} column"
-            f"{'s' if len(absent) > 1 else ''} (rocprofv3 --pmc writes *_counter_collection.csv)",
+            f"not a counter-collection CSV: no {', '.join(absent)} {noun(len(absent), 'column')} "
+            f"(rocprofv3 --pmc writes *_counter_collection.csv)",
         )
     out: list[CounterSample] = []
     for lineno, row in enumerate(rows, start=2):
@@ -456,7 +457,7 @@ def analyze_samples(
     else:
         chosen = list(samples)
         if len(all_kernels) > 1:
-            notes.append(f"{len(all_kernels)} kernels mixed together: pass --kernel to pick one")
+            notes.append(f"{len(all_kernels)} kernels mixed together: pass --kernel-contains to pick one")
     kernels = sorted({s.kernel for s in chosen})
     if kernel_substr and len(kernels) > 1:
         notes.append(f"{len(kernels)} kernels contain {kernel_substr!r}: their dispatches are summed")
@@ -486,7 +487,8 @@ def analyze_samples(
         if l2 is None:
             notes.append("TCC_HIT + TCC_MISS = 0: no L2 traffic recorded, no hit rate")
         if hit.dispatches != miss.dispatches:
-            notes.append(f"TCC_HIT and TCC_MISS cover {hit.dispatches} and {miss.dispatches} dispatches: per-dispatch means used")
+            notes.append(f"TCC_HIT and TCC_MISS cover {hit.dispatches} and "
+                         f"{plural(miss.dispatches, 'dispatch')}: per-dispatch means used")
 
     rd, rd32 = resolved.get(RDREQ), resolved.get(RDREQ_32B)
     frac = hbm = over = None

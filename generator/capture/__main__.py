@@ -27,7 +27,7 @@ def main(argv: list[str] | None = None) -> int:
         argv = argv[1:]
     from generator.capture import options as command
 
-    p = argparse.ArgumentParser(prog="python -m generator.capture capture")
+    p = argparse.ArgumentParser(prog="python -m generator.capture capture", add_help=False)
     command.add_arguments(p)
     args = p.parse_args(argv)
     try:

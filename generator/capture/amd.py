@@ -1,4 +1,4 @@
-"""``kernel-atlas capture --vendor amd -- CMD...``: plan and run a rocprofv3 ATT capture.
+"""``kernel-atlas capture amd -- CMD...``: plan and run a rocprofv3 ATT capture.
 
 Three steps, each shown as the exact shell command it runs, so that on a machine
 without ``rocprofv3`` (or with ``--dry-run``) the printed plan can be run by hand:
@@ -10,7 +10,7 @@ without ``rocprofv3`` (or with ``--dry-run``) the printed plan can be run by han
        "flash_attn_func_kernel_0",9,839765,93307.222222,42.08,90481,103560,3982.388347
 
    The kernel table (rank, name, calls, total, average, share) is shown and the user
-   picks a kernel (``--kernel REGEX`` picks without asking).
+   picks a kernel (``--kernel-regex REGEX`` picks without asking).
 2. Capture: ``RAW/input_trace.yaml`` holds one thread-trace job (the kernel's exact name
    as the regex, an iteration range that skips warm-up, target CU, SE mask, SIMD
    select, buffer size) and, when asked, one PMC job per pass of at most 4 counters.
@@ -47,6 +47,7 @@ from generator.read import rocprof
 from generator.analyze import runstats
 from generator.errors import InputError
 from generator.model import FORMAT_VERSION
+from generator.words import plural
 
 DEFAULT_RAW_ROOT = "kernel-atlas-raw"
 DISCOVER_PREFIX = "discover"
@@ -115,20 +116,20 @@ def format_kernel_table(stats: list[runstats.KernelStat], limit: int = TABLE_ROW
         out.append(f"{k.rank:>4}  {k.calls:>7}  {k.total_ns / 1e6:>10.3f}  {k.avg_ns / 1e3:>10.3f}  "
                    f"{k.percent:>5.1f}%  {k.name if len(k.name) <= 100 else k.short_name}")
     if len(stats) > limit:
-        out.append(f"      ... {len(stats) - limit} more kernels")
+        out.append(f"      ... {plural(len(stats) - limit, 'more kernel')}")
     return "\n".join(out) + "\n"
 
 
 def pick_kernel(stats: list[runstats.KernelStat], regex: str) -> tuple[runstats.KernelStat, list[runstats.KernelStat]]:
-    """The kernel a ``--kernel`` regex names: an exact name, else the hottest match."""
+    """The kernel a ``--kernel-regex`` names: an exact name, else the hottest match."""
     try:
         pattern = re.compile(regex)
     except re.error as err:
-        raise InputError("--kernel", f"{regex!r} is not a regular expression: {err}") from None
+        raise InputError("--kernel-regex", f"{regex!r} is not a regular expression: {err}") from None
     matches = [k for k in stats if pattern.search(k.name)]
     if not matches:
-        raise InputError("--kernel", f"{regex!r} matches no kernel of the discovery run "
-                                     f"({len(stats)} kernels; see the table above)")
+        raise InputError("--kernel-regex", f"{regex!r} matches no kernel of the discovery run "
+                                     f"({plural(len(stats), 'kernel')}; see the table above)")
     exact = [k for k in matches if k.name == regex]
     return (exact or matches)[0], matches
 
@@ -139,7 +140,7 @@ def ask_kernel(stats: list[runstats.KernelStat], ask: Callable[[str], str] = inp
         try:
             answer = ask(f"kernel to trace [rank 1-{len(stats)} or a name regex, Enter = 1]: ").strip()
         except EOFError:
-            raise InputError("--kernel", "no kernel chosen (pass --kernel REGEX)") from None
+            raise InputError("--kernel-regex", "no kernel chosen (pass --kernel-regex REGEX)") from None
         if not answer:
             return stats[0]
         if answer.isdigit() and 1 <= int(answer) <= len(stats):
@@ -304,10 +305,10 @@ def render_plan(plan: Plan, why: str) -> str:
                 f"mkdir -p {raw}",
                 shlex.join(discover_command(plan)) + log("discover.log"),
                 f"# pick a kernel: the Name column of {shlex.quote(plan.stats_path)};",
-                "# then run this again with --kernel NAME to get its exact input file", ""]
+                "# then run this again with --kernel-regex NAME to get its exact input file", ""]
     else:
         k = plan.kernel
-        out += [f"# step 1 (done): picked {k.name} from {plan.stats_path} (rank {k.rank}, {k.calls} calls)", ""]
+        out += [f"# step 1 (done): picked {k.name} from {plan.stats_path} (rank {k.rank}, {plural(k.calls, 'call')})", ""]
     what = plan.kernel.name if plan.kernel else "the kernel"
     dispatches = (f"; dispatch ids {', '.join(map(str, plan.expected_dispatches))} in the discovery run"
                   if plan.expected_dispatches else "")
@@ -414,6 +415,23 @@ def run_info(plan: Plan, env: dict[str, str], rocprofv3: str) -> dict:
     }
 
 
+def check_command(cmd: list[str]) -> None:
+    """The program to profile exists: its first word (a file, or a name on PATH) and, after an
+    interpreter, its script; else one InputError naming the missing path."""
+    prog = cmd[0]
+    if os.sep in prog and not os.path.isfile(prog):
+        raise InputError(prog, "no such program: expected the command to profile after --, "
+                               "e.g. -- python bench.py")
+    if os.sep not in prog and not shutil.which(prog) and not os.path.isfile(prog):
+        raise InputError(prog, "not found on PATH: expected the command to profile after --, "
+                               "e.g. -- python bench.py")
+    name = os.path.basename(prog)
+    script = next((w for w in cmd[1:] if not w.startswith("-")), None)
+    interpreter = name.startswith("python") or name in ("bash", "sh")
+    if interpreter and script and script.endswith((".py", ".sh")) and not os.path.isfile(script):
+        raise InputError(script, f"no such script: expected the file {name} runs")
+
+
 def fresh_dir(path: str) -> str:
     """``path``, or ``path_2``, ``path_3``... : the first name not taken yet."""
     candidate, n = path, 1
@@ -446,14 +464,17 @@ def settings_from_args(args) -> AttSettings:
     )
 
 
-def make_plan(args) -> Plan:
-    """The plan from the command-line options (before discovery: no kernel yet)."""
+def make_plan(args, plan_only: bool = False) -> Plan:
+    """The plan from the command-line options (before discovery: no kernel yet).
+
+    ``plan_only``: the plan is printed, not run, so a missing sweep shows as ``SWEEP``.
+    """
     cmd = list(args.cmd or [])
     if cmd[:1] == ["--"]:
         cmd = cmd[1:]
     if not cmd:
         raise InputError("capture", "no command to profile: put it after --, "
-                                    "e.g. kernel-atlas capture --vendor amd -- python bench.py")
+                                    "e.g. kernel-atlas capture amd -- python bench.py")
     label = ingest.check_name(args.label or ingest.DEFAULT_LABEL, "--label")
     suffix = getattr(args, "suffix", None)
     name = getattr(args, "name", None)
@@ -461,7 +482,7 @@ def make_plan(args) -> Plan:
         cmd=cmd,
         raw_dir=os.path.normpath(args.raw_dir or os.path.join(DEFAULT_RAW_ROOT, label)),
         label=label,
-        into=args.into or "bundles",
+        into=ingest.sweep_into(args.into, plan_only),
         settings=settings_from_args(args),
         name=ingest.check_name(name, "--name") if name else None,
         suffix=ingest.check_name(suffix, "--suffix") if suffix else None,
@@ -484,11 +505,11 @@ def settle_kernel(plan: Plan, kernel: runstats.KernelStat, stats: list[runstats.
 
 
 def choose_kernel(stats: list[runstats.KernelStat], args, may_ask: bool) -> runstats.KernelStat | None:
-    """The kernel ``--kernel`` names, else the one the user picks when asking is possible."""
+    """The kernel ``--kernel-regex`` names, else the one the user picks when asking is possible."""
     if args.kernel:
         kernel, matches = pick_kernel(stats, args.kernel)
         if len(matches) > 1 and kernel.name != args.kernel:
-            print(f"note: --kernel {args.kernel!r} matches {len(matches)} kernels; tracing the hottest, "
+            print(f"note: --kernel-regex {args.kernel!r} matches {len(matches)} kernels; tracing the hottest, "
                   f"rank {kernel.rank}. Give a longer regex to trace another.")
         return kernel
     return ask_kernel(stats) if may_ask else None
@@ -496,8 +517,8 @@ def choose_kernel(stats: list[runstats.KernelStat], args, may_ask: bool) -> runs
 
 def main(args) -> int:
     """Discover, pick, capture and ingest; print the plan instead when rocprofv3 is absent."""
-    plan = make_plan(args)
     rocprofv3 = shutil.which("rocprofv3")
+    plan = make_plan(args, plan_only=bool(args.dry_run or not rocprofv3))
     stats = runstats.read_kernel_stats(plan.stats_path) if os.path.isfile(plan.stats_path) else None
     if args.dry_run or not rocprofv3:
         if stats is not None:
@@ -517,6 +538,7 @@ def main(args) -> int:
 
 def execute(plan: Plan, stats, args, rocprofv3: str) -> int:
     """The three steps on a machine with rocprofv3."""
+    check_command(plan.cmd)
     if _holds_capture(plan.raw_dir):
         raise InputError(plan.raw_dir, "already holds a capture; choose another --raw-dir or move it away")
     os.makedirs(plan.raw_dir, exist_ok=True)
@@ -535,7 +557,7 @@ def execute(plan: Plan, stats, args, rocprofv3: str) -> int:
     print(format_kernel_table(stats))
     kernel = choose_kernel(stats, args, may_ask=sys.stdin.isatty())
     if kernel is None:
-        raise InputError("--kernel", "no terminal to ask which kernel to trace: pass --kernel REGEX")
+        raise InputError("--kernel-regex", "no terminal to ask which kernel to trace: pass --kernel-regex REGEX")
     settle_kernel(plan, kernel, stats, args)
     plan.cache_dir = fresh_dir(os.path.join(plan.raw_dir, CACHE_DIR))
 

@@ -53,8 +53,32 @@ from generator.capture.ingest_place import (
 )
 from generator.capture.ingest_raw import CaptureCheck, RawRun, check_capture, check_name, scan_raw
 from generator.errors import InputError
+from generator.read.discover import enclosing_sweep
+from generator.words import plural
 
 DEFAULT_LABEL = "big"
+#: What a printed plan says for the sweep when none was given and none is current.
+SWEEP_PLACEHOLDER = "SWEEP"
+
+
+def sweep_into(into: str | None, plan_only: bool = False) -> str:
+    """The sweep ``capture`` and ``ingest`` write into: ``--into`` when given (a folder, created
+    when absent), else the sweep the current folder is, or is inside; never a guess.
+
+    A plan that writes nothing (``--dry-run``) shows ``SWEEP`` when there is neither; a real
+    run then stops with one line (exit 2), as it does for an ``--into`` that is a file.
+    """
+    if into:
+        if os.path.exists(into) and not os.path.isdir(into):
+            raise InputError(into, "not a folder: --into takes a sweep folder (created when absent)")
+        return into
+    found = enclosing_sweep(os.getcwd())
+    if found:
+        return os.path.relpath(found)
+    if plan_only:
+        return SWEEP_PLACEHOLDER
+    raise InputError("--into", "the current folder is not inside a sweep (no kernel-atlas.toml, "
+                               "examples/<kernel>/ or benchmarks/examples/ here or above): give --into SWEEP")
 
 
 @dataclass
@@ -83,7 +107,7 @@ class IngestReport:
                + (f", suffix {self.suffix})" if self.suffix else ")")]
         for c in self.checks:
             if c.kept:
-                out.append(f"  kept     {c.name}: {c.instructions} instructions, {c.waves} waves, "
+                out.append(f"  kept     {c.name}: {plural(c.instructions, 'instruction')}, {plural(c.waves, 'wave')}, "
                            f"source mapped {c.mapped}/{c.instructions}")
             else:
                 out.append(f"  skipped  {c.name}: {c.skip}")

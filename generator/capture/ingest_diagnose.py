@@ -16,6 +16,7 @@ from generator.capture.ingest_raw import (
 )
 from generator.errors import InputError
 from generator.read import rocprof
+from generator.words import plural
 
 #: What rocprofv3 prints when it cannot load rocprof-trace-decoder (several versions).
 DECODER_MISSING = re.compile(
@@ -77,7 +78,7 @@ def _no_dispatch_problem(run: RawRun) -> Problem:
             last = parse_iteration_range(rng)[-1]
         except InputError:
             last = 0
-        fix = (f"the kernel ran {calls} times in the discovery run; iteration {last} does not exist: lower the range"
+        fix = (f"the kernel ran {plural(calls, 'time')} in the discovery run; iteration {last} does not exist: lower the range"
                if last > calls else "check that the run finished (see capture.log) and that the regex still matches")
     else:
         fix = "check the kernel regex and iteration range against discover_kernel_stats.csv, and capture.log"
@@ -109,7 +110,7 @@ def diagnose(run: RawRun, checks: list[CaptureCheck]) -> list[Problem]:
     m = DECODER_MISSING.search(log)
     if m or (run.att_files and not checks):
         what = (f"rocprofv3 said: {m.group(0)!r}" if m else
-                f"{len(run.att_files)} raw .att file(s) but no {CAPTURE_PREFIX}* folder: the trace was recorded "
+                f"{plural(len(run.att_files), 'raw .att file')} but no {CAPTURE_PREFIX}* folder: the trace was recorded "
                 "but never decoded")
         problems.append(Problem("decoder-missing", "warning" if kept else "error",
                                 f"the ATT trace decoder (rocprof-trace-decoder) was not found; {what}", FIX_DECODER))
@@ -133,6 +134,6 @@ def diagnose(run: RawRun, checks: list[CaptureCheck]) -> list[Problem]:
     for c in kept:
         if c.mapped == 0:
             problems.append(Problem("no-source-mapping", "warning",
-                                    f"{c.name}: 0 of {c.instructions} instructions map to a source line; "
+                                    f"{c.name}: 0 of {plural(c.instructions, 'instruction')} map to a source line; "
                                     "a no-debug cache was reused", FIX_NO_SOURCE))
     return problems

@@ -13,6 +13,7 @@ from generator.errors import InputError
 from generator.model import UNKNOWN_LOC
 from generator.read import att
 from generator.read.discover import rel_path
+from generator.words import plural
 
 CAPTURE_PREFIX = att.CAPTURE_PREFIX
 DEFAULT_OUTPUT_FILE = "out"
@@ -259,8 +260,9 @@ def check_capture(capture_dir: str) -> CaptureCheck:
     c.waves = len(waves)
     missing = [w.file for w in waves if not os.path.isfile(os.path.join(capture_dir, w.file))]
     if missing:
-        c.skip, c.truncated = (f"truncated trace: {len(missing)} of {len(waves)} wave files listed in "
-                               f"filenames.json are missing (first: {missing[0]})"), True
+        c.skip, c.truncated = (f"truncated trace: {len(missing)} of {plural(len(waves), 'wave file')} listed in "
+                               f"filenames.json {'is' if len(missing) == 1 else 'are'} missing "
+                               f"(first: {missing[0]})"), True
     elif not c.instructions:
         c.skip = "no instructions in code.json"
     elif not c.waves:

@@ -68,6 +68,7 @@ from generator.capture.nvidia_profile import (
     provenance,
     public_argv,
 )
+from generator.capture.ingest import sweep_into
 from generator.capture.nvidia_spec import Spec, check_slug, import_source, load_spec
 from generator.errors import InputError
 
@@ -107,11 +108,13 @@ def capture(args: argparse.Namespace) -> int:
         raise InputError(None, "with --vendor nvidia give a SPEC file, not a command "
                                "(a command to profile is for --vendor amd)")
     if not args.spec:
-        raise InputError(None, "capture needs a SPEC file (see `kernel-atlas capture --help`)")
+        raise InputError("capture", "no SPEC file given: an NVIDIA capture needs one "
+                                    "(see `kernel-atlas capture nvidia --help`)")
     spec = load_spec(args.spec)
     label = check_slug(args.label, "--label", args.spec) if args.label else spec.label
     regex = args.kernel or spec.kernel_regex
-    layout = Layout(into=os.path.abspath(args.into), kernel=spec.kernel, op=spec.op, label=label)
+    into = sweep_into(args.into, plan_only=args.dry_run)
+    layout = Layout(into=os.path.abspath(into), kernel=spec.kernel, op=spec.op, label=label)
     ncu = find_ncu()
     if args.dry_run:
         sys.stdout.write(plan_text(spec, layout, regex, ncu))

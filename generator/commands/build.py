@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import argparse
 import os
 import sys
+
+from generator.words import deprecated
 
 NAME = "build"
 HELP = "Build the static website of a sweep (overview, a page per kernel, api/ JSON, badges)."
@@ -26,7 +29,9 @@ def add_arguments(p) -> None:
     p.add_argument("--history", metavar="DIR",
                    help="keep this sweep's numbers in DIR (a history folder) and draw every kernel's "
                         "geomean over the recorded sweeps (history.html; retention [history] keep, default 20)")
-    p.add_argument("--label", help="this sweep's label in the history (default: the sweep's date)")
+    p.add_argument("--history-label", dest="label", metavar="TEXT",
+                   help="this sweep's label in the history (default: the sweep's date)")
+    p.add_argument("--label", dest="label", action=deprecated("--history-label"), help=argparse.SUPPRESS)
     p.add_argument("--commit", help="commit shown with this sweep in the history (default: the candidate commit)")
 
 

@@ -1,10 +1,11 @@
-"""``kernel-atlas capture SPEC``: check, time and profile a kernel into a sweep folder.
+"""``kernel-atlas capture [nvidia] SPEC`` / ``capture amd -- CMD``: profile a kernel into a sweep.
 
 NVIDIA (the default): SPEC is a small Python file naming the candidate, the baselines
 and the shapes (format in ``generator.capture.nvidia_spec``); the capture needs a CUDA GPU,
 PyTorch and Nsight Compute (``ncu``). ``--dry-run`` only loads the SPEC and prints the
-plan, on any machine. ``--vendor amd`` hands the same arguments to
-``generator.capture.amd`` (a command to profile may follow ``--``).
+plan, on any machine. ``capture amd`` (or ``--vendor amd``) hands the arguments to
+``generator.capture.amd`` (the command to profile follows ``--``). The command prints its
+own help, per vendor (``generator.capture.options``).
 """
 
 from __future__ import annotations
@@ -14,5 +15,6 @@ from generator.capture.options import add_arguments, run
 NAME = "capture"
 HELP = "Check, time and profile a kernel (NVIDIA: ncu; AMD: rocprofv3) into a sweep folder."
 ORDER = 70
+PARSER = {"add_help": False}
 
-__all__ = ["NAME", "HELP", "ORDER", "add_arguments", "run"]
+__all__ = ["NAME", "HELP", "ORDER", "PARSER", "add_arguments", "run"]

@@ -14,8 +14,9 @@ def add_arguments(p) -> None:
     """RAW_DIR, the sweep, the bundle name, the label and an optional capture suffix."""
     p.add_argument("raw_dir", metavar="RAW_DIR",
                    help="rocprofv3 output folder (ui_output_agent_* folders, out_*/discover_* files, input YAML)")
-    p.add_argument("--into", required=True, metavar="SWEEP",
-                   help="sweep root; the bundle goes to SWEEP/examples/NAME/ (created when absent)")
+    p.add_argument("--into", metavar="SWEEP",
+                   help="sweep root; the bundle goes to SWEEP/examples/NAME/ (created when absent; "
+                        "default: the sweep the current folder is, or is inside)")
     p.add_argument("--kernel", required=True, metavar="NAME",
                    help="bundle name, e.g. flash_attn_func (not the JIT name)")
     p.add_argument("--label", metavar="LABEL",
@@ -27,6 +28,6 @@ def add_arguments(p) -> None:
 
 def run(args) -> int:
     """Ingest and print what was kept, written and found wrong; 1 when nothing was usable."""
-    report = ingest.ingest(args.raw_dir, args.into, args.kernel, args.label, args.suffix)
+    report = ingest.ingest(args.raw_dir, ingest.sweep_into(args.into), args.kernel, args.label, args.suffix)
     print(report.render(), end="")
     return 0 if report.kept else 1

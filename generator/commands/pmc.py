@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import sys
 
 from generator.analyze import pmc
 from generator.errors import InputError
+from generator.words import deprecated, noun, plural
 
 NAME = "pmc"
 HELP = "L2 hit rate, 32B fraction, HBM bytes and over-fetch from rocprofv3 PMC counters (CSV or rocpd .db)."
@@ -19,7 +21,9 @@ def add_arguments(p) -> None:
     p.add_argument("files", nargs="+", metavar="FILE",
                    help="*_counter_collection.csv files (all pass_N/ files together), rocpd .db "
                         "files, or folders holding them")
-    p.add_argument("--kernel", metavar="SUBSTR", help="only dispatches whose kernel name contains SUBSTR")
+    p.add_argument("--kernel-contains", dest="kernel", metavar="TEXT",
+                   help="only dispatches whose kernel name contains TEXT")
+    p.add_argument("--kernel", dest="kernel", action=deprecated("--kernel-contains"), help=argparse.SUPPRESS)
     p.add_argument("--ideal-gb", type=float, metavar="X",
                    help="bytes one dispatch must read, in GB (1e9): enables over-fetch and achieved bandwidth")
     p.add_argument("--ea-channels", type=int, default=pmc.DEFAULT_EA_CHANNELS, metavar="N",
@@ -68,12 +72,12 @@ def _num(x: float) -> str:
 
 def format_text(r: pmc.PmcResult) -> str:
     """The human report of one PmcResult."""
-    lines = [f"PMC counters: {len(r.files)} file{'s' if len(r.files) != 1 else ''}"]
+    lines = [f"PMC counters: {plural(len(r.files), 'file')}"]
     lines += [f"  {f}" for f in r.files]
     if r.kernel_filter:
         lines.append(f"kernel filter: {r.kernel_filter!r}")
     if r.kernels:
-        lines.append(f"kernel{'s' if len(r.kernels) > 1 else ''}: {', '.join(r.kernels)}")
+        lines.append(f"{noun(len(r.kernels), 'kernel')}: {', '.join(r.kernels)}")
     per = ", ".join(f"{n} in {f}" for f, n in sorted(r.dispatches_by_file.items()))
     lines.append(f"dispatches matched: {r.dispatches}" + (f" ({per})" if len(r.dispatches_by_file) > 1 else ""))
     c = {k: r.counters[v] for k, v in r.counter_names.items()}
@@ -98,7 +102,7 @@ def format_text(r: pmc.PmcResult) -> str:
     if r.over_fetch is not None:
         lines.append(f"over-fetch:       {r.over_fetch:.2f}x")
     if r.kernel_time_ns is not None:
-        lines.append(f"kernel time:      {r.kernel_time_ns / 1000:.2f} us (mean of {r.timed_dispatches} dispatches)")
+        lines.append(f"kernel time:      {r.kernel_time_ns / 1000:.2f} us (mean of {plural(r.timed_dispatches, 'dispatch')})")
     if r.achieved_gbps is not None:
         extra = ""
         if r.bw_fraction is not None:
@@ -108,7 +112,7 @@ def format_text(r: pmc.PmcResult) -> str:
         lines.append("other counters:")
         for n in r.unknown_counters:
             s = r.counters[n]
-            lines.append(f"  {n:<24} {_num(s.total)} over {s.dispatches} dispatches (mean {_num(round(s.mean, 3))})")
+            lines.append(f"  {n:<24} {_num(s.total)} over {plural(s.dispatches, 'dispatch')} (mean {_num(round(s.mean, 3))})")
     if r.missing:
         lines.append(f"missing counters: {', '.join(r.missing)} "
                      "(collect them in another pass: at most ~4 TCC counters per pass)")

@@ -12,6 +12,7 @@ from generator.errors import InputError
 NAME = "serve"
 HELP = "Serve a built site locally (http://127.0.0.1:PORT/) with Python's http.server."
 ORDER = 90
+EXPECTED = "expected the folder `kernel-atlas build --out DIR` wrote (build the site first)"
 
 
 def add_arguments(p) -> None:
@@ -37,11 +38,22 @@ def make_server(folder: str, port: int) -> http.server.ThreadingHTTPServer:
     return http.server.ThreadingHTTPServer(("127.0.0.1", port), handler)
 
 
+def check_site(path: str) -> None:
+    """A built site, else one InputError naming the path and what was expected."""
+    from generator.site.publish import MANIFEST
+
+    if not os.path.exists(path):
+        raise InputError(path, f"no such folder: {EXPECTED}")
+    if not os.path.isdir(path):
+        raise InputError(path, f"not a folder: {EXPECTED}")
+    if not os.path.isfile(os.path.join(path, "index.html")) or not os.path.isfile(os.path.join(path, MANIFEST)):
+        raise InputError(path, f"not a built site (no index.html and {MANIFEST}): {EXPECTED}")
+
+
 def run(args) -> int:
     """Serve until interrupted."""
+    check_site(args.dir)
     folder = os.path.abspath(args.dir)
-    if not os.path.isfile(os.path.join(folder, "index.html")):
-        raise InputError(args.dir, "no index.html: build the site first (kernel-atlas build --out DIR)")
     try:
         server = make_server(folder, args.port)
     except OSError as err:

@@ -21,6 +21,7 @@ from generator.read.discover import rel_path
 from generator.read.campaign import is_campaign_folder, is_examples_folder
 from generator.config import load_config, read_config
 from generator.errors import InputError
+from generator.words import plural
 from generator.analyze.verdicts import (
     UNTIMED,
     KernelScore,
@@ -127,6 +128,11 @@ def _table(header: list[str], rows: list[list[str]]) -> list[str]:
     return ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in [header, *rows]]
 
 
+def _wins(s: KernelScore) -> str:
+    """``3 of 12`` measured shapes won; a dash when no shape was measured (never ``0 of 0``)."""
+    return f"{s.wins} of {s.n_measured}" if s.n_measured else _DASH
+
+
 def _verdict_cell(s: KernelScore) -> str:
     """``HEADROOM``, ``WIN?`` when uncertain, ``WIN*`` when not like-for-like."""
     return s.verdict + ("?" if s.uncertain else "") + ("*" if s.not_like_for_like else "")
@@ -143,7 +149,7 @@ def render_text(scores: list[KernelScore], shapes: bool = False) -> str:
         lines.append(f"candidate {timed[0].candidate}; WIN >= {t.win:g}, HEADROOM < {t.headroom:g} "
                      f"(geomean of best-baseline speedups; ? = within noise of a threshold; "
                      f"* = not like-for-like)")
-        rows = [[s.op, _verdict_cell(s), s.geomean_text, f"{s.wins} of {s.n_measured}",
+        rows = [[s.op, _verdict_cell(s), s.geomean_text, _wins(s),
                  f"{s.parity}/{s.losses}", s.weighted_text, f"{s.candidate_ok}/{s.n_shapes}",
                  s.failures_text, _clip(s.worst_text, 60)] for s in timed]
         lines += _table(["kernel", "verdict", "geomean", "wins", "par/loss", "weighted", "cand ok",
@@ -151,7 +157,7 @@ def render_text(scores: list[KernelScore], shapes: bool = False) -> str:
     untimed = [s for s in scores if s.verdict == UNTIMED]
     if untimed:
         lines.append("")
-        lines.append("untimed (ledger only): " + ", ".join(f"{s.op} ({s.n_shapes} shapes)" for s in untimed))
+        lines.append("untimed (ledger only): " + ", ".join(f"{s.op} ({plural(s.n_shapes, 'shape')})" for s in untimed))
     notes = [(s.op, n) for s in timed for n in _kernel_notes(s)]
     if notes:
         lines.append("")
@@ -216,7 +222,7 @@ def render_markdown(scores: list[KernelScore], shapes: bool = False) -> str:
         if s.worst:
             worst = f"{s.worst.speedup_text} vs {_md(s.worst.best_baseline or '')} `{_md(_clip(s.worst.args_text, 120))}`"
         lines.append(f"| {_md(s.name)} (`{s.op}`) | {verdict} | {s.geomean_text} | "
-                     f"{s.wins} of {s.n_measured} | {s.weighted_text} | {s.failures_text} | {worst} |")
+                     f"{_wins(s)} | {s.weighted_text} | {s.failures_text} | {worst} |")
     if timed:
         t = timed[0].thresholds
         lines.append("")
@@ -225,7 +231,7 @@ def render_markdown(scores: list[KernelScore], shapes: bool = False) -> str:
     notes = [(s.op, n) for s in timed for n in _kernel_notes(s)]
     untimed = [s for s in scores if s.verdict == UNTIMED]
     if untimed:
-        notes.append(("untimed", ", ".join(f"`{s.op}` ({s.n_shapes} shapes)" for s in untimed)))
+        notes.append(("untimed", ", ".join(f"`{s.op}` ({plural(s.n_shapes, 'shape')})" for s in untimed)))
     if notes:
         lines.append("")
         lines += [f"- `{op}`: {_md(n)}" for op, n in notes]

@@ -16,6 +16,7 @@ import os
 import re
 
 from generator.read import campaign, formats
+from generator.config import CONFIG_NAME
 from generator.errors import InputError
 from generator.model import Bundle, CaptureRef, Sweep
 
@@ -39,6 +40,27 @@ def _files(folder: str) -> dict[str, str]:
 def is_bundle(path: str) -> bool:
     """True when a folder looks like a kernel bundle."""
     return os.path.isdir(path) and any(os.path.isdir(os.path.join(path, m)) for m in BUNDLE_MARKERS)
+
+
+def is_sweep_root(folder: str) -> bool:
+    """True for a sweep's root: it holds kernel-atlas.toml, benchmarks/examples/, or examples/
+    with at least one bundle (a tool checkout holding ``bundles/`` is not one)."""
+    examples = os.path.join(folder, "examples")
+    return (os.path.isfile(os.path.join(folder, CONFIG_NAME))
+            or os.path.isdir(os.path.join(folder, "benchmarks", "examples"))
+            or (os.path.isdir(examples) and any(is_bundle(os.path.join(examples, n)) for n in os.listdir(examples))))
+
+
+def enclosing_sweep(start: str) -> str | None:
+    """The sweep root ``start`` is, or is inside (the nearest one going up), else None."""
+    folder = os.path.abspath(start)
+    while True:
+        if is_sweep_root(folder):
+            return folder
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return None
+        folder = parent
 
 
 def capture_format(path: str) -> formats.CaptureFormat | None:

@@ -48,6 +48,7 @@ from generator.site.views import history as history_views
 from generator.site.views import kernel as kernel_views
 from generator.site.views import overview as overview_views
 from generator.site.views import pr as pr_views
+from generator.words import plural
 
 
 class Progress:
@@ -96,11 +97,11 @@ class BuildSummary:
         """The closing lines: the counts, then every broken kernel and every kernel with a
         skipped capture, one line each with its reason (also when nothing was rebuilt)."""
         if self.up_to_date:
-            head = (f"kernel-atlas: {self.kernels} kernels, site up to date (nothing rewritten), "
+            head = (f"kernel-atlas: {plural(self.kernels, 'kernel')}, site up to date (nothing rewritten), "
                     f"{len(self.broken)} broken; {self.seconds:.2f} s: {self.out}")
         else:
-            head = (f"kernel-atlas: {self.kernels} kernels: {len(self.built)} built, {len(self.skipped)} skipped "
-                    f"(unchanged), {len(self.broken)} broken; {len(self.written)} files written, "
+            head = (f"kernel-atlas: {plural(self.kernels, 'kernel')}: {len(self.built)} built, {len(self.skipped)} skipped "
+                    f"(unchanged), {len(self.broken)} broken; {plural(len(self.written), 'file')} written, "
                     f"{len(self.deleted)} deleted; {self.seconds:.2f} s: {self.out}")
         return "\n".join([head, *self.problem_lines()])
 

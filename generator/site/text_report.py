@@ -11,6 +11,7 @@ import os
 
 from generator.analyze import waves
 from generator.model import UNKNOWN_LOC, CaptureAnalysis, stall_reason
+from generator.words import noun, plural
 
 RULE = "═" * 90
 BAR_WIDTH = 30
@@ -56,7 +57,7 @@ def summary_lines(a: CaptureAnalysis) -> list[str]:
         f"  Instructions:  {len(a.instructions)}",
         f"  Total cycles:  {fmt_cycles(a.total_cycles)}{unit}",
         f"  Total stalls:  {fmt_cycles(a.total_stall_cycles)}  ({a.stall_ratio * 100:.1f}% of total cycles)",
-        f"  Source mapped: {mapped} / {total} instructions ({(mapped / total * 100) if total else 0:.1f}%)",
+        f"  Source mapped: {mapped} / {plural(total, 'instruction')} ({(mapped / total * 100) if total else 0:.1f}%)",
     ]
     stats = a.wave_duration_stats()
     if stats:
@@ -64,7 +65,7 @@ def summary_lines(a: CaptureAnalysis) -> list[str]:
                      f"median {stats['median']:g}, max {stats['max']} cycles)")
     w = a.waves_summary
     if w and w.early_exit:
-        lines.append(f"  Early exit:    {w.early_exit} of {w.sampled} waves, {w.early_exit_stall_share * 100:.1f}% "
+        lines.append(f"  Early exit:    {w.early_exit} of {plural(w.sampled, 'wave')}, {w.early_exit_stall_share * 100:.1f}% "
                      f"of stall cycles; {w.working} working")
     if a.wave_states:
         ws = a.wave_states
@@ -79,7 +80,7 @@ def occupancy_lines(a: CaptureAnalysis) -> list[str]:
         return ncu_occupancy_lines(a) or ["  (no occupancy: no instructions or no register data)"]
     csv = "n/a" if o.arch_vgpr_csv is None else str(o.arch_vgpr_csv)
     lines = [
-        f"  occupancy:      {o.waves_per_simd} waves/SIMD, limited by {o.limited_by}",
+        f"  occupancy:      {o.waves_per_simd} {noun(o.waves_per_simd, 'wave')}/SIMD, limited by {o.limited_by}",
         f"  limits:         VGPR {o.vgpr_limit}, LDS {o.lds_limit}, SGPR {o.sgpr_limit}",
         f"  arch_vgpr:      ISA {o.arch_vgpr_isa}, kernel-trace CSV {csv}"
         + ("   <- readings disagree; the larger is used" if o.vgpr_disagreement else ""),

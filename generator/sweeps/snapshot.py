@@ -485,6 +485,21 @@ def is_api_dir(path: str) -> bool:
     return os.path.isfile(os.path.join(path, API_INDEX))
 
 
+#: What one side of ``diff`` may be, for the message about a path that is none of them.
+EXPECTED_SIDE = "expected a sweep folder, a built site, its api/ folder or a history snapshot (.json)"
+
+
+def _snapshot_document(path: str) -> dict:
+    """A file given as a side: a snapshot document, else an InputError saying what a side is."""
+    try:
+        doc = read_json(path)
+    except InputError as err:
+        raise InputError(path, f"not a snapshot file ({err.problem}); {EXPECTED_SIDE}") from None
+    if not isinstance(doc, dict) or doc.get("kind") != SNAPSHOT_KIND:
+        raise InputError(path, f"not a kernel-atlas snapshot (no \"kind\": \"{SNAPSHOT_KIND}\"); {EXPECTED_SIDE}")
+    return doc
+
+
 def load_snapshot(path: str | os.PathLike, label: str | None = None) -> SweepSnapshot:
     """One side of a comparison: a snapshot JSON file, an api/ folder, a built site, or a sweep.
 
@@ -494,7 +509,7 @@ def load_snapshot(path: str | os.PathLike, label: str | None = None) -> SweepSna
     if not os.path.exists(path):
         raise InputError(path, "no such file or directory")
     if os.path.isfile(path):
-        snap = snapshot_from_json(read_json(path), path)
+        snap = snapshot_from_json(_snapshot_document(path), path)
         if label:
             snap.label = label
     elif is_api_dir(path):

@@ -107,7 +107,7 @@ def detect_lds_sgpr_occupancy(view: KernelView, taken: frozenset = frozenset()) 
         ev["detail"] = f"{_waves(occ.waves_per_simd)}, {_kib(occ.lds_bytes)} LDS per workgroup"
         ev.update({"lds_bytes": occ.lds_bytes, "lds_per_cu": total, "waves_per_workgroup": wpw,
                    "workgroups_per_cu_needed": wg_needed, "next_lds_bytes": need, "lds_bytes_to_free": free})
-        summary = (f"{_kib(occ.lds_bytes)} of LDS per workgroup ({wpw} waves) on {_kib(total)} per CU give "
+        summary = (f"{_kib(occ.lds_bytes)} of LDS per workgroup ({_n(wpw, 'wave')}) on {_kib(total)} per CU give "
                    f"{_waves(occ.waves_per_simd)}; {nxt} need <= {_kib(need)} per workgroup: free "
                    f"{_kib(free)} (VGPRs would allow {occ.vgpr_limit})")
         title = (f"LDS-bound occupancy: {_waves(occ.waves_per_simd)} with {_kib(occ.lds_bytes)} "
@@ -166,23 +166,24 @@ def detect_small_grid(view: KernelView, taken: frozenset = frozenset()) -> list[
         idle_cus = max(0, cus - wgs)
         idle = simds - waves
         ev.update({"idle_cus": idle_cus, "idle_simds": idle,
-                   "detail": f"{wgs} workgroups, {waves} waves for {simds} SIMDs"})
-        ev["summary"] = (f"{wgs} workgroups of {_n(wpw, 'wave')} = {waves} waves for {cus} CUs x "
-                         f"{ctx.simds_per_cu} SIMDs: {idle} SIMDs ({_pct(idle / simds)}) get no wave"
-                         + (f", {idle_cus} CUs no workgroup" if idle_cus else ""))
+                   "detail": f"{_n(wgs, 'workgroup')}, {_n(waves, 'wave')} for {simds} SIMDs"})
+        ev["summary"] = (f"{_n(wgs, 'workgroup')} of {_n(wpw, 'wave')} = {_n(waves, 'wave')} for {cus} CUs x "
+                         f"{ctx.simds_per_cu} SIMDs: {_n(idle, 'SIMD')} ({_pct(idle / simds)}) without a wave"
+                         + (f", {_n(idle_cus, 'CU')} no workgroup" if idle_cus else ""))
         said = words("small_grid", msg(
             "finding.small_grid.idle.summary", wgs=wgs, wpw=wpw, waves=waves, cus=cus, per_cu=ctx.simds_per_cu,
-            idle=idle, pct=_pct(idle / simds), cus_idle=msg("finding.small_grid.idle.cus", n=idle_cus) if idle_cus else ""),
+            idle=idle, pct=_pct(idle / simds),
+            cus_idle=msg("finding.small_grid.idle.cus", n=idle_cus) if idle_cus else ""),
             msg("finding.small_grid.idle.try"), msg("finding.small_grid.idle.title", wgs=wgs, waves=waves, cus=cus))
         return [Finding(detector="small_grid",
-                        title=f"Grid too small for the GPU: {wgs} workgroups ({waves} waves) on {cus} CUs",
+                        title=f"Grid too small for the GPU: {_n(wgs, 'workgroup')} ({_n(waves, 'wave')}) on {cus} CUs",
                         stall_share=0.0, evidence=ev,
                         suggestion=("Give every SIMD work: split the problem finer (split-K, smaller tiles, "
                                     "fewer rows per workgroup) or batch several problems into one launch."),
                         priority="high" if waves < simds / 2 else "medium", kind="limit", messages=said)]
     if per_simd < GRID_MIN_WAVES_PER_SIMD and allowed >= GRID_MIN_WAVES_PER_SIMD:
         ev["detail"] = f"{per_simd:.2f} waves per SIMD of {allowed}"
-        ev["summary"] = (f"{wgs} workgroups x {wpw} waves = {waves} waves on {simds} SIMDs: "
+        ev["summary"] = (f"{_n(wgs, 'workgroup')} x {_n(wpw, 'wave')} = {_n(waves, 'wave')} on {simds} SIMDs: "
                          f"{per_simd:.2f} waves per SIMD while occupancy allows {allowed}")
         said = words("small_grid", msg(
             "finding.small_grid.thin.summary", wgs=wgs, wpw=wpw, waves=waves, simds=simds, per=f"{per_simd:.2f}",

@@ -146,7 +146,7 @@ def detect_loads_interleaved(view: KernelView, taken: frozenset = frozenset()) -
     claims = set(loads) | set(waits)
     share, _ = view.share(claims)
     lo, hi, n_mf, n_ld = max(loops, key=lambda t: (t[3], -t[0]))
-    summary = (f"{len(loads)} loads between MFMAs of the loop at pc {view.pc(lo)}-{view.pc(hi)} "
+    summary = (f"{_n(len(loads), 'load')} between MFMAs of the loop at pc {view.pc(lo)}-{view.pc(hi)} "
                f"({n_mf} MFMA) stall {_pct(rate)} of their cycles"
                + (f"; {_n(len(waits), 'wait')} in the same loop on them" if waits else "")
                + f"; {_pct(share)} of the stall cycles")
@@ -287,7 +287,7 @@ def detect_vmem_latency(view: KernelView, taken: frozenset = frozenset()) -> lis
     median = dist[len(dist) // 2]
     lines = view.lines_json([view.youngest(p, "vmcnt") for p in waits], 3)
     summary = (f"{_n(len(waits), 'vmcnt wait')} at pc {_pc_list(view.pcs(waits))} stall {_pct(share)} of the "
-               f"cycles, a median {median} instructions after the load they wait for ({_lines_text(lines)})")
+               f"cycles, a median {_n(median, 'instruction')} after the load they wait for ({_lines_text(lines)})")
     return [_pattern(view, "vmem_latency_exposed", "Global-load latency exposed", waits, {
         "summary": summary, "waits": view.instr_json(waits, 6), "load_to_wait_median": median,
         "load_lines": lines,

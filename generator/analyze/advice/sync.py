@@ -126,8 +126,8 @@ def detect_scalar_load_waits(view: KernelView, taken: frozenset = frozenset()) -
     lines = view.lines_json(waits, 3)
     first_vmem = next((p for p, k in enumerate(view.vmem) if k), len(view.ins))
     at_entry = [p for p in waits if p < first_vmem]
-    summary = (f"{_n(len(waits), 'lgkmcnt wait')} at pc {_pc_list(view.pcs(waits))} waiting on {len(loads)} scalar "
-               f"loads (s_load), {len(at_entry)} of the waits before the first vector memory op; "
+    summary = (f"{_n(len(waits), 'lgkmcnt wait')} at pc {_pc_list(view.pcs(waits))} waiting on "
+               f"{_n(len(loads), 'scalar load')} (s_load), {len(at_entry)} of the waits before the first vector memory op; "
                f"{_pct(share)} of the stall cycles on {_lines_text(lines, framework=True)}")
     return [_pattern(view, "scalar_load_waits", "lgkmcnt waits on scalar loads (kernel arguments, descriptors)",
                      waits, {

@@ -9,6 +9,7 @@ from typing import Any, Iterable
 from generator.analyze import isa
 from generator.analyze.message import Msg, msg
 from generator.model import UNKNOWN_LOC, Bundle, CaptureAnalysis, Instruction, Occupancy
+from generator.words import noun, plural
 
 #: Path pieces that mark a framework / library source line (not the kernel's own code).
 FRAMEWORK_MARKERS = ("/site-packages/", "/dist-packages/", "/python_packages/", "/lib/python3")
@@ -247,13 +248,11 @@ def short_loc(source_loc: str) -> str:
     return source_loc.rsplit("/", 1)[-1] if source_loc else UNKNOWN_LOC
 
 
-def _n(count: int, word: str, plural: str | None = None) -> str:
-    """``3 waits``, ``1 wait``."""
-    return f"{count} {word if count == 1 else (plural or word + 's')}"
+_n = plural  # ``3 waits``, ``1 wait``
 
 
 def _waves(n: int | float) -> str:
-    return f"{n} wave{'' if n == 1 else 's'}/SIMD"
+    return f"{n} {noun(n, 'wave')}/SIMD"
 
 
 def _pct(x: float) -> str:

@@ -13,6 +13,7 @@ from generator.analyze.verdicts.rules import UNTIMED, Thresholds, verdict_of_spe
 from generator.analyze.verdicts.shapes import _fmt_x
 from generator.config import SweepConfig
 from generator.errors import InputError
+from generator.words import plural
 
 KERNELS_JSON = os.path.join("docs", "data", "kernels.json")
 _CAMPAIGN_URL = re.compile(r"benchmarks/examples/([^/]+)/")
@@ -171,7 +172,6 @@ def headline_note(headline: HeadlinePair | None, score: "KernelScore") -> str | 
     """A sentence when the headline pair's verdict differs from the multi-shape verdict."""
     if headline is None or score.verdict == UNTIMED or headline.verdict == score.verdict:
         return None
-    plural = "s" if score.n_measured != 1 else ""
     geo = f"geomean {_fmt_x(score.geomean_vs_best)} over " if score.geomean_vs_best is not None else ""
     return (f"Headline pair {headline.text} reads {headline.verdict}, but the multi-shape verdict is "
-            f"{score.verdict} ({geo}{score.n_measured} measured shape{plural}).")
+            f"{score.verdict} ({geo}{plural(score.n_measured, 'measured shape')}).")

@@ -198,7 +198,7 @@ class KernelScore:
     def scope_text(self) -> str:
         """``not like-for-like: 9 of 9 shapes' best baseline times another scope; like-for-like 166.72x``."""
         text = (f"not like-for-like: the best baseline times another scope on {self.scope_mismatch_shapes} "
-                f"of {self.n_measured} shapes")
+                f"of {plural(self.n_measured, 'shape')}")
         if self.like_for_like_geomean:
             g, n = self.like_for_like_geomean
             ref = f", reference {self.reference} only" if self.like_for_like_reference_only else ""
@@ -379,11 +379,11 @@ def _verdict_reason(verdict: str, g: float | None, n_measured: int, hard: int,
                 return f"no measured shape: {candidate} has no rows", msg("verdict.reason.norows", candidate=candidate)
             return (f"no measured shape ({candidate} usable with a baseline on 0 of {len(shapes)})",
                     msg("verdict.reason.unusable", candidate=candidate, n=len(shapes)))
-        return (f"{hard} hard failures > {n_measured} measured shapes",
+        return (f"{plural(hard, 'hard failure')} > {plural(n_measured, 'measured shape')}",
                 msg("verdict.reason.blocked", hard=hard, n=n_measured))
     rule = {WIN: f">= {t.win:g}", PARITY: f"in [{t.headroom:g}, {t.win:g})", HEADROOM: f"< {t.headroom:g}"}[verdict]
     said = {WIN: msg("verdict.rule.win", win=f"{t.win:g}"),
             PARITY: msg("verdict.rule.parity", headroom=f"{t.headroom:g}", win=f"{t.win:g}"),
             HEADROOM: msg("verdict.rule.headroom", headroom=f"{t.headroom:g}")}[verdict]
-    return (f"geomean {g:.3f}x {rule} over {n_measured} measured shapes",
+    return (f"geomean {g:.3f}x {rule} over {plural(n_measured, 'measured shape')}",
             msg("verdict.reason.geomean", g=f"{g:.3f}x", rule=said, n=n_measured))

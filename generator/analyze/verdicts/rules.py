@@ -9,6 +9,7 @@ from typing import Iterable, Mapping, Sequence
 from generator.analyze.roofline import ABOVE_ROOF_FACTOR, ABOVE_ROOF_TEXT  # noqa: F401 (re-exported)
 from generator.config import SweepConfig
 from generator.read.campaign import ResultRow
+from generator.words import plural  # noqa: F401 (re-exported)
 
 WIN, PARITY, HEADROOM, BLOCKED = "WIN", "PARITY", "HEADROOM", "BLOCKED"
 VERDICTS = (WIN, PARITY, HEADROOM, BLOCKED)
@@ -163,8 +164,3 @@ def spread(row: ResultRow | "ProviderResult" | None) -> float | None:
 def split_geomeans(groups: Mapping[str, list[float]]) -> dict[str, list]:
     """{key: [geomean, n]} for groups of speedups, keys sorted."""
     return {k: [geomean(v), len(v)] for k, v in sorted(groups.items()) if v}
-
-
-def plural(n: int, word: str) -> str:
-    """``1 row``, ``2 rows``."""
-    return f"{n} {word}{'' if n == 1 else 's'}"

@@ -19,6 +19,7 @@ from generator.analyze.verdicts.rules import UNTIMED, Thresholds
 from generator.analyze.verdicts.shapes import score_shape
 from generator.config import DEFAULT_REFERENCE, SweepConfig, load_config
 from generator.errors import InputError
+from generator.words import plural
 from generator.model import FORMAT_VERSION
 from generator.read.campaign import Campaign, ResultRow, find_campaign_folders, read_campaign
 from generator.read.discover import rel_path
@@ -48,7 +49,7 @@ def score_campaign(campaign: Campaign, config: SweepConfig | None = None,
     score.headline = headline_for_campaign(campaign.name, config, kernels_json)
     if not campaign.timed:
         score.verdict = UNTIMED
-        score.verdict_reason = f"no benchmark results: {score.n_shapes} shapes in the ledger, none timed"
+        score.verdict_reason = f"no benchmark results: {plural(score.n_shapes, 'shape')} in the ledger, none timed"
         score.verdict_reason_msg = msg("verdict.reason.untimed", n=score.n_shapes)
         score.uncertain = False
     score.headline_note = headline_note(score.headline, score)
@@ -97,10 +98,12 @@ def _row_notes(campaign: Campaign, by_shape: Mapping[str, Mapping[str, list[Resu
     known = {s.shape_id for s in campaign.ledger}
     stray = sum(len(rs) for sid, provs in by_shape.items() if sid not in known for rs in provs.values())
     if stray:
-        notes.append(f"{stray} result rows name shapes that are not in the ledger (ignored)")
+        notes.append(f"{plural(stray, 'result row')} {'names a shape that is' if stray == 1 else 'name shapes that are'} "
+                     "not in the ledger (ignored)")
     repeated = sum(1 for sid, provs in by_shape.items() if sid in known for rs in provs.values() if len(rs) > 1)
     if repeated:
-        notes.append(f"{repeated} (shape, provider) pairs have several rows: the last usable one counts")
+        notes.append(f"{plural(repeated, '(shape, provider) pair')} {'has' if repeated == 1 else 'have'} several rows: "
+                     "the last usable one counts")
     return notes
 
 

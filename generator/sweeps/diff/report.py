@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from typing import Any, Mapping
 
-from generator.analyze.verdicts.rules import plural
+from generator.words import plural
 from generator.model import FORMAT_VERSION
 from generator.sweeps.diff.changes import (
     DIFF_MARKER,
@@ -35,7 +35,7 @@ def counts_text(old: Mapping[str, int], new: Mapping[str, int]) -> str:
 def headline(d: SweepDiff) -> str:
     """One line: regressions / improvements, verdict counts, the biggest moves."""
     reg, imp = len(d.regressions), len(d.improvements)
-    parts = [f"{reg} regression{'s' if reg != 1 else ''}, {imp} improvement{'s' if imp != 1 else ''}"
+    parts = [f"{plural(reg, 'regression')}, {plural(imp, 'improvement')}"
              if reg or imp else "no significant change of any kernel's standing"]
     parts.append(f"verdicts {counts_text(d.old_counts, d.new_counts)}")
     moves = d.biggest_moves()
@@ -53,7 +53,7 @@ def environment_summary(d: SweepDiff) -> str:
         for c in k.of_kind("provenance"):
             if c.item in ENVIRONMENT_KEYS:
                 seen.setdefault(c.text, []).append(k.slug)
-    return ", ".join(f"{text} ({len(slugs)} kernel{'s' if len(slugs) != 1 else ''})" for text, slugs in seen.items())
+    return ", ".join(f"{text} ({plural(len(slugs), 'kernel')})" for text, slugs in seen.items())
 
 
 def diff_document(d: SweepDiff) -> dict[str, Any]:
@@ -222,7 +222,7 @@ def _details_noise(d: SweepDiff, site_url: str | None) -> list[str]:
         hot = [c for c in quiet if c.kind == "hotspot"]
         parts = [c.text for c in g + hot]
         if shapes:
-            parts.append(f"{len(shapes)} shape{'s' if len(shapes) != 1 else ''} moved within noise")
+            parts.append(f"{plural(len(shapes), 'shape')} moved within noise")
         body.append(f"- {kernel_link(k, site_url)}: {_md('; '.join(parts))}")
     return _fold(f"Within noise or below the thresholds ({plural(len(body), 'kernel')})", body)
 
@@ -238,8 +238,7 @@ def _details_new_removed(d: SweepDiff, site_url: str | None, max_rows: int) -> l
             if shapes:
                 listed = ", ".join(f"`{_md(c.shape_text)}`" for c in shapes[:max_rows])
                 more = f" and {len(shapes) - max_rows} more" if len(shapes) > max_rows else ""
-                body.append(f"- {kernel_link(k, site_url)}: {len(shapes)} {word} shape"
-                            f"{'s' if len(shapes) != 1 else ''}: {listed}{more}")
+                body.append(f"- {kernel_link(k, site_url)}: {plural(len(shapes), word + ' shape')}: {listed}{more}")
     return _fold(f"New and removed ({len(body)})", body)
 
 

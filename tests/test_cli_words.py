@@ -1,0 +1,186 @@
+"""Issue 14, points 5 and 2: natural counts in every text output, one meaning per option
+name (old spellings kept for a release, with a warning), and wrong paths as one line, exit 2."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from generator import cli
+from generator.site.build import BuildSummary
+from generator.words import noun, plural
+
+DEPRECATION = "kernel-atlas: warning: {old} is deprecated here, use {new} (the old spelling goes away in the next release)\n"
+SOFTMAX_SHAPE = "sha1:a5bf9702ded2560e"  # M=32768 N=8192, the shape of softmax's ATT capture
+
+
+def test_plural():
+    assert [plural(n, "kernel") for n in (0, 1, 2)] == ["0 kernels", "1 kernel", "2 kernels"]
+    assert plural(1, "dispatch") == "1 dispatch" and plural(3, "dispatch") == "3 dispatches"
+    assert plural(2, "pass") == "2 passes" and plural(2, "s_waitcnt vmcnt(0)", "s_waitcnt vmcnt(0)") == \
+        "2 s_waitcnt vmcnt(0)"
+    assert noun(1, "wave") == "wave" and noun(8, "wave") == "waves"
+
+
+# ---------------------------------------------------------------- a one-kernel sweep
+
+
+def one_kernel_sweep(shared: Path, root: Path, keep_candidate: bool = True) -> Path:
+    """softmax alone (its bundle linked), its campaign cut to the one shape it captured."""
+    (root / "examples").mkdir(parents=True)
+    (root / "examples" / "softmax").symlink_to(shared / "examples" / "softmax")
+    src, dst = shared / "benchmarks/examples/softmax", root / "benchmarks/examples/softmax"
+    dst.mkdir(parents=True)
+    (dst / "baseline_matrix.yaml").write_bytes((src / "baseline_matrix.yaml").read_bytes())
+    for name in ("shape_ledger.jsonl", "benchmark_results.jsonl"):
+        rows = [json.loads(line) for line in (src / name).read_text().splitlines() if line.strip()]
+        rows = [r for r in rows if r["shape_id"] == SOFTMAX_SHAPE
+                and (keep_candidate or r.get("provider") != "flydsl")]
+        (dst / name).write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return root
+
+
+def run(argv, capsys) -> tuple[int, str, str]:
+    rc = cli.main(argv)
+    out, err = capsys.readouterr()
+    return rc, out, err
+
+
+def test_verdicts_count_one_shape_and_many(sweep, tmp_path, capsys):
+    one = one_kernel_sweep(sweep, tmp_path / "one")
+    rc, out, _ = run(["verdicts", str(one)], capsys)
+    assert rc == 0
+    assert out.splitlines()[2].split() == ["softmax", "WIN", "1.48x", "1", "of", "1", "0/0", "\u2014", "1/1",
+                                           "none", "1.48x", "vs", "pytorch", "(M=32768", "N=8192)"]
+    assert "softmax: WIN: geomean 1.477x >= 1.05 over 1 measured shape [reference only (pytorch)]" in out
+    rc, out, _ = run(["verdicts", str(one), "--markdown"], capsys)
+    assert "| 1.48x | 1 of 1 | \u2014 |" in out and "over 1 measured shape [" in out
+    rc, out, _ = run(["verdicts", str(sweep)], capsys)
+    assert "softmax: WIN: geomean 1.079x >= 1.05 over 73 measured shapes [uncertain (noise 1.08x)]" in out
+    assert ("untimed (ledger only): attention_prefill (42 shapes), batched_gemm (20 shapes), "
+            "paged_attention (30 shapes), rope (35 shapes), serving_scenarios (18 shapes)") in out
+
+
+def test_no_measured_shape_is_a_dash_not_0_of_0(sweep, tmp_path, capsys):
+    one = one_kernel_sweep(sweep, tmp_path / "one", keep_candidate=False)
+    rc, out, _ = run(["verdicts", str(one)], capsys)
+    row = out.splitlines()[2]
+    assert row.split()[:4] == ["softmax", "BLOCKED", "\u2014", "\u2014"] and " of " not in row
+    assert "softmax: BLOCKED: no measured shape: flydsl has no rows" in out
+    rc, out, _ = run(["verdicts", str(one), "--markdown"], capsys)
+    assert "0 of 0" not in out
+
+
+def test_build_closing_line_counts(sweep, tmp_path, capsys):
+    one = one_kernel_sweep(sweep, tmp_path / "one")
+    rc, _, err = run(["build", str(one), "--out", str(tmp_path / "site"), "--jobs", "1"], capsys)
+    assert rc == 0
+    assert err.startswith("kernel-atlas: 1 kernel: 1 built, 0 skipped (unchanged), 0 broken; 14 files written, "
+                          "0 deleted; ")
+    rc, _, err = run(["build", str(one), "--out", str(tmp_path / "site"), "--jobs", "1"], capsys)
+    assert err.startswith("kernel-atlas: 1 kernel, site up to date (nothing rewritten), 0 broken; ")
+    s = BuildSummary(out="site", kernels=19, built=["k"] * 19, written=["f"], seconds=1.0)
+    assert s.text() == ("kernel-atlas: 19 kernels: 19 built, 0 skipped (unchanged), 0 broken; 1 file written, "
+                        "0 deleted; 1.00 s: site")
+
+
+def test_analyze_text_counts(sweep, capsys):
+    rc, out, _ = run(["analyze", str(sweep / "examples/hgemm_splitk"), "--primary"], capsys)
+    assert rc == 0
+    assert "  occupancy:      1 wave/SIMD, limited by LDS\n" in out
+    rc, out, _ = run(["analyze", str(sweep / "examples/softmax"), "--primary"], capsys)
+    assert "  Source mapped: 731 / 731 instructions (100.0%)\n" in out
+    assert "  occupancy:      8 waves/SIMD, limited by hardware max\n" in out
+
+
+def test_pmc_text_counts_one_file_one_dispatch(tmp_path, capsys):
+    f = tmp_path / "pass_1_counter_collection.csv"
+    f.write_text("Dispatch_Id,Kernel_Name,Counter_Name,Counter_Value\n"
+                 "7,pa_decode_kernel,TCC_HIT_sum,300\n7,pa_decode_kernel,TCC_MISS_sum,100\n"
+                 "7,pa_decode_kernel,GRBM_GUI_ACTIVE,5000\n")
+    rc, out, err = run(["pmc", str(f), "--kernel-contains", "pa"], capsys)
+    assert (rc, err) == (0, "")
+    lines = out.splitlines()
+    assert lines[0] == "PMC counters: 1 file"
+    assert "kernel: pa_decode_kernel" in lines and "dispatches matched: 1" in lines
+    assert "  GRBM_GUI_ACTIVE          5,000 over 1 dispatch (mean 5,000)" in lines
+    # the old spelling still filters, with one warning
+    rc, out2, err = run(["pmc", str(f), "--kernel", "pa"], capsys)
+    assert (rc, out2) == (0, out)
+    assert err == DEPRECATION.format(old="--kernel", new="--kernel-contains")
+
+
+def test_build_history_label_and_its_old_spelling(capsys):
+    parser = cli.build_parser()
+    assert parser.parse_args(["build", "--history", "h", "--history-label", "v1"]).label == "v1"
+    assert capsys.readouterr().err == ""
+    assert parser.parse_args(["build", "--history", "h", "--label", "v1"]).label == "v1"
+    assert capsys.readouterr().err == DEPRECATION.format(old="--label", new="--history-label")
+
+
+# ---------------------------------------------------------------- wrong paths: one line, exit 2
+
+
+def one_error(argv, capsys) -> str:
+    rc, out, err = run(argv, capsys)
+    assert rc == 2 and out == ""
+    assert err.count("\n") == 1 and err.startswith("kernel-atlas: error: ") and "Traceback" not in err
+    return err[len("kernel-atlas: error: "):-1]
+
+
+SIDE = "expected a sweep folder, a built site, its api/ folder or a history snapshot (.json)"
+
+
+def test_diff_wrong_paths(sweep, tmp_path, capsys):
+    jsonl = sweep / "benchmarks/examples/softmax/benchmark_results.jsonl"
+    assert one_error(["diff", str(jsonl), str(sweep)], capsys).startswith(
+        f"{jsonl}: not a snapshot file (not valid JSON (truncated or corrupt): Extra data: line 2 column 1")
+    assert one_error(["diff", str(jsonl), str(sweep)], capsys).endswith(f"; {SIDE}")
+    notes = tmp_path / "notes.json"
+    notes.write_text('{"a": 1}')
+    assert one_error(["diff", str(sweep), str(notes)], capsys) == (
+        f'{notes}: not a kernel-atlas snapshot (no "kind": "kernel-atlas-snapshot"); {SIDE}')
+    assert one_error(["diff", str(tmp_path / "absent"), str(sweep)], capsys) == (
+        f"{tmp_path / 'absent'}: no such file or directory")
+
+
+def test_serve_wrong_paths(tmp_path, capsys):
+    expected = "expected the folder `kernel-atlas build --out DIR` wrote (build the site first)"
+    assert one_error(["serve", str(tmp_path / "absent")], capsys) == f"{tmp_path / 'absent'}: no such folder: {expected}"
+    (tmp_path / "index.html").write_text("<p>hi</p>")
+    assert one_error(["serve", str(tmp_path / "index.html")], capsys) == (
+        f"{tmp_path / 'index.html'}: not a folder: {expected}")
+    # an index.html alone is some other site, not one kernel-atlas built
+    assert one_error(["serve", str(tmp_path)], capsys) == (
+        f"{tmp_path}: not a built site (no index.html and kernel-atlas-manifest.json): {expected}")
+
+
+def test_serve_accepts_a_built_site(sweep, tmp_path, capsys):
+    from generator.commands import serve
+
+    one = one_kernel_sweep(sweep, tmp_path / "one")
+    assert cli.main(["build", str(one), "--out", str(tmp_path / "site"), "--quiet", "--jobs", "1"]) == 0
+    serve.check_site(str(tmp_path / "site"))  # no error
+
+
+def test_pmc_wrong_paths(tmp_path, capsys):
+    assert one_error(["pmc", str(tmp_path / "absent.csv")], capsys) == f"{tmp_path / 'absent.csv'}: no such file"
+    assert one_error(["pmc", str(tmp_path)], capsys) == (
+        f"{tmp_path}: no *counter_collection.csv or .db file in this folder")
+    notes = tmp_path / "notes.txt"
+    notes.write_text("hello\n")
+    assert one_error(["pmc", str(notes)], capsys) == (
+        f"{notes}: not a counter-collection CSV: no Dispatch_Id, Kernel_Name, Counter_Name, Counter_Value "
+        "columns (rocprofv3 --pmc writes *_counter_collection.csv)")
+
+
+def test_analyze_wrong_paths(tmp_path, capsys):
+    assert one_error(["analyze", str(tmp_path / "absent")], capsys) == f"{tmp_path / 'absent'}: no such file or directory"
+    notes = tmp_path / "notes.txt"
+    notes.write_text("hello\n")
+    assert one_error(["analyze", str(notes)], capsys) == f"{notes}: not a sweep, bundle or capture"
+    (tmp_path / "empty").mkdir()
+    assert one_error(["analyze", str(tmp_path / "empty")], capsys) == (
+        f"{tmp_path / 'empty'}: no kernel bundles or captures found (expected examples/<kernel>/att_viewer/...)")
