@@ -117,3 +117,25 @@ def test_state_round_trips_and_says_its_status():
     assert state.KernelState.from_json(st.to_json()) == st
     st.broken.append("campaign b/x: b/x/benchmark_results.csv:3: bad")
     assert st.status == "broken"
+
+
+def test_analyze_advice_is_the_sites_advice(sweep, shared_site, capsys):
+    """``analyze --advice`` reads the campaign that times each bundle, as build does: the same plan
+    (vec_add opens with profiled_shape, worked from its results file) in both outputs."""
+    code, out, _ = run(capsys, "analyze", str(sweep), "--primary", "--json", "--advice")
+    assert code == 0
+    by_capture = {d["path"]: d for d in json.loads(out)}
+    compared = 0
+    for slug in api_states(shared_site):
+        doc = json.loads((shared_site / "api" / "kernels" / f"{slug}.json").read_text())
+        for cap in doc["captures"]:
+            if cap.get("primary") and cap["path"] in by_capture:
+                mine = [(f["detector"], f["title"]) for f in by_capture[cap["path"]]["advice"]]
+                assert mine == [(f["detector"], f["title"]) for f in cap["advice"]], slug
+                compared += 1
+    assert compared == 13
+    vec = next(d for d in by_capture.values() if d["path"].startswith("examples/vec_add/"))
+    assert vec["advice"][0]["detector"] == "profiled_shape"
+    code, out, _ = run(capsys, "analyze", str(sweep / "examples" / "vec_add"), "--primary", "--advice")
+    assert "1. [high] The profiled shape is not where the kernel loses" in out
+    assert "(6.67 vs 2.88 TB/s)\n" in out  # a flag without stall cycles of its own says no share

@@ -191,3 +191,28 @@ def read_kernel_state(ref: KernelRef, root: str, config, kernels_json, sweep_pro
     st = kernel_state(ref, score, broken=broken, skipped=skipped, primary=primary, analyzed=primary is not None,
                       sweep_profiled=sweep_profiled)
     return st, score
+
+
+def bundle_timing(bundle) -> tuple[Any, Any]:
+    """(the KernelScore of the campaign that times ``bundle`` in the sweep it sits in, that sweep's
+    configuration): what ``build`` scores it with. The score is None without such a campaign, when
+    it broke, or when it has no results; the configuration is None outside a sweep."""
+    import os
+
+    from generator.analyze.kernels import pair_kernels
+    from generator.analyze.verdicts import load_kernels_json, score_folder
+    from generator.config import load_config
+    from generator.read import discover
+
+    root = discover.enclosing_sweep(os.path.dirname(os.path.abspath(bundle.path)))
+    if root is None:
+        return None, None
+    config, kernels_json = load_config(root), load_kernels_json(root)
+    sweep = discover.discover(root)
+    ref = next((r for r in pair_kernels(sweep, config, kernels_json)
+                if r.bundle is not None and os.path.samefile(r.bundle.path, bundle.path)), None)
+    if ref is None or not ref.op or not ref.campaign_dir:
+        return None, config
+    res = score_folder(ref.campaign_dir, config, kernels_json, name=ref.op,
+                       rel=discover.rel_path(ref.campaign_dir, root))
+    return (None if isinstance(res, InputError) or not res.is_verdict else res), config

@@ -30,11 +30,24 @@ def add_arguments(p) -> None:
     p.add_argument("--advice", action="store_true", help="add the ranked optimization plan")
 
 
-def _advice(a, bundle, as_json: bool):
-    """The ranked plan of one analysis (JSON objects or text lines)."""
-    from generator.analyze import advice
+def _advice(a, r, as_json: bool, timings: dict):
+    """The ranked plan of one analysis (JSON objects or text lines), with the context ``build``
+    gives it: the campaign that times the bundle (its verdict) and, for the primary capture,
+    the bundle's PMC counters."""
+    from generator.analyze import advice, pmc, state
 
-    findings = advice.advise(a, advice.AdviceContext(bundle=bundle))
+    bundle = r.bundle
+    if bundle.path not in timings:
+        timings[bundle.path] = state.bundle_timing(bundle)
+    score, config = timings[bundle.path]
+    counters = None
+    if r.is_primary:
+        try:
+            counters = pmc.analyze_bundle_counters(bundle.path, a.jit_kernel or None)
+        except InputError:
+            counters = None
+    ctx = advice.context_for(a, bundle, counters, score, score.geomean_vs_best if score is not None else None, config)
+    findings = advice.advise(a, ctx)
     return [f.to_json() for f in findings] if as_json else advice.format_plan(findings)
 
 
@@ -52,6 +65,7 @@ def run(args) -> int:
     if single and results[0].ref.skipped:
         raise InputError(results[0].ref.path, results[0].ref.skipped)
     objects, texts = [], []
+    timings: dict = {}
     for r in results:
         if r.status == "skipped":
             print(f"kernel-atlas: skipped {r.ref.rel}: {r.ref.skipped}", file=sys.stderr)
@@ -64,10 +78,10 @@ def run(args) -> int:
                 obj = a.to_json(args.topk)
                 obj["primary"] = r.is_primary
                 if args.advice:
-                    obj["advice"] = _advice(a, r.bundle, True)
+                    obj["advice"] = _advice(a, r, True, timings)
                 objects.append(obj)
             else:
-                plan = _advice(a, r.bundle, False) if args.advice else None
+                plan = _advice(a, r, False, timings) if args.advice else None
                 texts.append(report.render_text(a, args.topk, args.mode, args.detail, args.context, plan))
     if args.json:
         payload = objects[0] if single and len(objects) == 1 else objects

@@ -206,7 +206,8 @@ def format_plan(findings: list[Finding]) -> list[str]:
             lines.append("")
         lines.append("  Flagged (not ranked):")
         for f in flags:
-            lines.append(f"   - {f.title}  ({_pct(f.stall_share)} of stall cycles on the line)")
+            on_line = f"  ({_pct(f.stall_share)} of stall cycles on the line)" if f.stall_share else ""
+            lines.append(f"   - {f.title}{on_line}")
             lines.append(f"      evidence: {f.summary}")
             lines.append(f"      note: {f.suggestion}")
     return lines
