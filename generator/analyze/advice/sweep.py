@@ -32,6 +32,15 @@ class SweepFinding:
             "headroom_kernels", "text", "priority")}
 
 
+def _why_parts(findings: list[Finding]) -> tuple[Finding | None, Finding | None, list[Finding]]:
+    """(the most urgent limit, the streaming finding, the patterns) a why-not-winning reads."""
+    prio = {p: k for k, p in enumerate(PRIORITIES)}
+    limits = sorted((f for f in findings if f.kind == "limit"), key=lambda f: prio.get(f.priority, 9))
+    patterns = [f for f in findings if f.kind == "pattern"]
+    stream = next((f for f in patterns if f.detector == "streaming_roofline"), None)
+    return (limits[0] if limits else None), stream, patterns
+
+
 def why_not_winning(findings: list[Finding], analysis: CaptureAnalysis) -> str:
     """One or two sentences for a HEADROOM kernel: the limiter and the top evidence.
 
@@ -39,11 +48,7 @@ def why_not_winning(findings: list[Finding], analysis: CaptureAnalysis) -> str:
     kernel streaming at the roofline is bound by bandwidth unless a limit of high or
     medium priority says otherwise; without either, the top stall type stands in.
     """
-    prio = {p: k for k, p in enumerate(PRIORITIES)}
-    limits = sorted((f for f in findings if f.kind == "limit"), key=lambda f: prio.get(f.priority, 9))
-    patterns = [f for f in findings if f.kind == "pattern"]
-    stream = next((f for f in patterns if f.detector == "streaming_roofline"), None)
-    lim = limits[0] if limits else None
+    lim, stream, patterns = _why_parts(findings)
     if lim is not None and (stream is None or lim.priority in ("high", "medium")):
         limiter = f"{lim.title} ({lim.summary})"
     elif stream is not None:
@@ -66,11 +71,7 @@ def _said(f: Finding, part: str) -> Msg | str:
 
 def why_not_winning_message(findings: list[Finding], analysis: CaptureAnalysis) -> Msg:
     """``why_not_winning`` as a message (``advice.why.*``): the same choice, worded by key."""
-    prio = {p: k for k, p in enumerate(PRIORITIES)}
-    limits = sorted((f for f in findings if f.kind == "limit"), key=lambda f: prio.get(f.priority, 9))
-    patterns = [f for f in findings if f.kind == "pattern"]
-    stream = next((f for f in patterns if f.detector == "streaming_roofline"), None)
-    lim = limits[0] if limits else None
+    lim, stream, patterns = _why_parts(findings)
     if lim is not None and (stream is None or lim.priority in ("high", "medium")):
         limiter = msg("advice.why.limit", title=_said(lim, "title"), summary=_said(lim, "summary"))
     elif stream is not None:
