@@ -13,7 +13,10 @@ from generator.site import i18n, render
 from test_render import build_real_site  # same test folder
 
 KEY_ATTR = re.compile(r'data-i18n(?:-placeholder)?="([^"{]+)"')
-CALL = re.compile(r'''\b_\(\s*["']([^"']+)["']''')
+CALL = re.compile(r'''\b_\(\s*["']([^"']+)["']\s*\)''')  # _("unit." ~ name) is a prefix, not a key
+# keys named in Python: i18n.en/zh/both("k"), i18n.marked("zh", "k"), Fact.of("label", "value"), charts' _t("en", "k")
+PY_KEYS = (r'\bi18n\.(?:en|zh|pair|both)\(\s*"([^"]+)"', r'\bi18n\.marked\(\s*"(?:en|zh)",\s*"([^"]+)"',
+           r'\bFact\.of\(\s*"([^"]+)"', r'\bFact\.of\(\s*"[^"]+",\s*"([^"]+)"', r'\b_t\(\s*"(?:en|zh)",\s*"([^"]+)"')
 
 
 def placeholders(s: str) -> set[str]:
@@ -36,7 +39,8 @@ def test_every_key_the_templates_and_views_use_is_in_the_catalogues():
     for path in sources:
         text = path.read_text(encoding="utf-8")
         used |= set(KEY_ATTR.findall(text)) | set(CALL.findall(text))
-        used |= set(re.findall(r'\bi18n\.(?:en|zh|pair)\(\s*"([^"]+)"', text))
+        for pattern in PY_KEYS:
+            used |= set(re.findall(pattern, text))
     assert used, "no key found"
     assert sorted(used - set(i18n.catalogue("en"))) == []
 

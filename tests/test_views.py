@@ -146,7 +146,8 @@ def test_overview_groups_and_chart(kernel):
     band = fig["layout"]["shapes"][0]
     assert (band["x0"], band["x1"]) == (0.95, 1.05)
     # uncategorized rows: untimed before no-campaign (verdict rank), as in the table
-    assert page.not_on_chart == ["attention_prefill (ledger only, nothing timed)", "pa_mqa_logits_fp4 (no timing campaign)"]
+    assert page.not_on_chart == [("attention_prefill", "ledger only, nothing timed", "只有形状台账，没有计时"),
+                                 ("pa_mqa_logits_fp4", "no timing campaign", "没有计时任务")]
 
 
 # ---------------------------------------------------------------- kernel page panels
