@@ -518,6 +518,10 @@ def test_chinese_leaves_no_english_interface_word(site, browser):
         left = english_left(page, sel)
         assert left == [], (rel, left[:20])
         # every catalogued element changed language, and back again
+        if rel == "index.html":  # attributes: a coverage cell's tooltip, a filter's label for screen readers
+            assert page.get_attribute("#coverage-table td.cov a >> nth=0", "title") == (
+                "DeepSeek-R1：10 个形状，已测 5 个，胜 5 个，负 0 个，不支持 5 个，失败 0 个；几何平均 6.61x")
+            assert page.get_attribute("#filter-verdict", "aria-label") == "判定"
         untranslated = page.evaluate("""() => Array.from(document.querySelectorAll('[data-i18n]')).filter(
             e => !/[\\u4e00-\\u9fff]|^(JSON|REPORT\\.md|SGPR|GPU|wave)$/.test(e.textContent.trim())).map(e => e.getAttribute('data-i18n'))""")
         assert untranslated == [], (rel, untranslated)

@@ -17,7 +17,8 @@
  *   catalogues are templates/i18n/<lang>.json, prepended to this file as window.KA_I18N
  *   (generator/site/i18n.py). Computed text (numbers in it) carries its 中文 in data-zh;
  *   data (names, numbers, code, verdict words) is marked translate="no" and stays as is.
- *   Tooltips carry their 中文 in data-zh-title; text mixing words and data is printed in both
+ *   Attributes: data-i18n-title / -aria-label / -alt hold a key, data-zh-<attr> computed 中文
+ *   (the English is kept in data-en-<attr>); text mixing words and data is printed in both
  *   languages (span.en-only / span.zh-only, shown by site.css from html[data-lang]).
  * - Overview rows also carry data-severity (near|tune|rewrite|""); the ranking switch is
  *   input[name=rank] (geomean|headline) showing #rank-geomean or #rank-headline.
@@ -161,10 +162,15 @@
       if (!el.hasAttribute("data-i18n-en")) { el.setAttribute("data-i18n-en", el.textContent); }
       el.textContent = zh ? el.getAttribute("data-zh") : el.getAttribute("data-i18n-en");
     });
-    // tooltips: the 中文 rides in data-zh-title
-    document.querySelectorAll("[data-zh-title]").forEach(function (el) {
-      if (!el.hasAttribute("data-en-title")) { el.setAttribute("data-en-title", el.getAttribute("title") || ""); }
-      el.setAttribute("title", zh ? el.getAttribute("data-zh-title") : el.getAttribute("data-en-title"));
+    // attributes (tooltips, labels for screen readers, alt text): a key in data-i18n-<attr>,
+    // or computed 中文 in data-zh-<attr>; the English is kept in data-en-<attr>
+    ["title", "aria-label", "alt"].forEach(function (attr) {
+      document.querySelectorAll("[data-i18n-" + attr + "],[data-zh-" + attr + "]").forEach(function (el) {
+        var saved = "data-en-" + attr, key = el.getAttribute("data-i18n-" + attr);
+        if (!el.hasAttribute(saved)) { el.setAttribute(saved, el.getAttribute(attr) || ""); }
+        var text = key ? I18N[key] : el.getAttribute("data-zh-" + attr);
+        el.setAttribute(attr, zh && text ? text : el.getAttribute(saved));
+      });
     });
     document.querySelectorAll("[data-i18n-placeholder]").forEach(function (el) {
       var key = el.getAttribute("data-i18n-placeholder");

@@ -25,6 +25,7 @@ class ProviderCell:
     css: str
     title: str
     sort: str
+    title_zh: str = ""  # the tooltip in 中文 (data-zh-title), when it has words
 
 
 @dataclass
@@ -127,7 +128,7 @@ def shape_rows(score: Any, ctx: SiteContext) -> list[ShapeRowView]:
         for p in score.providers:
             r = sh.providers.get(p)
             if r is None:
-                cells.append(ProviderCell(DASH, "t-none", "no row", ""))
+                cells.append(ProviderCell(DASH, "t-none", i18n.en("speed.cell.norow"), "", i18n.zh("speed.cell.norow")))
                 continue
             title = r.reason or ""
             if r.usable and r.p10_us and r.p90_us:
@@ -135,10 +136,13 @@ def shape_rows(score: Any, ctx: SiteContext) -> list[ShapeRowView]:
             css = "t-ok" if r.usable else ("t-fail" if r.status in ("failed", "oom", "incorrect") else "t-na")
             if p == sh.best_baseline:
                 css += " t-best"
+            title_zh = ""
             if r.above_roof:
                 css += " t-roof"
-                title = f"{r.effective_gbps / 1000:.1f} TB/s: {ABOVE_ROOF_TEXT}" + (f"; {title}" if title else "")
-            cells.append(ProviderCell(r.time_text, css, title, sort_key(r.median_us if r.usable else None)))
+                tbs = f"{r.effective_gbps / 1000:.1f}"
+                rest = f"; {title}" if title else ""
+                title, title_zh = i18n.en("speed.cell.roof", tbs=tbs) + rest, i18n.zh("speed.cell.roof", tbs=tbs) + rest
+            cells.append(ProviderCell(r.time_text, css, title, sort_key(r.median_us if r.usable else None), title_zh))
         out.append(ShapeRowView(
             anchor=f"s{i}",
             args=sh.args_text,
