@@ -175,3 +175,20 @@ def test_coverage_tooltip_in_both_languages(kernel):
     c = cell.counts
     assert cell.title.startswith(f"Llama3 8B: {c['shapes']} shapes, {c['measured']} measured, {c['won']} won")
     assert cell.title_zh.startswith(f"Llama3 8B：{c['shapes']} 个形状，已测 {c['measured']} 个，胜 {c['won']} 个")
+
+
+def test_nsight_compute_sentences_translate_with_their_nested_clauses():
+    from generator.analyze.ncu_summary import REASON_TEXT, TITLES
+    assert all(i18n.msg_key(t) for t in REASON_TEXT.values()) and all(i18n.msg_key(t) for t in TITLES.values())
+    issue = f"27 % of stalled samples wait for {REASON_TEXT['stall_barrier']} at k.py:12"
+    rc = (f"Neither DRAM (55.3 %) nor the tensor pipe (0.4 %) reaches 60 % of peak, so warps wait on latency rather "
+          f"than on a saturated unit. {issue} and achieved occupancy is 50.0 % (theoretical 100.0 %, limited by "
+          f"registers); more independent work per SM (occupancy, ILP, pipelining) is the lever.")
+    # the reason keeps its own " at " (a location is file:line), and the nested clauses are translated too
+    assert i18n.msg_key(issue) == ("msg.ncu.issue.at", {"share": "27", "msg_reason": REASON_TEXT["stall_barrier"], "loc": "k.py:12"})
+    assert i18n.zh_msg_text(rc) == (
+        "DRAM（55.3 %）和张量流水线（0.4 %）都没有达到峰值的 60 %，warp 在等延迟，而不是等某个饱和的单元。"
+        "27 % 的停顿采样在等待CTA 屏障处的其他 warp（位于 k.py:12），且实际占用率为 50.0 %（理论值 100.0 %，受 registers 限制）；"
+        "关键是让每个 SM 有更多独立的工作（占用率、ILP、流水化）。")
+    html = i18n.zh_msg(rc)
+    assert '<span translate="no">k.py:12</span>' in html and "CTA 屏障处的其他 warp" in html and "sibling" not in html

@@ -60,6 +60,7 @@ def test_tallies_add_up():
     assert (t.win, t.headroom, t.blocked, t.untimed, t.unscored, t.parity) == (1, 2, 1, 1, 1, 0)
     assert t.total == 6 and t.scored == 4
     assert t.text() == "1 WIN, 2 HEADROOM, 1 BLOCKED, 1 untimed, 1 without campaign"
+    assert t.text("zh") == "1 WIN，2 HEADROOM，1 BLOCKED，1 个无计时，1 个无计时任务"
 
 
 def test_log_ticks_cover_the_range_with_readable_labels():

@@ -211,7 +211,8 @@ def headline_overview(rows: list[Any], win: float, headroom: float) -> dict[str,
         if not sel:
             continue
         traces_zh[len(data)] = {"name": _t("zh", "chart.trace.headline", v=verdict),
-                                "hovertemplate": _t("zh", "chart.hover.headline")}
+                                "hovertemplate": _t("zh", "chart.hover.headline"),
+                                "customdata": [[i18n.zh_msg_text(r.headline_text or ""), r.verdict_label] for r in sel]}
         data.append({
             "type": "scatter", "mode": "markers", "name": _t("en", "chart.trace.headline", v=verdict),
             "x": [r.headline_speedup for r in sel], "y": [r.name for r in sel],

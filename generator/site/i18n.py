@@ -62,13 +62,18 @@ def zh_or(key: str, default: str) -> str:
     return catalogue("zh").get(key, default)
 
 
+#: What a field of a ``msg.`` template matches: ``loc`` a source location (``file.py:12``), any other
+#: field the shortest text that lets the whole sentence match (possibly none).
+FIELD_PATTERNS = {"loc": r"\S+:\d+"}
+
+
 def _template_pattern(s: str) -> re.Pattern:
     """A regular expression matching what ``s.format(...)`` can print; each field a named group."""
     parts = []
     for literal, name, _, _ in string.Formatter().parse(s):
         parts.append(re.escape(literal))
         if name is not None:
-            parts.append(f"(?P<{name}>.+?)")
+            parts.append(f"(?P<{name}>{FIELD_PATTERNS.get(name, '.*?')})")
     return re.compile("^" + "".join(parts) + "$", re.S)
 
 
@@ -80,13 +85,17 @@ def _sentences() -> tuple[tuple[str, re.Pattern], ...]:
 
 
 def marked(lang: str, key: str, **kw) -> Markup:
-    """The string ``key`` in ``lang`` as HTML, each filled value escaped in a ``translate="no"`` span."""
+    """The string ``key`` in ``lang`` as HTML, each filled value escaped in a ``translate="no"`` span;
+    a ``msg_*`` field holds a nested sentence, translated in its turn (:func:`zh_msg`)."""
     out = []
     for literal, name, spec, conv in string.Formatter().parse(catalogue(lang)[key]):
         out.append(str(escape(literal)))
         if name is not None:
             value = format(kw[name], spec or "") if not conv else str(kw[name])
-            out.append(f'<span translate="no">{escape(value)}</span>')
+            if name.startswith("msg_"):
+                out.append(str((zh_msg(value) if lang == "zh" else "") or escape(value)))
+            else:
+                out.append(f'<span translate="no">{escape(value)}</span>')
     return Markup("".join(out))
 
 
@@ -110,7 +119,10 @@ def zh_msg(text: str) -> Markup:
 def zh_msg_text(text: str) -> str:
     """:func:`zh_msg` as plain text (a chart's hover); a sentence no key matches comes back as it is."""
     found = msg_key(str(text))
-    return zh(found[0], **found[1]) if found else str(text)
+    if not found:
+        return str(text)
+    key, values = found
+    return zh(key, **{k: zh_msg_text(v) if k.startswith("msg_") else v for k, v in values.items()})
 
 
 def install(env) -> None:

@@ -227,15 +227,15 @@ class Tally:
     def scored(self) -> int:
         return self.win + self.parity + self.headroom + self.blocked
 
-    def text(self) -> str:
-        """``2 WIN, 5 HEADROOM``: the non-zero verdict counts."""
+    def text(self, lang: str = "en") -> str:
+        """``2 WIN, 5 HEADROOM``: the non-zero verdict counts (``lang`` "zh": in 中文)."""
         parts = [f"{getattr(self, k)} {k.upper()}" for k in ("win", "parity", "headroom", "blocked")
                  if getattr(self, k)]
         if self.untimed:
-            parts.append(f"{self.untimed} untimed")
+            parts.append(i18n.text(lang, "ov.tally.untimed", n=self.untimed))
         if self.unscored:
-            parts.append(f"{self.unscored} without campaign")
-        return ", ".join(parts) or "none"
+            parts.append(i18n.text(lang, "ov.tally.nocampaign", n=self.unscored))
+        return ("，" if lang == "zh" else ", ").join(parts) or i18n.text(lang, "ov.tally.none")
 
     def to_json(self) -> dict[str, int]:
         return {f.name: getattr(self, f.name) for f in fields(self)}
@@ -397,6 +397,7 @@ class CategoryGroup:
     name: str
     rows: list[IndexRow]
     tally_text: str
+    tally_zh: str = ""
 
 
 @dataclass
@@ -509,8 +510,8 @@ def overview_page(rows: list[IndexRow], ctx: SiteContext, provenance: list[Fact]
     for r in rows:
         by_cat.setdefault(r.category, []).append(r)
     cats = sorted(by_cat, key=lambda c: (c == UNCATEGORIZED, c))
-    groups = [CategoryGroup(c, by_cat[c], sum((Tally.of(r.verdict) for r in by_cat[c]), Tally()).text())
-              for c in cats]
+    tallies = {c: sum((Tally.of(r.verdict) for r in by_cat[c]), Tally()) for c in cats}
+    groups = [CategoryGroup(c, by_cat[c], tallies[c].text(), tallies[c].text("zh")) for c in cats]
     plotted = sorted((r for r in rows if r.geomean is not None), key=lambda r: (-r.geomean, r.name.lower()))
     not_on_chart = [(r.name, *off_chart_reason(r)) for r in rows if r.geomean is None]
     chart = chart_view("overview-speedups", charts.speedup_overview(plotted, ctx.win, ctx.headroom),

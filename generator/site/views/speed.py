@@ -236,12 +236,7 @@ def score_facts(s: Any, row: IndexRow | None) -> list[Fact]:
 
 def headline_pair_zh(h: Any) -> Markup:
     """The 中文 of ``7.00 us vs 11.60 us (PyTorch), 1.66x`` (values marked as data)."""
-    if h.candidate_us is None or h.baseline_us is None:
-        return Markup('<span translate="no">{}</span>').format(h.text)
-    kw = {"c": f"{h.candidate_us:.2f} us", "b": f"{h.baseline_us:.2f} us", "x": h.text.rsplit(", ", 1)[-1]}
-    if h.baseline_name:
-        return i18n.marked("zh", "speed.headline.text", name=h.baseline_name, **kw)
-    return i18n.marked("zh", "speed.headline.bare", **kw)
+    return i18n.zh_msg(h.text) or Markup('<span translate="no">{}</span>').format(h.text)
 
 
 @register_panel("speed", "Speed across shapes", 20)
