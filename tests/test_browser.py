@@ -452,7 +452,7 @@ TECH_TOKENS = {"VGPR", "VGPRs", "SGPR", "LDS", "HBM", "MFMA", "TFLOP", "FLOP", "
                "ISA", "NCU", "PMC", "L2", "SIMD", "CU", "SE", "SM", "arch", "accum", "gfx950", "JSON", "API", "PR", "GPU",
                "ROCm", "rocprofv3", "torch", "triton", "FlyDSL", "CUDA", "wave", "p90", "p10", "REPORT", "md", "Nsight",
                "Compute", "ATT", "CSV", "JIT", "PC", "Kernel", "Atlas", "warp", "AMD", "NVIDIA",
-               "DRAM", "ILP", "MMA", "CTA", "wgmma", "warpgroup",
+               "DRAM", "ILP", "MMA", "CTA", "wgmma", "warpgroup", "IMC", "LG", "MIO", "TEX",
                "WIN", "PARITY", "HEADROOM", "BLOCKED", "near", "tune", "rewrite", "W", "L", "U", "F", "A", "B"}
 ENGLISH_LEFT = """([sel, skip]) => {
   const out = [];

@@ -69,6 +69,13 @@ def test_zh_msg_finds_the_template_that_printed_a_sentence():
     assert i18n.msg_key("1 hard failure")[0] == "msg.flag.hard.one" and i18n.msg_key("6 hard failures")[0] == "msg.flag.hard"
     assert i18n.zh_msg_text("no timing campaign: no verdict") == "没有计时任务：没有判定"
     assert i18n.zh_msg("a sentence no key knows") == "" and i18n.zh_msg_text("a sentence no key knows") == "a sentence no key knows"
+    # no catch-all: a field that names something is narrow, and a nested sentence no key knows stays visible
+    assert i18n.msg_key("small vs big")[0] == "msg.cmp.labels" and i18n.msg_key("this kernel vs that one") is None
+    assert i18n.zh_msg("roofline: bad.toml: no [devices.*] table") == (
+        '屋顶线模型：<span translate="no">bad.toml: no [devices.*] table</span>')
+    assert i18n.zh_msg("frobnicate failed: KeyError: x") == 'frobnicate失败：<span translate="no">KeyError: x</span>'
+    assert i18n.zh_msg_text("capture big/x skipped: empty shell: no code.json and no wave files") == (
+        "采集 big/x 已跳过：空壳：没有 code.json，也没有 wave 文件")
 
 
 def test_the_sentences_copied_from_the_analysis_are_its_own():

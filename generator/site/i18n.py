@@ -62,9 +62,12 @@ def zh_or(key: str, default: str) -> str:
     return catalogue("zh").get(key, default)
 
 
-#: What a field of a ``msg.`` template matches: ``loc`` a source location (``file.py:12``), any other
-#: field the shortest text that lets the whole sentence match (possibly none).
-FIELD_PATTERNS = {"loc": r"\S+:\d+"}
+#: What a field of a ``msg.`` template matches: ``loc`` a source location (``file.py:12``), ``label``,
+#: ``label_b`` and ``suffix`` a capture's label (one word), ``g`` a speedup (``0.87x``), any other
+#: field the shortest text that lets the whole sentence match (possibly none). A sentence another
+#: layer computed has its own key: no template is a catch-all that would pass unknown English off as
+#: data (a ``msg_*`` field holds a nested sentence, translated by its own key or left visible).
+FIELD_PATTERNS = {"loc": r"\S+:\d+", "label": r"\S+", "label_b": r"\S+", "suffix": r"\S+", "g": r"\d[\d.]*x"}
 
 
 def _template_pattern(s: str) -> re.Pattern:
