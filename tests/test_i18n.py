@@ -1,6 +1,8 @@
 """The interface strings' catalogues (issue 13 point 5): one JSON per language,
 ``templates/i18n/en.json`` and ``templates/i18n/zh.json``, with the same keys and the same
-placeholders; every ``data-i18n`` key a template or a built page uses is in both.
+placeholders; every ``data-i18n`` key a template or a built page uses is in both. Computed text:
+every sentence another layer writes in English on the shared sweep's and the NVIDIA demo's pages
+finds its ``msg.`` key, and the charts carry their 中文 (real figures).
 """
 
 from __future__ import annotations
@@ -8,6 +10,8 @@ from __future__ import annotations
 import re
 import string
 from pathlib import Path
+
+import pytest
 
 from generator.site import i18n, render
 from test_render import build_real_site  # same test folder
@@ -124,6 +128,31 @@ def test_every_computed_sentence_of_the_shared_sweep_has_its_chinese(site_env, k
             if i18n.msg_key(text) is None:
                 missing.append((slug, text))
     assert missing == [] and seen > 100
+
+
+def test_every_computed_sentence_of_the_nvidia_demo_has_its_chinese():
+    from generator.analyze import verdicts
+    from generator.config import load_config
+    from generator.read import discover
+    from generator.site import gather, plan
+    from generator.site.views import base as base_views, kernel as kernel_views, overview as overview_views
+    bundles = Path(__file__).resolve().parent.parent / "bundles"
+    if not (bundles / "examples").is_dir():
+        pytest.skip("the NVIDIA demo sweep (bundles/) is absent")
+    swp = discover.discover(bundles)
+    cfg, kj = load_config(swp.root), verdicts.load_kernels_json(swp.root)
+    env = gather.Env(swp.root, cfg, kj, {n: plan.optional(n) for n in plan.OPTIONAL}, lambda msg: None)
+    missing, seen = [], 0
+    for p in plan.plan_kernels(swp, cfg, kj):
+        k, _ = gather.gather_kernel(p, env)
+        row = overview_views.index_row(k, base_views.SiteContext())
+        page = kernel_views.kernel_page(k, row, base_views.SiteContext())
+        ncu = next((x.data for x in page.panels if x.name == "ncu"), None)
+        texts = _sentences(k, row, page) + ([ncu.bottleneck, ncu.root_cause, ncu.locality] + [s.key_issue for s in ncu.stages]
+                                            if ncu else [])
+        seen += len(texts)
+        missing += [(p.slug, t) for t in texts if t and t != "\u2014" and i18n.msg_key(t) is None]
+    assert missing == [] and seen > 30
 
 
 def test_charts_carry_their_chinese_with_the_real_figures(kernel):
