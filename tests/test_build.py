@@ -234,7 +234,8 @@ def test_broken_items_are_shown_and_the_rest_is_built(small, tmp_path, sweep):
     assert {"hgemm_splitk", "pa"} <= set(s.broken)
     assert "vec_add" in s.built and "vec_add" not in s.broken
     page = (out / "kernels" / "hgemm_splitk" / "index.html").read_text()
-    assert "broken: examples/hgemm_splitk/att_viewer/big/" in page and "code.json: not valid JSON" in page
+    assert ('<span data-i18n="cap.status.broken">broken</span>: <span translate="no">examples/hgemm_splitk/att_viewer/big/'
+            in page and "code.json: not valid JSON" in page)
     page = (out / "kernels" / "pa" / "index.html").read_text()
     assert "The timing campaign could not be read: benchmarks/examples/pa_decode/benchmark_results.jsonl:2:" in page
     doc = json.loads((out / "api" / "index.json").read_text())

@@ -1,6 +1,8 @@
 """The interface strings' catalogues (issue 13 point 5): one JSON per language,
 ``templates/i18n/en.json`` and ``templates/i18n/zh.json``, with the same keys and the same
-placeholders; every ``data-i18n`` key a template or a built page uses is in both.
+placeholders; every ``data-i18n`` key a template or a built page uses is in both. Computed text:
+every sentence another layer writes in English on the shared sweep's and the NVIDIA demo's pages
+finds its ``msg.`` key, and the charts carry their 中文 (real figures).
 """
 
 from __future__ import annotations
@@ -9,11 +11,16 @@ import re
 import string
 from pathlib import Path
 
+import pytest
+
 from generator.site import i18n, render
 from test_render import build_real_site  # same test folder
 
-KEY_ATTR = re.compile(r'data-i18n(?:-placeholder)?="([^"{]+)"')
-CALL = re.compile(r'''\b_\(\s*["']([^"']+)["']''')
+KEY_ATTR = re.compile(r'data-i18n(?:-placeholder|-title|-aria-label|-alt)?="([^"{]+)"')
+CALL = re.compile(r'''\b_\(\s*["']([^"']+)["']\s*\)''')  # _("unit." ~ name) is a prefix, not a key
+# keys named in Python: i18n.en/zh/both("k"), i18n.marked("zh", "k"), Fact.of("label", "value"), charts' _t("en", "k")
+PY_KEYS = (r'\bi18n\.(?:en|zh|pair|both)\(\s*"([^"]+)"', r'\bi18n\.marked\(\s*"(?:en|zh)",\s*"([^"]+)"',
+           r'\bFact\.of\(\s*"([^"]+)"', r'\bFact\.of\(\s*"[^"]+",\s*"([^"]+)"', r'\b_t\(\s*"(?:en|zh)",\s*"([^"]+)"')
 
 
 def placeholders(s: str) -> set[str]:
@@ -36,7 +43,8 @@ def test_every_key_the_templates_and_views_use_is_in_the_catalogues():
     for path in sources:
         text = path.read_text(encoding="utf-8")
         used |= set(KEY_ATTR.findall(text)) | set(CALL.findall(text))
-        used |= set(re.findall(r'\bi18n\.(?:en|zh|pair)\(\s*"([^"]+)"', text))
+        for pattern in PY_KEYS:
+            used |= set(re.findall(pattern, text))
     assert used, "no key found"
     assert sorted(used - set(i18n.catalogue("en"))) == []
 
@@ -48,3 +56,175 @@ def test_every_key_on_the_built_pages_is_in_the_catalogues(tmp_path_factory, swe
         used |= set(KEY_ATTR.findall(page.read_text(encoding="utf-8")))
     assert {"nav.overview", "panel.speed"} <= used
     assert sorted(used - set(i18n.catalogue("zh"))) == []
+
+
+# ---------------------------------------------------------------- issue 13 (5), part B: computed text
+
+def test_marked_escapes_the_values_and_keeps_them_out_of_translation():
+    assert i18n.marked("zh", "msg.flag.hard", n=6) == '<span translate="no">6</span> 个硬失败'
+    assert i18n.marked("zh", "msg.missing.results", op="<b>x</b>") == (
+        '计时任务 <span translate="no">&lt;b&gt;x&lt;/b&gt;</span> 有形状台账，但没有基准测试结果')
+
+
+def test_zh_msg_finds_the_template_that_printed_a_sentence():
+    # the most specific template wins: the like-for-like reading with its reference
+    flag = "not like-for-like: the best baseline times another scope on 9 of 9 shapes; like-for-like 166.72x over 9, reference pytorch only"
+    assert i18n.msg_key(flag) == ("msg.flag.scope.lflref", {"m": "9", "n": "9", "g": "166.72x", "k": "9", "ref": "pytorch"})
+    assert i18n.msg_key("1 hard failure")[0] == "msg.flag.hard.one" and i18n.msg_key("6 hard failures")[0] == "msg.flag.hard"
+    assert i18n.zh_msg_text("no timing campaign: no verdict") == "没有计时任务：没有判定"
+    assert i18n.zh_msg("a sentence no key knows") == "" and i18n.zh_msg_text("a sentence no key knows") == "a sentence no key knows"
+    # no catch-all: a field that names something is narrow, and a nested sentence no key knows stays visible
+    assert i18n.msg_key("small vs big")[0] == "msg.cmp.labels" and i18n.msg_key("this kernel vs that one") is None
+    assert i18n.zh_msg("roofline: bad.toml: no [devices.*] table") == (
+        '屋顶线模型：<span translate="no">bad.toml: no [devices.*] table</span>')
+    assert i18n.zh_msg("frobnicate failed: KeyError: x") == 'frobnicate失败：<span translate="no">KeyError: x</span>'
+    assert i18n.zh_msg_text("capture big/x skipped: empty shell: no code.json and no wave files") == (
+        "采集 big/x 已跳过：空壳：没有 code.json，也没有 wave 文件")
+
+
+def test_the_sentences_copied_from_the_analysis_are_its_own():
+    from generator.analyze.roofline import ABOVE_ROOF_TEXT
+    from generator.analyze import waves
+    from generator.model import WavesSummary
+    assert i18n.en("msg.shape.roof", provider="aiter", tbs="9.1") == f"aiter at 9.1 TB/s {ABOVE_ROOF_TEXT}"
+    assert i18n.en("msg.roof.above", tbs="9.1") == f"9.1 TB/s {ABOVE_ROOF_TEXT}"
+    assert i18n.en("speed.v.roof", n=2, providers="aiter") == f"2 rows (aiter) {ABOVE_ROOF_TEXT}"
+    assert i18n.en("speed.cell.roof", tbs="9.1") == f"9.1 TB/s: {ABOVE_ROOF_TEXT}"
+    fields = {f: 0 for f in WavesSummary.__dataclass_fields__}
+    text = waves.not_representative_text(WavesSummary(**{**fields, "sampled": 4, "working": 0, "early_exit": 4}))
+    assert i18n.msg_key(text) == ("msg.notrep", {"n": "4"})
+
+
+def _sentences(k, row, page) -> list[str]:
+    """Every sentence of a kernel page that another layer computed in English (shown through msg())."""
+    out = list(row.flags) + list(k.missing) + list(k.broken) + list(k.notes)
+    for p in page.panels:
+        d = p.data
+        if p.name == "speed":
+            out += [x for x in (d.message, d.headline_note) if x] + list(d.notes) + [f for r in d.shapes for f in r.flags]
+        elif p.name == "captures" and not isinstance(d, str):
+            for c in d:
+                out += [x for x in (c.warning, c.timeline_note) if x] + list(c.notes)
+                out += [f.lines for f in c.files] + [f.note for f in c.files if f.note] + (c.occupancy.notes if c.occupancy else [])
+        elif p.name == "captures":
+            out.append(d)
+        elif p.name == "compare":
+            out += [x for cmp in d for x in [cmp.title] + cmp.notes]
+        elif p.name == "counters":
+            out += list(d.reading) + list(d.notes)
+        elif p.name == "roofline":
+            out += list(d.notes)
+    return out
+
+
+def test_every_computed_sentence_of_the_shared_sweep_has_its_chinese(site_env, kernel):
+    from generator.site.views import base as base_views, kernel as kernel_views
+    _, plans = site_env
+    seen, missing = 0, []
+    for slug in sorted(plans):
+        k, row = kernel(slug)
+        for text in _sentences(k, row, kernel_views.kernel_page(k, row, base_views.SiteContext())):
+            seen += 1
+            if i18n.msg_key(text) is None:
+                missing.append((slug, text))
+    assert missing == [] and seen > 100
+
+
+def test_every_computed_sentence_of_the_nvidia_demo_has_its_chinese():
+    from generator.analyze import verdicts
+    from generator.config import load_config
+    from generator.read import discover
+    from generator.site import gather, plan
+    from generator.site.views import base as base_views, kernel as kernel_views, overview as overview_views
+    bundles = Path(__file__).resolve().parent.parent / "bundles"
+    if not (bundles / "examples").is_dir():
+        pytest.skip("the NVIDIA demo sweep (bundles/) is absent")
+    swp = discover.discover(bundles)
+    cfg, kj = load_config(swp.root), verdicts.load_kernels_json(swp.root)
+    env = gather.Env(swp.root, cfg, kj, {n: plan.optional(n) for n in plan.OPTIONAL}, lambda msg: None)
+    missing, seen = [], 0
+    for p in plan.plan_kernels(swp, cfg, kj):
+        k, _ = gather.gather_kernel(p, env)
+        row = overview_views.index_row(k, base_views.SiteContext())
+        page = kernel_views.kernel_page(k, row, base_views.SiteContext())
+        ncu = next((x.data for x in page.panels if x.name == "ncu"), None)
+        texts = _sentences(k, row, page) + ([ncu.bottleneck, ncu.root_cause, ncu.locality] + [s.key_issue for s in ncu.stages]
+                                            if ncu else [])
+        seen += len(texts)
+        missing += [(p.slug, t) for t in texts if t and t != "\u2014" and i18n.msg_key(t) is None]
+    assert missing == [] and seen > 30
+
+
+def test_charts_carry_their_chinese_with_the_real_figures(kernel):
+    from generator.site import charts
+    from generator.site.views import overview as overview_views
+    rows = [kernel(s)[1] for s in ("flash_attn_func", "rmsnorm", "moe_gemm", "softmax")]
+    fig = charts.speedup_overview(overview_views.order_rows(rows), 1.05, 0.95)
+    assert fig["layout"]["xaxis"]["title"]["text"] == "speedup vs best baseline (log; > 1: candidate faster)"
+    assert fig["zh"]["layout"] == {"xaxis.title.text": "相对最佳基线的加速比（对数；> 1：候选更快）"}
+    zh = fig["zh"]["traces"]
+    assert zh["0"]["name"] == "形状" and fig["data"][0]["name"] == "shapes"
+    # every translated trace exists, and the hover keeps plotly's placeholders
+    assert all(int(i) < len(fig["data"]) for i in zh)
+    assert zh["1"]["hovertemplate"] == "%{y}<br>几何平均 %{x:.2f}x，胜出 %{customdata[0]}%{customdata[2]}<extra>%{customdata[1]}</extra>"
+    # moe_gemm is a WIN not like-for-like and above the roof: its hover flags in 中文, its wins as "N 个中 M 个"
+    head = next(i for i, t in enumerate(fig["data"]) if t["name"] == "WIN")
+    moe = fig["data"][head]["y"].index("MoE GEMM (2-stage)")
+    moe_row = kernel("moe_gemm")[1]
+    assert zh[str(head)]["customdata"][moe][0] == f"{moe_row.n_measured} 个中 {moe_row.wins} 个"
+    assert zh[str(head)]["customdata"][moe][2].startswith("<br>口径不一致：")
+    assert zh[str(head)]["customdata"][moe][2].endswith("行超过 HBM 屋顶线")
+    assert fig["data"][head]["customdata"][moe][2].startswith("<br>not like-for-like")
+    k, row = kernel("rmsnorm")
+    shapes = charts.shape_speedups([sh for sh in k.score.shapes if sh.measured], 1.05, 0.95)
+    assert shapes["layout"]["xaxis"]["title"]["text"] == "measured shapes, slowest to fastest (153)"
+    assert shapes["zh"]["layout"]["xaxis.title.text"] == "已测形状，从最慢到最快（153）"
+    assert {t["name"] for t in shapes["zh"]["traces"].values()} <= {"胜出", "持平", "落后"}
+    stalls = charts.stall_types(k.primary.analysis.stall_by_type)
+    assert (stalls["layout"]["xaxis"]["title"]["text"], stalls["zh"]["layout"]["xaxis.title.text"]) == ("stall cycles", "停顿周期")
+    assert stalls["data"][0]["y"] == list(k.primary.analysis.stall_by_type)[::-1]  # stall types stay as they are
+
+
+def test_history_figure_and_regression_in_chinese():
+    from generator.site.views import history as history_views
+    from generator.sweeps.history import HistoryPoint, history_chart_data
+    pts = [HistoryPoint("s1", "aaa111", "2026-05-01", 1.10, 1.02, "WIN", "Vec"),
+           HistoryPoint("s2", "bbb222", "2026-05-02", 0.80, 1.02, "HEADROOM", "Vec", profiled_commit="ccc333")]
+    fig = history_chart_data({"vec": pts})["vec"]
+    zh = history_views.figure_zh(fig)
+    assert zh["layout"] == {"xaxis.title.text": "测量", "yaxis.title.text": "相对最佳的几何平均（x）"}
+    line = next(i for i, t in enumerate(fig["data"]) if t["name"] == "geomean vs best")
+    assert fig["data"][line]["text"][1] == "s2 @ bbb222 (profiled at ccc333)<br>2026-05-02<br>geomean 0.800x (noise ±2.0%)<br>HEADROOM"
+    assert zh["traces"][str(line)]["text"][1] == "s2 @ bbb222（剖析于 ccc333）<br>2026-05-02<br>几何平均 0.800x（噪声 ±2.0%）<br>HEADROOM"
+    mark = {"ratio": 0.8, "verdict": "WIN → HEADROOM", "from": "s1", "commit": "bbb222", "confirmed": False}
+    assert history_views.regression_text(mark) == "regressed -20.0% (WIN → HEADROOM) since s1 (at bbb222), unconfirmed"
+    assert history_views.regression_zh(mark) == ('回退 <span translate="no">-20.0%</span>（<span translate="no">WIN → HEADROOM'
+                                                 '</span>），自 <span translate="no">s1</span> 起（提交 <span translate="no">'
+                                                 'bbb222</span>），未确认')
+
+
+def test_coverage_tooltip_in_both_languages(kernel):
+    from generator.site.views import base as base_views, coverage as coverage_views
+    row = kernel("hgemm_splitk")[1]
+    view = coverage_views.coverage_view([row], base_views.SiteContext())
+    cell = next(c for r in view.rows for c in r.cells if c and r.model == "Llama3 8B")
+    c = cell.counts
+    assert cell.title.startswith(f"Llama3 8B: {c['shapes']} shapes, {c['measured']} measured, {c['won']} won")
+    assert cell.title_zh.startswith(f"Llama3 8B：{c['shapes']} 个形状，已测 {c['measured']} 个，胜 {c['won']} 个")
+
+
+def test_nsight_compute_sentences_translate_with_their_nested_clauses():
+    from generator.analyze.ncu_summary import REASON_TEXT, TITLES
+    assert all(i18n.msg_key(t) for t in REASON_TEXT.values()) and all(i18n.msg_key(t) for t in TITLES.values())
+    issue = f"27 % of stalled samples wait for {REASON_TEXT['stall_barrier']} at k.py:12"
+    rc = (f"Neither DRAM (55.3 %) nor the tensor pipe (0.4 %) reaches 60 % of peak, so warps wait on latency rather "
+          f"than on a saturated unit. {issue} and achieved occupancy is 50.0 % (theoretical 100.0 %, limited by "
+          f"registers); more independent work per SM (occupancy, ILP, pipelining) is the lever.")
+    # the reason keeps its own " at " (a location is file:line), and the nested clauses are translated too
+    assert i18n.msg_key(issue) == ("msg.ncu.issue.at", {"share": "27", "msg_reason": REASON_TEXT["stall_barrier"], "loc": "k.py:12"})
+    assert i18n.zh_msg_text(rc) == (
+        "DRAM（55.3 %）和张量流水线（0.4 %）都没有达到峰值的 60 %，warp 在等延迟，而不是等某个饱和的单元。"
+        "27 % 的停顿采样在等待CTA 屏障处的其他 warp（位于 k.py:12），且实际占用率为 50.0 %（理论值 100.0 %，受 registers 限制）；"
+        "关键是让每个 SM 有更多独立的工作（占用率、ILP、流水化）。")
+    html = i18n.zh_msg(rc)
+    assert '<span translate="no">k.py:12</span>' in html and "CTA 屏障处的其他 warp" in html and "sibling" not in html

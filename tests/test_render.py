@@ -176,7 +176,8 @@ def test_overview_text(built_site):
     # tallies: 3 WIN, 0 PARITY, 9 HEADROOM, 1 BLOCKED of the 13 timed campaigns; 5 ledger-only; 1 bundle alone
     cards = re.findall(r'data-filter-verdict="(\w+)">\s*<span class="count"[^>]*>(\d+)</span>', html)
     assert dict(cards) == {"WIN": "4", "PARITY": "0", "HEADROOM": "9", "BLOCKED": "0", "UNTIMED": "5", "NONE": "1"}
-    assert "pa_mqa_logits_fp4 (no timing campaign)" in html
+    assert ('<span translate="no">pa_mqa_logits_fp4</span> (<span class="en-only">no timing campaign</span>'
+            '<span class="zh-only">没有计时任务</span>)') in html
     assert html.count('class="krow"') == 19
     assert "2026-06-01" in html
     assert len(html.encode()) < 300_000
@@ -261,7 +262,8 @@ def test_nvidia_demo_site_opens_with_the_profile_summary(tmp_path):
     build.build_site(bundles, out, progress=False)
     assert check_links(out) == []
     html = (out / "kernels" / "softmax" / "index.html").read_text(encoding="utf-8")
-    assert "Profile summary (Nsight Compute)" in html and "Bottleneck:</span> Memory-bound" in html
+    assert "Profile summary (Nsight Compute)" in html and ('Bottleneck:</span> <span class="en-only">Memory-bound</span>'
+                                                              '<span class="zh-only">内存受限</span>') in html
     assert "Top opportunities" in html and "warp-stall samples" in html
     overview = (out / "index.html").read_text(encoding="utf-8")
     assert "Triton kernels on NVIDIA H200 (demo sweep)" in overview and "NVIDIA H200" in overview

@@ -60,6 +60,7 @@ def test_tallies_add_up():
     assert (t.win, t.headroom, t.blocked, t.untimed, t.unscored, t.parity) == (1, 2, 1, 1, 1, 0)
     assert t.total == 6 and t.scored == 4
     assert t.text() == "1 WIN, 2 HEADROOM, 1 BLOCKED, 1 untimed, 1 without campaign"
+    assert t.text("zh") == "1 WIN，2 HEADROOM，1 BLOCKED，1 个无计时，1 个无计时任务"
 
 
 def test_log_ticks_cover_the_range_with_readable_labels():
@@ -146,7 +147,8 @@ def test_overview_groups_and_chart(kernel):
     band = fig["layout"]["shapes"][0]
     assert (band["x0"], band["x1"]) == (0.95, 1.05)
     # uncategorized rows: untimed before no-campaign (verdict rank), as in the table
-    assert page.not_on_chart == ["attention_prefill (ledger only, nothing timed)", "pa_mqa_logits_fp4 (no timing campaign)"]
+    assert page.not_on_chart == [("attention_prefill", "ledger only, nothing timed", "只有形状台账，没有计时"),
+                                 ("pa_mqa_logits_fp4", "no timing campaign", "没有计时任务")]
 
 
 # ---------------------------------------------------------------- kernel page panels

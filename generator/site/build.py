@@ -333,6 +333,7 @@ def history_files(hmod, history_dir: str, label: str, commit: str | None, date: 
     marks = hmod.regression_marks(full)
     for r in rows:
         r.regression = history_views.regression_text(marks[r.slug]) if r.slug in marks else ""
+        r.regression_zh = history_views.regression_zh(marks[r.slug]) if r.slug in marks else ""
     figures = hmod.history_chart_data(full, thresholds=(ctx.headroom, ctx.win))
     labels = [e.label for e in hmod.load_history(history_dir).entries if e.label != label] + [label]
     page = history_views.history_page(rows, figures, marks, labels, ctx)

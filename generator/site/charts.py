@@ -5,6 +5,11 @@ them with the site's single local copy of plotly.js and applies the theme's colo
 (font, grid, background), so nothing here depends on light or dark mode. Building
 dicts (not ``plotly.graph_objects``) keeps the build fast and the bytes stable.
 
+Every word on a figure comes from the catalogues (``templates/i18n``): the figure holds its
+English, and ``"zh"`` holds the 中文 overrides (``{"layout": {path: text}, "traces": {index:
+{attribute: value}}}``) that ``site.js`` swaps in when the page is in 中文. Data (kernel and
+stall-type names, numbers) are the same in both.
+
 Speedups are drawn on a log axis with the 1.0 line and the parity band
 ``[headroom, win)`` shaded: on a log axis 0.5x and 2x sit at the same distance
 from parity, as they should.
@@ -19,6 +24,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from generator.model import STALL_TYPES
+from generator.site import i18n
 
 VERDICT_COLORS = {"WIN": "#2da44e", "PARITY": "#8c959f", "HEADROOM": "#d4742c", "BLOCKED": "#cf222e"}
 OUTCOME_COLORS = {"win": "#2da44e", "parity": "#8c959f", "loss": "#d4742c"}
@@ -68,6 +74,18 @@ def stall_color(name: str) -> str:
 def stall_css(name: str) -> str:
     """CSS class of a stall type: ``st-vmem-wait``, ``st-lds-smem-wait``..."""
     return "st-" + re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")
+
+
+def _t(lang: str, key: str, **kw: Any) -> str:
+    """A chart string of the catalogue; plotly's ``%{...}`` are written ``%{{...}}`` there."""
+    return i18n.catalogue(lang)[key].format(**kw)
+
+
+def _with_zh(figure: dict[str, Any], layout: dict[str, str] | None = None,
+             traces: dict[int, dict[str, Any]] | None = None) -> dict[str, Any]:
+    """``figure`` with its 中文 overrides: layout paths (``xaxis.title.text``) and per-trace attributes."""
+    figure["zh"] = {"layout": dict(layout or {}), "traces": {str(i): t for i, t in sorted((traces or {}).items())}}
+    return figure
 
 
 def _base_layout(height: int = CONFIG_HEIGHT, **extra: Any) -> dict[str, Any]:
@@ -138,14 +156,18 @@ def speedup_overview(rows: list[Any], win: float, headroom: float) -> dict[str, 
             dots_x.append(s)
             dots_y.append(r.name)
     data = [
-        {"type": "scatter", "mode": "markers", "x": dots_x, "y": dots_y, "name": "shapes",
+        {"type": "scatter", "mode": "markers", "x": dots_x, "y": dots_y, "name": _t("en", "chart.trace.shapes"),
          "marker": {"size": 6, "color": "rgba(120,130,140,0.45)", "symbol": "circle"},
-         "hovertemplate": "%{y}: %{x:.2f}x<extra>one shape</extra>"},
+         "hovertemplate": _t("en", "chart.hover.oneshape")},
     ]
+    traces_zh = {0: {"name": _t("zh", "chart.trace.shapes"), "hovertemplate": _t("zh", "chart.hover.oneshape")}}
     for verdict, color in VERDICT_COLORS.items():
         sel = [r for r in rows if r.verdict == verdict]
         if not sel:
             continue
+        traces_zh[len(data)] = {"hovertemplate": _t("zh", "chart.hover.geomean"), "customdata": [
+            [r.wins_zh or r.wins_text, r.verdict_label, "".join(f"<br>{i18n.zh_msg_text(f)}" for f in r.flags)]
+            for r in sel]}
         data.append({
             "type": "scatter", "mode": "markers", "name": verdict,
             "x": [r.geomean for r in sel], "y": [r.name for r in sel],
@@ -153,17 +175,16 @@ def speedup_overview(rows: list[Any], win: float, headroom: float) -> dict[str, 
             # a flagged verdict (not like-for-like, suspect reference...) is drawn open, its flags in the hover
             "marker": {"size": 14, "color": color, "line": {"width": 1, "color": "#ffffff"},
                        "symbol": ["diamond-open" if "not_like_for_like" in r.flag_keys else "diamond" for r in sel]},
-            "hovertemplate": "%{y}<br>geomean %{x:.2f}x, wins %{customdata[0]}%{customdata[2]}"
-                             "<extra>%{customdata[1]}</extra>",
+            "hovertemplate": _t("en", "chart.hover.geomean"),
         })
     height = max(260, 34 * len(names) + 90)
     all_x = dots_x + [r.geomean for r in rows]
-    return {
+    return _with_zh({
         "data": data,
         "layout": _base_layout(
             height,
             margin={"l": 190, "r": 20, "t": 10, "b": 50},
-            xaxis={"type": "log", "title": {"text": "speedup vs best baseline (log; > 1: candidate faster)"},
+            xaxis={"type": "log", "title": {"text": _t("en", "chart.axis.speedup")},
                    "range": _log_range(all_x, win, headroom), "zeroline": False,
                    **log_ticks(_log_range(all_x, win, headroom))},
             yaxis={"type": "category", "categoryorder": "array", "categoryarray": names, "automargin": True},
@@ -171,7 +192,7 @@ def speedup_overview(rows: list[Any], win: float, headroom: float) -> dict[str, 
             showlegend=True,
             legend={"orientation": "h", "y": -0.18},
         ),
-    }
+    }, {"xaxis.title.text": _t("zh", "chart.axis.speedup")}, traces_zh)
 
 
 def headline_overview(rows: list[Any], win: float, headroom: float) -> dict[str, Any]:
@@ -180,36 +201,40 @@ def headline_overview(rows: list[Any], win: float, headroom: float) -> dict[str,
     rows = list(reversed(rows))
     names = [r.name for r in rows]
     geo = [r for r in rows if r.geomean is not None]
-    data = [{"type": "scatter", "mode": "markers", "name": "multi-shape geomean",
+    data = [{"type": "scatter", "mode": "markers", "name": _t("en", "chart.trace.geomean"),
              "x": [r.geomean for r in geo], "y": [r.name for r in geo],
              "marker": {"size": 12, "symbol": "diamond-open", "color": "rgba(120,130,140,0.9)", "line": {"width": 2}},
-             "hovertemplate": "%{y}: geomean %{x:.2f}x<extra>multi-shape</extra>"}]
+             "hovertemplate": _t("en", "chart.hover.multishape")}]
+    traces_zh = {0: {"name": _t("zh", "chart.trace.geomean"), "hovertemplate": _t("zh", "chart.hover.multishape")}}
     for verdict, color in VERDICT_COLORS.items():
         sel = [r for r in rows if r.headline_verdict == verdict]
         if not sel:
             continue
+        traces_zh[len(data)] = {"name": _t("zh", "chart.trace.headline", v=verdict),
+                                "hovertemplate": _t("zh", "chart.hover.headline"),
+                                "customdata": [[i18n.zh_msg_text(r.headline_text or ""), r.verdict_label] for r in sel]}
         data.append({
-            "type": "scatter", "mode": "markers", "name": f"headline {verdict}",
+            "type": "scatter", "mode": "markers", "name": _t("en", "chart.trace.headline", v=verdict),
             "x": [r.headline_speedup for r in sel], "y": [r.name for r in sel],
             "customdata": [[r.headline_text or "", r.verdict_label] for r in sel],
             "marker": {"size": 14, "color": color, "symbol": "circle", "line": {"width": 1, "color": "#ffffff"}},
-            "hovertemplate": "%{y}<br>%{customdata[0]}<extra>multi-shape: %{customdata[1]}</extra>",
+            "hovertemplate": _t("en", "chart.hover.headline"),
         })
     all_x = [r.headline_speedup for r in rows] + [r.geomean for r in geo]
     rng = _log_range(all_x, win, headroom)
-    return {
+    return _with_zh({
         "data": data,
         "layout": _base_layout(
             max(260, 34 * len(names) + 90),
             margin={"l": 190, "r": 20, "t": 10, "b": 50},
-            xaxis={"type": "log", "title": {"text": "headline pair speedup (log; > 1: candidate faster)"},
+            xaxis={"type": "log", "title": {"text": _t("en", "chart.axis.headline")},
                    "range": rng, "zeroline": False, **log_ticks(rng)},
             yaxis={"type": "category", "categoryorder": "array", "categoryarray": names, "automargin": True},
             shapes=_parity_shapes(win, headroom, "x"),
             showlegend=True,
             legend={"orientation": "h", "y": -0.18},
         ),
-    }
+    }, {"xaxis.title.text": _t("zh", "chart.axis.headline")}, traces_zh)
 
 
 def shape_speedups(shapes: list[Any], win: float, headroom: float) -> dict[str, Any]:
@@ -219,7 +244,8 @@ def shape_speedups(shapes: list[Any], win: float, headroom: float) -> dict[str, 
     would make a 0.9x shape look like a large bar.
     """
     ordered = sorted(shapes, key=lambda s: s.speedup)
-    data = []
+    data: list[dict[str, Any]] = []
+    traces_zh: dict[int, dict[str, Any]] = {}
     for outcome, color in OUTCOME_COLORS.items():
         sel = [(i, s) for i, s in enumerate(ordered, 1) if s.outcome == outcome]
         if not sel:
@@ -229,31 +255,33 @@ def shape_speedups(shapes: list[Any], win: float, headroom: float) -> dict[str, 
         for i, s in sel:
             stems_x += [i, i, None]
             stems_y += [1.0, s.speedup, None]
+        traces_zh[len(data)] = {"name": _t("zh", f"chart.trace.{outcome}")}
         data.append({"type": "scatter", "mode": "lines", "x": stems_x, "y": stems_y, "hoverinfo": "skip",
                      "line": {"color": color, "width": 2}, "name": outcome, "showlegend": False})
+        traces_zh[len(data)] = {"name": _t("zh", f"chart.trace.{outcome}"), "hovertemplate": _t("zh", "chart.hover.shape")}
         data.append({
             "type": "scatter", "mode": "markers", "name": outcome,
             "x": [i for i, _ in sel], "y": [s.speedup for _, s in sel],
             "marker": {"color": color, "size": 7},
             "customdata": [[s.args_text, s.best_baseline or "", s.stage or "", s.model or ""] for _, s in sel],
-            "hovertemplate": "%{y:.2f}x vs %{customdata[1]}<br>%{customdata[0]}<br>%{customdata[2]} \u00b7 "
-                             "%{customdata[3]}<extra></extra>",
+            "hovertemplate": _t("en", "chart.hover.shape"),
         })
     n = len(ordered)
-    return {
+    return _with_zh({
         "data": data,
         "layout": _base_layout(
             300,
-            xaxis={"title": {"text": f"measured shapes, slowest to fastest ({n})"}, "zeroline": False,
+            xaxis={"title": {"text": _t("en", "chart.axis.shapes", n=n)}, "zeroline": False,
                    "range": [0, n + 1]},
-            yaxis={"type": "log", "title": {"text": "speedup vs best baseline (log)"},
+            yaxis={"type": "log", "title": {"text": _t("en", "chart.axis.speeduplog")},
                    "range": _log_range([s.speedup for s in ordered], win, headroom),
                    **log_ticks(_log_range([s.speedup for s in ordered], win, headroom))},
             shapes=_parity_shapes(win, headroom, "y"),
             showlegend=True,
             legend={"orientation": "h", "y": -0.25},
         ),
-    }
+    }, {"xaxis.title.text": _t("zh", "chart.axis.shapes", n=n), "yaxis.title.text": _t("zh", "chart.axis.speeduplog")},
+        traces_zh)
 
 
 def stall_types(stall_by_type: dict[str, int], unit: str = "cycles") -> dict[str, Any]:
@@ -261,36 +289,41 @@ def stall_types(stall_by_type: dict[str, int], unit: str = "cycles") -> dict[str
     names = list(stall_by_type)[::-1]
     total = sum(stall_by_type.values()) or 1
     values = [stall_by_type[n] for n in names]
-    return {
+    unit_zh = i18n.catalogue("zh").get(f"unit.{unit}", unit)
+    return _with_zh({
         "data": [{
             "type": "bar", "orientation": "h", "x": values, "y": names,
             "marker": {"color": [stall_color(n) for n in names]},
             "customdata": [round(100 * v / total, 2) for v in values],
-            "hovertemplate": "%{y}: %{x:,} " + unit + " (%{customdata}%)<extra></extra>",
+            "hovertemplate": _t("en", "chart.hover.stall", unit=unit),
         }],
         "layout": _base_layout(max(160, 26 * len(names) + 60), margin={"l": 110, "r": 20, "t": 10, "b": 40},
-                               xaxis={"title": {"text": f"stall {unit}"}},
+                               xaxis={"title": {"text": _t("en", "chart.axis.stall", unit=unit)}},
                                yaxis={"automargin": True}),
-    }
+    }, {"xaxis.title.text": _t("zh", "chart.axis.stall", unit=unit_zh)},
+        {0: {"hovertemplate": _t("zh", "chart.hover.stall", unit=unit_zh)}})
 
 
 def timeline(t: Any) -> dict[str, Any]:
     """One wave over time: issue cycles and stall cycles per type, stacked per bin."""
-    data = [{"type": "bar", "name": "issue", "x": t.starts, "y": t.issue, "marker": {"color": ISSUE_COLOR},
-             "hovertemplate": "t=%{x:,}: %{y:,} issue cycles<extra></extra>"}]
+    data = [{"type": "bar", "name": _t("en", "chart.trace.issue"), "x": t.starts, "y": t.issue,
+             "marker": {"color": ISSUE_COLOR}, "hovertemplate": _t("en", "chart.hover.issue")}]
+    traces_zh = {0: {"name": _t("zh", "chart.trace.issue"), "hovertemplate": _t("zh", "chart.hover.issue")}}
     for name, values in t.stall.items():
         if not any(values):
             continue
+        traces_zh[len(data)] = {"hovertemplate": _t("zh", "chart.hover.stalltype", name=name)}
         data.append({"type": "bar", "name": name, "x": t.starts, "y": values,
                      "marker": {"color": stall_color(name)},
-                     "hovertemplate": "t=%{x:,}: %{y:,} " + name + " stall cycles<extra></extra>"})
-    return {
+                     "hovertemplate": _t("en", "chart.hover.stalltype", name=name)})
+    return _with_zh({
         "data": data,
         "layout": _base_layout(300, barmode="stack", bargap=0, showlegend=True,
                                legend={"orientation": "h", "y": -0.3},
-                               xaxis={"title": {"text": "cycles since the wave began"}},
-                               yaxis={"title": {"text": f"cycles per {t.bin_cycles:,}-cycle bin"}}),
-    }
+                               xaxis={"title": {"text": _t("en", "chart.axis.wavetime")}},
+                               yaxis={"title": {"text": _t("en", "chart.axis.perbin", n=f"{t.bin_cycles:,}")}}),
+    }, {"xaxis.title.text": _t("zh", "chart.axis.wavetime"),
+        "yaxis.title.text": _t("zh", "chart.axis.perbin", n=f"{t.bin_cycles:,}")}, traces_zh)
 
 
 def compare_shares(shares: dict[str, Any], a_name: str, b_name: str) -> dict[str, Any]:
@@ -305,9 +338,10 @@ def compare_shares(shares: dict[str, Any], a_name: str, b_name: str) -> dict[str
         {"type": "bar", "name": str(b_name), "x": types, "y": [pick(t, 1) for t in types], "marker": {"color": "#3d5a98"},
          "hovertemplate": "%{x}: %{y:.1f}%<extra>" + "B" + "</extra>"},
     ]
-    return {"data": data, "layout": _base_layout(280, barmode="group", showlegend=True,
-                                                 legend={"orientation": "h", "y": -0.3},
-                                                 yaxis={"title": {"text": "% of stall cycles"}})}
+    return _with_zh({"data": data, "layout": _base_layout(280, barmode="group", showlegend=True,
+                                                          legend={"orientation": "h", "y": -0.3},
+                                                          yaxis={"title": {"text": _t("en", "chart.axis.share")}})},
+                    {"yaxis.title.text": _t("zh", "chart.axis.share")})
 
 
 def roofline(r: dict[str, Any]) -> dict[str, Any]:
@@ -316,19 +350,21 @@ def roofline(r: dict[str, Any]) -> dict[str, Any]:
     dev = r.get("device") or {}
     peak_tbs = dev.get("hbm_tbs")
     peaks = dev.get("tflops") or {}
-    data = []
+    data: list[dict[str, Any]] = []
+    traces_zh: dict[int, dict[str, Any]] = {}
     by_provider: dict[str, list[dict[str, Any]]] = {}
     for p in points:
         by_provider.setdefault(str(p.get("provider", "")), []).append(p)
     for i, (prov, pts) in enumerate(sorted(by_provider.items())):
+        traces_zh[len(data)] = {"hovertemplate": _t("zh", "chart.hover.point"), "customdata": [
+            [str(p.get("args", "")), _bound_text_zh(p)] for p in pts]}
         data.append({"type": "scatter", "mode": "markers", "name": prov,
                      "x": [p["ai"] for p in pts], "y": [p["tflops"] for p in pts],
                      "marker": {"size": 8, "color": _EXTRA[i % len(_EXTRA)],
                                 "symbol": ["x" if p.get("above_roof") else "circle" for p in pts]},
                      "customdata": [[str(p.get("args", "")), str(p.get("bound", ""))
                                      + (f" — {p['above_roof']}" if p.get("above_roof") else "")] for p in pts],
-                     "hovertemplate": "%{customdata[0]}<br>AI %{x:.3g} FLOP/B, %{y:.3g} TFLOP/s<br>"
-                                      "%{customdata[1]}<extra>%{fullData.name}</extra>"})
+                     "hovertemplate": _t("en", "chart.hover.point")})
     precisions = sorted({str(p.get("precision")) for p in points if p.get("precision") in peaks})
     if peak_tbs and points and precisions:
         xs = [p["ai"] for p in points]
@@ -337,9 +373,18 @@ def roofline(r: dict[str, Any]) -> dict[str, Any]:
         for q in precisions:
             peak = peaks[q]
             ridge = peak / peak_tbs
-            data.append({"type": "scatter", "mode": "lines", "name": f"roof ({q})", "x": [lo, ridge, hi],
+            traces_zh[len(data)] = {"name": _t("zh", "chart.trace.roof", q=q), "hovertemplate": _t("zh", "chart.hover.roof", q=q)}
+            data.append({"type": "scatter", "mode": "lines", "name": _t("en", "chart.trace.roof", q=q), "x": [lo, ridge, hi],
                          "y": [lo * peak_tbs, peak, peak], "line": {"color": "#8c959f", "width": 2},
-                         "hovertemplate": f"{q} roof: %{{y:.3g}} TFLOP/s<extra></extra>"})
-    return {"data": data, "layout": _base_layout(360, showlegend=True, legend={"orientation": "h", "y": -0.3},
-                                                 xaxis={"type": "log", "title": {"text": "arithmetic intensity (FLOP/byte)"}},
-                                                 yaxis={"type": "log", "title": {"text": "TFLOP/s"}})}
+                         "hovertemplate": _t("en", "chart.hover.roof", q=q)})
+    return _with_zh({"data": data, "layout": _base_layout(
+        360, showlegend=True, legend={"orientation": "h", "y": -0.3},
+        xaxis={"type": "log", "title": {"text": _t("en", "chart.axis.ai")}},
+        yaxis={"type": "log", "title": {"text": "TFLOP/s"}})}, {"xaxis.title.text": _t("zh", "chart.axis.ai")}, traces_zh)
+
+
+def _bound_text_zh(p: dict[str, Any]) -> str:
+    """A roofline point's bound label (and its above-the-roof note) in 中文, for the hover."""
+    bound = str(p.get("bound", ""))
+    text = i18n.catalogue("zh").get(f"roof.bound.{bound}", bound)
+    return text + (f" — {i18n.zh_msg_text(p['above_roof'])}" if p.get("above_roof") else "")

@@ -7,13 +7,23 @@ Keys are dotted ("panel.speed"); a string may hold ``{name}`` placeholders fille
 prepended to the site.js asset, so no page fetches anything and file:// works). Text computed
 with numbers carries its 中文 in ``data-zh``, made here by :func:`zh` from the same catalogue.
 Data (kernel, file and GPU names, numbers, code, verdict words) is marked ``translate="no"``.
+
+Text that mixes words and data (``6 hard failures``, ``flydsl and an independent library``) is
+printed in both languages, ``<span class="en-only">`` and ``<span class="zh-only">`` (site.css
+shows the one of ``html[data-lang]``), the 中文 made by :func:`marked` with every value in a
+``translate="no"`` span. Sentences other layers compute in English (notes, flags, missing parts)
+find their 中文 by :func:`zh_msg`: the ``msg.`` key whose English template prints them.
 """
 
 from __future__ import annotations
 
 import json
+import re
+import string
 from functools import lru_cache
 from pathlib import Path
+
+from markupsafe import Markup, escape
 
 LANGS = ("en", "zh")
 # the templates folder as render.py finds it: top-level templates/, or the wheel's kernel_atlas_templates/
@@ -42,16 +52,88 @@ def zh(key: str, **kw) -> str:
     return text("zh", key, **kw)
 
 
+def both(key: str, **kw) -> tuple[str, str]:
+    """``(English, 中文)`` of ``key``: computed text and its ``data-zh``."""
+    return en(key, **kw), zh(key, **kw)
+
+
 def zh_or(key: str, default: str) -> str:
     """The 中文 of ``key``, or ``default`` for labels read from the data (provenance keys)."""
     return catalogue("zh").get(key, default)
 
 
+#: What a field of a ``msg.`` template matches: ``loc`` a source location (``file.py:12``), ``label``,
+#: ``label_b`` and ``suffix`` a capture's label (one word), ``g`` a speedup (``0.87x``), any other
+#: field the shortest text that lets the whole sentence match (possibly none). A sentence another
+#: layer computed has its own key: no template is a catch-all that would pass unknown English off as
+#: data (a ``msg_*`` field holds a nested sentence, translated by its own key or left visible).
+FIELD_PATTERNS = {"loc": r"\S+:\d+", "label": r"\S+", "label_b": r"\S+", "suffix": r"\S+", "g": r"\d[\d.]*x"}
+
+
+def _template_pattern(s: str) -> re.Pattern:
+    """A regular expression matching what ``s.format(...)`` can print; each field a named group."""
+    parts = []
+    for literal, name, _, _ in string.Formatter().parse(s):
+        parts.append(re.escape(literal))
+        if name is not None:
+            parts.append(f"(?P<{name}>{FIELD_PATTERNS.get(name, '.*?')})")
+    return re.compile("^" + "".join(parts) + "$", re.S)
+
+
+@lru_cache(maxsize=None)
+def _sentences() -> tuple[tuple[str, re.Pattern], ...]:
+    """The ``msg.`` keys with their patterns, the longest English first (the most specific wins)."""
+    keys = sorted((k for k in catalogue("en") if k.startswith("msg.")), key=lambda k: (-len(catalogue("en")[k]), k))
+    return tuple((k, _template_pattern(catalogue("en")[k])) for k in keys)
+
+
+def marked(lang: str, key: str, **kw) -> Markup:
+    """The string ``key`` in ``lang`` as HTML, each filled value escaped in a ``translate="no"`` span;
+    a ``msg_*`` field holds a nested sentence, translated in its turn (:func:`zh_msg`)."""
+    out = []
+    for literal, name, spec, conv in string.Formatter().parse(catalogue(lang)[key]):
+        out.append(str(escape(literal)))
+        if name is not None:
+            value = format(kw[name], spec or "") if not conv else str(kw[name])
+            if name.startswith("msg_"):
+                out.append(str((zh_msg(value) if lang == "zh" else "") or escape(value)))
+            else:
+                out.append(f'<span translate="no">{escape(value)}</span>')
+    return Markup("".join(out))
+
+
+def msg_key(text: str) -> tuple[str, dict[str, str]] | None:
+    """The ``msg.`` key whose English template prints ``text``, with the values it was filled with."""
+    for key, pattern in _sentences():
+        m = pattern.match(text)
+        if m:
+            return key, m.groupdict()
+    return None
+
+
+def zh_msg(text: str) -> Markup:
+    """The 中文 of an English sentence another layer computed (a note, a flag, a missing part), as
+    HTML with its values marked (data stay as they are); empty when no key matches (the sentence
+    stays English, and the browser test names it)."""
+    found = msg_key(str(text))
+    return marked("zh", found[0], **found[1]) if found else Markup("")
+
+
+def zh_msg_text(text: str) -> str:
+    """:func:`zh_msg` as plain text (a chart's hover); a sentence no key matches comes back as it is."""
+    found = msg_key(str(text))
+    if not found:
+        return str(text)
+    key, values = found
+    return zh(key, **{k: zh_msg_text(v) if k.startswith("msg_") else v for k, v in values.items()})
+
+
 def install(env) -> None:
-    """Jinja globals: ``_`` (English), ``zh`` (中文) and ``zh_or``."""
+    """Jinja globals: ``_`` (English), ``zh`` (中文), ``zh_or``; the filter ``zh_msg``."""
     env.globals["_"] = en
     env.globals["zh"] = zh
     env.globals["zh_or"] = zh_or
+    env.filters["zh_msg"] = zh_msg
 
 
 def bundle_js(site_js: bytes) -> bytes:

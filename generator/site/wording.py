@@ -19,6 +19,8 @@ import string
 from dataclasses import dataclass
 from typing import Any
 
+from markupsafe import Markup, escape
+
 from generator.site import i18n
 
 #: A Latin run in a 中文 string: a technical term, an instruction or a number, kept as is.
@@ -131,3 +133,9 @@ def said(m: Any, en: str | None = None) -> Said:
 def runs(zh: str) -> list[Seg]:
     """Worded 中文 text as runs: its Latin runs (terms, code, numbers) as data."""
     return _literal("zh", zh)
+
+
+def html(segs: list[Seg]) -> Markup:
+    """Runs as HTML: interface words escaped, data in ``translate="no"`` spans."""
+    return Markup("".join(f'<span translate="no">{escape(s.text)}</span>' if s.data else str(escape(s.text))
+                          for s in segs))

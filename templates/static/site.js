@@ -4,6 +4,8 @@
  * - Charts: <div class="chart" data-figure="ID"> draws the figure JSON held in
  *   <script type="application/json" id="ID"> (ids "fig-<name>"). The JSON carries no
  *   colors for the theme: they are applied here from the CSS variables --fg and --grid.
+ *   Its words are English; fig.zh holds the 中文 overrides ({"layout": {path: text},
+ *   "traces": {index: {attribute: value}}}), applied when html[data-lang] is zh.
  * - Kernel page ids: capture "c<i>", its source-file rows "c<i>-f<j>" and "c<i>-unk", its
  *   ISA link "c<i>-isa"; each carries data-page (its page's relative address). Source pages
  *   (kernels/<slug>/src/c<i>/<file>.html) have lines "L<n>"; the ISA page (isa.html) rows
@@ -15,6 +17,9 @@
  *   catalogues are templates/i18n/<lang>.json, prepended to this file as window.KA_I18N
  *   (generator/site/i18n.py). Computed text (numbers in it) carries its 中文 in data-zh;
  *   data (names, numbers, code, verdict words) is marked translate="no" and stays as is.
+ *   Attributes: data-i18n-title / -aria-label / -alt hold a key, data-zh-<attr> computed 中文
+ *   (the English is kept in data-en-<attr>); text mixing words and data is printed in both
+ *   languages (span.en-only / span.zh-only, shown by site.css from html[data-lang]).
  * - Overview rows also carry data-severity (near|tune|rewrite|""); the ranking switch is
  *   input[name=rank] (geomean|headline) showing #rank-geomean or #rank-headline.
  * - Kernel page filtered to a model: #model=<name> or ?model=<name> (URL-encoded); shape
@@ -68,6 +73,29 @@
   // ------------------------------------------------------------------ charts
   var CONFIG = { responsive: true, displaylogo: false, modeBarButtonsToRemove: ["lasso2d", "select2d"] };
 
+  // A figure's 中文 rides in fig.zh (generator/site/charts.py): layout paths and per-trace attributes.
+  function figureFor(fig, zh) {
+    var data = JSON.parse(JSON.stringify(fig.data || []));
+    var layout = JSON.parse(JSON.stringify(fig.layout || {}));
+    if (zh && fig.zh) {
+      applyUpdate(layout, fig.zh.layout || {});
+      var traces = fig.zh.traces || {};
+      Object.keys(traces).forEach(function (i) {
+        var trace = data[Number(i)];
+        if (!trace) { return; }
+        Object.keys(traces[i]).forEach(function (k) { trace[k] = traces[i][k]; });
+      });
+    }
+    if (!layout.height) { layout.height = 300; }
+    /* ---- issue 13 (scale): explicit heights. The box is as tall as the figure, so that
+       plotly's responsive resize follows the width only and never collapses the height. */
+    layout.autosize = true;
+    /* ---- end issue 13 (scale) */
+    return { data: data, layout: applyUpdate(layout, themeUpdate()) };
+  }
+
+  function isZh() { return root.getAttribute("data-lang") === "zh"; }
+
   function drawCharts() {
     var nodes = document.querySelectorAll(".chart[data-figure]");
     if (!nodes.length) { return; }
@@ -77,19 +105,24 @@
       });
       return;
     }
-    var update = themeUpdate();
     nodes.forEach(function (el) {
       var src = document.getElementById(el.getAttribute("data-figure"));
       if (!src) { return; }
       var fig = JSON.parse(src.textContent);
-      var layout = fig.layout || {};
-      if (!layout.height) { layout.height = 300; }
-      /* ---- issue 13 (scale): explicit heights. The box is as tall as the figure, so that
-         plotly's responsive resize follows the width only and never collapses the height. */
-      layout.autosize = true;
-      el.style.height = layout.height + "px";
-      /* ---- end issue 13 (scale) */
-      window.Plotly.newPlot(el, fig.data, applyUpdate(layout, update), CONFIG);
+      el.kaFigure = fig;
+      var f = figureFor(fig, isZh());
+      el.style.height = f.layout.height + "px";
+      window.Plotly.newPlot(el, f.data, f.layout, CONFIG);
+    });
+  }
+
+  // the language toggle: each drawn chart again in the page's language, same size
+  function relabelCharts() {
+    if (!window.Plotly) { return; }
+    document.querySelectorAll(".chart.js-plotly-plot").forEach(function (el) {
+      if (!el.kaFigure || !el.kaFigure.zh) { return; }
+      var f = figureFor(el.kaFigure, isZh());
+      window.Plotly.react(el, f.data, f.layout, CONFIG);
     });
   }
 
@@ -129,6 +162,16 @@
       if (!el.hasAttribute("data-i18n-en")) { el.setAttribute("data-i18n-en", el.textContent); }
       el.textContent = zh ? el.getAttribute("data-zh") : el.getAttribute("data-i18n-en");
     });
+    // attributes (tooltips, labels for screen readers, alt text): a key in data-i18n-<attr>,
+    // or computed 中文 in data-zh-<attr>; the English is kept in data-en-<attr>
+    ["title", "aria-label", "alt"].forEach(function (attr) {
+      document.querySelectorAll("[data-i18n-" + attr + "],[data-zh-" + attr + "]").forEach(function (el) {
+        var saved = "data-en-" + attr, key = el.getAttribute("data-i18n-" + attr);
+        if (!el.hasAttribute(saved)) { el.setAttribute(saved, el.getAttribute(attr) || ""); }
+        var text = key ? I18N[key] : el.getAttribute("data-zh-" + attr);
+        el.setAttribute(attr, zh && text ? text : el.getAttribute(saved));
+      });
+    });
     document.querySelectorAll("[data-i18n-placeholder]").forEach(function (el) {
       var key = el.getAttribute("data-i18n-placeholder");
       if (!el.hasAttribute("data-i18n-en")) { el.setAttribute("data-i18n-en", el.getAttribute("placeholder") || ""); }
@@ -137,6 +180,7 @@
     var button = document.getElementById("lang-toggle");
     if (button) { button.textContent = zh ? "EN" : "中文"; }
     if (document.getElementById("model-filter")) { applyModelFilter(false); }
+    relabelCharts();
     save(KEY_LANG, zh ? "zh" : "en");
   }
 

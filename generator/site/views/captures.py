@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from generator.analyze import waves
 from generator.model import CaptureAnalysis, Hotspots, stall_reason
-from generator.site import charts
+from generator.site import charts, i18n
 from generator.site.text_report import fmt_cycles
 from generator.site.views.advice import FindingView, finding_view
 from generator.site.views.base import (
@@ -76,6 +76,7 @@ class WorkingView:
     stall_types: list["StallTypeRow"]
     top_lines: list[LineRow]
     top_instructions: list[InsRow]
+    summary_zh: str = ""
 
 
 @dataclass
@@ -88,6 +89,9 @@ class OccupancyView:
     next_step: str
     disagreement: str
     notes: list[str]
+    headline_zh: str = ""
+    next_step_zh: str = ""
+    disagreement_zh: str = ""
 
 
 @dataclass
@@ -123,6 +127,8 @@ class CaptureView:
     warning: str = ""  # said first: the capture is not representative (DOMAIN §1.5)
     working: WorkingView | None = None
     opcodes: list[OpcodeRow] | None = None
+#: The stall chart's caption per stall unit.
+STALL_CHART_KEYS = {"cycles": "chart.stalls", "warp-stall samples": "chart.stalls.samples"}
 STATE_CSS = {"IDLE": "ws-idle", "EXEC": "ws-exec", "WAIT": "ws-wait", "STALL": "ws-stall"}
 
 
@@ -132,48 +138,60 @@ def occupancy_view(a: CaptureAnalysis) -> OccupancyView | None:
     if o is None:
         return None
     def lim(name: str, value: int) -> Fact:
-        return Fact(name, f"{value} waves/SIMD", css="bind" if o.limiter == name else "")
+        return Fact(name, i18n.en("cap.v.perSIMD", n=value), css="bind" if o.limiter == name else "",
+                    zh=i18n.marked("zh", "cap.v.perSIMD", n=value))
     limits = [lim("VGPR", o.vgpr_limit), lim("LDS", o.lds_limit), lim("SGPR", o.sgpr_limit)]
     csv = DASH if o.arch_vgpr_csv is None else str(o.arch_vgpr_csv)
-    pool = "512 (one pool, arch + accum)" if o.arch != "gfx908" else "256 per pool (split)"
     vgpr = [
         Fact("arch VGPRs, ISA scan", str(o.arch_vgpr_isa), "occ.isa"),
         Fact("arch VGPRs, kernel trace CSV", csv, "occ.csv", css="warn" if o.vgpr_disagreement else ""),
         Fact("accum VGPRs", str(o.accum_vgpr), "occ.accum"),
-        Fact("VGPRs counted", f"{o.vgpr_total} of {pool}", "occ.total"),
+        Fact.of("occ.total", "occ.v.unified" if o.arch != "gfx908" else "occ.v.split", n=o.vgpr_total),
         Fact("SGPRs", DASH if o.sgpr is None else str(o.sgpr), "occ.sgpr"),
         Fact("LDS per workgroup", DASH if o.lds_bytes is None else f"{o.lds_bytes:,} B", "occ.lds"),
         Fact("workgroup size", DASH if o.workgroup_size is None else str(o.workgroup_size), "occ.wg"),
-        Fact("architecture", f"{o.arch} (from {a.arch_source})", "occ.arch"),
+        Fact.of("occ.arch", "cap.v.arch", arch=o.arch, src=a.arch_source),
     ]
+    nxt = next_step(o)
+    dis = i18n.en("occ.disagree", isa=o.arch_vgpr_isa, csv=csv) if o.vgpr_disagreement else ""
+    head = ("occ.head.max", {}) if o.limited_by == "hardware max" else ("occ.head", {"by": o.limited_by})
+    return OccupancyView(i18n.en(head[0], n=o.waves_per_simd, **head[1]), limits, vgpr, nxt[0], dis,
+                         [n for n in o.notes if "disagree" not in n],
+                         headline_zh=i18n.marked("zh", head[0], n=o.waves_per_simd, **head[1]), next_step_zh=nxt[1],
+                         disagreement_zh=i18n.marked("zh", "occ.disagree", isa=o.arch_vgpr_isa, csv=csv) if dis else "")
+
+
+def next_step(o) -> tuple[str, str]:
+    """The occupancy's next step (how many VGPRs one more wave per SIMD allows), English and 中文."""
     if o.next_waves and o.next_vgpr_total is not None:
         free = o.vgpr_total - o.next_vgpr_total
-        nxt = (f"{o.next_waves} waves/SIMD need at most {o.next_vgpr_total} VGPRs in all"
-               + (f" (now {o.vgpr_total}: free {free})" if free > 0 else "")
-               + ("" if o.limiter == "VGPR" else f"; but {o.limiter} binds first"))
-    else:
-        nxt = "Already at the hardware maximum of waves per SIMD." if o.at_hardware_max else ""
-    dis = ""
-    if o.vgpr_disagreement:
-        dis = (f"The readings disagree: the ISA uses {o.arch_vgpr_isa} arch VGPRs, the kernel trace CSV "
-               f"says {csv}; the larger is used (rocprofv3 1.1 under-reports on gfx950).")
-    head = f"{o.waves_per_simd} waves/SIMD, limited by {o.limited_by}"
-    return OccupancyView(head, limits, vgpr, nxt, dis, [n for n in o.notes if "disagree" not in n])
+        kw = {"w": o.next_waves, "n": o.next_vgpr_total, "t": o.vgpr_total, "f": free}
+        key = "occ.next.free" if free > 0 else "occ.next"
+        en, zh = i18n.en(key, **kw), i18n.marked("zh", key, **kw)
+        if o.limiter != "VGPR":
+            en, zh = en + i18n.en("occ.binds", lim=o.limiter), zh + i18n.marked("zh", "occ.binds", lim=o.limiter)
+        return en, zh
+    return i18n.both("occ.atmax") if o.at_hardware_max else ("", "")
 
 
 #: Opcodes listed in the stall-by-opcode table.
 TOP_OPCODES = 12
 
 
-def waves_fact_text(a: CaptureAnalysis, stats: dict[str, float]) -> str:
+def waves_fact(a: CaptureAnalysis, stats: dict[str, float]) -> Fact:
     """``56 (48 exit early, 35.9 % of stall cycles; 8 working); duration min ..., median ..., max ...``."""
     w = a.waves_summary
-    count = f"{stats['count']}"
+    kw = {"count": stats["count"], "min": fmt_cycles(stats["min"]), "median": fmt_cycles(stats["median"]),
+          "max": fmt_cycles(stats["max"])}
     if w and w.early_exit:
-        count += (f" ({w.early_exit} exit early, {fmt_pct(w.early_exit_stall_share)} of stall cycles; "
-                  f"{w.working} working)")
-    return (f"{count}; duration min {fmt_cycles(stats['min'])}, median {fmt_cycles(stats['median'])}, "
-            f"max {fmt_cycles(stats['max'])} cycles")
+        kw.update(early=w.early_exit, share=fmt_pct(w.early_exit_stall_share), working=w.working)
+    return Fact.of("fact.waves", "cap.v.waves.early" if "early" in kw else "cap.v.waves",
+                   css="warn" if not a.representative else "", **kw)
+
+
+def waves_fact_text(a: CaptureAnalysis, stats: dict[str, float]) -> str:
+    """The sampled-waves fact in English (:func:`waves_fact`)."""
+    return waves_fact(a, stats).value
 
 
 def opcode_rows(a: CaptureAnalysis) -> list[OpcodeRow]:
@@ -216,11 +234,11 @@ def working_view(a: CaptureAnalysis, ix: SourceIndex) -> WorkingView | None:
         return None
     w, h = a.waves_summary, a.working
     lines, ins_rows = hot_rows(h, h.total_stall_cycles, ix)
-    summary = (f"{w.early_exit} of {w.sampled} sampled waves exit early and hold "
-               f"{fmt_cycles(w.early_exit_stall_cycles)} of {fmt_cycles(w.total_stall_cycles)} stall cycles "
-               f"({fmt_pct(w.early_exit_stall_share)}); the {w.working} working waves hold "
-               f"{fmt_cycles(h.total_stall_cycles)}. The advice is ranked on these.")
-    return WorkingView(summary, stall_type_rows(h.stall_by_type, h.total_stall_cycles), lines, ins_rows)
+    kw = {"early": w.early_exit, "sampled": w.sampled, "ec": fmt_cycles(w.early_exit_stall_cycles),
+          "tc": fmt_cycles(w.total_stall_cycles), "share": fmt_pct(w.early_exit_stall_share), "working": w.working,
+          "wc": fmt_cycles(h.total_stall_cycles)}
+    return WorkingView(i18n.en("cap.workingsummary", **kw), stall_type_rows(h.stall_by_type, h.total_stall_cycles),
+                       lines, ins_rows, summary_zh=i18n.marked("zh", "cap.workingsummary", **kw))
 
 
 def capture_view(ci: int, c: CaptureData, ctx: SiteContext) -> CaptureView:
@@ -247,16 +265,16 @@ def capture_view(ci: int, c: CaptureData, ctx: SiteContext) -> CaptureView:
     facts = [
         Fact("instructions", f"{n_ins:,}", "fact.instructions"),
         Fact(f"total {unit}", fmt_cycles(a.total_cycles), "fact.total"),
-        Fact(f"stall {unit}", f"{fmt_cycles(total_stall)} ({fmt_pct(a.stall_ratio)} of total)", "fact.stall"),
-        Fact("source mapped", f"{mapped} of {n_ins} instructions ({fmt_pct(a.mapped_fraction)})", "fact.mapped",
-             css="warn" if n_ins and mapped == 0 else ""),
-        Fact("architecture", f"{a.arch} (from {a.arch_source})", "fact.arch"),
+        Fact(f"stall {unit}", i18n.en("cap.v.stall", c=fmt_cycles(total_stall), p=fmt_pct(a.stall_ratio)), "fact.stall",
+             zh=i18n.marked("zh", "cap.v.stall", c=fmt_cycles(total_stall), p=fmt_pct(a.stall_ratio))),
+        Fact.of("fact.mapped", "cap.v.mapped", css="warn" if n_ins and mapped == 0 else "", m=mapped, n=n_ins,
+                p=fmt_pct(a.mapped_fraction)),
+        Fact.of("fact.arch", "cap.v.arch", arch=a.arch, src=a.arch_source),
     ]
     if a.jit_kernel:
         facts.append(Fact("JIT kernel", a.jit_kernel, "fact.jit"))
     if stats:
-        facts.append(Fact("sampled waves", waves_fact_text(a, stats), "fact.waves",
-                          css="warn" if not a.representative else ""))
+        facts.append(waves_fact(a, stats))
     top_lines, top_ins = hot_rows(a, total_stall, ix)
     tl_chart, tl_facts = None, []
     if c.timeline is not None:
@@ -264,14 +282,14 @@ def capture_view(ci: int, c: CaptureData, ctx: SiteContext) -> CaptureView:
         tl_chart = chart_view(f"{anchor}-timeline", charts.timeline(t), "One sampled wave over time", "chart.timeline")
         span = t.wave.duration
         tl_facts = [
-            Fact("wave", f"{t.wave.file} (SE {t.wave.se}, SM {t.wave.sm}, slot {t.wave.slot}, wave {t.wave.wave}): "
-                 "the longest sampled wave", "fact.wave"),
-            Fact("duration", f"{fmt_cycles(span)} cycles, {t.n_instructions:,} instructions issued", "fact.duration"),
-            Fact("issue / stall", f"{fmt_cycles(t.total_issue)} issue, {fmt_cycles(t.total_stall)} stall cycles "
-                 f"(bins of {fmt_cycles(t.bin_cycles)} cycles)", "fact.issuestall"),
+            Fact.of("fact.wave", "cap.v.wave", file=t.wave.file, se=t.wave.se, sm=t.wave.sm, slot=t.wave.slot,
+                    wave=t.wave.wave),
+            Fact.of("fact.duration", "cap.v.duration", c=fmt_cycles(span), n=f"{t.n_instructions:,}"),
+            Fact.of("fact.issuestall", "cap.v.issuestall", i=fmt_cycles(t.total_issue), s=fmt_cycles(t.total_stall),
+                    b=fmt_cycles(t.bin_cycles)),
         ]
     stall_chart = chart_view(f"{anchor}-stalls", charts.stall_types(a.stall_by_type, unit),
-                             f"Stall {unit} by type", "chart.stalls" if unit == "cycles" else "") if a.stall_by_type else None
+                             f"Stall {unit} by type", STALL_CHART_KEYS.get(unit, "")) if a.stall_by_type else None
     return CaptureView(
         **base, facts=facts, stall_types=stall_rows, stall_chart=stall_chart, wave_states=ws_rows,
         occupancy=occupancy_view(a), top_lines=top_lines, top_instructions=top_ins, timeline=tl_chart,
@@ -288,6 +306,6 @@ def capture_view(ci: int, c: CaptureData, ctx: SiteContext) -> CaptureView:
 def _captures_panel(k: KernelData, row: IndexRow, ctx: SiteContext) -> list[CaptureView] | str:
     if not k.captures:
         if k.bundle_rel is None:
-            return "No profiling bundle for this kernel: there is no capture to show (timings only)."
-        return "The bundle holds no ATT or Nsight Compute capture."
+            return i18n.en("msg.cap.nobundle")
+        return i18n.en("msg.cap.nocapture")
     return [capture_view(i, c, ctx) for i, c in enumerate(k.captures)]

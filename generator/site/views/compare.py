@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from generator.site import charts
+from generator.site import charts, i18n
 from generator.site.text_report import fmt_cycles
 from generator.site.views.base import DASH, KernelData, SiteContext, fmt_num, fmt_pct
 from generator.site.views.overview import ChartView, IndexRow, chart_view
@@ -23,6 +23,7 @@ class CompareRow:
     b: str
     change: str
     css: str = ""
+    key: str = ""  # the catalogue key of ``what`` (totals); none: ``what`` is data (a stall type, a line)
 
 
 @dataclass
@@ -68,7 +69,9 @@ def compare_view(i: int, title: str, cmp: dict[str, Any], hrefs: dict[str, str])
         d = t.get("delta")
         change = DASH if d is None else (_pts(d) if name in ("stall_ratio", "mapped_fraction")
                                           else ("+" if d > 0 else "") + _total_text(name, d))
-        totals.append(CompareRow(name.replace("_", " "), _total_text(name, t.get("a")), _total_text(name, t.get("b")), change))
+        key = f"cmp.row.{name}" if f"cmp.row.{name}" in i18n.catalogue("en") else ""
+        totals.append(CompareRow(name.replace("_", " "), _total_text(name, t.get("a")), _total_text(name, t.get("b")),
+                                 change, key=key))
     stalls = [CompareRow(str(r["type"]), fmt_pct(r.get("a_share")), fmt_pct(r.get("b_share")), _pts(r.get("delta")),
                          "up" if (r.get("delta") or 0) > 0.005 else "down" if (r.get("delta") or 0) < -0.005 else "")
               for r in cmp.get("stall_types", [])]

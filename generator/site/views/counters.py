@@ -5,6 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from markupsafe import Markup
+
+from generator.site import i18n
 from generator.site.views.base import DASH, KernelData, SiteContext, fmt_num, fmt_pct, fmt_x
 from generator.site.views.overview import Fact, IndexRow
 from generator.site.views.panel import register_panel
@@ -40,6 +43,26 @@ def _us(ns: Any) -> str:
     return DASH if ns is None else f"{ns / 1000:.2f} us"
 
 
+def agent_fact(ag: dict[str, Any]) -> Fact:
+    """The GPU the run saw: product, arch, CUs, LDS, waves per SIMD and clock, in both languages."""
+    bits = [(str(ag.get("product") or ""), ""), (str(ag.get("arch") or ""), "")]
+    for key, value_key in (("cus", "run.v.cus"), ("lds_kib", "run.v.lds"), ("max_waves_per_simd", "run.v.waves")):
+        if ag.get(key):
+            bits.append((i18n.en(value_key, n=ag[key]), i18n.marked("zh", value_key, n=ag[key])))
+    if ag.get("max_clock_mhz"):
+        bits.append((f"{ag['max_clock_mhz']} MHz", ""))
+    bits = [b for b in bits if b[0]]
+    zh = Markup("，").join(z or Markup('<span translate="no">{}</span>').format(e) for e, z in bits)
+    return Fact(i18n.en("run.gpu"), ", ".join(e for e, _ in bits), "run.gpu", zh=zh)
+
+
+#: The PMC metrics shown, in order: (key, catalogue key of the label, format).
+PMC_FACTS = (("dispatches", "pmc.dispatches", fmt_num), ("l2_hit_rate", "pmc.l2hit", fmt_pct),
+             ("frac_32b", "pmc.frac32", fmt_pct), ("hbm_read_bytes", "pmc.hbmbytes", fmt_num),
+             ("over_fetch", "pmc.overfetch", fmt_x), ("achieved_gbps", "pmc.gbps", fmt_num),
+             ("bw_fraction", "pmc.bwfrac", fmt_pct))
+
+
 @register_panel("counters", "Run statistics and counters", 50, "panel.counters")
 def _counters_panel(k: KernelData, row: IndexRow, ctx: SiteContext) -> CountersView | None:
     rs, pc = k.runstats, k.counters
@@ -54,22 +77,13 @@ def _counters_panel(k: KernelData, row: IndexRow, ctx: SiteContext) -> CountersV
         ks = rs.get("kernels") or []
         n = len(ks)
         if tr:
-            run.append(Fact("traced kernel", f"{tr.get('short_name')} (rank {tr.get('rank')} of {n}, "
-                            f"{tr.get('percent', 0):.1f}% of GPU kernel time, {tr.get('calls')} calls)", "run.traced"))
+            run.append(Fact.of("run.traced", "run.v.traced", name=tr.get("short_name"), rank=tr.get("rank"), n=n,
+                               pct=f"{tr.get('percent', 0):.1f}", calls=tr.get("calls")))
         if tm:
-            run.append(Fact("dispatch time", f"median {_us(tm.get('median_ns'))} over {tm.get('count')} dispatches "
-                            f"(min {_us(tm.get('min_ns'))}, max {_us(tm.get('max_ns'))})", "run.timing"))
+            run.append(Fact.of("run.timing", "run.v.timing", median=_us(tm.get("median_ns")), count=tm.get("count"),
+                               min=_us(tm.get("min_ns")), max=_us(tm.get("max_ns"))))
         if ag:
-            bits = [str(ag.get("product") or ""), str(ag.get("arch") or "")]
-            if ag.get("cus"):
-                bits.append(f"{ag['cus']} CUs")
-            if ag.get("lds_kib"):
-                bits.append(f"{ag['lds_kib']} KiB LDS per CU")
-            if ag.get("max_waves_per_simd"):
-                bits.append(f"{ag['max_waves_per_simd']} waves/SIMD max")
-            if ag.get("max_clock_mhz"):
-                bits.append(f"{ag['max_clock_mhz']} MHz")
-            run.append(Fact("GPU", ", ".join(b for b in bits if b), "run.gpu"))
+            run.append(agent_fact(ag))
         for kr in ks[:12]:
             table.append(KernelStatRow(str(kr.get("rank")), str(kr.get("short_name") or kr.get("name")),
                                        str(kr.get("name")), str(kr.get("calls")), _us(kr.get("total_ns")),
@@ -79,17 +93,13 @@ def _counters_panel(k: KernelData, row: IndexRow, ctx: SiteContext) -> CountersV
     counters: list[Fact] = []
     reading: list[str] = []
     if pc:
-        for key, label, fmt in (("dispatches", "dispatches", fmt_num), ("l2_hit_rate", "L2 hit rate", fmt_pct),
-                                ("frac_32b", "32B read fraction", fmt_pct),
-                                ("hbm_read_bytes", "est. HBM read bytes", fmt_num),
-                                ("over_fetch", "over-fetch", fmt_x), ("achieved_gbps", "achieved GB/s", fmt_num),
-                                ("bw_fraction", "of peak bandwidth", fmt_pct)):
+        for key, label, fmt in PMC_FACTS:
             if pc.get(key) is not None:
-                counters.append(Fact(label, fmt(pc[key])))
+                counters.append(Fact(i18n.en(label), fmt(pc[key]), label))
         if pc.get("missing_counters"):
-            counters.append(Fact("missing counters", ", ".join(pc["missing_counters"]), css="warn"))
+            counters.append(Fact(i18n.en("pmc.missing"), ", ".join(pc["missing_counters"]), "pmc.missing", css="warn"))
         if pc.get("unknown_counters"):
-            counters.append(Fact("other counters", ", ".join(pc["unknown_counters"])))
+            counters.append(Fact(i18n.en("pmc.other"), ", ".join(pc["unknown_counters"]), "pmc.other"))
         reading = [str(x) for x in pc.get("reading") or []] or list(k.counter_reading)
         notes += [str(x) for x in pc.get("notes") or []]
     return CountersView(run, table, n, counters, reading, notes)

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote
 
+from generator.site import i18n
 from generator.site.views.base import DASH, SiteContext, fmt_x
 
 NO_MODEL = "(no model)"
@@ -68,6 +69,7 @@ class CoverageCell:
     css: str
     href: str
     counts: dict[str, Any]
+    title_zh: str = ""
 
 
 @dataclass
@@ -116,11 +118,10 @@ def cell_css(c: dict[str, Any], ctx: SiteContext) -> str:
 def coverage_cell(model: str, c: dict[str, Any], page: str, ctx: SiteContext) -> CoverageCell:
     """Display values of one cell."""
     letters = [f"{c[k]}{k[0].upper()}" for k in ("won", "lost", "unsupported", "failed") if c[k]]
-    title = (f"{model}: {c['shapes']} shapes, {c['measured']} measured, {c['won']} won, {c['lost']} lost, "
-             f"{c['unsupported']} unsupported, {c['failed']} failed; geomean "
-             f"{fmt_x(c['geomean']) if c['geomean'] is not None else DASH}")
+    title, title_zh = i18n.both("cov.title", model=model, geomean=fmt_x(c["geomean"]) if c["geomean"] is not None else DASH,
+                                **{k: c[k] for k in ("shapes", "measured", "won", "lost", "unsupported", "failed")})
     return CoverageCell(text=f"{c['measured']}/{c['shapes']}", detail=" ".join(letters), title=title,
-                        css=cell_css(c, ctx), href=model_href(page, model), counts=dict(c))
+                        css=cell_css(c, ctx), href=model_href(page, model), counts=dict(c), title_zh=title_zh)
 
 
 def coverage_view(rows: list[Any], ctx: SiteContext) -> CoverageView:

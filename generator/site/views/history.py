@@ -5,7 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from generator.site import charts
+from markupsafe import Markup
+
+from generator.site import charts, i18n
 from generator.site.views.base import SiteContext
 from generator.site.views.overview import ChartView, IndexRow, chart_view
 
@@ -23,6 +25,7 @@ class HistoryChart:
     chart: ChartView
     points: int
     regression: str
+    regression_zh: str = ""
 
 
 @dataclass
@@ -52,6 +55,43 @@ def regression_text(mark: dict[str, Any]) -> str:
     return text
 
 
+def regression_zh(mark: dict[str, Any]) -> Markup:
+    """The 中文 of :func:`regression_text` (the same values, marked as data)."""
+    data = Markup('<span translate="no">{}</span>').format
+    text = Markup(i18n.zh("hist.regressed"))
+    if mark.get("ratio") is not None:
+        text += " " + data(f"{(mark['ratio'] - 1) * 100:+.1f}%")
+    if mark.get("verdict"):
+        text += Markup("（{}）").format(data(mark["verdict"]))
+    if mark.get("from"):
+        text += "，" + i18n.marked("zh", "hist.since", date=mark["from"])
+    if mark.get("commit"):
+        text += i18n.marked("zh", "hist.at", commit=mark["commit"])
+    if not mark.get("confirmed", True):
+        text += "，" + i18n.zh("hist.unconfirmed")
+    return text
+
+
+#: The history figure's trace names (``generator.sweeps.history.history_chart_data``) and their keys.
+TRACE_KEYS = {"noise band": "hist.trace.noise", "geomean vs best": "hist.trace.geomean", "regression": "hist.trace.regression"}
+
+
+def figure_zh(fig: dict[str, Any]) -> dict[str, Any]:
+    """The 中文 overrides of one history figure (``charts``' convention): axis titles, trace names,
+    and each point's hover text line by line (sweep labels, commits and dates stay as they are)."""
+    traces = {}
+    for i, tr in enumerate(fig.get("data", [])):
+        over: dict[str, Any] = {}
+        if tr.get("name") in TRACE_KEYS:
+            over["name"] = i18n.zh(TRACE_KEYS[tr["name"]])
+        if isinstance(tr.get("text"), list):
+            over["text"] = ["<br>".join(i18n.zh_msg_text(line) for line in str(t).split("<br>")) for t in tr["text"]]
+        if over:
+            traces[str(i)] = over
+    return {"layout": {"xaxis.title.text": i18n.zh("hist.axis.sweep"), "yaxis.title.text": i18n.zh("hist.axis.geomean")},
+            "traces": traces}
+
+
 def history_page(rows: list[IndexRow], figures: dict[str, dict[str, Any]], marks: dict[str, dict[str, Any]],
                  labels: list[str], ctx: SiteContext) -> HistoryPage:
     """The history page, kernels in overview order (kernels no longer in the sweep last)."""
@@ -68,10 +108,11 @@ def history_page(rows: list[IndexRow], figures: dict[str, dict[str, Any]], marks
         layout = {k_: v for k_, v in fig.get("layout", {}).items() if k_ != "title"}  # the section heading names it
         layout.setdefault("height", 260)
         layout["margin"] = {"l": 60, "r": 20, "t": 10, "b": 50}
-        fig = {**fig, "layout": layout}
+        fig = {**fig, "layout": layout, "zh": figure_zh(fig)}
         charts_.append(HistoryChart(slug=slug, anchor=f"h-{slug}", name=row.name if row else slug,
                                     href=row.href if row else "", points=n,
                                     chart=chart_view(f"history-{slug}", fig),
-                                    regression=regression_text(marks[slug]) if slug in marks else ""))
+                                    regression=regression_text(marks[slug]) if slug in marks else "",
+                                    regression_zh=regression_zh(marks[slug]) if slug in marks else ""))
     return HistoryPage(title=f"History \u00b7 {ctx.title}", site_title=ctx.title, root="", labels=list(labels),
                        charts=charts_, regressions=len(marks))

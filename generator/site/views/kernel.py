@@ -100,8 +100,7 @@ def kernel_page(k: KernelData, row: IndexRow, ctx: SiteContext) -> KernelPage:
     for pv in panels:
         item = NavItem(pv.title, f"#{pv.name}", pv.i18n)
         if pv.name == "captures" and isinstance(pv.data, list):
-            item.children = [NavItem(cv.title + (" (primary)" if cv.is_primary else ""), f"#{cv.anchor}")
-                             for cv in pv.data]
+            item.children = [NavItem(cv.title, f"#{cv.anchor}", primary=cv.is_primary) for cv in pv.data]
         nav.append(item)
     reason, flags = verdict_words(k, row)
     return KernelPage(

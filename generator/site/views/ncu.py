@@ -9,6 +9,7 @@ from typing import Any
 from generator.site.views.base import DASH, KernelData, SiteContext, sort_key
 from generator.site.views.overview import Fact, IndexRow
 from generator.site.views.panel import register_panel
+from generator.site.views.roofline import bound_zh
 from generator.site.views.speed import ProviderCell
 
 
@@ -24,6 +25,7 @@ class NcuStageRow:
     occupancy: str
     bottleneck: str
     key_issue: str
+    bottleneck_zh: str = ""
 
 
 @dataclass
@@ -80,7 +82,8 @@ def ncu_view(d: dict[str, Any]) -> NcuView:
         conf.append((title, [Fact(txt(p.get("name")), txt(p.get("value"))) for p in c.get("params") or []]))
     stages = [NcuStageRow(txt(st.get("kernel")), txt(st.get("shape")), txt(st.get("duration")),
                           txt(st.get("tensor_core")), txt(st.get("dram")), txt(st.get("achieved_occupancy")),
-                          txt(st.get("bottleneck")), txt(st.get("key_issue"))) for st in d.get("stages") or []]
+                          txt(st.get("bottleneck")), txt(st.get("key_issue")), bound_zh(txt(st.get("bottleneck"))))
+              for st in d.get("stages") or []]
     b = d.get("bottleneck") or {}
     opps = [NcuOpportunity(txt(o.get("rank")), txt(o.get("title")), txt(o.get("estimated_gain")), txt(o.get("metric")),
                            txt(o.get("metric_value")), txt(o.get("advice"))) for o in d.get("opportunities") or []]

@@ -77,6 +77,7 @@ class IndexRow:
     profiled_commit: str | None = None  # candidate commit of the profile
     commit_note: str = ""  # said when the two disagree
     regression: str = ""  # set per build from the history (not an input of the kernel)
+    regression_zh: str = ""
     diagnosis: dict[str, Any] | None = None  # diagnosis_views.diagnose()
     first_step: dict[str, Any] | None = None  # diagnosis_views.first_step()
     severity: dict[str, Any] | None = None  # diagnosis_views.severity() (HEADROOM only)
@@ -225,15 +226,15 @@ class Tally:
     def scored(self) -> int:
         return self.win + self.parity + self.headroom + self.blocked
 
-    def text(self) -> str:
-        """``2 WIN, 5 HEADROOM``: the non-zero verdict counts."""
+    def text(self, lang: str = "en") -> str:
+        """``2 WIN, 5 HEADROOM``: the non-zero verdict counts (``lang`` "zh": in 中文)."""
         parts = [f"{getattr(self, k)} {k.upper()}" for k in ("win", "parity", "headroom", "blocked")
                  if getattr(self, k)]
         if self.untimed:
-            parts.append(f"{self.untimed} untimed")
+            parts.append(i18n.text(lang, "ov.tally.untimed", n=self.untimed))
         if self.unscored:
-            parts.append(f"{self.unscored} without campaign")
-        return ", ".join(parts) or "none"
+            parts.append(i18n.text(lang, "ov.tally.nocampaign", n=self.unscored))
+        return ("，" if lang == "zh" else ", ").join(parts) or i18n.text(lang, "ov.tally.none")
 
     def to_json(self) -> dict[str, int]:
         return {f.name: getattr(self, f.name) for f in fields(self)}
@@ -396,17 +397,28 @@ class CategoryGroup:
     name: str
     rows: list[IndexRow]
     tally_text: str
+    tally_zh: str = ""
 
 
 @dataclass
 class Fact:
-    """A labelled value in a definition list."""
+    """A labelled value in a definition list. The label is translated by its key ``i18n`` (none:
+    a data label such as a provenance key); the value is data (``translate="no"``) unless ``zh``
+    gives its 中文."""
 
     label: str
     value: str
     i18n: str = ""
     href: str = ""
     css: str = ""
+    zh: str = ""
+    label_zh: str = ""  # a label with data in it (no key): its 中文
+
+    @classmethod
+    def of(cls, key: str, value_key: str, css: str = "", href: str = "", **kw) -> Fact:
+        """A fact whose label is ``key`` and whose value is the catalogue's ``value_key`` filled with ``kw``."""
+        return cls(i18n.en(key), i18n.en(value_key, **kw), key, href=href, css=css,
+                   zh=i18n.marked("zh", value_key, **kw))
 
 
 @dataclass
@@ -423,7 +435,7 @@ class OverviewPage:
     categories: list[str]
     verdict_filters: list[tuple[str, str]]  # (value, label)
     chart: ChartView | None
-    not_on_chart: list[str]
+    not_on_chart: list[tuple[str, str, str]]  # (kernel, why, why in 中文)
     sweep_reading: list[dict[str, Any]]
     sweep_reading_more: list[dict[str, Any]]
     missing_stages: list[str]
@@ -469,6 +481,16 @@ def disagreements(rows: list[IndexRow]) -> list[Disagreement]:
     return out
 
 
+#: Why a row is not on the overview chart: the catalogue key per verdict.
+OFF_CHART = {"UNTIMED": "ov.offchart.untimed", None: "ov.offchart.none", "BLOCKED": "ov.offchart.blocked"}
+
+
+def off_chart_reason(r: IndexRow) -> tuple[str, str]:
+    """``(English, 中文)`` of why ``r`` has no point on the overview chart."""
+    key = OFF_CHART.get(r.verdict)
+    return i18n.both(key) if key else (r.verdict_label.lower(), r.verdict_label.lower())
+
+
 def overview_page(rows: list[IndexRow], ctx: SiteContext, provenance: list[Fact], build_date: str,
                   sweep_reading: list[dict[str, Any]] | None = None, notes: list[str] | None = None) -> OverviewPage:
     """The overview page from every kernel's row (rows already in display order)."""
@@ -488,11 +510,10 @@ def overview_page(rows: list[IndexRow], ctx: SiteContext, provenance: list[Fact]
     for r in rows:
         by_cat.setdefault(r.category, []).append(r)
     cats = sorted(by_cat, key=lambda c: (c == UNCATEGORIZED, c))
-    groups = [CategoryGroup(c, by_cat[c], sum((Tally.of(r.verdict) for r in by_cat[c]), Tally()).text())
-              for c in cats]
+    tallies = {c: sum((Tally.of(r.verdict) for r in by_cat[c]), Tally()) for c in cats}
+    groups = [CategoryGroup(c, by_cat[c], tallies[c].text(), tallies[c].text("zh")) for c in cats]
     plotted = sorted((r for r in rows if r.geomean is not None), key=lambda r: (-r.geomean, r.name.lower()))
-    why = {"UNTIMED": "ledger only, nothing timed", None: "no timing campaign", "BLOCKED": "no measured shape"}
-    not_on_chart = [f"{r.name} ({why.get(r.verdict, r.verdict_label.lower())})" for r in rows if r.geomean is None]
+    not_on_chart = [(r.name, *off_chart_reason(r)) for r in rows if r.geomean is None]
     chart = chart_view("overview-speedups", charts.speedup_overview(plotted, ctx.win, ctx.headroom),
                        "Speedup vs the best baseline, per kernel", "chart.overview") if plotted else None
     by_head = sorted((r for r in rows if r.headline_speedup is not None),
@@ -500,6 +521,8 @@ def overview_page(rows: list[IndexRow], ctx: SiteContext, provenance: list[Fact]
     headline_chart = chart_view("overview-headline", charts.headline_overview(by_head, ctx.win, ctx.headroom),
                                 "Headline pair of the profiling sweep, per kernel", "chart.headline") if by_head else None
     not_on_headline = [r.name for r in rows if r.headline_speedup is None]
+    sev_help = {"near": f"{ctx.severity_near:g}", "tune": f"{ctx.severity_tune:g}", "section": "[severity]",
+                "file": "kernel-atlas.toml"}
     filters = [("", "all verdicts")] + [(v, v) for v in VERDICTS] + [("UNTIMED", "no timings"), ("NONE", "no campaign")]
     filter_keys = {"": "filter.allverdicts", "UNTIMED": "filter.untimed", "NONE": "filter.none"}  # issue 13 (5)
     return OverviewPage(
@@ -526,9 +549,8 @@ def overview_page(rows: list[IndexRow], ctx: SiteContext, provenance: list[Fact]
         not_on_headline_chart=not_on_headline,
         disagreements=disagreements(rows),
         coverage=coverage_views.coverage_view(rows, ctx),
-        severity_help=(f"Severity of a HEADROOM kernel: near when its geomean is at least {ctx.severity_near:g}x, "
-                       f"tune from {ctx.severity_tune:g}x, rewrite below ([severity] in kernel-atlas.toml)."),
-        severity_help_zh=i18n.zh("sev.help", near=f"{ctx.severity_near:g}", tune=f"{ctx.severity_tune:g}"),
+        severity_help=i18n.en("sev.help", **sev_help),
+        severity_help_zh=i18n.marked("zh", "sev.help", **sev_help),
     )
 
 

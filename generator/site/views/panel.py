@@ -45,6 +45,7 @@ class NavItem:
     href: str
     i18n: str = ""
     children: list[NavItem] = field(default_factory=list)
+    primary: bool = False  # a capture's link: the primary capture
 
 
 @dataclass

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from generator.site import charts
+from markupsafe import Markup
+
+from generator.site import charts, i18n
 from generator.site.views.base import DASH, KernelData, SiteContext, fmt_pct
 from generator.site.views.overview import ChartView, Fact, IndexRow, chart_view
 from generator.site.views.panel import register_panel
@@ -16,6 +18,7 @@ class RooflineView:
     facts: list[Fact]
     points: list[list[str]]
     notes: list[str]
+    bounds_zh: list[str] = field(default_factory=list)  # the last column of ``points`` in 中文
 
 
 @register_panel("roofline", "Roofline", 55)
@@ -26,15 +29,29 @@ def _roofline_panel(k: KernelData, row: IndexRow, ctx: SiteContext) -> RooflineV
     facts = []
     dev = r.get("device") or {}
     if isinstance(dev, dict) and dev.get("name"):
-        facts.append(Fact("device", f"{dev.get('name')} ({dev.get('hbm_tbs')} TB/s HBM)"))
+        facts.append(Fact.of("roof.device", "roof.v.device", name=dev.get("name"), tbs=dev.get("hbm_tbs")))
     for prec, ridge in (r.get("ridges") or {}).items():
-        facts.append(Fact(f"ridge point ({prec})", f"{ridge:.1f} FLOP/byte"))
+        facts.append(Fact(i18n.en("roof.ridge", prec=prec), f"{ridge:.1f} FLOP/byte", zh=i18n.marked(
+            "zh", "roof.v.ridge", v=f"{ridge:.1f}"), label_zh=i18n.marked("zh", "roof.ridge", prec=prec)))
     counts = r.get("counts")
     if isinstance(counts, dict):
-        facts.append(Fact("points", ", ".join(f"{v} {key}" for key, v in counts.items() if v) or DASH))
+        shown = [(v, key) for key, v in counts.items() if v]
+        facts.append(Fact(i18n.en("roof.points"), ", ".join(f"{v} {key}" for v, key in shown) or DASH, "roof.points",
+                          zh=Markup("，").join(Markup('<span translate="no">{}</span> {}').format(v, bound_zh(key))
+                                              for v, key in shown)))
     pts = [[str(p.get("provider", "")), str(p.get("args", "")), f"{p.get('ai', 0):.3g}",
             f"{p.get('tflops', 0):.3g}", fmt_pct(p.get("fraction_of_roof")),
             str(p.get("bound", "")) + (f" — {p['above_roof']}" if p.get("above_roof") else "")]
            for p in r["points"]]
+    bounds = [bound_zh(str(p.get("bound", ""))) + (Markup(" — ") + i18n.zh_msg(p["above_roof"]) if p.get("above_roof") else "")
+              for p in r["points"]]
     return RooflineView(chart_view("roofline", charts.roofline(r), "Roofline: throughput against arithmetic intensity",
-                                   "chart.roofline"), facts, pts, [str(n) for n in r.get("notes") or []])
+                                   "chart.roofline"), facts, pts, [str(n) for n in r.get("notes") or []], bounds)
+
+
+def bound_zh(bound: str) -> Markup:
+    """A roofline bound label (memory-, compute-, latency-bound) in 中文; an unknown one as data."""
+    key = f"roof.bound.{bound}"
+    if key in i18n.catalogue("zh"):
+        return Markup.escape(i18n.zh(key))
+    return Markup('<span translate="no">{}</span>').format(bound)

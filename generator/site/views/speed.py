@@ -6,7 +6,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from generator.analyze.verdicts import ABOVE_ROOF_TEXT
-from generator.site import charts
+from markupsafe import Markup
+
+from generator.site import charts, i18n, wording
 from generator.site.views.coverage import shape_models
 from generator.site.views.base import DASH, KernelData, SiteContext, VERDICTS, fmt_num, fmt_x, sort_key
 from generator.site.views.overview import ChartView, Fact, IndexRow, chart_view
@@ -23,6 +25,7 @@ class ProviderCell:
     css: str
     title: str
     sort: str
+    title_zh: str = ""  # the tooltip in 中文 (data-zh-title), when it has words
 
 
 @dataclass
@@ -76,6 +79,7 @@ class SplitRow:
     geomean_text: str
     n: int
     css: str
+    none: bool = False  # the row of shapes without a name: "(none)"
 
 
 @dataclass
@@ -97,6 +101,7 @@ class SpeedView:
     headline_text: str | None
     headline_note: str | None
     provenance: list[Fact]
+    headline_zh: str = ""
 
 
 def outcome_css(speedup: float | None, ctx: SiteContext) -> str:
@@ -111,7 +116,8 @@ def outcome_css(speedup: float | None, ctx: SiteContext) -> str:
 
 
 def _splits(split: dict[str, list], ctx: SiteContext) -> list[SplitRow]:
-    return [SplitRow(name or "(none)", fmt_x(v[0]), v[1], outcome_css(v[0], ctx)) for name, v in split.items()]
+    return [SplitRow(name or i18n.en("speed.none"), fmt_x(v[0]), v[1], outcome_css(v[0], ctx), none=not name)
+            for name, v in split.items()]
 
 
 def shape_rows(score: Any, ctx: SiteContext) -> list[ShapeRowView]:
@@ -122,7 +128,7 @@ def shape_rows(score: Any, ctx: SiteContext) -> list[ShapeRowView]:
         for p in score.providers:
             r = sh.providers.get(p)
             if r is None:
-                cells.append(ProviderCell(DASH, "t-none", "no row", ""))
+                cells.append(ProviderCell(DASH, "t-none", i18n.en("speed.cell.norow"), "", i18n.zh("speed.cell.norow")))
                 continue
             title = r.reason or ""
             if r.usable and r.p10_us and r.p90_us:
@@ -130,10 +136,13 @@ def shape_rows(score: Any, ctx: SiteContext) -> list[ShapeRowView]:
             css = "t-ok" if r.usable else ("t-fail" if r.status in ("failed", "oom", "incorrect") else "t-na")
             if p == sh.best_baseline:
                 css += " t-best"
+            title_zh = ""
             if r.above_roof:
                 css += " t-roof"
-                title = f"{r.effective_gbps / 1000:.1f} TB/s: {ABOVE_ROOF_TEXT}" + (f"; {title}" if title else "")
-            cells.append(ProviderCell(r.time_text, css, title, sort_key(r.median_us if r.usable else None)))
+                tbs = f"{r.effective_gbps / 1000:.1f}"
+                rest = f"; {title}" if title else ""
+                title, title_zh = i18n.en("speed.cell.roof", tbs=tbs) + rest, i18n.zh("speed.cell.roof", tbs=tbs) + rest
+            cells.append(ProviderCell(r.time_text, css, title, sort_key(r.median_us if r.usable else None), title_zh))
         out.append(ShapeRowView(
             anchor=f"s{i}",
             args=sh.args_text,
@@ -154,19 +163,87 @@ def shape_rows(score: Any, ctx: SiteContext) -> list[ShapeRowView]:
     return out
 
 
-def like_for_like_text(s: Any) -> str:
-    """The like-for-like reading beside the verdict (VERDICTS rule 8)."""
+def like_for_like_fact(s: Any) -> Fact:
+    """The like-for-like reading beside the verdict (VERDICTS rule 8), in both languages."""
     if s.like_for_like_geomean:
         g, n = s.like_for_like_geomean
-        lfl = f"{fmt_x(g)} over {n} shapes with a like-for-like baseline"
-        if s.like_for_like_reference_only:
-            lfl += f" (always {s.reference})"
+        lfl = ("speed.v.lfl.always" if s.like_for_like_reference_only else "speed.v.lfl",
+               {"g": fmt_x(g), "n": n, "ref": s.reference})
     else:
-        lfl = "no shape has a like-for-like baseline"
-    head = (f"not like-for-like: the best baseline times another scope on {s.scope_mismatch_shapes} of "
-            f"{s.n_measured} shapes; " if s.not_like_for_like else
-            f"{s.scope_mismatch_shapes} of {s.n_measured} shapes' best baseline times another scope; ")
-    return head + lfl
+        lfl = ("speed.v.nolfl", {})
+    head = ("speed.v.notlfl" if s.not_like_for_like else "speed.v.scope", {"m": s.scope_mismatch_shapes, "n": s.n_measured})
+    return Fact(i18n.en("fact.scope"), i18n.en(head[0], **head[1]) + "; " + i18n.en(lfl[0], **lfl[1]), "fact.scope",
+                css="warn" if s.not_like_for_like else "",
+                zh=i18n.marked("zh", head[0], **head[1]) + "；" + i18n.marked("zh", lfl[0], **lfl[1]))
+
+
+def like_for_like_text(s: Any) -> str:
+    """The like-for-like reading beside the verdict (VERDICTS rule 8)."""
+    return like_for_like_fact(s).value
+
+
+def shape_fact(key: str, sh: Any) -> Fact:
+    """The worst or best shape: ``0.26x vs hipblaslt (M=16 N=2112 K=7168)``, or a dash."""
+    if sh is None:
+        return Fact(i18n.en(key), DASH, key)
+    return Fact.of(key, "speed.v.shape", x=sh.speedup_text, baseline=sh.best_baseline, args=sh.args_text)
+
+
+def commits_fact(row: IndexRow) -> Fact:
+    """The timed and profiled candidate commits, and the note when they disagree."""
+    kw = {"timed": ", ".join(row.timed_commits) or DASH, "profiled": row.profiled_commit or DASH}
+    fact = Fact.of("fact.commits", "speed.v.commits", css="warn" if row.commit_note else "", **kw)
+    if row.commit_note:
+        fact.value += f". {row.commit_note}"
+        fact.zh += "。" + i18n.marked("zh", "speed.v.commitnote", profiled=row.profiled_commit,
+                                      timed=", ".join(row.timed_commits))
+    return fact
+
+
+def verdict_zh(s: Any) -> Markup | str:
+    """The verdict word (data) and its reason worded in 中文 (``verdict.*`` keys)."""
+    if getattr(s, "verdict_reason_msg", None) is None:
+        return f"{s.verdict} ({s.verdict_reason})"
+    return Markup(f'<span translate="no">{s.verdict}</span>（') + wording.html(
+        wording.segments("zh", s.verdict_reason_msg)) + Markup("）")
+
+
+def score_facts(s: Any, row: IndexRow | None) -> list[Fact]:
+    """The campaign's numbers beside the chart, each in both languages."""
+    weighted = (("speed.v.weighted", {"n": s.n_weighted}) if s.n_weighted else ("speed.v.noweight", {}))
+    facts = [
+        Fact("verdict", f"{s.verdict} ({s.verdict_reason})", "fact.verdict", css="verdict-reason",
+             zh=verdict_zh(s)),
+        Fact.of("fact.geomean", "speed.v.geomean", g=fmt_x(s.geomean_vs_best), wins=s.wins, n=s.n_measured),
+        Fact.of("fact.weighted", weighted[0], g=fmt_x(s.weighted_geomean_vs_best), **weighted[1]),
+        Fact("wins / parity / losses", f"{s.wins} / {s.parity} / {s.losses}", "fact.wpl"),
+        Fact.of("fact.shapes", "speed.v.shapes", ledger=s.n_shapes, measured=s.n_measured, measurable=s.n_measurable),
+        Fact.of("fact.coverage", "speed.v.rows", ok=s.candidate_ok, failed=s.candidate_failed,
+                incorrect=s.candidate_incorrect, unsupported=s.candidate_unsupported, other=s.candidate_other,
+                missing=s.candidate_missing),
+        Fact.of("fact.failures", "speed.v.failures", hard=s.hard_failures, harness=s.harness_failures,
+                css="bad" if s.hard_failures else ""),
+        shape_fact("fact.worst", s.worst),
+        shape_fact("fact.best", s.best),
+        (Fact.of("fact.noise", "speed.v.uncertain", css="warn", x=fmt_x(s.noise)) if s.uncertain else
+         Fact(i18n.en("fact.noise"), fmt_x(s.noise), "fact.noise")),
+        (Fact.of("fact.reference", "speed.v.refonly", ref=s.reference) if s.reference_only else
+         Fact(i18n.en("fact.reference"), f"{s.reference}", "fact.reference")),
+        like_for_like_fact(s),
+    ]
+    if row is not None and (row.timed_commits or row.profiled_commit):
+        facts.append(commits_fact(row))
+    if s.suspect_reference:
+        facts.append(Fact.of("fact.suspect", "speed.v.suspect", css="warn", n=s.suspect_reference, cand=s.candidate))
+    if s.above_roof:
+        facts.append(Fact.of("fact.roof", "speed.v.roof", css="warn", n=len(s.above_roof),
+                             providers=", ".join(sorted({p for _, p in s.above_roof}))))
+    return facts
+
+
+def headline_pair_zh(h: Any) -> Markup:
+    """The 中文 of ``7.00 us vs 11.60 us (PyTorch), 1.66x`` (values marked as data)."""
+    return i18n.zh_msg(h.text) or Markup('<span translate="no">{}</span>').format(h.text)
 
 
 @register_panel("speed", "Speed across shapes", 20)
@@ -174,51 +251,21 @@ def _speed_panel(k: KernelData, row: IndexRow, ctx: SiteContext) -> SpeedView:
     s = k.score
     empty = dict(facts=[], per_baseline=[], stage_split=[], model_split=[], chart=None, providers=[],
                  shapes=[], notes=[], provenance=[], provider_notes=[], provider_titles={},
-                 headline_text=k.headline.text if k.headline else None, headline_note=k.headline_note)
+                 headline_text=k.headline.text if k.headline else None, headline_note=k.headline_note,
+                 headline_zh=headline_pair_zh(k.headline) if k.headline else "")
     if k.score_error:
-        return SpeedView(status="error", message=f"The timing campaign could not be read: {k.score_error}", **empty)
+        return SpeedView(status="error", message=i18n.en("msg.campaignerror", error=k.score_error), **empty)
     if s is None:
-        return SpeedView(status="none", message="No timing campaign matches this kernel, so it has no verdict. "
-                         "Map it to a campaign in kernel-atlas.toml ([kernels.<name>] campaign = ...).", **empty)
+        return SpeedView(status="none", message=i18n.en("msg.nocampaign", file="kernel-atlas.toml",
+                                                        code="[kernels.<name>] campaign = ..."), **empty)
     if s.verdict not in VERDICTS:
-        msg = f"The campaign {s.op} has a shape ledger ({s.n_shapes} shapes) but no benchmark results: nothing was timed."
+        msg = i18n.en("msg.untimed", op=s.op, n=s.n_shapes)
         ledger = shape_rows(s, ctx)
         for r in ledger:  # nothing ran: the ledger alone (no provider cells, no failure)
             r.cells, r.failure, r.failure_full = [], "", ""
         empty["shapes"] = ledger
         return SpeedView(status="untimed", message=msg, **empty)
-    facts = [
-        Fact("verdict", f"{s.verdict} ({s.verdict_reason})", "fact.verdict"),
-        Fact("geomean vs best", f"{fmt_x(s.geomean_vs_best)}, wins {s.wins} of {s.n_measured}", "fact.geomean"),
-        Fact("weighted geomean", fmt_x(s.weighted_geomean_vs_best)
-             + (f" over {s.n_weighted} weighted shapes" if s.n_weighted else " (no shape has a weight)"), "fact.weighted"),
-        Fact("wins / parity / losses", f"{s.wins} / {s.parity} / {s.losses}", "fact.wpl"),
-        Fact("shapes", f"{s.n_shapes} in the ledger, {s.n_measured} measured, {s.n_measurable} measurable", "fact.shapes"),
-        Fact("candidate rows", f"{s.candidate_ok} ok, {s.candidate_failed} failed/oom, {s.candidate_incorrect} incorrect, "
-             f"{s.candidate_unsupported} unsupported, {s.candidate_other} other, {s.candidate_missing} missing", "fact.coverage"),
-        Fact("failures", f"{s.hard_failures} hard (candidate fails where a baseline runs), "
-             f"{s.harness_failures} harness (every provider fails)", "fact.failures",
-             css="bad" if s.hard_failures else ""),
-        Fact("worst shape", s.worst_text, "fact.worst"),
-        Fact("best shape", f"{s.best.speedup_text} vs {s.best.best_baseline} ({s.best.args_text})" if s.best else DASH,
-             "fact.best"),
-        Fact("noise (median p90/p10)", fmt_x(s.noise) + (" \u2014 verdict uncertain" if s.uncertain else ""), "fact.noise",
-             css="warn" if s.uncertain else ""),
-        Fact("reference provider", f"{s.reference}" + (" (best on every shape: reference only)" if s.reference_only else ""),
-             "fact.reference"),
-        Fact("like-for-like", like_for_like_text(s), "fact.scope", css="warn" if s.not_like_for_like else ""),
-    ]
-    if row is not None and (row.timed_commits or row.profiled_commit):
-        facts.append(Fact("commits", f"timed at {', '.join(row.timed_commits) or DASH}; profiled at "
-                          f"{row.profiled_commit or DASH}" + (f". {row.commit_note}" if row.commit_note else ""),
-                          "fact.commits", css="warn" if row.commit_note else ""))
-    if s.suspect_reference:
-        facts.append(Fact("suspect reference", f"{s.suspect_reference} shapes where {s.candidate} and an independent "
-                          "library both fail the correctness check: the check is the likely culprit, not a hard "
-                          "failure (both errors on the shape rows)", "fact.suspect", css="warn"))
-    if s.above_roof:
-        facts.append(Fact("above the HBM roof", f"{len(s.above_roof)} rows ({', '.join(sorted({p for _, p in s.above_roof}))}) "
-                          f"{ABOVE_ROOF_TEXT}", "fact.roof", css="warn"))
+    facts = score_facts(s, row)
     measured = [sh for sh in s.shapes if sh.measured]
     chart = chart_view("shapes", charts.shape_speedups(measured, ctx.win, ctx.headroom),
                        "Speedup per shape (log scale)", "chart.shapes") if measured else None
@@ -232,5 +279,5 @@ def _speed_panel(k: KernelData, row: IndexRow, ctx: SiteContext) -> SpeedView:
         provider_notes=[Fact(p, " ".join(s.provider_notes[p].split())) for p in s.providers if p in s.provider_notes],
         provider_titles={p: " ".join(n.split()) for p, n in s.provider_notes.items()},
         headline_text=k.headline.text if k.headline else None,
-        headline_note=k.headline_note, provenance=prov,
+        headline_note=k.headline_note, provenance=prov, headline_zh=headline_pair_zh(k.headline) if k.headline else "",
     )
