@@ -1,6 +1,7 @@
 """Render view models to bytes: Jinja2 pages, the badge SVG, the PR Markdown, static assets.
 
-All HTML knowledge lives in ``templates/`` (top level of the repository); this module
+All HTML knowledge lives in ``templates/`` (top level of the repository) but the rows of
+the source and ISA pages, the build's hot loop, which ``source_pages`` writes in Python; this module
 only sets up Jinja2 (autoescape on for HTML/SVG, ``StrictUndefined`` so a misspelt
 field fails the build instead of printing nothing), names the static assets by
 content hash, and turns a bundle's REPORT.md into sanitized HTML.

@@ -1,0 +1,75 @@
+"""The source and ISA rows written in Python (``generator.site.source_pages``): real values from
+the shared sweep, and the same bytes as the per-row Jinja templates they replace."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import markupsafe
+
+from generator.site import render, source_pages
+from generator.site.views import base as base_views
+from generator.site.views import source as source_views
+
+# The per-row templates the Python functions replace (the oracle: same bytes).
+OLD_SOURCE_ROW = (
+    '<tr id="{{ l.anchor }}"{% if l.heat %} class="{{ l.heat }}"{% endif %}><td><a href="#{{ l.anchor }}">{{ l.number }}</a>'
+    '</td><td>{{ l.stall }}</td><td>{{ l.share }}</td><td>{{ l.dominant }}</td><td>{% if has_text %}<pre>{{ l.text }}</pre>'
+    '{% endif %}{% if l.isa %}<details><summary>{{ l.isa_label }}</summary><table class="isa-mini"><tbody>{% for i in l.isa %}'
+    '<tr{% if i.heat %} class="{{ i.heat }}"{% endif %}><td><a href="{{ i.href }}">{{ i.pc }}</a></td><td>{{ i.stall }}</td>'
+    '<td>{{ i.asm }}</td></tr>{% endfor %}</tbody></table></details>{% elif l.isa_href %}<a class="isa-count" '
+    'href="{{ l.isa_href }}">{{ l.isa_label }}</a>{% endif %}</td></tr>\n')
+OLD_ISA_ROW = (
+    '<tr id="{{ i.anchor }}"{% if i.heat %} class="{{ i.heat }}"{% endif %}><td>{{ i.pc }}</td><td>{{ i.stall }}</td>'
+    '<td>{{ i.total }}</td><td>{{ i.execs }}</td><td>{{ i.type }}</td><td>{{ i.asm }}{% if i.note %} <span class="note" '
+    'title="{{ i.note_title }}">{{ i.note }}</span>{% endif %}</td><td>{% if i.loc_href %}<a href="{{ i.loc_href }}">'
+    '{{ i.loc }}</a>{% else %}{{ i.loc }}{% endif %}</td></tr>\n')
+
+
+def _pages(kernel, slug, ci=0):
+    k, _ = kernel(slug)
+    return source_views.capture_pages(ci, k.captures[ci], k, base_views.SiteContext(), "t")
+
+
+def test_the_hottest_vec_add_instruction_row(kernel):
+    isa = next(p for p in _pages(kernel, "vec_add") if p.kind == "isa")
+    row = next(r for r in isa.isa if r.pc == 18)
+    assert source_pages.isa_row_html(row) == (
+        '<tr id="pc18" class="h8"><td>18</td><td>1.73M</td><td>1.73M</td><td>632</td><td>VMEM-wait</td>'
+        '<td>s_waitcnt vmcnt(0)</td><td><a href="test_vec_add.py.html#L28">test_vec_add.py:28</a></td></tr>\n')
+
+
+def test_the_hottest_vec_add_line_folds_its_seven_instructions(kernel):
+    page = next(p for p in _pages(kernel, "vec_add") if p.rel == "src/c0/test_vec_add.py.html")
+    line = next(ln for b in page.blocks for ln in b.lines if ln.number == 28)
+    html = source_pages.source_row_html(line, page.has_text)
+    assert html.startswith('<tr id="L28" class="h8"><td><a href="#L28">28</a></td><td>1.76M</td><td>83.7%</td>'
+                           '<td>VMEM-wait</td><td><details><summary>7 instructions</summary>')
+    assert '<tr class="h8"><td><a href="isa.html#pc18">18</a></td><td>1.73M</td><td>s_waitcnt vmcnt(0)</td></tr>' in html
+    assert html.count("<tr") == 8 and html.endswith("</details></td></tr>\n")
+
+
+def test_python_rows_are_the_bytes_of_the_templates_they_replace(kernel):
+    env = render.environment()
+    src_t, isa_t = env.from_string(OLD_SOURCE_ROW), env.from_string(OLD_ISA_ROW)
+    n = notes = 0
+    for slug in ("flash_attn_func", "moe_gemm"):  # MFMA notes, cold mapped lines, folded stretches
+        for p in _pages(kernel, slug):
+            for i in p.isa:
+                assert source_pages.isa_row_html(i) == isa_t.render(i=i)
+                n += 1
+                notes += bool(i.note)
+            for b in p.blocks:
+                assert source_pages.source_rows_html(b.lines, p.has_text) == "".join(
+                    src_t.render(l=ln, has_text=p.has_text) for ln in b.lines)
+                n += len(b.lines)
+    assert n > 2000 and notes > 0
+    # hostile text: escaped exactly as autoescape does
+    evil = '<script>alert("x")</script> & \'q\''
+    row = source_views.IsaRow(1, "pc1", "isa.html#pc1", evil, evil, "h1", "1", "2", "3", evil, evil, evil, evil)
+    assert source_pages.isa_row_html(row) == isa_t.render(i=row)
+    assert source_pages.esc(evil) == str(markupsafe.escape(evil))
+    line = source_views.SourceLine(7, "L7", evil, "h2", "5", "1%", evil, [row], evil, "")
+    assert source_pages.source_row_html(line, True) == src_t.render(l=line, has_text=True)
+    cold = dataclasses.replace(line, isa=[], isa_href=evil)
+    assert source_pages.source_row_html(cold, False) == src_t.render(l=cold, has_text=False)
