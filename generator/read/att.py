@@ -24,7 +24,7 @@ import re
 from dataclasses import dataclass
 
 from generator.errors import InputError
-from generator.read import formats
+from generator.read import formats, jsonio
 from generator.model import UNKNOWN_LOC, WAVE_STATES, CaptureRef, Instruction, WaveFile
 
 CODE_ROW_LEN = 10
@@ -95,7 +95,7 @@ def read_json(path: str) -> object:
     """Parse one JSON file; a missing, truncated or non-JSON file is an InputError."""
     try:
         with open(path, "rb") as fh:
-            return json.loads(fh.read())
+            return jsonio.loads(fh.read())
     except FileNotFoundError:
         raise InputError(path, "file is missing") from None
     except OSError as err:
