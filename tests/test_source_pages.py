@@ -11,18 +11,19 @@ from generator.site import render, source_pages
 from generator.site.views import base as base_views
 from generator.site.views import source as source_views
 
-# The per-row templates the Python functions replace (the oracle: same bytes).
+# The rows as Jinja templates (the oracle: the Python functions write the same bytes; the first
+# version of this module replaced exactly these templates, without the 中文 attributes).
 OLD_SOURCE_ROW = (
     '<tr id="{{ l.anchor }}"{% if l.heat %} class="{{ l.heat }}"{% endif %}><td><a href="#{{ l.anchor }}">{{ l.number }}</a>'
     '</td><td>{{ l.stall }}</td><td>{{ l.share }}</td><td>{{ l.dominant }}</td><td>{% if has_text %}<pre>{{ l.text }}</pre>'
-    '{% endif %}{% if l.isa %}<details><summary>{{ l.isa_label }}</summary><table class="isa-mini"><tbody>{% for i in l.isa %}'
+    '{% endif %}{% if l.isa %}<details><summary translate="yes" data-zh="{{ l.isa_label_zh }}">{{ l.isa_label }}</summary><table class="isa-mini"><tbody>{% for i in l.isa %}'
     '<tr{% if i.heat %} class="{{ i.heat }}"{% endif %}><td><a href="{{ i.href }}">{{ i.pc }}</a></td><td>{{ i.stall }}</td>'
     '<td>{{ i.asm }}</td></tr>{% endfor %}</tbody></table></details>{% elif l.isa_href %}<a class="isa-count" '
-    'href="{{ l.isa_href }}">{{ l.isa_label }}</a>{% endif %}</td></tr>\n')
+    'href="{{ l.isa_href }}" translate="yes" data-zh="{{ l.isa_label_zh }}">{{ l.isa_label }}</a>{% endif %}</td></tr>\n')
 OLD_ISA_ROW = (
     '<tr id="{{ i.anchor }}"{% if i.heat %} class="{{ i.heat }}"{% endif %}><td>{{ i.pc }}</td><td>{{ i.stall }}</td>'
     '<td>{{ i.total }}</td><td>{{ i.execs }}</td><td>{{ i.type }}</td><td>{{ i.asm }}{% if i.note %} <span class="note" '
-    'title="{{ i.note_title }}">{{ i.note }}</span>{% endif %}</td><td>{% if i.loc_href %}<a href="{{ i.loc_href }}">'
+    'title="{{ i.note_title }}" translate="yes" data-zh="{{ i.note_zh }}">{{ i.note }}</span>{% endif %}</td><td>{% if i.loc_href %}<a href="{{ i.loc_href }}">'
     '{{ i.loc }}</a>{% else %}{{ i.loc }}{% endif %}</td></tr>\n')
 
 
@@ -44,7 +45,7 @@ def test_the_hottest_vec_add_line_folds_its_seven_instructions(kernel):
     line = next(ln for b in page.blocks for ln in b.lines if ln.number == 28)
     html = source_pages.source_row_html(line, page.has_text)
     assert html.startswith('<tr id="L28" class="h8"><td><a href="#L28">28</a></td><td>1.76M</td><td>83.7%</td>'
-                           '<td>VMEM-wait</td><td><details><summary>7 instructions</summary>')
+                           '<td>VMEM-wait</td><td><details><summary translate="yes" data-zh="7 条指令">7 instructions</summary>')
     assert '<tr class="h8"><td><a href="isa.html#pc18">18</a></td><td>1.73M</td><td>s_waitcnt vmcnt(0)</td></tr>' in html
     assert html.count("<tr") == 8 and html.endswith("</details></td></tr>\n")
 
@@ -73,3 +74,25 @@ def test_python_rows_are_the_bytes_of_the_templates_they_replace(kernel):
     assert source_pages.source_row_html(line, True) == src_t.render(l=line, has_text=True)
     cold = dataclasses.replace(line, isa=[], isa_href=evil)
     assert source_pages.source_row_html(cold, False) == src_t.render(l=cold, has_text=False)
+
+
+def test_interface_words_carry_their_chinese_and_data_stays_untranslated(kernel):
+    pages = _pages(kernel, "flash_attn_func")
+    isa = next(p for p in pages if p.kind == "isa")
+    assert (len(isa.isa), isa.stall) == (2069, "1.68M")
+    mfma = next(r for r in isa.isa if r.pc == 788)
+    assert (mfma.note, mfma.note_zh) == ("32-cycle MFMA", "32 周期的 MFMA")
+    assert ' translate="yes" data-zh="32 周期的 MFMA">32-cycle MFMA</span>' in source_pages.isa_row_html(mfma)
+    page = next(p for p in pages if p.rel == "src/c0/flash_attn_func.py.html")
+    cold = next(ln for b in page.blocks for ln in b.lines if ln.number == 567)
+    assert (cold.isa_label, cold.isa_label_zh, cold.isa_href) == ("1 instruction", "1 条指令", "isa.html#pc287")
+    assert source_pages.source_row_html(cold, page.has_text).endswith(
+        '<a class="isa-count" href="isa.html#pc287" translate="yes" data-zh="1 条指令">1 instruction</a></td></tr>\n')
+
+
+def test_a_folded_stretch_says_how_many_cold_lines_in_both_languages():
+    lines = [source_views.SourceLine(n, f"L{n}", "", "", "", "", "", [], "", "") for n in range(1, 61)]
+    blocks = source_views.fold(lines, {49})  # line 50 is hot: 1-46 fold, 47-53 shown, 54-60 shown (7 <= FOLD_MIN)
+    assert [(b.cold, len(b.lines)) for b in blocks] == [(True, 46), (False, 14)]
+    assert blocks[0].summary == "\u2026 46 cold lines (1\u201346)"
+    assert blocks[0].summary_zh == "\u2026 46 行无停顿代码（第 1\u201346 行）"

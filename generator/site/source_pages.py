@@ -1,5 +1,9 @@
 """Write each capture's source pages and ISA page (``views.source`` names and builds them).
 
+A row's cells are data (numbers, stall types, code, ISA) under ``<tbody translate="no">``;
+its interface words ("3 instructions", an MFMA note) are ``translate="yes"`` and carry their
+中文 in ``data-zh`` (``generator.site.i18n``).
+
 The kernel page links into these pages; they are part of the kernel's files in the
 manifest, so an unchanged kernel keeps them and a removed kernel loses them.
 
@@ -41,9 +45,11 @@ def source_row_html(line: SourceLine, has_text: bool) -> str:
     """One line of a source page: number, stall, share, dominant type, text and its ISA."""
     text = f"<pre>{esc(line.text)}</pre>" if has_text else ""
     if line.isa:
-        isa = f"<details><summary>{esc(line.isa_label)}</summary>{mini_isa_html(line.isa)}</details>"
+        isa = (f'<details><summary translate="yes" data-zh="{esc(line.isa_label_zh)}">{esc(line.isa_label)}</summary>'
+               f'{mini_isa_html(line.isa)}</details>')
     elif line.isa_href:
-        isa = f'<a class="isa-count" href="{esc(line.isa_href)}">{esc(line.isa_label)}</a>'
+        isa = (f'<a class="isa-count" href="{esc(line.isa_href)}" translate="yes" data-zh="{esc(line.isa_label_zh)}">'
+               f'{esc(line.isa_label)}</a>')
     else:
         isa = ""
     a = esc(line.anchor)
@@ -58,7 +64,8 @@ def source_rows_html(lines: list[SourceLine], has_text: bool) -> Markup:
 
 def isa_row_html(i: IsaRow) -> str:
     """One instruction of the ISA listing."""
-    note = f' <span class="note" title="{esc(i.note_title)}">{esc(i.note)}</span>' if i.note else ""
+    note = (f' <span class="note" title="{esc(i.note_title)}" translate="yes" data-zh="{esc(i.note_zh)}">{esc(i.note)}</span>'
+            if i.note else "")
     loc = f'<a href="{esc(i.loc_href)}">{esc(i.loc)}</a>' if i.loc_href else esc(i.loc)
     return (f'<tr id="{esc(i.anchor)}"{_heat(i.heat)}><td>{i.pc}</td><td>{esc(i.stall)}</td><td>{esc(i.total)}</td>'
             f'<td>{esc(i.execs)}</td><td>{esc(i.type)}</td><td>{esc(i.asm)}{note}</td><td>{loc}</td></tr>\n')
