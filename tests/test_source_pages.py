@@ -96,3 +96,24 @@ def test_a_folded_stretch_says_how_many_cold_lines_in_both_languages():
     assert [(b.cold, len(b.lines)) for b in blocks] == [(True, 46), (False, 14)]
     assert blocks[0].summary == "\u2026 46 cold lines (1\u201346)"
     assert blocks[0].summary_zh == "\u2026 46 行无停顿代码（第 1\u201346 行）"
+
+
+def test_compiled_templates_are_kept_between_runs_and_a_bad_cache_costs_only_time(tmp_path, monkeypatch, kernel):
+    import jinja2
+
+    def env(cache):
+        return jinja2.Environment(loader=jinja2.FileSystemLoader(str(render.templates_dir())), bytecode_cache=cache,
+                                  autoescape=True, trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
+
+    page = next(p for p in _pages(kernel, "vec_add") if p.kind == "isa")
+    ctx = dict(page=page, assets=render.load_assets(), rows=source_pages.isa_rows_html(page.isa), _=str, zh=str)
+    first = env(render._TemplateCache(str(tmp_path))).get_template("isa.html").render(**ctx)
+    cached = sorted(tmp_path.iterdir())
+    assert len(cached) == 2  # isa.html and base.html, compiled once
+    again = env(render._TemplateCache(str(tmp_path))).get_template("isa.html").render(**ctx)
+    assert again == first and "s_waitcnt vmcnt(0)" in first
+    for f in cached:
+        f.write_bytes(b"not a compiled template")
+    assert env(render._TemplateCache(str(tmp_path))).get_template("isa.html").render(**ctx) == first
+    monkeypatch.setenv("KERNEL_ATLAS_TEMPLATE_CACHE", "0")
+    assert render.template_cache() is None
