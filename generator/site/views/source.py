@@ -394,10 +394,10 @@ def capture_pages(ci: int, c: CaptureData, k: KernelData, ctx: SiteContext, titl
         jp, jn = split_loc(jump) if jump else ("", None)
         pages.append(CapturePage(
             kind="source", rel=f"{ix.folder}{ix.names[p]}", title=ix.short.get(p, p), path=p,
-            has_text=p in c.source_text, stall=fmt_cycles(stall), files=here, isa_link=PageLink("ISA listing", ISA_PAGE),
+            has_text=p in c.source_text, stall=fmt_cycles(stall), files=here, isa_link=PageLink(i18n.en("cap.isa"), ISA_PAGE),
             blocks=fold(lines, hot), jump_href=f"#L{jn}" if jp == p and jn is not None else "", **common))
     pages.append(CapturePage(
-        kind="isa", rel=f"{ix.folder}{ISA_PAGE}", title="ISA listing", path="", has_text=False,
-        stall=fmt_cycles(a.total_stall_cycles), files=files, isa_link=PageLink("ISA listing", ISA_PAGE, True),
+        kind="isa", rel=f"{ix.folder}{ISA_PAGE}", title=i18n.en("cap.isa"), path="", has_text=False,
+        stall=fmt_cycles(a.total_stall_cycles), files=files, isa_link=PageLink(i18n.en("cap.isa"), ISA_PAGE, True),
         isa=list(rows.values()), **common))
     return pages
