@@ -2,8 +2,10 @@
 
 Each module in ``generator/commands/`` defines ``NAME``, ``HELP``, ``ORDER``,
 ``add_arguments(parser)`` and ``run(args) -> int`` (and optionally ``PARSER``, keyword
-arguments of its parser, e.g. ``{"add_help": False}`` for a command printing its own help). The CLI imports them all, so a
-new command is a new file, never an edit here.
+arguments of its parser, e.g. ``{"add_help": False}`` for a command printing its own help). The CLI
+imports them all, so a new command is a new file, never an edit here; a command line that names one
+(the module's file name is its NAME) imports only that one, so ``kernel-atlas build`` never pays for
+the imports of ``diff`` or ``ingest``.
 """
 
 from __future__ import annotations
@@ -17,27 +19,36 @@ from generator import __version__, commands
 from generator.errors import InputError
 
 
-def load_commands() -> list:
-    """Import every command module, ordered by ORDER then NAME."""
+def load_commands(only: str | None = None) -> list:
+    """Import every command module (or only the one named ``only``, when there is one), ordered
+    by ORDER then NAME."""
+    names = [i.name for i in pkgutil.iter_modules(commands.__path__) if not i.name.startswith("_")]
+    if only in names:
+        mod = importlib.import_module(f"{commands.__name__}.{only}")
+        if getattr(mod, "NAME", None) == only and hasattr(mod, "run"):
+            return [mod]
     mods = []
-    for info in pkgutil.iter_modules(commands.__path__):
-        if info.name.startswith("_"):
-            continue
-        mod = importlib.import_module(f"{commands.__name__}.{info.name}")
+    for name in names:
+        mod = importlib.import_module(f"{commands.__name__}.{name}")
         if hasattr(mod, "NAME") and hasattr(mod, "run"):
             mods.append(mod)
     return sorted(mods, key=lambda m: (getattr(m, "ORDER", 100), m.NAME))
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """Build the top-level parser with one subparser per command."""
+def named_command(argv: list[str]) -> str | None:
+    """The command a command line names: its first word that is not an option."""
+    return next((a for a in argv if not a.startswith("-")), None)
+
+
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """Build the top-level parser with one subparser per command (or only the command ``only``)."""
     parser = argparse.ArgumentParser(
         prog="kernel-atlas",
         description="Turn a GPU kernel profiling sweep into a static, browsable website.",
     )
     parser.add_argument("--version", action="version", version=f"kernel-atlas {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for mod in load_commands():
+    for mod in load_commands(only):
         p = sub.add_parser(mod.NAME, help=mod.HELP, description=mod.HELP, **getattr(mod, "PARSER", {}))
         mod.add_arguments(p)
         p.set_defaults(_run=mod.run)
@@ -46,7 +57,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     """Run one command; bad input becomes one line on stderr and exit status 2."""
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser(named_command(argv))
     args = parser.parse_args(argv)
     if not getattr(args, "_run", None):
         parser.print_help()

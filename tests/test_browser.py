@@ -7,6 +7,7 @@ skips with the reason when either is missing. Screenshots go to ``test-artifacts
 
 from __future__ import annotations
 
+import re
 import threading
 from pathlib import Path
 
@@ -505,6 +506,8 @@ COVERED = {
     # a HEADROOM kernel with early exits and a flag; a WIN kernel with three flags (not like-for-like...)
     "kernels/pa/index.html": "body",
     "kernels/moe_blockscale/index.html": "body",
+    "kernels/flash_attn_func/src/c0/flash_attn_func.py.html": "body",
+    "kernels/flash_attn_func/src/c0/isa.html": "body",
 }
 
 
@@ -560,3 +563,23 @@ def test_chinese_leaves_no_english_interface_word(site, browser):
         assert page.evaluate(ENGLISH_LEFT, [".topbar", ""]) and "Overview" in page.inner_text(".topbar")
         assert tab.errors == [], tab.errors
         tab.close()
+
+
+def test_source_and_isa_rows_say_their_interface_words_in_chinese(site, browser):
+    """Row cells are data (translate="no"); the words among them (instruction counts, MFMA
+    notes) switch language with the rest of the page."""
+    tab = Tab(browser)
+    page = tab.open(url(site, "kernels/flash_attn_func/src/c0/flash_attn_func.py.html"))
+    page.click("#lang-toggle")
+    counts = page.eval_on_selector_all("table.source [data-zh]", "es => es.map(e => e.textContent)")
+    assert counts and all(re.fullmatch(r"\d+ 条指令", t) for t in counts), counts[:5]
+    assert page.inner_text(".source-head p span.muted") == "1.64M 停顿周期"
+    page = tab.open(url(site, "kernels/flash_attn_func/src/c0/isa.html"))
+    assert page.get_attribute("html", "data-lang") == "zh"  # the choice is kept from page to page
+    assert page.inner_text(".source-head p.muted") == "2069 条指令, 1.68M 停顿周期"
+    assert page.inner_text("#pc788 .note") == "32 周期的 MFMA"
+    assert page.inner_text("table.isa thead").split() == ["指令序号", "停顿", "总周期", "执行次数", "类型", "汇编", "源代码行"]
+    page.click("#lang-toggle")
+    assert page.inner_text("#pc788 .note") == "32-cycle MFMA"
+    assert tab.errors == [], tab.errors
+    tab.close()

@@ -12,6 +12,8 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import subprocess
+import sys
 import threading
 import urllib.request
 from pathlib import Path
@@ -22,6 +24,8 @@ from generator.site import build, publish, render
 from generator import cli
 from generator.commands import serve
 from generator.errors import InputError
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
 
 LINKED = ("pa", "pa_mqa_logits_fp4", "vec_add")
 KERNEL_FILES = ("kernels/{s}/index.html", "api/kernels/{s}.json", "badges/{s}.svg", "pr/{s}.md")
@@ -322,6 +326,20 @@ def test_build_command(small, tmp_path, capsys):
     assert cli.main(["build", str(tmp_path / "nowhere"), "--out", str(tmp_path / "x")]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("kernel-atlas: error: ") and "no such file" in err[0]
+
+
+def test_a_named_command_imports_only_its_own_module():
+    """`kernel-atlas build` pays for no other command's imports; no command or an unknown one lists all."""
+    code = ("import json, sys; from generator import cli\n"
+            "try:\n    cli.main(sys.argv[1:])\nexcept SystemExit:\n    pass\n"
+            "print(json.dumps(sorted(m.rsplit('.', 1)[1] for m in sys.modules if m.startswith('generator.commands.'))))")
+    def loaded(*argv):
+        out = subprocess.run([sys.executable, "-c", code, *argv], capture_output=True, text=True, cwd=REPO_ROOT)
+        return json.loads(out.stdout.strip().splitlines()[-1])
+    assert loaded("build", "--help") == ["build"]
+    assert loaded("--quiet-typo", "diff", "--help") == ["diff"]
+    every = ["analyze", "build", "capture", "diff", "ingest", "pmc", "serve", "verdicts"]
+    assert loaded("--help") == every and loaded("nosuch") == every
 
 
 def test_progress_bar_draws_on_a_terminal_only():

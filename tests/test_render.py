@@ -196,7 +196,7 @@ def test_kernel_page_text(built_site):
     assert '<table class="isa">' not in html and '<table class="source' not in html
     src = (built_site / "kernels" / "flash_attn_func" / "src" / "c1" / "flash_attn_func.py.html").read_text()
     assert "The source file is not in the bundle" in src and 'href="isa.html#pc' in src
-    assert '<details><summary>' in src  # the ISA of a hot line, folded under it
+    assert '<details><summary translate="yes" data-zh="' in src  # the ISA of a hot line, folded under it
     isa = (built_site / "kernels" / "flash_attn_func" / "src" / "c1" / "isa.html").read_text()
     assert isa.count('<tr id="pc') == 2069 and 'href="flash_attn_func.py.html#L' in isa
 
@@ -353,7 +353,7 @@ def test_hostile_input_is_rendered_harmless(hostile_site):
     assert "&lt;div onclick=\"alert('div')\"&gt;raw html&lt;/div&gt;" in html
     src = (page.parent / "src" / "c0" / "hgemm_splitk.py.html").read_text(encoding="utf-8")
     assert "x217 = &#39;&lt;b&gt;217&lt;/b&gt;&lt;/script&gt;&lt;script&gt;alert(&#34;src217&#34;)" in src
-    assert re.search(r"<summary>\u2026 \d+ cold lines \(1\u2013\d+\)</summary>", src)  # the file's cold head, folded
+    assert re.search(r"<summary data-zh=\"\u2026 \d+ 行无停顿代码（第 1\u2013\d+ 行）\">\u2026 \d+ cold lines \(1\u2013\d+\)</summary>", src)  # the file's cold head, folded
     for sub in (page.parent / "src").rglob("*.html"):
         sp = parse(sub)
         assert all("alert" not in body for _, body in sp.scripts), sub

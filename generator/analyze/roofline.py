@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 from generator.errors import InputError
+from generator.read import jsonio
 
 PEAKS_FILE = Path(__file__).resolve().parent.parent / "data" / "peaks.toml"
 PEAKS_FORMAT_VERSION = 1
@@ -526,7 +527,7 @@ def read_result_rows(campaign_dir: str | os.PathLike) -> list[dict[str, Any]]:
                     for lineno, line in enumerate(fh, start=1):
                         if line.strip():
                             try:
-                                rows.append(json.loads(line))
+                                rows.append(jsonio.loads(line))
                             except ValueError as err:
                                 raise InputError(path, f"not JSON: {err}", line=lineno) from None
                 else:

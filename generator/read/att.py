@@ -18,17 +18,19 @@ from __future__ import annotations
 
 import json
 import math
+import operator
 import os
 import re
 from dataclasses import dataclass
 
 from generator.errors import InputError
-from generator.read import formats
+from generator.read import formats, jsonio
 from generator.model import UNKNOWN_LOC, WAVE_STATES, CaptureRef, Instruction, WaveFile
 
 CODE_ROW_LEN = 10
 CAPTURE_PREFIX = "ui_output_agent_"
 _WAVE_FILE = re.compile(r"^se\d+_sm\d+_sl\d+_wv\d+\.json$")
+_NUMERIC = frozenset({int, float, bool})  # the types json gives a number (bool is an int)
 
 
 # ---------------------------------------------------------------- taxonomy
@@ -93,7 +95,7 @@ def read_json(path: str) -> object:
     """Parse one JSON file; a missing, truncated or non-JSON file is an InputError."""
     try:
         with open(path, "rb") as fh:
-            return json.loads(fh.read())
+            return jsonio.loads(fh.read())
     except FileNotFoundError:
         raise InputError(path, "file is missing") from None
     except OSError as err:
@@ -249,9 +251,9 @@ def load_wave_states(capture_dir: str) -> dict[str, float] | None:
         time = data.get("time") if isinstance(data, dict) else None
         if not isinstance(state, list) or not isinstance(time, list) or len(state) != len(time):
             raise InputError(path, 'expected "state" and "time" lists of equal length')
-        if not all(isinstance(v, (int, float)) for v in (*state, *time)):  # "x" * 10**12 is no area
-            raise InputError(path, "non-numeric value in state/time")
-        areas[name] = sum(state[j] * (time[j + 1] - time[j]) for j in range(len(time) - 1))
+        if not _NUMERIC.issuperset(map(type, state)) or not _NUMERIC.issuperset(map(type, time)):
+            raise InputError(path, "non-numeric value in state/time")  # "x" * 10**12 is no area
+        areas[name] = sum(map(operator.mul, state, map(operator.sub, time[1:], time)))
     total = sum(areas.values())
     if not areas or total <= 0:
         return None

@@ -41,6 +41,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterator
 
 from generator.errors import InputError
+from generator.read import jsonio
 
 RESULTS_JSONL = "benchmark_results.jsonl"
 RESULTS_CSV = "benchmark_results.csv"
@@ -385,7 +386,7 @@ def _jsonl_records(path: str) -> Iterator[tuple[int, dict[str, Any]]]:
                 if not text.strip():
                     continue
                 try:
-                    rec = json.loads(text)
+                    rec = jsonio.loads(text)
                 except ValueError as err:
                     raise InputError(path, f"not JSON: {_json_problem(err)}", line=line) from None
                 except RecursionError:

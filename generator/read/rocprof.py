@@ -71,12 +71,29 @@ def agent_arch(agent: dict[str, str]) -> str | None:
     return None
 
 
+#: The last few kernel traces read, by (path, size, mtime): the occupancy model, the advice
+#: context and the run statistics of one bundle read the same file (treat rows as read-only).
+_TRACES: dict[tuple[str, int, int], list[dict[str, str]]] = {}
+_TRACES_KEPT = 4
+
+
 def read_kernel_trace(path: str | os.PathLike) -> list[dict[str, str]]:
-    """Rows of a kernel-trace CSV (one per dispatch)."""
+    """Rows of a kernel-trace CSV (one per dispatch); a file read moments ago is not parsed again."""
+    try:
+        st = os.stat(path)
+        key = (os.path.abspath(path), st.st_size, st.st_mtime_ns)
+    except OSError:
+        key = None
+    if key in _TRACES:
+        return list(_TRACES[key])
     rows = read_csv_dicts(path)
     if rows and "Kernel_Name" not in rows[0]:
         raise InputError(path, "kernel trace has no Kernel_Name column")
-    return rows
+    if key is not None:
+        while len(_TRACES) >= _TRACES_KEPT:
+            del _TRACES[next(iter(_TRACES))]
+        _TRACES[key] = rows
+    return list(rows)
 
 
 def kernel_name_matches(row_name: str, wanted: str) -> bool:

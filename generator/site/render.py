@@ -1,6 +1,7 @@
 """Render view models to bytes: Jinja2 pages, the badge SVG, the PR Markdown, static assets.
 
-All HTML knowledge lives in ``templates/`` (top level of the repository); this module
+All HTML knowledge lives in ``templates/`` (top level of the repository) but the rows of
+the source and ISA pages, the build's hot loop, which ``source_pages`` writes in Python; this module
 only sets up Jinja2 (autoescape on for HTML/SVG, ``StrictUndefined`` so a misspelt
 field fails the build instead of printing nothing), names the static assets by
 content hash, and turns a bundle's REPORT.md into sanitized HTML.
@@ -15,17 +16,12 @@ from __future__ import annotations
 
 import hashlib
 import os
-import xml.etree.ElementTree as etree
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 import jinja2
-import markdown
-import nh3
-from markdown.extensions import Extension
-from markdown.treeprocessors import Treeprocessor
 
 from generator.site import i18n
 
@@ -34,8 +30,6 @@ _ROOT = Path(__file__).resolve().parent.parent.parent
 TEMPLATES = next((p for p in (_ROOT / "templates", _ROOT / "kernel_atlas_templates")
                   if (p / "base.html").is_file()), _ROOT / "templates")
 STATIC = TEMPLATES / "static"
-SAFE_SCHEMES = ("http://", "https://", "mailto:")
-REPORT_ID_PREFIX = "report-"
 
 
 def templates_dir() -> Path:
@@ -45,10 +39,42 @@ def templates_dir() -> Path:
     return TEMPLATES
 
 
+class _TemplateCache(jinja2.FileSystemBytecodeCache):
+    """A folder of compiled templates, where a failing disk only costs the compilation."""
+
+    def load_bytecode(self, bucket) -> None:
+        try:
+            super().load_bytecode(bucket)
+        except (OSError, EOFError, ValueError):
+            bucket.reset()
+
+    def dump_bytecode(self, bucket) -> None:
+        try:
+            super().dump_bytecode(bucket)
+        except OSError:
+            pass
+
+
+def template_cache() -> jinja2.BytecodeCache | None:
+    """Compiled templates kept between runs, on request: ``KERNEL_ATLAS_TEMPLATE_CACHE=DIR``
+    (compiling every template costs each build process about 0.3 s). Off by default: a build
+    writes nothing outside its output folder unless asked. An entry is keyed by the template's
+    source and the Jinja and Python versions, so an edited template compiles again."""
+    folder = os.environ.get("KERNEL_ATLAS_TEMPLATE_CACHE", "")
+    if folder in ("", "0"):
+        return None
+    try:
+        os.makedirs(folder, exist_ok=True)
+        return _TemplateCache(folder)
+    except OSError:  # not a usable folder: compile as usual
+        return None
+
+
 @lru_cache(maxsize=1)
 def environment() -> jinja2.Environment:
     """The Jinja2 environment: autoescape for .html/.svg, strict undefined, stable whitespace."""
     env = jinja2.Environment(
+        bytecode_cache=template_cache(),
         loader=jinja2.FileSystemLoader(str(templates_dir())),
         autoescape=jinja2.select_autoescape(enabled_extensions=("html", "svg", "xml"), default_for_string=True),
         undefined=jinja2.StrictUndefined,
@@ -151,73 +177,12 @@ def render_pr(pr: Any) -> bytes:
 
 # ---------------------------------------------------------------- REPORT.md
 
-class _SafeTree(Treeprocessor):
-    """Keep only safe links: http(s)/mailto, or ``#`` fragments that exist in the report.
-
-    A relative link points into the bundle, which the site does not copy: it becomes
-    plain text. An image becomes a link to its http(s) address (the site loads
-    nothing from elsewhere), or its alt text.
-    """
-
-    def run(self, root: etree.Element) -> None:
-        ids = {el.get("id") for el in root.iter() if el.get("id")}
-        for parent in list(root.iter()):
-            for i, el in enumerate(list(parent)):
-                if el.tag == "img":
-                    src, alt = el.get("src", ""), el.get("alt", "") or "image"
-                    new = etree.Element("a" if src.startswith(SAFE_SCHEMES[:2]) else "span")
-                    if new.tag == "a":
-                        new.set("href", src)
-                        new.set("rel", "nofollow noopener")
-                    new.text = f"[{alt}]"
-                    new.tail = el.tail
-                    parent.remove(el)
-                    parent.insert(i, new)
-                elif el.tag == "a":
-                    href = el.get("href", "")
-                    if href.startswith(SAFE_SCHEMES):
-                        el.set("rel", "nofollow noopener")
-                        continue
-                    if href.startswith("#"):
-                        target = href[1:]
-                        if target in ids:
-                            continue
-                        if REPORT_ID_PREFIX + target in ids:
-                            el.set("href", "#" + REPORT_ID_PREFIX + target)
-                            continue
-                    el.tag = "span"
-                    el.attrib.pop("href", None)
-                    el.set("class", "dead-link")
-                    el.set("title", f"not published: {href}"[:200])
-                for attr in list(el.attrib):
-                    if attr.lower().startswith("on") or attr.lower() in ("style", "srcdoc"):
-                        del el.attrib[attr]
-
-
-class _NoRawHtml(Extension):
-    """Treat raw HTML in Markdown as text (escaped) and keep only safe links."""
-
-    def extendMarkdown(self, md: markdown.Markdown) -> None:
-        md.preprocessors.deregister("html_block")
-        md.inlinePatterns.deregister("html")
-        md.treeprocessors.register(_SafeTree(md), "kernel_atlas_safe", 0)
-
-
-def _report_slug(value: str, separator: str) -> str:
-    """Heading ids of a report, prefixed so they never clash with the page's own ids."""
-    from markdown.extensions.toc import slugify
-
-    return REPORT_ID_PREFIX + slugify(value, separator)
-
-
 def render_markdown(text: str) -> str:
-    """REPORT.md as HTML: tables and fenced code, raw HTML shown as text, unsafe links removed."""
-    md = markdown.Markdown(
-        extensions=["tables", "fenced_code", "sane_lists", "toc", _NoRawHtml()],
-        extension_configs={"toc": {"slugify": _report_slug, "permalink": False}},
-        output_format="html",
-    )
-    return clean_html(md.convert(text))
+    """REPORT.md as HTML: tables and fenced code, raw HTML shown as text, unsafe links removed
+    (``report_md``, imported on first use: only bundles with a REPORT.md need Markdown)."""
+    from generator.site import report_md
+
+    return clean_html(report_md.to_html(text))
 
 
 # What rendered REPORT.md may hold after Markdown (everything else is dropped by nh3, an
@@ -244,6 +209,8 @@ REPORT_URL_SCHEMES = frozenset({"http", "https", "mailto"})
 
 def clean_html(html: str) -> str:
     """``html`` with only the REPORT_TAGS / REPORT_ATTRIBUTES allowlist left (nh3)."""
+    import nh3  # on first use, as Markdown
+
     return nh3.clean(html, tags=set(REPORT_TAGS), attributes={k: set(v) for k, v in REPORT_ATTRIBUTES.items()},
                      url_schemes=set(REPORT_URL_SCHEMES), link_rel=None, strip_comments=True)
 

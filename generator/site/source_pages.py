@@ -1,16 +1,79 @@
 """Write each capture's source pages and ISA page (``views.source`` names and builds them).
 
+A row's cells are data (numbers, stall types, code, ISA) under ``<tbody translate="no">``;
+its interface words ("3 instructions", an MFMA note) are ``translate="yes"`` and carry their
+中文 in ``data-zh`` (``generator.site.i18n``).
+
 The kernel page links into these pages; they are part of the kernel's files in the
 manifest, so an unchanged kernel keeps them and a removed kernel loses them.
+
+The rows are the hot loop of the whole build (a listing holds thousands of instructions, a
+file hundreds of lines), so they are written here in Python, each value escaped as Jinja's
+autoescape does; ``source.html`` and ``isa.html`` only wrap them.
 """
 
 from __future__ import annotations
 
+from markupsafe import Markup
+
 from generator.site import render
 from generator.site.views.base import KernelData, SiteContext
-from generator.site.views.source import capture_pages
+from generator.site.views.source import IsaRow, SourceLine, capture_pages
 
 TEMPLATES = {"source": "source.html", "isa": "isa.html"}
+
+
+def esc(value: object) -> str:
+    """``value`` as text, escaped to the same bytes as Jinja's autoescape (markupsafe)."""
+    s = value if isinstance(value, str) else str(value)
+    return (s.replace("&", "&amp;").replace(">", "&gt;").replace("<", "&lt;")
+            .replace("'", "&#39;").replace('"', "&#34;"))
+
+
+def _heat(heat: str) -> str:
+    return f' class="{esc(heat)}"' if heat else ""
+
+
+def mini_isa_html(rows: list[IsaRow]) -> str:
+    """The instructions folded under a hot source line (a small table)."""
+    body = "".join(f'<tr{_heat(i.heat)}><td><a href="{esc(i.href)}">{i.pc}</a></td><td>{esc(i.stall)}</td>'
+                   f'<td>{esc(i.asm)}</td></tr>' for i in rows)
+    return f'<table class="isa-mini"><tbody>{body}</tbody></table>'
+
+
+def source_row_html(line: SourceLine, has_text: bool) -> str:
+    """One line of a source page: number, stall, share, dominant type, text and its ISA."""
+    text = f"<pre>{esc(line.text)}</pre>" if has_text else ""
+    if line.isa:
+        isa = (f'<details><summary translate="yes" data-zh="{esc(line.isa_label_zh)}">{esc(line.isa_label)}</summary>'
+               f'{mini_isa_html(line.isa)}</details>')
+    elif line.isa_href:
+        isa = (f'<a class="isa-count" href="{esc(line.isa_href)}" translate="yes" data-zh="{esc(line.isa_label_zh)}">'
+               f'{esc(line.isa_label)}</a>')
+    else:
+        isa = ""
+    a = esc(line.anchor)
+    return (f'<tr id="{a}"{_heat(line.heat)}><td><a href="#{a}">{line.number}</a></td><td>{esc(line.stall)}</td>'
+            f'<td>{esc(line.share)}</td><td>{esc(line.dominant)}</td><td>{text}{isa}</td></tr>\n')
+
+
+def source_rows_html(lines: list[SourceLine], has_text: bool) -> Markup:
+    """The rows of one stretch of a source page."""
+    return Markup("".join(source_row_html(ln, has_text) for ln in lines))
+
+
+def isa_row_html(i: IsaRow) -> str:
+    """One instruction of the ISA listing."""
+    note = (f' <span class="note" title="{esc(i.note_title)}" translate="yes" data-zh="{esc(i.note_zh)}">{esc(i.note)}</span>'
+            if i.note else "")
+    loc = f'<a href="{esc(i.loc_href)}">{esc(i.loc)}</a>' if i.loc_href else esc(i.loc)
+    return (f'<tr id="{esc(i.anchor)}"{_heat(i.heat)}><td>{i.pc}</td><td>{esc(i.stall)}</td><td>{esc(i.total)}</td>'
+            f'<td>{esc(i.execs)}</td><td>{esc(i.type)}</td><td>{esc(i.asm)}{note}</td><td>{loc}</td></tr>\n')
+
+
+def isa_rows_html(rows: list[IsaRow]) -> Markup:
+    """Every row of the ISA listing."""
+    return Markup("".join(isa_row_html(i) for i in rows))
 
 
 def kernel_source_files(k: KernelData, ctx: SiteContext, assets: render.Assets) -> dict[str, bytes]:
@@ -19,5 +82,10 @@ def kernel_source_files(k: KernelData, ctx: SiteContext, assets: render.Assets) 
     for ci, c in enumerate(k.captures):
         title = c.name if not c.label or c.label == c.name else f"{c.label} \u00b7 {c.name}"
         for page in capture_pages(ci, c, k, ctx, title):
-            out[f"kernels/{k.slug}/{page.rel}"] = render.render_template(TEMPLATES[page.kind], page=page, assets=assets)
+            if page.kind == "isa":
+                rows = {"rows": isa_rows_html(page.isa)}
+            else:
+                rows = {"blocks": [(b, source_rows_html(b.lines, page.has_text)) for b in page.blocks]}
+            out[f"kernels/{k.slug}/{page.rel}"] = render.render_template(TEMPLATES[page.kind], page=page, assets=assets,
+                                                                         **rows)
     return out

@@ -73,17 +73,26 @@ class IsaFacts:
     mfma: list[bool]
 
 
+@functools.lru_cache(maxsize=1 << 16)
+def _facts_of(asm: str) -> tuple:
+    """(mnemonic, defs, uses, wait counts, vmem kind, lgkm kind, is MFMA) of one instruction
+    text; a listing repeats many (unrolled loops, captures of one kernel), so each is parsed
+    once. The values are shared: read-only."""
+    m = isa.mnemonic(asm)
+    defs, uses = isa.defs_uses(asm)
+    return (m, defs, uses, isa.wait_counts(asm) if m.startswith("s_waitcnt") else {}, isa.vmem_kind(asm),
+            isa.lgkm_kind(asm), isa.is_mfma(asm))
+
+
 @functools.lru_cache(maxsize=8)
 def isa_facts(asms: tuple[str, ...]) -> IsaFacts:
     """Parse a program's instructions once: the plan (``advise``) and the MFMA notes
     (``mfma_annotations``) of a capture both view the same listing."""
-    mnemonics = [isa.mnemonic(a) for a in asms]
-    du = [isa.defs_uses(a) for a in asms]
+    facts = [_facts_of(a) for a in asms]
     return IsaFacts(
-        mnemonics=mnemonics, defs=[d for d, _ in du], uses=[u for _, u in du],
-        counts=[isa.wait_counts(a) if m.startswith("s_waitcnt") else {} for a, m in zip(asms, mnemonics)],
-        vmem=[isa.vmem_kind(a) for a in asms], lgkm=[isa.lgkm_kind(a) for a in asms],
-        mfma=[isa.is_mfma(a) for a in asms])
+        mnemonics=[f[0] for f in facts], defs=[f[1] for f in facts], uses=[f[2] for f in facts],
+        counts=[f[3] for f in facts], vmem=[f[4] for f in facts], lgkm=[f[5] for f in facts],
+        mfma=[f[6] for f in facts])
 
 
 class KernelView:

@@ -37,6 +37,7 @@ from typing import Any
 
 from generator.analyze.advice.view import is_framework_path
 from generator.model import UNKNOWN_LOC
+from generator.site import i18n
 from generator.site.text_report import fmt_cycles, split_loc
 from generator.site.views.base import TOP_K, CaptureData, KernelData, SiteContext, display_names, fmt_pct, heat
 
@@ -227,16 +228,21 @@ class IsaRow:
     loc_href: str
     note: str
     note_title: str
+    note_zh: str = ""
 
 
-def mfma_note(note: dict[str, Any] | None) -> tuple[str, str]:
-    """Short text and full text of an MFMA annotation (``advice.MfmaNote.to_json()``)."""
+def mfma_note(note: dict[str, Any] | None) -> tuple[str, str, str]:
+    """Short text, its 中文 and the full text of an MFMA annotation (``advice.MfmaNote.to_json()``)."""
     if not note:
-        return "", ""
-    short = f"{note.get('latency')}-cycle MFMA"
-    if note.get("short"):
-        short += ", result read too soon"
-    return short, str(note.get("text", ""))
+        return "", "", ""
+    key = "src.mfma.soon" if note.get("short") else "src.mfma"
+    latency = note.get("latency")
+    return i18n.en(key, latency=latency), i18n.zh(key, latency=latency), str(note.get("text", ""))
+
+
+def count_text(lang: str, n: int) -> str:
+    """"3 instructions" / "1 instruction" in ``lang``."""
+    return i18n.text(lang, "src.instruction" if n == 1 else "src.instructions", n=n)
 
 
 @dataclass
@@ -253,6 +259,7 @@ class SourceLine:
     isa: list[IsaRow]  # folded under a hot line
     isa_label: str  # "3 instructions" (hot lines) / link text to the ISA listing (cold mapped lines)
     isa_href: str  # cold mapped lines: their first instruction on the ISA page
+    isa_label_zh: str = ""
 
 
 @dataclass
@@ -262,6 +269,7 @@ class Block:
     cold: bool
     summary: str
     lines: list[SourceLine]
+    summary_zh: str = ""
 
 
 @dataclass
@@ -305,13 +313,13 @@ def _isa_rows(ix: SourceIndex, c: CaptureData) -> dict[int, IsaRow]:
         lc = cache.get(ins.source_loc)
         if lc is None:
             lc = cache[ins.source_loc] = (ix.loc_text(ins.source_loc), ix.href(ins.source_loc))
-        note = mfma_note(c.mfma.get(ins.pc_index)) if c.mfma else ("", "")
+        note = mfma_note(c.mfma.get(ins.pc_index)) if c.mfma else ("", "", "")
         rows.setdefault(ins.pc_index, IsaRow(
             pc=ins.pc_index, anchor=f"pc{ins.pc_index}", href=ix.isa("", ins.pc_index), asm=ins.asm, type=ins.type,
             heat=heat(ins.stall_cycles, max_ins), stall=fmt_cycles(ins.stall_cycles) if ins.stall_cycles else "",
             total=fmt_cycles(ins.total_cycles) if ins.total_cycles else "",
             execs=str(ins.exec_count) if ins.exec_count else "", loc=lc[0], loc_href=lc[1],
-            note=note[0], note_title=note[1]))
+            note=note[0], note_zh=note[1], note_title=note[2]))
     return rows
 
 
@@ -328,7 +336,8 @@ def fold(lines: list[SourceLine], hot: set[int]) -> list[Block]:
             j += 1
         run = lines[i:j]
         if not near[i] and len(run) > FOLD_MIN:
-            blocks.append(Block(True, f"\u2026 {len(run)} cold lines ({run[0].number}\u2013{run[-1].number})", run))
+            span = dict(n=len(run), first=run[0].number, last=run[-1].number)
+            blocks.append(Block(True, i18n.en("src.cold", **span), run, i18n.zh("src.cold", **span)))
         elif blocks and not blocks[-1].cold:
             blocks[-1].lines.extend(run)
         else:
@@ -356,7 +365,7 @@ def _source_lines(path: str, c: CaptureData, rows: dict[int, IsaRow], max_line: 
             heat=heat(ln.stall_cycles, max_line) if ln else "",
             stall=fmt_cycles(ln.stall_cycles) if hot else "", share=fmt_pct(ln.share) if hot else "",
             dominant=ln.dominant_type if hot else "", isa=isa if hot else [],
-            isa_label=(f"{len(isa)} instruction" + ("" if len(isa) == 1 else "s")) if isa else "",
+            isa_label=count_text("en", len(isa)) if isa else "", isa_label_zh=count_text("zh", len(isa)) if isa else "",
             isa_href=isa[0].href if isa and not hot else ""))
     return out
 
@@ -385,10 +394,10 @@ def capture_pages(ci: int, c: CaptureData, k: KernelData, ctx: SiteContext, titl
         jp, jn = split_loc(jump) if jump else ("", None)
         pages.append(CapturePage(
             kind="source", rel=f"{ix.folder}{ix.names[p]}", title=ix.short.get(p, p), path=p,
-            has_text=p in c.source_text, stall=fmt_cycles(stall), files=here, isa_link=PageLink("ISA listing", ISA_PAGE),
+            has_text=p in c.source_text, stall=fmt_cycles(stall), files=here, isa_link=PageLink(i18n.en("cap.isa"), ISA_PAGE),
             blocks=fold(lines, hot), jump_href=f"#L{jn}" if jp == p and jn is not None else "", **common))
     pages.append(CapturePage(
-        kind="isa", rel=f"{ix.folder}{ISA_PAGE}", title="ISA listing", path="", has_text=False,
-        stall=fmt_cycles(a.total_stall_cycles), files=files, isa_link=PageLink("ISA listing", ISA_PAGE, True),
+        kind="isa", rel=f"{ix.folder}{ISA_PAGE}", title=i18n.en("cap.isa"), path="", has_text=False,
+        stall=fmt_cycles(a.total_stall_cycles), files=files, isa_link=PageLink(i18n.en("cap.isa"), ISA_PAGE, True),
         isa=list(rows.values()), **common))
     return pages

@@ -1,0 +1,149 @@
+"""STAND-IN for the reference analyzer (FlyDSL's ``hotspot_analyzer.py``), for timing only.
+
+The real analyzer is not available here. Each shared bundle's ``source/hotspot_output.txt``
+shows what one run of it does: a user runs ``python3 hotspot_analyzer.py <capture>`` once per
+capture (a fresh interpreter each time), and it prints
+
+* "Loading: <capture dir>", the kernel, instruction count, total cycles and stalls;
+* register pressure and occupancy from the ISA text (highest ``vN``/``aN``, a range by its first
+  register as the reference counts it, allocation rounded
+  to 8, the architecture from its MFMA forms, waves per SIMD) and the instruction mix;
+* the stall breakdown by type (DOMAIN §1.2 taxonomy) with bars;
+* the top-15 source lines (stall, share, stall/cycles bar, dominant type) and instructions.
+
+This script does exactly that from ``code.json`` and nothing more (no extra work, standard
+library only, as a stand-alone CLI would be). It is written by us; its numbers match the
+reader's (``tests/test_build.py`` checks them against a bundle's ``hotspot_output.txt``).
+
+    python3 benchmarks/hotspot_standin.py CAPTURE_DIR [--topk 15]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import sys
+from collections import defaultdict
+
+_VREG = re.compile(r"(?<![\w.])([va])(?:\[(\d+):(\d+)\]|(\d+)(?!\w))")
+_GFX950 = ("v_mfma_scale_f32_", "v_mfma_f32_16x16x128_", "v_mfma_f32_32x32x64_")
+MIX = ("MFMA", "buffer_load", "buffer_store", "ds_read", "ds_write")
+BAR = 30
+
+
+def classify(asm: str) -> str:
+    """Stall type of one instruction (DOMAIN §1.2, first match wins; the reader's ``att.classify``
+    is the same rule, and the test compares them on every instruction of the sweep)."""
+    a = asm.lower()
+    if "s_waitcnt" in a:
+        return ("VMEM-wait" if "vmcnt" in a else "LDS/SMEM-wait" if "lgkmcnt" in a
+                else "EXP-wait" if "expcnt" in a else "waitcnt")
+    for kind, marks in (("barrier", ("s_barrier", "s_wait_idle")), ("VMEM-load", ("buffer_load", "global_load", "flat_load")),
+                        ("VMEM-store", ("buffer_store", "global_store")), ("LDS", ("ds_read", "ds_write")),
+                        ("SMEM", ("s_load", "s_store")), ("MFMA/FMA", ("v_mfma", "v_fma"))):
+        if any(m in a for m in marks):
+            return kind
+    return "other"
+
+
+def num(v) -> int:
+    return v if isinstance(v, int) else 0
+
+
+def human(n: float) -> str:
+    return f"{n / 1e6:.2f}M" if n >= 1e6 else f"{n / 1e3:.1f}K" if n >= 1e3 else f"{n:.0f}"
+
+
+def bar(frac: float) -> str:
+    full = round(max(0.0, min(1.0, frac)) * BAR)
+    return "[" + "\u2588" * full + "\u2591" * (BAR - full) + "]"
+
+
+def load_rows(capture: str) -> list[list]:
+    """Instruction rows of ``code.json`` (labels and comments skipped)."""
+    with open(os.path.join(capture, "code.json")) as fh:
+        rows = json.load(fh).get("code", [])
+    return [r for r in rows if len(r) >= 10 and isinstance(r[2], int) and r[2] != 0]
+
+
+def registers(rows: list[list]) -> dict:
+    """Register pressure and occupancy from the ISA text (the reference's own model)."""
+    high = {"v": 0, "a": 0}
+    for r in rows:
+        for kind, lo, _hi, one in _VREG.findall(r[0].split(None, 1)[-1]):
+            high[kind] = max(high[kind], int(lo or one) + 1)  # the reference counts a range by its first register
+    gfx950 = any(r[0].startswith(_GFX950) for r in rows)
+    alloc = {k: -(-n // 8) * 8 for k, n in high.items()}
+    if gfx950:
+        occ = min(8, 512 // max(8, alloc["v"] + alloc["a"]))
+    else:
+        occ = min(8, 256 // max(8, alloc["v"], alloc["a"]))
+    return {"arch": "gfx950 (CDNA4)" if gfx950 else "gfx942 (CDNA3)", "high": high, "alloc": alloc, "occ": occ}
+
+
+def report(capture: str, topk: int, out) -> None:
+    rows = load_rows(capture)
+    total = sum(num(r[7]) for r in rows)
+    stalls = sum(num(r[8]) for r in rows)
+    print(f"\nLoading: {capture}\n", file=out)
+    print(f"  Kernel:        {os.path.basename(capture.rstrip('/'))}", file=out)
+    print(f"  Instructions:  {len(rows)}\n  Total cycles:  {human(total)}", file=out)
+    print(f"  Total stalls:  {human(stalls)}  ({stalls / max(total, 1):.1%} of total cycles)", file=out)
+
+    reg = registers(rows)
+    print("\n  Register Pressure & Occupancy", file=out)
+    print(f"  Architecture:   {reg['arch']}", file=out)
+    for k, name in (("v", "arch_vgpr"), ("a", "accum_vgpr")):
+        used = f"~{reg['high'][k]} (alloc {reg['alloc'][k]})" if reg["high"][k] else "0 (not used)"
+        print(f"  {name + ':':<16}{used}", file=out)
+    if not reg["arch"].startswith("gfx950"):
+        print(f"  limiting pool:  {max(reg['alloc'].values())} / 256", file=out)
+    print(f"  occupancy:      {reg['occ']} waves/SIMD", file=out)
+    mix = dict.fromkeys(MIX, 0)
+    for r in rows:
+        op = r[0].split(None, 1)[0] if r[0].strip() else ""
+        for m in MIX:
+            if (op.startswith("v_mfma") if m == "MFMA" else op.startswith(m)):
+                mix[m] += 1
+    print("  Instruction mix:  " + ",  ".join(f"{m}: {n}" for m, n in mix.items()), file=out)
+
+    by_type: dict[str, int] = defaultdict(int)
+    lines: dict[str, list] = {}
+    ins = []
+    for r in rows:
+        kind, st, loc = classify(r[0]), num(r[8]), r[3] or "<unknown>"
+        by_type[kind] += st
+        ln = lines.setdefault(loc, [0, 0, defaultdict(int)])
+        ln[0] += st
+        ln[1] += num(r[7])
+        if st:
+            ln[2][kind] += st
+        ins.append((st, r[2], kind, r[0], loc))
+    print("\n  Stall Breakdown by Type", file=out)
+    for kind, n in sorted(by_type.items(), key=lambda kv: -kv[1]):
+        print(f"  {kind:<14}  {human(n):>8}  {bar(n / max(stalls, 1))}  {n / max(stalls, 1):6.1%}", file=out)
+    print(f"\n  Top-{topk} Hotspot Source Lines", file=out)
+    ranked = sorted(lines.items(), key=lambda kv: -kv[1][0])[:topk]
+    for i, (loc, (st, cyc, kinds)) in enumerate(ranked, 1):
+        dom = max(kinds.items(), key=lambda kv: kv[1])[0] if kinds else "-"
+        print(f"  {i:>3}  {human(st):>8}  {st / max(stalls, 1):7.2%}  {bar(st / max(cyc, 1))}"
+              f"  {st / max(cyc, 1):5.1%}  {dom:<12}  {loc[-40:]}", file=out)
+    print(f"\n  Top-{topk} Hotspot Instructions", file=out)
+    for i, (st, _pc, kind, asm, loc) in enumerate(sorted(ins, key=lambda t: (-t[0], t[1]))[:topk], 1):
+        text = asm if len(asm) <= 48 else asm[:47] + "\u2026"
+        print(f"  {i:>3}  {human(st):>8}  {st / max(stalls, 1):7.2%}  {kind:<12}  {text:<48}  {loc[-30:]}", file=out)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("capture")
+    ap.add_argument("--topk", type=int, default=15)
+    args = ap.parse_args(argv)
+    report(args.capture, args.topk, sys.stdout)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

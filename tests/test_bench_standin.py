@@ -1,0 +1,64 @@
+"""The benchmark's STAND-IN for the reference analyzer does what the reference's output shows,
+with the same numbers (``benchmarks/hotspot_standin.py``; ``bench_build.py`` times it)."""
+
+from __future__ import annotations
+
+import io
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+from generator.read import att, discover
+
+BENCH = Path(__file__).resolve().parent.parent / "benchmarks"
+sys.path.insert(0, str(BENCH))
+import hotspot_standin  # noqa: E402
+
+
+def _primary(sweep: Path, bundle: str) -> tuple[str, str]:
+    """The capture a bundle's hotspot_output.txt was made from, and that output."""
+    ref = (sweep / "examples" / bundle / "source" / "hotspot_output.txt").read_text(encoding="utf-8")
+    name = re.search(r"Loading: \S*/(ui_output_agent_\S+)", ref).group(1)
+    cap = next(c.path for c in discover.discover(sweep / "examples" / bundle).bundles[0].captures
+               if c.path.rstrip("/").endswith(name))
+    return cap, ref
+
+
+def test_the_standin_prints_the_references_numbers_for_vec_add(sweep):
+    cap, ref = _primary(sweep, "vec_add")
+    out = subprocess.run([sys.executable, str(BENCH / "hotspot_standin.py"), cap], capture_output=True,
+                         text=True, check=True).stdout
+    for line in ("Instructions:  22", "Total cycles:  3.73M", "Total stalls:  2.10M  (56.3% of total cycles)",
+                 "Architecture:   gfx942 (CDNA3)", "arch_vgpr:      ~9 (alloc 16)", "accum_vgpr:     0 (not used)",
+                 "limiting pool:  16 / 256", "occupancy:      8 waves/SIMD"):
+        assert line in out and line in ref, line
+    assert "MFMA: 0,  buffer_load: 2,  buffer_store: 1,  ds_read: 0,  ds_write: 0" in out
+    assert re.search(r"VMEM-wait\s+1\.73M .* 82\.3%", out) and re.search(r"VMEM-wait\s+1\.73M .* 82\.3%", ref)
+    top = [ln for ln in out.splitlines() if re.match(r"\s+1\s+\d", ln)]
+    assert "1.76M   83.67%" in top[0] and "VMEM-wait" in top[0] and top[0].endswith("test_vec_add.py:28")
+    assert "1.73M   82.25%  VMEM-wait" in top[1] and "s_waitcnt vmcnt(0)" in top[1]
+
+
+def test_the_standin_reads_register_pressure_as_the_reference_does(sweep):
+    # every bundle whose reference output names a capture of the sweep
+    seen = 0
+    for bundle in sorted(p.name for p in (sweep / "examples").iterdir() if (p / "source" / "hotspot_output.txt").is_file()):
+        cap, ref = _primary(sweep, bundle)
+        buf = io.StringIO()
+        hotspot_standin.report(cap, 15, buf)
+        for key in ("Architecture:", "arch_vgpr:", "accum_vgpr:", "occupancy:"):
+            want = re.search(rf"{key}\s+(.+)", ref).group(1).strip()
+            assert re.search(rf"{key}\s+(.+)", buf.getvalue()).group(1).strip() == want, (bundle, key)
+        seen += 1
+    assert seen == 11
+
+
+def test_the_standins_taxonomy_is_the_readers(sweep):
+    asms: set[str] = set()
+    for b in discover.discover(sweep).bundles:
+        for c in b.captures:
+            if c.format == "att" and (Path(c.path) / "code.json").is_file():
+                asms |= {row[0] for row in hotspot_standin.load_rows(c.path)}
+    assert len(asms) > 1000
+    assert all(hotspot_standin.classify(a) == att.classify(a) for a in asms)

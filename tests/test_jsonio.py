@@ -1,0 +1,46 @@
+"""JSON through orjson when installed, with the standard library's values and errors."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+
+from generator.errors import InputError
+from generator.read import att, jsonio
+
+
+def _code(sweep):
+    return next((sweep / "examples" / "vec_add" / "att_viewer").glob("*/ui_output_agent_*")) / "code.json"
+
+
+@pytest.mark.parametrize("fast", [True, False])
+def test_a_real_code_json_parses_to_the_standard_librarys_values(sweep, monkeypatch, fast):
+    if not fast:
+        monkeypatch.setattr(jsonio, "orjson", None)
+    raw = _code(sweep).read_bytes()
+    doc = jsonio.loads(raw)
+    assert doc == json.loads(raw)
+    row = doc["code"][1]
+    assert row[:4] == ["s_load_dwordx2 s[4:5], s[0:1], 0x0", 0, 1,
+                       "/sgl-workspace/FlyDSL-lab/tests/kernels/test_vec_add.py:28"]
+    assert row[7:9] == [31680, 29152]
+
+
+def test_what_orjson_refuses_is_read_as_the_standard_library_reads_it():
+    assert math.isnan(jsonio.loads(b'{"x": NaN}')["x"])
+    assert jsonio.loads(b"[18446744073709551616]") == [2 ** 64]  # beyond 64 bits
+    assert jsonio.loads('["\\ud800"]') == ["\ud800"]  # a lone surrogate
+    assert jsonio.loads(b'{"a": 1, "a": 2}') == {"a": 2}
+    with pytest.raises(json.JSONDecodeError) as err:
+        jsonio.loads(b'{"code": [1, 2')
+    assert "Expecting ',' delimiter" in str(err.value)
+
+
+def test_a_truncated_capture_file_still_names_the_file(tmp_path):
+    bad = tmp_path / "code.json"
+    bad.write_bytes(b'{"code": [["s_endpgm", 0, 1')
+    with pytest.raises(InputError) as err:
+        att.read_json(str(bad))
+    assert str(bad) in str(err.value) and "not valid JSON (truncated or corrupt)" in str(err.value)
