@@ -373,7 +373,7 @@ def read_trace_regexes(path: str | os.PathLike) -> list[str]:
     """``kernel_include_regex`` of every job in an ``input_trace*.yaml``."""
     try:
         with open(path, encoding="utf-8") as fh:
-            doc = yaml.safe_load(fh)
+            doc = yaml.load(fh, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))  # libyaml when built in
     except OSError as err:
         raise InputError(path, f"cannot read: {err.strerror or err}") from None
     except yaml.YAMLError as err:

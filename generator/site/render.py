@@ -23,7 +23,7 @@ from typing import Any
 
 import jinja2
 
-from generator.site import i18n
+from generator.site import i18n, panel_rows
 
 # A source checkout has top-level templates/; a wheel installs them as kernel_atlas_templates/.
 _ROOT = Path(__file__).resolve().parent.parent.parent
@@ -83,6 +83,7 @@ def environment() -> jinja2.Environment:
         keep_trailing_newline=True,
     )
     i18n.install(env)  # issue 13 (5): the catalogues' `_` and `zh`
+    panel_rows.install(env)  # the long tables, written in Python
     return env
 
 
