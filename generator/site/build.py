@@ -36,7 +36,6 @@ import os
 import re
 import sys
 import time
-from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -202,6 +201,11 @@ def kernel_pages(bp: plan.BuildPlan, env: gather.Env, ctx: base_views.SiteContex
     done: dict[str, KernelResult] = {}
     try:
         if jobs > 1:
+            from concurrent.futures import ProcessPoolExecutor, as_completed  # a serial build needs neither
+            import multiprocessing
+
+            if multiprocessing.get_start_method() == "fork":
+                render.compile_templates()  # once here, not once per worker
             wctx = WorkerContext(bp.root, bp.config, bp.kernels_json, ctx, dataclasses.replace(bp.assets, files={}))
             with ProcessPoolExecutor(max_workers=jobs) as pool:
                 futures = {pool.submit(build_kernel_in_worker, kp, wctx): kp.slug for kp in todo}

@@ -13,14 +13,21 @@ from markupsafe import Markup
 from generator.site import i18n
 
 
+try:  # markupsafe's own C escaping of a str (what escape() does inside), 4x the replaces below
+    from markupsafe._speedups import _escape_inner as _escape_str
+except ImportError:  # another markupsafe: the same five replacements in Python
+    def _escape_str(s: str) -> str:
+        return (s.replace("&", "&amp;").replace(">", "&gt;").replace("<", "&lt;")
+                .replace("'", "&#39;").replace('"', "&#34;"))
+
+
 def esc(value: object) -> str:
     """``value`` as autoescaped HTML: markup (``__html__``) as it is, anything else escaped."""
     if type(value) is not str:
         if hasattr(value, "__html__"):
             return value.__html__()
         value = str(value)
-    return (value.replace("&", "&amp;").replace(">", "&gt;").replace("<", "&lt;")
-            .replace("'", "&#39;").replace('"', "&#34;"))
+    return _escape_str(value)
 
 
 def bi(en: object, zh: object) -> str:

@@ -146,6 +146,14 @@ def templates_fingerprint() -> str:
     return h.hexdigest()
 
 
+def compile_templates() -> None:
+    """Compile every template now: forked build workers then share them instead of each
+    compiling its own (about 0.2 s a process)."""
+    env = environment()
+    for name in env.list_templates(filter_func=lambda n: not n.startswith("static/") and n.endswith((".html", ".svg", ".md"))):
+        env.get_template(name)
+
+
 def render_template(name: str, **context: Any) -> bytes:
     """Render one template to UTF-8 bytes."""
     return environment().get_template(name).render(**context).encode("utf-8")

@@ -17,17 +17,11 @@ from __future__ import annotations
 from markupsafe import Markup
 
 from generator.site import render
+from generator.site.panel_rows import esc  # escaped as Jinja's autoescape does
 from generator.site.views.base import KernelData, SiteContext
 from generator.site.views.source import IsaRow, SourceLine, capture_pages
 
 TEMPLATES = {"source": "source.html", "isa": "isa.html"}
-
-
-def esc(value: object) -> str:
-    """``value`` as text, escaped to the same bytes as Jinja's autoescape (markupsafe)."""
-    s = value if isinstance(value, str) else str(value)
-    return (s.replace("&", "&amp;").replace(">", "&gt;").replace("<", "&lt;")
-            .replace("'", "&#39;").replace('"', "&#34;"))
 
 
 def _heat(heat: str) -> str:
