@@ -206,7 +206,8 @@ def kernel_pages(bp: plan.BuildPlan, env: gather.Env, ctx: base_views.SiteContex
 
             if multiprocessing.get_start_method() == "fork":
                 render.compile_templates()  # once here, not once per worker
-            wctx = WorkerContext(bp.root, bp.config, bp.kernels_json, ctx, dataclasses.replace(bp.assets, files={}))
+            wctx = WorkerContext(bp.root, bp.config, bp.kernels_json, ctx, dataclasses.replace(bp.assets, files={}),
+                                 hash_inputs=not bp.hashes)
             with ProcessPoolExecutor(max_workers=jobs) as pool:
                 futures = {pool.submit(build_kernel_in_worker, kp, wctx): kp.slug for kp in todo}
                 for fut in as_completed(futures):
@@ -230,7 +231,8 @@ def kernel_pages(bp: plan.BuildPlan, env: gather.Env, ctx: base_views.SiteContex
                 env.warn(w)
             site.files.update(res.files)
             site.rows[kp.slug], site.extras[kp.slug] = res.row, res.extra
-            site.items[kp.slug] = publish.ManifestItem(bp.hashes[kp.slug], sorted(res.files), res.row.to_json(),
+            ihash = bp.hashes.get(kp.slug) or res.input_hash or plan.input_hash(kp, bp.root)
+            site.items[kp.slug] = publish.ManifestItem(ihash, sorted(res.files), res.row.to_json(),
                                                        res.extra)
             summary.built.append(kp.slug)
     finally:
@@ -245,6 +247,7 @@ class KernelResult:
     files: dict[str, bytes]
     extra: dict[str, Any]
     warnings: list[str] = field(default_factory=list)  # said by a worker; the parent prints them
+    input_hash: str = ""  # taken by a worker when the plan has none (no previous manifest)
 
 
 @dataclass
@@ -257,6 +260,7 @@ class WorkerContext:
     kernels_json: dict[str, Any] | None
     ctx: base_views.SiteContext
     assets: render.Assets
+    hash_inputs: bool = False  # take each kernel's input hash (the plan has none)
 
 
 def build_kernel(kp: plan.KernelPlan, env: gather.Env, ctx: base_views.SiteContext,
@@ -277,6 +281,8 @@ def build_kernel_in_worker(kp: plan.KernelPlan, w: WorkerContext) -> KernelResul
     env = gather.Env(root=w.root, config=w.config, kernels_json=w.kernels_json, mods=mods, warn=warnings.append)
     res = build_kernel(kp, env, w.ctx, w.assets)
     res.warnings = warnings
+    if w.hash_inputs:
+        res.input_hash = plan.input_hash(kp, w.root)
     return res
 
 

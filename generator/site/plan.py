@@ -163,7 +163,7 @@ class BuildPlan:
     hmod: Any  # generator.sweeps.history when a history is kept, else None
     global_hash: str
     kernels: list[KernelPlan]
-    hashes: dict[str, str]  # slug -> input hash
+    hashes: dict[str, str]  # slug -> input hash; empty without a previous manifest (taken as built)
     date: str
     manifest: publish.Manifest | None  # the previous build's (None: none, or forced)
     old_files: set[str]
@@ -201,9 +201,11 @@ def plan_build(sweep_path: str | os.PathLike, out: str, base_url: str, force: bo
             raise InputError(os.fspath(history_dir), "history is not available in this kernel-atlas (no generator.sweeps.history)")
     ghash = global_hash(sweep, config, base_url, assets, missing, history=hmod is not None)
     plans = plan_kernels(sweep, config, kernels_json)
-    hashes = {p.slug: input_hash(p, root) for p in plans}
-    date = build_date(config, kernels_json)
     manifest = None if force else publish.read_manifest(out)
+    # Without a previous build nothing is compared: each kernel's hash is taken where it is built
+    # (in the workers, side by side), for the new manifest.
+    hashes = {p.slug: input_hash(p, root) for p in plans} if manifest is not None else {}
+    date = build_date(config, kernels_json)
     old_files = set(publish.site_files(out)) if manifest else set()
     return BuildPlan(root, config, mods, missing, kernels_json, assets, hmod, ghash, plans, hashes, date,
                      manifest, old_files)
