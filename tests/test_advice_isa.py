@@ -16,6 +16,15 @@ def test_split_operands_keeps_bracketed_commas_and_trailing_modifiers():
     assert mods == ["op_sel_hi:[0,0,0]", "cbsz:4", "blgp:4"]
 
 
+def test_split_operands_fast_path_and_bracket_walk_agree():
+    # no comma inside brackets: split on commas; one inside: the walk over the brackets
+    assert isa.split_operands("buffer_load_dword v1, v2, s[4:7], 0 offen lds") == (["v1", "v2", "s[4:7]", "0"],
+                                                                                    ["offen", "lds"])
+    assert isa.split_operands("x f(a,b), c") == (["f(a,b)", "c"], [])
+    assert isa.split_operands("x a]b[c, d") == (["a]b[c", "d"], [])
+    assert isa.split_operands("s_endpgm") == ([], [])
+
+
 def test_defs_and_uses():
     assert isa.defs_uses("ds_read_b128 v[4:7], v3 offset:16") == ({("v", 4), ("v", 5), ("v", 6), ("v", 7)},
                                                                    {("v", 3)})

@@ -55,18 +55,22 @@ def split_operands(asm: str) -> tuple[list[str], list[str]]:
     if len(parts) < 2:
         return [], []
     text = parts[1]
-    ops, depth, cur = [], 0, []
-    for ch in text:
-        if ch in "[(":
-            depth += 1
-        elif ch in "])":
-            depth -= 1
-        if ch == "," and depth == 0:
-            ops.append("".join(cur).strip())
-            cur = []
-        else:
-            cur.append(ch)
-    ops.append("".join(cur).strip())
+    pieces = text.split(",")
+    if all(p.count("[") + p.count("(") == p.count("]") + p.count(")") for p in pieces):
+        ops = [p.strip() for p in pieces]  # every comma is outside brackets (the common case)
+    else:
+        ops, depth, cur = [], 0, []
+        for ch in text:
+            if ch in "[(":
+                depth += 1
+            elif ch in "])":
+                depth -= 1
+            if ch == "," and depth == 0:
+                ops.append("".join(cur).strip())
+                cur = []
+            else:
+                cur.append(ch)
+        ops.append("".join(cur).strip())
     # Modifiers follow the last operand, separated by spaces ("0 offen sc0 lds").
     last = ops[-1].split()
     mods = last[1:] if last else []
