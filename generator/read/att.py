@@ -147,12 +147,14 @@ def load_code(path: str) -> tuple[list[Instruction], str | None, int]:
         asm, loc = row[0], row[3]
         if not isinstance(asm, str):
             raise InputError(path, f"row {row_no}: asm is {asm!r}, not text")
-        cells = []
-        for col, name in ((5, "pc_addr"), (6, "exec_count"), (7, "total_cycles"),
-                          (8, "stall_cycles"), (9, "issue_cycles")):
-            value, was_odd = _cell(row[col], path, row_no, name)
-            odd += was_odd
-            cells.append(value)
+        cells = row[5:10]
+        if not all(type(v) is int for v in cells):  # the usual row holds ints only
+            cells = []
+            for col, name in ((5, "pc_addr"), (6, "exec_count"), (7, "total_cycles"),
+                              (8, "stall_cycles"), (9, "issue_cycles")):
+                value, was_odd = _cell(row[col], path, row_no, name)
+                odd += was_odd
+                cells.append(value)
         out.append(Instruction(
             pc_index=pc,
             asm=asm,
