@@ -39,13 +39,20 @@ def load_timeline(capture_dir: str, a: CaptureAnalysis, bins: int = TIMELINE_BIN
     n = -(-span // width)
     issue = [0] * n
     stall: dict[str, list[int]] = {t: [0] * n for t in STALL_TYPES}
-    for t, _kind, st, dur, pc in rows:
-        b = min(n - 1, max(0, (t - start) // width))
-        st = max(st, 0)
-        issue[b] += max(dur - st, 0)
-        if st:
+    last = n - 1
+    for t, _kind, st, dur, pc in rows:  # one pass over every instruction of the wave: kept lean
+        b = (t - start) // width
+        b = last if b > last else 0 if b < 0 else b
+        if st > 0:
+            if dur > st:
+                issue[b] += dur - st
             name = types.get(pc, "other")
-            stall.setdefault(name, [0] * n)[b] += st
+            column = stall.get(name)
+            if column is None:
+                column = stall[name] = [0] * n
+            column[b] += st
+        elif dur > 0:
+            issue[b] += dur
     stall = {k: v for k, v in stall.items() if any(v)}
     return base_views.WaveTimeline(
         wave=wave, n_instructions=len(rows), bin_cycles=width, starts=[i * width for i in range(n)],
