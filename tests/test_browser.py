@@ -504,6 +504,8 @@ COVERED = {
     "kernels/pa/index.html": "body",
     "kernels/moe_blockscale/index.html": "body",
     "kernels/vec_add/index.html": "body",  # a profiled_shape blocker and a timed_gap flag
+    "kernels/fused_rope_cache/index.html": "body",  # a kernel-trace variant note
+    "kernels/pa_mqa_logits_fp4/index.html": "body",  # captures without source mapping
     "kernels/flash_attn_func/src/c0/flash_attn_func.py.html": "body",
     "kernels/flash_attn_func/src/c0/isa.html": "body",
 }
