@@ -4,13 +4,14 @@ for word, and the 中文 keeps data (numbers, instructions, file:line) as data."
 
 from __future__ import annotations
 
+import json
 import re
 import string
 from pathlib import Path
 
 import pytest
 
-from generator.analyze import advice, analysis
+from generator.analyze import advice, analysis, message
 from generator.analyze.advice import registry
 from generator.analyze.verdicts.sweep import score_sweep
 from generator.read import discover
@@ -28,6 +29,7 @@ TERMS = {
     "pc", "s_endpgm", "s_load", "s_nop", "s_waitcnt vmcnt(0)", "split-K", "stall_barrier", "target_cu",
     "tensor", "tile", "trace", "v_permlane*_swap", "vmcnt", "vmcnt(0)", "vmcnt(N)", "warp", "warpgroup MMA",
     "wave", "wgmma", "workgroup", "MB", "us",
+    "HEADROOM",  # the verdict word, data
 }
 MINE = ("finding.", "advice.", "verdict.", "diag.")
 
@@ -73,7 +75,7 @@ def test_the_chinese_holds_no_english_word_but_terms_and_code():
 def test_catalogue_english_is_the_detectors_english_on_the_whole_sweep(sweep):
     """Each finding's title, summary and suggestion, and the why-not-winning sentence, worded from
     en.json equal what analyze prints (which stays byte-identical)."""
-    parts = whys = 0
+    parts = whys = details = 0
     seen = set()
     for r in analysis.analyze_sweep(discover.discover(sweep)):
         for a in r.analyses:
@@ -81,12 +83,18 @@ def test_catalogue_english_is_the_detectors_english_on_the_whole_sweep(sweep):
             for f in found:
                 seen.add(f.detector)
                 assert_worded(f)
+                assert all(message.from_json(m.to_json()) == m for m in f.messages.values())  # the site's round trip
                 parts += 3
+                # a limit's detail (what the sweep reading lists per kernel) is worded too
+                if f.kind == "limit" or f.detector == "streaming_roofline":
+                    assert wording.plain("en", f.messages["detail"]) == f.evidence["detail"], f.detector
+                    assert re.search(r"[\u4e00-\u9fff]", wording.plain("zh", f.messages["detail"])), f.detector
+                    details += 1
             if found:
                 assert (wording.plain("en", advice.why_not_winning_message(found, a))
                         == advice.why_not_winning(found, a))
                 whys += 1
-    assert parts == 321 and whys == 17
+    assert parts == 321 and whys == 17 and details == 25
     assert len(seen) == 17  # every detector but wgmma_wait (NVIDIA) and barrier_dominated fires here
 
 
@@ -160,3 +168,54 @@ def test_kernel_header_and_why_panel_in_chinese(kernel):
     assert why.lines[0].en.startswith("Geomean 0.49x against the best baseline, wins 0 of 12")
     assert text(why.lines[0]).startswith("相对最佳基线的几何平均为 0.49x，胜出 12 个中 0 个；最差的形状：")
     assert text(why.lines[1]).startswith("限制因素：")
+
+
+def _sweep_findings(sweep):
+    """The sweep reading of the shared sweep: primaries' findings with the expected verdicts."""
+    verdicts = json.loads((sweep / "expected" / "verdicts.json").read_text())
+    names = {"pa": "pa_decode", "flash_attn_func": "flash_attn", "hgemm_splitk": "gemm"}
+    per_kernel = {}
+    for r in analysis.analyze_sweep(discover.discover(sweep)):
+        if r.is_primary and r.analyses:
+            v = verdicts.get(names.get(r.bundle.name, r.bundle.name))
+            per_kernel[r.bundle.name] = (advice.advise(r.analyses[0], advice.AdviceContext(bundle=r.bundle)),
+                                         v and v["verdict"], v and v["geomean_vs_best"])
+    return advice.sweep_findings(per_kernel)
+
+
+def test_sweep_findings_are_worded_by_key(sweep):
+    """Each sweep-level finding's title and text, worded from en.json, are the computed English; the
+    中文 keeps kernels, numbers and terms as data."""
+    found = _sweep_findings(sweep)
+    assert len(found) == 14
+    for sf in found:
+        assert wording.plain("en", sf.messages["text"]) == sf.text, sf.key
+        assert wording.plain("en", sf.messages["title"]) == sf.title, sf.key
+        assert sf.text == sf.title + ": " + wording.plain("en", sf.messages["body"]), sf.key
+        zh = wording.segments("zh", sf.messages["text"])
+        assert all(not re.search(r"[A-Za-z]", s.text) for s in zh if not s.data), (sf.key, zh)
+    vgpr = next(sf for sf in found if sf.key == "limiter:VGPR")
+    assert wording.plain("zh", vgpr.messages["text"]) == (
+        "占用率受 VGPR 限制：flash_attn_func（每 SIMD 2 个 wave，可释放 80 个 VGPR）；"
+        "moe_blockscale（每 SIMD 2 个 wave，可释放 40 个 VGPR）；moe_gemm（每 SIMD 3 个 wave，可释放 32 个 VGPR）；"
+        "pa（每 SIMD 2 个 wave，可释放 24 个 VGPR）；preshuffle_gemm（每 SIMD 3 个 wave，可释放 40 个 VGPR）。"
+        "它们合计占本次扫描可提升空间的 51.3%（HEADROOM：flash_attn_func、pa 和 preshuffle_gemm）。")
+    drain = next(sf for sf in found if sf.key == "pattern:lds_dma_drain")
+    assert wording.plain("zh", drain.messages["body"]).startswith(
+        "hgemm_splitk（占其停顿周期的 52.9%）；flash_attn_func（占其停顿周期的 25.0%）。按停顿占比加权，约可解释")
+
+
+def test_overview_diagnosis_cell_keeps_data_as_data(kernel):
+    """The overview's diagnosis clauses and first step carry their 中文 as runs: stall types, numbers
+    and terms are data (translate="no"), the rest interface words."""
+    _, row = kernel("vec_add")
+    links = row.diagnosis_links
+    assert [c.href for c in links] == ["kernels/vec_add/index.html#roofline", "kernels/vec_add/index.html#c0",
+                                       "kernels/vec_add/index.html#c0", "kernels/vec_add/index.html#roofline"]
+    assert [c.text for c in links][:2] == ["memory-bound (7 of 12 shapes)", "82% VMEM-wait"]
+    assert links[1].zh_runs == [wording.Seg("VMEM-wait", True), wording.Seg(" 停顿占 "), wording.Seg("82%", True)]
+    for c in links:
+        assert all(not re.search(r"[A-Za-z]", s.text) for s in c.zh_runs if not s.data), c.zh
+    fs = row.first_step_said
+    assert fs.en == "Profile a losing shape, first n=7340032 at 0.77x, before optimizing anything."
+    assert "".join(s.text for s in fs.zh) == "先剖析一个落后的形状，再做任何优化"

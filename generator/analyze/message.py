@@ -46,3 +46,17 @@ def _param_json(v: Any) -> Any:
     if isinstance(v, (list, tuple)):
         return {"list": [_param_json(x) for x in v]}
     return v
+
+
+def from_json(m: list) -> Msg:
+    """The message of ``Msg.to_json()``'s list (``[key, {name: value}]``)."""
+    key, params = m
+    return Msg(key, tuple((k, _param_from_json(v)) for k, v in params.items()))
+
+
+def _param_from_json(v: Any) -> Any:
+    if isinstance(v, list) and len(v) == 2 and isinstance(v[0], str) and isinstance(v[1], dict):
+        return from_json(v)
+    if isinstance(v, dict) and "list" in v:
+        return [_param_from_json(x) for x in v["list"]]
+    return v

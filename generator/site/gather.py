@@ -10,12 +10,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from generator.analyze import analysis, commits, state
+from generator.analyze import analysis, commits, message, state
 from generator.config import CONFIG_NAME, SweepConfig
 from generator.errors import InputError, relative_text
 from generator.model import STALL_TYPES, Bundle, CaptureAnalysis
 from generator.read import att, discover
-from generator.site import render
+from generator.site import render, wording
 from generator.site.plan import KernelPlan, pick_wave
 from generator.site.views import base as base_views, overview as overview_views
 
@@ -274,7 +274,9 @@ def sweep_reading(extras: dict[str, dict[str, Any]], rows: dict[str, overview_vi
             continue
         found = [adv.Finding(**{key: f[key] for key in ("detector", "title", "stall_share", "evidence",
                                                           "suggestion", "priority", "kind", "stall_cycles")
-                                 if key in f}) for f in e["findings"]]
+                                 if key in f},
+                             messages={part: message.from_json(m) for part, m in (f.get("i18n") or {}).items()})
+                 for f in e["findings"]]
         row = rows.get(slug)
         per_kernel[slug] = (found, row.verdict if row else None, row.geomean if row else None)
     if not per_kernel:
@@ -282,9 +284,12 @@ def sweep_reading(extras: dict[str, dict[str, Any]], rows: dict[str, overview_vi
     items = []
     for sf in adv.sweep_findings(per_kernel):
         text = sf.text[len(sf.title) + 2:] if sf.text.startswith(sf.title + ": ") else sf.text
+        said = sf.messages
         items.append({
             "title": sf.title,
             "text": text,
+            "title_said": wording.said(said["title"], en=sf.title) if said else wording.Said(sf.title),
+            "text_said": wording.said(said["body"], en=text) if said else wording.Said(text),
             "priority": sf.priority,
             "kernels": [{"href": rows[s].href, "name": rows[s].name} for s in sf.kernels if s in rows],
             "json": sf.to_json(),

@@ -64,6 +64,7 @@ def detect_vgpr_occupancy(view: KernelView, taken: frozenset = frozenset()) -> l
                                                         for k, v in other.items() if v < nxt]) if also else ""),
         msg("finding.vgpr_occupancy.try", total=occ.vgpr_total, need=need, free=free, next=nxt),
         waves=_waves_msg(occ.waves_per_simd), free=free, next=nxt)
+    said["detail"] = msg("finding.vgpr_occupancy.detail", waves=_waves_msg(occ.waves_per_simd), free=free)
     return [Finding(
         detector="vgpr_occupancy",
         title=f"VGPR-bound occupancy: {_waves(occ.waves_per_simd)}, free {free} VGPRs for wave {nxt}",
@@ -120,6 +121,8 @@ def detect_lds_sgpr_occupancy(view: KernelView, taken: frozenset = frozenset()) 
             waves=_waves_msg(occ.waves_per_simd), next=nxt, need=_kib(need), free=_kib(free), vgpr=occ.vgpr_limit),
             msg("finding.lds_sgpr_occupancy.lds.try", need=_kib(need), free=_kib(free)),
             msg("finding.lds_sgpr_occupancy.lds.title", waves=_waves_msg(occ.waves_per_simd), lds=_kib(occ.lds_bytes)))
+        said["detail"] = msg("finding.lds_sgpr_occupancy.lds.detail", waves=_waves_msg(occ.waves_per_simd),
+                             lds=_kib(occ.lds_bytes))
     else:
         need = (800 // nxt) // 16 * 16
         free = (occ.sgpr or 0) - need
@@ -134,6 +137,8 @@ def detect_lds_sgpr_occupancy(view: KernelView, taken: frozenset = frozenset()) 
             next=nxt, need=need, free=free),
             msg("finding.lds_sgpr_occupancy.sgpr.try", need=need, free=free),
             msg("finding.lds_sgpr_occupancy.sgpr.title", waves=_waves_msg(occ.waves_per_simd), sgpr=occ.sgpr))
+        said["detail"] = msg("finding.lds_sgpr_occupancy.sgpr.detail", waves=_waves_msg(occ.waves_per_simd),
+                             sgpr=occ.sgpr)
     ev["summary"] = summary
     return [Finding(detector="lds_sgpr_occupancy", title=title, stall_share=0.0, evidence=ev,
                     suggestion=suggestion, priority=_limit_priority(view, occ.waves_per_simd), kind="limit",
@@ -175,6 +180,7 @@ def detect_small_grid(view: KernelView, taken: frozenset = frozenset()) -> list[
             idle=idle, pct=_pct(idle / simds),
             cus_idle=msg("finding.small_grid.idle.cus", n=idle_cus) if idle_cus else ""),
             msg("finding.small_grid.idle.try"), msg("finding.small_grid.idle.title", wgs=wgs, waves=waves, cus=cus))
+        said["detail"] = msg("finding.small_grid.idle.detail", wgs=wgs, waves=waves, simds=simds)
         return [Finding(detector="small_grid",
                         title=f"Grid too small for the GPU: {_n(wgs, 'workgroup')} ({_n(waves, 'wave')}) on {cus} CUs",
                         stall_share=0.0, evidence=ev,
@@ -189,6 +195,7 @@ def detect_small_grid(view: KernelView, taken: frozenset = frozenset()) -> list[
             "finding.small_grid.thin.summary", wgs=wgs, wpw=wpw, waves=waves, simds=simds, per=f"{per_simd:.2f}",
             allowed=allowed), msg("finding.small_grid.thin.try"),
             msg("finding.small_grid.thin.title", per=f"{per_simd:.2f}", allowed=allowed))
+        said["detail"] = msg("finding.small_grid.thin.detail", per=f"{per_simd:.2f}", allowed=allowed)
         return [Finding(detector="small_grid",
                         title=f"Grid fills only {per_simd:.2f} waves per SIMD (occupancy allows {allowed})",
                         stall_share=0.0, evidence=ev,
@@ -215,21 +222,23 @@ def _not_representative(view: KernelView) -> list[Finding]:
                     "grid that gives the traced CU (target_cu) work; then read this page again."),
         priority="high",
         kind="blocker",
-        messages=words("early_exit_waves", msg("finding.early_exit_waves.blocker.summary", sampled=w.sampled,
-                                               n=len(view.ins)),
-                       msg("finding.early_exit_waves.blocker.try"), msg("finding.early_exit_waves.blocker.title")),
+        messages={**words("early_exit_waves", msg("finding.early_exit_waves.blocker.summary", sampled=w.sampled,
+                                                  n=len(view.ins)),
+                          msg("finding.early_exit_waves.blocker.try"), msg("finding.early_exit_waves.blocker.title")),
+                  "detail": msg("finding.early_exit_waves.blocker.detail", sampled=w.sampled)},
     )]
 
 
 def _early_exit_words(view: KernelView, branch_pc: int | None = None) -> dict:
     """The messages of the early-exit limit counted from the wave files."""
     w = view.analysis.waves_summary
-    return words("early_exit_waves", msg(
+    pct = _pct(w.early_exit / w.sampled)
+    return {**words("early_exit_waves", msg(
         "finding.early_exit_waves.summary", early=w.early_exit, sampled=w.sampled,
         share=_pct(w.early_exit_stall_share), working=w.working,
         ranked=msg("finding.early_exit_waves.ranked") if view.analysis.working is not None else "",
         branch=msg("finding.early_exit_waves.branch", pc=branch_pc) if branch_pc is not None else ""),
-        pct=_pct(w.early_exit / w.sampled))
+        pct=pct), "detail": msg("finding.early_exit_waves.detail", pct=pct)}
 
 
 def _waves_early_exit(view: KernelView) -> list[Finding]:
@@ -312,9 +321,10 @@ def _branch_to_endpgm(view: KernelView) -> list[Finding]:
                         "not spent on the prologue and an early exit."),
             priority="high" if frac >= 0.5 else "medium",
             kind="limit",
-            messages=words("early_exit_waves", msg(
+            messages={**words("early_exit_waves", msg(
                 "finding.early_exit_waves.branch_summary", went=went, sampled=n0, pct=_pct(frac),
                 pc=ins[b].pc_index, loc=short_loc(ins[b].source_loc), working=ins[b + 1].exec_count),
-                pct=_pct(frac)),
+                pct=_pct(frac)), "detail": msg("finding.early_exit_waves.branch_detail", pct=_pct(frac),
+                                               pc=ins[b].pc_index)},
         )]
     return []

@@ -44,7 +44,7 @@ class Finding:
     kind: str = "pattern"  # blocker (read first: the capture misleads), pattern, limit, flag
     stall_cycles: int = 0
     claims: frozenset[int] = frozenset()  # instruction positions whose stall it owns
-    #: the same words by catalogue key ("title", "summary", "suggestion"): the site's 中文; not in to_json
+    #: the same words by catalogue key ("title", "summary", "suggestion"; a limit's "detail"): the site's 中文; not in to_json
     messages: dict[str, Msg] = field(default_factory=dict, compare=False, repr=False)
 
     @property

@@ -164,7 +164,8 @@ def detect_streaming(view: KernelView, taken: frozenset = frozenset()) -> list[F
                  }, ("Nothing left to win on loads: the kernel moves its bytes near peak bandwidth. The "
                      "remaining levers are moving fewer bytes (fuse with the producer or consumer, narrower "
                      "data types) or overlapping it with other work."),
-                 words("streaming_roofline", said, pct=_pct(bw["fraction"])))
+                 {**words("streaming_roofline", said, pct=_pct(bw["fraction"])),
+                  "detail": msg("finding.streaming_roofline.detail", pct=_pct(bw["fraction"]))})
     f.priority = "low"
     return [f]
 
@@ -258,8 +259,9 @@ def _likely_streaming(view: KernelView, vmem_share: float, taken: frozenset) -> 
         "vector_instructions_per_byte": per_byte,
     }, ("Probably nothing left to win on loads: confirm the achieved bandwidth; if it is near peak, "
         "the remaining levers are moving fewer bytes (fusion, narrower types)."),
-        words("streaming_roofline", msg("finding.streaming_roofline.likely.summary", vmem=_pct(vmem_share),
+        {**words("streaming_roofline", msg("finding.streaming_roofline.likely.summary", vmem=_pct(vmem_share),
                                         per_byte=f"{per_byte:.3f}"),
-              msg("finding.streaming_roofline.likely.try"), msg("finding.streaming_roofline.likely.title")))
+              msg("finding.streaming_roofline.likely.try"), msg("finding.streaming_roofline.likely.title")),
+        "detail": msg("finding.streaming_roofline.likely.detail")})
     f.priority = "low"
     return [f]

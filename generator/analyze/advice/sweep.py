@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from generator.analyze.advice.registry import PRIORITIES, Finding
@@ -25,6 +25,8 @@ class SweepFinding:
     headroom_kernels: list[str]  # members that are HEADROOM
     text: str
     priority: str
+    #: the same words by key (``advice.sweep.*``): "title", "body" (the text after "title: ") and "text"
+    messages: dict[str, Msg] = field(default_factory=dict, compare=False, repr=False)
 
     def to_json(self) -> dict[str, Any]:
         return {k: getattr(self, k) for k in (
@@ -130,6 +132,36 @@ def _and(names: list[str]) -> str:
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
+def _and_msg(names: list[str]) -> Msg | str:
+    """``_and`` as a message: ``a, b and c``."""
+    return names[0] if len(names) == 1 else msg("advice.sweep.and", names=names[:-1], last=names[-1])
+
+
+def _chain(items: list[Msg]) -> Msg:
+    """Items joined by "; " (``advice.sweep.then``, nested)."""
+    return items[0] if len(items) == 1 else msg("advice.sweep.then", first=items[0], rest=_chain(items[1:]))
+
+
+def _detail(f: Finding) -> tuple[str, Msg | str]:
+    """A limiter member's detail ("2 waves/SIMD, free 80 VGPRs"), in English and as a message."""
+    if f.evidence.get("detail"):
+        text = str(f.evidence["detail"])
+        return text, f.messages.get("detail") or text
+    return f.title, f.messages.get("title") or f.title
+
+
+#: Catalogue keys of the limiter titles (``advice.sweep.limiter.*``).
+LIMITER_KEYS = {"VGPR": "vgpr", "LDS": "lds", "SGPR": "sgpr", "grid": "grid", "idle waves": "idle",
+                "memory bandwidth": "bandwidth"}
+
+
+def _words(title_m: Msg | str, members: list[Msg], tail: Msg | str) -> dict[str, Msg]:
+    """A sweep finding's messages: its title, its body and the whole text ("title: body")."""
+    title_m = title_m if isinstance(title_m, Msg) else msg("advice.sweep.data", text=title_m)
+    body = msg("advice.sweep.body", members=_chain(members), tail=tail)
+    return {"title": title_m, "body": body, "text": msg("advice.sweep.text", title=title_m, body=body)}
+
+
 def sweep_findings(per_kernel: dict[str, tuple[list[Finding], Any, float | None]]) -> list[SweepFinding]:
     """Findings grouped across kernels: shared limiters and shared patterns, by headroom.
 
@@ -146,8 +178,10 @@ def sweep_findings(per_kernel: dict[str, tuple[list[Finding], Any, float | None]
     deficits = {k: _deficit(v, g) for k, (_, v, g) in per_kernel.items()}
     total = sum(deficits.values())
     limiters: dict[str, dict[str, str]] = {}
+    details: dict[str, dict[str, Msg | str]] = {}
     patterns: dict[str, dict[str, Finding]] = {}
     titles: dict[str, str] = {}
+    title_msgs: dict[str, Msg | str] = {}
     for kernel in sorted(per_kernel):
         for f in per_kernel[kernel][0]:
             if f.flagged:
@@ -156,10 +190,11 @@ def sweep_findings(per_kernel: dict[str, tuple[list[Finding], Any, float | None]
             if f.priority not in SWEEP_PRIORITIES and key != "memory bandwidth":
                 continue
             if key is not None:
-                limiters.setdefault(key, {})[kernel] = str(f.evidence.get("detail") or f.title)
+                limiters.setdefault(key, {})[kernel], details.setdefault(key, {})[kernel] = _detail(f)
             else:
                 patterns.setdefault(f.detector, {})[kernel] = f
                 titles.setdefault(f.detector, f.title)
+                title_msgs.setdefault(f.detector, f.messages.get("title") or f.title)
     out: list[SweepFinding] = []
     for key, members in limiters.items():
         kernels = sorted(members)
@@ -167,12 +202,17 @@ def sweep_findings(per_kernel: dict[str, tuple[list[Finding], Any, float | None]
         held = sum(deficits[k] for k in losing) / total if total else None
         title = LIMITER_TITLES.get(key, key)
         text = f"{title}: " + "; ".join(f"{k} ({members[k]})" for k in kernels) + "."
+        tail: Msg | str = ""
         if held is not None:
             text += (f" Together they hold {_pct(held)} of the sweep's headroom (HEADROOM: {_and(losing)})."
                      if losing else " None of them is HEADROOM.")
+            tail = (msg("advice.sweep.limiter.held", share=_pct(held), kernels=_and_msg(losing)) if losing
+                    else msg("advice.sweep.none"))
+        said = _words(msg(f"advice.sweep.limiter.{LIMITER_KEYS[key]}") if key in LIMITER_KEYS else key,
+                      [msg("advice.sweep.member", kernel=k, detail=details[key][k]) for k in kernels], tail)
         out.append(SweepFinding(key=f"limiter:{key}", kind="limiter", title=title, kernels=kernels,
                                 per_kernel=dict(sorted(members.items())), headroom_share=held,
-                                headroom_kernels=losing, text=text,
+                                headroom_kernels=losing, text=text, messages=said,
                                 priority="high" if held and held >= 0.25 else "medium" if losing else "low"))
     for det, members in patterns.items():
         kernels = sorted(members, key=lambda k: (-members[k].stall_share, k))
@@ -181,12 +221,17 @@ def sweep_findings(per_kernel: dict[str, tuple[list[Finding], Any, float | None]
         title = titles[det]
         text = f"{title}: " + "; ".join(f"{k} ({_pct(members[k].stall_share)} of its stall cycles)"
                                         for k in kernels) + "."
+        tail = ""
         if explained is not None:
             text += (f" Weighted by stall share it explains about {_pct(explained)} of the sweep's headroom "
                      f"(HEADROOM: {_and(losing)})." if losing else " None of them is HEADROOM.")
+            tail = (msg("advice.sweep.pattern.held", share=_pct(explained), kernels=_and_msg(losing)) if losing
+                    else msg("advice.sweep.none"))
+        said = _words(title_msgs[det], [msg("advice.sweep.member.share", kernel=k, share=_pct(members[k].stall_share))
+                                        for k in kernels], tail)
         out.append(SweepFinding(key=f"pattern:{det}", kind="pattern", title=title, kernels=kernels,
                                 per_kernel={k: _pct(members[k].stall_share) for k in sorted(members)},
-                                headroom_share=explained, headroom_kernels=losing, text=text,
+                                headroom_share=explained, headroom_kernels=losing, text=text, messages=said,
                                 priority="high" if explained and explained >= 0.10 else
                                 "medium" if losing else "low"))
     out.sort(key=lambda s: (-(s.headroom_share or 0.0), -len(s.kernels), s.key))

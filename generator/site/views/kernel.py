@@ -9,7 +9,7 @@ from generator.analyze.message import msg
 from generator.site.views.base import CaptureData, KernelData, SiteContext, TOP_K, VERDICTS, md_text
 from generator.site.views.overview import ClauseLink, IndexRow, clause_links
 from generator.site.views.panel import NavItem, PanelView, registered_panels
-from generator.site.wording import Said, runs, said
+from generator.site.wording import Said, said
 
 # Each panel module registers its panel on import (the kernel page shows the registry).
 from generator.site.views import (  # noqa: E402,F401
@@ -118,9 +118,8 @@ def kernel_page(k: KernelData, row: IndexRow, ctx: SiteContext) -> KernelPage:
         candidate=ctx.candidate,
         history_href=f"../../history.html#h-{k.slug}" if ctx.history else "",
         diagnosis=clause_links(row.diagnosis, ""),
-        diagnosis_said=[Said(c.text, runs(c.zh)) for c in clause_links(row.diagnosis, "")],
-        first_step=(Said(row.first_step["text"], runs(row.first_step["text_zh"]) if row.first_step.get("text_zh") else None)
-                    if row.first_step else None),
+        diagnosis_said=[Said(c.text, c.zh_runs) for c in clause_links(row.diagnosis, "")],
+        first_step=row.first_step_said,
     )
 
 

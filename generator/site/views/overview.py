@@ -11,6 +11,7 @@ from markupsafe import Markup
 
 from generator.model import CaptureAnalysis
 from generator.site import charts, i18n
+from generator.site.wording import Said, Seg, runs
 from generator.site.views import coverage as coverage_views
 from generator.site.views import diagnosis as diagnosis_views
 from generator.site.views.base import (
@@ -102,6 +103,14 @@ class IndexRow:
     def diagnosis_links(self) -> list[ClauseLink]:
         """The diagnosis clauses linked to their evidence on the kernel page (from the overview)."""
         return clause_links(self.diagnosis, self.href)
+
+    @property
+    def first_step_said(self) -> Said | None:
+        """The first step in both languages (its 中文 runs keep terms and numbers as data)."""
+        fs = self.first_step
+        if not fs:
+            return None
+        return Said(fs["text"], runs(fs["text_zh"]) if fs.get("text_zh") else None)
 
     @property
     def severity_level(self) -> str:
@@ -273,6 +282,11 @@ class ClauseLink:
     text: str
     zh: str
     href: str
+
+    @property
+    def zh_runs(self) -> list[Seg]:
+        """The 中文 as runs: stall-type names, numbers and terms as data (``wording.runs``)."""
+        return runs(self.zh) if self.zh else []
 
 
 def clause_links(diagnosis: dict[str, Any] | None, page: str) -> list[ClauseLink]:
