@@ -206,6 +206,12 @@ def detect_small_grid(view: KernelView, taken: frozenset = frozenset()) -> list[
     return []
 
 
+#: What to do about waves launched without work (either way they were counted).
+EARLY_EXIT_TRY = ("Size the grid to the work (e.g. launch partitions only for the context that exists) or let "
+                  "each workgroup loop over work items, so the launched waves are not spent on the prologue "
+                  "and an early exit.")
+
+
 def _not_representative(view: KernelView) -> list[Finding]:
     """No sampled wave did work: the capture's hotspots describe launch and exit only (DOMAIN §1.5)."""
     w = view.analysis.waves_summary
@@ -258,9 +264,7 @@ def _waves_early_exit(view: KernelView) -> list[Finding]:
                   "exit_fraction": frac, "early_exit_stall_share": w.early_exit_stall_share,
                   "ranked_on_working_waves": ranked,
                   "detail": f"{_pct(frac)} of the waves exit early"},
-        suggestion=("Size the grid to the work (e.g. launch partitions only for the context that "
-                    "exists) or let each workgroup loop over work items, so the launched waves are "
-                    "not spent on the prologue and an early exit."),
+        suggestion=EARLY_EXIT_TRY,
         priority="high" if frac >= 0.5 else "medium",
         kind="limit",
         messages=_early_exit_words(view),
@@ -316,9 +320,7 @@ def _branch_to_endpgm(view: KernelView) -> list[Finding]:
             evidence={"summary": summary, "branch_pc": ins[b].pc_index, "waves_sampled": n0,
                       "waves_exiting": went, "exit_fraction": frac, "source": ins[b].source_loc,
                       "detail": f"{_pct(frac)} of the waves exit at pc {ins[b].pc_index}"},
-            suggestion=("Size the grid to the work (e.g. launch partitions only for the context that "
-                        "exists) or let each workgroup loop over work items, so the launched waves are "
-                        "not spent on the prologue and an early exit."),
+            suggestion=EARLY_EXIT_TRY,
             priority="high" if frac >= 0.5 else "medium",
             kind="limit",
             messages={**words("early_exit_waves", msg(
