@@ -15,13 +15,17 @@ capture the kernel is read by), by the same rules, for ``diff`` and ``history``.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from typing import Any
 
-from generator.analyze import commits
-from generator.analyze.kernels import KernelRef
+from generator.analyze import analysis, commits
+from generator.analyze.kernels import KernelRef, pair_kernels
+from generator.analyze.verdicts import load_kernels_json, score_folder
+from generator.config import load_config
 from generator.errors import InputError, relative_text
 from generator.model import CaptureAnalysis
+from generator.read import discover
 
 #: ``status``: what a reader can expect of the kernel.
 STATUSES = ("scored", "untimed", "no-campaign", "broken")
@@ -154,8 +158,6 @@ def kernel_state(ref: KernelRef, score: Any = None, *, broken: list[str] = (), s
 def read_primary(bundle, root: str) -> tuple[tuple[str, CaptureAnalysis] | None, list[str]]:
     """The capture a kernel is read by (the primary when it analyzes, else the first that does,
     in discovery order) and the primary's problem line if it broke."""
-    from generator.analyze import analysis
-
     refs = [c for c in bundle.captures if not c.skipped]
     problems: list[str] = []
     for ref in sorted(refs, key=lambda c: c.rel != bundle.primary):
@@ -172,12 +174,9 @@ def read_primary(bundle, root: str) -> tuple[tuple[str, CaptureAnalysis] | None,
 
 def read_kernel_state(ref: KernelRef, root: str, config, kernels_json, sweep_profiled: str | None) -> tuple[KernelState, Any]:
     """Score the kernel's campaign and analyze the capture it is read by: (its state, its score)."""
-    from generator.analyze.verdicts import score_folder
-    from generator.read.discover import rel_path
-
     score, broken = None, []
     if ref.op and ref.campaign_dir:
-        rel = rel_path(ref.campaign_dir, root)
+        rel = discover.rel_path(ref.campaign_dir, root)
         res = score_folder(ref.campaign_dir, config, kernels_json, name=ref.op, rel=rel)
         if isinstance(res, InputError):
             broken.append(campaign_problem(rel, relative_text(res.message, root)))
@@ -197,13 +196,6 @@ def bundle_timing(bundle) -> tuple[Any, Any]:
     """(the KernelScore of the campaign that times ``bundle`` in the sweep it sits in, that sweep's
     configuration): what ``build`` scores it with. The score is None without such a campaign, when
     it broke, or when it has no results; the configuration is None outside a sweep."""
-    import os
-
-    from generator.analyze.kernels import pair_kernels
-    from generator.analyze.verdicts import load_kernels_json, score_folder
-    from generator.config import load_config
-    from generator.read import discover
-
     root = discover.enclosing_sweep(os.path.dirname(os.path.abspath(bundle.path)))
     if root is None:
         return None, None
