@@ -27,10 +27,6 @@ from generator.errors import InputError, relative_text
 from generator.model import CaptureAnalysis
 from generator.read import discover
 
-#: ``status``: what a reader can expect of the kernel.
-STATUSES = ("scored", "untimed", "no-campaign", "broken")
-
-
 @dataclass
 class Hotspot:
     """The primary capture's summary: what the kernel waits on and how many waves fit."""
@@ -192,17 +188,20 @@ def read_kernel_state(ref: KernelRef, root: str, config, kernels_json, sweep_pro
     return st, score
 
 
-def bundle_timing(bundle) -> tuple[Any, Any]:
+def bundle_timing(bundle, sweeps: dict | None = None) -> tuple[Any, Any]:
     """(the KernelScore of the campaign that times ``bundle`` in the sweep it sits in, that sweep's
     configuration): what ``build`` scores it with. The score is None without such a campaign, when
-    it broke, or when it has no results; the configuration is None outside a sweep."""
+    it broke, or when it has no results; the configuration is None outside a sweep. ``sweeps``
+    keeps each sweep's discovery and pairing for the next bundle of the same sweep."""
     root = discover.enclosing_sweep(os.path.dirname(os.path.abspath(bundle.path)))
     if root is None:
         return None, None
-    config, kernels_json = load_config(root), load_kernels_json(root)
-    sweep = discover.discover(root)
-    ref = next((r for r in pair_kernels(sweep, config, kernels_json)
-                if r.bundle is not None and os.path.samefile(r.bundle.path, bundle.path)), None)
+    sweeps = {} if sweeps is None else sweeps
+    if root not in sweeps:
+        config, kernels_json = load_config(root), load_kernels_json(root)
+        sweeps[root] = (config, kernels_json, pair_kernels(discover.discover(root), config, kernels_json))
+    config, kernels_json, refs = sweeps[root]
+    ref = next((r for r in refs if r.bundle is not None and os.path.samefile(r.bundle.path, bundle.path)), None)
     if ref is None or not ref.op or not ref.campaign_dir:
         return None, config
     res = score_folder(ref.campaign_dir, config, kernels_json, name=ref.op,

@@ -38,7 +38,7 @@ def _advice(a, r, as_json: bool, timings: dict):
 
     bundle = r.bundle
     if bundle.path not in timings:
-        timings[bundle.path] = state.bundle_timing(bundle)
+        timings[bundle.path] = state.bundle_timing(bundle, timings.setdefault("sweeps", {}))
     score, config = timings[bundle.path]
     counters = None
     if r.is_primary:

@@ -42,11 +42,19 @@ def _vmem_bytes_per_wave(view: KernelView) -> float | None:
 
 
 def bandwidth(view: KernelView) -> dict[str, Any] | None:
-    """Achieved memory bandwidth: PMC counters when given, else estimated from the ISA.
+    """Achieved memory bandwidth: PMC counters when given, else estimated from the ISA (and
+    then the timed rate at the capture's bytes when the campaign has them). Worked out once
+    per view: three detectors read it.
 
     The estimate is bytes per wave (every VMEM op of the sampled waves, full EXEC
     assumed) x waves of the dispatch (kernel trace grid) / kernel time.
     """
+    if "bandwidth" not in view.memo:
+        view.memo["bandwidth"] = _bandwidth(view)
+    return view.memo["bandwidth"]
+
+
+def _bandwidth(view: KernelView) -> dict[str, Any] | None:
     ctx = view.context
     pmc = ctx.counters
     if pmc is not None and getattr(pmc, "bw_fraction", None) is not None:

@@ -109,6 +109,7 @@ class KernelView:
         self.counts, self.vmem, self.lgkm, self.mfma = facts.counts, facts.vmem, facts.lgkm, facts.mfma
         self.has_mfma = any(self.mfma)
         self._covered: dict[tuple[int, str], list[int]] = {}
+        self.memo: dict[str, Any] = {}  # facts a detector family works out once per view
 
     @property
     def occupancy(self) -> Occupancy | None:
