@@ -43,6 +43,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from generator.errors import InputError
+from generator.read import jsonio
 from generator.read.discover import rel_path
 
 MANIFEST = "kernel-atlas-manifest.json"
@@ -125,18 +126,17 @@ class Manifest:
         }
 
     def to_bytes(self) -> bytes:
-        return json_bytes(self.to_json())
+        return json_compact(self.to_json())
 
 
 def json_bytes(doc: Any) -> bytes:
-    """Deterministic JSON: sorted keys, two-space indent, trailing newline."""
-    return (json.dumps(doc, sort_keys=True, indent=1, ensure_ascii=False, allow_nan=False) + "\n").encode("utf-8")
+    """Deterministic JSON: sorted keys, two-space indent, trailing newline (``jsonio.dumps_sorted``)."""
+    return jsonio.dumps_sorted(doc, indent=True)
 
 
 def json_compact(doc: Any) -> bytes:
     """Deterministic compact JSON (sorted keys, no spaces): for the large api/kernels documents."""
-    return (json.dumps(doc, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
-            + "\n").encode("utf-8")
+    return jsonio.dumps_sorted(doc, indent=False)
 
 
 def read_manifest(out_dir: str) -> Manifest | None:
