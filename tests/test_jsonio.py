@@ -44,3 +44,24 @@ def test_a_truncated_capture_file_still_names_the_file(tmp_path):
     with pytest.raises(InputError) as err:
         att.read_json(str(bad))
     assert str(bad) in str(err.value) and "not valid JSON (truncated or corrupt)" in str(err.value)
+
+
+@pytest.mark.parametrize("fast", [True, False])
+def test_written_json_is_sorted_utf8_and_spells_no_number_json_lacks(monkeypatch, fast):
+    if not fast:
+        monkeypatch.setattr(jsonio, "orjson", None)
+    doc = {"b": [1.5, float("nan"), float("inf")], "a": {"z": "中文", "y": None}, "c": (1, 2)}
+    assert jsonio.dumps_sorted(doc, indent=False) == \
+        '{"a":{"y":null,"z":"中文"},"b":[1.5,null,null],"c":[1,2]}\n'.encode("utf-8")
+    indented = jsonio.dumps_sorted(doc, indent=True).decode("utf-8")
+    assert indented.startswith('{\n  "a": {\n    "y": null,\n    "z": "中文"\n  },\n  "b": [\n    1.5,\n')
+    assert json.loads(indented) == {"a": {"y": None, "z": "中文"}, "b": [1.5, None, None], "c": [1, 2]}
+
+
+def test_a_real_capture_document_writes_the_same_values_both_ways(sweep, monkeypatch):
+    """A real capture document (vec_add's code.json) as orjson and the standard library write
+    it: the same values (float spellings may differ)."""
+    doc = jsonio.loads(_code(sweep).read_bytes())
+    fast = jsonio.dumps_sorted(doc, indent=False)
+    monkeypatch.setattr(jsonio, "orjson", None)
+    assert json.loads(fast) == json.loads(jsonio.dumps_sorted(doc, indent=False)) == doc
