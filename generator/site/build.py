@@ -205,7 +205,7 @@ def kernel_pages(bp: plan.BuildPlan, env: gather.Env, ctx: base_views.SiteContex
             import multiprocessing
 
             if multiprocessing.get_start_method() == "fork":
-                render.compile_templates()  # once here, not once per worker
+                render.compile_templates(kernel_only=True)  # once here, not once per worker
             wctx = WorkerContext(bp.root, bp.config, bp.kernels_json, ctx, dataclasses.replace(bp.assets, files={}),
                                  hash_inputs=not bp.hashes)
             with ProcessPoolExecutor(max_workers=jobs) as pool:
