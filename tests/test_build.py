@@ -132,6 +132,19 @@ def test_a_changed_bundle_rebuilds_that_kernel_and_the_overview_only(small, tmp_
     assert before["kernels/hgemm_splitk/index.html"][2] != after["kernels/hgemm_splitk/index.html"][2]
 
 
+def test_a_file_no_stage_reads_does_not_rebuild_but_a_counter_file_does(small, tmp_path):
+    """rocprof-compute-viewer's ``*_results.json`` is never read (the counters come from its CSV
+    files), so it is left out of the input hash; the kernel-stats CSV beside it is read."""
+    out = tmp_path / "site"
+    build.build_site(small, out, progress=False)
+    viewer = small / "examples" / "hgemm_splitk" / "compute_viewer"
+    (viewer / "big_results.json").write_text("not even JSON: no stage opens it")  # made by hand
+    assert build.build_site(small, out, progress=False).up_to_date
+    stats = next(viewer.glob("*_kernel_stats.csv"))
+    stats.write_text(stats.read_text() + "\n")
+    assert build.build_site(small, out, progress=False).built == ["hgemm_splitk"]
+
+
 def test_a_removed_bundle_loses_its_pages(small, tmp_path, writes):
     out = tmp_path / "site"
     build.build_site(small, out, progress=False)

@@ -31,7 +31,10 @@ OPTIONAL = {
     "compare": "capture comparison",
     "ncu_summary": "Nsight Compute summary",
 }
-_WAVE_FILE = re.compile(r"^se\d+_sm\d+_sl\d+_wv\d+\.json$")
+#: Bundle files no stage reads, left out of the input hash: the sampled waves (only the drawn
+#: one is read, hashed on its own) and rocprof-compute-viewer's ``<label>_results.json`` (about
+#: half the bytes of a bundle; the counters come from its CSV files).
+_NOT_READ = re.compile(r"^se\d+_sm\d+_sl\d+_wv\d+\.json$|_results\.json$")
 #: Where each optional stage lives.
 STAGE_MODULES = {
     "verdicts": "generator.analyze.verdicts",
@@ -132,7 +135,7 @@ def input_hash(plan: KernelPlan, root: str) -> str:
              f"prev:{plan.prev}", f"next:{plan.next}"]
     if plan.bundle is not None:
         parts.append("bundle:" + os.path.relpath(plan.bundle.path, root))
-        parts += publish.tree_hash(plan.bundle.path, skip=_WAVE_FILE.match)
+        parts += publish.tree_hash(plan.bundle.path, skip=_NOT_READ.search)
         for ref in plan.bundle.captures:
             try:
                 wave = pick_wave(att.load_waves(ref.path)) if ref.format == "att" and not ref.skipped else None
