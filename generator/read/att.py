@@ -302,20 +302,34 @@ def read_wave(capture_dir: str, wave: WaveFile) -> list[list[int]]:
 
 
 def _int_rows(rows: list) -> list[list[int]]:
-    """The first five cells of each row as ints. The decoder writes ints only, so the cells are
-    checked in one pass and copied as they are; any other value goes through ``int()``."""
-    try:
-        head = [r[:5] for r in rows]
-        if {int}.issuperset(map(type, itertools.chain.from_iterable(head))):
-            return head
-    except TypeError:
-        pass  # a row that cannot be sliced: int() below says why
+    """The first five cells of each row as ints. The decoder writes rows of five ints, which a
+    pass over lengths and types confirms, and which are then kept as they are; any other row
+    goes through ``int()``."""
+    if (type(rows) is list and {list}.issuperset(map(type, rows)) and max(map(len, rows), default=0) <= 5
+            and {int}.issuperset(map(type, itertools.chain.from_iterable(rows)))):
+        return rows
     return [[int(v) for v in r[:5]] for r in rows]
 
 
 #: Bytes read from the head of a wave file to find ``"num_insts"`` (it comes first).
 WAVE_HEAD_BYTES = 512
 _NUM_INSTS = re.compile(rb'"num_insts"\s*:\s*(\d+)')
+
+
+def _read_head(path: str, size: int) -> bytes:
+    """The first ``size`` bytes of a file (fewer at its end), without a buffered file object:
+    thousands of wave files are opened for a few hundred bytes each."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        head = os.read(fd, size)
+        while 0 < len(head) < size:  # a short read before the end of the file: read on
+            more = os.read(fd, size - len(head))
+            if not more:
+                break
+            head += more
+        return head
+    finally:
+        os.close(fd)
 
 
 def wave_instruction_count(capture_dir: str, wave: WaveFile) -> int:
@@ -327,8 +341,7 @@ def wave_instruction_count(capture_dir: str, wave: WaveFile) -> int:
     """
     path = os.path.join(capture_dir, wave.file)
     try:
-        with open(path, "rb") as fh:
-            head = fh.read(WAVE_HEAD_BYTES)
+        head = _read_head(path, WAVE_HEAD_BYTES)
     except OSError as err:
         raise InputError(path, f"cannot read: {err.strerror or err}") from None
     m = _NUM_INSTS.search(head)
