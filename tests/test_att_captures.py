@@ -137,6 +137,16 @@ def test_register_scan_uses_range_upper_bounds():
     assert occupancy.scan_registers(rows) == (14, 12)
 
 
+def test_register_scan_reads_operands_only_and_whole_names():
+    rows = [Instruction(1, "v7 a9", "other", "x:1"),  # "v7" is the opcode here; a9 is an operand
+            Instruction(2, "v_add_u32 v5, 1.v90, v120x", "other", "x:1"),  # 1.v90, v120x: no registers
+            Instruction(3, "s_x 0, v", "other", "x:1"),  # a trailing "v" ...
+            Instruction(4, "s_y 12", "other", "x:1"),  # ... and the next text's "12" make no v12
+            Instruction(5, "s_nop", "other", "x:1"), Instruction(6, "   ", "other", "x:1")]
+    assert occupancy.scan_registers(rows) == (6, 10)
+    assert occupancy.scan_registers([]) == (0, 0)
+
+
 def test_every_capture_analyzes_and_maps_source(results):
     assert all(r.status == "ok" for r in results)
     for r in results:

@@ -99,3 +99,20 @@ def test_stall_by_opcode_ranks_and_keeps_first_seen_on_ties():
            Instruction(3, "V_ADD v3, v4", "other", "", stall_cycles=1)]
     assert waves.stall_by_opcode(ins) == {"v_add": {"stall_cycles": 6, "instructions": 2},
                                           "s_nop": {"stall_cycles": 5, "instructions": 1}}
+
+
+def test_wave_rows_of_five_ints_are_read_as_written_and_other_cells_through_int(tmp_path):
+    from generator.model import WaveFile
+    wave = WaveFile("se0_sm0_sl0_wv0.json", 0, 0, 0, 0, 0, 8)
+    path = tmp_path / wave.file
+    path.write_text(json.dumps({"num_insts": 2, "wave": {"instructions": [[0, 1, 2, 4, 1], [4, 1, 0, 4, 2]]}}))
+    assert att.read_wave(str(tmp_path), wave) == [[0, 1, 2, 4, 1], [4, 1, 0, 4, 2]]
+    # a float, a bool and a sixth cell: int() of the first five, as before
+    path.write_text(json.dumps({"wave": {"instructions": [[0, 1, 2.0, 4, 1], [4, True, 0, 4, 2, 99]]}}))
+    rows = att.read_wave(str(tmp_path), wave)
+    assert rows == [[0, 1, 2, 4, 1], [4, 1, 0, 4, 2]]
+    assert {type(v) for row in rows for v in row} == {int}
+    assert att.wave_instruction_count(str(tmp_path), wave) == 2  # no num_insts at the head: rows counted
+    path.write_text(json.dumps({"wave": {"instructions": [[0, "x", 2, 4, 1]]}}))
+    with pytest.raises(att.InputError, match="malformed wave file"):
+        att.read_wave(str(tmp_path), wave)

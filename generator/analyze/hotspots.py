@@ -9,21 +9,28 @@ from __future__ import annotations
 
 from generator.model import UNKNOWN_LOC, Hotspots, Instruction, LineHotspot
 
+#: The families ``instruction_mix`` counts besides MFMA, and the prefixes they all start with.
+MIX_FAMILIES = ("buffer_load", "buffer_store", "ds_read", "ds_write", "global_load", "global_store")
+_MIX_PREFIXES = ("v_mfma", "buffer_", "ds_", "global_")
+
+
 def instruction_mix(instructions: list[Instruction]) -> dict[str, int]:
     """Counts of the instruction families the reference prints, plus global memory ops."""
     mix = {"MFMA": 0, "buffer_load": 0, "buffer_store": 0, "ds_read": 0, "ds_write": 0,
            "global_load": 0, "global_store": 0}
     for ins in instructions:
-        mnemonic = ins.asm.split(None, 1)[0].lower() if ins.asm.strip() else ""
+        parts = ins.asm.split(None, 1)
+        mnemonic = parts[0].lower() if parts else ""
+        if not mnemonic.startswith(_MIX_PREFIXES):  # most instructions: no family
+            continue
         if mnemonic.startswith("v_mfma"):
             mix["MFMA"] += 1
         else:
-            for family in ("buffer_load", "buffer_store", "ds_read", "ds_write", "global_load", "global_store"):
+            for family in MIX_FAMILIES:
                 if mnemonic.startswith(family):
                     mix[family] += 1
                     break
     return mix
-
 
 
 def rank_stable(values: list[int]) -> list[int]:

@@ -31,10 +31,12 @@ LDS_BYTES = {"gfx950": 160 * 1024, "gfx942": 64 * 1024, "gfx90a": 64 * 1024, "gf
 GFX950_MFMA = ("v_mfma_scale_f32_", "v_mfma_f32_16x16x128_", "v_mfma_f32_32x32x64_")
 ARCH_NAMES = {"gfx950": "CDNA4", "gfx942": "CDNA3", "gfx90a": "CDNA2", "gfx908": "CDNA1"}
 
-_VREG = re.compile(r"(?<![\w.])v(\d+)(?![\w])")
-_VRANGE = re.compile(r"(?<![\w.])v\[(\d+):(\d+)\]")
-_AREG = re.compile(r"(?<![\w.])a(\d+)(?![\w])")
-_ARANGE = re.compile(r"(?<![\w.])a\[(\d+):(\d+)\]")
+# A register name not preceded by a word character or a dot; the letter comes first so that
+# the regex engine can skip ahead to it.
+_VREG = re.compile(r"v(?<![\w.]v)(\d+)(?!\w)")
+_VRANGE_HI = re.compile(r"v(?<![\w.]v)\[\d+:(\d+)\]")  # the upper bound of a range
+_AREG = re.compile(r"a(?<![\w.]a)(\d+)(?!\w)")
+_ARANGE_HI = re.compile(r"a(?<![\w.]a)\[\d+:(\d+)\]")
 
 
 def round_up(value: int, step: int) -> int:
@@ -43,22 +45,15 @@ def round_up(value: int, step: int) -> int:
 
 
 def scan_registers(instructions: list[Instruction]) -> tuple[int, int]:
-    """(arch VGPRs, accum VGPRs) used by the ISA: highest index + 1 (range upper bounds)."""
-    v_hi = a_hi = -1
-    for ins in instructions:
-        operands = ins.asm.split(None, 1)
-        if len(operands) < 2:
-            continue
-        text = operands[1]
-        for m in _VRANGE.finditer(text):
-            v_hi = max(v_hi, int(m.group(2)))
-        for m in _VREG.finditer(text):
-            v_hi = max(v_hi, int(m.group(1)))
-        if "a" in text:
-            for m in _ARANGE.finditer(text):
-                a_hi = max(a_hi, int(m.group(2)))
-            for m in _AREG.finditer(text):
-                a_hi = max(a_hi, int(m.group(1)))
+    """(arch VGPRs, accum VGPRs) used by the ISA: highest index + 1 (range upper bounds).
+
+    The operand texts are joined one per line and each pattern runs once over the lot: no
+    pattern can match across a line break, so this finds what a scan per instruction finds.
+    """
+    operands = "\n".join([parts[1] for parts in (ins.asm.split(None, 1) for ins in instructions)
+                           if len(parts) > 1])
+    v_hi = max(map(int, _VRANGE_HI.findall(operands) + _VREG.findall(operands)), default=-1)
+    a_hi = max(map(int, _ARANGE_HI.findall(operands) + _AREG.findall(operands)), default=-1)
     return v_hi + 1, a_hi + 1
 
 

@@ -73,12 +73,15 @@ def stall_by_opcode(instructions: Iterable[Instruction]) -> dict[str, dict[str, 
     ``{"s_nop": {"stall_cycles": 236968, "instructions": 310}, ...}``; opcodes without
     stall are kept at the end so that the table can say how many there are.
     """
-    acc: dict[str, dict[str, int]] = {}
+    stall: dict[str, int] = {}
+    count: dict[str, int] = {}
     for ins in instructions:
-        entry = acc.setdefault(opcode(ins.asm), {"stall_cycles": 0, "instructions": 0})
-        entry["stall_cycles"] += ins.stall_cycles
-        entry["instructions"] += 1
-    return dict(sorted(acc.items(), key=lambda item: -item[1]["stall_cycles"]))
+        parts = ins.asm.split(None, 1)  # opcode(), inline: this runs once per instruction
+        op = parts[0].lower() if parts else ""
+        stall[op] = stall.get(op, 0) + ins.stall_cycles
+        count[op] = count.get(op, 0) + 1
+    ranked = sorted(stall, key=lambda op: -stall[op])
+    return {op: {"stall_cycles": stall[op], "instructions": count[op]} for op in ranked}
 
 
 @dataclass

@@ -16,6 +16,8 @@ instruction count sits at the head of its file, which keeps thousands of them fa
 
 from __future__ import annotations
 
+import functools
+import itertools
 import json
 import math
 import operator
@@ -25,12 +27,12 @@ from dataclasses import dataclass
 
 from generator.errors import InputError
 from generator.read import formats, jsonio
+from generator.read.gcpause import gc_paused
 from generator.model import UNKNOWN_LOC, WAVE_STATES, CaptureRef, Instruction, WaveFile
 
 CODE_ROW_LEN = 10
 CAPTURE_PREFIX = "ui_output_agent_"
 _WAVE_FILE = re.compile(r"^se\d+_sm\d+_sl\d+_wv\d+\.json$")
-_NUMERIC = frozenset({int, float, bool})  # the types json gives a number (bool is an int)
 
 
 # ---------------------------------------------------------------- taxonomy
@@ -126,46 +128,57 @@ def _cell(value: object, path: str, row_no: int, column: str) -> tuple[int, bool
     raise InputError(path, f"row {row_no}: {column} is {value!r}, not a number")
 
 
+#: Columns 5..9 of a code.json row, as ``_cell`` names them.
+_CELL_NAMES = ((5, "pc_addr"), (6, "exec_count"), (7, "total_cycles"), (8, "stall_cycles"), (9, "issue_cycles"))
+
+
+def _odd_cells(row: list, path: str, row_no: int) -> tuple[list[int], int]:
+    """Columns 5..9 of a row holding a non-int cell: the values and how many were not ints."""
+    cells, odd = [], 0
+    for col, name in _CELL_NAMES:
+        value, was_odd = _cell(row[col], path, row_no, name)
+        odd += was_odd
+        cells.append(value)
+    return cells, odd
+
+
+#: The stall type of each instruction text seen (code.json repeats many, across captures too).
+_classify_seen = functools.lru_cache(maxsize=1 << 16)(classify)
+
+
+@gc_paused()
 def load_code(path: str) -> tuple[list[Instruction], str | None, int]:
     """Instructions of ``code.json``, the kernel name from its label row, and non-int cells."""
     data = read_json(path)
     if not isinstance(data, dict) or not isinstance(data.get("code"), list):
         raise InputError(path, 'expected an object with a "code" list')
     out: list[Instruction] = []
+    append = out.append
     kernel_name = None
     odd = 0
     for row_no, row in enumerate(data["code"]):
         if not isinstance(row, list):
             raise InputError(path, f"row {row_no}: expected a list, got {type(row).__name__}")
-        pc = row[2] if len(row) > 2 else None
+        if len(row) == CODE_ROW_LEN:
+            asm, _, pc, loc, _, addr, execs, total, stall, issue = row
+        else:
+            pc = row[2] if len(row) > 2 else None
         if type(pc) is not int or pc == 0:
             if kernel_name is None and row and isinstance(row[0], str) and row[0].startswith(";"):
                 kernel_name = row[0].lstrip("; ").strip() or None
             continue
         if len(row) != CODE_ROW_LEN:
             raise InputError(path, f"row {row_no}: {len(row)} cells, expected {CODE_ROW_LEN}")
-        asm, loc = row[0], row[3]
         if not isinstance(asm, str):
             raise InputError(path, f"row {row_no}: asm is {asm!r}, not text")
-        cells = row[5:10]
-        if not all(type(v) is int for v in cells):  # the usual row holds ints only
-            cells = []
-            for col, name in ((5, "pc_addr"), (6, "exec_count"), (7, "total_cycles"),
-                              (8, "stall_cycles"), (9, "issue_cycles")):
-                value, was_odd = _cell(row[col], path, row_no, name)
-                odd += was_odd
-                cells.append(value)
-        out.append(Instruction(
-            pc_index=pc,
-            asm=asm,
-            type=classify(asm),
-            source_loc=loc if isinstance(loc, str) and loc else UNKNOWN_LOC,
-            pc_addr=cells[0],
-            exec_count=cells[1],
-            total_cycles=cells[2],
-            stall_cycles=cells[3],
-            issue_cycles=cells[4],
-        ))
+        if not (type(addr) is int and type(execs) is int and type(total) is int
+                and type(stall) is int and type(issue) is int):  # the usual row holds ints only
+            (addr, execs, total, stall, issue), n_odd = _odd_cells(row, path, row_no)
+            odd += n_odd
+        # Positional, in the field order of Instruction: pc_index, asm, type, source_loc,
+        # pc_addr, exec_count, total_cycles, stall_cycles, issue_cycles.
+        append(Instruction(pc, asm, _classify_seen(asm), loc if isinstance(loc, str) and loc else UNKNOWN_LOC,
+                           addr, execs, total, stall, issue))
     return out, kernel_name, odd
 
 
@@ -241,6 +254,18 @@ def has_wave_files(capture_dir: str) -> bool:
         return False
 
 
+def _all_numbers(values: list) -> bool:
+    """True when every value of a parsed JSON list is a number (int, float or bool).
+
+    ``sum`` runs in C and refuses exactly the other JSON values (text, null, lists, objects).
+    """
+    try:
+        sum(values)
+    except TypeError:
+        return False
+    return True
+
+
 def load_wave_states(capture_dir: str) -> dict[str, float] | None:
     """Share of each wave state: integral of its step function over the sum (DOMAIN §1.1)."""
     areas: dict[str, float] = {}
@@ -253,15 +278,16 @@ def load_wave_states(capture_dir: str) -> dict[str, float] | None:
         time = data.get("time") if isinstance(data, dict) else None
         if not isinstance(state, list) or not isinstance(time, list) or len(state) != len(time):
             raise InputError(path, 'expected "state" and "time" lists of equal length')
-        if not _NUMERIC.issuperset(map(type, state)) or not _NUMERIC.issuperset(map(type, time)):
+        if not _all_numbers(state) or not _all_numbers(time):
             raise InputError(path, "non-numeric value in state/time")  # "x" * 10**12 is no area
-        areas[name] = sum(map(operator.mul, state, map(operator.sub, time[1:], time)))
+        areas[name] = sum(map(operator.mul, state, map(operator.sub, itertools.islice(time, 1, None), time)))
     total = sum(areas.values())
     if not areas or total <= 0:
         return None
     return {name: areas.get(name, 0) / total for name in WAVE_STATES}
 
 
+@gc_paused()
 def read_wave(capture_dir: str, wave: WaveFile) -> list[list[int]]:
     """Instruction rows ``[time, type, stall, duration, pc_index]`` of one sampled wave."""
     if not _WAVE_FILE.match(wave.file):
@@ -270,14 +296,40 @@ def read_wave(capture_dir: str, wave: WaveFile) -> list[list[int]]:
     data = read_json(path)
     try:
         rows = data["wave"]["instructions"]
-        return [[int(v) for v in r[:5]] for r in rows]
+        return _int_rows(rows)
     except (KeyError, TypeError, ValueError) as err:
         raise InputError(path, f"malformed wave file: {err}") from None
+
+
+def _int_rows(rows: list) -> list[list[int]]:
+    """The first five cells of each row as ints. The decoder writes rows of five ints, which a
+    pass over lengths and types confirms, and which are then kept as they are; any other row
+    goes through ``int()``."""
+    if (type(rows) is list and {list}.issuperset(map(type, rows)) and max(map(len, rows), default=0) <= 5
+            and {int}.issuperset(map(type, itertools.chain.from_iterable(rows)))):
+        return rows
+    return [[int(v) for v in r[:5]] for r in rows]
 
 
 #: Bytes read from the head of a wave file to find ``"num_insts"`` (it comes first).
 WAVE_HEAD_BYTES = 512
 _NUM_INSTS = re.compile(rb'"num_insts"\s*:\s*(\d+)')
+
+
+def _read_head(path: str, size: int) -> bytes:
+    """The first ``size`` bytes of a file (fewer at its end), without a buffered file object:
+    thousands of wave files are opened for a few hundred bytes each."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        head = os.read(fd, size)
+        while 0 < len(head) < size:  # a short read before the end of the file: read on
+            more = os.read(fd, size - len(head))
+            if not more:
+                break
+            head += more
+        return head
+    finally:
+        os.close(fd)
 
 
 def wave_instruction_count(capture_dir: str, wave: WaveFile) -> int:
@@ -289,8 +341,7 @@ def wave_instruction_count(capture_dir: str, wave: WaveFile) -> int:
     """
     path = os.path.join(capture_dir, wave.file)
     try:
-        with open(path, "rb") as fh:
-            head = fh.read(WAVE_HEAD_BYTES)
+        head = _read_head(path, WAVE_HEAD_BYTES)
     except OSError as err:
         raise InputError(path, f"cannot read: {err.strerror or err}") from None
     m = _NUM_INSTS.search(head)

@@ -14,22 +14,38 @@ import csv
 import os
 
 from generator.errors import InputError
+from generator.read.gcpause import gc_paused
 
 csv.field_size_limit(1 << 26)
 
 
 def read_csv_dicts(path: str | os.PathLike) -> list[dict[str, str]]:
-    """Read a CSV with a header row into dicts; bad files raise InputError."""
+    """Read a CSV with a header row into dicts, as ``csv.DictReader`` does; bad files raise InputError."""
     try:
-        with open(path, newline="", encoding="utf-8", errors="replace") as fh:
-            reader = csv.DictReader(fh)
-            if not reader.fieldnames:
+        with open(path, newline="", encoding="utf-8", errors="replace") as fh, gc_paused():
+            reader = csv.reader(fh)
+            header = next(reader, None)
+            if not header:
                 raise InputError(path, "empty CSV (no header row)")
-            return [row for row in reader]
+            n = len(header)
+            return [dict(zip(header, row)) if len(row) == n else _ragged_row(header, row)
+                    for row in reader if row]  # DictReader skips blank lines
     except OSError as err:
         raise InputError(path, f"cannot read: {err.strerror or err}") from None
     except csv.Error as err:
         raise InputError(path, f"not a valid CSV: {err}") from None
+
+
+def _ragged_row(header: list[str], row: list[str]) -> dict:
+    """A row longer or shorter than the header, as ``csv.DictReader`` keys it: extra cells
+    as a list under None, missing cells as None."""
+    out: dict = dict(zip(header, row))
+    if len(row) > len(header):
+        out[None] = row[len(header):]
+    else:
+        for key in header[len(row):]:
+            out[key] = None
+    return out
 
 
 def to_int(value: object) -> int | None:
@@ -104,6 +120,20 @@ def kernel_name_matches(row_name: str, wanted: str) -> bool:
     return row_name == wanted or row_name == f"{wanted}_0" or f"{row_name}_0" == wanted
 
 
+def _names_matching(wanted: str) -> frozenset[str]:
+    """Every stripped trace name that ``kernel_name_matches`` accepts for ``wanted``."""
+    wanted = wanted.strip()
+    if not wanted:
+        return frozenset()
+    names = {wanted, f"{wanted}_0"}
+    if wanted.endswith("_0"):
+        names.add(wanted[:-2])
+    return frozenset(names)
+
+
 def match_kernel(rows: list[dict[str, str]], wanted: str) -> list[dict[str, str]]:
     """Dispatch rows of the wanted kernel, in file order."""
-    return [r for r in rows if kernel_name_matches(r.get("Kernel_Name") or "", wanted)]
+    names = _names_matching(wanted)
+    if not names:
+        return []
+    return [r for r in rows if (r.get("Kernel_Name") or "").strip() in names]

@@ -33,7 +33,7 @@ def load_timeline(capture_dir: str, a: CaptureAnalysis, bins: int = TIMELINE_BIN
         return None, f"The sampled wave {wave.file} holds no instructions."
     types = {ins.pc_index: ins.type for ins in a.instructions}
     start = rows[0][0]
-    end = max(r[0] + max(r[3], 0) for r in rows)
+    end = max([r[0] + r[3] if r[3] > 0 else r[0] for r in rows])  # a row ends at time + duration (if > 0)
     span = max(1, end - start)
     width = max(1, -(-span // bins))
     n = -(-span // width)
