@@ -43,10 +43,28 @@ DPP_MARKERS = ("quad_perm", "row_shl", "row_shr", "row_ror", "row_mirror", "row_
 _NO_VDST_PREFIXES = ("s_", "ds_write", "ds_store", "ds_gws", "ds_nop", "exp", "v_cmpx")
 
 
+#: Per-process memos (instruction text -> mnemonic, operand -> registers, mnemonic -> class):
+#: a build reads the same texts in many stages. Cleared when full, so they stay bounded.
+_MEMO_MAX = 1 << 16
+_MNEMONICS: dict[str, str] = {}
+_REGISTERS: dict[str, tuple[tuple[str, int], ...]] = {}
+_CLASSES: dict[str, tuple] = {}
+
+
+def _remember(memo: dict, key: str, value):
+    if len(memo) >= _MEMO_MAX:
+        memo.clear()
+    memo[key] = value
+    return value
+
+
 def mnemonic(asm: str) -> str:
     """The lower-cased opcode of one instruction."""
-    parts = asm.strip().split(None, 1)
-    return parts[0].lower() if parts else ""
+    m = _MNEMONICS.get(asm)
+    if m is None:
+        parts = asm.split(None, 1)
+        m = _remember(_MNEMONICS, asm, parts[0].lower() if parts else "")
+    return m
 
 
 def split_operands(asm: str) -> tuple[list[str], list[str]]:
@@ -56,21 +74,12 @@ def split_operands(asm: str) -> tuple[list[str], list[str]]:
         return [], []
     text = parts[1]
     pieces = text.split(",")
-    if all(p.count("[") + p.count("(") == p.count("]") + p.count(")") for p in pieces):
-        ops = [p.strip() for p in pieces]  # every comma is outside brackets (the common case)
+    for p in pieces:
+        if p.count("[") + p.count("(") != p.count("]") + p.count(")"):
+            ops = _split_nested(text)
+            break
     else:
-        ops, depth, cur = [], 0, []
-        for ch in text:
-            if ch in "[(":
-                depth += 1
-            elif ch in "])":
-                depth -= 1
-            if ch == "," and depth == 0:
-                ops.append("".join(cur).strip())
-                cur = []
-            else:
-                cur.append(ch)
-        ops.append("".join(cur).strip())
+        ops = [p.strip() for p in pieces]  # every comma is outside brackets (the common case)
     # Modifiers follow the last operand, separated by spaces ("0 offen sc0 lds").
     last = ops[-1].split()
     mods = last[1:] if last else []
@@ -78,17 +87,64 @@ def split_operands(asm: str) -> tuple[list[str], list[str]]:
     return [o for o in ops if o], mods
 
 
+def _split_nested(text: str) -> list[str]:
+    """Operands of ``text`` split at the commas outside brackets and parentheses."""
+    ops, depth, cur = [], 0, []
+    for ch in text:
+        if ch in "[(":
+            depth += 1
+        elif ch in "])":
+            depth -= 1
+        if ch == "," and depth == 0:
+            ops.append("".join(cur).strip())
+            cur = []
+        else:
+            cur.append(ch)
+    ops.append("".join(cur).strip())
+    return ops
+
+
 def registers(operand: str) -> list[tuple[str, int]]:
     """Vector registers named by one operand: ``v[4:7]`` -> v4..v7, ``a3`` -> a3."""
-    out = []
-    for m in _REG.finditer(operand):
-        kind = m.group(1)
-        if m.group(4) is not None:
-            out.append((kind, int(m.group(4))))
-        else:
-            lo, hi = int(m.group(2)), int(m.group(3))
-            out.extend((kind, n) for n in range(lo, hi + 1))
-    return out
+    return list(_registers(operand))
+
+
+def _registers(operand: str) -> tuple[tuple[str, int], ...]:
+    """``registers`` as a shared tuple (operands repeat: ``v[32:47]``, ``s[4:7]``, ``0``)."""
+    regs = _REGISTERS.get(operand)
+    if regs is None:
+        out: list[tuple[str, int]] = []
+        for m in _REG.finditer(operand):
+            kind = m.group(1)
+            if m.group(4) is not None:
+                out.append((kind, int(m.group(4))))
+            else:
+                lo, hi = int(m.group(2)), int(m.group(3))
+                out.extend((kind, n) for n in range(lo, hi + 1))
+        regs = _remember(_REGISTERS, operand, tuple(out))
+    return regs
+
+
+def _class(m: str) -> tuple:
+    """What a mnemonic alone says: (VMEM, VMEM kind, may be DMA to LDS, lgkm kind, MFMA,
+    has no vector destination by prefix, cross-lane by name, v_permlane*_swap)."""
+    c = _CLASSES.get(m)
+    if c is None:
+        vmem = m.startswith(VMEM_PREFIXES)
+        kind = None
+        if vmem:
+            kind = "load" if "_load" in m else "store" if "_store" in m else "atomic" if "_atomic" in m else "load"
+        dma = "_load" in m and m.startswith(("buffer_load", "global_load")) and vmem
+        if dma and ("_lds_" in m or m.endswith("_lds")):
+            kind, dma = "lds_dma", False
+        lgkm = ("lds" if m.startswith("ds_") else "smem" if m.startswith(SMEM_PREFIXES)
+                else "msg" if m.startswith("s_sendmsg") else "flat" if m.startswith("flat_") else None)
+        c = _remember(_CLASSES, m, (
+            vmem, kind, dma, lgkm, m.startswith(("v_mfma", "v_smfmac")),
+            not m or m.startswith(_NO_VDST_PREFIXES),
+            m.startswith(CROSS_LANE_DS) or m.startswith("v_permlane") or (m.startswith("v_") and "_dpp" in m),
+            m.startswith("v_permlane") and m.endswith(("_swap_b32", "_swap_b32_e32", "_swap_b32_e64"))))
+    return c
 
 
 def is_vmem(m: str) -> bool:
@@ -98,65 +154,51 @@ def is_vmem(m: str) -> bool:
 
 def is_lds_dma(asm: str) -> bool:
     """True for a global/buffer load that writes LDS directly (``... lds``)."""
-    m = mnemonic(asm)
-    if not (m.startswith(("buffer_load", "global_load")) and is_vmem(m)):
-        return False
-    if "_lds_" in m or m.endswith("_lds"):
-        return True
-    return "lds" in split_operands(asm)[1]
+    c = _class(mnemonic(asm))
+    return c[1] == "lds_dma" or (c[2] and _has_lds_modifier(asm))
+
+
+def _has_lds_modifier(asm: str) -> bool:
+    return "lds" in asm and "lds" in split_operands(asm)[1]
 
 
 def vmem_kind(asm: str) -> str | None:
     """'load', 'lds_dma', 'store', 'atomic' for VMEM instructions, else None."""
-    m = mnemonic(asm)
-    if not is_vmem(m):
-        return None
-    if "_load" in m:
-        return "lds_dma" if is_lds_dma(asm) else "load"
-    if "_store" in m:
-        return "store"
-    if "_atomic" in m:
-        return "atomic"
-    return "load"
+    c = _class(mnemonic(asm))
+    if c[2] and _has_lds_modifier(asm):
+        return "lds_dma"
+    return c[1]
 
 
 def lgkm_kind(asm: str) -> str | None:
     """'lds' (any ds_* op), 'smem' (scalar memory) or 'msg' for lgkmcnt ops, else None."""
-    m = mnemonic(asm)
-    if m.startswith("ds_"):
-        return "lds"
-    if m.startswith(SMEM_PREFIXES):
-        return "smem"
-    if m.startswith("s_sendmsg"):
-        return "msg"
-    if m.startswith("flat_"):
-        return "flat"
-    return None
+    return _class(mnemonic(asm))[3]
 
 
 def counts_on(asm: str, counter: str) -> bool:
     """True when the instruction increments ``counter`` ('vmcnt' or 'lgkmcnt')."""
-    m = mnemonic(asm)
+    c = _class(mnemonic(asm))
     if counter == "vmcnt":
-        return is_vmem(m)
+        return c[0]
     if counter == "lgkmcnt":
-        return lgkm_kind(asm) is not None
+        return c[3] is not None
     return False
 
 
 def is_mfma(asm: str) -> bool:
     """True for a matrix-core instruction (``v_mfma*``, ``v_smfmac*``)."""
-    return mnemonic(asm).startswith(("v_mfma", "v_smfmac"))
+    return _class(mnemonic(asm))[4]
+
+
+_DPP = re.compile("|".join(re.escape(k) for k in DPP_MARKERS))
 
 
 def is_cross_lane(asm: str) -> bool:
     """True for a cross-lane exchange: ds_bpermute/permute/swizzle, v_permlane*, DPP."""
     m = mnemonic(asm)
-    if m.startswith(CROSS_LANE_DS) or m.startswith("v_permlane"):
+    if _class(m)[6]:
         return True
-    if m.startswith("v_") and ("_dpp" in m or any(k in asm for k in DPP_MARKERS)):
-        return True
-    return False
+    return m.startswith("v_") and _DPP.search(asm) is not None
 
 
 def is_narrow(asm: str) -> bool:
@@ -214,10 +256,13 @@ def _int(text: str) -> int | None:
 
 def has_vdst(asm: str) -> bool:
     """True when operand 0 is a vector destination (not a store, DMA, scalar or control op)."""
-    m = mnemonic(asm)
-    if not m or m.startswith(_NO_VDST_PREFIXES):
+    return _has_vdst(asm, _class(mnemonic(asm)))
+
+
+def _has_vdst(asm: str, c: tuple) -> bool:
+    if c[5]:
         return False
-    kind = vmem_kind(asm)
+    kind = "lds_dma" if c[2] and _has_lds_modifier(asm) else c[1]
     if kind in ("store", "lds_dma"):
         return False
     if kind == "atomic":
@@ -230,24 +275,27 @@ def defs_uses(asm: str) -> tuple[set[tuple[str, int]], set[tuple[str, int]]]:
     ops, _ = split_operands(asm)
     if not ops:
         return set(), set()
-    m = mnemonic(asm)
-    if m.startswith("v_permlane") and m.endswith(("_swap_b32", "_swap_b32_e32", "_swap_b32_e64")):
-        regs = set(registers(ops[0])) | (set(registers(ops[1])) if len(ops) > 1 else set())
+    c = _class(mnemonic(asm))
+    if c[7]:  # v_permlane*_swap: both operands are read and written
+        regs = set(_registers(ops[0]))
+        if len(ops) > 1:
+            regs.update(_registers(ops[1]))
         return regs, regs
-    if has_vdst(asm):
-        defs = set(registers(ops[0]))
-        uses = set()
+    uses: set[tuple[str, int]] = set()
+    if _has_vdst(asm, c):
         for op in ops[1:]:
-            uses.update(registers(op))
-        return defs, uses
-    uses = set()
+            uses.update(_registers(op))
+        return set(_registers(ops[0])), uses
     for op in ops:
-        uses.update(registers(op))
+        uses.update(_registers(op))
     return set(), uses
 
 
 def branch_offset(asm: str) -> int | None:
     """Signed SIMM16 of a branch, in dwords (``s_cbranch_scc1 63632`` -> -1904)."""
+    op = mnemonic(asm)
+    if not (op == "s_branch" or op.startswith("s_cbranch_")):
+        return None
     m = _BRANCH.match(asm.strip().lower())
     if not m:
         return None
@@ -261,12 +309,14 @@ def loops(instructions: list[Instruction]) -> list[tuple[int, int]]:
     The target of a branch at byte address ``pc`` is ``pc + 4 + 4 * SIMM16``; when
     code.json carries no addresses (all 0) no loop is reported.
     """
-    by_addr = {ins.pc_addr: k for k, ins in enumerate(instructions) if ins.pc_addr}
+    by_addr = None
     found = set()
     for k, ins in enumerate(instructions):
         off = branch_offset(ins.asm)
         if off is None or off >= 0 or not ins.pc_addr:
             continue
+        if by_addr is None:
+            by_addr = {i.pc_addr: n for n, i in enumerate(instructions) if i.pc_addr}
         target = by_addr.get(ins.pc_addr + 4 + 4 * off)
         if target is not None and target <= k:
             found.add((target, k))
