@@ -49,6 +49,7 @@ _MEMO_MAX = 1 << 16
 _MNEMONICS: dict[str, str] = {}
 _REGISTERS: dict[str, tuple[tuple[str, int], ...]] = {}
 _CLASSES: dict[str, tuple] = {}
+_REGISTER_SETS: dict[str, frozenset[tuple[str, int]]] = {}
 
 
 def _remember(memo: dict, key: str, value):
@@ -74,17 +75,25 @@ def split_operands(asm: str) -> tuple[list[str], list[str]]:
         return [], []
     text = parts[1]
     pieces = text.split(",")
-    for p in pieces:
-        if p.count("[") + p.count("(") != p.count("]") + p.count(")"):
-            ops = _split_nested(text)
-            break
+    if _nested(text, pieces):
+        ops = _split_nested(text)
     else:
         ops = [p.strip() for p in pieces]  # every comma is outside brackets (the common case)
     # Modifiers follow the last operand, separated by spaces ("0 offen sc0 lds").
     last = ops[-1].split()
     mods = last[1:] if last else []
     ops[-1] = last[0] if last else ""
-    return [o for o in ops if o], mods
+    return ([o for o in ops if o] if "" in ops else ops), mods
+
+
+def _nested(text: str, pieces: list[str]) -> bool:
+    """True when some comma piece does not close the brackets it opens (a comma inside them)."""
+    if "(" in text or ")" in text:
+        return any(p.count("[") + p.count("(") != p.count("]") + p.count(")") for p in pieces)
+    for p in pieces:  # no parentheses (the common case): square brackets alone decide
+        if p.count("[") != p.count("]"):
+            return True
+    return False
 
 
 def _split_nested(text: str) -> list[str]:
@@ -193,6 +202,15 @@ def is_mfma(asm: str) -> bool:
 _DPP = re.compile("|".join(re.escape(k) for k in DPP_MARKERS))
 
 
+def kinds(asm: str) -> tuple[str, str | None, str | None, bool, bool]:
+    """(mnemonic, ``vmem_kind``, ``lgkm_kind``, ``is_mfma``, ``is_cross_lane``) in one look-up."""
+    m = mnemonic(asm)
+    c = _class(m)
+    vmem = "lds_dma" if c[2] and _has_lds_modifier(asm) else c[1]
+    cross = c[6] or (m.startswith("v_") and _DPP.search(asm) is not None)
+    return m, vmem, c[3], c[4], cross
+
+
 def is_cross_lane(asm: str) -> bool:
     """True for a cross-lane exchange: ds_bpermute/permute/swizzle, v_permlane*, DPP."""
     m = mnemonic(asm)
@@ -272,23 +290,42 @@ def _has_vdst(asm: str, c: tuple) -> bool:
 
 def defs_uses(asm: str) -> tuple[set[tuple[str, int]], set[tuple[str, int]]]:
     """(vector registers written, vector registers read) by one instruction."""
+    defs, uses = register_sets(asm)
+    if defs is uses:  # v_permlane*_swap: one set, read and written
+        regs = set(defs)
+        return regs, regs
+    return set(defs), set(uses)
+
+
+_NONE: frozenset[tuple[str, int]] = frozenset()
+
+
+def register_sets(asm: str) -> tuple[frozenset[tuple[str, int]], frozenset[tuple[str, int]]]:
+    """``defs_uses`` as frozensets, shared between calls (operands repeat): read-only."""
     ops, _ = split_operands(asm)
     if not ops:
-        return set(), set()
+        return _NONE, _NONE
     c = _class(mnemonic(asm))
     if c[7]:  # v_permlane*_swap: both operands are read and written
-        regs = set(_registers(ops[0]))
-        if len(ops) > 1:
-            regs.update(_registers(ops[1]))
+        regs = _register_set(ops[0]) | _register_set(ops[1]) if len(ops) > 1 else _register_set(ops[0])
         return regs, regs
-    uses: set[tuple[str, int]] = set()
     if _has_vdst(asm, c):
-        for op in ops[1:]:
-            uses.update(_registers(op))
-        return set(_registers(ops[0])), uses
-    for op in ops:
-        uses.update(_registers(op))
-    return set(), uses
+        return _register_set(ops[0]), _union(ops, 1)
+    return _NONE, _union(ops, 0)
+
+
+def _register_set(operand: str) -> frozenset[tuple[str, int]]:
+    regs = _REGISTER_SETS.get(operand)
+    if regs is None:
+        regs = _remember(_REGISTER_SETS, operand, frozenset(_registers(operand)))
+    return regs
+
+
+def _union(ops: list[str], first: int) -> frozenset[tuple[str, int]]:
+    """Registers named by ``ops[first:]``."""
+    if len(ops) - first == 1:
+        return _register_set(ops[first])
+    return _NONE.union(*[_register_set(op) for op in ops[first:]])
 
 
 def branch_offset(asm: str) -> int | None:
@@ -312,6 +349,8 @@ def loops(instructions: list[Instruction]) -> list[tuple[int, int]]:
     by_addr = None
     found = set()
     for k, ins in enumerate(instructions):
+        if "branch" not in mnemonic(ins.asm):
+            continue
         off = branch_offset(ins.asm)
         if off is None or off >= 0 or not ins.pc_addr:
             continue

@@ -47,7 +47,8 @@ def detect_vgpr_occupancy(view: KernelView, taken: frozenset = frozenset()) -> l
     need = occ.next_vgpr_total
     free = occ.vgpr_total - need
     nxt = occ.waves_per_simd + 1
-    high_regs = [p for p, d in enumerate(view.defs) if any(k == "v" and n >= need - occ.accum_vgpr for k, n in d)]
+    floor = need - occ.accum_vgpr
+    high_regs = [p for p, d in enumerate(view.defs) if d and any(k == "v" and n >= floor for k, n in d)]
     other = {"LDS": occ.lds_limit, "SGPR": occ.sgpr_limit}
     also = [f"{k} allows {v}" for k, v in other.items() if v < nxt]
     csv = f", kernel-trace CSV {occ.arch_vgpr_csv}" if occ.arch_vgpr_csv is not None else ""
