@@ -56,6 +56,16 @@ def test_register_sets_are_shared_and_defs_uses_copies():
     assert isa.register_sets("buffer_store_short v2, v4, s[12:15], 0 offen") == (set(), {("v", 2), ("v", 4)})
 
 
+def test_register_sets_read_operands_as_split_operands_does():
+    # empty operands do not count, so v1 is the destination; modifiers after the last operand
+    # name no register; a comma inside parentheses keeps one operand.
+    assert isa.register_sets("v_add_f32 , v1, v2") == ({("v", 1)}, {("v", 2)})
+    assert isa.register_sets("ds_read_b32 v0, v1 offset:4 v9") == ({("v", 0)}, {("v", 1)})
+    assert isa.register_sets("v_op v0, f(v1, v2), v3") == ({("v", 0)}, {("v", 1), ("v", 2), ("v", 3)})
+    assert isa.register_sets("v_op ,") == (set(), set())
+    assert isa.register_sets("s_endpgm") == (set(), set())
+
+
 def test_kinds_in_one_look_up():
     assert isa.kinds("buffer_load_dwordx4 v64, s[16:19], 0 offen sc0 lds") == (
         "buffer_load_dwordx4", "lds_dma", None, False, False)

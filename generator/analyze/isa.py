@@ -43,16 +43,19 @@ DPP_MARKERS = ("quad_perm", "row_shl", "row_shr", "row_ror", "row_mirror", "row_
 _NO_VDST_PREFIXES = ("s_", "ds_write", "ds_store", "ds_gws", "ds_nop", "exp", "v_cmpx")
 
 
-#: Per-process memos (instruction text -> mnemonic, operand -> registers, mnemonic -> class):
-#: a build reads the same texts in many stages. Cleared when full, so they stay bounded.
+#: Per-process memos: a build reads the same texts in many stages, and operands and
+#: mnemonics repeat across texts. Each is cleared when full, so they stay bounded.
 _MEMO_MAX = 1 << 16
-_MNEMONICS: dict[str, str] = {}
-_REGISTERS: dict[str, tuple[tuple[str, int], ...]] = {}
-_CLASSES: dict[str, tuple] = {}
-_REGISTER_SETS: dict[str, frozenset[tuple[str, int]]] = {}
+_MNEMONICS: dict[str, str] = {}  # instruction text -> mnemonic
+_CLASSES: dict[str, tuple] = {}  # mnemonic -> what it alone says (``_class``)
+_REGISTERS: dict[str, tuple[tuple[str, int], ...]] = {}  # operand -> registers
+_REGISTER_SETS: dict[str, frozenset[tuple[str, int]]] = {}  # operand -> registers as a set
+_PIECE_SETS: dict[str, frozenset[tuple[str, int]]] = {}  # comma piece -> registers (``register_sets``)
+_LAST_PIECE_SETS: dict[str, frozenset[tuple[str, int]]] = {}  # last comma piece -> registers
 
 
 def _remember(memo: dict, key: str, value):
+    """Store ``value`` under ``key`` (emptying a full memo first) and return it."""
     if len(memo) >= _MEMO_MAX:
         memo.clear()
     memo[key] = value
@@ -298,20 +301,50 @@ def defs_uses(asm: str) -> tuple[set[tuple[str, int]], set[tuple[str, int]]]:
 
 
 _NONE: frozenset[tuple[str, int]] = frozenset()
+_EMPTY_PIECE: frozenset[tuple[str, int]] = frozenset([("", -1)])  # memo value of an empty operand
 
 
 def register_sets(asm: str) -> tuple[frozenset[tuple[str, int]], frozenset[tuple[str, int]]]:
     """``defs_uses`` as frozensets, shared between calls (operands repeat): read-only."""
-    ops, _ = split_operands(asm)
-    if not ops:
+    parts = asm.split(None, 1)
+    if len(parts) < 2:
+        return _NONE, _NONE
+    text = parts[1]
+    pieces = text.split(",")
+    if _nested(text, pieces):
+        regs = [_register_set(op) for op in split_operands(asm)[0]]
+    else:  # one operand per comma piece: look each piece up as it stands
+        regs = [_piece_set(p) for p in pieces[:-1]]
+        regs.append(_last_piece_set(pieces[-1]))
+        if None in regs:  # empty operands do not count
+            regs = [r for r in regs if r is not None]
+    if not regs:
         return _NONE, _NONE
     c = _class(mnemonic(asm))
     if c[7]:  # v_permlane*_swap: both operands are read and written
-        regs = _register_set(ops[0]) | _register_set(ops[1]) if len(ops) > 1 else _register_set(ops[0])
-        return regs, regs
+        both = regs[0] | regs[1] if len(regs) > 1 else regs[0]
+        return both, both
     if _has_vdst(asm, c):
-        return _register_set(ops[0]), _union(ops, 1)
-    return _NONE, _union(ops, 0)
+        return regs[0], _union(regs, 1)
+    return _NONE, _union(regs, 0)
+
+
+def _piece_set(piece: str) -> frozenset[tuple[str, int]] | None:
+    """Registers of one comma piece (an operand with its spaces), None when it is empty."""
+    regs = _PIECE_SETS.get(piece)
+    if regs is None:
+        op = piece.strip()
+        regs = _remember(_PIECE_SETS, piece, _register_set(op) if op else _EMPTY_PIECE)
+    return None if regs is _EMPTY_PIECE else regs
+
+
+def _last_piece_set(piece: str) -> frozenset[tuple[str, int]] | None:
+    """Registers of the last comma piece: its first word (modifiers follow), None when empty."""
+    regs = _LAST_PIECE_SETS.get(piece)
+    if regs is None:
+        words = piece.split(None, 1)
+        regs = _remember(_LAST_PIECE_SETS, piece, _register_set(words[0]) if words else _EMPTY_PIECE)
+    return None if regs is _EMPTY_PIECE else regs
 
 
 def _register_set(operand: str) -> frozenset[tuple[str, int]]:
@@ -321,11 +354,11 @@ def _register_set(operand: str) -> frozenset[tuple[str, int]]:
     return regs
 
 
-def _union(ops: list[str], first: int) -> frozenset[tuple[str, int]]:
-    """Registers named by ``ops[first:]``."""
-    if len(ops) - first == 1:
-        return _register_set(ops[first])
-    return _NONE.union(*[_register_set(op) for op in ops[first:]])
+def _union(regs: list[frozenset[tuple[str, int]]], first: int) -> frozenset[tuple[str, int]]:
+    """Registers of the operands from ``first`` on."""
+    if len(regs) - first == 1:
+        return regs[first]
+    return _NONE.union(*regs[first:])
 
 
 def branch_offset(asm: str) -> int | None:
@@ -340,17 +373,21 @@ def branch_offset(asm: str) -> int | None:
     return off - 65536 if off >= 32768 else off
 
 
-def loops(instructions: list[Instruction]) -> list[tuple[int, int]]:
+def loops(instructions: list[Instruction], mnemonics: list[str] | None = None) -> list[tuple[int, int]]:
     """Loop bodies ``(first, last)`` as positions, from backward branches; innermost first.
 
     The target of a branch at byte address ``pc`` is ``pc + 4 + 4 * SIMM16``; when
-    code.json carries no addresses (all 0) no loop is reported.
+    code.json carries no addresses (all 0) no loop is reported. ``mnemonics``, when the
+    caller has them, spare looking each instruction's up again.
     """
     by_addr = None
     found = set()
-    for k, ins in enumerate(instructions):
-        if "branch" not in mnemonic(ins.asm):
+    if mnemonics is None:
+        mnemonics = [mnemonic(ins.asm) for ins in instructions]
+    for k, m in enumerate(mnemonics):
+        if "branch" not in m:
             continue
+        ins = instructions[k]
         off = branch_offset(ins.asm)
         if off is None or off >= 0 or not ins.pc_addr:
             continue
@@ -416,19 +453,32 @@ def f8f6f4_has_fp8(asm: str) -> bool:
 def mfma_latency(asm: str) -> MfmaLatency | None:
     """Pipeline latency of an MFMA instruction (DOMAIN §1.4 table), None for others."""
     m = mnemonic(asm)
-    if not is_mfma(asm):
+    if not _class(m)[4]:
         return None
+    form = _MFMA_FORMS.get(m)
+    if form is None:
+        form = _remember(_MFMA_FORMS, m, _mfma_form(m))
+    latency, fp8 = form
+    if fp8 is not None and f8f6f4_has_fp8(asm):
+        return fp8
+    return latency
+
+
+_MFMA_FORMS: dict[str, tuple[MfmaLatency | None, MfmaLatency | None]] = {}
+
+
+def _mfma_form(m: str) -> tuple[MfmaLatency | None, MfmaLatency | None]:
+    """(latency, latency when an operand is FP8 or None) of an MFMA mnemonic."""
     for pattern, cycles, fp8_cycles, source in _MFMA_COMPILED:
         if pattern.match(m):
-            if fp8_cycles is not None and f8f6f4_has_fp8(asm):
-                return MfmaLatency(fp8_cycles, source + " (an operand is FP8)")
-            return MfmaLatency(cycles, source)
+            return (MfmaLatency(cycles, source),
+                    MfmaLatency(fp8_cycles, source + " (an operand is FP8)") if fp8_cycles is not None else None)
     tile = _MFMA_TILE.search(m)
     if tile:  # unknown form: the output tile decides (16x16 -> 16, 32x32 -> 32, 4x4 -> 8)
         rows = int(tile.group(1))
         cycles = {4: 8, 16: 16, 32: 32}.get(rows, rows)
-        return MfmaLatency(cycles, f"inferred ({rows}x{rows} tile, form not in the table)")
-    return None
+        return MfmaLatency(cycles, f"inferred ({rows}x{rows} tile, form not in the table)"), None
+    return None, None
 
 
 def independent_needed(cycles: int) -> int:

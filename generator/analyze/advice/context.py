@@ -107,11 +107,12 @@ def _pick_dispatch(rows: list[dict[str, str]], capture: str) -> tuple[dict[str, 
 
     groups: dict[tuple, list] = {}
     for r in rows:
-        groups.setdefault(grid(r), []).append(r)
+        groups.setdefault(tuple(map(r.get, _GRID_KEYS)), []).append(r)
     row = None
     m = _DISPATCH.search(capture or "")
     if m:
-        row = next((r for r in rows if to_int(r.get("Dispatch_Id")) == int(m.group(1))), None)
+        wanted = int(m.group(1))
+        row = next((r for r in rows if to_int(r.get("Dispatch_Id")) == wanted), None)
     if row is None:
         row = max(groups.values(), key=len)[0]
     times = sorted(t for t in (dur(r) for r in groups[grid(row)]) if t)

@@ -44,10 +44,10 @@ def _first_reader(view: KernelView, p: int, dst: set) -> tuple[int | None, int |
     uses, defs, mnemonics = view.uses, view.defs, view.mnemonics
     gap = 0
     for q in range(p + 1, min(len(view.ins), p + 1 + READER_WINDOW)):
-        if uses[q] & dst:
+        if not uses[q].isdisjoint(dst):
             return q, gap
         m = mnemonics[q]
-        if defs[q] & dst or m in _STOPS or m.startswith("s_cbranch"):
+        if not defs[q].isdisjoint(dst) or m in _STOPS or m.startswith("s_cbranch"):
             break
         nop = _S_NOP.match(view.ins[q].asm.strip()) if m == "s_nop" else None
         gap += int(nop.group(1)) + 1 if nop else 1

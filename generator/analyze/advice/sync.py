@@ -63,7 +63,7 @@ def _serialized_steps(view: KernelView, ops: list[int], window: int = 8) -> int:
     for p in ops:
         tainted = set(view.defs[p])
         for q in range(p + 1, min(len(view.ins), p + 1 + window)):
-            if view.uses[q] & tainted:
+            if not view.uses[q].isdisjoint(tainted):
                 if q in opset:
                     steps += 1
                     break

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import itertools
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
@@ -121,7 +122,7 @@ class KernelView:
     @functools.cached_property
     def loops(self) -> list[tuple[int, int]]:
         """Loop bodies (``isa.loops``), worked out when a detector first asks."""
-        return isa.loops(self.ins)
+        return isa.loops(self.ins, self.mnemonics)
 
     @property
     def occupancy(self) -> Occupancy | None:
@@ -192,18 +193,11 @@ class KernelView:
         if limit is None:
             self._covered[key] = out
             return out
-        loop = self.loop_of(pos)
-        kinds = self.vmem if counter == "vmcnt" else self.lgkm
-        k, wrapped, skipped, budget, steps = pos - 1, False, 0, None, 0
-        while steps < WAIT_SCAN:
-            steps += 1
-            if k < 0 or (loop and not wrapped and k < loop[0]):
-                if loop and not wrapped:
-                    k, wrapped = loop[1], True
-                    continue
-                break
-            if wrapped and k <= pos:
-                break
+        kinds, counts = (self.vmem if counter == "vmcnt" else self.lgkm), self.counts
+        skipped, budget = 0, None
+        for k in itertools.islice(self._walk_back(pos), WAIT_SCAN):
+            if k is None:  # the back edge: on into the previous iteration
+                continue
             if kinds[k] is not None:  # an operation counted on ``counter``
                 if skipped < limit:
                     skipped += 1
@@ -214,14 +208,22 @@ class KernelView:
                     if budget <= 0:
                         break
             else:
-                prev = self.counts[k].get(counter)
+                prev = counts[k].get(counter)
                 if prev is not None:
                     if prev == 0:
                         break
                     budget = prev if budget is None else min(budget, prev)
-            k -= 1
         self._covered[key] = out
         return out
+
+    def _walk_back(self, pos: int) -> Iterable[int | None]:
+        """Positions before ``pos`` in execution order, youngest first: back to the start of
+        the program, or of the innermost loop and then (after ``None``, the back edge) from the
+        loop's end down to just after ``pos``."""
+        loop = self.loop_of(pos)
+        if not loop:
+            return range(pos - 1, -1, -1)
+        return itertools.chain(range(pos - 1, loop[0] - 1, -1), (None,), range(loop[1], pos, -1))
 
     def youngest(self, pos: int, counter: str) -> int | None:
         """The youngest operation a wait completes: the one its stall is blamed on."""
@@ -232,10 +234,11 @@ class KernelView:
         """First instruction after ``start`` that reads one of ``regs`` (straight line)."""
         if not regs:
             return None
+        uses, mnemonics = self.uses, self.mnemonics
         for p in range(start + 1, min(len(self.ins), start + 1 + window)):
-            if self.uses[p] & regs:
+            if not uses[p].isdisjoint(regs):
                 return p
-            if self.mnemonics[p] == "s_endpgm":
+            if mnemonics[p] == "s_endpgm":
                 return None
         return None
 
