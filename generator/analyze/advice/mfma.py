@@ -38,7 +38,7 @@ READER_WINDOW = 64
 _STOPS = frozenset(("s_endpgm", "s_branch"))
 
 
-def _first_reader(view: KernelView, p: int, dst: set) -> tuple[int | None, int | None]:
+def _first_reader(view: KernelView, p: int, dst: frozenset) -> tuple[int | None, int | None]:
     """(position of the first instruction reading ``dst`` after ``p``, independent instructions
     before it, ``s_nop N`` counting N+1), straight-line: a rewrite of ``dst`` or a branch stops."""
     uses, defs, mnemonics = view.uses, view.defs, view.mnemonics
@@ -54,7 +54,7 @@ def _first_reader(view: KernelView, p: int, dst: set) -> tuple[int | None, int |
     return None, None
 
 
-def _read_kind(view: KernelView, q: int, dst: set) -> str:
+def _read_kind(view: KernelView, q: int, dst: frozenset) -> str:
     """"accumulate" when the reader at ``q`` is an MFMA taking ``dst`` as srcC only, else "read"."""
     ops, _ = isa.split_operands(view.ins[q].asm)
     src_c = set(isa.registers(ops[3])) if view.mfma[q] and len(ops) > 3 else set()
