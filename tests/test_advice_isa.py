@@ -37,6 +37,53 @@ def test_defs_and_uses():
     assert isa.defs_uses("v_accvgpr_read_b32 v14, a0") == ({("v", 14)}, {("a", 0)})
 
 
+def test_register_sets_are_shared_and_defs_uses_copies():
+    # The advice's view reads shared frozensets; defs_uses hands out sets the caller may change.
+    asm = "v_mfma_f32_32x32x16_bf16 v[32:47], v[68:71], v[64:67], v[32:47]"
+    defs, uses = isa.register_sets(asm)
+    assert defs == {("v", n) for n in range(32, 48)}
+    assert uses == {("v", n) for n in range(32, 48)} | {("v", n) for n in range(64, 72)}
+    assert isa.register_sets(asm)[0] is defs
+    d, _ = isa.defs_uses(asm)
+    d.add(("v", 0))
+    assert ("v", 0) not in isa.defs_uses(asm)[0] and ("v", 0) not in defs
+    regs = isa.registers("v[4:5]")
+    regs.append(("a", 1))
+    assert isa.registers("v[4:5]") == [("v", 4), ("v", 5)]
+    # a swap reads and writes one set; a store writes nothing
+    d, u = isa.register_sets("v_permlane16_swap_b32 v3, v35")
+    assert d is u and d == {("v", 3), ("v", 35)}
+    assert isa.register_sets("buffer_store_short v2, v4, s[12:15], 0 offen") == (set(), {("v", 2), ("v", 4)})
+
+
+def test_register_sets_read_operands_as_split_operands_does():
+    # empty operands do not count, so v1 is the destination; modifiers after the last operand
+    # name no register; a comma inside parentheses keeps one operand.
+    assert isa.register_sets("v_add_f32 , v1, v2") == ({("v", 1)}, {("v", 2)})
+    assert isa.register_sets("ds_read_b32 v0, v1 offset:4 v9") == ({("v", 0)}, {("v", 1)})
+    assert isa.register_sets("v_op v0, f(v1, v2), v3") == ({("v", 0)}, {("v", 1), ("v", 2), ("v", 3)})
+    assert isa.register_sets("v_op ,") == (set(), set())
+    assert isa.register_sets("s_endpgm") == (set(), set())
+
+
+def test_kinds_in_one_look_up():
+    assert isa.kinds("buffer_load_dwordx4 v64, s[16:19], 0 offen sc0 lds") == (
+        "buffer_load_dwordx4", "lds_dma", None, False, False)
+    assert isa.kinds("BUFFER_LOAD_DWORD v1, v2, s[4:7], 0 offen") == ("buffer_load_dword", "load", None, False, False)
+    assert isa.kinds("ds_swizzle_b32 v1, v2 offset:swizzle(SWAP,16)") == ("ds_swizzle_b32", None, "lds", False, True)
+    assert isa.kinds("v_mov_b32 v0, v1 quad_perm:[1,0,3,2]") == ("v_mov_b32", None, None, False, True)
+    assert isa.kinds("v_mfma_f32_16x16x32_bf16 v[0:3], v[4:7], v[8:11], v[0:3]")[3] is True
+    assert isa.kinds("flat_load_dword v0, v[1:2]") == ("flat_load_dword", "load", "flat", False, False)
+    assert isa.kinds("") == ("", None, None, False, False)
+
+
+def test_branch_offset_only_for_branches():
+    assert isa.branch_offset("s_cbranch_scc1 63632") == -1904
+    assert isa.branch_offset("S_BRANCH 12") == 12
+    assert isa.branch_offset("s_nop 5") is None
+    assert isa.branch_offset("s_cbranch_execz") is None
+
+
 def test_wait_counts_named_and_encoded():
     assert isa.wait_counts("s_waitcnt vmcnt(0) expcnt(0) lgkmcnt(1)") == {"vmcnt": 0, "expcnt": 0, "lgkmcnt": 1}
     assert isa.wait_counts("s_waitcnt 0") == {"vmcnt": 0, "expcnt": 0, "lgkmcnt": 0}

@@ -43,10 +43,32 @@ DPP_MARKERS = ("quad_perm", "row_shl", "row_shr", "row_ror", "row_mirror", "row_
 _NO_VDST_PREFIXES = ("s_", "ds_write", "ds_store", "ds_gws", "ds_nop", "exp", "v_cmpx")
 
 
+#: Per-process memos: a build reads the same texts in many stages, and operands and
+#: mnemonics repeat across texts. Each is cleared when full, so they stay bounded.
+_MEMO_MAX = 1 << 16
+_MNEMONICS: dict[str, str] = {}  # instruction text -> mnemonic
+_CLASSES: dict[str, tuple] = {}  # mnemonic -> what it alone says (``_class``)
+_REGISTERS: dict[str, tuple[tuple[str, int], ...]] = {}  # operand -> registers
+_REGISTER_SETS: dict[str, frozenset[tuple[str, int]]] = {}  # operand -> registers as a set
+_PIECE_SETS: dict[str, frozenset[tuple[str, int]]] = {}  # comma piece -> registers (``register_sets``)
+_LAST_PIECE_SETS: dict[str, frozenset[tuple[str, int]]] = {}  # last comma piece -> registers
+
+
+def _remember(memo: dict, key: str, value):
+    """Store ``value`` under ``key`` (emptying a full memo first) and return it."""
+    if len(memo) >= _MEMO_MAX:
+        memo.clear()
+    memo[key] = value
+    return value
+
+
 def mnemonic(asm: str) -> str:
     """The lower-cased opcode of one instruction."""
-    parts = asm.strip().split(None, 1)
-    return parts[0].lower() if parts else ""
+    m = _MNEMONICS.get(asm)
+    if m is None:
+        parts = asm.split(None, 1)
+        m = _remember(_MNEMONICS, asm, parts[0].lower() if parts else "")
+    return m
 
 
 def split_operands(asm: str) -> tuple[list[str], list[str]]:
@@ -56,39 +78,85 @@ def split_operands(asm: str) -> tuple[list[str], list[str]]:
         return [], []
     text = parts[1]
     pieces = text.split(",")
-    if all(p.count("[") + p.count("(") == p.count("]") + p.count(")") for p in pieces):
-        ops = [p.strip() for p in pieces]  # every comma is outside brackets (the common case)
+    if _nested(text, pieces):
+        ops = _split_nested(text)
     else:
-        ops, depth, cur = [], 0, []
-        for ch in text:
-            if ch in "[(":
-                depth += 1
-            elif ch in "])":
-                depth -= 1
-            if ch == "," and depth == 0:
-                ops.append("".join(cur).strip())
-                cur = []
-            else:
-                cur.append(ch)
-        ops.append("".join(cur).strip())
+        ops = [p.strip() for p in pieces]  # every comma is outside brackets (the common case)
     # Modifiers follow the last operand, separated by spaces ("0 offen sc0 lds").
     last = ops[-1].split()
     mods = last[1:] if last else []
     ops[-1] = last[0] if last else ""
-    return [o for o in ops if o], mods
+    return ([o for o in ops if o] if "" in ops else ops), mods
+
+
+def _nested(text: str, pieces: list[str]) -> bool:
+    """True when some comma piece does not close the brackets it opens (a comma inside them)."""
+    if "(" in text or ")" in text:
+        return any(p.count("[") + p.count("(") != p.count("]") + p.count(")") for p in pieces)
+    for p in pieces:  # no parentheses (the common case): square brackets alone decide
+        if p.count("[") != p.count("]"):
+            return True
+    return False
+
+
+def _split_nested(text: str) -> list[str]:
+    """Operands of ``text`` split at the commas outside brackets and parentheses."""
+    ops, depth, cur = [], 0, []
+    for ch in text:
+        if ch in "[(":
+            depth += 1
+        elif ch in "])":
+            depth -= 1
+        if ch == "," and depth == 0:
+            ops.append("".join(cur).strip())
+            cur = []
+        else:
+            cur.append(ch)
+    ops.append("".join(cur).strip())
+    return ops
 
 
 def registers(operand: str) -> list[tuple[str, int]]:
     """Vector registers named by one operand: ``v[4:7]`` -> v4..v7, ``a3`` -> a3."""
-    out = []
-    for m in _REG.finditer(operand):
-        kind = m.group(1)
-        if m.group(4) is not None:
-            out.append((kind, int(m.group(4))))
-        else:
-            lo, hi = int(m.group(2)), int(m.group(3))
-            out.extend((kind, n) for n in range(lo, hi + 1))
-    return out
+    return list(_registers(operand))
+
+
+def _registers(operand: str) -> tuple[tuple[str, int], ...]:
+    """``registers`` as a shared tuple (operands repeat: ``v[32:47]``, ``s[4:7]``, ``0``)."""
+    regs = _REGISTERS.get(operand)
+    if regs is None:
+        out: list[tuple[str, int]] = []
+        for m in _REG.finditer(operand):
+            kind = m.group(1)
+            if m.group(4) is not None:
+                out.append((kind, int(m.group(4))))
+            else:
+                lo, hi = int(m.group(2)), int(m.group(3))
+                out.extend((kind, n) for n in range(lo, hi + 1))
+        regs = _remember(_REGISTERS, operand, tuple(out))
+    return regs
+
+
+def _class(m: str) -> tuple:
+    """What a mnemonic alone says: (VMEM, VMEM kind, may be DMA to LDS, lgkm kind, MFMA,
+    has no vector destination by prefix, cross-lane by name, v_permlane*_swap)."""
+    c = _CLASSES.get(m)
+    if c is None:
+        vmem = m.startswith(VMEM_PREFIXES)
+        kind = None
+        if vmem:
+            kind = "load" if "_load" in m else "store" if "_store" in m else "atomic" if "_atomic" in m else "load"
+        dma = "_load" in m and m.startswith(("buffer_load", "global_load")) and vmem
+        if dma and ("_lds_" in m or m.endswith("_lds")):
+            kind, dma = "lds_dma", False
+        lgkm = ("lds" if m.startswith("ds_") else "smem" if m.startswith(SMEM_PREFIXES)
+                else "msg" if m.startswith("s_sendmsg") else "flat" if m.startswith("flat_") else None)
+        c = _remember(_CLASSES, m, (
+            vmem, kind, dma, lgkm, m.startswith(("v_mfma", "v_smfmac")),
+            not m or m.startswith(_NO_VDST_PREFIXES),
+            m.startswith(CROSS_LANE_DS) or m.startswith("v_permlane") or (m.startswith("v_") and "_dpp" in m),
+            m.startswith("v_permlane") and m.endswith(("_swap_b32", "_swap_b32_e32", "_swap_b32_e64"))))
+    return c
 
 
 def is_vmem(m: str) -> bool:
@@ -98,65 +166,60 @@ def is_vmem(m: str) -> bool:
 
 def is_lds_dma(asm: str) -> bool:
     """True for a global/buffer load that writes LDS directly (``... lds``)."""
-    m = mnemonic(asm)
-    if not (m.startswith(("buffer_load", "global_load")) and is_vmem(m)):
-        return False
-    if "_lds_" in m or m.endswith("_lds"):
-        return True
-    return "lds" in split_operands(asm)[1]
+    c = _class(mnemonic(asm))
+    return c[1] == "lds_dma" or (c[2] and _has_lds_modifier(asm))
+
+
+def _has_lds_modifier(asm: str) -> bool:
+    return "lds" in asm and "lds" in split_operands(asm)[1]
 
 
 def vmem_kind(asm: str) -> str | None:
     """'load', 'lds_dma', 'store', 'atomic' for VMEM instructions, else None."""
-    m = mnemonic(asm)
-    if not is_vmem(m):
-        return None
-    if "_load" in m:
-        return "lds_dma" if is_lds_dma(asm) else "load"
-    if "_store" in m:
-        return "store"
-    if "_atomic" in m:
-        return "atomic"
-    return "load"
+    c = _class(mnemonic(asm))
+    if c[2] and _has_lds_modifier(asm):
+        return "lds_dma"
+    return c[1]
 
 
 def lgkm_kind(asm: str) -> str | None:
     """'lds' (any ds_* op), 'smem' (scalar memory) or 'msg' for lgkmcnt ops, else None."""
-    m = mnemonic(asm)
-    if m.startswith("ds_"):
-        return "lds"
-    if m.startswith(SMEM_PREFIXES):
-        return "smem"
-    if m.startswith("s_sendmsg"):
-        return "msg"
-    if m.startswith("flat_"):
-        return "flat"
-    return None
+    return _class(mnemonic(asm))[3]
 
 
 def counts_on(asm: str, counter: str) -> bool:
     """True when the instruction increments ``counter`` ('vmcnt' or 'lgkmcnt')."""
-    m = mnemonic(asm)
+    c = _class(mnemonic(asm))
     if counter == "vmcnt":
-        return is_vmem(m)
+        return c[0]
     if counter == "lgkmcnt":
-        return lgkm_kind(asm) is not None
+        return c[3] is not None
     return False
 
 
 def is_mfma(asm: str) -> bool:
     """True for a matrix-core instruction (``v_mfma*``, ``v_smfmac*``)."""
-    return mnemonic(asm).startswith(("v_mfma", "v_smfmac"))
+    return _class(mnemonic(asm))[4]
+
+
+_DPP = re.compile("|".join(re.escape(k) for k in DPP_MARKERS))
+
+
+def kinds(asm: str) -> tuple[str, str | None, str | None, bool, bool]:
+    """(mnemonic, ``vmem_kind``, ``lgkm_kind``, ``is_mfma``, ``is_cross_lane``) in one look-up."""
+    m = mnemonic(asm)
+    c = _class(m)
+    vmem = "lds_dma" if c[2] and _has_lds_modifier(asm) else c[1]
+    cross = c[6] or (m.startswith("v_") and _DPP.search(asm) is not None)
+    return m, vmem, c[3], c[4], cross
 
 
 def is_cross_lane(asm: str) -> bool:
     """True for a cross-lane exchange: ds_bpermute/permute/swizzle, v_permlane*, DPP."""
     m = mnemonic(asm)
-    if m.startswith(CROSS_LANE_DS) or m.startswith("v_permlane"):
+    if _class(m)[6]:
         return True
-    if m.startswith("v_") and ("_dpp" in m or any(k in asm for k in DPP_MARKERS)):
-        return True
-    return False
+    return m.startswith("v_") and _DPP.search(asm) is not None
 
 
 def is_narrow(asm: str) -> bool:
@@ -214,10 +277,13 @@ def _int(text: str) -> int | None:
 
 def has_vdst(asm: str) -> bool:
     """True when operand 0 is a vector destination (not a store, DMA, scalar or control op)."""
-    m = mnemonic(asm)
-    if not m or m.startswith(_NO_VDST_PREFIXES):
+    return _has_vdst(asm, _class(mnemonic(asm)))
+
+
+def _has_vdst(asm: str, c: tuple) -> bool:
+    if c[5]:
         return False
-    kind = vmem_kind(asm)
+    kind = "lds_dma" if c[2] and _has_lds_modifier(asm) else c[1]
     if kind in ("store", "lds_dma"):
         return False
     if kind == "atomic":
@@ -227,27 +293,79 @@ def has_vdst(asm: str) -> bool:
 
 def defs_uses(asm: str) -> tuple[set[tuple[str, int]], set[tuple[str, int]]]:
     """(vector registers written, vector registers read) by one instruction."""
-    ops, _ = split_operands(asm)
-    if not ops:
-        return set(), set()
-    m = mnemonic(asm)
-    if m.startswith("v_permlane") and m.endswith(("_swap_b32", "_swap_b32_e32", "_swap_b32_e64")):
-        regs = set(registers(ops[0])) | (set(registers(ops[1])) if len(ops) > 1 else set())
+    defs, uses = register_sets(asm)
+    if defs is uses:  # v_permlane*_swap: one set, read and written
+        regs = set(defs)
         return regs, regs
-    if has_vdst(asm):
-        defs = set(registers(ops[0]))
-        uses = set()
-        for op in ops[1:]:
-            uses.update(registers(op))
-        return defs, uses
-    uses = set()
-    for op in ops:
-        uses.update(registers(op))
-    return set(), uses
+    return set(defs), set(uses)
+
+
+_NONE: frozenset[tuple[str, int]] = frozenset()
+_EMPTY_PIECE: frozenset[tuple[str, int]] = frozenset([("", -1)])  # memo value of an empty operand
+
+
+def register_sets(asm: str) -> tuple[frozenset[tuple[str, int]], frozenset[tuple[str, int]]]:
+    """``defs_uses`` as frozensets, shared between calls (operands repeat): read-only."""
+    parts = asm.split(None, 1)
+    if len(parts) < 2:
+        return _NONE, _NONE
+    text = parts[1]
+    pieces = text.split(",")
+    if _nested(text, pieces):
+        regs = [_register_set(op) for op in split_operands(asm)[0]]
+    else:  # one operand per comma piece: look each piece up as it stands
+        regs = [_piece_set(p) for p in pieces[:-1]]
+        regs.append(_last_piece_set(pieces[-1]))
+        if None in regs:  # empty operands do not count
+            regs = [r for r in regs if r is not None]
+    if not regs:
+        return _NONE, _NONE
+    c = _class(mnemonic(asm))
+    if c[7]:  # v_permlane*_swap: both operands are read and written
+        both = regs[0] | regs[1] if len(regs) > 1 else regs[0]
+        return both, both
+    if _has_vdst(asm, c):
+        return regs[0], _union(regs, 1)
+    return _NONE, _union(regs, 0)
+
+
+def _piece_set(piece: str) -> frozenset[tuple[str, int]] | None:
+    """Registers of one comma piece (an operand with its spaces), None when it is empty."""
+    regs = _PIECE_SETS.get(piece)
+    if regs is None:
+        op = piece.strip()
+        regs = _remember(_PIECE_SETS, piece, _register_set(op) if op else _EMPTY_PIECE)
+    return None if regs is _EMPTY_PIECE else regs
+
+
+def _last_piece_set(piece: str) -> frozenset[tuple[str, int]] | None:
+    """Registers of the last comma piece: its first word (modifiers follow), None when empty."""
+    regs = _LAST_PIECE_SETS.get(piece)
+    if regs is None:
+        words = piece.split(None, 1)
+        regs = _remember(_LAST_PIECE_SETS, piece, _register_set(words[0]) if words else _EMPTY_PIECE)
+    return None if regs is _EMPTY_PIECE else regs
+
+
+def _register_set(operand: str) -> frozenset[tuple[str, int]]:
+    regs = _REGISTER_SETS.get(operand)
+    if regs is None:
+        regs = _remember(_REGISTER_SETS, operand, frozenset(_registers(operand)))
+    return regs
+
+
+def _union(regs: list[frozenset[tuple[str, int]]], first: int) -> frozenset[tuple[str, int]]:
+    """Registers of the operands from ``first`` on."""
+    if len(regs) - first == 1:
+        return regs[first]
+    return _NONE.union(*regs[first:])
 
 
 def branch_offset(asm: str) -> int | None:
     """Signed SIMM16 of a branch, in dwords (``s_cbranch_scc1 63632`` -> -1904)."""
+    op = mnemonic(asm)
+    if not (op == "s_branch" or op.startswith("s_cbranch_")):
+        return None
     m = _BRANCH.match(asm.strip().lower())
     if not m:
         return None
@@ -255,18 +373,26 @@ def branch_offset(asm: str) -> int | None:
     return off - 65536 if off >= 32768 else off
 
 
-def loops(instructions: list[Instruction]) -> list[tuple[int, int]]:
+def loops(instructions: list[Instruction], mnemonics: list[str] | None = None) -> list[tuple[int, int]]:
     """Loop bodies ``(first, last)`` as positions, from backward branches; innermost first.
 
     The target of a branch at byte address ``pc`` is ``pc + 4 + 4 * SIMM16``; when
-    code.json carries no addresses (all 0) no loop is reported.
+    code.json carries no addresses (all 0) no loop is reported. ``mnemonics``, when the
+    caller has them, spare looking each instruction's up again.
     """
-    by_addr = {ins.pc_addr: k for k, ins in enumerate(instructions) if ins.pc_addr}
+    by_addr = None
     found = set()
-    for k, ins in enumerate(instructions):
+    if mnemonics is None:
+        mnemonics = [mnemonic(ins.asm) for ins in instructions]
+    for k, m in enumerate(mnemonics):
+        if "branch" not in m:
+            continue
+        ins = instructions[k]
         off = branch_offset(ins.asm)
         if off is None or off >= 0 or not ins.pc_addr:
             continue
+        if by_addr is None:
+            by_addr = {i.pc_addr: n for n, i in enumerate(instructions) if i.pc_addr}
         target = by_addr.get(ins.pc_addr + 4 + 4 * off)
         if target is not None and target <= k:
             found.add((target, k))
@@ -327,19 +453,32 @@ def f8f6f4_has_fp8(asm: str) -> bool:
 def mfma_latency(asm: str) -> MfmaLatency | None:
     """Pipeline latency of an MFMA instruction (DOMAIN §1.4 table), None for others."""
     m = mnemonic(asm)
-    if not is_mfma(asm):
+    if not _class(m)[4]:
         return None
+    form = _MFMA_FORMS.get(m)
+    if form is None:
+        form = _remember(_MFMA_FORMS, m, _mfma_form(m))
+    latency, fp8 = form
+    if fp8 is not None and f8f6f4_has_fp8(asm):
+        return fp8
+    return latency
+
+
+_MFMA_FORMS: dict[str, tuple[MfmaLatency | None, MfmaLatency | None]] = {}
+
+
+def _mfma_form(m: str) -> tuple[MfmaLatency | None, MfmaLatency | None]:
+    """(latency, latency when an operand is FP8 or None) of an MFMA mnemonic."""
     for pattern, cycles, fp8_cycles, source in _MFMA_COMPILED:
         if pattern.match(m):
-            if fp8_cycles is not None and f8f6f4_has_fp8(asm):
-                return MfmaLatency(fp8_cycles, source + " (an operand is FP8)")
-            return MfmaLatency(cycles, source)
+            return (MfmaLatency(cycles, source),
+                    MfmaLatency(fp8_cycles, source + " (an operand is FP8)") if fp8_cycles is not None else None)
     tile = _MFMA_TILE.search(m)
     if tile:  # unknown form: the output tile decides (16x16 -> 16, 32x32 -> 32, 4x4 -> 8)
         rows = int(tile.group(1))
         cycles = {4: 8, 16: 16, 32: 32}.get(rows, rows)
-        return MfmaLatency(cycles, f"inferred ({rows}x{rows} tile, form not in the table)")
-    return None
+        return MfmaLatency(cycles, f"inferred ({rows}x{rows} tile, form not in the table)"), None
+    return None, None
 
 
 def independent_needed(cycles: int) -> int:

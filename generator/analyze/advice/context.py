@@ -11,6 +11,8 @@ from generator.analyze.advice.view import AdviceContext
 from generator.model import Bundle, CaptureAnalysis
 
 _DISPATCH = re.compile(r"dispatch_(\d+)")
+#: The trace columns that tell one launch shape from another (grid, then workgroup).
+_GRID_KEYS = tuple(f"Grid_Size_{d}" for d in "XYZ") + tuple(f"Workgroup_Size_{d}" for d in "XYZ")
 
 
 def context_for(analysis: CaptureAnalysis, bundle: Bundle | None = None, counters: Any = None,
@@ -97,7 +99,7 @@ def _pick_dispatch(rows: list[dict[str, str]], capture: str) -> tuple[dict[str, 
         return None, None
 
     def grid(r):
-        return tuple(r.get(f"Grid_Size_{d}") for d in "XYZ") + tuple(r.get(f"Workgroup_Size_{d}") for d in "XYZ")
+        return tuple(map(r.get, _GRID_KEYS))
 
     def dur(r):
         s, e = to_int(r.get("Start_Timestamp")), to_int(r.get("End_Timestamp"))
@@ -105,11 +107,12 @@ def _pick_dispatch(rows: list[dict[str, str]], capture: str) -> tuple[dict[str, 
 
     groups: dict[tuple, list] = {}
     for r in rows:
-        groups.setdefault(grid(r), []).append(r)
+        groups.setdefault(tuple(map(r.get, _GRID_KEYS)), []).append(r)
     row = None
     m = _DISPATCH.search(capture or "")
     if m:
-        row = next((r for r in rows if to_int(r.get("Dispatch_Id")) == int(m.group(1))), None)
+        wanted = int(m.group(1))
+        row = next((r for r in rows if to_int(r.get("Dispatch_Id")) == wanted), None)
     if row is None:
         row = max(groups.values(), key=len)[0]
     times = sorted(t for t in (dur(r) for r in groups[grid(row)]) if t)

@@ -31,9 +31,9 @@ def detect_snop_hazard(view: KernelView, taken: frozenset = frozenset()) -> list
     share, _ = view.share(nops)
     pairs: dict[tuple[str, str], list[int]] = {}
     for p in nops:
-        pairs.setdefault(_padded_pair(view, p), [0, 0])
-        pairs[_padded_pair(view, p)][0] += view.ins[p].stall_cycles
-        pairs[_padded_pair(view, p)][1] += 1
+        tally = pairs.setdefault(_padded_pair(view, p), [0, 0])
+        tally[0] += view.ins[p].stall_cycles
+        tally[1] += 1
     ranked = sorted(pairs.items(), key=lambda kv: (-kv[1][0], kv[0]))
     padded = [{"before": a, "after": b, "s_nops": n, "stall_cycles": c} for (a, b), (c, n) in ranked[:6]]
     top = ", ".join(f"{d['before']} -> {d['after']} ({d['s_nops']})" for d in padded[:3])

@@ -47,7 +47,9 @@ def detect_vgpr_occupancy(view: KernelView, taken: frozenset = frozenset()) -> l
     need = occ.next_vgpr_total
     free = occ.vgpr_total - need
     nxt = occ.waves_per_simd + 1
-    high_regs = [p for p, d in enumerate(view.defs) if any(k == "v" and n >= need - occ.accum_vgpr for k, n in d)]
+    floor = need - occ.accum_vgpr
+    # max(d) is the highest v register when d names one ("v" sorts after "a"): written at or above floor?
+    high_regs = [p for p, d in enumerate(view.defs) if d and max(d) >= ("v", floor)]
     other = {"LDS": occ.lds_limit, "SGPR": occ.sgpr_limit}
     also = [f"{k} allows {v}" for k, v in other.items() if v < nxt]
     csv = f", kernel-trace CSV {occ.arch_vgpr_csv}" if occ.arch_vgpr_csv is not None else ""
@@ -296,14 +298,16 @@ def _branch_to_endpgm(view: KernelView) -> list[Finding]:
     n0 = ins[0].exec_count
     if n0 < 4:
         return []
-    by_addr = {i.pc_addr: k for k, i in enumerate(ins) if i.pc_addr}
-    first_work = next((p for p in range(len(ins)) if view.mfma[p] or view.loops and p == view.loops[-1][0]),
-                      len(ins))
+    by_addr = None
+    loop_start = view.loops[-1][0] if view.loops else None
+    first_work = next((p for p, mfma in enumerate(view.mfma) if mfma or p == loop_start), len(ins))
     limit = min(first_work, max(len(ins) // 4, 16), len(ins) - 1)
     for b in range(limit):
         off = isa.branch_offset(ins[b].asm)
         if off is None or off <= 0 or not view.mnemonics[b].startswith("s_cbranch") or not ins[b].pc_addr:
             continue
+        if by_addr is None:
+            by_addr = {i.pc_addr: k for k, i in enumerate(ins) if i.pc_addr}
         t = by_addr.get(ins[b].pc_addr + 4 + 4 * off)
         if t is None or "s_endpgm" not in view.mnemonics[t:t + 1]:
             continue

@@ -13,6 +13,8 @@ SCALE_MATH = ("v_mul_", "v_pk_mul_", "v_fma_", "v_pk_fma_", "v_fmac_", "v_mul_le
 #: A load run: at least this many VMEM loads, at most GAP other instructions apart.
 RUN_MIN_LOADS = 4
 RUN_MAX_GAP = 6
+#: Instructions that end a load run (besides MFMAs and waits).
+RUN_BREAKS = ("s_barrier", "s_endpgm", "s_branch", "s_cbranch")
 #: Stall rate (stall / total cycles) of loads that marks an issue-blocked load.
 LOAD_STALL_RATE = 0.50
 #: Store share (own issue stalls + waits on stores) from which a kernel is store-bound.
@@ -170,13 +172,12 @@ def detect_loads_interleaved(view: KernelView, taken: frozenset = frozenset()) -
 def load_runs(view: KernelView, taken: frozenset = frozenset()) -> list[list[int]]:
     """Runs of >= RUN_MIN_LOADS VMEM loads with no MFMA or wait between them."""
     runs, cur, gap = [], [], 0
-    for p, ins in enumerate(view.ins):
-        if view.vmem[p] in ("load", "lds_dma") and p not in taken:
+    for p, (kind, mfma, waits, m) in enumerate(zip(view.vmem, view.mfma, view.counts, view.mnemonics)):
+        if (kind == "load" or kind == "lds_dma") and p not in taken:
             cur.append(p)
             gap = 0
             continue
-        breaks = view.mfma[p] or view.counts[p] or view.mnemonics[p].startswith(("s_barrier", "s_endpgm",
-                                                                                  "s_branch", "s_cbranch"))
+        breaks = mfma or waits or m.startswith(RUN_BREAKS)
         gap += 1
         if breaks or gap > RUN_MAX_GAP:
             if len(cur) >= RUN_MIN_LOADS:

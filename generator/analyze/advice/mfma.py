@@ -32,6 +32,38 @@ class MfmaNote:
             "independent_between", "dependent_kind", "short", "text")}
 
 
+_S_NOP = re.compile(r"s_nop\s+(\d+)")
+#: How far (instructions) to look for the first reader of an MFMA's result.
+READER_WINDOW = 64
+_STOPS = frozenset(("s_endpgm", "s_branch"))
+
+
+def _first_reader(view: KernelView, p: int, dst: frozenset) -> tuple[int | None, int | None]:
+    """(position of the first instruction reading ``dst`` after ``p``, independent instructions
+    before it, ``s_nop N`` counting N+1), straight-line: a rewrite of ``dst`` or a branch stops."""
+    uses, defs, mnemonics = view.uses, view.defs, view.mnemonics
+    gap = 0
+    for q in range(p + 1, min(len(view.ins), p + 1 + READER_WINDOW)):
+        if not uses[q].isdisjoint(dst):
+            return q, gap
+        m = mnemonics[q]
+        if not defs[q].isdisjoint(dst) or m in _STOPS or m.startswith("s_cbranch"):
+            break
+        nop = _S_NOP.match(view.ins[q].asm.strip()) if m == "s_nop" else None
+        gap += int(nop.group(1)) + 1 if nop else 1
+    return None, None
+
+
+def _read_kind(view: KernelView, q: int, dst: frozenset) -> str:
+    """"accumulate" when the reader at ``q`` is an MFMA taking ``dst`` as srcC only, else "read"."""
+    ops, _ = isa.split_operands(view.ins[q].asm)
+    src_c = set(isa.registers(ops[3])) if view.mfma[q] and len(ops) > 3 else set()
+    front = set()
+    for op in ops[1:3]:
+        front.update(isa.registers(op))
+    return "accumulate" if view.mfma[q] and (dst & src_c) and not (dst & front) else "read"
+
+
 def mfma_annotations(analysis: CaptureAnalysis) -> dict[int, MfmaNote]:
     """Each MFMA's pipeline latency and how many independent instructions precede its first reader."""
     view = KernelView(analysis)
@@ -44,23 +76,8 @@ def mfma_annotations(analysis: CaptureAnalysis) -> dict[int, MfmaNote]:
             continue
         need = isa.independent_needed(lat.cycles)
         dst = view.defs[p]
-        dep = between = kind = None
-        gap = 0
-        for q in range(p + 1, min(len(view.ins), p + 1 + 64)):
-            if view.uses[q] & dst:
-                dep, between = q, gap
-                ops, _ = isa.split_operands(view.ins[q].asm)
-                src_c = set(isa.registers(ops[3])) if view.mfma[q] and len(ops) > 3 else set()
-                front = set()
-                for op in ops[1:3]:
-                    front.update(isa.registers(op))
-                kind = "accumulate" if view.mfma[q] and (dst & src_c) and not (dst & front) else "read"
-                break
-            if view.defs[q] & dst or view.mnemonics[q] in ("s_endpgm", "s_branch") \
-                    or view.mnemonics[q].startswith("s_cbranch"):
-                break
-            m = re.match(r"s_nop\s+(\d+)", view.ins[q].asm.strip())
-            gap += int(m.group(1)) + 1 if m else 1
+        dep, between = _first_reader(view, p, dst)
+        kind = None if dep is None else _read_kind(view, dep, dst)
         short = dep is not None and kind == "read" and between is not None and between < need
         name = view.mnemonics[p]
         text = f"{lat.cycles}-cycle pipeline: a dependent read waits for {need} independent instructions"

@@ -63,7 +63,7 @@ def _serialized_steps(view: KernelView, ops: list[int], window: int = 8) -> int:
     for p in ops:
         tainted = set(view.defs[p])
         for q in range(p + 1, min(len(view.ins), p + 1 + window)):
-            if view.uses[q] & tainted:
+            if not view.uses[q].isdisjoint(tainted):
                 if q in opset:
                     steps += 1
                     break
@@ -74,7 +74,7 @@ def _serialized_steps(view: KernelView, ops: list[int], window: int = 8) -> int:
 @detector("cross_lane_reduction")
 def detect_cross_lane_reduction(view: KernelView, taken: frozenset = frozenset()) -> list[Finding]:
     """Serialized cross-lane reduction steps (ds_swizzle/bpermute, v_permlane, DPP) stall."""
-    ops = [p for p, i in enumerate(view.ins) if isa.is_cross_lane(i.asm)]
+    ops = [p for p, cross in enumerate(view.cross_lane) if cross]
     if len(ops) < 2:
         return []
     steps = _serialized_steps(view, ops)

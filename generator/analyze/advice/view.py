@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import itertools
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
@@ -71,28 +72,35 @@ class IsaFacts:
     vmem: list[Any]
     lgkm: list[Any]
     mfma: list[bool]
+    cross_lane: list[bool]
+    waits: dict[str, list[int]]  # counter -> positions of the s_waitcnt that wait on it
+
+
+_NO_WAIT: dict[str, int] = {}
 
 
 @functools.lru_cache(maxsize=1 << 16)
 def _facts_of(asm: str) -> tuple:
-    """(mnemonic, defs, uses, wait counts, vmem kind, lgkm kind, is MFMA) of one instruction
-    text; a listing repeats many (unrolled loops, captures of one kernel), so each is parsed
-    once. The values are shared: read-only."""
-    m = isa.mnemonic(asm)
-    defs, uses = isa.defs_uses(asm)
-    return (m, defs, uses, isa.wait_counts(asm) if m.startswith("s_waitcnt") else {}, isa.vmem_kind(asm),
-            isa.lgkm_kind(asm), isa.is_mfma(asm))
+    """(mnemonic, defs, uses, wait counts, vmem kind, lgkm kind, is MFMA, is cross-lane) of one
+    instruction text; a listing repeats many (unrolled loops, captures of one kernel), so each
+    is parsed once. The values are shared: read-only."""
+    m, vmem, lgkm, mfma, cross = isa.kinds(asm)
+    defs, uses = isa.register_sets(asm)
+    return m, defs, uses, isa.wait_counts(asm) if m.startswith("s_waitcnt") else _NO_WAIT, vmem, lgkm, mfma, cross
 
 
 @functools.lru_cache(maxsize=8)
 def isa_facts(asms: tuple[str, ...]) -> IsaFacts:
     """Parse a program's instructions once: the plan (``advise``) and the MFMA notes
     (``mfma_annotations``) of a capture both view the same listing."""
-    facts = [_facts_of(a) for a in asms]
-    return IsaFacts(
-        mnemonics=[f[0] for f in facts], defs=[f[1] for f in facts], uses=[f[2] for f in facts],
-        counts=[f[3] for f in facts], vmem=[f[4] for f in facts], lgkm=[f[5] for f in facts],
-        mfma=[f[6] for f in facts])
+    cols = list(zip(*map(_facts_of, asms))) if asms else [()] * 8
+    mnemonics, defs, uses, counts, vmem, lgkm, mfma, cross = (list(c) for c in cols)
+    waits: dict[str, list[int]] = {}
+    for p, c in enumerate(counts):
+        for counter in c:
+            waits.setdefault(counter, []).append(p)
+    return IsaFacts(mnemonics=mnemonics, defs=defs, uses=uses, counts=counts, vmem=vmem, lgkm=lgkm, mfma=mfma,
+                    cross_lane=cross, waits=waits)
 
 
 class KernelView:
@@ -103,13 +111,18 @@ class KernelView:
         self.context = context or AdviceContext()
         self.ins: list[Instruction] = list(analysis.instructions)
         self.total_stall = analysis.total_stall_cycles or sum(i.stall_cycles for i in self.ins)
-        self.loops = isa.loops(self.ins)
-        facts = isa_facts(tuple(i.asm for i in self.ins))
+        facts = isa_facts(tuple([i.asm for i in self.ins]))
         self.mnemonics, self.defs, self.uses = facts.mnemonics, facts.defs, facts.uses
         self.counts, self.vmem, self.lgkm, self.mfma = facts.counts, facts.vmem, facts.lgkm, facts.mfma
+        self.cross_lane, self._waits = facts.cross_lane, facts.waits
         self.has_mfma = any(self.mfma)
         self._covered: dict[tuple[int, str], list[int]] = {}
         self.memo: dict[str, Any] = {}  # facts a detector family works out once per view
+
+    @functools.cached_property
+    def loops(self) -> list[tuple[int, int]]:
+        """Loop bodies (``isa.loops``), worked out when a detector first asks."""
+        return isa.loops(self.ins, self.mnemonics)
 
     @property
     def occupancy(self) -> Occupancy | None:
@@ -162,7 +175,7 @@ class KernelView:
 
     def waits(self, counter: str) -> list[int]:
         """Positions of the ``s_waitcnt`` that wait on ``counter``."""
-        return [p for p, c in enumerate(self.counts) if counter in c]
+        return list(self._waits.get(counter, ()))
 
     def covered(self, pos: int, counter: str) -> list[int]:
         """Operations (youngest first) the wait at ``pos`` completes on ``counter``.
@@ -180,19 +193,12 @@ class KernelView:
         if limit is None:
             self._covered[key] = out
             return out
-        loop = self.loop_of(pos)
-        k, wrapped, skipped, budget, steps = pos - 1, False, 0, None, 0
-        while steps < WAIT_SCAN:
-            steps += 1
-            if k < 0 or (loop and not wrapped and k < loop[0]):
-                if loop and not wrapped:
-                    k, wrapped = loop[1], True
-                    continue
-                break
-            if wrapped and k <= pos:
-                break
-            counted = (self.vmem[k] if counter == "vmcnt" else self.lgkm[k]) is not None
-            if counted:
+        kinds, counts = (self.vmem if counter == "vmcnt" else self.lgkm), self.counts
+        skipped, budget = 0, None
+        for k in itertools.islice(self._walk_back(pos), WAIT_SCAN):
+            if k is None:  # the back edge: on into the previous iteration
+                continue
+            if kinds[k] is not None:  # an operation counted on ``counter``
                 if skipped < limit:
                     skipped += 1
                 else:
@@ -202,14 +208,22 @@ class KernelView:
                     if budget <= 0:
                         break
             else:
-                prev = self.counts[k].get(counter)
+                prev = counts[k].get(counter)
                 if prev is not None:
                     if prev == 0:
                         break
                     budget = prev if budget is None else min(budget, prev)
-            k -= 1
         self._covered[key] = out
         return out
+
+    def _walk_back(self, pos: int) -> Iterable[int | None]:
+        """Positions before ``pos`` in execution order, youngest first: back to the start of
+        the program, or of the innermost loop and then (after ``None``, the back edge) from the
+        loop's end down to just after ``pos``."""
+        loop = self.loop_of(pos)
+        if not loop:
+            return range(pos - 1, -1, -1)
+        return itertools.chain(range(pos - 1, loop[0] - 1, -1), (None,), range(loop[1], pos, -1))
 
     def youngest(self, pos: int, counter: str) -> int | None:
         """The youngest operation a wait completes: the one its stall is blamed on."""
@@ -220,10 +234,11 @@ class KernelView:
         """First instruction after ``start`` that reads one of ``regs`` (straight line)."""
         if not regs:
             return None
+        uses, mnemonics = self.uses, self.mnemonics
         for p in range(start + 1, min(len(self.ins), start + 1 + window)):
-            if self.uses[p] & regs:
+            if not uses[p].isdisjoint(regs):
                 return p
-            if self.mnemonics[p] == "s_endpgm":
+            if mnemonics[p] == "s_endpgm":
                 return None
         return None
 
