@@ -304,22 +304,25 @@ class CapturePage:
 
 
 def _isa_rows(ix: SourceIndex, c: CaptureData) -> dict[int, IsaRow]:
-    """Every instruction once, by pc (built once per instruction)."""
+    """Every instruction once, by pc (the first of a repeated pc; each row built once: thousands)."""
     a = c.analysis
     max_ins = max((i.stall_cycles for i in a.instructions), default=0)
+    mfma = c.mfma or {}
     cache: dict[str, tuple[str, str]] = {}
     rows: dict[int, IsaRow] = {}
     for ins in a.instructions:
+        pc = ins.pc_index
+        if pc in rows:
+            continue
         lc = cache.get(ins.source_loc)
         if lc is None:
             lc = cache[ins.source_loc] = (ix.loc_text(ins.source_loc), ix.href(ins.source_loc))
-        note = mfma_note(c.mfma.get(ins.pc_index)) if c.mfma else ("", "", "")
-        rows.setdefault(ins.pc_index, IsaRow(
-            pc=ins.pc_index, anchor=f"pc{ins.pc_index}", href=ix.isa("", ins.pc_index), asm=ins.asm, type=ins.type,
-            heat=heat(ins.stall_cycles, max_ins), stall=fmt_cycles(ins.stall_cycles) if ins.stall_cycles else "",
-            total=fmt_cycles(ins.total_cycles) if ins.total_cycles else "",
-            execs=str(ins.exec_count) if ins.exec_count else "", loc=lc[0], loc_href=lc[1],
-            note=note[0], note_zh=note[1], note_title=note[2]))
+        stall, total, execs = ins.stall_cycles, ins.total_cycles, ins.exec_count
+        note = mfma_note(mfma[pc]) if pc in mfma else ("", "", "")
+        rows[pc] = IsaRow(pc, f"pc{pc}", f"{ISA_PAGE}#pc{pc}", ins.asm, ins.type,
+                          heat(stall, max_ins) if stall > 0 else "", fmt_cycles(stall) if stall else "",
+                          fmt_cycles(total) if total else "", str(execs) if execs else "", lc[0], lc[1],
+                          note[0], note[2], note[1])
     return rows
 
 
