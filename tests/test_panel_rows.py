@@ -1,13 +1,45 @@
-"""The per-shape and roofline rows written in Python give the bytes the per-row templates gave."""
+"""The per-shape and roofline rows and the pieces (bi, msg, said, facts, finding) written in Python
+give the bytes the per-row templates and the macros gave."""
+
+import dataclasses
 
 from markupsafe import Markup
 
 from generator.site import panel_rows, render
+from generator.site.views import advice as advice_views
+from generator.site.views import base as base_views
+from generator.site.views import captures as captures_views
+from generator.site.views import speed as speed_views
+from generator.site.views.overview import Fact
 from generator.site.views.speed import ProviderCell, ShapeRowView
+from generator.site.wording import Seg
+
+# The macros as macros.html held them before they moved to Python (the oracle).
+OLD_MACROS = """{% macro bi(en, zh) %}<span class="en-only">{{ en }}</span><span class="zh-only">{{ zh }}</span>{% endmacro %}
+{% macro msg(text) %}{% set z = text|zh_msg %}{% if z %}{{ bi(text, z) }}{% else %}{{ text }}{% endif %}{% endmacro %}
+{% macro facts(items) %}
+<dl class="facts">
+{% for f in items %}
+  <div{% if f.css %} class="{{ f.css }}"{% endif %}>{% if f.label_zh %}<dt>{{ bi(f.label, f.label_zh) }}</dt>{% else %}<dt{% if f.i18n %} data-i18n="{{ f.i18n }}"{% else %} translate="no"{% endif %}>{{ f.label }}</dt>{% endif %}<dd{% if not f.zh %} translate="no"{% endif %}>{% if f.href %}<a href="{{ f.href }}">{{ f.value }}</a>{% elif f.zh %}{{ bi(f.value, f.zh) }}{% else %}{{ f.value }}{% endif %}</dd></div>
+{% endfor %}
+</dl>
+{% endmacro %}
+{% macro said(en, segs) %}{% if segs %}<span class="l-en">{{ en }}</span><span class="l-zh" lang="zh-CN">{% for s in segs %}{% if s.data %}<span translate="no">{{ s.text }}</span>{% else %}{{ s.text }}{% endif %}{% endfor %}</span>{% else %}{{ en }}{% endif %}{% endmacro %}
+{% macro finding(f) %}
+<li class="finding{% if f.flagged %} flagged{% endif %}"{% if f.anchor %} id="{{ f.anchor }}"{% endif %}>
+  <div class="finding-head"><strong>{{ said(f.title, f.title_zh) }}</strong>
+    {% if f.share %}<span class="pill"><span translate="no">{{ f.share }}</span> <span data-i18n="advice.ofstalls">{{ _("advice.ofstalls") }}</span></span>{% endif %}
+    {% if f.priority %}<span class="pill prio-{{ f.priority }}" data-i18n="advice.prio.{{ f.priority }}">{{ f.priority }}</span>{% endif %}
+    <span class="muted small" translate="no">{{ f.detector }}</span></div>
+  {% if f.summary %}<p class="summary">{{ said(f.summary, f.summary_zh) }}</p>{% endif %}
+  {% if f.suggestion %}<p class="suggestion"><span data-i18n="advice.try">{{ _("advice.try") }}</span> {{ said(f.suggestion, f.suggestion_zh) }}</p>{% endif %}
+  {% if f.evidence %}<details class="evidence"><summary data-i18n="advice.evidence">{{ _("advice.evidence") }}</summary><ul>{% for e in f.evidence %}<li>{% if e.label %}<span class="muted">{% if e.label_zh %}{{ said(e.label, e.label_zh) }}{% else %}<span translate="no">{{ e.label }}</span>{% endif %}:</span> {% endif %}<span translate="no">{% for l in e.links %}<a href="{{ l.href }}">{{ l.text }}</a>{% if not loop.last %}, {% endif %}{% endfor %}</span>{% if e.text %} <span{% if e.text_key %} data-i18n="{{ e.text_key }}"{% elif e.text_zh %} data-zh="{{ e.text_zh }}"{% else %} translate="no"{% endif %}>{{ e.text }}</span>{% endif %}</li>{% endfor %}</ul></details>{% endif %}
+</li>
+{% endmacro %}
+"""
 
 # The loops as speed.html and roofline.html held them before the rows moved to Python.
-SPEED_LOOP = """{% from "macros.html" import msg %}
-  <tbody>
+SPEED_LOOP = OLD_MACROS + """  <tbody>
   {% for r in rows %}
   <tr id="{{ r.anchor }}" data-models="{{ r.models }}">
     <td data-sort="{{ r.args }}" class="args" translate="no">{{ r.args }}</td>
@@ -22,7 +54,7 @@ SPEED_LOOP = """{% from "macros.html" import msg %}
   </tr>
   {% endfor %}
   </tbody>"""
-ROOF_LOOP = """{% from "macros.html" import bi %}<tbody>{% for p in points %}{% set zh_bound = bounds_zh[loop.index0] %}<tr>{% for x in p[:-1] %}<td translate="no">{{ x }}</td>{% endfor %}<td>{{ bi(p[-1], zh_bound) }}</td></tr>{% endfor %}</tbody>"""
+ROOF_LOOP = OLD_MACROS + """<tbody>{% for p in points %}{% set zh_bound = bounds_zh[loop.index0] %}<tr>{% for x in p[:-1] %}<td translate="no">{{ x }}</td>{% endfor %}<td>{{ bi(p[-1], zh_bound) }}</td></tr>{% endfor %}</tbody>"""
 
 
 def rows() -> list[ShapeRowView]:
@@ -41,6 +73,7 @@ def test_shape_rows_are_the_template_bytes():
     env = render.environment()
     want = env.from_string(SPEED_LOOP).render(rows=rows())
     got = "  <tbody>\n" + str(panel_rows.shape_rows_html(rows())) + "  </tbody>"
+    want = want.lstrip("\n")  # the macro definitions print nothing
     assert got == want
     assert 'title="flydsl &#34;v2&#34; &amp; &lt;fast&gt;"' in got
     assert "{&#39;M&#39;: 4096, &#34;N&#34;: 1}" in got
@@ -51,6 +84,7 @@ def test_roofline_rows_are_the_template_bytes():
     zh = [Markup('<span translate="no">访存</span>'), "计算 <受限>"]
     want = render.environment().from_string(ROOF_LOOP).render(points=points, bounds_zh=zh)
     got = "<tbody>" + str(panel_rows.roofline_rows_html(points, zh)) + "</tbody>"
+    want = want.lstrip("\n")
     assert got == want
     assert '<td translate="no">M=1 &amp; N=2</td>' in got
     assert '<span class="zh-only"><span translate="no">访存</span></span>' in got
@@ -60,3 +94,53 @@ def test_roofline_rows_are_the_template_bytes():
 def test_esc_matches_autoescape():
     for value in ['a"b\'c<d>&e', 3, 1.5, None, Markup("<b>x</b>")]:
         assert panel_rows.esc(value) == str(Markup.escape(value))
+
+
+def _macro(call: str, **values) -> str:
+    """What the old macro printed for ``call`` (``{{ finding(f) }}``...)."""
+    return render.environment().from_string(OLD_MACROS + call).render(**values).lstrip("\n")
+
+
+EVIL = '<script>alert("x")</script> & \'q\''
+
+
+def test_findings_and_facts_are_the_bytes_of_the_macros(kernel):
+    """Every finding and fact of two real kernels (evidence links, 中文 runs, flagged, no share), then
+    hostile text in every field."""
+    n = 0
+    for slug in ("flash_attn_func", "moe_gemm"):
+        k, row = kernel(slug)
+        ctx = base_views.SiteContext()
+        for i, c in enumerate(k.captures):
+            for f in c.findings or []:
+                v = advice_views.finding_view(f, f"src/c{i}/isa.html")
+                assert panel_rows.finding(v) == _macro("{{ finding(f) }}", f=v)
+                n += 1
+            cv = captures_views.capture_view(i, c, ctx)
+            for items in (cv.facts, cv.timeline_facts) + ((cv.occupancy.limits, cv.occupancy.vgpr) if cv.occupancy else ()):
+                assert panel_rows.facts(items) == _macro("{{ facts(items) }}", items=items)
+                n += len(items)
+        s = speed_views._speed_panel(k, row, ctx)
+        assert panel_rows.facts(s.facts) == _macro("{{ facts(items) }}", items=s.facts)
+    assert n > 100
+    segs = [Seg(EVIL), Seg(EVIL, True)]
+    ev = advice_views.EvidenceItem(EVIL, EVIL, [advice_views.Link(EVIL, EVIL)] * 2, segs, text_zh=EVIL)
+    f = advice_views.FindingView(EVIL, EVIL, EVIL, EVIL, EVIL, EVIL, [ev, dataclasses.replace(ev, label_zh=None, text_key=EVIL),
+                                 dataclasses.replace(ev, label="", text="", links=[])], True, EVIL, segs, segs, segs)
+    assert panel_rows.finding(f) == _macro("{{ finding(f) }}", f=f)
+    bare = dataclasses.replace(f, share="", priority="", summary="", suggestion="", evidence=[], flagged=False, anchor="")
+    assert panel_rows.finding(bare) == _macro("{{ finding(f) }}", f=bare)
+    items = [Fact(EVIL, EVIL, EVIL, EVIL, EVIL, EVIL, EVIL), Fact(EVIL, Markup("<b>x</b>"), zh=Markup("<i>y</i>")),
+             Fact(EVIL, EVIL), Fact(EVIL, EVIL, EVIL, css=EVIL)]
+    assert panel_rows.facts(items) == _macro("{{ facts(items) }}", items=items)
+    for en, z in ((EVIL, segs), (EVIL, None), (Markup("<b>"), []), (None, None)):
+        assert panel_rows.said(en, z) == _macro("{{ said(en, z) }}", en=en, z=z)
+    for text in (EVIL, "6 hard failures", "the advice stage failed"):
+        assert panel_rows.msg(text) == _macro("{{ msg(t) }}", t=text)
+
+
+def test_the_pieces_are_template_globals_that_print_as_they_are():
+    env = render.environment()
+    out = env.from_string("{{ bi(a, b) }}|{{ said(a, z) }}").render(a="<x>", b=Markup("<i>y</i>"), z=[Seg("q", True)])
+    assert out == ('<span class="en-only">&lt;x&gt;</span><span class="zh-only"><i>y</i></span>|'
+                   '<span class="l-en">&lt;x&gt;</span><span class="l-zh" lang="zh-CN"><span translate="no">q</span></span>')

@@ -1,12 +1,14 @@
-"""The long tables of the kernel page written in Python: the per-shape rows of the speed panel
-and the points of the roofline panel (thousands of rows on a large campaign; per-row template
-calls were the kernel page's hot loop). Each value is escaped as Jinja's autoescape does, so the
-bytes are those the templates wrote; ``speed.html`` and ``roofline.html`` only place them.
+"""The pages' repeated markup written in Python: the per-shape rows of the speed panel, the points
+of the roofline panel (thousands of rows on a large campaign), and the small pieces every page
+repeats (``bi``, ``msg``, ``said``, ``facts``, an advice ``finding``: hundreds of Jinja macro calls
+a kernel page were its render's hot loop). Each value is escaped as Jinja's autoescape does, so the
+bytes are those the templates and macros wrote; the templates call these as globals and only place
+them (``install``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from markupsafe import Markup
 
@@ -44,6 +46,75 @@ def msg(text: str) -> str:
     """The ``msg`` macro: a computed English sentence, with its 中文 when a key matches."""
     z = i18n.zh_msg(text)
     return bi(text, z) if z else esc(text)
+
+
+def said(en: object, segs) -> str:
+    """The ``said`` piece: computed English and, when worded, its 中文 runs (``wording.Seg``), data
+    ``translate="no"``; each language shown by site.css."""
+    if not segs:
+        return esc(en)
+    zh = "".join(f'<span translate="no">{esc(s.text)}</span>' if s.data else esc(s.text) for s in segs)
+    return f'<span class="l-en">{esc(en)}</span><span class="l-zh" lang="zh-CN">{zh}</span>'
+
+
+def _fact(f) -> str:
+    css = f' class="{esc(f.css)}"' if f.css else ""
+    if f.label_zh:
+        dt = f"<dt>{bi(f.label, f.label_zh)}</dt>"
+    else:
+        dt_attr = f' data-i18n="{esc(f.i18n)}"' if f.i18n else ' translate="no"'
+        dt = f"<dt{dt_attr}>{esc(f.label)}</dt>"
+    if f.href:
+        value = f'<a href="{esc(f.href)}">{esc(f.value)}</a>'
+    else:
+        value = bi(f.value, f.zh) if f.zh else esc(f.value)
+    dd_attr = "" if f.zh else ' translate="no"'
+    return f"  <div{css}>{dt}<dd{dd_attr}>{value}</dd></div>\n"
+
+
+def facts(items: Sequence) -> str:
+    """The ``facts`` piece: a definition list of ``views.overview.Fact``."""
+    return '<dl class="facts">\n' + "".join(_fact(f) for f in items) + "</dl>\n"
+
+
+def _evidence_item(e) -> str:
+    label = ""
+    if e.label:
+        said_label = said(e.label, e.label_zh) if e.label_zh else f'<span translate="no">{esc(e.label)}</span>'
+        label = f'<span class="muted">{said_label}:</span> '
+    links = ", ".join(f'<a href="{esc(lk.href)}">{esc(lk.text)}</a>' for lk in e.links)
+    text = ""
+    if e.text:
+        attr = (f' data-i18n="{esc(e.text_key)}"' if e.text_key else
+                f' data-zh="{esc(e.text_zh)}"' if e.text_zh else ' translate="no"')
+        text = f" <span{attr}>{esc(e.text)}</span>"
+    return f'<li>{label}<span translate="no">{links}</span>{text}</li>'
+
+
+def finding(f) -> str:
+    """The ``finding`` piece: one advice finding (``views.advice.FindingView``) with its evidence."""
+    flagged = " flagged" if f.flagged else ""
+    anchor = f' id="{esc(f.anchor)}"' if f.anchor else ""
+    out = [f'<li class="finding{flagged}"{anchor}>\n',
+           f'  <div class="finding-head"><strong>{said(f.title, f.title_zh)}</strong>\n']
+    if f.share:
+        out.append(f'<span class="pill"><span translate="no">{esc(f.share)}</span> '
+                   f'<span data-i18n="advice.ofstalls">{esc(i18n.en("advice.ofstalls"))}</span></span>')
+    if f.priority:
+        p = esc(f.priority)
+        out.append(f'<span class="pill prio-{p}" data-i18n="advice.prio.{p}">{p}</span>')
+    out.append(f'    <span class="muted small" translate="no">{esc(f.detector)}</span></div>\n')
+    if f.summary:
+        out.append(f'<p class="summary">{said(f.summary, f.summary_zh)}</p>')
+    if f.suggestion:
+        out.append(f'<p class="suggestion"><span data-i18n="advice.try">{esc(i18n.en("advice.try"))}</span> '
+                   f'{said(f.suggestion, f.suggestion_zh)}</p>')
+    if f.evidence:
+        items = "".join(_evidence_item(e) for e in f.evidence)
+        out.append(f'<details class="evidence"><summary data-i18n="advice.evidence">{esc(i18n.en("advice.evidence"))}'
+                   f'</summary><ul>{items}</ul></details>')
+    out.append("</li>\n")
+    return "".join(out)
 
 
 def _cell(c) -> str:
@@ -84,7 +155,18 @@ def roofline_rows_html(points: Sequence[Sequence[str]], bounds_zh: Sequence[obje
         for p, zh in zip(points, bounds_zh)))
 
 
+def _markup(piece: Callable[..., str]) -> Callable[..., Markup]:
+    """A piece as a template global: its HTML marked safe, so autoescape prints it as it is."""
+    def as_markup(*args) -> Markup:
+        return Markup(piece(*args))
+    as_markup.__name__, as_markup.__doc__ = piece.__name__, piece.__doc__
+    return as_markup
+
+
 def install(env) -> None:
-    """Jinja globals: ``shape_rows_html`` and ``roofline_rows_html``."""
+    """Jinja globals: the pieces (``bi``, ``msg``, ``said``, ``facts``, ``finding``), ``shape_rows_html``
+    and ``roofline_rows_html``."""
+    for piece in (bi, msg, said, facts, finding):
+        env.globals[piece.__name__] = _markup(piece)
     env.globals["shape_rows_html"] = shape_rows_html
     env.globals["roofline_rows_html"] = roofline_rows_html
