@@ -104,10 +104,17 @@ def marked(lang: str, key: str, **kw) -> Markup:
 
 def msg_key(text: str) -> tuple[str, dict[str, str]] | None:
     """The ``msg.`` key whose English template prints ``text``, with the values it was filled with."""
+    found = _msg_key(text)
+    return (found[0], dict(found[1])) if found else None
+
+
+@lru_cache(maxsize=4096)
+def _msg_key(text: str) -> tuple[str, tuple[tuple[str, str], ...]] | None:
+    """``msg_key`` kept per sentence (notes and flags recur on every kernel; each match tries every key)."""
     for key, pattern in _sentences():
         m = pattern.match(text)
         if m:
-            return key, m.groupdict()
+            return key, tuple(m.groupdict().items())
     return None
 
 

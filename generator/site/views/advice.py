@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from generator.site import i18n, wording
@@ -63,8 +64,15 @@ def _scalar(v: Any) -> str:
 
 
 def _label_zh(key: str) -> list[Seg] | None:
+    runs = _label_runs(key)
+    return list(runs) if runs is not None else None
+
+
+@lru_cache(maxsize=1024)
+def _label_runs(key: str) -> tuple[Seg, ...] | None:
+    """The 中文 of an evidence label (``finding.ev.<key>``) as runs; None without one (labels recur)."""
     k = f"finding.ev.{key}"
-    return wording.runs(i18n.zh(k)) if k in i18n.catalogue("zh") else None
+    return tuple(wording.runs(i18n.zh(k))) if k in i18n.catalogue("zh") else None
 
 
 def evidence_items(ev: Any, isa: str | None, limit: int = 12) -> list[EvidenceItem]:

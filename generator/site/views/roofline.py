@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from markupsafe import Markup
 
@@ -49,6 +50,7 @@ def _roofline_panel(k: KernelData, row: IndexRow, ctx: SiteContext) -> RooflineV
                                    "chart.roofline"), facts, pts, [str(n) for n in r.get("notes") or []], bounds)
 
 
+@lru_cache(maxsize=64)
 def bound_zh(bound: str) -> Markup:
     """A roofline bound label (memory-, compute-, latency-bound) in 中文; an unknown one as data."""
     key = f"roof.bound.{bound}"
