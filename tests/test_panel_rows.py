@@ -144,3 +144,63 @@ def test_the_pieces_are_template_globals_that_print_as_they_are():
     out = env.from_string("{{ bi(a, b) }}|{{ said(a, z) }}").render(a="<x>", b=Markup("<i>y</i>"), z=[Seg("q", True)])
     assert out == ('<span class="en-only">&lt;x&gt;</span><span class="zh-only"><i>y</i></span>|'
                    '<span class="l-en">&lt;x&gt;</span><span class="l-zh" lang="zh-CN"><span translate="no">q</span></span>')
+
+
+# The captures panel's row loops as captures.html held them (the oracle of the rows written in Python).
+OLD_CAPTURE_ROWS = {
+    "stall": '{% for t in rows %}<tr translate="no"><td><span class="swatch {{ t.css }}"></span>{{ t.name }}</td>'
+             '<td class="num">{{ t.cycles }}</td><td class="num">{{ t.share }}</td></tr>{% endfor %}',
+    "lines": '{% for l in rows %}<tr translate="no"><td class="num">{{ l.rank }}</td><td class="loc">{% if l.href %}'
+             '<a href="{{ l.href }}" title="{{ l.title }}">{{ l.loc }}</a>{% else %}<span title="{{ l.title }}">{{ l.loc }}'
+             '</span>{% endif %}</td><td class="num">{{ l.stall }}</td><td class="num">{{ l.share }}</td><td class="num">'
+             '{{ l.rate }}</td><td>{{ l.dominant }}</td></tr>{% endfor %}',
+    "ins": '{% for i in rows %}<tr translate="no"><td class="num">{{ i.rank }}</td><td class="num"><a href="{{ i.href }}">'
+           '{{ i.pc }}</a></td><td class="num">{{ i.stall }}</td><td class="num">{{ i.share }}</td><td>{{ i.type }}</td>'
+           '{% if nvidia %}<td translate="no">{{ i.reason }}</td>{% endif %}<td class="asm">{{ i.asm }}</td><td class="loc">'
+           '{% if i.loc_href %}<a href="{{ i.loc_href }}">{{ i.loc }}</a>{% else %}{{ i.loc }}{% endif %}</td></tr>{% endfor %}',
+    "files": '{% for f in rows %}<tr id="{{ f.anchor }}"{% if f.href %} data-page="{{ f.href }}"{% endif %}>{% set short = '
+             'msg(f.short) if f.path == "<unknown>" else f.short %}<td class="loc"{% if f.path != "<unknown>" %} '
+             'translate="no"{% endif %}>{% if f.href %}<a href="{{ f.href }}" title="{{ f.path }}">{{ short }}</a>{% else %}'
+             '<span title="{{ f.path }}">{{ short }}</span>{% endif %}</td><td class="num" translate="no">{{ f.stall }}</td>'
+             '<td class="num">{{ msg(f.lines) }}</td><td class="small">{% if f.hottest_href %}<a href="{{ f.hottest_href }}" '
+             'data-i18n="cap.hottest">{{ _("cap.hottest") }}</a> {% endif %}<span class="muted">{% if f.note %}'
+             '{{ msg(f.note) }}{% endif %}</span></td></tr>{% endfor %}',
+}
+
+
+def _capture_rows_match(cv) -> int:
+    """Each table of one capture view written by Python and by the old loops; how many rows."""
+    tables = [("stall", cv.stall_types, panel_rows.stall_rows_html(cv.stall_types)),
+              ("lines", cv.top_lines, panel_rows.line_rows_html(cv.top_lines)),
+              ("ins", cv.top_instructions, panel_rows.ins_rows_html(cv.top_instructions, cv.vendor == "nvidia")),
+              ("files", cv.files, panel_rows.file_rows_html(cv.files))]
+    if cv.working:
+        w = cv.working
+        tables += [("stall", w.stall_types, panel_rows.stall_rows_html(w.stall_types)),
+                   ("lines", w.top_lines, panel_rows.line_rows_html(w.top_lines)),
+                   ("ins", w.top_instructions, panel_rows.ins_rows_html(w.top_instructions))]
+    for name, rows, got in tables:
+        assert got == _macro(OLD_CAPTURE_ROWS[name], rows=rows, nvidia=cv.vendor == "nvidia"), name
+    return sum(len(rows) for _, rows, _ in tables)
+
+
+def test_capture_tables_are_the_bytes_of_the_loops(kernel):
+    """Real captures (working waves, unmapped instructions, framework files) and hostile text."""
+    n = 0
+    for slug in ("flash_attn_func", "pa_mqa_logits_fp4", "moe_gemm"):
+        k, _ = kernel(slug)
+        for i, c in enumerate(k.captures):
+            n += _capture_rows_match(captures_views.capture_view(i, c, base_views.SiteContext()))
+    assert n > 100
+    cv = captures_views.capture_view(0, kernel("flash_attn_func")[0].captures[0], base_views.SiteContext())
+    evil = dict.fromkeys(("loc", "title", "href", "stall", "share", "rate", "dominant", "asm", "type", "loc_href",
+                          "reason", "name", "cycles", "css"), EVIL)
+    cv.top_lines = [dataclasses.replace(cv.top_lines[0], **{k: v for k, v in evil.items() if hasattr(cv.top_lines[0], k)}),
+                    dataclasses.replace(cv.top_lines[0], href="")]
+    cv.top_instructions = [dataclasses.replace(cv.top_instructions[0], **{
+        k: v for k, v in evil.items() if hasattr(cv.top_instructions[0], k)}), dataclasses.replace(cv.top_instructions[0], loc_href="")]
+    cv.stall_types = [dataclasses.replace(cv.stall_types[0], name=EVIL, cycles=EVIL, share=EVIL, css=EVIL)]
+    cv.files = [dataclasses.replace(f, anchor=EVIL, short=EVIL, stall=EVIL, lines=EVIL, note=EVIL, href=h, hottest_href=h)
+                for f in cv.files[:1] for h in (EVIL, "")] + [dataclasses.replace(cv.files[0], path="<unknown>", short="(no source location)")]
+    cv.vendor = "nvidia"
+    assert _capture_rows_match(cv) == 8

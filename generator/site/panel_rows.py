@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 
 from markupsafe import Markup
 
+from generator.model import UNKNOWN_LOC
 from generator.site import i18n
 
 
@@ -155,6 +156,60 @@ def roofline_rows_html(points: Sequence[Sequence[str]], bounds_zh: Sequence[obje
         for p, zh in zip(points, bounds_zh)))
 
 
+# ---------------------------------------------------------------- the captures panel's tables
+
+def stall_rows_html(rows: Sequence) -> Markup:
+    """A stall-types table's rows (``views.captures.StallTypeRow``)."""
+    return Markup("".join(f'<tr translate="no"><td><span class="swatch {esc(t.css)}"></span>{esc(t.name)}</td>'
+                          f'<td class="num">{esc(t.cycles)}</td><td class="num">{esc(t.share)}</td></tr>' for t in rows))
+
+
+def _line_row(r) -> str:
+    loc = (f'<a href="{esc(r.href)}" title="{esc(r.title)}">{esc(r.loc)}</a>' if r.href else
+           f'<span title="{esc(r.title)}">{esc(r.loc)}</span>')
+    return (f'<tr translate="no"><td class="num">{esc(r.rank)}</td><td class="loc">{loc}</td><td class="num">'
+            f'{esc(r.stall)}</td><td class="num">{esc(r.share)}</td><td class="num">{esc(r.rate)}</td>'
+            f'<td>{esc(r.dominant)}</td></tr>')
+
+
+def line_rows_html(rows: Sequence) -> Markup:
+    """A top-lines table's rows (``views.captures.LineRow``)."""
+    return Markup("".join(_line_row(r) for r in rows))
+
+
+def _ins_row(i, reason: bool) -> str:
+    why = f'<td translate="no">{esc(i.reason)}</td>' if reason else ""
+    loc = f'<a href="{esc(i.loc_href)}">{esc(i.loc)}</a>' if i.loc_href else esc(i.loc)
+    return (f'<tr translate="no"><td class="num">{esc(i.rank)}</td><td class="num"><a href="{esc(i.href)}">{esc(i.pc)}'
+            f'</a></td><td class="num">{esc(i.stall)}</td><td class="num">{esc(i.share)}</td><td>{esc(i.type)}</td>{why}'
+            f'<td class="asm">{esc(i.asm)}</td><td class="loc">{loc}</td></tr>')
+
+
+def ins_rows_html(rows: Sequence, reason: bool = False) -> Markup:
+    """A top-instructions table's rows (``views.captures.InsRow``); ``reason``: NCU's stall reason column."""
+    return Markup("".join(_ins_row(i, reason) for i in rows))
+
+
+def _file_row(f) -> str:
+    unknown = f.path == UNKNOWN_LOC
+    short = msg(f.short) if unknown else esc(f.short)
+    page = f' data-page="{esc(f.href)}"' if f.href else ""
+    name = (f'<a href="{esc(f.href)}" title="{esc(f.path)}">{short}</a>' if f.href else
+            f'<span title="{esc(f.path)}">{short}</span>')
+    hottest = (f'<a href="{esc(f.hottest_href)}" data-i18n="cap.hottest">{esc(i18n.en("cap.hottest"))}</a> '
+               if f.hottest_href else "")
+    note = msg(f.note) if f.note else ""
+    no = "" if unknown else ' translate="no"'
+    return (f'<tr id="{esc(f.anchor)}"{page}><td class="loc"{no}>{name}</td><td class="num" translate="no">'
+            f'{esc(f.stall)}</td><td class="num">{msg(f.lines)}</td><td class="small">{hottest}'
+            f'<span class="muted">{note}</span></td></tr>')
+
+
+def file_rows_html(files: Sequence) -> Markup:
+    """A capture's source files (``views.source.FileEntry``): its page, stall, mapped lines, note."""
+    return Markup("".join(_file_row(f) for f in files))
+
+
 def _markup(piece: Callable[..., str]) -> Callable[..., Markup]:
     """A piece as a template global: its HTML marked safe, so autoescape prints it as it is."""
     def as_markup(*args) -> Markup:
@@ -164,9 +219,9 @@ def _markup(piece: Callable[..., str]) -> Callable[..., Markup]:
 
 
 def install(env) -> None:
-    """Jinja globals: the pieces (``bi``, ``msg``, ``said``, ``facts``, ``finding``), ``shape_rows_html``
-    and ``roofline_rows_html``."""
+    """Jinja globals: the pieces (``bi``, ``msg``, ``said``, ``facts``, ``finding``) and the tables'
+    rows (``*_rows_html``)."""
     for piece in (bi, msg, said, facts, finding):
         env.globals[piece.__name__] = _markup(piece)
-    env.globals["shape_rows_html"] = shape_rows_html
-    env.globals["roofline_rows_html"] = roofline_rows_html
+    for rows in (shape_rows_html, roofline_rows_html, stall_rows_html, line_rows_html, ins_rows_html, file_rows_html):
+        env.globals[rows.__name__] = rows
