@@ -204,3 +204,53 @@ def test_capture_tables_are_the_bytes_of_the_loops(kernel):
                 for f in cv.files[:1] for h in (EVIL, "")] + [dataclasses.replace(cv.files[0], path="<unknown>", short="(no source location)")]
     cv.vendor = "nvidia"
     assert _capture_rows_match(cv) == 8
+
+
+# The overview's kernel rows as index.html held them (the oracle of ``kernel_rows_html``).
+OLD_KERNEL_ROWS = """      {% for r in g.rows %}
+      <tr class="krow" id="k-{{ r.slug }}" data-verdict="{{ r.verdict if r.verdict else 'NONE' }}" data-category="{{ r.category }}" data-severity="{{ r.severity_level }}" data-search="{{ r.search }}" data-href="{{ r.href }}">
+        <td data-sort="{{ r.name }}"><a href="{{ r.href }}" translate="no">{{ r.name }}</a>
+          {% if r.op and r.op != r.slug %}<span class="muted small" translate="no">{{ r.slug }} → {{ r.op }}</span>{% endif %}
+          {% for m in r.missing %}<div class="missing small">{{ msg(m) }}</div>{% endfor %}
+          {% for b in r.broken %}<div class="broken small">{{ msg(b) }}</div>{% endfor %}
+        </td>
+        <td data-sort="{{ r.verdict_rank }}"><span class="badge {{ r.verdict_css }}" translate="no">{{ r.verdict_label }}</span>
+          {% for f in r.flags %}<div class="flag small">{{ msg(f) }}</div>{% endfor %}
+          {% if r.regression %}<div class="regressed small"><a href="history.html#h-{{ r.slug }}">{{ bi(r.regression, r.regression_zh) }}</a></div>{% endif %}</td>
+        <td data-sort="{{ r.severity_sort }}">{% if r.severity %}<span class="sev sev-{{ r.severity.level }}" data-zh="{{ r.severity.level_zh }}">{{ r.severity.level }}</span>
+          <div class="small muted" data-zh="{{ r.severity.detail_zh }}">{{ r.severity.detail }}</div>{% else %}—{% endif %}</td>
+        <td class="num" translate="no" data-sort="{{ r.geomean if r.geomean is not none else '' }}">{{ r.geomean_text }}</td>
+        <td class="num" data-sort="{{ r.headline_speedup if r.headline_speedup is not none else '' }}"><span translate="no">{{ r.headline_text_x }}</span>{% if r.headline_disagrees %}
+          <div class="flag small disagree" translate="no">≠ {{ r.headline_verdict }}</div>{% endif %}</td>
+        <td class="num" data-sort="{{ r.wins_sort }}"><span{% if r.wins_zh %} data-zh="{{ r.wins_zh }}"{% else %} translate="no"{% endif %}>{{ r.wins_text }}</span></td>
+        <td class="diag" data-sort="{{ r.diagnosis.bound if r.diagnosis and r.diagnosis.bound else '' }}">{% for c in r.diagnosis_links %}<a href="{{ c.href }}">{{ said(c.text, c.zh_runs) }}</a>{% if not loop.last %}<span class="l-en">, </span><span class="l-zh">，</span>{% endif %}{% endfor %}
+          {% if r.first_step %}<div class="first-step small"><span data-i18n="diag.first">{{ _("diag.first") }}</span> {% set fs = r.first_step_said %}<a href="{{ r.href }}{{ r.first_step.anchor }}">{{ said(fs.en, fs.zh) }}</a>{% if r.first_step.share_text %} <span class="muted" data-zh="{{ r.first_step.share_zh }}">({{ r.first_step.share_text }})</span>{% endif %}</div>{% endif %}</td>
+        <td class="num" translate="no" data-sort="{{ r.weighted if r.weighted is not none else '' }}">{{ r.weighted_text }}</td>
+        <td class="num{% if r.hard_failures %} bad{% endif %}" data-sort="{{ r.failures_sort if r.failures_sort >= 0 else '' }}"><span{% if r.failures_zh %} data-zh="{{ r.failures_zh }}"{% else %} translate="no"{% endif %}>{{ r.failures_text }}</span></td>
+        <td data-sort="{{ r.best_baseline or '' }}">{% set bb = r.best_baseline_split %}<span translate="no">{{ bb[0] }}</span>{% if bb[1] %} <span data-zh="{{ bb[2] }}">{{ bb[1] }}</span>{% endif %}</td>
+        <td translate="no" data-sort="{{ r.top_stall or '' }}">{{ r.top_stall or '—' }}</td>
+        <td class="num" translate="no" data-sort="{{ r.stall_ratio if r.stall_ratio is not none else '' }}">{{ r.stall_ratio_text }}</td>
+        <td class="num" translate="no" data-sort="{{ r.occupancy if r.occupancy is not none else '' }}">{{ r.occupancy_text }}</td>
+        <td data-sort="{{ r.limiter or '' }}"><span{% if r.limiter_zh %} data-zh="{{ r.limiter_zh }}"{% else %} translate="no"{% endif %}>{{ r.limiter_text }}</span></td>
+        <td translate="no" data-sort="{{ r.category }}">{{ r.category }}</td>
+      </tr>
+      {% endfor %}
+"""
+
+
+def test_overview_kernel_rows_are_the_bytes_of_the_loop(kernel):
+    """Every row of the shared sweep (severity, diagnosis, first step, headline), then a row with a
+    regression, a disagreeing headline and hostile text."""
+    rows = [kernel(s)[1] for s in ("flash_attn_func", "moe_gemm", "softmax", "hgemm_splitk", "pa_mqa_logits_fp4")]
+    assert any(r.severity for r in rows) and any(r.first_step for r in rows) and any(r.diagnosis for r in rows)
+    assert str(panel_rows.kernel_rows_html(rows)) == _macro(OLD_KERNEL_ROWS, g={"rows": rows})
+    r = rows[0]
+    evil = dataclasses.replace(r, slug=EVIL, name=EVIL, op=EVIL, category=EVIL, href=EVIL, search=EVIL, regression=EVIL,
+                               regression_zh=EVIL, missing=[EVIL], broken=[EVIL], flags=[EVIL, "1 hard failure"],
+                               headline_verdict="LOSS", verdict_css=EVIL, top_stall=None, limiter=EVIL,
+                               best_baseline_text="torch (3 of 5)", geomean=None, failures_sort=-1, hard_failures=2,
+                               severity=dict.fromkeys(("level", "level_zh", "detail", "detail_zh"), EVIL) | {
+                                   "level": "tune", "geomean": 0.5},
+                               first_step=None if r.first_step is None else {**r.first_step, "share_text": EVIL, "share_zh": EVIL})
+    assert evil.headline_disagrees and evil.best_baseline_split[1]
+    assert str(panel_rows.kernel_rows_html([evil])) == _macro(OLD_KERNEL_ROWS, g={"rows": [evil]})

@@ -14,6 +14,7 @@ from markupsafe import Markup
 
 from generator.model import UNKNOWN_LOC
 from generator.site import i18n
+from generator.site.views.base import DASH
 
 
 try:  # markupsafe's own C escaping of a str (what escape() does inside), 4x the replaces below
@@ -210,6 +211,86 @@ def file_rows_html(files: Sequence) -> Markup:
     return Markup("".join(_file_row(f) for f in files))
 
 
+# ---------------------------------------------------------------- the overview's kernel rows
+
+def _or_empty(value: object) -> object:
+    return "" if value is None else value
+
+
+def _kernel_name_cell(r) -> str:
+    op = (f'<span class="muted small" translate="no">{esc(r.slug)} \u2192 {esc(r.op)}</span>'
+          if r.op and r.op != r.slug else "")
+    notes = "".join(f'<div class="missing small">{msg(m)}</div>' for m in r.missing)
+    notes += "".join(f'<div class="broken small">{msg(b)}</div>' for b in r.broken)
+    return (f'        <td data-sort="{esc(r.name)}"><a href="{esc(r.href)}" translate="no">{esc(r.name)}</a>\n'
+            f"{op}{notes}        </td>\n")
+
+
+def _kernel_verdict_cells(r) -> str:
+    flags = "".join(f'<div class="flag small">{msg(f)}</div>' for f in r.flags)
+    regressed = (f'<div class="regressed small"><a href="history.html#h-{esc(r.slug)}">'
+                 f"{bi(r.regression, r.regression_zh)}</a></div>" if r.regression else "")
+    sev = r.severity
+    severity = (f'<span class="sev sev-{esc(sev["level"])}" data-zh="{esc(sev["level_zh"])}">{esc(sev["level"])}</span>\n'
+                f'          <div class="small muted" data-zh="{esc(sev["detail_zh"])}">{esc(sev["detail"])}</div>'
+                if sev else DASH)
+    disagree = (f'          <div class="flag small disagree" translate="no">\u2260 {esc(r.headline_verdict)}</div>'
+                if r.headline_disagrees else "")
+    wins = f' data-zh="{esc(r.wins_zh)}"' if r.wins_zh else ' translate="no"'
+    return (f'        <td data-sort="{esc(r.verdict_rank)}"><span class="badge {esc(r.verdict_css)}" translate="no">'
+            f"{esc(r.verdict_label)}</span>\n{flags}{regressed}</td>\n"
+            f'        <td data-sort="{esc(r.severity_sort)}">{severity}</td>\n'
+            f'        <td class="num" translate="no" data-sort="{esc(_or_empty(r.geomean))}">{esc(r.geomean_text)}</td>\n'
+            f'        <td class="num" data-sort="{esc(_or_empty(r.headline_speedup))}"><span translate="no">'
+            f"{esc(r.headline_text_x)}</span>{disagree}</td>\n"
+            f'        <td class="num" data-sort="{esc(r.wins_sort)}"><span{wins}>{esc(r.wins_text)}</span></td>\n')
+
+
+def _kernel_diagnosis_cell(r) -> str:
+    sep = '<span class="l-en">, </span><span class="l-zh">\uff0c</span>'
+    links = sep.join(f'<a href="{esc(c.href)}">{said(c.text, c.zh_runs)}</a>' for c in r.diagnosis_links)
+    bound = r.diagnosis["bound"] if r.diagnosis and r.diagnosis["bound"] else ""
+    step = ""
+    if r.first_step:
+        fs, said_fs = r.first_step, r.first_step_said
+        share = (f' <span class="muted" data-zh="{esc(fs["share_zh"])}">({esc(fs["share_text"])})</span>'
+                 if fs["share_text"] else "")
+        step = (f'<div class="first-step small"><span data-i18n="diag.first">{esc(i18n.en("diag.first"))}</span> '
+                f'<a href="{esc(r.href)}{esc(fs["anchor"])}">{said(said_fs.en, said_fs.zh)}</a>{share}</div>')
+    return f'        <td class="diag" data-sort="{esc(bound)}">{links}{step}</td>\n'
+
+
+def _kernel_rest_cells(r) -> str:
+    failures = f' data-zh="{esc(r.failures_zh)}"' if r.failures_zh else ' translate="no"'
+    name, of, of_zh = r.best_baseline_split
+    of = f' <span data-zh="{esc(of_zh)}">{esc(of)}</span>' if of else ""
+    limiter = f' data-zh="{esc(r.limiter_zh)}"' if r.limiter_zh else ' translate="no"'
+    top_stall = r.top_stall or DASH
+    return (f'        <td class="num" translate="no" data-sort="{esc(_or_empty(r.weighted))}">{esc(r.weighted_text)}</td>\n'
+            f'        <td class="num{" bad" if r.hard_failures else ""}" data-sort='
+            f'"{esc(r.failures_sort if r.failures_sort >= 0 else "")}"><span{failures}>{esc(r.failures_text)}</span></td>\n'
+            f'        <td data-sort="{esc(r.best_baseline or "")}"><span translate="no">{esc(name)}</span>{of}</td>\n'
+            f'        <td translate="no" data-sort="{esc(r.top_stall or "")}">{esc(top_stall)}</td>\n'
+            f'        <td class="num" translate="no" data-sort="{esc(_or_empty(r.stall_ratio))}">{esc(r.stall_ratio_text)}</td>\n'
+            f'        <td class="num" translate="no" data-sort="{esc(_or_empty(r.occupancy))}">{esc(r.occupancy_text)}</td>\n'
+            f'        <td data-sort="{esc(r.limiter or "")}"><span{limiter}>{esc(r.limiter_text)}</span></td>\n'
+            f'        <td translate="no" data-sort="{esc(r.category)}">{esc(r.category)}</td>\n')
+
+
+def kernel_row_html(r) -> str:
+    """One kernel of the overview table (``views.overview.IndexRow``): fifteen cells, sort keys in ``data-sort``."""
+    return (f'      <tr class="krow" id="k-{esc(r.slug)}" data-verdict="{esc(r.verdict if r.verdict else "NONE")}" '
+            f'data-category="{esc(r.category)}" data-severity="{esc(r.severity_level)}" data-search="{esc(r.search)}" '
+            f'data-href="{esc(r.href)}">\n'
+            f"{_kernel_name_cell(r)}{_kernel_verdict_cells(r)}{_kernel_diagnosis_cell(r)}{_kernel_rest_cells(r)}"
+            f"      </tr>\n")
+
+
+def kernel_rows_html(rows: Sequence) -> Markup:
+    """A category's kernels in the overview table."""
+    return Markup("".join(kernel_row_html(r) for r in rows))
+
+
 def _markup(piece: Callable[..., str]) -> Callable[..., Markup]:
     """A piece as a template global: its HTML marked safe, so autoescape prints it as it is."""
     def as_markup(*args) -> Markup:
@@ -223,5 +304,6 @@ def install(env) -> None:
     rows (``*_rows_html``)."""
     for piece in (bi, msg, said, facts, finding):
         env.globals[piece.__name__] = _markup(piece)
-    for rows in (shape_rows_html, roofline_rows_html, stall_rows_html, line_rows_html, ins_rows_html, file_rows_html):
+    for rows in (shape_rows_html, roofline_rows_html, stall_rows_html, line_rows_html, ins_rows_html, file_rows_html,
+                 kernel_rows_html):
         env.globals[rows.__name__] = rows
