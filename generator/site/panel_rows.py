@@ -120,27 +120,30 @@ def finding(f) -> str:
 
 
 def _cell(c) -> str:
-    title = f' title="{esc(c.title)}"' if c.title else ""
-    title_zh = f' data-zh-title="{esc(c.title_zh)}"' if c.title_zh else ""
-    return f'<td class="num {esc(c.css)}" data-sort="{esc(c.sort)}"{title}{title_zh} translate="no">{esc(c.text)}</td>'
+    title = f' title="{esc_str(c.title)}"' if c.title else ""
+    title_zh = f' data-zh-title="{esc_str(c.title_zh)}"' if c.title_zh else ""
+    return (f'<td class="num {esc_str(c.css)}" data-sort="{esc_str(c.sort)}"{title}{title_zh} translate="no">'
+            f'{esc_str(c.text)}</td>')
 
 
 def shape_row_html(r) -> str:
-    """One ledger shape of the per-shape table (a ``views.speed.ShapeRowView``)."""
+    """One ledger shape of the per-shape table (a ``views.speed.ShapeRowView``: its fields are text)."""
     cells = "".join(_cell(c) for c in r.cells)
-    failure_full = f' title="{esc(r.failure_full)}"' if r.failure_full else ""
+    failure_full = f' title="{esc_str(r.failure_full)}"' if r.failure_full else ""
     flags = "".join(f'<div class="flag small">{msg(f)}</div>' for f in r.flags)
-    return (f'  <tr id="{esc(r.anchor)}" data-models="{esc(r.models)}">\n'
-            f'    <td data-sort="{esc(r.args)}" class="args" translate="no">{esc(r.args)}</td>\n'
-            f'    <td data-sort="{esc(r.stage)}" translate="no">{esc(r.stage)}</td>\n'
-            f'    <td data-sort="{esc(r.model)}" translate="no">{esc(r.model)}</td>\n'
-            f'    <td data-sort="{esc(r.dtype)}" translate="no">{esc(r.dtype)}</td>\n'
-            f'    <td class="num" data-sort="{esc(r.weight)}" translate="no">{esc(r.weight)}</td>\n'
+    args, stage, model, dtype = esc_str(r.args), esc_str(r.stage), esc_str(r.model), esc_str(r.dtype)
+    weight, best, failure = esc_str(r.weight), esc_str(r.best_baseline), esc_str(r.failure)
+    return (f'  <tr id="{esc_str(r.anchor)}" data-models="{esc_str(r.models)}">\n'
+            f'    <td data-sort="{args}" class="args" translate="no">{args}</td>\n'
+            f'    <td data-sort="{stage}" translate="no">{stage}</td>\n'
+            f'    <td data-sort="{model}" translate="no">{model}</td>\n'
+            f'    <td data-sort="{dtype}" translate="no">{dtype}</td>\n'
+            f'    <td class="num" data-sort="{weight}" translate="no">{weight}</td>\n'
             f'{cells}'
-            f'    <td data-sort="{esc(r.best_baseline)}" translate="no">{esc(r.best_baseline)}</td>\n'
-            f'    <td class="num {esc(r.outcome_css)}" data-sort="{esc(r.speedup_sort)}" translate="no">'
-            f'{esc(r.speedup_text)}</td>\n'
-            f'    <td class="failure" data-sort="{esc(r.failure)}"{failure_full}><span translate="no">{esc(r.failure)}'
+            f'    <td data-sort="{best}" translate="no">{best}</td>\n'
+            f'    <td class="num {esc_str(r.outcome_css)}" data-sort="{esc_str(r.speedup_sort)}" translate="no">'
+            f'{esc_str(r.speedup_text)}</td>\n'
+            f'    <td class="failure" data-sort="{failure}"{failure_full}><span translate="no">{failure}'
             f'</span>{flags}</td>\n'
             f'  </tr>\n')
 
