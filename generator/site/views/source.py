@@ -211,7 +211,7 @@ def file_entries(ix: SourceIndex, c: CaptureData) -> list[FileEntry]:
 
 # ---------------------------------------------------------------- the pages
 
-@dataclass
+@dataclass(slots=True)
 class IsaRow:
     """One instruction: a row of the ISA listing, or of a hot line's folded ISA."""
 
@@ -245,7 +245,7 @@ def count_text(lang: str, n: int) -> str:
     return i18n.text(lang, "src.instruction" if n == 1 else "src.instructions", n=n)
 
 
-@dataclass
+@dataclass(slots=True)
 class SourceLine:
     """One line of a source page: its text (when the file is in the bundle), heat and ISA."""
 
