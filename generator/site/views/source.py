@@ -304,11 +304,15 @@ class CapturePage:
 
 
 def _isa_rows(ix: SourceIndex, c: CaptureData) -> dict[int, IsaRow]:
-    """Every instruction once, by pc (the first of a repeated pc; each row built once: thousands)."""
+    """Every instruction once, by pc (the first of a repeated pc; each row built once: thousands).
+    Cycle counts recur (a listing of 2,000 instructions holds a few hundred), so each count's text
+    and heat class are worked out once."""
     a = c.analysis
     max_ins = max((i.stall_cycles for i in a.instructions), default=0)
     mfma = c.mfma or {}
     cache: dict[str, tuple[str, str]] = {}
+    texts: dict[int, str] = {0: ""}  # a cycle count's text; none for zero
+    heats: dict[int, str] = {}
     rows: dict[int, IsaRow] = {}
     for ins in a.instructions:
         pc = ins.pc_index
@@ -318,11 +322,18 @@ def _isa_rows(ix: SourceIndex, c: CaptureData) -> dict[int, IsaRow]:
         if lc is None:
             lc = cache[ins.source_loc] = (ix.loc_text(ins.source_loc), ix.href(ins.source_loc))
         stall, total, execs = ins.stall_cycles, ins.total_cycles, ins.exec_count
+        stall_text = texts.get(stall)
+        if stall_text is None:
+            stall_text = texts[stall] = fmt_cycles(stall)
+        total_text = texts.get(total)
+        if total_text is None:
+            total_text = texts[total] = fmt_cycles(total)
+        hot = heats.get(stall)
+        if hot is None:
+            hot = heats[stall] = heat(stall, max_ins) if stall > 0 else ""
         note = mfma_note(mfma[pc]) if pc in mfma else ("", "", "")
-        rows[pc] = IsaRow(pc, f"pc{pc}", f"{ISA_PAGE}#pc{pc}", ins.asm, ins.type,
-                          heat(stall, max_ins) if stall > 0 else "", fmt_cycles(stall) if stall else "",
-                          fmt_cycles(total) if total else "", str(execs) if execs else "", lc[0], lc[1],
-                          note[0], note[2], note[1])
+        rows[pc] = IsaRow(pc, f"pc{pc}", f"{ISA_PAGE}#pc{pc}", ins.asm, ins.type, hot, stall_text, total_text,
+                          str(execs) if execs else "", lc[0], lc[1], note[0], note[2], note[1])
     return rows
 
 
