@@ -246,3 +246,28 @@ def test_nsight_compute_sentences_translate_with_their_nested_clauses():
         "关键是让每个 SM 有更多独立的工作（占用率、ILP、流水化）。")
     html = i18n.zh_msg(rc)
     assert '<span translate="no">k.py:12</span>' in html and "CTA 屏障处的其他 warp" in html and "sibling" not in html
+
+
+def test_msg_key_tries_only_the_patterns_a_sentence_can_match():
+    """The literal test before a pattern is compiled changes no match: every msg. template filled
+    (and with a final newline, a character more or less at either end) finds the key the full scan of
+    every compiled pattern finds."""
+    import string
+
+    en = i18n.catalogue("en")
+    keys = sorted((k for k in en if k.startswith("msg.")), key=lambda k: (-len(en[k]), k))
+    every = [(k, i18n._template_pattern(en[k])) for k in keys]
+
+    def scan(text):
+        m = next(((k, p.match(text)) for k, p in every if p.match(text)), None)
+        return (m[0], m[1].groupdict()) if m else None
+
+    texts = ["", "\n", "6 hard failures", "small vs big"]
+    for k in keys:
+        for value in ("3", "a.py:12", "1.66x", "x y", ""):
+            t = en[k].format(**{f: value for _, f, _, _ in string.Formatter().parse(en[k]) if f})
+            texts += [t, t + "\n", t + "x", "x" + t, t[:-1]]
+    assert len(texts) > 3000
+    assert sum(scan(t) is not None for t in texts) > 1000
+    for t in texts:
+        assert i18n.msg_key(t) == scan(t), t

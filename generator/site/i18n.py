@@ -81,10 +81,31 @@ def _template_pattern(s: str) -> re.Pattern:
 
 
 @lru_cache(maxsize=None)
-def _sentences() -> tuple[tuple[str, re.Pattern], ...]:
-    """The ``msg.`` keys with their patterns, the longest English first (the most specific wins)."""
-    keys = sorted((k for k in catalogue("en") if k.startswith("msg.")), key=lambda k: (-len(catalogue("en")[k]), k))
-    return tuple((k, _template_pattern(catalogue("en")[k])) for k in keys)
+def _sentences() -> tuple[tuple[str, str, str], ...]:
+    """The ``msg.`` keys, the longest English first (the most specific wins), each with the literal
+    text its sentence starts with and ends with: a cheap test before its pattern is compiled and tried
+    (compiling every pattern cost each build process tens of milliseconds)."""
+    en_ = catalogue("en")
+    keys = sorted((k for k in en_ if k.startswith("msg.")), key=lambda k: (-len(en_[k]), k))
+    out = []
+    for k in keys:
+        parts = list(string.Formatter().parse(en_[k]))
+        first = parts[0][0] if parts else ""
+        last = parts[-1][0] if parts and parts[-1][1] is None else ""
+        out.append((k, first, last))
+    return tuple(out)
+
+
+@lru_cache(maxsize=None)
+def _pattern(key: str) -> re.Pattern:
+    """The pattern of a ``msg.`` key's English (compiled on first use)."""
+    return _template_pattern(catalogue("en")[key])
+
+
+def _may_match(text: str, first: str, last: str) -> bool:
+    """Whether ``text`` starts and ends as a template's literals require (``$`` also matches before a
+    final newline)."""
+    return text.startswith(first) and (text.endswith(last) or text.endswith(last + "\n"))
 
 
 def marked(lang: str, key: str, **kw) -> Markup:
@@ -104,10 +125,17 @@ def marked(lang: str, key: str, **kw) -> Markup:
 
 def msg_key(text: str) -> tuple[str, dict[str, str]] | None:
     """The ``msg.`` key whose English template prints ``text``, with the values it was filled with."""
-    for key, pattern in _sentences():
-        m = pattern.match(text)
+    found = _msg_key(text)
+    return (found[0], dict(found[1])) if found else None
+
+
+@lru_cache(maxsize=4096)
+def _msg_key(text: str) -> tuple[str, tuple[tuple[str, str], ...]] | None:
+    """``msg_key`` kept per sentence (notes and flags recur on every kernel; each match tries every key)."""
+    for key, first, last in _sentences():
+        m = _pattern(key).match(text) if _may_match(text, first, last) else None
         if m:
-            return key, m.groupdict()
+            return key, tuple(m.groupdict().items())
     return None
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 import string
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from markupsafe import Markup, escape
@@ -66,6 +67,12 @@ def _form(value: Any, spec: str) -> str:
 def _literal(lang: str, text: str) -> list[Seg]:
     if lang != "zh":
         return [Seg(text)] if text else []
+    return list(_zh_runs(text))
+
+
+@lru_cache(maxsize=4096)
+def _zh_runs(text: str) -> tuple[Seg, ...]:
+    """A 中文 text's runs, its Latin runs as data (the catalogue's literals recur on every page)."""
     out, at = [], 0
     for m in LATIN.finditer(text):
         if m.start() > at:
@@ -74,7 +81,7 @@ def _literal(lang: str, text: str) -> list[Seg]:
         at = m.end()
     if at < len(text):
         out.append(Seg(text[at:]))
-    return out
+    return tuple(out)
 
 
 def _value(lang: str, v: Any, spec: str) -> list[Seg]:

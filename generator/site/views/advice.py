@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from generator.site import i18n, wording
@@ -63,8 +65,15 @@ def _scalar(v: Any) -> str:
 
 
 def _label_zh(key: str) -> list[Seg] | None:
+    runs = _label_runs(key)
+    return list(runs) if runs is not None else None
+
+
+@lru_cache(maxsize=1024)
+def _label_runs(key: str) -> tuple[Seg, ...] | None:
+    """The 中文 of an evidence label (``finding.ev.<key>``) as runs; None without one (labels recur)."""
     k = f"finding.ev.{key}"
-    return wording.runs(i18n.zh(k)) if k in i18n.catalogue("zh") else None
+    return tuple(wording.runs(i18n.zh(k))) if k in i18n.catalogue("zh") else None
 
 
 def evidence_items(ev: Any, isa: str | None, limit: int = 12) -> list[EvidenceItem]:
@@ -125,6 +134,22 @@ def finding_view(f: dict[str, Any], isa: str | None = None) -> FindingView:
     )
 
 
+#: The latest captures' finding views: (findings list, ISA page) -> views. The captures panel and the
+#: advice panel show the same findings, so each is worded once; the list is held, so its id is not reused.
+_VIEWS: dict[tuple[int, str], tuple[list[dict[str, Any]], list[FindingView]]] = {}
+
+
+def finding_views(findings: list[dict[str, Any]], isa: str) -> list[FindingView]:
+    """:func:`finding_view` of each finding of a capture (shared: callers copy a view before changing it)."""
+    key = (id(findings), isa)
+    hit = _VIEWS.get(key)
+    if hit is None or hit[0] is not findings:
+        if len(_VIEWS) >= 64:
+            _VIEWS.clear()
+        hit = _VIEWS[key] = (findings, [finding_view(f, isa) for f in findings])
+    return hit[1]
+
+
 @dataclass
 class AdviceView:
     capture: str
@@ -146,8 +171,7 @@ def _advice_panel(k: KernelData, row: IndexRow, ctx: SiteContext) -> list[Advice
         if c.analysis is None or c.findings is None:
             continue
         title = c.name if not c.label or c.label == c.name else f"{c.label} \u00b7 {c.name}"
-        views = [finding_view(f, isa_href(i)) for f in c.findings]
-        for j, v in enumerate(views):
-            v.anchor = f"advice-c{i}-f{j}"
+        views = [dataclasses.replace(v, anchor=f"advice-c{i}-f{j}")
+                 for j, v in enumerate(finding_views(c.findings, isa_href(i)))]
         out.append(AdviceView(title, f"#c{i}", views, c.is_primary))
     return out

@@ -8,7 +8,7 @@ from generator.analyze import waves
 from generator.model import CaptureAnalysis, Hotspots, stall_reason
 from generator.site import charts, i18n
 from generator.site.text_report import fmt_cycles
-from generator.site.views.advice import FindingView, finding_view
+from generator.site.views.advice import FindingView, finding_views
 from generator.site.views.base import (
     CaptureData, DASH, KernelData, SiteContext, TOP_K, fmt_pct,
 )
@@ -295,7 +295,7 @@ def capture_view(ci: int, c: CaptureData, ctx: SiteContext) -> CaptureView:
         occupancy=occupancy_view(a), top_lines=top_lines, top_instructions=top_ins, timeline=tl_chart,
         timeline_facts=tl_facts, timeline_note=c.timeline_note or "", files=file_entries(ix, c),
         hottest_href=ix.href(jump, ix.folder) if jump else "", isa_href=ix.isa(ix.folder),
-        isa_count=len(a.instructions), findings=[finding_view(f, ix.isa(ix.folder)) for f in (c.findings or [])],
+        isa_count=len(a.instructions), findings=list(finding_views(c.findings or [], ix.isa(ix.folder))),
         notes=[n for n in a.notes if not (a.occupancy and n in a.occupancy.notes)], unit=unit, vendor=a.vendor,
         warning=waves.not_representative_text(a.waves_summary), working=working_view(a, ix),
         opcodes=opcode_rows(a),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from markupsafe import Markup
 
@@ -43,12 +44,18 @@ def _roofline_panel(k: KernelData, row: IndexRow, ctx: SiteContext) -> RooflineV
             f"{p.get('tflops', 0):.3g}", fmt_pct(p.get("fraction_of_roof")),
             str(p.get("bound", "")) + (f" — {p['above_roof']}" if p.get("above_roof") else "")]
            for p in r["points"]]
-    bounds = [bound_zh(str(p.get("bound", ""))) + (Markup(" — ") + i18n.zh_msg(p["above_roof"]) if p.get("above_roof") else "")
-              for p in r["points"]]
+    bounds = [point_bound_zh(p) for p in r["points"]]
     return RooflineView(chart_view("roofline", charts.roofline(r), "Roofline: throughput against arithmetic intensity",
                                    "chart.roofline"), facts, pts, [str(n) for n in r.get("notes") or []], bounds)
 
 
+def point_bound_zh(p: dict) -> Markup:
+    """A point's bound in 中文, and its above-the-roof note (the last column of the points table)."""
+    zh = bound_zh(str(p.get("bound", "")))
+    return zh + Markup(" — ") + i18n.zh_msg(p["above_roof"]) if p.get("above_roof") else zh
+
+
+@lru_cache(maxsize=64)
 def bound_zh(bound: str) -> Markup:
     """A roofline bound label (memory-, compute-, latency-bound) in 中文; an unknown one as data."""
     key = f"roof.bound.{bound}"

@@ -211,7 +211,7 @@ def file_entries(ix: SourceIndex, c: CaptureData) -> list[FileEntry]:
 
 # ---------------------------------------------------------------- the pages
 
-@dataclass
+@dataclass(slots=True)
 class IsaRow:
     """One instruction: a row of the ISA listing, or of a hot line's folded ISA."""
 
@@ -245,7 +245,7 @@ def count_text(lang: str, n: int) -> str:
     return i18n.text(lang, "src.instruction" if n == 1 else "src.instructions", n=n)
 
 
-@dataclass
+@dataclass(slots=True)
 class SourceLine:
     """One line of a source page: its text (when the file is in the bundle), heat and ISA."""
 
@@ -304,22 +304,36 @@ class CapturePage:
 
 
 def _isa_rows(ix: SourceIndex, c: CaptureData) -> dict[int, IsaRow]:
-    """Every instruction once, by pc (built once per instruction)."""
+    """Every instruction once, by pc (the first of a repeated pc; each row built once: thousands).
+    Cycle counts recur (a listing of 2,000 instructions holds a few hundred), so each count's text
+    and heat class are worked out once."""
     a = c.analysis
     max_ins = max((i.stall_cycles for i in a.instructions), default=0)
+    mfma = c.mfma or {}
     cache: dict[str, tuple[str, str]] = {}
+    texts: dict[int, str] = {0: ""}  # a cycle count's text; none for zero
+    heats: dict[int, str] = {}
     rows: dict[int, IsaRow] = {}
     for ins in a.instructions:
+        pc = ins.pc_index
+        if pc in rows:
+            continue
         lc = cache.get(ins.source_loc)
         if lc is None:
             lc = cache[ins.source_loc] = (ix.loc_text(ins.source_loc), ix.href(ins.source_loc))
-        note = mfma_note(c.mfma.get(ins.pc_index)) if c.mfma else ("", "", "")
-        rows.setdefault(ins.pc_index, IsaRow(
-            pc=ins.pc_index, anchor=f"pc{ins.pc_index}", href=ix.isa("", ins.pc_index), asm=ins.asm, type=ins.type,
-            heat=heat(ins.stall_cycles, max_ins), stall=fmt_cycles(ins.stall_cycles) if ins.stall_cycles else "",
-            total=fmt_cycles(ins.total_cycles) if ins.total_cycles else "",
-            execs=str(ins.exec_count) if ins.exec_count else "", loc=lc[0], loc_href=lc[1],
-            note=note[0], note_zh=note[1], note_title=note[2]))
+        stall, total, execs = ins.stall_cycles, ins.total_cycles, ins.exec_count
+        stall_text = texts.get(stall)
+        if stall_text is None:
+            stall_text = texts[stall] = fmt_cycles(stall)
+        total_text = texts.get(total)
+        if total_text is None:
+            total_text = texts[total] = fmt_cycles(total)
+        hot = heats.get(stall)
+        if hot is None:
+            hot = heats[stall] = heat(stall, max_ins) if stall > 0 else ""
+        note = mfma_note(mfma[pc]) if pc in mfma else ("", "", "")
+        rows[pc] = IsaRow(pc, f"pc{pc}", f"{ISA_PAGE}#pc{pc}", ins.asm, ins.type, hot, stall_text, total_text,
+                          str(execs) if execs else "", lc[0], lc[1], note[0], note[2], note[1])
     return rows
 
 

@@ -120,46 +120,41 @@ def _splits(split: dict[str, list], ctx: SiteContext) -> list[SplitRow]:
             for name, v in split.items()]
 
 
+def _cells(sh: Any, providers: list[str], norow: ProviderCell) -> list[ProviderCell]:
+    """One shape's provider cells: time (or status), outcome class, tooltip, sort key."""
+    cells = []
+    for p in providers:
+        r = sh.providers.get(p)
+        if r is None:
+            cells.append(ProviderCell(norow.text, norow.css, norow.title, norow.sort, norow.title_zh))
+            continue
+        title = r.reason or ""
+        if r.usable and r.p10_us and r.p90_us:
+            title = f"p10 {r.p10_us:.2f} / p90 {r.p90_us:.2f} us" + (f"; {title}" if title else "")
+        css = "t-ok" if r.usable else ("t-fail" if r.status in ("failed", "oom", "incorrect") else "t-na")
+        if p == sh.best_baseline:
+            css += " t-best"
+        title_zh = ""
+        if r.above_roof:
+            css += " t-roof"
+            tbs = f"{r.effective_gbps / 1000:.1f}"
+            rest = f"; {title}" if title else ""
+            title, title_zh = i18n.en("speed.cell.roof", tbs=tbs) + rest, i18n.zh("speed.cell.roof", tbs=tbs) + rest
+        cells.append(ProviderCell(r.time_text, css, title, sort_key(r.median_us if r.usable else None), title_zh))
+    return cells
+
+
 def shape_rows(score: Any, ctx: SiteContext) -> list[ShapeRowView]:
     """The per-shape table: every provider's time and status, failures explicit."""
+    norow = ProviderCell(DASH, "t-none", i18n.en("speed.cell.norow"), "", i18n.zh("speed.cell.norow"))
+    providers = list(score.providers)
     out = []
     for i, sh in enumerate(score.shapes):
-        cells = []
-        for p in score.providers:
-            r = sh.providers.get(p)
-            if r is None:
-                cells.append(ProviderCell(DASH, "t-none", i18n.en("speed.cell.norow"), "", i18n.zh("speed.cell.norow")))
-                continue
-            title = r.reason or ""
-            if r.usable and r.p10_us and r.p90_us:
-                title = f"p10 {r.p10_us:.2f} / p90 {r.p90_us:.2f} us" + (f"; {title}" if title else "")
-            css = "t-ok" if r.usable else ("t-fail" if r.status in ("failed", "oom", "incorrect") else "t-na")
-            if p == sh.best_baseline:
-                css += " t-best"
-            title_zh = ""
-            if r.above_roof:
-                css += " t-roof"
-                tbs = f"{r.effective_gbps / 1000:.1f}"
-                rest = f"; {title}" if title else ""
-                title, title_zh = i18n.en("speed.cell.roof", tbs=tbs) + rest, i18n.zh("speed.cell.roof", tbs=tbs) + rest
-            cells.append(ProviderCell(r.time_text, css, title, sort_key(r.median_us if r.usable else None), title_zh))
         out.append(ShapeRowView(
-            anchor=f"s{i}",
-            args=sh.args_text,
-            stage=sh.stage or DASH,
-            model=sh.model or DASH,
-            dtype=sh.dtype or DASH,
-            weight=fmt_num(sh.weight),
-            cells=cells,
-            best_baseline=sh.best_baseline or DASH,
-            speedup_text=sh.speedup_text,
-            speedup_sort=sort_key(sh.speedup),
-            outcome_css=outcome_css(sh.speedup, ctx),
-            failure=sh.failure_short or "",
-            failure_full=sh.failure_reason or "",
-            flags=shape_flags(sh),
-            models="|".join(shape_models(sh)),
-        ))
+            f"s{i}", sh.args_text, sh.stage or DASH, sh.model or DASH, sh.dtype or DASH, fmt_num(sh.weight),
+            _cells(sh, providers, norow), sh.best_baseline or DASH, sh.speedup_text, sort_key(sh.speedup),
+            outcome_css(sh.speedup, ctx), sh.failure_short or "", sh.failure_reason or "", shape_flags(sh),
+            "|".join(shape_models(sh))))
     return out
 
 
