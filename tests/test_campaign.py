@@ -285,3 +285,60 @@ def test_broken_campaign_in_a_sweep_leaves_the_others_scored(sweep, tmp_path):
     assert isinstance(scores["softmax"], InputError)
     assert scores["softmax"].line == 5
     assert scores["vec_add"].verdict == "HEADROOM" and scores["quant"].verdict == "HEADROOM"
+
+
+# ---------------------------------------------------------------- read once, read fast
+
+
+def test_results_file_is_parsed_once_until_its_bytes_change(sweep, tmp_path):
+    from generator.analyze import roofline
+    from generator.read import campaign
+
+    dest = copy_campaign(sweep, tmp_path, "vec_add")
+    path = dest / "benchmark_results.jsonl"
+    first = campaign.results_jsonl(path)
+    assert len(first) == 120 and first[0][0] == 1
+    assert campaign.results_jsonl(str(path)) is first  # the scoring and the roofline share one parse
+    assert roofline.read_result_rows(dest)[0] is first[0][1]
+    assert read_campaign(dest).rows[0].median_us == 13.079999946057796
+    # same size, new bytes (one digit of the first median): parsed again
+    edit_lines(path, lambda lines: [lines[0].replace('"median_us":13.079999946057796',
+                                                     '"median_us":14.079999946057796')] + lines[1:])
+    assert read_campaign(dest).rows[0].median_us == 14.079999946057796
+    assert roofline.read_result_rows(dest)[0]["median_us"] == 14.079999946057796
+
+
+def test_plain_json_rows_read_as_the_field_by_field_reader_reads_them(sweep):
+    """Every row of the sweep (7,210 JSONL rows, all plain; the CSV twins, none plain) and rows
+    with odd values: the fast path and ``_checked_row`` give the same values of the same types."""
+    from generator.read import campaign
+
+    def same(rec, line=1):
+        a, b = campaign._result_row(rec, 0, line, "r.jsonl"), campaign._checked_row(rec, 0, line, "r.jsonl")
+        return all(getattr(a, f) == getattr(b, f) and type(getattr(a, f)) is type(getattr(b, f))
+                   for f in campaign.ResultRow.__slots__)
+
+    n = 0
+    for op in TIMED:
+        for name in ("benchmark_results.jsonl", "benchmark_results.csv"):
+            path = str(campaign_dir(sweep, op) / name)
+            records = campaign._jsonl_records(path) if name.endswith("jsonl") else campaign._csv_records(path)
+            for line, rec in records:
+                assert same(rec, line), (op, name, line)
+                n += 1
+    assert n == 2 * 7210
+    rec = json.loads((campaign_dir(sweep, "vec_add") / "benchmark_results.jsonl").read_text().splitlines()[0])
+    odd = [{"median_us": float("nan")}, {"median_us": 13}, {"effective_gbps": float("nan")},
+           {"timing_method": ""}, {"timing_method": 7}, {"skip_reason": "no kernel", "graph_capture_error": "x"},
+           {"stable": "true"}, {"correct": None}, {"includes_jit": 0}]
+    for change in odd:
+        assert same({**rec, **change}), change
+    assert campaign._result_row({**rec, "median_us": float("nan")}, 0, 1, "r.jsonl").median_us is None
+    row = campaign._result_row({**rec, "skip_reason": "no kernel", "graph_capture_error": "x"}, 0, 1, "r.jsonl")
+    assert row.reason == "no kernel; x"
+    del rec["graph_capture_error"]  # an optional field absent: read field by field
+    assert same(rec)
+    with pytest.raises(InputError, match=r"r.jsonl:1: median_us is not a number: True"):
+        campaign._result_row({**rec, "median_us": True}, 0, 1, "r.jsonl")
+    with pytest.raises(InputError, match=r"r.jsonl:1: empty provider"):
+        campaign._result_row({**rec, "provider": ""}, 0, 1, "r.jsonl")

@@ -185,3 +185,26 @@ def test_pmc_bytes_replace_the_benchmark_bytes(sweep):
     # FLOPs implied by the row: 0.40495 TFLOP/s * 165.72 us = n
     assert p.ai == pytest.approx(1 / (12 * 1.04), rel=1e-6)
     assert p.bound == "memory-bound"
+
+
+def test_results_rows_shared_with_the_scoring_and_bad_lines_keep_their_wording(sweep, tmp_path):
+    """The JSONL rows come from the parse the scoring made; a file the shared parse refuses is
+    read by the roofline's own loop, so its errors (and its leniency) stay as they were."""
+    import shutil
+
+    from generator.read import campaign
+
+    dest = tmp_path / "vec_add"
+    shutil.copytree(sweep / "benchmarks/examples/vec_add", dest)
+    rows = rl.read_result_rows(dest)
+    assert len(rows) == 120 and rows[0] is campaign.results_jsonl(dest / "benchmark_results.jsonl")[0][1]
+    assert rl.campaign_roofline(dest).counts() == {"memory-bound": 28, "compute-bound": 0, "latency-bound": 20}
+    path = dest / "benchmark_results.jsonl"
+    lines = path.read_text().splitlines(keepends=True)
+    path.write_text("".join(lines[:3] + ["[1, 2]\n"] + lines[3:]))  # JSON, but not an object
+    assert len(rl.read_result_rows(dest)) == 121 and rl.read_result_rows(dest)[3] == [1, 2]
+    path.write_text("".join(lines[:3] + ['{"shape_id": \n'] + lines[3:]))
+    with pytest.raises(InputError) as err:
+        rl.read_result_rows(dest)
+    assert err.value.message.endswith(
+        "benchmark_results.jsonl:4: not JSON: Expecting value: line 2 column 1 (char 14)")

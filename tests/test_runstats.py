@@ -195,3 +195,32 @@ def test_kernel_stats_bad_number_names_line(tmp_path):
 
 def test_bundle_without_run_files_gives_none(tmp_path):
     assert runstats.bundle_run_stats(tmp_path) is None
+
+
+# ---------------------------------------------------------------- the busiest trace
+
+
+def test_fused_rope_cache_trace_of_thousands_of_dispatches(sweep):
+    """10,836 dispatch rows, 3,761 of the traced kernel: the rows picked are match_kernel's."""
+    from generator.read import rocprof
+
+    bundle = sweep / "examples" / "fused_rope_cache"
+    rows = rocprof.read_kernel_trace(bundle / "compute_viewer" / "discover_kernel_trace.csv")
+    assert len(rows) == 10836
+    for name in {r["Kernel_Name"] for r in rows} | {"fused_qk_rope_reshape_and_cache", "", "x_0"}:
+        assert runstats._dispatches_of(rows, name) == rocprof.match_kernel(rows, name), name
+    tm = runstats.bundle_run_stats(bundle).timing
+    assert (tm.kernel, tm.count, tm.min_ns, tm.median_ns, tm.max_ns, tm.total_ns) == \
+           ("fused_qk_rope_reshape_and_cache_0", 3761, 800, 4000, 14040, 15489327)
+    longest = max((k.name for k in runstats.bundle_run_stats(bundle).kernels), key=len)
+    assert len(longest) == 5160  # a PyTorch template signature
+    assert runstats.short_kernel_name(longest) == "distribution_elementwise_grid_stride_kernel<normal_and_tr..."
+
+
+def test_timestamps_read_as_to_int_reads_them():
+    from generator.read.rocprof import to_int
+
+    cells = ["12", " 13 ", "1_000", "", None, "1.5", "nan", "0x10", "-5", "\u00a012\u2003", "1e3", True, 5.7]
+    assert runstats._ints(cells) == [to_int(c) for c in cells] == \
+           [12, 13, 1000, None, None, 1, None, None, -5, 12, 1000, None, 5]
+    assert runstats._ints(["2365470647841333", " 7"]) == [2365470647841333, 7]

@@ -23,16 +23,17 @@ functions here are pure: they take dicts and return dataclasses.
 from __future__ import annotations
 
 import copy
+import functools
 import json
 import math
 import os
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any, Callable, Iterable, Mapping
 
 from generator.errors import InputError
-from generator.read import jsonio
+from generator.read import campaign, jsonio
 
 PEAKS_FILE = Path(__file__).resolve().parent.parent / "data" / "peaks.toml"
 PEAKS_FORMAT_VERSION = 1
@@ -411,6 +412,8 @@ def precision_for(peaks: Peaks, device: Device, dtype: str | None) -> tuple[str,
 
 def _num(value: Any) -> float | None:
     """A finite float from a CSV/JSON cell, or None."""
+    if type(value) is float:  # a JSON number: the text round trip below would give it back
+        return value if math.isfinite(value) else None
     if value is None or isinstance(value, bool):
         return None
     try:
@@ -420,6 +423,10 @@ def _num(value: Any) -> float | None:
     return f if math.isfinite(f) else None
 
 
+#: ``json.dumps(..., sort_keys=True, separators=(",", ":"))`` without a new encoder per call.
+_ARGS_JSON = json.JSONEncoder(sort_keys=True, separators=(",", ":"))
+
+
 def _args_text(args: Any) -> str:
     """Shape args as compact JSON text with sorted keys."""
     if isinstance(args, str):
@@ -427,14 +434,19 @@ def _args_text(args: Any) -> str:
             args = json.loads(args)
         except ValueError:
             return args
-    return json.dumps(args, sort_keys=True, separators=(",", ":"))
+    return _ARGS_JSON.encode(args)
 
 
 def _get(row: Any, key: str) -> Any:
     """A field of a row given as a mapping or as an object with attributes."""
-    if isinstance(row, Mapping):
+    if isinstance(row, (dict, Mapping)):  # dict first: the ABC check alone is slow
         return row.get(key)
     return getattr(row, key, None)
+
+
+def _field_getter(row: Any) -> Callable[[str], Any]:
+    """``_get`` bound to one row (a dict's own ``get`` when it is one)."""
+    return row.get if isinstance(row, dict) else functools.partial(_get, row)
 
 
 def place_shape(row: Any, device: Device, peaks: Peaks,
@@ -444,13 +456,19 @@ def place_shape(row: Any, device: Device, peaks: Peaks,
     With ``measured_bytes`` (e.g. PMC HBM read bytes of one call) the AI uses the FLOP
     count implied by the row (tflops * median time) over those bytes.
     """
-    status = str(_get(row, "benchmark_status") or "ok").strip()
+    return _place(_field_getter(row), device, peaks, measured_bytes)
+
+
+def _place(get: Callable[[str], Any], device: Device, peaks: Peaks,
+           measured_bytes: float | None) -> tuple[RooflinePoint | None, str | None, str | None]:
+    """``place_shape`` of the row whose fields ``get`` reads."""
+    status = str(get("benchmark_status") or "ok").strip()
     if status != "ok":
         return None, f"status {status}", None
-    tflops, gbps = _num(_get(row, "effective_tflops")), _num(_get(row, "effective_gbps"))
+    tflops, gbps = _num(get("effective_tflops")), _num(get("effective_gbps"))
     if tflops is None or gbps is None:
         return None, "no effective_tflops/effective_gbps", None
-    median_us = _num(_get(row, "median_us"))
+    median_us = _num(get("median_us"))
     source = "benchmark"
     ai = arithmetic_intensity(tflops, gbps)
     if measured_bytes is not None and median_us:
@@ -461,14 +479,14 @@ def place_shape(row: Any, device: Device, peaks: Peaks,
         return None, "effective_gbps is 0", None
     if tflops <= 0:
         return None, "effective_tflops is 0", None
-    precision, note = precision_for(peaks, device, str(_get(row, "dtype") or ""))
+    precision, note = precision_for(peaks, device, str(get("dtype") or ""))
     peak = device.tflops[precision]
     bound, fraction = classify(ai, tflops, peak, device.hbm_tbs, peaks.latency_fraction)
     point = RooflinePoint(
-        shape_id=str(_get(row, "shape_id") or ""),
-        args=_args_text(_get(row, "args")),
-        provider=str(_get(row, "provider") or ""),
-        dtype=str(_get(row, "dtype") or ""),
+        shape_id=str(get("shape_id") or ""),
+        args=_args_text(get("args")),
+        provider=str(get("provider") or ""),
+        dtype=str(get("dtype") or ""),
         precision=precision,
         median_us=median_us,
         tflops=tflops,
@@ -497,12 +515,13 @@ def build_roofline(rows: Iterable[Any], device: Device, peaks: Peaks,
     points: list[RooflinePoint] = []
     skipped: list[tuple[str, str, str]] = []
     notes: list[str] = []
+    measured_bytes = measured_bytes or {}
     for row in rows:
-        sid = str(_get(row, "shape_id") or "")
-        mb = (measured_bytes or {}).get(sid)
-        point, why, note = place_shape(row, device, peaks, mb)
+        get = _field_getter(row)
+        sid = str(get("shape_id") or "")
+        point, why, note = _place(get, device, peaks, measured_bytes.get(sid))
         if point is None:
-            skipped.append((sid, str(_get(row, "provider") or ""), why or "unusable"))
+            skipped.append((sid, str(get("provider") or ""), why or "unusable"))
             continue
         points.append(point)
         if note and note not in notes:
@@ -530,6 +549,10 @@ def read_result_rows(campaign_dir: str | os.PathLike) -> list[dict[str, Any]]:
         path = folder / name
         if not path.is_file():
             continue
+        if name.endswith(".jsonl"):
+            records = campaign.results_jsonl(path)  # parsed once with the scoring of the same file
+            if not records or not isinstance(records[-1], InputError):
+                return [rec for _, rec in records]
         rows: list[dict[str, Any]] = []
         try:
             with open(path, newline="", encoding="utf-8") as fh:

@@ -18,8 +18,11 @@ rocprofv3 does); its dispatch timing comes from the kernel trace rows of that ex
 
 from __future__ import annotations
 
+import functools
 import glob
+import itertools
 import math
+import operator
 import os
 import re
 import sqlite3
@@ -37,7 +40,6 @@ from generator.read.rocprof import (
     agent_arch,
     gpu_agent,
     kernel_name_matches,
-    match_kernel,
     read_agent_info,
     read_csv_dicts,
     read_kernel_trace,
@@ -179,33 +181,40 @@ _BUILTIN_TYPES = {"float", "double", "int", "long", "short", "char", "bool", "un
                   "half", "void", "true", "false", "auto"}
 
 
+_OPENER = re.compile(r"[<(]")
+_BRACKET_OR_COMMA = re.compile(r"[<(\[{>)\]},]")
+_IDENTIFIER = re.compile(r"^[A-Za-z_]\w*$")
+
+
 def _cut_at_depth0(text: str) -> str:
     """Text before the first ``<`` or ``(`` that opens a template or parameter list."""
-    for i, ch in enumerate(text):
-        if ch in "<(":
-            return text[:i]
-    return text
+    m = _OPENER.search(text)
+    return text[:m.start()] if m else text
 
 
 def _template_args(text: str) -> list[str]:
-    """Top-level arguments of the first template list in ``text`` ([] when none)."""
+    """Top-level arguments of the first template list in ``text`` ([] when none).
+
+    Only brackets and commas are visited (names run to thousands of characters).
+    """
     start = text.find("<")
     if start < 0 or ("(" in text and text.find("(") < start):
         return []
-    args, depth, cur = [], 0, []
-    for ch in text[start + 1:]:
-        if ch in "<([{":
-            depth += 1
-        elif ch in ">)]}":
+    args, depth, cut, end = [], 0, start + 1, len(text)
+    for m in _BRACKET_OR_COMMA.finditer(text, start + 1):
+        ch = m.group()
+        if ch == ",":
             if depth == 0:
-                break
-            depth -= 1
-        if ch == "," and depth == 0:
-            args.append("".join(cur).strip())
-            cur = []
+                args.append(text[cut:m.start()].strip())
+                cut = m.end()
+        elif ch in "<([{":
+            depth += 1
+        elif depth == 0:  # the bracket that closes the list
+            end = m.start()
+            break
         else:
-            cur.append(ch)
-    args.append("".join(cur).strip())
+            depth -= 1
+    args.append(text[cut:end].strip())
     return [a for a in args if a]
 
 
@@ -215,6 +224,7 @@ def _last_identifier(text: str) -> str:
     return base.rsplit("::", 1)[-1].strip() if "::" in base else base
 
 
+@functools.lru_cache(maxsize=4096)  # the same library kernels recur in every bundle's table
 def short_kernel_name(name: str, limit: int = SHORT_NAME_LIMIT) -> str:
     """A readable name: no return type, parameters or namespaces; the first template
     argument that names something (not a number or builtin type) is kept as a hint.
@@ -230,7 +240,7 @@ def short_kernel_name(name: str, limit: int = SHORT_NAME_LIMIT) -> str:
     hint = ""
     for arg in _template_args(s):
         ident = _last_identifier(arg)
-        if ident and re.match(r"^[A-Za-z_]\w*$", ident) and ident not in _BUILTIN_TYPES:
+        if ident and _IDENTIFIER.match(ident) and ident not in _BUILTIN_TYPES:
             hint = f"<{ident}>"
             break
     short = base + hint
@@ -420,14 +430,35 @@ def pick_traced(kernels: list[KernelStat], regexes: list[str], jit_kernel: str |
     return chosen
 
 
+_kernel_name = operator.methodcaller("get", "Kernel_Name")
+_start_ns = operator.methodcaller("get", "Start_Timestamp")
+_end_ns = operator.methodcaller("get", "End_Timestamp")
+
+
+def _ints(values: list[Any]) -> list[int | None]:
+    """``to_int`` of each value; a column of integer texts (the usual trace) in one pass."""
+    if set(map(type, values)) <= {str}:
+        try:
+            return list(map(int, values))  # int() ignores surrounding whitespace, as to_int's strip
+        except ValueError:
+            pass
+    return [to_int(v) for v in values]
+
+
+def _dispatches_of(rows: list[dict[str, Any]], kernel: str) -> list[dict[str, Any]]:
+    """``match_kernel(rows, kernel)``, with the name rule asked once per distinct name rather than
+    once per row (a trace holds thousands of dispatches of a few kernels)."""
+    names = list(map(_kernel_name, rows))
+    wanted = {n for n in set(names) if kernel_name_matches(n or "", kernel)}
+    return list(itertools.compress(rows, map(wanted.__contains__, names)))
+
+
 def dispatch_timing(rows: list[dict[str, Any]], kernel: str) -> DispatchTiming | None:
     """Count and min / median / max duration of one kernel's dispatches in a kernel trace."""
-    matched = match_kernel(rows, kernel)
-    durs = []
-    for r in matched:
-        start, end = to_int(r.get("Start_Timestamp")), to_int(r.get("End_Timestamp"))
-        if start is not None and end is not None and end >= start:
-            durs.append(end - start)
+    matched = _dispatches_of(rows, kernel)
+    starts, ends = _ints(list(map(_start_ns, matched))), _ints(list(map(_end_ns, matched)))
+    durs = [end - start for start, end in zip(starts, ends)
+            if start is not None and end is not None and end >= start]
     if not durs:
         return None
     first = matched[0]

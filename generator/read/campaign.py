@@ -36,6 +36,7 @@ from __future__ import annotations
 import csv
 import json
 import math
+import operator
 import os
 from dataclasses import dataclass, field
 from typing import Any, Iterator
@@ -342,8 +343,11 @@ def results_file(folder: str) -> str | None:
 def read_results(path: str | os.PathLike) -> tuple[list[ResultRow], dict[str, dict[str, list[str]]]]:
     """Rows of a ``.jsonl`` or ``.csv`` results file, and its provenance values by provider."""
     path = os.fspath(path)
+    problem = None
     if path.endswith(".jsonl"):
-        records = _jsonl_records(path)
+        records = results_jsonl(path)
+        if records and isinstance(records[-1], InputError):
+            records, problem = records[:-1], records[-1]
     elif path.endswith(".csv"):
         records = _csv_records(path)
     else:
@@ -354,7 +358,13 @@ def read_results(path: str | os.PathLike) -> tuple[list[ResultRow], dict[str, di
     for line, rec in records:
         row = _result_row(rec, len(rows), line, path)
         rows.append(row)
-        combos[(row.provider, *(_scalar(rec.get(c)) for c in columns))] = None
+        combo = (row.provider, *map(rec.get, columns))
+        try:
+            combos[combo] = None
+        except TypeError:  # unhashable: a list or an object, counted as its JSON text
+            combos[(row.provider, *map(_scalar, combo[1:]))] = None
+    if problem is not None:  # a bad line: the rows before it are checked first, as in a file read line by line
+        raise problem
     seen: dict[str, dict[str, dict[str, None]]] = {}
     for provider, *values in combos:
         mine = seen.setdefault(provider, {})
@@ -383,7 +393,7 @@ def _jsonl_records(path: str) -> Iterator[tuple[int, dict[str, Any]]]:
         line = 0
         try:
             for line, text in enumerate(fh, 1):
-                if not text.strip():
+                if not text or text.isspace():  # blank (as ``not text.strip()``, without a copy)
                     continue
                 try:
                     rec = jsonio.loads(text)
@@ -396,6 +406,43 @@ def _jsonl_records(path: str) -> Iterator[tuple[int, dict[str, Any]]]:
                 yield line, rec
         except UnicodeDecodeError:
             raise InputError(path, "not UTF-8 text", line=line + 1) from None
+
+
+#: The last few JSONL results files parsed: path -> (their bytes, their records). Scoring and the
+#: roofline of one kernel read the same file; a hit needs the very same bytes, so an edited file
+#: is always parsed again. Treat the records as read-only.
+_RECORDS: dict[str, tuple[bytes, list]] = {}
+_RECORDS_KEPT = 2
+
+
+def results_jsonl(path: str | os.PathLike) -> list:
+    """Every (line number, object) of a JSONL results file, in file order; when a line is bad the
+    list ends at it with the InputError that says why (raised by whoever reaches it).
+
+    A file parsed moments ago with the same bytes is not parsed again.
+    """
+    path = os.fspath(path)
+    key = os.path.abspath(path)
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read()
+    except OSError:
+        data = None
+    hit = _RECORDS.get(key)
+    if data is not None and hit is not None and hit[0] == data:
+        return hit[1]
+    items: list = []
+    try:
+        items.extend(_jsonl_records(path))
+    except InputError as err:
+        items.append(err)
+        return items
+    if data is not None:
+        _RECORDS.pop(key, None)
+        while len(_RECORDS) >= _RECORDS_KEPT:
+            del _RECORDS[next(iter(_RECORDS))]
+        _RECORDS[key] = (data, items)
+    return items
 
 
 def _json_problem(err: ValueError) -> str:
@@ -431,8 +478,52 @@ def _csv_records(path: str) -> Iterator[tuple[int, dict[str, Any]]]:
             raise InputError(path, f"not a CSV file: {err}", line=reader.line_num) from None
 
 
+#: The fields a typed JSON row is read from at once, in ``ResultRow`` order where they map one to
+#: one (``reason`` joins the error texts; see ``_result_row``), and the types each may have there.
+_PLAIN_FIELDS = ("shape_id", "provider", "benchmark_status", "correct", "median_us", "p10_us", "p90_us",
+                 "std_us", "stable", "timing_method", "cache_state", "correctness_error", "effective_gbps",
+                 *SCOPE_FLAGS, "skip_reason", "graph_capture_error")
+_TEXT, _FLOAT, _BOOL, _OPT_TEXT = {str}, {float, type(None)}, {bool, type(None)}, {str, type(None)}
+_PLAIN_TYPES = (_TEXT, _TEXT, _TEXT, _BOOL, _FLOAT, _FLOAT, _FLOAT, _FLOAT, _BOOL, _OPT_TEXT, _OPT_TEXT,
+                _OPT_TEXT, _FLOAT, _BOOL, _BOOL, _BOOL, _OPT_TEXT, _OPT_TEXT)
+_plain_values = operator.itemgetter(*_PLAIN_FIELDS)
+#: Type signatures of rows seen -> whether they are plain (memo of ``_is_plain``).
+_PLAIN_SIGNATURES: dict[tuple[type, ...], bool] = {}
+
+
 def _result_row(rec: dict[str, Any], index: int, line: int, path: str) -> ResultRow:
-    """Normalize one raw record (CSV strings or JSON values)."""
+    """Normalize one raw record (CSV strings or JSON values).
+
+    A *plain* row (every field present with its final type: texts non-empty strings, numbers
+    floats, flags booleans, or nulls where allowed; no NaN) is taken as it is: most JSONL rows
+    are, and checking that costs a fraction of normalizing field by field. Any other row goes
+    through ``_checked_row``, which gives the same values and raises the errors.
+    """
+    try:
+        values = _plain_values(rec)
+    except KeyError:
+        return _checked_row(rec, index, line, path)
+    signature = tuple(map(type, values))
+    plain = _PLAIN_SIGNATURES.get(signature)
+    if plain is None:
+        plain = _PLAIN_SIGNATURES[signature] = all(t in ok for t, ok in zip(signature, _PLAIN_TYPES))
+    if not plain or "" in values:
+        return _checked_row(rec, index, line, path)
+    (shape_id, provider, status, correct, median_us, p10_us, p90_us, std_us, stable, timing_method, cache_state,
+     correctness_error, effective_gbps, layout, jit, allocation, skip_reason, capture_error) = values
+    if median_us != median_us or p10_us != p10_us or p90_us != p90_us or std_us != std_us \
+            or effective_gbps != effective_gbps:  # NaN
+        return _checked_row(rec, index, line, path)
+    if skip_reason is None and correctness_error is None and capture_error is None:
+        reason = None
+    else:
+        reason = "; ".join(t for t in (skip_reason, correctness_error, capture_error) if t)
+    return ResultRow(index, line, shape_id, provider, status, correct, median_us, p10_us, p90_us, std_us, stable,
+                     timing_method, cache_state, reason, correctness_error, effective_gbps, layout, jit, allocation)
+
+
+def _checked_row(rec: dict[str, Any], index: int, line: int, path: str) -> ResultRow:
+    """Normalize one raw record (CSV strings or JSON values), field by field."""
     for column in REQUIRED_COLUMNS:
         if column not in rec:
             raise InputError(path, f"missing field {column!r}", line=line)

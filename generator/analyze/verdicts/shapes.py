@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import operator
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
@@ -21,6 +22,8 @@ from generator.analyze.verdicts.rules import (
 from generator.config import DEFAULT_REFERENCE
 from generator.read.campaign import SCOPE_FLAGS, LedgerShape, ResultRow
 
+_scope_flags = operator.attrgetter(*SCOPE_FLAGS)
+
 
 def _fmt_x(value: float | None) -> str:
     """A ratio for display: ``0.87x``; an em dash for None."""
@@ -32,9 +35,14 @@ def _fmt_us(value: float | None) -> str:
     return "\u2014" if value is None else f"{value:.2f}"
 
 
+#: ``json.dumps(..., separators=(",", ":"))`` without a new encoder per value.
+_VALUE_JSON = json.JSONEncoder(separators=(",", ":"))
+
+
 def args_text(args: Mapping[str, Any]) -> str:
     """Shape arguments on one line: ``batch=1 causal=true seq_len=128`` (ledger order)."""
-    return " ".join(f"{k}={json.dumps(v, separators=(',', ':'))}" for k, v in args.items())
+    encode = _VALUE_JSON.encode
+    return " ".join(f"{k}={encode(v)}" for k, v in args.items())
 
 
 @dataclass
@@ -190,19 +198,8 @@ def score_shape(shape: LedgerShape, rows: Mapping[str, Sequence[ResultRow]], can
     speedup = best.median_us / cand.median_us if measured else None
     statuses = {p: effective_status(r) for p, r in chosen.items()}
     cand_status = statuses.get(candidate)
-    providers = {
-        p: ProviderResult(
-            provider=p, status=statuses[p], usable=r.usable, median_us=r.median_us,
-            p10_us=r.p10_us, p90_us=r.p90_us, stable=r.stable, timing_method=r.timing_method,
-            reason=r.reason, line=r.line, n_rows=len(rows[p]),
-            speedup=(r.median_us / cand.median_us) if cand_ok and r.usable and p != candidate else None,
-            correctness_error=r.correctness_error, effective_gbps=r.effective_gbps,
-            scope={f: getattr(r, f) for f in SCOPE_FLAGS},
-            like_for_like=like_for_like(cand, r) if cand is not None and p != candidate else None,
-            above_roof=above_roof(r, roof_gbps),
-        )
-        for p, r in chosen.items()
-    }
+    providers = {p: _provider_result(p, r, len(rows[p]), statuses[p], candidate, cand, cand_ok, roof_gbps)
+                 for p, r in chosen.items()}
     measurable = best is not None
     suspect = is_suspect_reference(chosen, candidate, reference)
     best_like = best_baseline(chosen, candidate, like=cand) if measured else None
@@ -236,6 +233,23 @@ def score_shape(shape: LedgerShape, rows: Mapping[str, Sequence[ResultRow]], can
         like_for_like_baseline=best_like.provider if best_like else None,
         like_for_like_speedup=best_like.median_us / cand.median_us if best_like else None,
         above_roof=[p for p, r in providers.items() if r.above_roof],
+    )
+
+
+def _provider_result(provider: str, row: ResultRow, n_rows: int, status: str, candidate: str,
+                     cand: ResultRow | None, cand_ok: bool, roof_gbps: float | None) -> ProviderResult:
+    """One provider's chosen row on a shape, as the table shows it (the speedup over the candidate's
+    time when both are usable; like-for-like with the candidate's row)."""
+    usable = row.usable
+    baseline = provider != candidate
+    return ProviderResult(  # positional, in field order: a build makes thousands
+        provider, status, usable, row.median_us, row.p10_us, row.p90_us, row.stable, row.timing_method,
+        row.reason, row.line, n_rows,
+        row.median_us / cand.median_us if cand_ok and usable and baseline else None,  # speedup
+        row.correctness_error, row.effective_gbps,
+        dict(zip(SCOPE_FLAGS, _scope_flags(row))),  # scope
+        like_for_like(cand, row) if cand is not None and baseline else None,
+        above_roof(row, roof_gbps),
     )
 
 
