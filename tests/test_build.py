@@ -290,6 +290,22 @@ def test_serial_and_pooled_builds_give_identical_trees(small, tmp_path, monkeypa
     assert s.built == ["hgemm_splitk"] and s.jobs == 1
 
 
+def test_the_command_line_build_with_templates_compiled_elsewhere_gives_the_same_tree(small, tmp_path, monkeypatch):
+    """``kernel-atlas build`` compiles the templates in a forked process (render.compile_elsewhere):
+    the same bytes as a serial build that compiles them itself."""
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1780000000")
+    monkeypatch.delenv("KERNEL_ATLAS_TEMPLATE_CACHE", raising=False)
+    a, b = tmp_path / "a", tmp_path / "b"
+    build.build_site(small, a, progress=False, jobs=1)
+    render.environment.cache_clear()  # nothing compiled yet in this process
+    try:
+        assert cli.main(["build", str(small), "--out", str(b), "--jobs", "2", "--quiet"]) == 0
+    finally:
+        render.environment.cache_clear()
+    sa, sb = snapshot(a), snapshot(b)
+    assert set(sa) == set(sb) and all(sa[k][2] == sb[k][2] for k in sa)
+
+
 def test_history_draws_the_sweeps_and_marks_a_regression(small, tmp_path, sweep):
     out, hist = tmp_path / "site", tmp_path / "history"
     s1 = build.build_site(small, out, progress=False, history_dir=hist, history_label="s1", history_commit="aaa111")

@@ -421,3 +421,44 @@ class HTMLParserCollect(HTMLParser):
     def handle_starttag(self, tag, attrs):
         self.tags.append((tag, attrs))
         self.attrs.extend(attrs)
+
+
+
+@pytest.fixture
+def fresh_templates(monkeypatch):
+    """A new Jinja environment for the test (the process keeps one, cached), dropped after."""
+    monkeypatch.delenv("KERNEL_ATLAS_TEMPLATE_CACHE", raising=False)
+    render.environment.cache_clear()
+    yield render.environment()
+    render.environment.cache_clear()
+
+
+FORKS = pytest.mark.skipif(not hasattr(os, "fork"), reason="templates are compiled elsewhere only where processes fork")
+
+
+@FORKS
+def test_templates_compiled_in_a_forked_process_arrive_as_bytecode(fresh_templates, monkeypatch):
+    """The build compiles its templates in a forked process while it imports and plans; every
+    template then loads from the bytecode that came back, none is compiled here."""
+    hits, compiled = [], []
+    real_load, real_compile = render._MemoryCache.load_bytecode, fresh_templates.compile
+    monkeypatch.setattr(render._MemoryCache, "load_bytecode",
+                        lambda self, bucket: (real_load(self, bucket), hits.append(bucket.code is not None)))
+    pending = render.compile_elsewhere()
+    assert pending is not None
+    monkeypatch.setattr(fresh_templates, "compile", lambda *a, **k: compiled.append(a) or real_compile(*a, **k))
+    render.adopt(pending)
+    assert pending.process.exitcode == 0
+    assert len(hits) == 19 and all(hits) and compiled == []  # 19 templates (static/ aside)
+
+
+@FORKS
+def test_a_compiling_process_stopped_early_leaves_the_compiling_here(fresh_templates):
+    """A no-op rebuild stops the process; whatever did not arrive is compiled here as usual."""
+    pending = render.compile_elsewhere()
+    pending.cancel()
+    assert not pending.process.is_alive()
+    render.adopt(pending)
+    assert b"<svg" in render.render_template("badge.svg", badge={
+        "width": 90, "label": "verdict", "value": "no data", "title": "t", "left": 45, "right": 45,
+        "color": "#8c959f", "left_x": 22.5, "right_x": 67.5})
