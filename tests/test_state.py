@@ -139,3 +139,21 @@ def test_analyze_advice_is_the_sites_advice(sweep, shared_site, capsys):
     code, out, _ = run(capsys, "analyze", str(sweep / "examples" / "vec_add"), "--primary", "--advice")
     assert "1. [high] The profiled shape is not where the kernel loses" in out
     assert "(6.67 vs 2.88 TB/s)\n" in out  # a flag without stall cycles of its own says no share
+
+
+def test_the_capture_a_kernel_is_read_by_is_one_rule():
+    """``kernels.read_first``, which both the site's pages and the snapshots use: the primary
+    when it reads, else the first that does, in order; reading stops at the first value."""
+    from generator.analyze.kernels import read_first
+
+    seen = []
+
+    def read(name):
+        seen.append(name)
+        return {"big": None, "small": "S", "tiny": "T"}.get(name)
+
+    assert read_first(["small", "big", "tiny"], lambda n: n == "tiny", read) == ("tiny", "T") and seen == ["tiny"]
+    seen.clear()
+    assert read_first(["small", "big", "tiny"], lambda n: n == "big", read) == ("small", "S")
+    assert seen == ["big", "small"]  # the broken primary first, then discovery order; "tiny" never read
+    assert read_first(["big"], lambda n: True, read) is None

@@ -16,8 +16,9 @@ matched by slug) and the kernel state (``analyze.state``) all start from ``pair_
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from generator.analyze.verdicts import bundles_for_campaign, campaign_for_bundle
 from generator.config import SweepConfig
@@ -99,3 +100,19 @@ def pair_kernels(sweep, config: SweepConfig, kernels_json: dict[str, Any] | None
     refs.sort(key=lambda r: ((r.category or UNCATEGORIZED) == UNCATEGORIZED,
                              r.category or UNCATEGORIZED, r.name.lower(), r.slug))
     return refs
+
+
+T = TypeVar("T")
+V = TypeVar("V")
+
+
+def read_first(items: Iterable[T], is_primary: Callable[[T], bool], read: Callable[[T], V | None]) -> tuple[T, V] | None:
+    """The capture a kernel is read by: the primary when ``read`` gives it a value, else the
+    first of ``items``, in order, that does; ``(item, value)``, or None when none does. ``read``
+    runs lazily, the primary first. The one rule for the site's pages (captures analyzed
+    already) and for the ``diff``/``history`` snapshots (analyzed on demand)."""
+    for item in sorted(items, key=lambda it: not is_primary(it)):
+        value = read(item)
+        if value is not None:
+            return item, value
+    return None

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from generator.analyze import analysis, commits
-from generator.analyze.kernels import KernelRef, pair_kernels
+from generator.analyze.kernels import KernelRef, pair_kernels, read_first
 from generator.analyze.verdicts import load_kernels_json, score_folder
 from generator.config import load_config
 from generator.errors import InputError, relative_text
@@ -152,20 +152,21 @@ def kernel_state(ref: KernelRef, score: Any = None, *, broken: list[str] = (), s
 
 
 def read_primary(bundle, root: str) -> tuple[tuple[str, CaptureAnalysis] | None, list[str]]:
-    """The capture a kernel is read by (the primary when it analyzes, else the first that does,
-    in discovery order) and the primary's problem line if it broke."""
-    refs = [c for c in bundle.captures if not c.skipped]
+    """The capture a kernel is read by (``kernels.read_first``: the primary when it analyzes,
+    else the first that does, in discovery order) and the primary's problem line if it broke."""
     problems: list[str] = []
-    for ref in sorted(refs, key=lambda c: c.rel != bundle.primary):
+
+    def read(ref) -> CaptureAnalysis | None:
         try:
             analyses = analysis.analyze_ref(ref, bundle)
         except InputError as err:
             if ref.rel == bundle.primary:
                 problems.append(capture_problem(ref.rel, relative_text(err.message, root)))
-            continue
-        if analyses:
-            return (ref.rel, analyses[0]), problems
-    return None, problems
+            return None
+        return analyses[0] if analyses else None
+
+    found = read_first([c for c in bundle.captures if not c.skipped], lambda c: c.rel == bundle.primary, read)
+    return ((found[0].rel, found[1]) if found else None), problems
 
 
 def read_kernel_state(ref: KernelRef, root: str, config, kernels_json, sweep_profiled: str | None) -> tuple[KernelState, Any]:

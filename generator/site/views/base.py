@@ -6,7 +6,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from generator.analyze.kernels import UNCATEGORIZED  # noqa: F401  (one constant, read here)
+from generator.analyze.kernels import UNCATEGORIZED, read_first  # noqa: F401  (UNCATEGORIZED: read here)
 from generator.model import CaptureAnalysis, WaveFile
 
 
@@ -169,9 +169,9 @@ class KernelData:
 
     @property
     def primary(self) -> CaptureData | None:
-        """The primary capture when it was analyzed, else the first analyzed one."""
-        ok = [c for c in self.captures if c.analysis is not None]
-        return next((c for c in ok if c.is_primary), ok[0] if ok else None)
+        """The primary capture when it was analyzed, else the first analyzed one (``read_first``)."""
+        found = read_first(self.captures, lambda c: c.is_primary, lambda c: c.analysis)
+        return found[0] if found else None
 
 
 @dataclass
