@@ -423,10 +423,6 @@ def _num(value: Any) -> float | None:
     return f if math.isfinite(f) else None
 
 
-#: ``json.dumps(..., sort_keys=True, separators=(",", ":"))`` without a new encoder per call.
-_ARGS_JSON = json.JSONEncoder(sort_keys=True, separators=(",", ":"))
-
-
 def _args_text(args: Any) -> str:
     """Shape args as compact JSON text with sorted keys."""
     if isinstance(args, str):
@@ -434,7 +430,7 @@ def _args_text(args: Any) -> str:
             args = json.loads(args)
         except ValueError:
             return args
-    return _ARGS_JSON.encode(args)
+    return jsonio.compact(args, sort_keys=True)
 
 
 def _get(row: Any, key: str) -> Any:

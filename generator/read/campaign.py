@@ -431,17 +431,39 @@ def results_jsonl(path: str | os.PathLike) -> list:
     hit = _RECORDS.get(key)
     if data is not None and hit is not None and hit[0] == data:
         return hit[1]
-    items: list = []
-    try:
-        items.extend(_jsonl_records(path))
-    except InputError as err:
-        items.append(err)
-        return items
+    items = _plain_jsonl(data) if data is not None else None
+    if items is None:
+        items = []
+        try:
+            items.extend(_jsonl_records(path))
+        except InputError as err:
+            items.append(err)
+            return items
     if data is not None:
         _RECORDS.pop(key, None)
         while len(_RECORDS) >= _RECORDS_KEPT:
             del _RECORDS[next(iter(_RECORDS))]
         _RECORDS[key] = (data, items)
+    return items
+
+
+def _plain_jsonl(data: bytes) -> list | None:
+    """``_jsonl_records`` of a file's bytes at once when every line is plain (``\\n`` endings, each
+    non-blank line a JSON object orjson reads); None otherwise, for the line by line reading that
+    gives the same records or says what is wrong."""
+    orjson = jsonio.orjson
+    if orjson is None or b"\r" in data:
+        return None
+    loads, items = orjson.loads, []
+    try:
+        for line, text in enumerate(data.split(b"\n"), 1):
+            if text and not text.isspace():
+                rec = loads(text)
+                if type(rec) is not dict:
+                    return None
+                items.append((line, rec))
+    except orjson.JSONDecodeError:
+        return None
     return items
 
 
