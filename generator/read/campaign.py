@@ -39,7 +39,7 @@ import math
 import operator
 import os
 from dataclasses import dataclass, field
-from typing import Any, Iterator
+from typing import Any, Iterable, Iterator
 
 from generator.errors import InputError
 from generator.read import jsonio
@@ -467,6 +467,16 @@ def _plain_jsonl(data: bytes) -> list | None:
     return items
 
 
+def _jsonl_file(path: str) -> Iterable[tuple[int, dict[str, Any]]]:
+    """``_jsonl_records`` of a file, read at once when every line is plain (``_plain_jsonl``)."""
+    try:
+        with open(path, "rb") as fh:
+            records = _plain_jsonl(fh.read())
+    except OSError:
+        records = None  # said by the line by line reading
+    return _jsonl_records(path) if records is None else records
+
+
 def _json_problem(err: ValueError) -> str:
     """The decoder's message with the column in the line (its own suffix counts lines of one line)."""
     msg = getattr(err, "msg", None) or str(err)
@@ -614,7 +624,7 @@ def read_ledger(path: str | os.PathLike) -> tuple[list[LedgerShape], list[str]]:
     shapes: list[LedgerShape] = []
     seen: set[str] = set()
     notes: list[str] = []
-    for line, rec in _jsonl_records(path):
+    for line, rec in _jsonl_file(path):
         shape_id = _text(rec.get("shape_id"))
         if not shape_id:
             raise InputError(path, "missing shape_id", line=line)
