@@ -66,6 +66,18 @@ def test_register_sets_read_operands_as_split_operands_does():
     assert isa.register_sets("s_endpgm") == (set(), set())
 
 
+def test_text_facts_are_kinds_and_register_sets_at_once():
+    texts = ["buffer_load_dwordx4 v64, s[16:19], 0 offen sc0 lds", "buffer_atomic_add_f32 v1, v2, s[4:7], 0 offen sc0",
+             "buffer_atomic_add_f32 v1, v2, s[4:7], 0 offen", "global_store_dword v[2:3], v4, off",
+             "v_pk_fma_f32 v[84:85], v[90:91], s[30:31], v[180:181] op_sel_hi:[1,0,0]",
+             "v_mov_b32 v0, v1 quad_perm:[1,0,3,2]", "v_permlane16_swap_b32 v3, v35", "s_waitcnt vmcnt(0)",
+             "v_op v0, f(v1, v2), v3", "s_endpgm", ""]
+    for asm in texts:
+        assert isa.text_facts(asm) == (*isa.kinds(asm), *isa.register_sets(asm))
+    assert isa.text_facts(texts[1])[5:] == ({("v", 1)}, {("v", 2)})  # returns the old value: writes v1
+    assert isa.text_facts(texts[2])[5:] == (set(), {("v", 1), ("v", 2)})
+
+
 def test_kinds_in_one_look_up():
     assert isa.kinds("buffer_load_dwordx4 v64, s[16:19], 0 offen sc0 lds") == (
         "buffer_load_dwordx4", "lds_dma", None, False, False)

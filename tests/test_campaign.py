@@ -342,3 +342,22 @@ def test_plain_json_rows_read_as_the_field_by_field_reader_reads_them(sweep):
         campaign._result_row({**rec, "median_us": True}, 0, 1, "r.jsonl")
     with pytest.raises(InputError, match=r"r.jsonl:1: empty provider"):
         campaign._result_row({**rec, "provider": ""}, 0, 1, "r.jsonl")
+
+
+def test_results_read_at_once_match_the_line_by_line_reading(sweep, tmp_path):
+    from generator.read import campaign
+
+    path = campaign_dir(sweep, "vec_add") / "benchmark_results.jsonl"
+    data = path.read_bytes()
+    whole = campaign._plain_jsonl(data)
+    assert whole == list(campaign._jsonl_records(str(path)))
+    assert len(whole) == 120 and whole[-1][0] == 120 and whole[0][1]["median_us"] == 13.079999946057796
+    # a blank line keeps the numbering; CR endings, a bare value or a bad line go line by line
+    assert [n for n, _ in campaign._plain_jsonl(data.replace(b"\n", b"\n\n", 1))][:2] == [1, 3]
+    assert campaign._plain_jsonl(data.replace(b"\n", b"\r\n")) is None
+    assert campaign._plain_jsonl(b'{"a": 1}\n[1]\n') is None
+    assert campaign._plain_jsonl(b'{"a": 1}\n{"median_us": NaN}\n') is None
+    bad = tmp_path / "benchmark_results.jsonl"
+    bad.write_bytes(b'{"a": 1}\n{oops\n')
+    records = campaign.results_jsonl(bad)
+    assert records[0] == (1, {"a": 1}) and isinstance(records[1], InputError) and records[1].line == 2

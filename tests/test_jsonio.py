@@ -65,3 +65,19 @@ def test_a_real_capture_document_writes_the_same_values_both_ways(sweep, monkeyp
     fast = jsonio.dumps_sorted(doc, indent=False)
     monkeypatch.setattr(jsonio, "orjson", None)
     assert json.loads(fast) == json.loads(jsonio.dumps_sorted(doc, indent=False)) == doc
+
+
+def test_compact_writes_what_json_dumps_writes():
+    import enum
+
+    class Level(enum.IntEnum):
+        HIGH = 3
+
+    values = ["n", "é\u2028\"q\\", 7, -5, 10**30, True, False, None, 1.5, -0.0, 1e-7, 1e16,
+              float("nan"), float("-inf"), [1, "a"], {}, {"seq": 128, "causal": True, "scale": 0.125},
+              {"b": 1, "a": "é"}, {"nested": [1, 2]}, Level.HIGH, {"level": Level.HIGH}]
+    for value in values:
+        for sort_keys in (False, True):
+            want = json.dumps(value, separators=(",", ":"), sort_keys=sort_keys)
+            assert jsonio.compact(value, sort_keys=sort_keys) == want
+    assert jsonio.compact({"seq": 128, "causal": True}, sort_keys=True) == '{"causal":true,"seq":128}'

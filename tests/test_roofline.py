@@ -149,6 +149,20 @@ def test_config_adds_a_device_and_plain_dicts_work():
     assert rl.select_device(peaks, arch="gfx950").key == "MI350X"  # arch_device still maps gfx950
 
 
+def test_peaks_are_built_once_per_file_and_overrides(tmp_path):
+    assert rl.load_peaks() is rl.load_peaks()
+    faster = rl.load_peaks({"peaks": {"hbm_tbs": 9.0}})
+    assert faster is not rl.load_peaks() and faster is rl.load_peaks({"peaks": {"hbm_tbs": 9.0}})
+    assert rl.select_device(faster, arch="gfx950").hbm_tbs == 9.0
+    assert rl.select_device(rl.load_peaks(), arch="gfx950").hbm_tbs == 8.0
+    own = tmp_path / "peaks.toml"
+    own.write_bytes(rl.PEAKS_FILE.read_bytes())
+    first = rl.load_peaks(path=own)
+    assert rl.load_peaks(path=own) is first
+    own.write_text(own.read_text().replace("latency_fraction = 0.25", "latency_fraction = 0.5"))
+    assert rl.load_peaks(path=own).latency_fraction == 0.5  # an edited file is read again
+
+
 def test_bad_peaks_and_devices(tmp_path):
     peaks = rl.load_peaks()
     with pytest.raises(InputError) as err:

@@ -93,6 +93,8 @@ def _nested(text: str, pieces: list[str]) -> bool:
     """True when some comma piece does not close the brackets it opens (a comma inside them)."""
     if "(" in text or ")" in text:
         return any(p.count("[") + p.count("(") != p.count("]") + p.count(")") for p in pieces)
+    if "[" not in text and "]" not in text:  # no brackets at all (most instructions)
+        return False
     for p in pieces:  # no parentheses (the common case): square brackets alone decide
         if p.count("[") != p.count("]"):
             return True
@@ -281,9 +283,13 @@ def has_vdst(asm: str) -> bool:
 
 
 def _has_vdst(asm: str, c: tuple) -> bool:
+    return _vdst_of_kind(asm, c, "lds_dma" if c[2] and _has_lds_modifier(asm) else c[1])
+
+
+def _vdst_of_kind(asm: str, c: tuple, kind: str | None) -> bool:
+    """``_has_vdst`` of an instruction whose vmem kind (``vmem_kind``) is known."""
     if c[5]:
         return False
-    kind = "lds_dma" if c[2] and _has_lds_modifier(asm) else c[1]
     if kind in ("store", "lds_dma"):
         return False
     if kind == "atomic":
@@ -304,8 +310,25 @@ _NONE: frozenset[tuple[str, int]] = frozenset()
 _EMPTY_PIECE: frozenset[tuple[str, int]] = frozenset([("", -1)])  # memo value of an empty operand
 
 
+def text_facts(asm: str) -> tuple:
+    """``kinds`` and ``register_sets`` of one instruction in one pass (mnemonic, vmem kind, lgkm
+    kind, is MFMA, is cross-lane, registers written, registers read)."""
+    m = mnemonic(asm)
+    c = _class(m)
+    vmem = "lds_dma" if c[2] and _has_lds_modifier(asm) else c[1]
+    cross = c[6] or (m.startswith("v_") and _DPP.search(asm) is not None)
+    return (m, vmem, c[3], c[4], cross, *_register_sets(asm, c, vmem))
+
+
 def register_sets(asm: str) -> tuple[frozenset[tuple[str, int]], frozenset[tuple[str, int]]]:
     """``defs_uses`` as frozensets, shared between calls (operands repeat): read-only."""
+    c = _class(mnemonic(asm))
+    return _register_sets(asm, c, "lds_dma" if c[2] and _has_lds_modifier(asm) else c[1])
+
+
+def _register_sets(asm: str, c: tuple, kind: str | None) -> tuple[frozenset[tuple[str, int]],
+                                                                    frozenset[tuple[str, int]]]:
+    """``register_sets`` of an instruction whose ``_class`` and vmem kind are known."""
     parts = asm.split(None, 1)
     if len(parts) < 2:
         return _NONE, _NONE
@@ -320,11 +343,10 @@ def register_sets(asm: str) -> tuple[frozenset[tuple[str, int]], frozenset[tuple
             regs = [r for r in regs if r is not None]
     if not regs:
         return _NONE, _NONE
-    c = _class(mnemonic(asm))
     if c[7]:  # v_permlane*_swap: both operands are read and written
         both = regs[0] | regs[1] if len(regs) > 1 else regs[0]
         return both, both
-    if _has_vdst(asm, c):
+    if _vdst_of_kind(asm, c, kind):
         return regs[0], _union(regs, 1)
     return _NONE, _union(regs, 0)
 

@@ -332,12 +332,35 @@ def load_peaks(config: Any = None, path: str | os.PathLike | None = None) -> Pea
     read) or a plain dict with optional keys ``device`` and ``peaks``.
     """
     cfg = _config_raw(config)
+    key = _peaks_key(path, cfg.get("peaks") or {})
+    if key in _LOADED:
+        return _LOADED[key]
     raw = read_peaks_file(path)
     source = "peaks.toml" if path is None else os.path.basename(str(path))
     peaks_over = cfg.get("peaks") or {}
     if not isinstance(peaks_over, Mapping):
         raise InputError("config", "[peaks] must be a table")
-    return build_peaks(raw, peaks_over, source=source)
+    peaks = build_peaks(raw, peaks_over, source=source)
+    if key is not None:
+        while len(_LOADED) >= 8:
+            del _LOADED[next(iter(_LOADED))]
+        _LOADED[key] = peaks
+    return peaks
+
+
+#: Peaks built by ``load_peaks``, by peaks file (path, size, modification time) and the overrides'
+#: text: a build asks for the same ones per kernel, campaign and capture. Shared: read-only.
+_LOADED: dict[tuple, Peaks] = {}
+
+
+def _peaks_key(path: str | os.PathLike | None, overrides: Any) -> tuple | None:
+    """The ``_LOADED`` key of a peaks file with these overrides; None when the file cannot be read."""
+    path = Path(path) if path is not None else PEAKS_FILE
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return os.fspath(path), st.st_size, st.st_mtime_ns, repr(overrides)
 
 
 def select_device(peaks: Peaks, device: str | None = None, arch: str | None = None) -> Device:
@@ -423,10 +446,6 @@ def _num(value: Any) -> float | None:
     return f if math.isfinite(f) else None
 
 
-#: ``json.dumps(..., sort_keys=True, separators=(",", ":"))`` without a new encoder per call.
-_ARGS_JSON = json.JSONEncoder(sort_keys=True, separators=(",", ":"))
-
-
 def _args_text(args: Any) -> str:
     """Shape args as compact JSON text with sorted keys."""
     if isinstance(args, str):
@@ -434,7 +453,7 @@ def _args_text(args: Any) -> str:
             args = json.loads(args)
         except ValueError:
             return args
-    return _ARGS_JSON.encode(args)
+    return jsonio.compact(args, sort_keys=True)
 
 
 def _get(row: Any, key: str) -> Any:

@@ -39,7 +39,7 @@ import math
 import operator
 import os
 from dataclasses import dataclass, field
-from typing import Any, Iterator
+from typing import Any, Iterable, Iterator
 
 from generator.errors import InputError
 from generator.read import jsonio
@@ -431,18 +431,50 @@ def results_jsonl(path: str | os.PathLike) -> list:
     hit = _RECORDS.get(key)
     if data is not None and hit is not None and hit[0] == data:
         return hit[1]
-    items: list = []
-    try:
-        items.extend(_jsonl_records(path))
-    except InputError as err:
-        items.append(err)
-        return items
+    items = _plain_jsonl(data) if data is not None else None
+    if items is None:
+        items = []
+        try:
+            items.extend(_jsonl_records(path))
+        except InputError as err:
+            items.append(err)
+            return items
     if data is not None:
         _RECORDS.pop(key, None)
         while len(_RECORDS) >= _RECORDS_KEPT:
             del _RECORDS[next(iter(_RECORDS))]
         _RECORDS[key] = (data, items)
     return items
+
+
+def _plain_jsonl(data: bytes) -> list | None:
+    """``_jsonl_records`` of a file's bytes at once when every line is plain (``\\n`` endings, each
+    non-blank line a JSON object orjson reads); None otherwise, for the line by line reading that
+    gives the same records or says what is wrong."""
+    orjson = jsonio.orjson
+    if orjson is None or b"\r" in data:
+        return None
+    loads, items = orjson.loads, []
+    try:
+        for line, text in enumerate(data.split(b"\n"), 1):
+            if text and not text.isspace():
+                rec = loads(text)
+                if type(rec) is not dict:
+                    return None
+                items.append((line, rec))
+    except orjson.JSONDecodeError:
+        return None
+    return items
+
+
+def _jsonl_file(path: str) -> Iterable[tuple[int, dict[str, Any]]]:
+    """``_jsonl_records`` of a file, read at once when every line is plain (``_plain_jsonl``)."""
+    try:
+        with open(path, "rb") as fh:
+            records = _plain_jsonl(fh.read())
+    except OSError:
+        records = None  # said by the line by line reading
+    return _jsonl_records(path) if records is None else records
 
 
 def _json_problem(err: ValueError) -> str:
@@ -592,7 +624,7 @@ def read_ledger(path: str | os.PathLike) -> tuple[list[LedgerShape], list[str]]:
     shapes: list[LedgerShape] = []
     seen: set[str] = set()
     notes: list[str] = []
-    for line, rec in _jsonl_records(path):
+    for line, rec in _jsonl_file(path):
         shape_id = _text(rec.get("shape_id"))
         if not shape_id:
             raise InputError(path, "missing shape_id", line=line)

@@ -49,3 +49,45 @@ def _finite(value: object) -> object:
     if isinstance(value, (list, tuple)):
         return [_finite(v) for v in value]
     return value
+
+
+def _float_text(value: float) -> str:
+    """A finite float as ``json.dumps`` writes it (its repr); NaN and infinities through the encoder."""
+    return float.__repr__(value) if value - value == 0.0 else _COMPACT.encode(value)
+
+
+#: ``json.dumps(value, separators=(",", ":"))`` of the scalar types shape arguments hold
+#: (exact types only: a subclass of int or str, or a container, takes the encoder).
+_SCALAR_TEXT = {
+    str: json.encoder.encode_basestring_ascii,
+    int: int.__repr__,
+    float: _float_text,
+    bool: {True: "true", False: "false"}.__getitem__,
+    type(None): lambda _: "null",
+}
+_ENCODE_STR = json.encoder.encode_basestring_ascii
+_COMPACT = json.JSONEncoder(separators=(",", ":"))
+_COMPACT_SORTED = json.JSONEncoder(sort_keys=True, separators=(",", ":"))
+
+
+def compact(value: object, *, sort_keys: bool = False) -> str:
+    """``json.dumps(value, separators=(",", ":"), sort_keys=sort_keys)``: a string, integer, flag
+    or null, or a dict of them under string keys, written without the encoder (a build writes
+    thousands of shape arguments); anything else through it."""
+    text = _SCALAR_TEXT.get(type(value))
+    if text is not None:
+        return text(value)
+    if type(value) is dict:
+        items = sorted(value.items()) if sort_keys else value.items()
+        try:
+            return "{" + ",".join([_key_value(k, v) for k, v in items]) + "}"
+        except KeyError:
+            pass
+    return (_COMPACT_SORTED if sort_keys else _COMPACT).encode(value)
+
+
+def _key_value(key: object, value: object) -> str:
+    """``"key":value`` of one string key and scalar value; KeyError for any other kind."""
+    if type(key) is not str:
+        raise KeyError(key)
+    return _ENCODE_STR(key) + ":" + _SCALAR_TEXT[type(value)](value)

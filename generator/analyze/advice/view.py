@@ -84,8 +84,7 @@ def _facts_of(asm: str) -> tuple:
     """(mnemonic, defs, uses, wait counts, vmem kind, lgkm kind, is MFMA, is cross-lane) of one
     instruction text; a listing repeats many (unrolled loops, captures of one kernel), so each
     is parsed once. The values are shared: read-only."""
-    m, vmem, lgkm, mfma, cross = isa.kinds(asm)
-    defs, uses = isa.register_sets(asm)
+    m, vmem, lgkm, mfma, cross, defs, uses = isa.text_facts(asm)
     return m, defs, uses, isa.wait_counts(asm) if m.startswith("s_waitcnt") else _NO_WAIT, vmem, lgkm, mfma, cross
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import operator
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
@@ -21,6 +20,7 @@ from generator.analyze.verdicts.rules import (
 )
 from generator.config import DEFAULT_REFERENCE
 from generator.read.campaign import SCOPE_FLAGS, LedgerShape, ResultRow
+from generator.read.jsonio import compact
 
 _scope_flags = operator.attrgetter(*SCOPE_FLAGS)
 
@@ -35,14 +35,9 @@ def _fmt_us(value: float | None) -> str:
     return "\u2014" if value is None else f"{value:.2f}"
 
 
-#: ``json.dumps(..., separators=(",", ":"))`` without a new encoder per value.
-_VALUE_JSON = json.JSONEncoder(separators=(",", ":"))
-
-
 def args_text(args: Mapping[str, Any]) -> str:
     """Shape arguments on one line: ``batch=1 causal=true seq_len=128`` (ledger order)."""
-    encode = _VALUE_JSON.encode
-    return " ".join(f"{k}={encode(v)}" for k, v in args.items())
+    return " ".join([f"{k}={compact(v)}" for k, v in args.items()])
 
 
 @dataclass
