@@ -198,6 +198,12 @@ def test_charts_carry_their_chinese_with_the_real_figures(kernel):
     assert shapes["layout"]["xaxis"]["title"]["text"] == "measured shapes, slowest to fastest (153)"
     assert shapes["zh"]["layout"]["xaxis.title.text"] == "已测形状，从最慢到最快（153）"
     assert {t["name"] for t in shapes["zh"]["traces"].values()} <= {"胜出", "持平", "落后"}
+    # the args texts the speed table worked out give the chart its own figure, slowest shape first
+    measured = [sh for sh in k.score.shapes if sh.measured]
+    assert charts.shape_speedups(measured, 1.05, 0.95, [sh.args_text for sh in measured]) == shapes
+    slowest = min(measured, key=lambda sh: sh.speedup)
+    marks = [t for t in shapes["data"] if t["mode"] == "markers" and 1 in t["x"]][0]
+    assert marks["customdata"][0][0] == slowest.args_text and slowest.args_text.startswith("M=")
     stalls = charts.stall_types(k.primary.analysis.stall_by_type)
     assert (stalls["layout"]["xaxis"]["title"]["text"], stalls["zh"]["layout"]["xaxis.title.text"]) == ("stall cycles", "停顿周期")
     assert stalls["data"][0]["y"] == list(k.primary.analysis.stall_by_type)[::-1]  # stall types stay as they are

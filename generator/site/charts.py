@@ -237,22 +237,25 @@ def headline_overview(rows: list[Any], win: float, headroom: float) -> dict[str,
     }, {"xaxis.title.text": _t("zh", "chart.axis.headline")}, traces_zh)
 
 
-def shape_speedups(shapes: list[Any], win: float, headroom: float) -> dict[str, Any]:
+def shape_speedups(shapes: list[Any], win: float, headroom: float, args: list[str] | None = None) -> dict[str, Any]:
     """Per measured shape, slowest to fastest: a stem from 1.0 to its speedup, colored by outcome.
+    ``args``: the shapes' ``args_text`` in their order, when the caller has worked them out already.
 
     Stems rather than bars: plotly bars on a log axis grow from the axis floor, which
     would make a 0.9x shape look like a large bar.
     """
-    ordered = sorted(shapes, key=lambda s: s.speedup)
+    texts = args if args is not None else [s.args_text for s in shapes]
+    pairs = sorted(zip(shapes, texts), key=lambda p: p[0].speedup)
+    ordered = [s for s, _ in pairs]
     data: list[dict[str, Any]] = []
     traces_zh: dict[int, dict[str, Any]] = {}
     for outcome, color in OUTCOME_COLORS.items():
-        sel = [(i, s) for i, s in enumerate(ordered, 1) if s.outcome == outcome]
+        sel = [(i, s, a) for i, (s, a) in enumerate(pairs, 1) if s.outcome == outcome]
         if not sel:
             continue
         stems_x: list[Any] = []
         stems_y: list[Any] = []
-        for i, s in sel:
+        for i, s, _ in sel:
             stems_x += [i, i, None]
             stems_y += [1.0, s.speedup, None]
         traces_zh[len(data)] = {"name": _t("zh", f"chart.trace.{outcome}")}
@@ -261,9 +264,9 @@ def shape_speedups(shapes: list[Any], win: float, headroom: float) -> dict[str, 
         traces_zh[len(data)] = {"name": _t("zh", f"chart.trace.{outcome}"), "hovertemplate": _t("zh", "chart.hover.shape")}
         data.append({
             "type": "scatter", "mode": "markers", "name": outcome,
-            "x": [i for i, _ in sel], "y": [s.speedup for _, s in sel],
+            "x": [i for i, _, _ in sel], "y": [s.speedup for _, s, _ in sel],
             "marker": {"color": color, "size": 7},
-            "customdata": [[s.args_text, s.best_baseline or "", s.stage or "", s.model or ""] for _, s in sel],
+            "customdata": [[a, s.best_baseline or "", s.stage or "", s.model or ""] for _, s, a in sel],
             "hovertemplate": _t("en", "chart.hover.shape"),
         })
     n = len(ordered)

@@ -153,11 +153,32 @@ def shape_rows_html(rows: Sequence) -> Markup:
     return Markup("".join(shape_row_html(r) for r in rows))
 
 
+_CELL = '</td><td translate="no">'
+_NUL = "\0"
+
+
+def _data_cells(cells: Sequence[object]) -> str:
+    """Data cells ``<td translate="no">``: text cells (the usual case) joined by a NUL, which no
+    escaping touches, escaped in one call and split into cells again; anything else cell by cell."""
+    if all(type(x) is str for x in cells):
+        joined = _NUL.join(cells)
+        if cells and joined.count(_NUL) == len(cells) - 1:  # no cell holds a NUL of its own
+            return f'<td translate="no">{_escape_str(joined).replace(_NUL, _CELL)}</td>'
+    return "".join([f'<td translate="no">{esc(x)}</td>' for x in cells])
+
+
 def roofline_rows_html(points: Sequence[Sequence[str]], bounds_zh: Sequence[object]) -> Markup:
-    """The roofline's points: each point's cells, its bound in English and 中文 last."""
-    return Markup("".join(
-        "<tr>" + "".join(f'<td translate="no">{esc(x)}</td>' for x in p[:-1]) + f"<td>{bi(p[-1], zh)}</td></tr>"
-        for p, zh in zip(points, bounds_zh)))
+    """The roofline's points: each point's cells, its bound in English and 中文 last (a few bounds
+    among thousands of points: each bound's cell written once)."""
+    bound_cells: dict[tuple, str] = {}
+    out = []
+    for p, zh in zip(points, bounds_zh):
+        key = (p[-1], zh, type(zh))  # markup and text of the same characters escape differently
+        cell = bound_cells.get(key)
+        if cell is None:
+            cell = bound_cells[key] = f"<td>{bi(p[-1], zh)}</td></tr>"
+        out.append(f"<tr>{_data_cells(p[:-1])}{cell}")
+    return Markup("".join(out))
 
 
 # ---------------------------------------------------------------- the captures panel's tables

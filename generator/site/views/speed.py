@@ -261,8 +261,10 @@ def _speed_panel(k: KernelData, row: IndexRow, ctx: SiteContext) -> SpeedView:
         empty["shapes"] = ledger
         return SpeedView(status="untimed", message=msg, **empty)
     facts = score_facts(s, row)
-    measured = [sh for sh in s.shapes if sh.measured]
-    chart = chart_view("shapes", charts.shape_speedups(measured, ctx.win, ctx.headroom),
+    ledger = shape_rows(s, ctx)  # each shape's args text worked out once, for the table and the chart
+    measured = [(sh, r.args) for sh, r in zip(s.shapes, ledger) if sh.measured]
+    chart = chart_view("shapes", charts.shape_speedups([sh for sh, _ in measured], ctx.win, ctx.headroom,
+                                                       [a for _, a in measured]),
                        "Speedup per shape (log scale)", "chart.shapes") if measured else None
     prov = [Fact(key, value) for key, value in sorted(s.provenance.items()) if value]
     return SpeedView(
@@ -270,7 +272,7 @@ def _speed_panel(k: KernelData, row: IndexRow, ctx: SiteContext) -> SpeedView:
         per_baseline=_splits(s.per_baseline, ctx),
         stage_split=_splits(s.stage_split, ctx),
         model_split=_splits(s.model_split, ctx),
-        chart=chart, providers=list(s.providers), shapes=shape_rows(s, ctx), notes=list(s.notes),
+        chart=chart, providers=list(s.providers), shapes=ledger, notes=list(s.notes),
         provider_notes=[Fact(p, " ".join(s.provider_notes[p].split())) for p in s.providers if p in s.provider_notes],
         provider_titles={p: " ".join(n.split()) for p, n in s.provider_notes.items()},
         headline_text=k.headline.text if k.headline else None,
