@@ -52,8 +52,8 @@ def scan_registers(instructions: list[Instruction]) -> tuple[int, int]:
     """
     operands = "\n".join([parts[1] for parts in (ins.asm.split(None, 1) for ins in instructions)
                            if len(parts) > 1])
-    v_hi = max(map(int, _VRANGE_HI.findall(operands) + _VREG.findall(operands)), default=-1)
-    a_hi = max(map(int, _ARANGE_HI.findall(operands) + _AREG.findall(operands)), default=-1)
+    v_hi = max(map(int, {*_VRANGE_HI.findall(operands), *_VREG.findall(operands)}), default=-1)  # distinct texts
+    a_hi = max(map(int, {*_ARANGE_HI.findall(operands), *_AREG.findall(operands)}), default=-1)
     return v_hi + 1, a_hi + 1
 
 
