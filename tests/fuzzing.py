@@ -77,6 +77,7 @@ def _kernel_trace(d: Path) -> None:
     from generator.read import rocprof
     rows = rocprof.read_kernel_trace(d / "discover_kernel_trace.csv")
     rocprof.match_kernel(rows, "fused_rope_cache")
+    rocprof.kernel_dispatches(d / "discover_kernel_trace.csv", "fused_qk_rope_reshape_and_cache")
     for row in rows:
         rocprof.to_int(row.get("Start_Timestamp"))
 

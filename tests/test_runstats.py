@@ -205,10 +205,12 @@ def test_fused_rope_cache_trace_of_thousands_of_dispatches(sweep):
     from generator.read import rocprof
 
     bundle = sweep / "examples" / "fused_rope_cache"
-    rows = rocprof.read_kernel_trace(bundle / "compute_viewer" / "discover_kernel_trace.csv")
+    trace = bundle / "compute_viewer" / "discover_kernel_trace.csv"
+    rows = rocprof.read_kernel_trace(trace)
     assert len(rows) == 10836
     for name in {r["Kernel_Name"] for r in rows} | {"fused_qk_rope_reshape_and_cache", "", "x_0"}:
-        assert runstats._dispatches_of(rows, name) == rocprof.match_kernel(rows, name), name
+        assert rocprof.kernel_dispatches(trace, name) == rocprof.match_kernel(rows, name), name
+    assert len(rocprof.kernel_dispatches(trace, "fused_qk_rope_reshape_and_cache")) == 3761
     tm = runstats.bundle_run_stats(bundle).timing
     assert (tm.kernel, tm.count, tm.min_ns, tm.median_ns, tm.max_ns, tm.total_ns) == \
            ("fused_qk_rope_reshape_and_cache_0", 3761, 800, 4000, 14040, 15489327)

@@ -116,3 +116,24 @@ def test_wave_rows_of_five_ints_are_read_as_written_and_other_cells_through_int(
     path.write_text(json.dumps({"wave": {"instructions": [[0, "x", 2, 4, 1]]}}))
     with pytest.raises(att.InputError, match="malformed wave file"):
         att.read_wave(str(tmp_path), wave)
+
+
+def test_present_waves_and_their_counts_read_through_one_open_folder(tmp_path):
+    """A wave file, a missing one, a folder and a link named like waves, a name under a subfolder:
+    present as ``os.path.isfile`` says; counts as ``wave_instruction_count`` reads them one by one."""
+    from generator.model import WaveFile
+    names = ["se0_sm0_sl0_wv0.json", "se0_sm0_sl0_wv1.json", "se0_sm0_sl0_wv2.json", "se0_sm0_sl0_wv3.json",
+             "sub/se0_sm0_sl0_wv4.json"]
+    waves_ = [WaveFile(n, 0, 0, 0, i, 0, 8) for i, n in enumerate(names)]
+    (tmp_path / names[0]).write_text('{"num_insts": 7, "wave": {"instructions": []}}')
+    (tmp_path / names[2]).mkdir()
+    (tmp_path / names[3]).symlink_to(tmp_path / names[0])
+    (tmp_path / "sub").mkdir()
+    (tmp_path / names[4]).write_text('{"num_insts": 3}')
+    present = att.present_waves(str(tmp_path), waves_)
+    assert [w.file for w in present] == [names[0], names[3], names[4]]
+    assert att.wave_instruction_counts(str(tmp_path), present) == [7, 7, 3] == \
+           [att.wave_instruction_count(str(tmp_path), w) for w in present]
+    with pytest.raises(att.InputError, match="se0_sm0_sl0_wv1.json: cannot read"):
+        att.wave_instruction_counts(str(tmp_path), waves_[:2])
+    assert att.present_waves(str(tmp_path / "gone"), waves_) == []

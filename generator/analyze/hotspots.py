@@ -7,11 +7,14 @@ stable (ties keep instruction order).
 
 from __future__ import annotations
 
+import operator
+
 from generator.model import UNKNOWN_LOC, Hotspots, Instruction, LineHotspot
 
 #: The families ``instruction_mix`` counts besides MFMA, and the prefixes they all start with.
 MIX_FAMILIES = ("buffer_load", "buffer_store", "ds_read", "ds_write", "global_load", "global_store")
 _MIX_PREFIXES = ("v_mfma", "buffer_", "ds_", "global_")
+_TOTAL, _STALL, _LOC = (operator.attrgetter(a) for a in ("total_cycles", "stall_cycles", "source_loc"))
 
 
 def instruction_mix(instructions: list[Instruction]) -> dict[str, int]:
@@ -88,16 +91,17 @@ def line_hotspots(instructions: list[Instruction], total_stall: int) -> list[Lin
 
 def summarize(instructions: list[Instruction]) -> dict:
     """Totals, breakdowns and rankings shared by every capture format."""
-    total_cycles = sum(i.total_cycles for i in instructions)
-    total_stall = sum(i.stall_cycles for i in instructions)
-    mapped = sum(1 for i in instructions if i.source_loc != UNKNOWN_LOC)
+    total_cycles = sum(map(_TOTAL, instructions))
+    stalls = list(map(_STALL, instructions))
+    total_stall = sum(stalls)
+    mapped = len(instructions) - list(map(_LOC, instructions)).count(UNKNOWN_LOC)
     return {
         "total_cycles": total_cycles,
         "total_stall_cycles": total_stall,
         "stall_ratio": total_stall / total_cycles if total_cycles else 0.0,
         "stall_by_type": stall_breakdown(instructions),
         "lines": line_hotspots(instructions, total_stall),
-        "instruction_rank": rank_stable([i.stall_cycles for i in instructions]),
+        "instruction_rank": rank_stable(stalls),
         "source_mapped": (mapped, len(instructions)),
     }
 

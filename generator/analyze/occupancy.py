@@ -52,8 +52,8 @@ def scan_registers(instructions: list[Instruction]) -> tuple[int, int]:
     """
     operands = "\n".join([parts[1] for parts in (ins.asm.split(None, 1) for ins in instructions)
                            if len(parts) > 1])
-    v_hi = max(map(int, _VRANGE_HI.findall(operands) + _VREG.findall(operands)), default=-1)
-    a_hi = max(map(int, _ARANGE_HI.findall(operands) + _AREG.findall(operands)), default=-1)
+    v_hi = max(map(int, {*_VRANGE_HI.findall(operands), *_VREG.findall(operands)}), default=-1)  # distinct texts
+    a_hi = max(map(int, {*_ARANGE_HI.findall(operands), *_AREG.findall(operands)}), default=-1)
     return v_hi + 1, a_hi + 1
 
 
@@ -145,10 +145,14 @@ def resolve_arch(ref: CaptureRef, bundle: Bundle | None, instructions: list[Inst
 _DISPATCH = re.compile(r"_dispatch_(\d+)")
 
 
+#: The resource columns of a kernel-trace row that tell one compiled variant from another.
+_VARIANT_COLUMNS = ("VGPR_Count", "Accum_VGPR_Count", "SGPR_Count", "LDS_Block_Size",
+                    "Scratch_Size", "Workgroup_Size_X", "Workgroup_Size_Y", "Workgroup_Size_Z")
+
+
 def _variant_key(row: dict) -> tuple:
     """The compiled-variant identity of a kernel-trace row: its resource columns."""
-    return tuple(row.get(c) for c in ("VGPR_Count", "Accum_VGPR_Count", "SGPR_Count", "LDS_Block_Size",
-                                      "Scratch_Size", "Workgroup_Size_X", "Workgroup_Size_Y", "Workgroup_Size_Z"))
+    return tuple(map(row.get, _VARIANT_COLUMNS))
 
 
 def _isa_agrees(row: dict, uses_lds: bool, isa_vgprs: int) -> bool:
@@ -211,7 +215,7 @@ def for_capture(ref: CaptureRef, bundle: Bundle | None, instructions: list[Instr
     trace = _trace_path(bundle)
     if trace and jit_name:
         try:
-            rows = rocprof.match_kernel(rocprof.read_kernel_trace(trace), jit_name)
+            rows = rocprof.kernel_dispatches(trace, jit_name)
         except InputError as err:
             rows = []
             notes.append(f"kernel trace unreadable: {err.message}")

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import functools
 import glob
-import itertools
 import math
 import operator
 import os
@@ -41,8 +40,8 @@ from generator.read.rocprof import (
     gpu_agent,
     kernel_name_matches,
     read_agent_info,
+    kernel_dispatches,
     read_csv_dicts,
-    read_kernel_trace,
     to_int,
 )
 
@@ -430,7 +429,6 @@ def pick_traced(kernels: list[KernelStat], regexes: list[str], jit_kernel: str |
     return chosen
 
 
-_kernel_name = operator.methodcaller("get", "Kernel_Name")
 _start_ns = operator.methodcaller("get", "Start_Timestamp")
 _end_ns = operator.methodcaller("get", "End_Timestamp")
 
@@ -445,17 +443,9 @@ def _ints(values: list[Any]) -> list[int | None]:
     return [to_int(v) for v in values]
 
 
-def _dispatches_of(rows: list[dict[str, Any]], kernel: str) -> list[dict[str, Any]]:
-    """``match_kernel(rows, kernel)``, with the name rule asked once per distinct name rather than
-    once per row (a trace holds thousands of dispatches of a few kernels)."""
-    names = list(map(_kernel_name, rows))
-    wanted = {n for n in set(names) if kernel_name_matches(n or "", kernel)}
-    return list(itertools.compress(rows, map(wanted.__contains__, names)))
-
-
-def dispatch_timing(rows: list[dict[str, Any]], kernel: str) -> DispatchTiming | None:
-    """Count and min / median / max duration of one kernel's dispatches in a kernel trace."""
-    matched = _dispatches_of(rows, kernel)
+def dispatch_timing(matched: list[dict[str, Any]], kernel: str) -> DispatchTiming | None:
+    """Count and min / median / max duration of one kernel's dispatches, from its kernel-trace
+    rows (``rocprof.kernel_dispatches``)."""
     starts, ends = _ints(list(map(_start_ns, matched))), _ints(list(map(_end_ns, matched)))
     durs = [end - start for start, end in zip(starts, ends)
             if start is not None and end is not None and end >= start]
@@ -579,7 +569,7 @@ def bundle_run_stats(bundle_dir: str | os.PathLike, jit_kernel: str | None = Non
     timing = None
     trace_csv = _first(cv, (KERNEL_TRACE,), "*kernel_trace.csv") if cv.is_dir() else None
     if traced and trace_csv:
-        timing = dispatch_timing(read_kernel_trace(trace_csv), traced.name)
+        timing = dispatch_timing(kernel_dispatches(trace_csv, traced.name), traced.name)
         sources["kernel_trace"] = rel(trace_csv)
     elif traced and dispatches_db:
         durs = [int(d["end"]) - int(d["start"]) for d in dispatches_db

@@ -10,7 +10,6 @@ and hold 25,144 of 70,036 stall cycles; the working waves hold 44,892.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, replace
 from typing import Iterable, Mapping, Sequence
 
@@ -97,11 +96,11 @@ def read_waves(capture_dir: str, waves: Sequence[WaveFile], instructions: Sequen
     """Count each sampled wave's instructions (file heads only), then parse the early-exit
     waves' files (short by definition) to take their stall out of code.json's sums."""
     notes: list[str] = []
-    present = [w for w in waves if os.path.isfile(os.path.join(capture_dir, w.file))]
+    present = att.present_waves(capture_dir, waves)
     if len(present) < len(waves):
         notes.append(f"{len(waves) - len(present)} of {len(waves)} wave files listed in filenames.json "
                      "are missing: the wave summary counts the others")
-    counts = [att.wave_instruction_count(capture_dir, w) for w in present]
+    counts = att.wave_instruction_counts(capture_dir, present)
     flags = early_exit_flags(counts, len(instructions))
     early = stall_by_pc(row for w, f in zip(present, flags) if f for row in att.read_wave(capture_dir, w))
     total = sum(ins.stall_cycles for ins in instructions)

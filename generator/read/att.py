@@ -316,10 +316,11 @@ WAVE_HEAD_BYTES = 512
 _NUM_INSTS = re.compile(rb'"num_insts"\s*:\s*(\d+)')
 
 
-def _read_head(path: str, size: int) -> bytes:
+def _read_head(path: str, size: int, dir_fd: int | None = None) -> bytes:
     """The first ``size`` bytes of a file (fewer at its end), without a buffered file object:
-    thousands of wave files are opened for a few hundred bytes each."""
-    fd = os.open(path, os.O_RDONLY)
+    thousands of wave files are opened for a few hundred bytes each (``dir_fd``: a relative
+    ``path`` is looked up in that open folder)."""
+    fd = os.open(path, os.O_RDONLY, dir_fd=dir_fd)
     try:
         head = os.read(fd, size)
         while 0 < len(head) < size:  # a short read before the end of the file: read on
@@ -332,20 +333,44 @@ def _read_head(path: str, size: int) -> bytes:
         os.close(fd)
 
 
-def wave_instruction_count(capture_dir: str, wave: WaveFile) -> int:
+def wave_instruction_count(capture_dir: str, wave: WaveFile, dir_fd: int | None = None) -> int:
     """Instructions one sampled wave executed, from the file's head (``num_insts``).
 
     The decoder writes ``{"duration": 996, "name": "SE0", "num_insts": 12, ...}`` first, so
     a few hundred bytes replace parsing thousands of wave files; a file without the field
-    there is parsed whole and its rows are counted.
+    there is parsed whole and its rows are counted. ``dir_fd``: ``capture_dir`` already open.
     """
     path = os.path.join(capture_dir, wave.file)
     try:
-        head = _read_head(path, WAVE_HEAD_BYTES)
+        head = _read_head(path if dir_fd is None else wave.file, WAVE_HEAD_BYTES, dir_fd)
     except OSError as err:
         raise InputError(path, f"cannot read: {err.strerror or err}") from None
     m = _NUM_INSTS.search(head)
     return int(m.group(1)) if m else len(read_wave(capture_dir, wave))
+
+
+def wave_instruction_counts(capture_dir: str, waves: list[WaveFile]) -> list[int]:
+    """``wave_instruction_count`` of each wave, the folder opened once: each file is then found
+    in it rather than by its whole path (thousands of waves)."""
+    try:
+        dir_fd = os.open(capture_dir, os.O_RDONLY | os.O_DIRECTORY)
+    except OSError:
+        return [wave_instruction_count(capture_dir, w) for w in waves]
+    try:
+        return [wave_instruction_count(capture_dir, w, dir_fd) for w in waves]
+    finally:
+        os.close(dir_fd)
+
+
+def present_waves(capture_dir: str, waves: list[WaveFile]) -> list[WaveFile]:
+    """The waves whose file exists (``os.path.isfile``), from one scan of the folder: a name
+    the scan does not list as a file is asked about on its own."""
+    try:
+        with os.scandir(capture_dir) as entries:
+            files = {e.name for e in entries if e.is_file()}
+    except OSError:
+        files = set()
+    return [w for w in waves if w.file in files or os.path.isfile(os.path.join(capture_dir, w.file))]
 
 
 def empty_reason(capture_dir: str) -> str | None:

@@ -11,7 +11,9 @@ Kernel names may be very long C++ signatures; nothing here shortens them.
 from __future__ import annotations
 
 import csv
+import io
 import os
+import re
 
 from generator.errors import InputError
 from generator.read.gcpause import gc_paused
@@ -19,21 +21,36 @@ from generator.read.gcpause import gc_paused
 csv.field_size_limit(1 << 26)
 
 
-def read_csv_dicts(path: str | os.PathLike) -> list[dict[str, str]]:
-    """Read a CSV with a header row into dicts, as ``csv.DictReader`` does; bad files raise InputError."""
+def read_csv_rows(path: str | os.PathLike) -> tuple[list[str], list[list[str]]]:
+    """The header and the non-blank rows of a CSV, as ``csv.reader`` gives them; bad files raise InputError."""
     try:
         with open(path, newline="", encoding="utf-8", errors="replace") as fh, gc_paused():
-            reader = csv.reader(fh)
-            header = next(reader, None)
-            if not header:
-                raise InputError(path, "empty CSV (no header row)")
-            n = len(header)
-            return [dict(zip(header, row)) if len(row) == n else _ragged_row(header, row)
-                    for row in reader if row]  # DictReader skips blank lines
+            return _header_and_rows(path, csv.reader(fh))
     except OSError as err:
         raise InputError(path, f"cannot read: {err.strerror or err}") from None
     except csv.Error as err:
         raise InputError(path, f"not a valid CSV: {err}") from None
+
+
+def _header_and_rows(path: str | os.PathLike, reader) -> tuple[list[str], list[list[str]]]:
+    """The first record of a ``csv.reader`` and its other non-blank records (DictReader skips blank lines)."""
+    header = next(reader, None)
+    if not header:
+        raise InputError(path, "empty CSV (no header row)")
+    return header, [row for row in reader if row]
+
+
+def row_dicts(header: list[str], rows: list[list[str]]) -> list[dict]:
+    """Rows keyed by the header, as ``csv.DictReader`` keys them."""
+    n = len(header)
+    return [dict(zip(header, row)) if len(row) == n else _ragged_row(header, row) for row in rows]
+
+
+def read_csv_dicts(path: str | os.PathLike) -> list[dict[str, str]]:
+    """Read a CSV with a header row into dicts, as ``csv.DictReader`` does; bad files raise InputError."""
+    header, rows = read_csv_rows(path)
+    with gc_paused():
+        return row_dicts(header, rows)
 
 
 def _ragged_row(header: list[str], row: list[str]) -> dict:
@@ -87,29 +104,120 @@ def agent_arch(agent: dict[str, str]) -> str | None:
     return None
 
 
+class KernelTrace:
+    """One kernel-trace CSV, read once; its rows become dicts only when asked for: all of them
+    (``dicts``) or one kernel's (``dispatches``).
+
+    A trace holds thousands of dispatches of long C++ names, and a build wants the rows of one
+    kernel. When every record of the file is one line whose quoted fields hold no quote
+    (rocprofv3 writes them so), only the lines holding the kernel's name go through the CSV
+    parser; any other file is parsed whole, as ``read_csv_dicts`` parses it.
+    """
+
+    def __init__(self, path: str | os.PathLike, text: str):
+        self.path = path
+        self._lines = text.split("\n") if _one_line_records(text) else None
+        self._parsed = None if self._lines else _header_and_rows(path, csv.reader(io.StringIO(text, newline="")))
+        self.header = next(csv.reader(self._lines[:1]), None) if self._lines else self._parsed[0]
+        if not self.header:
+            raise InputError(path, "empty CSV (no header row)")
+        self._name_at = self.header.index("Kernel_Name") if "Kernel_Name" in self.header else None
+        has_rows = any(self._lines[1:]) if self._lines else bool(self._parsed[1])
+        if has_rows and self._name_at is None:
+            raise InputError(path, "kernel trace has no Kernel_Name column")
+        self._kernels: dict[str, list[dict[str, str]]] = {}
+
+    def _rows(self) -> list[list[str]]:
+        """Every row, as ``csv.reader`` gives it (parsed on the first call)."""
+        if self._parsed is None:
+            self._parsed = _header_and_rows(self.path, csv.reader(self._lines))
+        return self._parsed[1]
+
+    def dicts(self) -> list[dict[str, str]]:
+        """Every row as a dict (a new list each call; the dicts are built anew too)."""
+        with gc_paused():
+            return row_dicts(self.header, self._rows())
+
+    def dispatches(self, wanted: str) -> list[dict[str, str]]:
+        """The rows of the wanted kernel (``match_kernel``'s rule), in file order; a new list each call."""
+        if wanted not in self._kernels:
+            self._kernels[wanted] = self._match(wanted)
+        return list(self._kernels[wanted])
+
+    def _match(self, wanted: str) -> list[dict[str, str]]:
+        names, at = _names_matching(wanted), self._name_at
+        if not names or at is None:
+            return []
+        if self._parsed is not None:
+            rows = self._parsed[1]
+        else:  # a matching line holds the shortest name wanted: the others add "_0" to it
+            key = min(names, key=len)
+            rows = [row for row in csv.reader([line for line in self._lines[1:] if key in line]) if row]
+        with gc_paused():
+            return row_dicts(self.header, [r for r in rows if len(r) > at and r[at].strip() in names])
+
+
+#: A quote in the text once quoted fields are cut out of it (``_one_line_records``) that does not
+#: stand alone between delimiters, line ends or the text's ends.
+_STRAY_QUOTE = re.compile(r'"(?:(?<=[^,\n]")|(?=[^,\n]))')
+
+
+def _one_line_records(text: str) -> bool:
+    """True when each line of a CSV text is one record whose quoted fields hold no quote and no
+    line break: then the lines of a record are its records for ``csv.reader``, one for one.
+
+    Cut at quotes, the text alternates outside and inside quotes. It qualifies when the inside
+    pieces hold no newline, and when, with each inside piece replaced by one quote, every quote
+    stands between delimiters or line ends (so no quote is doubled or sits within a field).
+    No carriage return or NUL anywhere, and nothing long enough to pass the field size limit.
+    """
+    if "\r" in text or "\0" in text or len(text) >= csv.field_size_limit():
+        return False
+    pieces = text.split('"')
+    if len(pieces) % 2 == 0:
+        return False
+    outside = '"'.join(pieces[::2])
+    return outside.count("\n") == text.count("\n") and not _STRAY_QUOTE.search(outside)
+
+
 #: The last few kernel traces read, by (path, size, mtime): the occupancy model, the advice
-#: context and the run statistics of one bundle read the same file (treat rows as read-only).
-_TRACES: dict[tuple[str, int, int], list[dict[str, str]]] = {}
+#: context and the run statistics of one bundle read the same file.
+_TRACES: dict[tuple[str, int, int], KernelTrace] = {}
 _TRACES_KEPT = 4
 
 
-def read_kernel_trace(path: str | os.PathLike) -> list[dict[str, str]]:
-    """Rows of a kernel-trace CSV (one per dispatch); a file read moments ago is not parsed again."""
+def kernel_trace(path: str | os.PathLike) -> KernelTrace:
+    """A kernel-trace CSV (one row per dispatch); a file read moments ago is not read again."""
     try:
         st = os.stat(path)
         key = (os.path.abspath(path), st.st_size, st.st_mtime_ns)
     except OSError:
         key = None
     if key in _TRACES:
-        return list(_TRACES[key])
-    rows = read_csv_dicts(path)
-    if rows and "Kernel_Name" not in rows[0]:
-        raise InputError(path, "kernel trace has no Kernel_Name column")
+        return _TRACES[key]
+    try:
+        with open(path, newline="", encoding="utf-8", errors="replace") as fh:
+            trace = KernelTrace(path, fh.read())
+    except OSError as err:
+        raise InputError(path, f"cannot read: {err.strerror or err}") from None
+    except csv.Error as err:
+        raise InputError(path, f"not a valid CSV: {err}") from None
     if key is not None:
         while len(_TRACES) >= _TRACES_KEPT:
             del _TRACES[next(iter(_TRACES))]
-        _TRACES[key] = rows
-    return list(rows)
+        _TRACES[key] = trace
+    return trace
+
+
+def read_kernel_trace(path: str | os.PathLike) -> list[dict[str, str]]:
+    """Rows of a kernel-trace CSV (one per dispatch)."""
+    return kernel_trace(path).dicts()
+
+
+def kernel_dispatches(path: str | os.PathLike, wanted: str) -> list[dict[str, str]]:
+    """The rows of one kernel in a kernel-trace CSV: ``match_kernel(read_kernel_trace(path), wanted)``,
+    without building a dict per row of the others (treat the dicts as read-only)."""
+    return kernel_trace(path).dispatches(wanted)
 
 
 def kernel_name_matches(row_name: str, wanted: str) -> bool:

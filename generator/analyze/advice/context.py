@@ -41,7 +41,7 @@ def context_for(analysis: CaptureAnalysis, bundle: Bundle | None = None, counter
         trace = occ_model._trace_path(bundle)
         if trace and analysis.jit_kernel and (ctx.grid is None or ctx.kernel_time_ns is None):
             try:
-                rows = rocprof.match_kernel(rocprof.read_kernel_trace(trace), analysis.jit_kernel)
+                rows = rocprof.kernel_dispatches(trace, analysis.jit_kernel)
             except InputError as err:
                 rows = []
                 notes.append(f"kernel trace unreadable: {err.message}")
