@@ -61,6 +61,7 @@ class ProviderResult:
     scope: dict[str, bool | None] = field(default_factory=dict)  # the row's scope flags
     like_for_like: bool | None = None  # vs the candidate's row (None for the candidate)
     above_roof: bool = False
+    cache_state: str | None = None  # what the caches held when timed (``l2_flushed_graph``); display only
 
     @property
     def time_text(self) -> str:
@@ -245,6 +246,7 @@ def _provider_result(provider: str, row: ResultRow, n_rows: int, status: str, ca
         dict(zip(SCOPE_FLAGS, _scope_flags(row))),  # scope
         like_for_like(cand, row) if cand is not None and baseline else None,
         above_roof(row, roof_gbps),
+        row.cache_state,
     )
 
 

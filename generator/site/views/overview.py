@@ -14,6 +14,7 @@ from generator.site import charts, i18n
 from generator.site.wording import Said, Seg, runs
 from generator.site.views import coverage as coverage_views
 from generator.site.views import diagnosis as diagnosis_views
+from generator.site.views import measurement
 from generator.site.views.base import (
     DASH, KernelData, READING_SHOWN, SiteContext, UNCATEGORIZED, VERDICTS, VERDICT_RANK, fmt_pct, fmt_x, verdict_css, verdict_label,
 )
@@ -85,6 +86,7 @@ class IndexRow:
     coverage: dict[str, dict[str, Any]] = field(default_factory=dict)  # coverage_views.model_coverage()
     headline_speedup: float | None = None
     headline_verdict: str | None = None
+    timing: dict[str, Any] | None = None  # measurement.kernel_timing(): what the campaign timed, how
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -364,6 +366,7 @@ def index_row(k: KernelData, ctx: SiteContext | None = None) -> IndexRow:
         coverage=coverage_views.model_coverage(s),
         headline_speedup=k.headline.speedup if k.headline else None,
         headline_verdict=k.headline.verdict if k.headline else None,
+        timing=measurement.kernel_timing(s) if scored else None,
     )
 
 
@@ -464,6 +467,7 @@ class OverviewPage:
     severity_help: str = ""
     severity_help_zh: str = ""
     verdict_filter_keys: dict[str, str] = field(default_factory=dict)  # issue 13 (5): value -> catalogue key
+    measured: list[measurement.MeasuredFact] = field(default_factory=list)  # how it was measured
 
 
 @dataclass
@@ -565,6 +569,7 @@ def overview_page(rows: list[IndexRow], ctx: SiteContext, provenance: list[Fact]
         coverage=coverage_views.coverage_view(rows, ctx),
         severity_help=i18n.en("sev.help", **sev_help),
         severity_help_zh=i18n.marked("zh", "sev.help", **sev_help),
+        measured=measurement.measurement_view(rows, ctx.candidate),
     )
 
 
