@@ -15,6 +15,7 @@
 Site layout (every link relative, so it works from ``file://`` and under a sub-path)::
 
     index.html                       the overview
+    glossary.html                    the words the pages use, one entry each (#<term>)
     kernels/<slug>/index.html        one page per kernel (slug: the bundle folder name,
                                      lower-cased, other characters -> "-"; or the campaign
                                      name for a kernel with no bundle)
@@ -45,6 +46,7 @@ from generator import __version__
 from generator.analyze import provenance
 from generator.site import api, gather, plan, publish, render, source_pages
 from generator.site.views import base as base_views
+from generator.site.views import glossary as glossary_views
 from generator.site.views import history as history_views
 from generator.site.views import kernel as kernel_views
 from generator.site.views import overview as overview_views
@@ -343,6 +345,7 @@ def overview_pages(bp: plan.BuildPlan, ctx: base_views.SiteContext, site: Site,
              for key, value in prov.items()]
     overview = overview_views.overview_page(ordered, ctx, facts, bp.date, reading, notes=gather.overview_notes(bp.root))
     site.files["index.html"] = render.render_overview(overview, bp.assets)
+    site.files["glossary.html"] = render.render_glossary(glossary_views.glossary_page(ctx), bp.assets)
     site.files["api/index.json"] = publish.json_bytes(api.index_doc(ordered, overview, ctx, prov, bp.date, reading))
     site.files.update(bp.assets.files)
     site.files[".nojekyll"] = b""

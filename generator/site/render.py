@@ -23,7 +23,7 @@ from typing import Any
 
 import jinja2
 
-from generator.site import i18n, panel_rows
+from generator.site import i18n, panel_rows, terms
 
 # A source checkout has top-level templates/; a wheel installs them as kernel_atlas_templates/.
 _ROOT = Path(__file__).resolve().parent.parent.parent
@@ -149,7 +149,7 @@ def templates_fingerprint() -> str:
 
 
 #: The templates only the build's main process renders (the overview and the history).
-SITE_TEMPLATES = ("index.html", "history.html")
+SITE_TEMPLATES = ("index.html", "history.html", "glossary.html")
 
 
 def compile_templates(*, kernel_only: bool = False) -> None:
@@ -243,18 +243,23 @@ def render_template(name: str, **context: Any) -> bytes:
 
 
 def render_overview(page: Any, assets: Assets) -> bytes:
-    """``index.html``."""
-    return render_template("index.html", page=page, assets=assets)
+    """``index.html``, its terms linked to the glossary."""
+    return terms.link_terms(render_template("index.html", page=page, assets=assets), page.root)
 
 
 def render_kernel(page: Any, assets: Assets) -> bytes:
-    """``kernels/<slug>/index.html``."""
-    return render_template("kernel.html", page=page, assets=assets)
+    """``kernels/<slug>/index.html``, its terms linked to the glossary."""
+    return terms.link_terms(render_template("kernel.html", page=page, assets=assets), page.root)
 
 
 def render_history(page: Any, assets: Assets) -> bytes:
-    """``history.html``."""
-    return render_template("history.html", page=page, assets=assets)
+    """``history.html``, its terms linked to the glossary."""
+    return terms.link_terms(render_template("history.html", page=page, assets=assets), page.root)
+
+
+def render_glossary(page: Any, assets: Assets) -> bytes:
+    """``glossary.html``."""
+    return render_template("glossary.html", page=page, assets=assets)
 
 
 def render_badge(badge: Any) -> bytes:

@@ -25,6 +25,8 @@
  * - Kernel page filtered to a model: #model=<name> or ?model=<name> (URL-encoded); shape
  *   rows carry data-models="a|b" (generator/site/views/coverage.py builds the links).
  * - Static assets are named static/<stem>.<sha256[:10]><ext>; nothing here builds names.
+ * - Glossary links: a.term (href ".../glossary.html#<id>", data-zh-term "a|b"), written by
+ *   generator/site/terms.py; swapText() keeps them when the language switch rewrites a text.
  * - localStorage keys: "kernel-atlas.theme" (light|dark), "kernel-atlas.lang" (en|zh).
  * No fetch(): every page carries its own data, so the site works from file://.
  */
@@ -147,6 +149,35 @@
   var EN = CATALOGUES.en || {};
   function tr(key) { return (root.getAttribute("data-lang") === "zh" ? I18N : EN)[key] || EN[key] || key; }
 
+  // Glossary links (generator/site/terms.py): an a.term inside text the switch rewrites is put back
+  // around the term's words in the new text: its 中文 forms (data-zh-term, "a|b") or its English.
+  // A link whose words the new text lacks waits on the element (kaTerms) for the next switch.
+  function swapText(el, text) {
+    if (!el.kaTerms) {
+      el.kaTerms = Array.prototype.slice.call(el.querySelectorAll("a.term"));
+      el.kaTerms.forEach(function (a) { a.setAttribute("data-en-term", a.textContent); });
+    }
+    el.textContent = text;
+    el.kaTerms.forEach(function (a) { relink(el, a); });
+  }
+
+  function relink(el, a) {
+    var en = a.getAttribute("data-en-term");
+    var forms = isZh() ? (a.getAttribute("data-zh-term") || "").split("|").concat([en]) : [en];
+    var nodes = Array.prototype.filter.call(el.childNodes, function (n) { return n.nodeType === 3; });
+    for (var i = 0; i < forms.length; i++) {
+      for (var j = 0; forms[i] && j < nodes.length; j++) {
+        var at = nodes[j].data.toLowerCase().indexOf(forms[i].toLowerCase());
+        if (at < 0) { continue; }
+        var word = nodes[j].splitText(at);
+        word.splitText(forms[i].length);
+        a.textContent = word.data;
+        el.replaceChild(a, word);
+        return;
+      }
+    }
+  }
+
   function setLang(lang) {
     var zh = lang === "zh";
     root.setAttribute("data-lang", zh ? "zh" : "en");
@@ -155,12 +186,12 @@
       var key = el.getAttribute("data-i18n");
       if (!key || !Object.prototype.hasOwnProperty.call(I18N, key)) { return; }
       if (!el.hasAttribute("data-i18n-en")) { el.setAttribute("data-i18n-en", el.textContent); }
-      el.textContent = zh ? I18N[key] : el.getAttribute("data-i18n-en");
+      swapText(el, zh ? I18N[key] : el.getAttribute("data-i18n-en"));
     });
     // computed text (diagnosis clauses, severity): the 中文 version rides in data-zh
     document.querySelectorAll("[data-zh]").forEach(function (el) {
       if (!el.hasAttribute("data-i18n-en")) { el.setAttribute("data-i18n-en", el.textContent); }
-      el.textContent = zh ? el.getAttribute("data-zh") : el.getAttribute("data-i18n-en");
+      swapText(el, zh ? el.getAttribute("data-zh") : el.getAttribute("data-i18n-en"));
     });
     // attributes (tooltips, labels for screen readers, alt text): a key in data-i18n-<attr>,
     // or computed 中文 in data-zh-<attr>; the English is kept in data-en-<attr>

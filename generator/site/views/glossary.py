@@ -1,0 +1,82 @@
+"""The glossary page (``glossary.html`` at the site root, issue 23, 4): the words the pages use that
+a newcomer does not know, each an entry ``glossary.html#<id>`` with its definition in both languages
+(catalogue keys ``glossary.<id>`` and ``glossary.<id>.def``).
+
+``TERMS`` is the one list: the page shows it in this order, and ``generator.site.terms`` links each
+term's first use on a page to its entry by the forms listed here (English as a regular expression,
+matched whole-word and case-insensitive; 中文 as the words the catalogue's translations use, for
+``site.js`` to link again after the language switch).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from generator.site import i18n
+from generator.site.views.base import SiteContext
+
+
+@dataclass(frozen=True)
+class Term:
+    """One glossary entry: its anchor, and the forms its uses take on the pages."""
+
+    id: str
+    en: str  # a regular expression (whole words, any case)
+    zh: tuple[str, ...] = ()
+
+    @property
+    def key(self) -> str:
+        return f"glossary.{self.id}"
+
+    @property
+    def def_key(self) -> str:
+        return f"glossary.{self.id}.def"
+
+
+#: The entries, in the page's order (the ones issue 23 names first, then the words around them).
+TERMS = (
+    Term("ledger", r"(?:shape )?ledger", ("形状台账", "台账", "清单")),
+    Term("headline-pair", r"headline pairs?", ("代表性对比",)),
+    Term("harness-failure", r"harness failures?", ("测试框架失败",)),
+    Term("suspect-reference", r"suspect reference(?: checks?)?", ("可疑的参考校验", "可疑的正确性检查")),
+    Term("working-waves", r"working waves?", ("干活的 wave", "工作中的 wave")),
+    Term("roof", r"(?:HBM )?roof(?:line)?", ("屋顶线",)),
+    Term("headroom", r"headroom", ("可提升空间",)),
+    Term("timing-floor", r"timing floor|at the floor", ("计时下限",)),
+    Term("verdict-basis", r"verdict basis", ("判定依据",)),
+    Term("variant", r"(?<!compiled )variants?", ("变体实现",)),
+    Term("unverified", r"unverified", ("未校验",)),
+    Term("geomean", r"geomean", ("几何平均",)),
+    Term("hard-failure", r"hard failures?", ("硬失败",)),
+    Term("like-for-like", r"like-for-like", ("同口径",)),
+)
+
+
+@dataclass
+class GlossaryEntry:
+    """One term as the page shows it (English; the 中文 by its keys)."""
+
+    id: str
+    key: str
+    def_key: str
+    term: str
+    definition: str
+
+
+@dataclass
+class GlossaryPage:
+    """``glossary.html``."""
+
+    title: str
+    site_title: str
+    root: str
+    entries: list[GlossaryEntry]
+    history_nav: bool = False
+    terms: list[str] = field(default_factory=list)  # every anchor, for the contents line
+
+
+def glossary_page(ctx: SiteContext) -> GlossaryPage:
+    """The glossary of a site."""
+    entries = [GlossaryEntry(t.id, t.key, t.def_key, i18n.en(t.key), i18n.en(t.def_key)) for t in TERMS]
+    return GlossaryPage(title=i18n.en("glossary.title"), site_title=ctx.title, root="", entries=entries,
+                        history_nav=ctx.history, terms=[t.id for t in TERMS])

@@ -1,0 +1,52 @@
+"""What a newcomer sees in Chromium (issue 23, 3, 4 and 7): the glossary reached from a page, term
+links that survive the language switch, the flagged-verdict marker explained and visible in dark mode."""
+
+from __future__ import annotations
+
+from test_browser import CHARTS_DRAWN, Tab, browser, site, url  # noqa: F401  (fixtures of the same folder)
+
+TERMS = "() => Array.from(document.querySelectorAll('main a.term')).map(a => [a.getAttribute('href'), a.textContent])"
+
+
+def test_the_glossary_is_one_click_away_and_its_links_land_on_entries(site, browser):  # noqa: F811
+    tab = Tab(browser)
+    page = tab.open(url(site, "kernels/pa/index.html"))
+    links = dict(page.evaluate(TERMS))
+    assert links["../../glossary.html#working-waves"] == "working waves"
+    page.click("main a.term[href$='#working-waves']")
+    page.wait_for_url("**/glossary.html#working-waves")
+    assert page.evaluate("() => document.querySelector(':target').id") == "working-waves"
+    assert "exits early" in page.inner_text("dt#working-waves + dd")
+    page.click(".topbar a[href='index.html']")
+    page.wait_for_function(CHARTS_DRAWN)
+    page.click(".topbar a[href='glossary.html']")
+    assert page.inner_text("h1") == "Glossary"
+    assert tab.errors == []
+    tab.close()
+
+
+def test_term_links_follow_the_language_switch(site, browser):  # noqa: F811
+    tab = Tab(browser)
+    page = tab.open(url(site, "index.html"))
+    english = page.evaluate(TERMS)
+    assert ["glossary.html#geomean", "geomean"] in english
+    page.click("#lang-toggle")
+    chinese = dict(page.evaluate(TERMS))
+    assert chinese["glossary.html#geomean"] == "几何平均"  # the chart's help, rewritten in 中文, linked again
+    assert chinese["glossary.html#headline-pair"] == "代表性对比"
+    page.click("#lang-toggle")
+    assert page.evaluate(TERMS) == english
+    assert tab.errors == []
+    tab.close()
+
+
+def test_the_overview_says_how_it_was_measured_in_both_languages(site, browser):  # noqa: F811
+    tab = Tab(browser)
+    page = tab.open(url(site, "index.html"))
+    block = page.inner_text("#measured")
+    assert "How it was measured" in block and "rows graph-replayed, L2 flushed before each sample" in block
+    page.click("#lang-toggle")
+    block = page.inner_text("#measured")
+    assert "测量方式" in block and "行以图重放计时，每次采样前清空 L2" in block and "graph-replayed" not in block
+    assert tab.errors == []
+    tab.close()
