@@ -50,3 +50,21 @@ def test_the_overview_says_how_it_was_measured_in_both_languages(site, browser):
     assert "测量方式" in block and "行以图重放计时，每次采样前清空 L2" in block and "graph-replayed" not in block
     assert tab.errors == []
     tab.close()
+
+
+OPEN_POINTS = """() => Array.from(document.querySelectorAll('#rank-geomean .scatterlayer .trace .point')).map(p => {
+  const s = getComputedStyle(p); return [s.fill, s.stroke, s.strokeWidth]; })"""
+
+
+def test_open_diamonds_stand_out_in_dark_mode(site, browser):  # noqa: F811
+    tab = Tab(browser, scheme="dark")
+    page = tab.open(url(site, "index.html"))
+    assert page.evaluate("() => getComputedStyle(document.body).backgroundColor") != "rgb(255, 255, 255)"
+    points = page.evaluate(OPEN_POINTS)
+    hollow = [p for p in points if p[0] in ("none", "rgba(0, 0, 0, 0)")]
+    assert len(hollow) == 3  # moe_gemm, moe_blockscale, fused_rope_cache: WIN, not like-for-like
+    assert all(p[1] == "rgb(45, 164, 78)" and float(p[2].rstrip("px")) >= 2.5 for p in hollow), hollow
+    assert page.is_visible('p[data-i18n="chart.overview.open"]')
+    tab.shot("overview-dark-open-diamonds")
+    assert tab.errors == []
+    tab.close()

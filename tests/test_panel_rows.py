@@ -248,7 +248,7 @@ OLD_KERNEL_ROWS = """      {% for r in g.rows %}
         <td class="num" translate="no" data-sort="{{ r.stall_ratio if r.stall_ratio is not none else '' }}">{{ r.stall_ratio_text }}</td>
         <td class="num" translate="no" data-sort="{{ r.occupancy if r.occupancy is not none else '' }}">{{ r.occupancy_text }}</td>
         <td data-sort="{{ r.limiter or '' }}"><span{% if r.limiter_zh %} data-zh="{{ r.limiter_zh }}"{% else %} translate="no"{% endif %}>{{ r.limiter_text }}</span></td>
-        <td translate="no" data-sort="{{ r.category }}">{{ r.category }}</td>
+        <td translate="no" data-sort="{{ r.category }}">{{ r.category_text or r.category }}</td>
       </tr>
       {% endfor %}
 """

@@ -102,6 +102,26 @@ def pair_kernels(sweep, config: SweepConfig, kernels_json: dict[str, Any] | None
     return refs
 
 
+_WORD = re.compile(r"[A-Za-z0-9]+")
+
+
+def category_labels(refs: Iterable[KernelRef]) -> dict[str, str]:
+    """Each category as its owners write it: the spelling the names of its kernels give the word
+    when that spelling is an acronym or mixed case (``gemm`` -> ``GEMM`` from "FP8 Row-Scale GEMM",
+    ``moe`` -> ``MoE``, ``rope`` -> ``RoPE``); else the category as written (a word that is only
+    capitalized at the start of a name, "Flash Attention", stays ``attention``). Several spellings:
+    the most used, then the first in sorted order."""
+    spellings: dict[str, dict[str, int]] = {}
+    for r in refs:
+        if not r.category:
+            continue
+        counts = spellings.setdefault(r.category, {})
+        for word in _WORD.findall(r.name):
+            if word.lower() == r.category.lower() and word[1:] != word[1:].lower():
+                counts[word] = counts.get(word, 0) + 1
+    return {c: min(found, key=lambda w: (-found[w], w)) if found else c for c, found in sorted(spellings.items())}
+
+
 T = TypeVar("T")
 V = TypeVar("V")
 

@@ -44,6 +44,7 @@ from typing import Any
 
 from generator import __version__
 from generator.analyze import provenance
+from generator.analyze.kernels import category_labels
 from generator.site import api, gather, plan, publish, render, source_pages
 from generator.site.views import base as base_views
 from generator.site.views import glossary as glossary_views
@@ -175,7 +176,8 @@ def build_site(sweep_path: str | os.PathLike, out_dir: str | os.PathLike, *, bas
     ctx = base_views.SiteContext(title=bp.config.title or gather.default_title(bp.kernels_json),
                                  candidate=bp.config.candidate, win=bp.config.win, headroom=bp.config.headroom,
                                  base_url=base_url, missing_stages=bp.missing, history=bp.hmod is not None,
-                                 severity_near=bp.config.severity_near, severity_tune=bp.config.severity_tune)
+                                 severity_near=bp.config.severity_near, severity_tune=bp.config.severity_tune,
+                                 category_labels=category_labels(bp.kernels))
     site = Site()
     render.adopt(templates)
     with lean_gc():

@@ -142,6 +142,11 @@ def log_ticks(axis_range: list[float]) -> dict[str, Any]:
     return {"tickvals": vals, "ticktext": [f"{v:g}x" for v in vals]}
 
 
+def drawn_open(row: Any) -> bool:
+    """Whether the overview chart draws a kernel's diamond open: its verdict is not like-for-like."""
+    return "not_like_for_like" in row.flag_keys
+
+
 def speedup_overview(rows: list[Any], win: float, headroom: float) -> dict[str, Any]:
     """Each kernel's geomean vs best (big marker, verdict color) over its per-shape speedups.
 
@@ -172,9 +177,12 @@ def speedup_overview(rows: list[Any], win: float, headroom: float) -> dict[str, 
             "type": "scatter", "mode": "markers", "name": verdict,
             "x": [r.geomean for r in sel], "y": [r.name for r in sel],
             "customdata": [[r.wins_text, r.verdict_label, "".join(f"<br>{f}" for f in r.flags)] for r in sel],
-            # a flagged verdict (not like-for-like, suspect reference...) is drawn open, its flags in the hover
-            "marker": {"size": 14, "color": color, "line": {"width": 1, "color": "#ffffff"},
-                       "symbol": ["diamond-open" if "not_like_for_like" in r.flag_keys else "diamond" for r in sel]},
+            # a verdict that is not like-for-like is drawn open (the caption says so), every flag in the
+            # hover; its outline is thick and in the verdict's color, so it shows on a dark page too
+            "marker": {"size": 14, "color": color,
+                       "line": {"width": [2.5 if drawn_open(r) else 1 for r in sel],
+                                "color": [color if drawn_open(r) else "#ffffff" for r in sel]},
+                       "symbol": ["diamond-open" if drawn_open(r) else "diamond" for r in sel]},
             "hovertemplate": _t("en", "chart.hover.geomean"),
         })
     height = max(260, 34 * len(names) + 90)

@@ -298,7 +298,7 @@ def _kernel_rest_cells(r) -> str:
             f'        <td class="num" translate="no" data-sort="{esc(_or_empty(r.stall_ratio))}">{esc(r.stall_ratio_text)}</td>\n'
             f'        <td class="num" translate="no" data-sort="{esc(_or_empty(r.occupancy))}">{esc(r.occupancy_text)}</td>\n'
             f'        <td data-sort="{esc(r.limiter or "")}"><span{limiter}>{esc(r.limiter_text)}</span></td>\n'
-            f'        <td translate="no" data-sort="{esc(r.category)}">{esc(r.category)}</td>\n')
+            f'        <td translate="no" data-sort="{esc(r.category)}">{esc(r.category_text or r.category)}</td>\n')
 
 
 def kernel_row_html(r) -> str:

@@ -187,3 +187,4 @@ class SiteContext:
     base_url: str = ""  # absolute site URL for PR snippets ("" = relative links)
     history: bool = False  # the site has a history page (build --history)
     missing_stages: list[str] = field(default_factory=list)  # analysis modules not available
+    category_labels: dict[str, str] = field(default_factory=dict)  # category -> as its owners write it

@@ -87,6 +87,7 @@ class IndexRow:
     headline_speedup: float | None = None
     headline_verdict: str | None = None
     timing: dict[str, Any] | None = None  # measurement.kernel_timing(): what the campaign timed, how
+    category_text: str = ""  # the category as its owners write it (GEMM, MoE, RoPE)
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -367,6 +368,7 @@ def index_row(k: KernelData, ctx: SiteContext | None = None) -> IndexRow:
         headline_speedup=k.headline.speedup if k.headline else None,
         headline_verdict=k.headline.verdict if k.headline else None,
         timing=measurement.kernel_timing(s) if scored else None,
+        category_text=ctx.category_labels.get(k.category or UNCATEGORIZED, k.category or UNCATEGORIZED),
     )
 
 
@@ -415,6 +417,7 @@ class CategoryGroup:
     rows: list[IndexRow]
     tally_text: str
     tally_zh: str = ""
+    label: str = ""  # the name as its owners write it
 
 
 @dataclass
@@ -468,6 +471,8 @@ class OverviewPage:
     severity_help_zh: str = ""
     verdict_filter_keys: dict[str, str] = field(default_factory=dict)  # issue 13 (5): value -> catalogue key
     measured: list[measurement.MeasuredFact] = field(default_factory=list)  # how it was measured
+    category_options: list[tuple[str, str]] = field(default_factory=list)  # (value, as its owners write it)
+    open_markers: bool = False  # the chart draws a flagged verdict open: its caption says what that means
 
 
 @dataclass
@@ -529,7 +534,8 @@ def overview_page(rows: list[IndexRow], ctx: SiteContext, provenance: list[Fact]
         by_cat.setdefault(r.category, []).append(r)
     cats = sorted(by_cat, key=lambda c: (c == UNCATEGORIZED, c))
     tallies = {c: sum((Tally.of(r.verdict) for r in by_cat[c]), Tally()) for c in cats}
-    groups = [CategoryGroup(c, by_cat[c], tallies[c].text(), tallies[c].text("zh")) for c in cats]
+    labels = {c: ctx.category_labels.get(c, c) for c in cats}
+    groups = [CategoryGroup(c, by_cat[c], tallies[c].text(), tallies[c].text("zh"), labels[c]) for c in cats]
     plotted = sorted((r for r in rows if r.geomean is not None), key=lambda r: (-r.geomean, r.name.lower()))
     not_on_chart = [(r.name, *off_chart_reason(r)) for r in rows if r.geomean is None]
     chart = chart_view("overview-speedups", charts.speedup_overview(plotted, ctx.win, ctx.headroom),
@@ -570,6 +576,8 @@ def overview_page(rows: list[IndexRow], ctx: SiteContext, provenance: list[Fact]
         severity_help=i18n.en("sev.help", **sev_help),
         severity_help_zh=i18n.marked("zh", "sev.help", **sev_help),
         measured=measurement.measurement_view(rows, ctx.candidate),
+        open_markers=any(charts.drawn_open(r) for r in plotted),
+        category_options=[(c, labels[c]) for c in cats],
     )
 
 

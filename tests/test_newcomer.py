@@ -1,0 +1,55 @@
+"""Small truths a newcomer tripped on (issue 23, 7), on the real sweep's pages and in hand-worked
+cases: the open diamond explained, categories as their owners write them."""
+
+from __future__ import annotations
+
+import json
+import re
+
+from generator.analyze.kernels import KernelRef, category_labels
+from generator.site import charts
+from test_render import build_real_site  # same test folder
+
+
+def _ref(name: str, category: str | None) -> KernelRef:
+    return KernelRef(slug=name.lower(), name=name, category=category, bundle=None, op=None, campaign_dir=None, entry=None)
+
+
+def test_categories_take_the_spelling_of_their_kernels_names():  # hand-made names: each rule once
+    refs = [_ref("FP8 Row-Scale GEMM", "gemm"), _ref("HGEMM Split-K", "gemm"), _ref("MoE GEMM (2-stage)", "gemm"),
+            _ref("MoE Block-Scale (2-stage)", "moe"), _ref("Fused RoPE + KV-Cache", "rope"),
+            _ref("Flash Attention", "attention"), _ref("LayerNorm", "norm"), _ref("Vector Add", None)]
+    assert category_labels(refs) == {"gemm": "GEMM", "moe": "MoE", "rope": "RoPE", "attention": "attention",
+                                     "norm": "norm"}
+
+
+def test_the_overview_names_categories_as_their_owners_do(tmp_path_factory, sweep):
+    # docs/data/kernels.json gives op_category gemm, moe, rope; the names say GEMM, MoE, RoPE
+    kj = json.loads((sweep / "docs" / "data" / "kernels.json").read_text())
+    cats = {k["op_category"] for k in kj["kernels"]}
+    assert {"gemm", "moe", "rope", "attention"} <= cats
+    site = build_real_site(tmp_path_factory, sweep)
+    html = (site / "index.html").read_text(encoding="utf-8")
+    heads = re.findall(r'class="group-head"><th colspan="15"><span translate="no">([^<]+)</span>', html)
+    assert heads == ["attention", "elementwise", "GEMM", "MoE", "norm", "quant", "reduction", "RoPE", "uncategorized"]
+    assert '<option value="gemm" translate="no">GEMM</option>' in html  # the filter's value stays the data's
+    kernel = (site / "kernels" / "moe_gemm" / "index.html").read_text(encoding="utf-8")
+    assert '/ <span translate="no">GEMM</span></p>' in kernel
+    assert "text-transform: capitalize" not in next(site.glob("static/site.*.css")).read_text()
+
+
+def test_open_diamonds_are_explained_and_outlined_in_their_verdict_color(tmp_path_factory, sweep):
+    site = build_real_site(tmp_path_factory, sweep)
+    html = (site / "index.html").read_text(encoding="utf-8")
+    flagged = {k["name"] for k in json.loads((site / "api" / "index.json").read_text())["kernels"]
+               if "not_like_for_like" in k["flags"] and k["verdict"] == "WIN"}
+    assert flagged == {"MoE GEMM (2-stage)", "MoE Block-Scale (2-stage)", "Fused RoPE + KV-Cache"}
+    assert 'data-i18n="chart.overview.open">Open diamond: a flagged verdict, not ' in html
+    fig = json.loads(re.search(r'<script type="application/json" id="fig-overview-speedups">(.*?)</script>', html, re.S)[1])
+    win = next(t for t in fig["data"] if t.get("name") == "WIN")
+    for name, symbol, width, color in zip(win["y"], win["marker"]["symbol"], win["marker"]["line"]["width"],
+                                          win["marker"]["line"]["color"]):
+        if name in flagged:
+            assert (symbol, width, color) == ("diamond-open", 2.5, charts.VERDICT_COLORS["WIN"])
+        else:
+            assert (symbol, width, color) == ("diamond", 1, "#ffffff")
