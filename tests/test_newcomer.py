@@ -53,3 +53,22 @@ def test_open_diamonds_are_explained_and_outlined_in_their_verdict_color(tmp_pat
             assert (symbol, width, color) == ("diamond-open", 2.5, charts.VERDICT_COLORS["WIN"])
         else:
             assert (symbol, width, color) == ("diamond", 1, "#ffffff")
+
+
+def test_the_jump_to_the_hottest_line_says_which_decorator_line_it_skips(tmp_path_factory, sweep):
+    # the reference analyzer's top line of pa's primary capture is the decorator line the advice flags
+    ref = (sweep / "examples" / "pa" / "source" / "hotspot_output.txt").read_text()
+    top = re.search(r"Top-15 Hotspot Source Lines.*?\n\s+1\s+\S+\s+\S+%.*?(\S+\.py):(\d+)\n", ref, re.S)
+    name, line = top[1].rsplit("/", 1)[-1], top[2]
+    assert (name, line) == ("pa_decode_fp8.py", "1170")
+    site = build_real_site(tmp_path_factory, sweep)
+    html = (site / "kernels" / "pa" / "index.html").read_text(encoding="utf-8")
+    jump = re.search(r'<a class="jump" href="([^"]+)"[^>]*>[^<]*</a> <span class="muted small jump-note">'
+                     r'<span class="l-en">([^<]*)</span><span class="l-zh"', html)
+    assert jump[2] == f"(skips {name}:{line}, the hotter decorator line: its stalls are a debug-info artifact)"
+    assert not jump[1].endswith(f"#L{line}")
+    src = (site / "kernels" / "pa" / jump[1].split("#")[0]).read_text(encoding="utf-8")
+    assert f"(skips {name}:{line}, the hotter decorator line" in src
+    # a kernel whose hottest line is a real one says nothing more
+    softmax = (site / "kernels" / "softmax" / "index.html").read_text(encoding="utf-8")
+    assert 'class="jump"' in softmax and "jump-note" not in softmax

@@ -37,7 +37,8 @@ from typing import Any
 
 from generator.analyze.advice.view import is_framework_path
 from generator.model import UNKNOWN_LOC
-from generator.site import i18n
+from generator.analyze.message import msg
+from generator.site import i18n, wording
 from generator.site.text_report import fmt_cycles, split_loc
 from generator.site.views.base import TOP_K, CaptureData, KernelData, SiteContext, display_names, fmt_pct, heat
 
@@ -139,15 +140,30 @@ def hot_locs(c: CaptureData) -> set[str]:
     return out
 
 
+def _artifacts(c: CaptureData) -> set[str]:
+    """The lines the advice flags as a debug-info artifact (the entry/decorator line)."""
+    return {(f.get("evidence") or {}).get("source") for f in (c.findings or []) if f.get("detector") == "decorator_line"}
+
+
 def hottest_loc(c: CaptureData) -> str:
     """The hottest line that is not a flagged debug-info artifact (the entry/decorator line)."""
     a = c.analysis
     if a is None:
         return ""
-    artifacts = {(f.get("evidence") or {}).get("source") for f in (c.findings or [])
-                 if f.get("detector") == "decorator_line"}
+    artifacts = _artifacts(c)
     hot = [ln for ln in a.hot_lines(len(a.lines)) if ln.source_loc not in artifacts][:1]
     return hot[0].source_loc if hot else ""
+
+
+def jump_note(c: CaptureData) -> wording.Said | None:
+    """What "jump to the hottest line" skips, said beside it: the hottest line itself when it is the
+    flagged decorator line (``file.py:LINE``, its stalls a debug-info artifact); None otherwise."""
+    a = c.analysis
+    top = a.hot_lines(1) if a is not None else []
+    if not top or top[0].source_loc not in _artifacts(c) or not hottest_loc(c):
+        return None
+    path, line = split_loc(top[0].source_loc)
+    return wording.said(msg("cap.jump.skips", loc=f"{path.rsplit('/', 1)[-1]}:{line}"))
 
 
 def source_index(ci: int, c: CaptureData) -> SourceIndex:
@@ -301,6 +317,7 @@ class CapturePage:
     isa: list[IsaRow] = field(default_factory=list)
     jump_href: str = ""
     history_nav: bool = False
+    jump_note: wording.Said | None = None  # the decorator line the jump skips
 
 
 def _isa_rows(ix: SourceIndex, c: CaptureData) -> dict[int, IsaRow]:
@@ -409,7 +426,8 @@ def capture_pages(ci: int, c: CaptureData, k: KernelData, ctx: SiteContext, titl
         pages.append(CapturePage(
             kind="source", rel=f"{ix.folder}{ix.names[p]}", title=ix.short.get(p, p), path=p,
             has_text=p in c.source_text, stall=fmt_cycles(stall), files=here, isa_link=PageLink(i18n.en("cap.isa"), ISA_PAGE),
-            blocks=fold(lines, hot), jump_href=f"#L{jn}" if jp == p and jn is not None else "", **common))
+            blocks=fold(lines, hot), jump_href=f"#L{jn}" if jp == p and jn is not None else "",
+            jump_note=jump_note(c) if jp == p else None, **common))
     pages.append(CapturePage(
         kind="isa", rel=f"{ix.folder}{ISA_PAGE}", title=i18n.en("cap.isa"), path="", has_text=False,
         stall=fmt_cycles(a.total_stall_cycles), files=files, isa_link=PageLink(i18n.en("cap.isa"), ISA_PAGE, True),
