@@ -72,3 +72,31 @@ def test_the_jump_to_the_hottest_line_says_which_decorator_line_it_skips(tmp_pat
     # a kernel whose hottest line is a real one says nothing more
     softmax = (site / "kernels" / "softmax" / "index.html").read_text(encoding="utf-8")
     assert 'class="jump"' in softmax and "jump-note" not in softmax
+
+
+def _branch_targets_from_code_json(path) -> dict[int, int]:
+    """{pc_index: target pc_index} of a capture's branches, worked out here from code.json's columns
+    (ISA, _, LineNumber, Source, Codeobj, Vaddr): target address = Vaddr + 4 + 4 x signed SIMM16."""
+    rows = [r for r in json.loads(path.read_text())["code"] if isinstance(r[2], int) and r[2] > 0]
+    by_addr = {r[5]: r[2] for r in rows}
+    out = {}
+    for r in rows:
+        op, _, arg = r[0].partition(" ")
+        if op == "s_branch" or op.startswith("s_cbranch_"):
+            simm = int(arg.split()[0])
+            out[r[2]] = by_addr[r[5] + 4 + 4 * (simm - 65536 if simm >= 32768 else simm)]
+    return out
+
+
+def test_isa_branch_operands_link_their_target_instruction(tmp_path_factory, sweep):
+    site = build_real_site(tmp_path_factory, sweep)
+    expected = [_branch_targets_from_code_json(p)
+                for p in sorted((sweep / "examples" / "softmax" / "att_viewer").glob("*/ui_output_agent_*/code.json"))]
+    pages = sorted((site / "kernels" / "softmax" / "src").glob("c*/isa.html"))
+    assert pages and len(pages) == len([e for e in expected if e])
+    for page in pages:
+        html = page.read_text(encoding="utf-8")
+        linked = {int(pc): int(t) for pc, t in re.findall(
+            r'<tr id="pc(\d+)"[^>]*>(?:<td>[^<]*</td>){5}<td>s_c?branch\w* <a class="branch" href="isa\.html#pc(\d+)"', html)}
+        assert linked in expected and len(linked) >= 9, page  # softmax: 9 branches, e.g. pc 169 -> 173
+        assert all(f'<tr id="pc{t}"' in html for t in linked.values())

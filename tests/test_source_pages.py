@@ -12,17 +12,20 @@ from generator.site.views import base as base_views
 from generator.site.views import source as source_views
 
 # The rows as Jinja templates (the oracle: the Python functions write the same bytes; the first
-# version of this module replaced exactly these templates, without the 中文 attributes).
+# version of this module replaced exactly these templates, without the 中文 attributes and the
+# branch operand's link to its target, issue 23 (7)).
+ASM = ('{% if i.target is not none %}{{ i.asm.strip().partition(" ")[0] }} <a class="branch" href="isa.html#pc{{ i.target }}" '
+       'title="pc {{ i.target }}">{{ i.asm.strip().partition(" ")[2] }}</a>{% else %}{{ i.asm }}{% endif %}')
 OLD_SOURCE_ROW = (
     '<tr id="{{ l.anchor }}"{% if l.heat %} class="{{ l.heat }}"{% endif %}><td><a href="#{{ l.anchor }}">{{ l.number }}</a>'
     '</td><td>{{ l.stall }}</td><td>{{ l.share }}</td><td>{{ l.dominant }}</td><td>{% if has_text %}<pre>{{ l.text }}</pre>'
     '{% endif %}{% if l.isa %}<details><summary translate="yes" data-zh="{{ l.isa_label_zh }}">{{ l.isa_label }}</summary><table class="isa-mini"><tbody>{% for i in l.isa %}'
     '<tr{% if i.heat %} class="{{ i.heat }}"{% endif %}><td><a href="{{ i.href }}">{{ i.pc }}</a></td><td>{{ i.stall }}</td>'
-    '<td>{{ i.asm }}</td></tr>{% endfor %}</tbody></table></details>{% elif l.isa_href %}<a class="isa-count" '
+    '<td>' + ASM + '</td></tr>{% endfor %}</tbody></table></details>{% elif l.isa_href %}<a class="isa-count" '
     'href="{{ l.isa_href }}" translate="yes" data-zh="{{ l.isa_label_zh }}">{{ l.isa_label }}</a>{% endif %}</td></tr>\n')
 OLD_ISA_ROW = (
     '<tr id="{{ i.anchor }}"{% if i.heat %} class="{{ i.heat }}"{% endif %}><td>{{ i.pc }}</td><td>{{ i.stall }}</td>'
-    '<td>{{ i.total }}</td><td>{{ i.execs }}</td><td>{{ i.type }}</td><td>{{ i.asm }}{% if i.note %} <span class="note" '
+    '<td>{{ i.total }}</td><td>{{ i.execs }}</td><td>{{ i.type }}</td><td>' + ASM + '{% if i.note %} <span class="note" '
     'title="{{ i.note_title }}" translate="yes" data-zh="{{ i.note_zh }}">{{ i.note }}</span>{% endif %}</td><td>{% if i.loc_href %}<a href="{{ i.loc_href }}">'
     '{{ i.loc }}</a>{% else %}{{ i.loc }}{% endif %}</td></tr>\n')
 

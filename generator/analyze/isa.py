@@ -395,6 +395,26 @@ def branch_offset(asm: str) -> int | None:
     return off - 65536 if off >= 32768 else off
 
 
+def branch_targets(instructions: list[Instruction]) -> dict[int, int]:
+    """``{pc_index of a branch: pc_index of its target}`` for every ``s_branch`` / ``s_cbranch_*``
+    whose target (byte address ``pc + 4 + 4 * SIMM16``) is an instruction of the listing. Example:
+    ``s_cbranch_execz 5`` at address 6884 goes to the instruction at 6908."""
+    by_addr: dict[int, int] | None = None
+    out = {}
+    for ins in instructions:
+        if "branch" not in ins.asm or not ins.pc_addr:
+            continue
+        off = branch_offset(ins.asm)
+        if off is None:
+            continue
+        if by_addr is None:
+            by_addr = {i.pc_addr: i.pc_index for i in instructions if i.pc_addr}
+        target = by_addr.get(ins.pc_addr + 4 + 4 * off)
+        if target is not None:
+            out[ins.pc_index] = target
+    return out
+
+
 def loops(instructions: list[Instruction], mnemonics: list[str] | None = None) -> list[tuple[int, int]]:
     """Loop bodies ``(first, last)`` as positions, from backward branches; innermost first.
 

@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from generator.analyze.advice.view import is_framework_path
+from generator.analyze.isa import branch_targets
 from generator.model import UNKNOWN_LOC
 from generator.analyze.message import msg
 from generator.site import i18n, wording
@@ -245,6 +246,7 @@ class IsaRow:
     note: str
     note_title: str
     note_zh: str = ""
+    target: int | None = None  # a branch's target instruction (its pc), linked from the operand
 
 
 def mfma_note(note: dict[str, Any] | None) -> tuple[str, str, str]:
@@ -331,6 +333,7 @@ def _isa_rows(ix: SourceIndex, c: CaptureData) -> dict[int, IsaRow]:
     texts: dict[int, str] = {0: ""}  # a cycle count's text; none for zero
     heats: dict[int, str] = {}
     rows: dict[int, IsaRow] = {}
+    targets = branch_targets(a.instructions) if a.vendor == "amd" else {}
     for ins in a.instructions:
         pc = ins.pc_index
         if pc in rows:
@@ -350,7 +353,7 @@ def _isa_rows(ix: SourceIndex, c: CaptureData) -> dict[int, IsaRow]:
             hot = heats[stall] = heat(stall, max_ins) if stall > 0 else ""
         note = mfma_note(mfma[pc]) if pc in mfma else ("", "", "")
         rows[pc] = IsaRow(pc, f"pc{pc}", f"{ISA_PAGE}#pc{pc}", ins.asm, ins.type, hot, stall_text, total_text,
-                          str(execs) if execs else "", lc[0], lc[1], note[0], note[2], note[1])
+                          str(execs) if execs else "", lc[0], lc[1], note[0], note[2], note[1], targets.get(pc))
     return rows
 
 
