@@ -100,3 +100,27 @@ def test_isa_branch_operands_link_their_target_instruction(tmp_path_factory, swe
             r'<tr id="pc(\d+)"[^>]*>(?:<td>[^<]*</td>){5}<td>s_c?branch\w* <a class="branch" href="isa\.html#pc(\d+)"', html)}
         assert linked in expected and len(linked) >= 9, page  # softmax: 9 branches, e.g. pc 169 -> 173
         assert all(f'<tr id="pc{t}"' in html for t in linked.values())
+
+
+def test_analyze_shortens_source_paths_at_a_separator(sweep, capsys):
+    from generator import cli
+    from generator.site.text_report import tail
+
+    assert cli.main(["analyze", str(sweep / "examples" / "pa"), "--primary"]) == 0
+    out = capsys.readouterr().out
+    # every source path the capture maps to (code.json's Source column), as written
+    code = next((sweep / "examples" / "pa" / "att_viewer").glob("*/ui_output_agent_*/code.json"))
+    paths = {r[3] for r in json.loads(code.read_text())["code"] if isinstance(r[3], str) and r[3]}
+    shown = re.findall(r"(\S*pa_decode_fp8\.py:\d+)", out)
+    assert len(shown) >= 30  # the top lines and the top instructions
+    for s in shown:
+        full = next(p for p in paths if p.endswith(s.lstrip("\u2026")))
+        assert s == full or (s.startswith("\u2026/") and full.endswith(s[1:])), s
+    # the reference analyzer cut this one mid-word ("rkspace/FlyDSL-lab/..."); we cut at "/"
+    assert "rkspace/" not in out and "\u2026/FlyDSL-lab/kernels/pa_decode_fp8.py:1170" in out
+    # hand-worked widths: the file and line stay whole even when wider than the column
+    assert tail("/a/bb/ccc.py:1", 14) == "/a/bb/ccc.py:1"
+    assert tail("/a/bb/ccc.py:1", 11) == "\u2026/ccc.py:1"
+    assert tail("/a/bb/ccc.py:1", 13) == "\u2026/bb/ccc.py:1"  # 13 with the ellipsis
+    assert tail("/a/bb/ccc.py:1", 5) == "\u2026/ccc.py:1"
+    assert tail("no_separator_at_all.py:12", 10) == "no_separator_at_all.py:12"

@@ -33,8 +33,15 @@ def bar(fraction: float, width: int = BAR_WIDTH) -> str:
 
 
 def tail(text: str, width: int) -> str:
-    """The last ``width`` characters (source paths keep their file and line)."""
-    return text if len(text) <= width else text[-width:]
+    """A source path within ``width`` characters, cut at a path separator (never inside a folder's
+    name), with an ellipsis: ``…/kernels/pa_decode_fp8.py:1170``. The file and its line always stay
+    whole, even when they alone are wider."""
+    if len(text) <= width:
+        return text
+    cut = text.find("/", len(text) - (width - 1))
+    if cut < 0:
+        cut = text.rfind("/")
+    return text if cut <= 0 else "…" + text[cut:]
 
 
 def head(text: str, width: int) -> str:
