@@ -68,3 +68,20 @@ def test_open_diamonds_stand_out_in_dark_mode(site, browser):  # noqa: F811
     tab.shot("overview-dark-open-diamonds")
     assert tab.errors == []
     tab.close()
+
+
+BROKEN_LABELS = """() => Array.from(document.querySelectorAll('.facts dt')).filter(dt => dt.offsetParent !== null).map(dt => {
+  const r = document.createRange(); r.selectNodeContents(dt);
+  const tops = new Set(Array.from(r.getClientRects()).filter(x => x.width > 0).map(x => Math.round(x.top)));
+  return [dt.textContent.trim(), tops.size]; }).filter(([text, lines]) => !/\\s/.test(text) && lines > 1)"""
+
+
+def test_labels_never_wrap_inside_a_word_on_a_phone(site, browser):  # noqa: F811
+    for rel in ("index.html", "kernels/pa/index.html", "kernels/moe_gemm/index.html"):
+        tab = Tab(browser, width=390, height=844)
+        page = tab.open(url(site, rel))
+        page.evaluate("() => document.querySelectorAll('details').forEach(d => { d.open = true; })")
+        labels = page.evaluate("() => Array.from(document.querySelectorAll('.facts dt')).map(dt => dt.textContent.trim())")
+        assert "commits" in labels or rel == "index.html", labels
+        assert page.evaluate(BROKEN_LABELS) == [], rel
+        tab.close()
