@@ -124,3 +124,13 @@ def test_analyze_shortens_source_paths_at_a_separator(sweep, capsys):
     assert tail("/a/bb/ccc.py:1", 13) == "\u2026/bb/ccc.py:1"  # 13 with the ellipsis
     assert tail("/a/bb/ccc.py:1", 5) == "\u2026/ccc.py:1"
     assert tail("no_separator_at_all.py:12", 10) == "no_separator_at_all.py:12"
+
+
+def test_a_vgpr_total_rounded_up_by_the_granule_says_the_sum_it_comes_from(tmp_path_factory, sweep):
+    expected = json.loads((sweep / "expected" / "occupancy.json").read_text())
+    pa = next(v for k, v in expected.items() if k.startswith("examples/pa/"))
+    arch = max(pa["isa_vgpr"], pa["csv_vgpr"] or 0)
+    assert (arch, pa["accum"], pa["total"]) == (176, 12, 192)  # 188 rounded up to a multiple of 8
+    html = (build_real_site(tmp_path_factory, sweep) / "kernels" / "pa" / "index.html").read_text(encoding="utf-8")
+    assert (f'<span class="en-only">{pa["total"]} of 512 (one pool: arch {arch} + accum {pa["accum"]} = '
+            f'{arch + pa["accum"]}, allocated in blocks of 8)</span>') in html

@@ -147,7 +147,7 @@ def occupancy_view(a: CaptureAnalysis) -> OccupancyView | None:
         Fact("arch VGPRs, ISA scan", str(o.arch_vgpr_isa), "occ.isa"),
         Fact("arch VGPRs, kernel trace CSV", csv, "occ.csv", css="warn" if o.vgpr_disagreement else ""),
         Fact("accum VGPRs", str(o.accum_vgpr), "occ.accum"),
-        Fact.of("occ.total", "occ.v.unified" if o.arch != "gfx908" else "occ.v.split", n=o.vgpr_total),
+        vgpr_total_fact(o),
         Fact("SGPRs", DASH if o.sgpr is None else str(o.sgpr), "occ.sgpr"),
         Fact("LDS per workgroup", DASH if o.lds_bytes is None else f"{o.lds_bytes:,} B", "occ.lds"),
         Fact("workgroup size", DASH if o.workgroup_size is None else str(o.workgroup_size), "occ.wg"),
@@ -160,6 +160,22 @@ def occupancy_view(a: CaptureAnalysis) -> OccupancyView | None:
                          [n for n in o.notes if "disagree" not in n],
                          headline_zh=i18n.marked("zh", head[0], n=o.waves_per_simd, **head[1]), next_step_zh=nxt[1],
                          disagreement_zh=i18n.marked("zh", "occ.disagree", isa=o.arch_vgpr_isa, csv=csv) if dis else "")
+
+
+#: VGPRs are allocated in blocks of this many (DOMAIN §1.3: round_up(arch + accum, 8)).
+VGPR_GRANULE = 8
+
+
+def vgpr_total_fact(o) -> Fact:
+    """The combined VGPR total; when the allocation granule rounds it up, the sum it comes from
+    (``192 of 512 (one pool: arch 176 + accum 12 = 188, allocated in blocks of 8)``)."""
+    if o.arch == "gfx908":
+        return Fact.of("occ.total", "occ.v.split", n=o.vgpr_total)
+    arch = max(o.arch_vgpr_isa, o.arch_vgpr_csv or 0)
+    if arch + o.accum_vgpr == o.vgpr_total:
+        return Fact.of("occ.total", "occ.v.unified", n=o.vgpr_total)
+    return Fact.of("occ.total", "occ.v.granule", n=o.vgpr_total, arch=arch, accum=o.accum_vgpr,
+                   sum=arch + o.accum_vgpr, g=VGPR_GRANULE)
 
 
 def next_step(o) -> tuple[str, str]:
