@@ -282,7 +282,7 @@ def sweep_reading(extras: dict[str, dict[str, Any]], rows: dict[str, overview_vi
                              messages={part: message.from_json(m) for part, m in (f.get("i18n") or {}).items()})
                  for f in e["findings"]]
         row = rows.get(slug)
-        per_kernel[slug] = (found, row.verdict if row else None, row.geomean if row else None)
+        per_kernel[slug] = (found, row.verdict if row else None, row.ratio if row else None)
     if not per_kernel:
         return []
     items = []
