@@ -41,18 +41,24 @@ def test_the_overview_names_categories_as_their_owners_do(tmp_path_factory, swee
 def test_open_diamonds_are_explained_and_outlined_in_their_verdict_color(tmp_path_factory, sweep):
     site = build_real_site(tmp_path_factory, sweep)
     html = (site / "index.html").read_text(encoding="utf-8")
-    flagged = {k["name"] for k in json.loads((site / "api" / "index.json").read_text())["kernels"]
-               if "not_like_for_like" in k["flags"] and k["verdict"] == "WIN"}
-    assert flagged == {"MoE GEMM (2-stage)", "MoE Block-Scale (2-stage)", "Fused RoPE + KV-Cache"}
-    assert 'data-i18n="chart.overview.open">Open diamond: a flagged verdict, not ' in html
+    kernels = json.loads((site / "api" / "index.json").read_text())["kernels"]
+    flagged = {k["name"]: k["verdict"] for k in kernels
+               if k["verdict_basis"] not in (None, "shapes") or "not_like_for_like" in k["flags"]}
+    # decided by the headline pair, not like-for-like (VERDICTS rules 8 and 12)
+    assert flagged == {"MoE GEMM (2-stage)": "WIN", "MoE Block-Scale (2-stage)": "HEADROOM",
+                       "Fused RoPE + KV-Cache": "HEADROOM"}
+    assert 'data-i18n="chart.overview.open">Open diamond: a flagged verdict, decided by other evidence' in html
     fig = json.loads(re.search(r'<script type="application/json" id="fig-overview-speedups">(.*?)</script>', html, re.S)[1])
-    win = next(t for t in fig["data"] if t.get("name") == "WIN")
-    for name, symbol, width, color in zip(win["y"], win["marker"]["symbol"], win["marker"]["line"]["width"],
-                                          win["marker"]["line"]["color"]):
-        if name in flagged:
-            assert (symbol, width, color) == ("diamond-open", 2.5, charts.VERDICT_COLORS["WIN"])
-        else:
-            assert (symbol, width, color) == ("diamond", 1, "#ffffff")
+    seen = set()
+    for trace in fig["data"][1:]:
+        if trace.get("name") not in charts.VERDICT_COLORS:
+            continue
+        color = charts.VERDICT_COLORS[trace["name"]]
+        for name, symbol, width in zip(trace["y"], trace["marker"]["symbol"], trace["marker"]["line"]["width"]):
+            assert trace["marker"]["line"]["color"] == color
+            assert (symbol, width) == (("diamond-open", 2.5) if name in flagged else ("diamond", 1)), name
+            seen.add(name)
+    assert set(flagged) <= seen
 
 
 def test_the_jump_to_the_hottest_line_says_which_decorator_line_it_skips(tmp_path_factory, sweep):
