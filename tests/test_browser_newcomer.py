@@ -52,8 +52,12 @@ def test_the_overview_says_how_it_was_measured_in_both_languages(site, browser):
     tab.close()
 
 
-OPEN_POINTS = """() => Array.from(document.querySelectorAll('#rank-geomean .scatterlayer .trace .point')).map(p => {
-  const s = getComputedStyle(p); return [s.fill, s.stroke, s.strokeWidth]; })"""
+# the points of the verdict traces (named WIN, PARITY, HEADROOM, BLOCKED), as drawn: fill, stroke, width
+OPEN_POINTS = """() => { const gd = document.querySelector('#rank-geomean .chart');
+  const traces = Array.from(gd.querySelectorAll('.scatterlayer .trace'));
+  return gd.data.flatMap((t, i) => ['WIN', 'PARITY', 'HEADROOM', 'BLOCKED'].includes(t.name)
+    ? Array.from(traces[i].querySelectorAll('.point')).map(p => {
+        const s = getComputedStyle(p); return [s.fill, s.stroke, s.strokeWidth]; }) : []); }"""
 
 
 def test_open_diamonds_stand_out_in_dark_mode(site, browser):  # noqa: F811
