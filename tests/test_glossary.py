@@ -4,7 +4,6 @@ links the glossary, every term link lands on an entry, and each term's first use
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 from generator.site import i18n, terms
 from generator.site.views.glossary import TERMS

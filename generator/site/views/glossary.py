@@ -10,7 +10,7 @@ expressions, matched whole-word in any case; 中文: the words the catalogue's t
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from generator.site import i18n
 from generator.site.views.base import SiteContext
@@ -73,11 +73,10 @@ class GlossaryPage:
     root: str
     entries: list[GlossaryEntry]
     history_nav: bool = False
-    terms: list[str] = field(default_factory=list)  # every anchor, for the contents line
 
 
 def glossary_page(ctx: SiteContext) -> GlossaryPage:
     """The glossary of a site."""
     entries = [GlossaryEntry(t.id, t.key, t.def_key, i18n.en(t.key), i18n.en(t.def_key)) for t in TERMS]
     return GlossaryPage(title=i18n.en("glossary.title"), site_title=ctx.title, root="", entries=entries,
-                        history_nav=ctx.history, terms=[t.id for t in TERMS])
+                        history_nav=ctx.history)
