@@ -3,8 +3,8 @@ a newcomer does not know, each an entry ``glossary.html#<id>`` with its definiti
 (catalogue keys ``glossary.<id>`` and ``glossary.<id>.def``).
 
 ``TERMS`` is the one list: the page shows it in this order, and ``generator.site.terms`` links each
-term's first use on a page to its entry by the forms listed here (English: lower-case regular
-expressions, matched whole-word in any case; 中文: the words the catalogue's translations use, for
+term's first use on a page to its entry by the forms listed here (English: lower-case words,
+matched whole in any case, a plural "s" too; 中文: the words the catalogue's translations use, for
 ``site.js`` to link again after the language switch).
 """
 
@@ -21,7 +21,7 @@ class Term:
     """One glossary entry: its anchor, and the forms its uses take on the pages."""
 
     id: str
-    en: tuple[str, ...]  # lower-case forms, each a regular expression that starts with a letter
+    en: tuple[str, ...]  # lower-case words, matched whole (a plural "s" too) in any case
     zh: tuple[str, ...] = ()
     not_after: str = ""  # a use right after these words means something else ("compiled variants")
 
@@ -37,18 +37,18 @@ class Term:
 #: The entries, in the page's order (the ones issue 23 names first, then the words around them).
 TERMS = (
     Term("ledger", ("shape ledger", "ledger"), ("形状台账", "台账", "清单")),
-    Term("headline-pair", ("headline pairs?",), ("代表性对比",)),
-    Term("harness-failure", ("harness failures?",), ("测试框架失败",)),
-    Term("suspect-reference", ("suspect reference checks?", "suspect reference"), ("可疑的参考校验", "可疑的正确性检查")),
-    Term("working-waves", ("working waves?",), ("干活的 wave", "工作中的 wave")),
+    Term("headline-pair", ("headline pair",), ("代表性对比",)),
+    Term("harness-failure", ("harness failure",), ("测试框架失败",)),
+    Term("suspect-reference", ("suspect reference check", "suspect reference"), ("可疑的参考校验", "可疑的正确性检查")),
+    Term("working-waves", ("working wave",), ("干活的 wave", "工作中的 wave")),
     Term("roof", ("hbm roof", "roofline", "roof"), ("屋顶线",)),
     Term("headroom", ("headroom",), ("可提升空间",)),
     Term("timing-floor", ("timing floor", "at the floor"), ("计时下限",)),
     Term("verdict-basis", ("verdict basis",), ("判定依据",)),
-    Term("variant", ("variants?",), ("变体实现", "变体"), not_after="compiled "),
+    Term("variant", ("variant",), ("变体实现", "变体"), not_after="compiled "),
     Term("unverified", ("unverified",), ("未校验",)),
     Term("geomean", ("geomean",), ("几何平均",)),
-    Term("hard-failure", ("hard failures?",), ("硬失败",)),
+    Term("hard-failure", ("hard failure",), ("硬失败",)),
     Term("like-for-like", ("like-for-like",), ("同口径",)),
 )
 
