@@ -311,7 +311,7 @@ def capture_view(ci: int, c: CaptureData, ctx: SiteContext) -> CaptureView:
         **base, facts=facts, stall_types=stall_rows, stall_chart=stall_chart, wave_states=ws_rows,
         occupancy=occupancy_view(a), top_lines=top_lines, top_instructions=top_ins, timeline=tl_chart,
         timeline_facts=tl_facts, timeline_note=c.timeline_note or "", files=file_entries(ix, c),
-        hottest_href=ix.href(jump, ix.folder) if jump else "", jump_note=jump_note(c), isa_href=ix.isa(ix.folder),
+        hottest_href=ix.href(jump, ix.folder) if jump else "", jump_note=jump_note(c, jump), isa_href=ix.isa(ix.folder),
         isa_count=len(a.instructions), findings=list(finding_views(c.findings or [], ix.isa(ix.folder))),
         notes=[n for n in a.notes if not (a.occupancy and n in a.occupancy.notes)], unit=unit, vendor=a.vendor,
         warning=waves.not_representative_text(a.waves_summary), working=working_view(a, ix),

@@ -156,12 +156,13 @@ def hottest_loc(c: CaptureData) -> str:
     return hot[0].source_loc if hot else ""
 
 
-def jump_note(c: CaptureData) -> wording.Said | None:
-    """What "jump to the hottest line" skips, said beside it: the hottest line itself when it is the
-    flagged decorator line (``file.py:LINE``, its stalls a debug-info artifact); None otherwise."""
+def jump_note(c: CaptureData, jump: str) -> wording.Said | None:
+    """What "jump to the hottest line" (to ``jump``, ``hottest_loc``) skips, said beside it: the
+    hottest line itself when it is the flagged decorator line (``file.py:LINE``, its stalls a
+    debug-info artifact); None otherwise."""
     a = c.analysis
-    top = a.hot_lines(1) if a is not None else []
-    if not top or top[0].source_loc not in _artifacts(c) or not hottest_loc(c):
+    top = a.hot_lines(1) if a is not None and jump else []
+    if not top or top[0].source_loc == jump:
         return None
     path, line = split_loc(top[0].source_loc)
     return wording.said(msg("cap.jump.skips", loc=f"{path.rsplit('/', 1)[-1]}:{line}"))
@@ -430,7 +431,7 @@ def capture_pages(ci: int, c: CaptureData, k: KernelData, ctx: SiteContext, titl
             kind="source", rel=f"{ix.folder}{ix.names[p]}", title=ix.short.get(p, p), path=p,
             has_text=p in c.source_text, stall=fmt_cycles(stall), files=here, isa_link=PageLink(i18n.en("cap.isa"), ISA_PAGE),
             blocks=fold(lines, hot), jump_href=f"#L{jn}" if jp == p and jn is not None else "",
-            jump_note=jump_note(c) if jp == p else None, **common))
+            jump_note=jump_note(c, jump) if jp == p else None, **common))
     pages.append(CapturePage(
         kind="isa", rel=f"{ix.folder}{ISA_PAGE}", title=i18n.en("cap.isa"), path="", has_text=False,
         stall=fmt_cycles(a.total_stall_cycles), files=files, isa_link=PageLink(i18n.en("cap.isa"), ISA_PAGE, True),
