@@ -25,6 +25,8 @@
  * - Kernel page filtered to a model: #model=<name> or ?model=<name> (URL-encoded); shape
  *   rows carry data-models="a|b" (generator/site/views/coverage.py builds the links).
  * - Static assets are named static/<stem>.<sha256[:10]><ext>; nothing here builds names.
+ * - plotly.js's address (relative to the page) is this script tag's data-plotly (templates/base.html);
+ *   a chart box carries its height (style) before it is drawn.
  * - localStorage keys: "kernel-atlas.theme" (light|dark), "kernel-atlas.lang" (en|zh).
  * No fetch(): every page carries its own data, so the site works from file://.
  */
@@ -96,25 +98,51 @@
 
   function isZh() { return root.getAttribute("data-lang") === "zh"; }
 
+  /* ---- issue 23 (1): plotly.js is fetched only by a page that has a chart (its address rides
+     on this script's data-plotly), after the first paint; a chart is drawn when it comes within
+     CHART_MARGIN of the viewport (a hidden one when it is shown). */
+  var PLOTLY_SRC = document.currentScript ? document.currentScript.getAttribute("data-plotly") : null;
+  var CHART_MARGIN = "300px 0px";
+
+  function loadPlotly(done, failed) {
+    if (window.Plotly) { done(); return; }
+    if (!PLOTLY_SRC) { failed(); return; }
+    var tag = document.createElement("script");
+    tag.src = PLOTLY_SRC;
+    tag.async = true;
+    tag.onload = function () { if (window.Plotly) { done(); } else { failed(); } };
+    tag.onerror = failed;
+    document.head.appendChild(tag);
+  }
+
+  function drawChart(el) {
+    var src = document.getElementById(el.getAttribute("data-figure"));
+    if (!src || el.kaFigure) { return; }
+    var fig = JSON.parse(src.textContent);
+    el.kaFigure = fig;
+    var f = figureFor(fig, isZh());
+    el.style.height = f.layout.height + "px";
+    window.Plotly.newPlot(el, f.data, f.layout, CONFIG);
+  }
+
   function drawCharts() {
     var nodes = document.querySelectorAll(".chart[data-figure]");
     if (!nodes.length) { return; }
-    if (!window.Plotly) {
+    loadPlotly(function () {
+      if (!("IntersectionObserver" in window)) { nodes.forEach(drawChart); return; }
+      var seen = new IntersectionObserver(function (entries) {
+        entries.forEach(function (e) {
+          if (e.isIntersecting) { seen.unobserve(e.target); drawChart(e.target); }
+        });
+      }, { rootMargin: CHART_MARGIN });
+      nodes.forEach(function (el) { seen.observe(el); });
+    }, function () {
       nodes.forEach(function (el) {
         el.innerHTML = "<p class=\"chart-error\" data-i18n=\"chart.nolib\">" + tr("chart.nolib") + "</p>";
       });
-      return;
-    }
-    nodes.forEach(function (el) {
-      var src = document.getElementById(el.getAttribute("data-figure"));
-      if (!src) { return; }
-      var fig = JSON.parse(src.textContent);
-      el.kaFigure = fig;
-      var f = figureFor(fig, isZh());
-      el.style.height = f.layout.height + "px";
-      window.Plotly.newPlot(el, f.data, f.layout, CONFIG);
     });
   }
+  /* ---- end issue 23 (1) */
 
   // the language toggle: each drawn chart again in the page's language, same size
   function relabelCharts() {

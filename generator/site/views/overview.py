@@ -378,17 +378,21 @@ def commit_cells(k: KernelData) -> dict[str, Any]:
 
 @dataclass
 class ChartView:
-    """A plotly figure to draw client-side: its element id and its JSON (script-safe)."""
+    """A plotly figure to draw client-side: its element id, its JSON (script-safe) and its height
+    in pixels (the box keeps it before the chart is drawn, when it comes into view)."""
 
     id: str
     json: Markup
     title: str = ""
     i18n: str = ""
+    height: int = 300
 
 
 def chart_view(fig_id: str, figure: dict[str, Any], title: str = "", i18n: str = "") -> ChartView:
     """Wrap a figure dict for embedding in a page."""
-    return ChartView(id=f"fig-{fig_id}", json=Markup(charts.script_json(figure)), title=title, i18n=i18n)
+    height = int(figure.get("layout", {}).get("height") or 300)  # site.js's height for a figure without one
+    return ChartView(id=f"fig-{fig_id}", json=Markup(charts.script_json(figure)), title=title, i18n=i18n,
+                     height=height)
 
 
 @dataclass
