@@ -28,6 +28,10 @@
  * - plotly.js's address (relative to the page) is this script tag's data-plotly (templates/base.html);
  *   a chart box carries its height (style) before it is drawn.
  * - localStorage keys: "kernel-atlas.theme" (light|dark), "kernel-atlas.lang" (en|zh).
+ * - The address's query holds the reader's choices (issue 23): lang=zh|en and theme=light|dark
+ *   on every page (over localStorage; templates/base.html reads theme in <head>); on the overview
+ *   q (search), verdict, category, severity, group=0 (flat), rank=headline and
+ *   sort=<column>-<asc|desc> (<column>: the header's data-i18n key without "col.").
  * No fetch(): every page carries its own data, so the site works from file://.
  */
 (function () {
@@ -39,6 +43,27 @@
 
   function load(key) { try { return window.localStorage.getItem(key); } catch (e) { return null; } }
   function save(key, value) { try { window.localStorage.setItem(key, value); } catch (e) { /* file:// may refuse */ } }
+
+  /* ---- issue 23 (6): the reader's choices ride in the address's query, so a shared link opens
+     the same view (names in the header comment). Written with replaceState: no history entry. */
+  function param(name) {
+    try { return new URLSearchParams(window.location.search).get(name); } catch (e) { return null; }
+  }
+
+  function writeParams(update) {
+    var params;
+    try { params = new URLSearchParams(window.location.search); } catch (e) { return; }
+    var before = params.toString();
+    Object.keys(update).forEach(function (k) {
+      if (update[k] === null || update[k] === "") { params.delete(k); } else { params.set(k, update[k]); }
+    });
+    var query = params.toString();
+    if (query === before || !window.history || !window.history.replaceState) { return; }
+    try {
+      window.history.replaceState(window.history.state, "", window.location.pathname + (query ? "?" + query : "") + window.location.hash);
+    } catch (e) { /* an address that cannot be rewritten keeps its old query */ }
+  }
+  /* ---- end issue 23 (6) */
 
   // ------------------------------------------------------------------ theme
   function effectiveTheme() {
@@ -165,6 +190,7 @@
   function setTheme(theme) {
     root.setAttribute("data-theme", theme);
     save(KEY_THEME, theme);
+    writeParams({ theme: theme });
     recolorCharts();
   }
 
@@ -175,7 +201,7 @@
   var EN = CATALOGUES.en || {};
   function tr(key) { return (root.getAttribute("data-lang") === "zh" ? I18N : EN)[key] || EN[key] || key; }
 
-  function setLang(lang) {
+  function setLang(lang, remember) {
     var zh = lang === "zh";
     root.setAttribute("data-lang", zh ? "zh" : "en");
     root.setAttribute("lang", zh ? "zh-CN" : "en");
@@ -209,7 +235,8 @@
     if (button) { button.textContent = zh ? "EN" : "中文"; }
     if (document.getElementById("model-filter")) { applyModelFilter(false); }
     relabelCharts();
-    save(KEY_LANG, zh ? "zh" : "en");
+    if (remember !== false) { save(KEY_LANG, zh ? "zh" : "en"); }
+    writeParams({ lang: zh ? "zh" : "en" });
   }
 
   // ------------------------------------------------------------------ sortable tables
@@ -227,6 +254,7 @@
     var asc = direction ? direction === "asc" : !th.classList.contains("sorted-asc");
     table.querySelectorAll("th[data-sort-type]").forEach(function (h) { h.classList.remove("sorted-asc", "sorted-desc"); });
     th.classList.add(asc ? "sorted-asc" : "sorted-desc");
+    if (table.id === "kernel-table") { writeParams({ sort: sortKey(th) + "-" + (asc ? "asc" : "desc") }); }
     table.querySelectorAll("tbody").forEach(function (body) {
       var rows = Array.prototype.filter.call(body.rows, function (r) { return !r.classList.contains("group-head"); });
       rows.sort(function (a, b) {
@@ -238,6 +266,17 @@
         return asc ? c : -c;
       });
       rows.forEach(function (r) { body.appendChild(r); });
+    });
+  }
+
+  // a kernel-table column in the address: its header's data-i18n key without "col."
+  function sortKey(th) { return (th.getAttribute("data-i18n") || String(th.cellIndex)).replace(/^col\./, ""); }
+
+  function restoreSort(table, sort) {
+    var m = /^(.+)-(asc|desc)$/.exec(sort || "");
+    if (!m) { return; }
+    table.querySelectorAll("thead th[data-sort-type]").forEach(function (th) {
+      if (sortKey(th) === m[1]) { sortTable(table, th, m[2]); }
     });
   }
 
@@ -277,6 +316,7 @@
       groups.forEach(function (g) { g.hidden = !group.checked || !g.querySelector("tr.krow:not([hidden])"); });
       flat.hidden = group.checked;
       count.textContent = shown + " / " + count.getAttribute("data-total");
+      writeParams({ q: search.value.trim(), verdict: v, category: c, severity: sev, group: group.checked ? null : "0" });
       document.querySelectorAll(".card[data-filter-verdict]").forEach(function (card) {
         card.classList.toggle("active", !!v && card.getAttribute("data-filter-verdict") === v);
       });
@@ -300,8 +340,22 @@
     verdict.addEventListener("change", apply);
     category.addEventListener("change", apply);
     if (severity) { severity.addEventListener("change", apply); }
-    setupRankSwitch(table);
+    var rankBy = setupRankSwitch(table);
     group.addEventListener("change", regroup);
+    // a shared address: read all its choices (applying one rewrites the address), then apply
+    // them in order: ranking, grouping, sort, filters
+    var wanted = {};
+    ["rank", "group", "sort", "q", "verdict", "category", "severity"].forEach(function (k) { wanted[k] = param(k); });
+    if (rankBy && wanted.rank) { rankBy(wanted.rank); }
+    if (wanted.group === "0" && group.checked) { group.checked = false; regroup(); }
+    restoreSort(table, wanted.sort);
+    if (wanted.q !== null) { search.value = wanted.q; }
+    [[verdict, "verdict"], [category, "category"], [severity, "severity"]].forEach(function (pair) {
+      var want = wanted[pair[1]], select = pair[0];
+      if (select && want !== null && Array.prototype.some.call(select.options, function (o) { return o.value === want; })) {
+        select.value = want;
+      }
+    });
     document.querySelectorAll(".card[data-filter-verdict]").forEach(function (card) {
       card.addEventListener("click", function () {
         var v = card.getAttribute("data-filter-verdict");
@@ -339,10 +393,16 @@
       var th = table.querySelector("th[data-i18n=\"col." + mode + "\"]");
       if (th) { sortTable(table, th, "desc"); }
       root.setAttribute("data-rank", mode);
+      writeParams({ rank: mode === "geomean" ? null : mode });
     }
     radios.forEach(function (r) {
       r.addEventListener("change", function () { if (r.checked) { show(r.value); } });
     });
+    return function (mode) {  // choose a ranking as the reader would (an enabled radio only)
+      radios.forEach(function (r) {
+        if (r.value === mode && !r.disabled && !r.checked) { r.checked = true; show(mode); }
+      });
+    };
   }
 
   // The kernel page's shape table filtered to one model: #model=<name> or ?model=<name>
@@ -473,7 +533,12 @@
     if (langButton) {
       langButton.addEventListener("click", function () { setLang(root.getAttribute("data-lang") === "zh" ? "en" : "zh"); });
     }
-    if (load(KEY_LANG) === "zh") { setLang("zh"); }
+    var lang = param("lang");  // a shared address's language wins over the one remembered here
+    if (lang === "zh" || lang === "en") {
+      if (lang === "zh") { setLang("zh", false); }
+    } else if (load(KEY_LANG) === "zh") { setLang("zh"); }
+    var theme = root.getAttribute("data-theme");  // set in <head> from the address or storage
+    if (theme === "light" || theme === "dark") { writeParams({ theme: theme }); }
     setupSorting();
     setupOverview();
     setupKernelPage();
