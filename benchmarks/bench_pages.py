@@ -92,22 +92,27 @@ def median(values: list[float | None]) -> float | None:
     return statistics.median(got) if got else None
 
 
-def run(site: Path, anchor: Path, slug: str, rounds: int) -> dict[str, dict[str, float | None]]:
-    """Medians over ``rounds`` rounds; each round loads the anchor, the overview, the kernel page."""
-    from playwright.sync_api import sync_playwright
+def run(site: Path, anchor: Path, slug: str, rounds: int, browser=None) -> dict[str, dict[str, float | None]]:
+    """Medians over ``rounds`` rounds; each round loads the anchor, the overview, the kernel page
+    (in ``browser``, a playwright Chromium, else one launched here)."""
+    if browser is None:
+        from playwright.sync_api import sync_playwright
 
+        with sync_playwright() as pw:
+            own = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+            try:
+                return run(site, anchor, slug, rounds, own)
+            finally:
+                own.close()
     pages = {"anchor": (anchor.resolve().as_uri(), False),
              "overview": ((site / "index.html").resolve().as_uri(), True),
              "kernel": ((site / "kernels" / slug / "index.html").resolve().as_uri(), True)}
     samples: dict[str, list[dict]] = {name: [] for name in pages}
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        for name, (url, charts) in pages.items():  # one warm-up load each, not counted
-            measure(browser, url, charts)
-        for _ in range(rounds):
-            for name, (url, charts) in pages.items():
-                samples[name].append(measure(browser, url, charts))
-        browser.close()
+    for name, (address, charts) in pages.items():  # one warm-up load each, not counted
+        measure(browser, address, charts)
+    for _ in range(rounds):
+        for name, (address, charts) in pages.items():
+            samples[name].append(measure(browser, address, charts))
     return {name: {k: median([s[k] for s in got]) for k in ("dcl", "load", "fcp", "chart")}
             for name, got in samples.items()}
 
