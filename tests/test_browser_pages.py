@@ -135,3 +135,93 @@ def test_a_page_without_charts_never_fetches_plotly(site, browser):
     page.wait_for_function("() => window.Plotly !== undefined")
     assert tab.errors == []
     tab.close()
+
+
+# ---------------------------------------------------------------- 5: a phone is a first-class reader
+
+PHONE_PAGES = ("index.html", "kernels/flash_attn_func/index.html", "kernels/rmsnorm/index.html",
+               "kernels/flash_attn_func/src/c0/isa.html", "history.html")
+
+# Per drawn chart: its box, each axis title's box (and whether the figure has that title), the
+# toolbar's box and the plot area's top, all relative to the chart's box.
+CHART_GEOMETRY = """() => Array.from(document.querySelectorAll('.chart.js-plotly-plot')).filter(e => e.offsetParent).map(e => {
+    const box = e.getBoundingClientRect();
+    const rel = r => ({left: r.left - box.left, right: r.right - box.left, top: r.top - box.top, bottom: r.bottom - box.top});
+    const titles = {};
+    for (const ax of ['x', 'y']) {
+        const want = ((e.layout[ax + 'axis'] || {}).title || {}).text;
+        const el = e.querySelector('.g-' + ax + 'title text');
+        titles[ax] = {want: !!want, box: el && el.textContent ? rel(el.getBoundingClientRect()) : null};
+    }
+    const bar = e.querySelector('.modebar');
+    return {id: e.getAttribute('data-figure'), width: box.width, height: box.height, titles,
+            modebar: bar ? rel(bar.getBoundingClientRect()) : null, plotTop: e._fullLayout._size.t};
+})"""
+
+
+def phone_tab(browser) -> Tab:
+    return Tab(browser, width=PHONE["width"], height=PHONE["height"])
+
+
+def test_on_a_phone_the_top_bar_takes_at_most_15_percent_of_the_screen(tmp_path, sweep, browser):
+    from generator.site import build
+
+    out = tmp_path / "site"
+    build.build_site(sweep, out, progress=False, history_dir=tmp_path / "history", history_label="one")
+    tab = phone_tab(browser)
+    for rel in PHONE_PAGES:
+        page = tab.open(url(out, rel))
+        bar = page.evaluate("() => document.querySelector('.topbar').getBoundingClientRect().height")
+        assert 0 < bar <= 0.15 * PHONE["height"], (rel, bar)
+        assert page.evaluate("() => document.documentElement.scrollWidth") <= PHONE["width"], rel
+        # the bar keeps its links and toggles on one line
+        tops = page.evaluate("() => Array.from(document.querySelectorAll('.topbar a, .topbar button')).map(e => Math.round(e.getBoundingClientRect().top))")
+        assert max(tops) - min(tops) <= 12, (rel, tops)
+    tab.shot("phone-overview")
+    assert tab.errors == []
+    tab.close()
+
+
+def test_on_a_phone_the_kernel_table_keeps_each_name_in_view_when_scrolled_sideways(site, browser):
+    tab = phone_tab(browser)
+    page = tab.open(url(site, "index.html"))
+    page.locator("#kernel-table").scroll_into_view_if_needed()
+    width = page.evaluate("() => { const t = document.getElementById('kernel-table'); return [t.scrollWidth, t.clientWidth]; }")
+    assert width[0] > 2 * width[1]  # the table is much wider than the phone
+    page.evaluate("() => { document.getElementById('kernel-table').scrollLeft = 100000; }")
+    page.wait_for_function("() => document.getElementById('kernel-table').scrollLeft > 0")
+    names = page.evaluate("""() => {
+        const t = document.getElementById('kernel-table').getBoundingClientRect();
+        return Array.from(document.querySelectorAll('tr.krow')).filter(r => !r.hidden && r.offsetParent).map(r => {
+            const c = r.cells[0].getBoundingClientRect();
+            return [r.id, c.left >= t.left - 1 && c.right <= t.right + 1 && c.width > 40, getComputedStyle(r.cells[0]).backgroundColor];
+        });
+    }""")
+    assert len(names) == 19 and all(inside for _, inside, _ in names), names
+    assert all(bg not in ("rgba(0, 0, 0, 0)", "transparent") for _, _, bg in names)  # opaque over the cells below
+    tab.shot("phone-kernel-table-scrolled")
+    assert tab.errors == []
+    tab.close()
+
+
+def test_on_a_phone_charts_keep_their_axis_titles_and_the_toolbar_stays_off_the_plot(site, browser):
+    tab = phone_tab(browser)
+    seen = 0
+    for rel in ("index.html", "kernels/flash_attn_func/index.html", "kernels/rmsnorm/index.html"):
+        page = tab.open(url(site, rel))
+        for chart in page.evaluate(CHART_GEOMETRY):
+            seen += 1
+            assert chart["width"] <= PHONE["width"], (rel, chart)
+            for axis, t in chart["titles"].items():
+                if not t["want"]:
+                    continue
+                b = t["box"]
+                assert b is not None, (rel, chart["id"], axis)
+                assert b["left"] >= -1 and b["right"] <= chart["width"] + 1, (rel, chart["id"], axis, b, chart["width"])
+                assert b["top"] >= -1 and b["bottom"] <= chart["height"] + 1, (rel, chart["id"], axis, b)
+            assert chart["modebar"] is not None and chart["modebar"]["bottom"] <= chart["plotTop"] + 1, (rel, chart)
+    assert seen >= 14  # the overview's chart, 13 on flash_attn_func, those of rmsnorm
+    tab.page.locator(".chart").first.scroll_into_view_if_needed()
+    tab.shot("phone-kernel-chart")
+    assert tab.errors == []
+    tab.close()

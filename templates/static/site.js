@@ -101,7 +101,46 @@
   var CONFIG = { responsive: true, displaylogo: false, modeBarButtonsToRemove: ["lasso2d", "select2d"] };
 
   // A figure's 中文 rides in fig.zh (generator/site/charts.py): layout paths and per-trace attributes.
-  function figureFor(fig, zh) {
+  /* ---- issue 23 (5): the plotly toolbar sits in the top margin, never on the plot; in a narrow
+     box (a phone) a long axis title is wrapped to the plot's span (its words kept whole) and a
+     label axis that sizes itself (automargin) starts from a small left margin. */
+  var MODEBAR_ROOM = 30;    // px: the toolbar's height with its padding
+  var NARROW = 600;         // px: a box narrower than this is a phone's
+  var TITLE_CHAR = 8;       // px: the width of a title character, generously
+
+  function wrapWords(text, width) {
+    var lines = [], line = "";
+    text.split(" ").forEach(function (word) {
+      if (line && (line + " " + word).length > width) { lines.push(line); line = word; } else { line = line ? line + " " + word : word; }
+    });
+    if (line) { lines.push(line); }
+    return lines.join("<br>");
+  }
+
+  function fitLayout(layout, width) {
+    var m = layout.margin = layout.margin || {};
+    if (m.t === undefined || m.t < MODEBAR_ROOM) { m.t = MODEBAR_ROOM; }
+    if (!width || width >= NARROW) { return layout; }
+    if (layout.yaxis && layout.yaxis.automargin && (m.l === undefined || m.l > 60)) { m.l = 60; }
+    Object.keys(layout).forEach(function (key) {
+      var axis = layout[key];
+      if (!/^[xy]axis\d*$/.test(key) || !axis || !axis.title) { return; }
+      var text = typeof axis.title === "string" ? axis.title : axis.title.text;
+      if (!text) { return; }
+      var span = key.charAt(0) === "x" ? width - (m.l === undefined ? 80 : m.l) - (m.r === undefined ? 80 : m.r)
+        : layout.height - m.t - (m.b === undefined ? 80 : m.b);
+      // a legend below the plot wraps onto several rows in a narrow box, and takes them from the plot's height
+      if (key.charAt(0) === "y" && layout.showlegend && layout.legend && layout.legend.orientation === "h") { span = span / 2; }
+      var perLine = Math.max(10, Math.floor(span / TITLE_CHAR));
+      if (text.length <= perLine) { return; }
+      axis.title = typeof axis.title === "string" ? { text: wrapWords(text, perLine) } : applyUpdate(axis.title, { text: wrapWords(text, perLine) });
+      axis.automargin = true;
+    });
+    return layout;
+  }
+  /* ---- end issue 23 (5) */
+
+  function figureFor(fig, zh, width) {
     var data = JSON.parse(JSON.stringify(fig.data || []));
     var layout = JSON.parse(JSON.stringify(fig.layout || {}));
     if (zh && fig.zh) {
@@ -118,7 +157,7 @@
        plotly's responsive resize follows the width only and never collapses the height. */
     layout.autosize = true;
     /* ---- end issue 13 (scale) */
-    return { data: data, layout: applyUpdate(layout, themeUpdate()) };
+    return { data: data, layout: fitLayout(applyUpdate(layout, themeUpdate()), width) };
   }
 
   function isZh() { return root.getAttribute("data-lang") === "zh"; }
@@ -145,7 +184,7 @@
     if (!src || el.kaFigure) { return; }
     var fig = JSON.parse(src.textContent);
     el.kaFigure = fig;
-    var f = figureFor(fig, isZh());
+    var f = figureFor(fig, isZh(), el.clientWidth);
     el.style.height = f.layout.height + "px";
     window.Plotly.newPlot(el, f.data, f.layout, CONFIG);
   }
@@ -174,7 +213,7 @@
     if (!window.Plotly) { return; }
     document.querySelectorAll(".chart.js-plotly-plot").forEach(function (el) {
       if (!el.kaFigure || !el.kaFigure.zh) { return; }
-      var f = figureFor(el.kaFigure, isZh());
+      var f = figureFor(el.kaFigure, isZh(), el.clientWidth);
       window.Plotly.react(el, f.data, f.layout, CONFIG);
     });
   }
