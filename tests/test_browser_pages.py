@@ -153,10 +153,18 @@ CHART_GEOMETRY = """() => Array.from(document.querySelectorAll('.chart.js-plotly
         const el = e.querySelector('.g-' + ax + 'title text');
         titles[ax] = {want: !!want, box: el && el.textContent ? rel(el.getBoundingClientRect()) : null};
     }
-    const bar = e.querySelector('.modebar');
+    const bar = e.querySelector('.modebar'), legend = e.querySelector('.legend');
     return {id: e.getAttribute('data-figure'), width: box.width, height: box.height, titles,
+            legend: legend ? rel(legend.getBoundingClientRect()) : null,
             modebar: bar ? rel(bar.getBoundingClientRect()) : null, plotTop: e._fullLayout._size.t};
 })"""
+
+
+def overlap(a: dict, b: dict) -> float:
+    """The area two boxes share (px²)."""
+    w = min(a["right"], b["right"]) - max(a["left"], b["left"])
+    h = min(a["bottom"], b["bottom"]) - max(a["top"], b["top"])
+    return max(0.0, w) * max(0.0, h)
 
 
 def phone_tab(browser) -> Tab:
@@ -219,6 +227,8 @@ def test_on_a_phone_charts_keep_their_axis_titles_and_the_toolbar_stays_off_the_
                 assert b is not None, (rel, chart["id"], axis)
                 assert b["left"] >= -1 and b["right"] <= chart["width"] + 1, (rel, chart["id"], axis, b, chart["width"])
                 assert b["top"] >= -1 and b["bottom"] <= chart["height"] + 1, (rel, chart["id"], axis, b)
+                legend = chart["legend"]
+                assert legend is None or overlap(b, legend) < 2, (rel, chart["id"], axis, b, legend)  # not under the legend
             assert chart["modebar"] is not None and chart["modebar"]["bottom"] <= chart["plotTop"] + 1, (rel, chart)
     assert seen >= 14  # the overview's chart, 13 on flash_attn_func, those of rmsnorm
     tab.page.locator(".chart").first.scroll_into_view_if_needed()

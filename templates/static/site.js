@@ -122,6 +122,11 @@
     if (m.t === undefined || m.t < MODEBAR_ROOM) { m.t = MODEBAR_ROOM; }
     if (!width || width >= NARROW) { return layout; }
     if (layout.yaxis && layout.yaxis.automargin && (m.l === undefined || m.l > 60)) { m.l = 60; }
+    var below = layout.showlegend && layout.legend && layout.legend.orientation === "h";
+    if (below) {  // the legend at the figure's foot, two entries a row, the axis title above it
+      applyUpdate(layout.legend, { xref: "container", x: 0, xanchor: "left", yref: "container", y: 0, yanchor: "bottom",
+                                   entrywidth: 0.5, entrywidthmode: "fraction" });
+    }
     Object.keys(layout).forEach(function (key) {
       var axis = layout[key];
       if (!/^[xy]axis\d*$/.test(key) || !axis || !axis.title) { return; }
@@ -129,12 +134,11 @@
       if (!text) { return; }
       var span = key.charAt(0) === "x" ? width - (m.l === undefined ? 80 : m.l) - (m.r === undefined ? 80 : m.r)
         : layout.height - m.t - (m.b === undefined ? 80 : m.b);
-      // a legend below the plot wraps onto several rows in a narrow box, and takes them from the plot's height
-      if (key.charAt(0) === "y" && layout.showlegend && layout.legend && layout.legend.orientation === "h") { span = span / 2; }
+      if (key.charAt(0) === "y" && below) { span = span / 2; }  // the legend's rows take the rest of the height
       var perLine = Math.max(10, Math.floor(span / TITLE_CHAR));
+      axis.automargin = true;  // the title below the tick labels, inside the box
       if (text.length <= perLine) { return; }
       axis.title = typeof axis.title === "string" ? { text: wrapWords(text, perLine) } : applyUpdate(axis.title, { text: wrapWords(text, perLine) });
-      axis.automargin = true;
     });
     return layout;
   }
