@@ -13,6 +13,8 @@ import pytest
 
 from test_browser import CHARTS_DRAWN, CHROMIUM, Tab, browser, site, url, visible_rows  # noqa: F401  (fixtures)
 
+from test_pages import split_site  # noqa: F401,E402  (fixture: the real sweep with ISA pages of 500 pcs)
+
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
 import bench_pages  # noqa: E402  (the benchmark's own measurement, one definition)
 
@@ -233,5 +235,21 @@ def test_on_a_phone_charts_keep_their_axis_titles_and_the_toolbar_stays_off_the_
     assert seen >= 14  # the overview's chart, 13 on flash_attn_func, those of rmsnorm
     tab.page.locator(".chart").first.scroll_into_view_if_needed()
     tab.shot("phone-kernel-chart")
+    assert tab.errors == []
+    tab.close()
+
+
+# ---------------------------------------------------------------- 2: a long ISA listing in parts
+
+def test_a_link_into_a_split_listing_lands_on_its_part(split_site, browser):
+    tab = Tab(browser)
+    page = tab.open(url(split_site, "kernels/flash_attn_func/src/c0/isa.html") + "#pc1500")
+    page.wait_for_url("**/kernels/flash_attn_func/src/c0/isa-4.html#pc1500")
+    page.wait_for_function("() => document.getElementById('pc1500') !== null")
+    assert page.locator("#pc1500").is_visible()
+    # the kernel page's old in-page anchor goes on to the listing, then to the part
+    tab.open(url(split_site, "kernels/flash_attn_func/index.html") + "#c0-pc1200")
+    tab.page.wait_for_url("**/kernels/flash_attn_func/src/c0/isa-3.html#pc1200")
+    assert tab.page.locator("#pc1200").is_visible()
     assert tab.errors == []
     tab.close()

@@ -78,6 +78,68 @@ def test_every_chart_uses_only_trace_types_of_the_basic_bundle(built_site, tmp_p
     assert any(p.startswith("history.html") for p in found["scatter"])
 
 
+# ---------------------------------------------------------------- 2: weight
+
+def test_the_real_sweep_site_stays_light(built_site):
+    """Issue 23 (2): the whole site <= 25 MB, no HTML file over 1 MB, and the JSON documents
+    the API serves at most what the pages show (measured: 7.5 MB for 19 kernels)."""
+    sizes = {p.relative_to(built_site).as_posix(): p.stat().st_size for p in built_site.rglob("*") if p.is_file()}
+    html = {k: v for k, v in sizes.items() if k.endswith(".html")}
+    assert len(html) > 60 and max(html.values()) <= 1_000_000, max(html.items(), key=lambda kv: kv[1])
+    assert sum(sizes.values()) <= 25_000_000, sum(sizes.values())
+    plotly = sum(v for k, v in sizes.items() if k.startswith("static/plotly."))
+    assert plotly == 1_191_749  # the basic bundle, once
+    api = sum(v for k, v in sizes.items() if k.startswith("api/"))
+    assert api <= 9_000_000, api
+
+
+@pytest.fixture(scope="module")
+def split_site(tmp_path_factory, sweep):
+    """The real sweep built with ISA pages of 500 pcs (flash_attn_func's captures hold about
+    2,070 instructions: five pages each; the default, 3,000, splits none of this sweep)."""
+    from generator.site import build
+    from generator.site.views import source
+
+    out = tmp_path_factory.mktemp("split") / "site"
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(source, "ISA_PART_PCS", 500)
+        build.build_site(sweep, out, progress=False, jobs=1)
+    return out
+
+
+def _ids(page: Path) -> list[str]:
+    return re.findall(r'<tr id="(pc\d+)"', page.read_text(encoding="utf-8"))
+
+
+def test_a_long_isa_listing_is_split_into_pages_of_its_pcs(split_site, built_site):
+    folder = split_site / "kernels" / "flash_attn_func" / "src" / "c0"
+    parts = ["isa.html"] + sorted((p.name for p in folder.glob("isa-*.html")), key=lambda n: int(n[4:-5]))
+    assert parts == ["isa.html", "isa-2.html", "isa-3.html", "isa-4.html", "isa-5.html"]
+    whole = _ids(built_site / "kernels" / "flash_attn_func" / "src" / "c0" / "isa.html")
+    pieces = [_ids(folder / name) for name in parts]
+    assert sum(pieces, []) == whole and len(whole) == 2069  # every row once, in order
+    for k, ids in enumerate(pieces):
+        pcs = [int(i[2:]) for i in ids]
+        assert all(p // 500 == k for p in pcs), (parts[k], pcs[0], pcs[-1])
+    nav = (folder / "isa-3.html").read_text(encoding="utf-8")
+    assert '<a href="isa.html" data-first="1" data-last="499" translate="no">1–499</a>' in nav
+    assert '<strong translate="no">1000–1499</strong>' in nav
+    # a short listing stays one page, without the list of parts
+    assert not list((split_site / "kernels" / "rmsnorm" / "src" / "c0").glob("isa-*.html"))  # 337 rows
+    assert "isa-parts" not in (split_site / "kernels" / "rmsnorm" / "src" / "c0" / "isa.html").read_text(encoding="utf-8")
+
+
+def test_every_link_into_a_split_listing_lands_on_its_part(split_site):
+    from test_render import check_links
+
+    assert check_links(split_site) == []  # every relative link and #anchor of the site resolves
+    links = []
+    for page in sorted((split_site / "kernels" / "flash_attn_func").rglob("*.html")):
+        links += re.findall(r'href="((?:src/c\d+/)?isa(?:-\d+)?\.html)#pc(\d+)"', page.read_text(encoding="utf-8"))
+    later = [(href, pc) for href, pc in links if int(pc) >= 500]
+    assert later and all(href.endswith(f"isa-{int(pc) // 500 + 1}.html") for href, pc in later), later[:5]
+
+
 @pytest.fixture(scope="module")
 def built_site(tmp_path_factory, sweep) -> Path:
     return build_real_site(tmp_path_factory, sweep)

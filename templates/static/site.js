@@ -9,7 +9,8 @@
  * - Kernel page ids: capture "c<i>", its source-file rows "c<i>-f<j>" and "c<i>-unk", its
  *   ISA link "c<i>-isa"; each carries data-page (its page's relative address). Source pages
  *   (kernels/<slug>/src/c<i>/<file>.html) have lines "L<n>"; the ISA page (isa.html) rows
- *   "pc<pc>". The naming rule is generator/site/views/source.py's alone.
+ *   "pc<pc>" (a long listing in parts: isa.html, isa-2.html..., listed in nav.isa-parts). The
+ *   naming rule is generator/site/views/source.py's alone.
  * - Overview rows (tr.krow): data-verdict, data-category, data-search (lower-case),
  *   data-href (the kernel page, relative). Sortable cells: data-sort; headers:
  *   data-sort-type = "num" | "text". Empty data-sort sorts last in both directions.
@@ -551,8 +552,24 @@
   }
   /* ---- end issue 13 (scale) */
 
+  /* ---- issue 23 (2): a long ISA listing is split into pages; "isa.html#pc<pc>" for an
+     instruction of another page goes on to it, by the list of pages and their pcs
+     (nav.isa-parts a[data-first][data-last], written by generator/site/views/source.py). */
+  function forwardIsaPart() {
+    var m = /^#pc(\d+)$/.exec(window.location.hash);
+    if (!m || document.getElementById("pc" + m[1])) { return false; }
+    var pc = Number(m[1]), found = null;
+    document.querySelectorAll("nav.isa-parts a[data-first][data-last]").forEach(function (a) {
+      if (Number(a.getAttribute("data-first")) <= pc && pc <= Number(a.getAttribute("data-last"))) { found = a; }
+    });
+    if (!found) { return false; }
+    window.location.replace(found.getAttribute("href") + "#pc" + pc);
+    return true;
+  }
+  /* ---- end issue 23 (2) */
+
   function setupAnchors() {
-    if (forwardOldAnchor()) { return; }
+    if (forwardOldAnchor() || forwardIsaPart()) { return; }
     window.addEventListener("hashchange", revealTarget);
     window.addEventListener("hashchange", applyModelFilter);
     document.addEventListener("click", function (ev) {

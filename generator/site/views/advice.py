@@ -11,7 +11,7 @@ from generator.site import i18n, wording
 from generator.site.views.base import DASH, KernelData, SiteContext, fmt_pct
 from generator.site.views.overview import IndexRow
 from generator.site.views.panel import register_panel
-from generator.site.views.source import isa_href
+from generator.site.views.source import isa_href, isa_pc_href
 from generator.site.wording import Seg
 
 
@@ -88,10 +88,10 @@ def evidence_items(ev: Any, isa: str | None, limit: int = 12) -> list[EvidenceIt
         label, lk = str(key).replace("_", " "), _label_zh(str(key))
         is_pc = str(key).endswith(("pc", "pcs", "pc_index"))
         if is_pc and isa and isinstance(v, int) and not isinstance(v, bool):
-            out.append(EvidenceItem(label, "", [Link(str(v), f"{isa}#pc{v}")], lk))
+            out.append(EvidenceItem(label, "", [Link(str(v), isa_pc_href(isa, v))], lk))
         elif is_pc and isa and isinstance(v, list) and all(isinstance(x, int) for x in v):
             more = f"+{len(v) - limit} more" if len(v) > limit else ""
-            out.append(EvidenceItem(label, more, [Link(str(x), f"{isa}#pc{x}") for x in v[:limit]], lk,
+            out.append(EvidenceItem(label, more, [Link(str(x), isa_pc_href(isa, x)) for x in v[:limit]], lk,
                                     text_zh=i18n.zh("advice.more", n=len(v) - limit) if more else ""))
         elif isinstance(v, bool):
             out.append(EvidenceItem(label, _scalar(v), [], lk, text_key="advice.yes" if v else "advice.no"))
