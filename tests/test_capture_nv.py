@@ -58,7 +58,8 @@ def test_demo_specs_load_without_torch():
     assert got["vec_add"] == (11, ["triton", "pytorch", "torch_compile"], "triton", "pytorch", "prefill",
                               ["llama3-8b-prefill-2k", "llama3-70b-prefill-8k"])
     assert got["gemm"][1] == ["triton", "pytorch", "torch_compile"]
-    assert load_spec(SPECS / "gemm.py").providers["torch_compile"].skip_reason.startswith("Inductor lowers")
+    compiled = load_spec(SPECS / "gemm.py").providers["torch_compile"]
+    assert compiled.skip_reason is None and "max-autotune-no-cudagraphs" in compiled.detail
     assert got["rmsnorm"][1] == ["triton", "pytorch", "pytorch_hf", "torch_compile"]
 
 
