@@ -72,7 +72,7 @@ class Occupancy:
     arch: str
     kernel: str | None
     waves_per_simd: int
-    limiter: str  # "VGPR", "LDS", "SGPR", or "NONE" at the hardware maximum
+    limiter: str  # "VGPR", "LDS", "SGPR", or "NONE" at the hardware maximum; on a tie the first of limiters
     vgpr_limit: int
     lds_limit: int
     sgpr_limit: int
@@ -88,6 +88,8 @@ class Occupancy:
     vgpr_disagreement: bool
     notes: list[str] = field(default_factory=list)
     max_waves: int = 8
+    #: every resource at the lowest limit, in the order VGPR, LDS, SGPR (several on a tie; empty at the maximum)
+    limiters: list[str] = field(default_factory=list)
 
     @property
     def at_hardware_max(self) -> bool:
@@ -95,14 +97,26 @@ class Occupancy:
         return self.waves_per_simd >= self.max_waves
 
     @property
+    def tied(self) -> bool:
+        """True when several resources bind at the same count (freeing one alone gains nothing)."""
+        return len(self.limiters) > 1
+
+    def binds_alone(self, resource: str) -> bool:
+        """True when ``resource`` is the one resource that binds (advice to free it can gain a wave)."""
+        return self.limiters == [resource]
+
+    @property
     def limited_by(self) -> str:
-        """What binds, for display: the limiter, or "hardware max" when nothing does (``NONE``)."""
-        return "hardware max" if self.at_hardware_max else self.limiter
+        """What binds, for display: "VGPR", "VGPR and LDS" on a tie, "hardware max" when nothing does."""
+        if self.at_hardware_max or not self.limiters:
+            return "hardware max" if self.at_hardware_max else self.limiter
+        return " and ".join([", ".join(self.limiters[:-1]), self.limiters[-1]]) if self.tied else self.limiters[0]
 
     def to_json(self) -> dict[str, Any]:
         return {
             "waves_per_simd": self.waves_per_simd,
             "limiter": self.limiter,
+            "limiters": list(self.limiters),
             "vgpr_limit": self.vgpr_limit,
             "lds_limit": self.lds_limit,
             "sgpr_limit": self.sgpr_limit,

@@ -329,3 +329,47 @@ def test_softmax_streams_on_the_timed_rate_of_its_bytes(kernel):
     assert bw["fraction"] == pytest.approx(bw["timed"]["achieved_tbs"] / 8.0)
     assert bw["capture_tbs"] == pytest.approx(2 ** 30 / 191901.5 / 1000)
     assert row.diagnosis["text"].endswith("62% of HBM peak")
+
+
+def _tied_fixture(k):
+    """pa with a hand-made tied occupancy (the held-out gfx950 fp8 decode case, DOMAIN §1.3):
+    VGPR 248 and LDS 84,992 B per 512-thread workgroup both give 2 waves/SIMD."""
+    from generator.analyze import occupancy
+    prim = k.primary
+    lim = occupancy.limits("gfx950", 248, 0, sgpr=32, lds_bytes=84992, workgroup_size=512)
+    occ = dataclasses.replace(prim.analysis.occupancy, waves_per_simd=lim["waves"], limiter=lim["limiter"],
+                              limiters=lim["limiters"], vgpr_limit=lim["vgpr_limit"], lds_limit=lim["lds_limit"],
+                              sgpr_limit=lim["sgpr_limit"], arch_vgpr_isa=248, accum_vgpr=0,
+                              vgpr_total=lim["vgpr_total"], sgpr=32, lds_bytes=84992, workgroup_size=512,
+                              next_waves=lim["next_waves"], next_vgpr_total=lim["next_vgpr_total"])
+    k2 = copy.copy(k)
+    a = dataclasses.replace(prim.analysis, occupancy=occ)
+    k2.captures = [dataclasses.replace(c, analysis=a) if c is prim else c for c in k.captures]
+    return k2
+
+
+def test_a_tied_occupancy_names_both_resources_everywhere(kernel):
+    from generator.site.views import captures as capture_views
+    from generator.site.views import why as why_views
+    k, _ = kernel("pa")
+    k2 = _tied_fixture(k)
+    d = dg.diagnose(k2)
+    assert (d["waves_per_simd"], d["limiter"], d["limiters"]) == (2, "VGPR", ["VGPR", "LDS"])
+    occ_clause = next(c for c in d["clauses"] if c["key"] == "occupancy")
+    assert occ_clause["text"] == "2 waves/SIMD, VGPR and LDS bind"
+    assert occ_clause["zh"] == "每 SIMD 2 个 wave，VGPR 和 LDS 同时限制"
+    row = overview_views.index_row(k2, base_views.SiteContext())
+    assert (row.limiter, row.limiters, row.limiter_text, row.limiter_zh) == ("VGPR", ["VGPR", "LDS"], "VGPR and LDS",
+                                                                            "VGPR 和 LDS")
+    assert row.api()["limiters"] == ["VGPR", "LDS"]
+    view = capture_views.occupancy_view(k2.primary.analysis)
+    assert view.headline == "2 waves/SIMD, limited by VGPR and LDS"
+    assert [f.css for f in view.limits] == ["bind", "bind", ""]
+    # 3 waves need <= 168 VGPRs: said, with why that alone gains nothing
+    assert view.next_step == ("3 waves/SIMD need at most 168 VGPRs in all (now 248: free 80); but LDS binds at "
+                              "the same count: freeing VGPRs alone gains no wave")
+    lines = why_views._analysis_lines(k2.primary.analysis)
+    assert lines[0].key == "advice.why.occupancy" and lines[0].kw["next"] == ""
+    # the real pa (VGPR alone) keeps its single limiter
+    _, real = kernel("pa")
+    assert (real.limiters, real.limiter_text, real.api()["limiters"]) == (["VGPR"], "VGPR", ["VGPR"])

@@ -9,8 +9,9 @@ from typing import Any
 
 from markupsafe import Markup
 
+from generator.analyze import occupancy
 from generator.model import CaptureAnalysis
-from generator.site import charts, i18n
+from generator.site import charts, i18n, wording
 from generator.site.wording import Said, Seg, runs
 from generator.site.views import coverage as coverage_views
 from generator.site.views import diagnosis as diagnosis_views
@@ -73,7 +74,9 @@ class IndexRow:
     shape_speedups: list[float]
     search: str
     noise: float | None = None
-    limiter_text: str = DASH  # the limiter as read: "hardware max" for NONE
+    limiter_text: str = DASH  # the limiter as read: "hardware max" for NONE, "VGPR and LDS" on a tie
+    limiters: list[str] = field(default_factory=list)  # every resource that binds (DOMAIN §1.3)
+    limiter_text_zh: str = ""
     timed_commits: list[str] = field(default_factory=list)  # candidate commits the campaign timed
     profiled_commit: str | None = None  # candidate commit of the profile
     commit_note: str = ""  # said when the two disagree
@@ -150,7 +153,7 @@ class IndexRow:
 
     @property
     def limiter_zh(self) -> str:
-        return i18n.zh("limiter.hardware") if self.limiter_text == "hardware max" else ""
+        return i18n.zh("limiter.hardware") if self.limiter_text == "hardware max" else self.limiter_text_zh
     # ---- end issue 13 (5)
 
     @property
@@ -185,6 +188,7 @@ class IndexRow:
             "stall_ratio": self.stall_ratio,
             "occupancy": self.occupancy,
             "limiter": self.limiter,
+            "limiters": list(self.limiters),
             "noise": self.noise,
             "flags": list(self.flag_keys),
             "timed_commits": list(self.timed_commits),
@@ -265,14 +269,18 @@ def occupancy_cells(a: CaptureAnalysis | None) -> dict[str, Any]:
     """Occupancy sort value, text and limiter of a kernel row (AMD waves/SIMD, NCU achieved %)."""
     occ = a.occupancy if a else None
     if occ:
+        tie = occupancy.binding_msg(occ) if occ.tied else None
         return {"occupancy": occ.waves_per_simd, "occupancy_text": f"{occ.waves_per_simd}/SIMD",
-                "limiter": occ.limiter, "limiter_text": occ.limited_by}
+                "limiter": occ.limiter, "limiter_text": occ.limited_by, "limiters": list(occ.limiters),
+                "limiter_text_zh": wording.plain("zh", tie) if tie else ""}
     ncu_occ = ((a.extra.get("ncu") or {}).get("occupancy") or {}) if a else {}
     achieved = ncu_occ.get("achieved_pct")
     if isinstance(achieved, (int, float)):
+        lim = ncu_occ.get("limiter")
         return {"occupancy": round(achieved / 100, 4), "occupancy_text": f"{achieved:.1f}% achieved",
-                "limiter": ncu_occ.get("limiter"), "limiter_text": ncu_occ.get("limiter") or DASH}
-    return {"occupancy": None, "occupancy_text": DASH, "limiter": None, "limiter_text": DASH}
+                "limiter": lim, "limiter_text": lim or DASH, "limiters": [lim] if lim else [], "limiter_text_zh": ""}
+    return {"occupancy": None, "occupancy_text": DASH, "limiter": None, "limiter_text": DASH, "limiters": [],
+            "limiter_text_zh": ""}
 
 
 @dataclass
