@@ -46,7 +46,10 @@ class Instruction:
     exec_count: int = 0
     total_cycles: int = 0
     stall_cycles: int = 0
-    issue_cycles: int = 0
+    #: ATT code.json column 9 (``Idle``): cycles the wave was not scheduled (DOMAIN §1.1)
+    idle_cycles: int = 0
+    #: Nsight Compute only: warp samples on an issued instruction (All minus Not-issued samples)
+    issued_samples: int = 0
     #: vendor extras, e.g. NCU stall reasons {reason: samples}
     extra: dict[str, Any] = field(default_factory=dict)
 
@@ -239,9 +242,10 @@ def stall_reason(ins: Instruction) -> str | None:
     return max(reasons, key=reasons.get) if reasons else None
 
 
-def instruction_json(ins: Instruction, total: int) -> dict[str, Any]:
-    """One ``top_instructions`` entry of ``analyze --json`` (``reason``: NCU's, beside our type)."""
-    return {
+def instruction_json(ins: Instruction, total: int, vendor: str = "amd") -> dict[str, Any]:
+    """One ``top_instructions`` entry of ``analyze --json`` (``reason``: NCU's, beside our type;
+    ``idle_cycles`` on ATT captures, ``issued_samples`` on Nsight Compute ones: never one field for both)."""
+    out = {
         "pc_index": ins.pc_index,
         "asm": ins.asm,
         "type": ins.type,
@@ -250,6 +254,11 @@ def instruction_json(ins: Instruction, total: int) -> dict[str, Any]:
         "share": (ins.stall_cycles / total) if total else 0.0,
         "source_loc": ins.source_loc,
     }
+    if vendor == "nvidia":
+        out["issued_samples"] = ins.issued_samples
+    else:
+        out["idle_cycles"] = ins.idle_cycles
+    return out
 
 
 @dataclass
@@ -302,6 +311,11 @@ class CaptureAnalysis(RankedHotspots):
         return None
 
 
+    @property
+    def total_idle_cycles(self) -> int:
+        """Sum of code.json's column 9: cycles the sampled waves sat unscheduled (ATT; 0 for NCU)."""
+        return sum(i.idle_cycles for i in self.instructions)
+
     def wave_duration_stats(self) -> dict[str, float] | None:
         durs = sorted(w.duration for w in self.waves)
         if not durs:
@@ -330,7 +344,9 @@ class CaptureAnalysis(RankedHotspots):
             "stall_ratio": self.stall_ratio,
             "stall_by_type": dict(self.stall_by_type),
             "top_lines": [line_json(ln) for ln in self.hot_lines(topk)],
-            "top_instructions": [instruction_json(ins, total) for ins in self.top_instructions(topk)],
+            "top_instructions": [instruction_json(ins, total, self.vendor) for ins in self.top_instructions(topk)],
+            **({"total_issued_samples": sum(i.issued_samples for i in self.instructions)} if self.vendor == "nvidia"
+               else {"total_idle_cycles": self.total_idle_cycles}),
             "source_mapped": {"mapped": self.source_mapped[0], "total": self.source_mapped[1]},
             "instruction_mix": dict(self.instruction_mix),
             "waves": self.wave_duration_stats(),

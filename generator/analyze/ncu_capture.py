@@ -158,7 +158,7 @@ def build_instruction(index: int, row: SassRow, loc: str) -> Instruction:
     return Instruction(
         pc_index=index, asm=row.asm, type=kind, source_loc=loc, pc_addr=row.address,
         exec_count=row.samples(EXECUTED), total_cycles=total, stall_cycles=stall,
-        issue_cycles=max(0, total - stall), extra=extra,
+        issued_samples=max(0, total - stall), extra=extra,
     )
 
 

@@ -57,6 +57,8 @@ def summary_lines(a: CaptureAnalysis) -> list[str]:
         f"  Instructions:  {len(a.instructions)}",
         f"  Total cycles:  {fmt_cycles(a.total_cycles)}{unit}",
         f"  Total stalls:  {fmt_cycles(a.total_stall_cycles)}  ({a.stall_ratio * 100:.1f}% of total cycles)",
+        *([f"  Total idle:    {fmt_cycles(a.total_idle_cycles)}  (idle_cycles: waves not scheduled)"]
+          if a.vendor == "amd" else []),
         f"  Source mapped: {mapped} / {plural(total, 'instruction')} ({(mapped / total * 100) if total else 0:.1f}%)",
     ]
     stats = a.wave_duration_stats()
