@@ -213,11 +213,22 @@ class Hotspots(RankedHotspots):
     lines: list[LineHotspot]
     instruction_rank: list[int]
 
+    @property
+    def total_cycles(self) -> int:
+        """Cycles of these instructions (for working waves: the early-exit waves' taken out)."""
+        return sum(i.total_cycles for i in self.instructions)
+
+    @property
+    def stall_ratio(self) -> float:
+        total = self.total_cycles
+        return self.total_stall_cycles / total if total else 0.0
 
     def to_json(self, topk: int = 15) -> dict[str, Any]:
         total = self.total_stall_cycles
         return {
+            "total_cycles": self.total_cycles,
             "total_stall_cycles": total,
+            "stall_ratio": self.stall_ratio,
             "stall_by_type": dict(self.stall_by_type),
             "top_lines": [line_json(ln) for ln in self.hot_lines(topk)],
             "top_instructions": [instruction_json(ins, total) for ins in self.top_instructions(topk)],

@@ -373,3 +373,52 @@ def test_a_tied_occupancy_names_both_resources_everywhere(kernel):
     # the real pa (VGPR alone) keeps its single limiter
     _, real = kernel("pa")
     assert (real.limiters, real.limiter_text, real.api()["limiters"]) == (["VGPR"], "VGPR", ["VGPR"])
+
+
+# ---------------------------------------------------------------- one basis per row (issue 21, point 5)
+
+def _pa_working_cycles_from_raw(sweep):
+    """pa's working waves' stall cycles and cycles, from the raw wave files alone (DOMAIN §1.5):
+    a wave exits early under 5 % of the longest wave's rows or 2 % of code.json's instructions."""
+    cap = sweep / "examples/pa/att_viewer/big/ui_output_agent_10886_dispatch_209"
+    static = sum(1 for r in json.loads((cap / "code.json").read_text())["code"] if type(r[2]) is int and r[2] > 0)
+    waves = [json.loads(f.read_text())["wave"]["instructions"] for f in sorted(cap.glob("se*_sm*_sl*_wv*.json"))]
+    longest = max(len(w) for w in waves)
+    working = [w for w in waves if not (len(w) < 0.05 * longest or len(w) < 0.02 * static)]
+    return len(waves), len(working), sum(r[2] for w in working for r in w), sum(r[3] for w in working for r in w)
+
+
+def test_overview_stall_cells_read_the_diagnosis_basis(kernel, sweep, all_rows):
+    sampled, working, stall, cycles = _pa_working_cycles_from_raw(sweep)
+    assert (sampled, working, stall, cycles) == (56, 8, 44892, 78696)
+    _, row = kernel("pa")
+    assert (row.top_stall, row.stall_basis, row.capture_representative) == ("other", "working waves", True)
+    assert row.stall_ratio == pytest.approx(stall / cycles) and row.stall_ratio_text == "57.0%"
+    assert row.stall_css == "basis-working" and "48 of 56 sampled waves exit early" in row.stall_title
+    assert "48" in row.stall_title_zh
+    api = row.api()
+    assert (api["top_stall_type"], api["stall_basis"], api["capture_representative"]) == ("other", "working waves", True)
+    for r in all_rows:  # every row: the same stall type as its diagnosis
+        d = r.diagnosis or {}
+        if d.get("stall_type"):
+            assert r.top_stall == d["stall_type"], r.slug
+            assert r.stall_basis == ("working waves" if d["stall_scope"] == "working waves" else "all waves"), r.slug
+        if r.n_captures == 0:
+            assert (r.capture_representative, r.stall_basis, r.stall_css) == (None, None, ""), r.slug
+    _, vec = kernel("vec_add")
+    assert (vec.stall_basis, vec.capture_representative, vec.stall_css) == ("all waves", True, "")
+
+
+def test_stall_cells_of_an_unrepresentative_capture_are_marked(kernel):
+    from generator.site.views import kernel as kernel_views
+    k, _ = kernel("pa")
+    k2 = copy.copy(k)
+    prim = k.primary
+    a = dataclasses.replace(prim.analysis, waves_summary=dataclasses.replace(
+        prim.analysis.waves_summary, early_exit=56, working=0), working=None)
+    k2.captures = [dataclasses.replace(c, analysis=a) if c is prim else c for c in k.captures]
+    row = overview_views.index_row(k2, base_views.SiteContext())
+    assert (row.capture_representative, row.stall_css) == (False, "unrep")
+    assert row.stall_title.startswith("Not evidence: the capture is not representative (all 56 sampled waves")
+    assert row.stall_title_zh.startswith("不作为证据")
+    assert kernel_views.kernel_json(k2, row, 1)["kernel"]["capture_representative"] is False
