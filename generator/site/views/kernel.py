@@ -177,6 +177,8 @@ def kernel_json(k: KernelData, row: IndexRow, format_version: int) -> dict[str, 
         "why_not_winning": k.why_not,
         "ncu_summary": k.ncu_summary,
         "report_html": k.report_html,
+        "report_checks": [{key: c[key] for key in ("what", "report", "computed", "holds", "why")}
+                          for c in k.report_checks],
         "missing": list(k.missing),
         "broken": list(k.broken),
         "notes": list(k.notes),
