@@ -368,6 +368,12 @@ def test_a_tied_occupancy_names_both_resources_everywhere(kernel):
     # 3 waves need <= 168 VGPRs: said, with why that alone gains nothing
     assert view.next_step == ("3 waves/SIMD need at most 168 VGPRs in all (now 248: free 80); but LDS binds at "
                               "the same count: freeing VGPRs alone gains no wave")
+    from generator.site import text_report
+    text = text_report.occupancy_lines(k2.primary.analysis)
+    assert text[0] == "  occupancy:      2 waves/SIMD, limited by VGPR and LDS"
+    assert ("  -> 3 waves requires total_vgpr <= 168  (but LDS binds at the same count: freeing VGPRs alone "
+            "gains no wave)") in text
+    assert k2.primary.analysis.to_json()["occupancy"]["limiters"] == ["VGPR", "LDS"]
     lines = why_views._analysis_lines(k2.primary.analysis)
     assert lines[0].key == "advice.why.occupancy" and lines[0].kw["next"] == ""
     # the real pa (VGPR alone) keeps its single limiter

@@ -94,7 +94,10 @@ def occupancy_lines(a: CaptureAnalysis) -> list[str]:
         f"workgroup: {o.workgroup_size if o.workgroup_size is not None else 'n/a'}",
     ]
     if o.next_waves:
-        lines.append(f"  -> {o.next_waves} waves requires total_vgpr <= {o.next_vgpr_total}")
+        others = " and ".join(r for r in o.limiters if r != "VGPR")
+        but = ("" if not others else f"  (but {others} binds at the same count: freeing VGPRs alone gains no wave)"
+               if o.tied and "VGPR" in o.limiters else f"  (but {others} binds first)")
+        lines.append(f"  -> {o.next_waves} waves requires total_vgpr <= {o.next_vgpr_total}{but}")
     mix = ",  ".join(f"{k}: {v}" for k, v in a.instruction_mix.items())
     lines += ["", "  Instruction mix:", f"    {mix}"]
     return lines
