@@ -80,6 +80,7 @@ def test_handmade_report_that_read_the_csv_vgprs(flash_occ):
     (c,) = report_checks.check_report("occupancy 6 waves/SIMD\n", flash_occ)
     assert plain("en", c.why) == "Our limits per SIMD: VGPR 2, LDS 3, SGPR 7 waves; the lowest is 2."
     assert report_checks.check_report(HANDMADE_REPORT_WRONG, None)[0].what == "wave states"  # no capture
+    assert report_checks.check_report("Plan: 1: load tiles, 2: compute, 3: store\n", flash_occ) == []
 
 
 def test_the_kernel_page_and_api_show_the_checks_above_the_report(tmp_path, sweep):

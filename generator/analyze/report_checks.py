@@ -7,8 +7,8 @@ A bundle's REPORT.md is the kernel team's reading. Two kinds of sentence in it c
   cause is named if the report's N is what a known wrong reading gives: a 256-register pool
   (``256 // round_up(arch + accum, 8)``; gfx90a/gfx942/gfx950 have one pool of 512), or the
   kernel trace CSV's VGPR count, which rocprofv3 1.1 halves on gfx950.
-- **wave states**: a line mapping the numbers 1-4 to state names ("1=EXEC 2=WAIT 3=STALL
-  4=SLEEP"). Compared with the trace decoder's enum, 1=IDLE 2=EXEC 3=WAIT 4=STALL (DOMAIN §1.1).
+- **wave states**: a line mapping the numbers 1-4 to state names, two of them at least
+  wave-state words ("1=EXEC 2=WAIT 3=STALL 4=SLEEP"). Compared with the trace decoder's enum, 1=IDLE 2=EXEC 3=WAIT 4=STALL (DOMAIN §1.1).
   A mapping whose every name sits one number below ours is "shifted by one".
 
 Nothing else in the report is read. Each check is
@@ -34,6 +34,8 @@ _WAVES = re.compile(r"(?<![\d.])(\d+)\s*waves?\s*(?:/|per)\s*SIMD", re.IGNORECAS
 _OCCUPANCY = re.compile(r"occupancy", re.IGNORECASE)
 #: One "K=NAME" pair of a wave-state mapping ("1=EXEC", "2 = WAIT", "3: STALL").
 _STATE_PAIR = re.compile(r"(?<!\d)([1-4])\s*[=:]\s*([A-Za-z]+)")
+#: Names that make a "K=NAME" line a wave-state mapping (the decoder's, and those reports use).
+STATE_WORDS = ("EMPTY", "IDLE", "EXEC", "WAIT", "STALL", "SLEEP")
 #: The decoder's wave states by number (DOMAIN §1.1).
 DECODER_STATES = {k + 1: name for k, name in enumerate(WAVE_STATES)}
 #: Longest report line quoted in a check (the rest is elided).
@@ -69,7 +71,7 @@ def _waves_text(n: int) -> str:
 def _occupancy_why(n: int, occ: Occupancy) -> Msg:
     """Why the report's ``n`` waves differ from ours: a known wrong reading, or just our limits."""
     total = occ.vgpr_total
-    if occ.arch != "gfx908" and total and min(256 // total, occ.lds_limit, occ.sgpr_limit) == n:
+    if occ.arch != "gfx908" and total and min(256 // total, occ.max_waves) == n:
         return msg("report.why.pool256", total=total, n=n, arch=occ.arch, waves=occ.waves_per_simd,
                    pool=occ_model.VGPR_POOL)
     csv = occ.arch_vgpr_csv
@@ -108,7 +110,7 @@ def wave_state_checks(lines: list[str]) -> list[ReportCheck]:
     out = []
     for line in lines:
         pairs = {int(k): name.upper() for k, name in _STATE_PAIR.findall(line)}
-        if len(pairs) < 2:
+        if sum(name in STATE_WORDS for name in pairs.values()) < 2:  # "Step 1: load, 2: compute" is no mapping
             continue
         holds = all(DECODER_STATES[k] == name for k, name in pairs.items())
         why = None
