@@ -44,6 +44,7 @@ def make_synthetic_occupancy(vgpr: int = 32, accum: int = 0, sgpr: int = 32, lds
     """Occupancy of a gfx950 kernel from its resources (DOMAIN §1.3 via occupancy.limits)."""
     lim = occ_model.limits("gfx950", vgpr, accum, sgpr, lds, wg)
     return Occupancy(arch="gfx950", kernel="synthetic", waves_per_simd=lim["waves"], limiter=lim["limiter"],
+                     limiters=lim["limiters"],
                      vgpr_limit=lim["vgpr_limit"], lds_limit=lim["lds_limit"], sgpr_limit=lim["sgpr_limit"],
                      arch_vgpr_isa=vgpr, arch_vgpr_csv=None, accum_vgpr=accum, vgpr_total=lim["vgpr_total"],
                      sgpr=sgpr, lds_bytes=lds, workgroup_size=wg, next_waves=lim["next_waves"],
@@ -360,6 +361,20 @@ def test_sgpr_occupancy_says_how_many_sgprs_to_free():
     occ = make_synthetic_occupancy(vgpr=32, sgpr=112)
     (f,) = run("lds_sgpr_occupancy", make_synthetic_analysis(ONE, occupancy=occ))
     assert (f.evidence["limiter"], f.evidence["next_sgpr"], f.evidence["sgprs_to_free"]) == ("SGPR", 96, 16)
+
+
+def test_tie_fixture_gives_no_single_resource_advice():
+    """Hand-made tie (the held-out gfx950 fp8 decode kernel, DOMAIN §1.3): VGPR 248 and LDS 84,992 B
+    per 512-thread workgroup both give 2 waves/SIMD; freeing either alone gains no wave."""
+    occ = make_synthetic_occupancy(vgpr=248, lds=84992, wg=512)
+    assert (occ.waves_per_simd, occ.limiter, occ.limiters, occ.limited_by) == (2, "VGPR", ["VGPR", "LDS"],
+                                                                                "VGPR and LDS")
+    a = make_synthetic_analysis(ONE, occupancy=occ)
+    assert run("vgpr_occupancy", a) == [] and run("lds_sgpr_occupancy", a) == []
+    # the same VGPRs with LDS that allows 3 waves: VGPRs bind alone, and the advice returns
+    (f,) = run("vgpr_occupancy", make_synthetic_analysis(ONE, occupancy=make_synthetic_occupancy(
+        vgpr=248, lds=49152, wg=512)))
+    assert (f.evidence["waves_per_simd"], f.evidence["vgprs_to_free"]) == (2, 80)
 
 
 def test_lds_sgpr_occupancy_silent_when_vgprs_bind():

@@ -578,7 +578,7 @@ def test_source_and_isa_rows_say_their_interface_words_in_chinese(site, browser)
     assert page.get_attribute("html", "data-lang") == "zh"  # the choice is kept from page to page
     assert page.inner_text(".source-head p.muted") == "2069 条指令, 1.68M 停顿周期"
     assert page.inner_text("#pc788 .note") == "32 周期的 MFMA"
-    assert page.inner_text("table.isa thead").split() == ["指令序号", "停顿", "总周期", "执行次数", "类型", "汇编", "源代码行"]
+    assert page.inner_text("table.isa thead").split() == ["指令序号", "停顿", "总周期", "空闲", "执行次数", "类型", "汇编", "源代码行"]
     page.click("#lang-toggle")
     assert page.inner_text("#pc788 .note") == "32-cycle MFMA"
     assert tab.errors == [], tab.errors

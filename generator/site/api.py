@@ -33,10 +33,12 @@ flags, broken / missing / skipped lines, hotspot, commits; what ``diff`` and ``h
 ``shapes``), ``headline``, ``hotspot`` (primary capture: top stall type, stall ratio,
 waves per SIMD, limiter), ``captures`` (each: ``analysis`` as ``analyze --json``,
 every ``lines`` entry, the ``isa`` rows (columns in ``isa_columns``; ``loc`` indexes
-``locs``), the ``timeline`` bins, ``advice`` (each finding as ``analyze --json --advice`` prints it,
+``locs``; the last is ``idle_cycles`` on ATT captures, ``issued_samples`` on Nsight Compute ones), the ``timeline`` bins, ``advice`` (each finding as ``analyze --json --advice`` prints it,
 plus ``i18n``: its title, summary and suggestion as ``[catalogue key, {param: value}]``, worded by
 ``generator.site.wording``), ``mfma``),
-``counters``, ``runstats``, ``roofline``, ``compare``, ``report_html``, ``missing``,
+``counters``, ``runstats``, ``roofline``, ``compare``, ``report_html``, ``report_checks``
+(REPORT.md's occupancy and wave-state claims: ``[{what, report, computed, holds, why}]``,
+``generator.analyze.report_checks``), ``missing``,
 ``broken``. A reader must check ``format_version`` and refuse versions it does not know.
 """
 

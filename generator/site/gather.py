@@ -10,7 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from generator.analyze import analysis, commits, message, state
+from generator.analyze import analysis, commits, message, report_checks, state
 from generator.config import CONFIG_NAME, SweepConfig
 from generator.errors import InputError, relative_text
 from generator.model import STALL_TYPES, Bundle, CaptureAnalysis
@@ -232,6 +232,8 @@ def _gather_bundle(bundle: Bundle, k: base_views.KernelData, env: Env, campaign_
         text = _stage(k, env, "REPORT.md", render.read_report, bundle.report)
         if text is not None:
             k.report_html = render.render_markdown(text)
+            occ = prim.analysis.occupancy if prim is not None and prim.analysis is not None else None
+            k.report_checks = [c.to_json() for c in report_checks.check_report(text, occ)]
 
 
 def finding_json(f: Any) -> dict[str, Any]:

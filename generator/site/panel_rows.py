@@ -302,12 +302,15 @@ def _kernel_rest_cells(r) -> str:
     of = f' <span data-zh="{esc(of_zh)}">{esc(of)}</span>' if of else ""
     limiter = f' data-zh="{esc(r.limiter_zh)}"' if r.limiter_zh else ' translate="no"'
     top_stall = r.top_stall or DASH
+    stall = (f' class="{esc(r.stall_css)}" title="{esc(r.stall_title)}" data-zh-title="{esc(r.stall_title_zh)}"'
+             if r.stall_css else "")  # working-wave basis, or no evidence (DOMAIN §1.5)
     return (f'        <td class="num" translate="no" data-sort="{esc(_or_empty(r.weighted))}">{esc(r.weighted_text)}</td>\n'
             f'        <td class="num{" bad" if r.hard_failures else ""}" data-sort='
             f'"{esc(r.failures_sort if r.failures_sort >= 0 else "")}"><span{failures}>{esc(r.failures_text)}</span></td>\n'
             f'        <td data-sort="{esc(r.best_baseline or "")}"><span translate="no">{esc(name)}</span>{of}</td>\n'
-            f'        <td translate="no" data-sort="{esc(r.top_stall or "")}">{esc(top_stall)}</td>\n'
-            f'        <td class="num" translate="no" data-sort="{esc(_or_empty(r.stall_ratio))}">{esc(r.stall_ratio_text)}</td>\n'
+            f'        <td translate="no" data-sort="{esc(r.top_stall or "")}"><span{stall}>{esc(top_stall)}</span></td>\n'
+            f'        <td class="num" translate="no" data-sort="{esc(_or_empty(r.stall_ratio))}"><span{stall}>'
+            f'{esc(r.stall_ratio_text)}</span></td>\n'
             f'        <td class="num" translate="no" data-sort="{esc(_or_empty(r.occupancy))}">{esc(r.occupancy_text)}</td>\n'
             f'        <td data-sort="{esc(r.limiter or "")}"><span{limiter}>{esc(r.limiter_text)}</span></td>\n'
             f'        <td translate="no" data-sort="{esc(r.category)}">{esc(r.category)}</td>\n')

@@ -40,9 +40,10 @@ def _lds_total(view: KernelView, occ: Occupancy) -> int:
 
 @detector("vgpr_occupancy", kind="limit")
 def detect_vgpr_occupancy(view: KernelView, taken: frozenset = frozenset()) -> list[Finding]:
-    """Occupancy is capped by VGPRs: how many to free for one more wave per SIMD."""
+    """Occupancy is capped by VGPRs alone: how many to free for one more wave per SIMD."""
     occ = view.occupancy
-    if not occ or occ.limiter != "VGPR" or occ.waves_per_simd >= _max_waves(view) or not occ.next_vgpr_total:
+    if (not occ or not occ.binds_alone("VGPR") or occ.waves_per_simd >= _max_waves(view)
+            or not occ.next_vgpr_total):  # on a tie (DOMAIN §1.3) freeing VGPRs alone gains no wave
         return []
     need = occ.next_vgpr_total
     free = occ.vgpr_total - need
@@ -93,9 +94,10 @@ def _ordinal(n: int) -> str:
 
 @detector("lds_sgpr_occupancy", kind="limit")
 def detect_lds_sgpr_occupancy(view: KernelView, taken: frozenset = frozenset()) -> list[Finding]:
-    """Occupancy is capped by LDS per workgroup or by SGPRs."""
+    """Occupancy is capped by LDS per workgroup or by SGPRs, that one resource alone."""
     occ = view.occupancy
-    if not occ or occ.limiter not in ("LDS", "SGPR") or occ.waves_per_simd >= _max_waves(view):
+    if (not occ or not (occ.binds_alone("LDS") or occ.binds_alone("SGPR"))
+            or occ.waves_per_simd >= _max_waves(view)):
         return []
     nxt = occ.waves_per_simd + 1
     ev: dict[str, Any] = {"waves_per_simd": occ.waves_per_simd, "limiter": occ.limiter, "next_waves": nxt,

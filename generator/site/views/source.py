@@ -229,6 +229,7 @@ class IsaRow:
     note: str
     note_title: str
     note_zh: str = ""
+    idle: str = ""  # ATT: idle cycles (code.json column 9); Nsight Compute: issued samples
 
 
 def mfma_note(note: dict[str, Any] | None) -> tuple[str, str, str]:
@@ -301,6 +302,8 @@ class CapturePage:
     isa: list[IsaRow] = field(default_factory=list)
     jump_href: str = ""
     history_nav: bool = False
+    #: header of the ISA listing's column after "total": idle cycles (ATT) or issued samples (NCU)
+    idle_key: str = "src.col.idle"
 
 
 def _isa_rows(ix: SourceIndex, c: CaptureData) -> dict[int, IsaRow]:
@@ -310,6 +313,7 @@ def _isa_rows(ix: SourceIndex, c: CaptureData) -> dict[int, IsaRow]:
     a = c.analysis
     max_ins = max((i.stall_cycles for i in a.instructions), default=0)
     mfma = c.mfma or {}
+    nvidia = a.vendor == "nvidia"
     cache: dict[str, tuple[str, str]] = {}
     texts: dict[int, str] = {0: ""}  # a cycle count's text; none for zero
     heats: dict[int, str] = {}
@@ -322,6 +326,10 @@ def _isa_rows(ix: SourceIndex, c: CaptureData) -> dict[int, IsaRow]:
         if lc is None:
             lc = cache[ins.source_loc] = (ix.loc_text(ins.source_loc), ix.href(ins.source_loc))
         stall, total, execs = ins.stall_cycles, ins.total_cycles, ins.exec_count
+        idle = ins.issued_samples if nvidia else ins.idle_cycles
+        idle_text = texts.get(idle)
+        if idle_text is None:
+            idle_text = texts[idle] = fmt_cycles(idle)
         stall_text = texts.get(stall)
         if stall_text is None:
             stall_text = texts[stall] = fmt_cycles(stall)
@@ -333,7 +341,7 @@ def _isa_rows(ix: SourceIndex, c: CaptureData) -> dict[int, IsaRow]:
             hot = heats[stall] = heat(stall, max_ins) if stall > 0 else ""
         note = mfma_note(mfma[pc]) if pc in mfma else ("", "", "")
         rows[pc] = IsaRow(pc, f"pc{pc}", f"{ISA_PAGE}#pc{pc}", ins.asm, ins.type, hot, stall_text, total_text,
-                          str(execs) if execs else "", lc[0], lc[1], note[0], note[2], note[1])
+                          str(execs) if execs else "", lc[0], lc[1], note[0], note[2], note[1], idle_text)
     return rows
 
 
@@ -413,5 +421,5 @@ def capture_pages(ci: int, c: CaptureData, k: KernelData, ctx: SiteContext, titl
     pages.append(CapturePage(
         kind="isa", rel=f"{ix.folder}{ISA_PAGE}", title=i18n.en("cap.isa"), path="", has_text=False,
         stall=fmt_cycles(a.total_stall_cycles), files=files, isa_link=PageLink(i18n.en("cap.isa"), ISA_PAGE, True),
-        isa=list(rows.values()), **common))
+        isa=list(rows.values()), idle_key="src.col.issued" if a.vendor == "nvidia" else "src.col.idle", **common))
     return pages
