@@ -253,8 +253,8 @@ def _kernel_name_cell(r) -> str:
 def _ratio_cell(r) -> str:
     """The ratio the verdict rests on, its basis when it is not the shapes, and the geomean against
     any baseline as a secondary number (VERDICTS rule 12)."""
-    basis = (f'<div class="small basis">{bi(r.basis_text, r.basis_zh or r.basis_text)}</div>'
-             if r.basis_text else "")
+    basis = (f'<div class="small basis"><span class="en-only">{esc(r.basis_text)}</span>'
+             f'<span class="zh-only">{r.basis_zh}</span></div>' if r.basis_text else "")
     anyb = ""
     if r.geomean is not None and r.geomean_text != r.ratio_text:
         words = bi(i18n.en("ov.anybaseline", x=r.geomean_text), i18n.zh("ov.anybaseline", x=r.geomean_text))

@@ -97,7 +97,7 @@ class IndexRow:
     ratio_text: str = DASH
     verdict_basis: str | None = None
     basis_text: str = ""  # the basis in words beside a verdict not decided by its shapes
-    basis_zh: str = ""
+    basis_zh: str = ""  # HTML: the 中文 with its data marked translate="no" (``i18n.marked``)
     blocked_reason: str | None = None
     verdict_geomean: list | None = None
     at_floor: int | None = None
@@ -440,7 +440,7 @@ def ladder_cells(s: Any) -> dict[str, Any]:
         return {}
     basis = s.basis_msg
     return {"ratio": s.verdict_value, "ratio_text": fmt_x(s.verdict_value), "verdict_basis": s.verdict_basis,
-            "basis_text": s.basis_text, "basis_zh": wording.plain("zh", basis) if basis else "",
+            "basis_text": s.basis_text, "basis_zh": str(i18n.marked("zh", basis.key, **basis.kw)) if basis else "",
             "blocked_reason": s.blocked_reason, "verdict_geomean": s.verdict_geomean, "at_floor": s.at_floor,
             "not_comparable": s.not_comparable, "unverified": s.unverified}
 
