@@ -30,6 +30,7 @@ TERMS = {
     "tensor", "tile", "trace", "v_permlane*_swap", "vmcnt", "vmcnt(0)", "vmcnt(N)", "warp", "warpgroup MMA",
     "wave", "wgmma", "workgroup", "MB", "us",
     "HEADROOM",  # the verdict word, data
+    "8", "512",  # a premise's fixed numbers: 8 bytes per lane (a scale load), the 512-entry VGPR pool
 }
 MINE = ("finding.", "advice.", "verdict.", "diag.")
 

@@ -75,6 +75,8 @@ def detect_profiled_shape(view: KernelView, taken: frozenset = frozenset()) -> l
         priority="high",
         kind="blocker",
         messages=said,
+        premise=msg("finding.profiled_shape.premise", mb=nums["mb"], shape=timed["shape"], x=nums["x"],
+                    n=len(lost), measured=sum(1 for sh in score.shapes if sh.measured and sh.speedup is not None)),
     )]
 
 
@@ -100,4 +102,6 @@ def detect_timed_gap(view: KernelView, taken: frozenset = frozenset()) -> list[F
         priority="info",
         kind="flag",
         messages=words("timed_gap", gap_message(bw), **nums),
+        premise=msg("finding.timed_gap.premise", capture=f"{bw['kernel_time_ns'] / 1000.0:.2f}",
+                    timed=f"{timed['median_us']:.2f}", shape=timed["shape"]),
     )]
