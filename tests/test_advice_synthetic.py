@@ -447,8 +447,8 @@ def test_sweep_findings_partition_the_headroom_by_first_step():
     assert drain.text == ("lds dma drain: a (40.0% of its stall cycles); c (30.0% of its stall cycles). "
                           "It is the first step of a: 47.2% of the sweep's headroom.")
     assert groups["limiter:grid"].headroom_share == pytest.approx(0.152012, abs=1e-6)
-    assert groups["pattern:early_exit_waves"].headroom_kernels == ["d"]
-    assert groups["pattern:early_exit_waves"].headroom_share == pytest.approx(0.304023, abs=1e-6)
+    assert groups["blocker:early_exit_waves"].headroom_kernels == ["d"]
+    assert groups["blocker:early_exit_waves"].headroom_share == pytest.approx(0.304023, abs=1e-6)
     assert groups["limiter:VGPR"].kernels == ["a"] and groups["limiter:VGPR"].headroom_share == 0.0
     assert groups["limiter:VGPR"].text.endswith("It is the first step of no HEADROOM kernel.")
     nocap = groups["capture:none"]

@@ -197,7 +197,10 @@ def _words(title_m: Msg | str, members: list[Msg], tail: Msg | str) -> dict[str,
 
 
 def _group_key(f: Finding) -> str:
-    """The sweep group a finding belongs to: ``limiter:<resource>`` or ``pattern:<detector>``."""
+    """The sweep group a finding belongs to: ``limiter:<resource>``, ``blocker:<detector>`` (read the capture
+    first) or ``pattern:<detector>``."""
+    if f.kind == "blocker":
+        return f"blocker:{f.detector}"
     key = _limiter_key(f)
     return f"limiter:{key}" if key is not None else f"pattern:{f.detector}"
 
@@ -268,12 +271,16 @@ def _group(key: str, members: dict[str, Finding], firsts: dict[str, str], defici
     """A limiter or pattern group: its members, and the headroom of the kernels it is the first step of."""
     kind, name = key.split(":", 1)
     losing, held = _held(key, firsts, deficits, total)
-    if kind == "limiter":
+    if kind in ("limiter", "blocker"):
         kernels = sorted(members)
         details = {k: _detail(members[k]) for k in kernels}
         per = {k: details[k][0] for k in kernels}
-        title = LIMITER_TITLES.get(name, name)
-        title_m: Msg | str = msg(f"advice.sweep.limiter.{LIMITER_KEYS[name]}") if name in LIMITER_KEYS else name
+        if kind == "blocker":
+            f0 = members[kernels[0]]
+            title, title_m = f0.title, f0.messages.get("title") or f0.title
+        else:
+            title = LIMITER_TITLES.get(name, name)
+            title_m = msg(f"advice.sweep.limiter.{LIMITER_KEYS[name]}") if name in LIMITER_KEYS else name
         text = f"{title}: " + "; ".join(f"{k} ({per[k]})" for k in kernels) + "."
         said = [msg("advice.sweep.member", kernel=k, detail=details[k][1]) for k in kernels]
     else:
