@@ -137,6 +137,8 @@ def gather_kernel(plan: KernelPlan, env: Env) -> tuple[base_views.KernelData, di
     prim = k.primary
     if prim is not None and prim.findings is not None:
         extra["findings"] = prim.findings
+    if k.score is not None:
+        extra["verdict_value"] = k.score.verdict_value  # what the sweep reading's gap is read from
     return k, extra
 
 
@@ -267,13 +269,10 @@ PROVENANCE_LABELS = {
 }
 
 
-def gap_ratio(row: overview_views.IndexRow) -> float | None:
-    """The ratio a HEADROOM kernel's gap (ln 1/ratio) is read from: its verdict geomean (VERDICTS rule 12),
-    or the headline pair's speedup when the pair decided the verdict. Until ``verdict_geomean`` reaches the
-    index row, ``geomean_vs_best`` (the row's ``geomean``) stands in: the last line is the one to switch."""
-    if getattr(row, "verdict_basis", None) == "pair":
-        return row.headline_speedup
-    return row.geomean
+def gap_ratio(extra: dict[str, Any]) -> float | None:
+    """The ratio a HEADROOM kernel's gap (ln 1/ratio) is read from: the one its verdict rests on
+    (``KernelScore.verdict_value``: the verdict geomean of VERDICTS rule 12, or the pair or bound that decided)."""
+    return extra.get("verdict_value")
 
 
 def sweep_reading(extras: dict[str, dict[str, Any]], rows: dict[str, overview_views.IndexRow], adv) -> list[dict[str, Any]]:
@@ -292,12 +291,12 @@ def sweep_reading(extras: dict[str, dict[str, Any]], rows: dict[str, overview_vi
                                        if part != "premise"})
                  for f in e["findings"]]
         row = rows.get(slug)
-        per_kernel[slug] = (found, row.verdict if row else None, gap_ratio(row) if row else None)
+        per_kernel[slug] = (found, row.verdict if row else None, gap_ratio(e))
     if not per_kernel:
         return []
     for slug, row in rows.items():
         if slug not in per_kernel and row.verdict == "HEADROOM":
-            per_kernel[slug] = (None, row.verdict, gap_ratio(row))
+            per_kernel[slug] = (None, row.verdict, gap_ratio(extras.get(slug) or {}))
     items = []
     for sf in adv.sweep_findings(per_kernel):
         text = sf.text[len(sf.title) + 2:] if sf.text.startswith(sf.title + ": ") else sf.text

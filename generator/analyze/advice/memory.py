@@ -228,7 +228,8 @@ def detect_back_to_back_loads(view: KernelView, taken: frozenset = frozenset()) 
         return []
     # In an MFMA kernel, waiting for a tile in the iteration that loaded it means no
     # prefetch distance; elsewhere the waits are plain memory latency (later detectors).
-    waits = _vmcnt_waits_on(view, loads, taken) if view.has_mfma else []
+    in_runs = {q for r in runs for q in r}
+    waits = _vmcnt_waits_on(view, in_runs, taken) if view.has_mfma else []
     claims = loads | set(waits)
     share, _ = view.share(claims)
     widths = sorted({isa.access_bytes(view.ins[q].asm) or 0 for q in loads})
