@@ -324,3 +324,86 @@ def test_the_first_steps_on_the_shared_sweep(sweep_plans):
     soft = first[("softmax", "ui_output_agent_47920_dispatch_13")]
     assert soft.detector == "back_to_back_loads" and soft.messages["suggestion"].key.endswith(".narrow")
     assert soft.premise.kw["w"] == 2 and soft.premise.kw["wshare"] == "100.0%"
+
+
+# ---------------------------------------------------------------- the plans as analyze and build make them
+
+def campaign_rows(sweep: Path, op: str) -> list[dict]:
+    return [json.loads(line) for line in (sweep / "benchmarks" / "examples" / op / "benchmark_results.jsonl")
+            .read_text().splitlines() if line.strip()]
+
+
+def shape_text(args: dict) -> str:
+    return " ".join(f"{k}={v}" for k, v in args.items())
+
+
+def median(xs: list[float]) -> float:
+    xs, n = sorted(xs), len(xs)
+    return xs[n // 2] if n % 2 else (xs[n // 2 - 1] + xs[n // 2]) / 2
+
+
+@pytest.fixture(scope="module")
+def timed_plans(sweep):
+    """(bundle name, capture path, findings) of every primary capture, with the campaign that times its bundle
+    and the bundle's counters as context: what ``analyze --advice`` and ``build`` advise."""
+    from generator.analyze import state
+
+    sweeps: dict = {}
+    out = []
+    for r in analysis.analyze_sweep(discover.discover(sweep)):
+        if not (r.is_primary and r.analyses):
+            continue
+        a = r.analyses[0]
+        score, config = state.bundle_timing(r.bundle, sweeps)
+        ctx = advice.context_for(a, r.bundle, None, score, score.geomean_vs_best if score else None, config)
+        out.append((r.bundle.name, Path(sweep) / a.path, advice.advise(a, ctx)))
+    return out
+
+
+def test_the_premises_of_the_timed_plans_are_recomputed_too(timed_plans, sweep):
+    """With the campaign as context: the stall premises as above; the timed-gap and profiled-shape premises from
+    the campaign's rows and the kernel trace (vec_add, the profiled dispatch against the timed shape)."""
+    verdicts = json.loads((sweep / "expected" / "verdicts.json").read_text())
+    ops = {"pa": "pa_decode", "flash_attn_func": "flash_attn", "hgemm_splitk": "gemm"}
+    occupancy = json.loads((sweep / "expected" / "occupancy.json").read_text())
+    seen = set()
+    for name, path, findings in timed_plans:
+        cap = Capture(path)
+        for f in findings:
+            seen.add(f.detector)
+            if f.detector in STALLED:
+                audit_stalled(cap, f)
+            timed = (f.evidence.get("bandwidth") or {}).get("timed") if f.detector == "streaming_roofline" else None
+            if timed:  # the bandwidth the campaign timed at the capture's bytes, of MI350X's 8.0 TB/s
+                rows = [r for r in campaign_rows(sweep, ops.get(name, name))
+                        if r["shape_id"] == timed["shape_id"] and r["provider"] == "flydsl"]
+                assert f.premise.kw["bw"] == pct(max(r["effective_gbps"] for r in rows) / 1000, 8.0)
+                seen.add("timed bandwidth")
+            if f.detector in ("timed_gap", "profiled_shape"):
+                op, kw = ops.get(name, name), f.premise.kw
+                shape_id = f.evidence.get("shape_id") or f.evidence["bandwidth"]["timed"]["shape_id"]
+                rows = [r for r in campaign_rows(sweep, op) if r["shape_id"] == shape_id]
+                assert shape_text(rows[0]["args"]) == kw["shape"]
+                cand = next(r for r in rows if r["provider"] == "flydsl")
+                if f.detector == "timed_gap":
+                    assert kw["timed"] == f"{cand['median_us']:.2f}"
+                    exp = occupancy[str(path.relative_to(sweep))]
+                    trace = []
+                    for p in sorted((path.parent.parent.parent / "compute_viewer").glob("*kernel_trace.csv")):
+                        with p.open(newline="") as fh:
+                            trace += [r for r in csv.DictReader(fh) if r["Kernel_Name"] == exp["kernel"]]
+                    keys = [f"{k}_Size_{d}" for k in ("Grid", "Workgroup") for d in "XYZ"]
+                    launches = [tuple(r[k] for k in keys) for r in trace]
+                    n = int(re.search(r"dispatch_(\d+)", path.name).group(1))
+                    at = next((k for k, r in enumerate(trace) if int(r["Dispatch_Id"]) == n), None)
+                    launch = launches[at] if at is not None else max(dict.fromkeys(launches), key=launches.count)
+                    ns = [int(r["End_Timestamp"]) - int(r["Start_Timestamp"]) for r, l in zip(trace, launches) if l == launch]
+                    assert kw["capture"] == f"{median([t for t in ns if t > 0]) / 1000:.2f}"
+                else:
+                    v = verdicts[op]
+                    assert (kw["n"], kw["measured"]) == (v["losses"], v["n_measured"])
+                    # the fastest correct baseline that times the same work (VERDICTS rule 10: no layout conversion)
+                    base = min(r["median_us"] for r in rows if r["provider"] != "flydsl" and r["benchmark_status"] == "ok"
+                               and r["correct"] and r["median_us"] and not r["includes_layout_conversion"])
+                    assert kw["x"] == f"{base / cand['median_us']:.2f}"
+    assert {"timed_gap", "profiled_shape", "streaming_roofline", "timed bandwidth"} <= seen
