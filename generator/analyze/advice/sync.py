@@ -76,7 +76,7 @@ def _serialized_steps(view: KernelView, ops: list[int], window: int = 8) -> int:
 @detector("cross_lane_reduction")
 def detect_cross_lane_reduction(view: KernelView, taken: frozenset = frozenset()) -> list[Finding]:
     """Serialized cross-lane reduction steps (ds_swizzle/bpermute, v_permlane, DPP) stall."""
-    ops = [p for p, cross in enumerate(view.cross_lane) if cross]
+    ops = [p for p, cross in enumerate(view.cross_lane) if cross and view.ins[p].exec_count]  # the code that runs
     if len(ops) < 2:
         return []
     steps = _serialized_steps(view, ops)
