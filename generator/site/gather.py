@@ -86,6 +86,7 @@ class Env:
     kernels_json: dict[str, Any] | None
     mods: dict[str, Any]
     warn: Callable[[str], None]
+    floor_us: float | None = None  # the sweep's timing floor (VERDICTS rule 11)
 
 
 def _stage(k: base_views.KernelData, env: Env, what: str, fn: Callable, *args, **kwargs):
@@ -114,7 +115,7 @@ def gather_kernel(plan: KernelPlan, env: Env) -> tuple[base_views.KernelData, di
     if plan.op and plan.campaign_dir and vmod is not None:
         rel = discover.rel_path(plan.campaign_dir, env.root)
         res = _stage(k, env, "scoring", vmod.score_folder, plan.campaign_dir, env.config, env.kernels_json,
-                     name=plan.op, rel=rel)
+                     name=plan.op, rel=rel, floor_us=env.floor_us)
         if isinstance(res, InputError):
             k.score_error = relative_text(res.message, env.root)
             problem = state.campaign_problem(rel, k.score_error)
@@ -137,8 +138,6 @@ def gather_kernel(plan: KernelPlan, env: Env) -> tuple[base_views.KernelData, di
     prim = k.primary
     if prim is not None and prim.findings is not None:
         extra["findings"] = prim.findings
-    if k.score is not None:
-        extra["verdict_value"] = k.score.verdict_value  # what the sweep reading's gap is read from
     return k, extra
 
 
@@ -269,10 +268,10 @@ PROVENANCE_LABELS = {
 }
 
 
-def gap_ratio(extra: dict[str, Any]) -> float | None:
-    """The ratio a HEADROOM kernel's gap (ln 1/ratio) is read from: the one its verdict rests on
-    (``KernelScore.verdict_value``: the verdict geomean of VERDICTS rule 12, or the pair or bound that decided)."""
-    return extra.get("verdict_value")
+def gap_ratio(row: overview_views.IndexRow) -> float | None:
+    """The ratio a HEADROOM kernel's gap (ln 1/ratio) is read from: the one its verdict rests on (the row's
+    ``ratio``, ``KernelScore.verdict_value``: the verdict geomean of VERDICTS rule 12, or the pair or bound)."""
+    return row.ratio
 
 
 def sweep_reading(extras: dict[str, dict[str, Any]], rows: dict[str, overview_views.IndexRow], adv) -> list[dict[str, Any]]:
@@ -291,12 +290,12 @@ def sweep_reading(extras: dict[str, dict[str, Any]], rows: dict[str, overview_vi
                                        if part != "premise"})
                  for f in e["findings"]]
         row = rows.get(slug)
-        per_kernel[slug] = (found, row.verdict if row else None, gap_ratio(e))
+        per_kernel[slug] = (found, row.verdict if row else None, gap_ratio(row) if row else None)
     if not per_kernel:
         return []
     for slug, row in rows.items():
         if slug not in per_kernel and row.verdict == "HEADROOM":
-            per_kernel[slug] = (None, row.verdict, gap_ratio(extras.get(slug) or {}))
+            per_kernel[slug] = (None, row.verdict, gap_ratio(row))
     items = []
     for sf in adv.sweep_findings(per_kernel):
         text = sf.text[len(sf.title) + 2:] if sf.text.startswith(sf.title + ": ") else sf.text
