@@ -32,6 +32,7 @@ OLD_MACROS = """{% macro bi(en, zh) %}<span class="en-only">{{ en }}</span><span
     {% if f.priority %}<span class="pill prio-{{ f.priority }}" data-i18n="advice.prio.{{ f.priority }}">{{ f.priority }}</span>{% endif %}
     <span class="muted small" translate="no">{{ f.detector }}</span></div>
   {% if f.summary %}<p class="summary">{{ said(f.summary, f.summary_zh) }}</p>{% endif %}
+  {% if f.premise %}<p class="premise"><span data-i18n="advice.premise">{{ _("advice.premise") }}</span> {{ said(f.premise, f.premise_zh) }}</p>{% endif %}
   {% if f.suggestion %}<p class="suggestion"><span data-i18n="advice.try">{{ _("advice.try") }}</span> {{ said(f.suggestion, f.suggestion_zh) }}</p>{% endif %}
   {% if f.evidence %}<details class="evidence"><summary data-i18n="advice.evidence">{{ _("advice.evidence") }}</summary><ul>{% for e in f.evidence %}<li>{% if e.label %}<span class="muted">{% if e.label_zh %}{{ said(e.label, e.label_zh) }}{% else %}<span translate="no">{{ e.label }}</span>{% endif %}:</span> {% endif %}<span translate="no">{% for l in e.links %}<a href="{{ l.href }}">{{ l.text }}</a>{% if not loop.last %}, {% endif %}{% endfor %}</span>{% if e.text %} <span{% if e.text_key %} data-i18n="{{ e.text_key }}"{% elif e.text_zh %} data-zh="{{ e.text_zh }}"{% else %} translate="no"{% endif %}>{{ e.text }}</span>{% endif %}</li>{% endfor %}</ul></details>{% endif %}
 </li>

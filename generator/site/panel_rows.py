@@ -108,6 +108,9 @@ def finding(f) -> str:
     out.append(f'    <span class="muted small" translate="no">{esc(f.detector)}</span></div>\n')
     if f.summary:
         out.append(f'<p class="summary">{said(f.summary, f.summary_zh)}</p>')
+    if f.premise:
+        out.append(f'<p class="premise"><span data-i18n="advice.premise">{esc(i18n.en("advice.premise"))}</span> '
+                   f'{said(f.premise, f.premise_zh)}</p>')
     if f.suggestion:
         out.append(f'<p class="suggestion"><span data-i18n="advice.try">{esc(i18n.en("advice.try"))}</span> '
                    f'{said(f.suggestion, f.suggestion_zh)}</p>')
