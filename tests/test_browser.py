@@ -585,3 +585,28 @@ def test_source_and_isa_rows_say_their_interface_words_in_chinese(site, browser)
     assert page.inner_text("#pc788 .note") == "32-cycle MFMA"
     assert tab.errors == [], tab.errors
     tab.close()
+
+
+def test_tally_chart_badge_and_row_show_the_ladder_verdicts(site, browser):
+    """VERDICTS rule 12 as a reader sees it: 2 WIN (softmax on its shapes, moe_gemm on the profiled pair),
+    moe_gemm's diamond at the pair's 1.11x (open: not decided by its shapes), the basis beside the verdict."""
+    tab = Tab(browser)
+    page = tab.open(url(site, "index.html"))
+    counts = page.eval_on_selector_all(
+        ".card[data-filter-verdict]", "cs => Object.fromEntries(cs.map(c => [c.dataset.filterVerdict, "
+        "c.querySelector('.count').textContent.trim()]))")
+    assert (counts["WIN"], counts["HEADROOM"], counts["BLOCKED"]) == ("2", "11", "0")
+    win = page.evaluate("""() => { const d = document.querySelector('.chart[data-figure="fig-overview-speedups"]').data
+        .find(t => t.name === 'WIN'); return d.y.map((y, i) => [y, d.x[i], d.marker.symbol[i]]); }""")
+    by_name = {y: (x, sym) for y, x, sym in win}
+    assert set(by_name) == {"Softmax", "MoE GEMM (2-stage)"}
+    assert round(by_name["MoE GEMM (2-stage)"][0], 3) == 1.111 and by_name["MoE GEMM (2-stage)"][1] == "diamond-open"
+    assert round(by_name["Softmax"][0], 3) == 1.194 and by_name["Softmax"][1] == "diamond"
+    basis = page.locator("#k-moe_gemm .basis .en-only")
+    assert basis.is_visible() and basis.inner_text().startswith("from the profiled pair vs AIter CK MoE 2-stage")
+    assert "vs any baseline 5.19x" in page.locator("#k-moe_gemm").inner_text()
+    tab.page.goto(url(site, "badges/fused_rope_cache.svg"))
+    texts = tab.page.evaluate("() => Array.from(document.querySelectorAll('text')).map(t => t.textContent)")
+    assert texts == ["HEADROOM", "0.17x \u00b7 pair"]
+    assert tab.errors == []
+    tab.close()
