@@ -54,6 +54,9 @@ class FindingView:
     title_zh: list[Seg] | None = None
     summary_zh: list[Seg] | None = None
     suggestion_zh: list[Seg] | None = None
+    #: the checked fact of the hot path the suggestion rests on (``Finding.premise``), English and 中文
+    premise: str = ""
+    premise_zh: list[Seg] | None = None
 
 
 def _scalar(v: Any) -> str:
@@ -119,6 +122,7 @@ def finding_view(f: dict[str, Any], isa: str | None = None) -> FindingView:
     ev = f.get("evidence")
     share = f.get("stall_share")
     said = f.get("i18n")
+    premise = f.get("premise")
     return FindingView(
         title=str(f.get("title", "")),
         detector=str(f.get("detector", "")),
@@ -131,6 +135,8 @@ def finding_view(f: dict[str, Any], isa: str | None = None) -> FindingView:
         title_zh=_zh(said, "title"),
         summary_zh=_zh(said, "summary"),
         suggestion_zh=_zh(said, "suggestion"),
+        premise=wording.plain("en", premise) if premise else "",
+        premise_zh=wording.segments("zh", premise) if premise else None,
     )
 
 

@@ -47,7 +47,7 @@ class KernelPage:
 
 #: Flags the one-line PR snippet and the badge name beside the verdict (the page says why).
 FLAG_WORDS = {"uncertain": "uncertain (within noise)", "not_like_for_like": "not like-for-like",
-              "suspect_reference": "suspect reference check", "above_roof": "rows above the HBM roof"}
+              "suspect_reference": "suspect reference check", "above_roof": "rows above a roof"}
 
 
 def pr_snippet(row: IndexRow, base_url: str) -> str:
@@ -57,7 +57,17 @@ def pr_snippet(row: IndexRow, base_url: str) -> str:
     page, badge = f"{base}{row.permalink}", f"{base}{row.badge}"
     name = md_text(row.name)
     if row.verdict in VERDICTS:
-        words = f"**{row.verdict}**, geomean {row.geomean_text} vs best, wins {row.wins_text}"
+        words = f"**{row.verdict}**"
+        if row.basis_text:
+            words += f", {md_text(row.basis_text)}"
+        elif row.ratio is not None:
+            words += f" {row.ratio_text} vs a comparable baseline over {row.verdict_geomean[1]} shapes"
+        if row.blocked_reason:
+            words += f" ({md_text(row.blocked_reason)})"
+        if row.geomean is not None:
+            words += f"; vs any baseline {row.geomean_text}, wins {row.wins_text}"
+        if row.at_floor:
+            words += f"; {row.at_floor} at the timing floor"
         if row.hard_failures:
             words += f", {row.hard_failures} hard failures"
         if row.severity:
@@ -140,10 +150,12 @@ def capture_json(c: CaptureData) -> dict[str, Any]:
     for i in a.instructions:
         locs.setdefault(i.source_loc, len(locs))
     out["locs"] = list(locs)
+    # the last column: ATT's idle cycles (code.json column 9), or Nsight Compute's issued samples
+    last = "issued_samples" if a.vendor == "nvidia" else "idle_cycles"
     out["isa_columns"] = ["pc_index", "asm", "type", "loc", "exec_count", "total_cycles", "stall_cycles",
-                          "issue_cycles"]  # loc: position in "locs"
+                          last]  # loc: position in "locs"
     out["isa"] = [[i.pc_index, i.asm, i.type, locs[i.source_loc], i.exec_count, i.total_cycles, i.stall_cycles,
-                   i.issue_cycles] for i in a.instructions]
+                   getattr(i, last)] for i in a.instructions]
     if c.timeline is not None:
         t = c.timeline
         out["timeline"] = {"wave": t.wave.file, "begin": t.wave.begin, "end": t.wave.end,
@@ -175,6 +187,8 @@ def kernel_json(k: KernelData, row: IndexRow, format_version: int) -> dict[str, 
         "why_not_winning": k.why_not,
         "ncu_summary": k.ncu_summary,
         "report_html": k.report_html,
+        "report_checks": [{key: c[key] for key in ("what", "report", "computed", "holds", "why")}
+                          for c in k.report_checks],
         "missing": list(k.missing),
         "broken": list(k.broken),
         "notes": list(k.notes),

@@ -9,8 +9,9 @@ from typing import Any
 
 from markupsafe import Markup
 
+from generator.analyze import occupancy
 from generator.model import CaptureAnalysis
-from generator.site import charts, i18n
+from generator.site import charts, i18n, wording
 from generator.site.wording import Said, Seg, runs
 from generator.site.views import coverage as coverage_views
 from generator.site.views import diagnosis as diagnosis_views
@@ -73,7 +74,13 @@ class IndexRow:
     shape_speedups: list[float]
     search: str
     noise: float | None = None
-    limiter_text: str = DASH  # the limiter as read: "hardware max" for NONE
+    limiter_text: str = DASH  # the limiter as read: "hardware max" for NONE, "VGPR and LDS" on a tie
+    limiters: list[str] = field(default_factory=list)  # every resource that binds (DOMAIN §1.3)
+    stall_basis: str | None = None  # "working waves" or "all waves": what top_stall and stall_ratio read
+    capture_representative: bool | None = None  # None without a capture (DOMAIN §1.5)
+    stall_title: str = ""  # why the stall cells read as they do (working waves; not evidence)
+    stall_title_zh: str = ""
+    limiter_text_zh: str = ""
     timed_commits: list[str] = field(default_factory=list)  # candidate commits the campaign timed
     profiled_commit: str | None = None  # candidate commit of the profile
     commit_note: str = ""  # said when the two disagree
@@ -85,6 +92,18 @@ class IndexRow:
     coverage: dict[str, dict[str, Any]] = field(default_factory=dict)  # coverage_views.model_coverage()
     headline_speedup: float | None = None
     headline_verdict: str | None = None
+    # the evidence ladder (VERDICTS rule 12): the ratio the verdict rests on is the headline number
+    ratio: float | None = None  # KernelScore.verdict_value
+    ratio_text: str = DASH
+    verdict_basis: str | None = None
+    basis_text: str = ""  # the basis in words beside a verdict not decided by its shapes
+    basis_zh: str = ""  # HTML: the 中文 with its data marked translate="no" (``i18n.marked``)
+    blocked_reason: str | None = None
+    verdict_geomean: list | None = None
+    at_floor: int | None = None
+    not_comparable: int | None = None
+    unverified: int | None = None
+    floor_speedups: list[float] = field(default_factory=list)  # verdict-baseline speedups of shapes at the floor
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -150,8 +169,15 @@ class IndexRow:
 
     @property
     def limiter_zh(self) -> str:
-        return i18n.zh("limiter.hardware") if self.limiter_text == "hardware max" else ""
+        return i18n.zh("limiter.hardware") if self.limiter_text == "hardware max" else self.limiter_text_zh
     # ---- end issue 13 (5)
+
+    @property
+    def stall_css(self) -> str:
+        """The mark of the two stall cells: "unrep" (no evidence), "basis-working", or none."""
+        if not self.stall_title:
+            return ""
+        return "unrep" if self.capture_representative is False else "basis-working"
 
     @property
     def headline_text_x(self) -> str:
@@ -171,6 +197,14 @@ class IndexRow:
             "op": self.op,
             "category": self.category,
             "verdict": self.verdict,
+            "verdict_basis": self.verdict_basis,
+            "verdict_value": self.ratio,
+            "verdict_geomean": self.verdict_geomean,
+            "basis_text": self.basis_text or None,
+            "blocked_reason": self.blocked_reason,
+            "at_floor": self.at_floor,
+            "not_comparable": self.not_comparable,
+            "unverified": self.unverified,
             "geomean_vs_best": self.geomean,
             "weighted_geomean_vs_best": self.weighted,
             "wins": self.wins,
@@ -183,8 +217,11 @@ class IndexRow:
             "best_baseline": self.best_baseline,
             "top_stall_type": self.top_stall,
             "stall_ratio": self.stall_ratio,
+            "stall_basis": self.stall_basis,
+            "capture_representative": self.capture_representative,
             "occupancy": self.occupancy,
             "limiter": self.limiter,
+            "limiters": list(self.limiters),
             "noise": self.noise,
             "flags": list(self.flag_keys),
             "timed_commits": list(self.timed_commits),
@@ -261,18 +298,49 @@ def best_baseline_of(score: Any) -> tuple[str | None, str]:
     return name, f"{name} ({k} of {score.n_measured})"
 
 
+def stall_cells(a: CaptureAnalysis | None) -> dict[str, Any]:
+    """Top stall type and stall ratio on the diagnosis's basis (DOMAIN §1.5), and whether they are evidence.
+
+    The working waves are the basis when the capture has their hotspots (early-exit waves hold
+    >= 20 % of the stalls; pa: "other" 15,732 of 44,892 stall cycles over 78,696 cycles, not the
+    whole capture's LDS/SMEM-wait at 65.7 %). A capture with no working wave keeps its numbers,
+    marked as no evidence.
+    """
+    if a is None:
+        return {"top_stall": None, "stall_ratio": None, "stall_ratio_text": DASH, "stall_basis": None,
+                "capture_representative": None, "stall_title": "", "stall_title_zh": ""}
+    working = a.working is not None and a.working.total_stall_cycles > 0
+    src = a.working if working else a
+    top = next((name for name, cycles in src.stall_by_type.items() if cycles > 0), None)
+    w = a.waves_summary
+    title = ("", {})
+    if not a.representative:
+        title = ("ov.stall.unrep", {"sampled": w.sampled})
+    elif working:
+        title = ("ov.stall.working", {"working": w.working, "early": w.early_exit, "sampled": w.sampled,
+                                      "share": fmt_pct(w.early_exit_stall_share)})
+    return {"top_stall": top, "stall_ratio": src.stall_ratio, "stall_ratio_text": fmt_pct(src.stall_ratio),
+            "stall_basis": "working waves" if working else "all waves", "capture_representative": a.representative,
+            "stall_title": i18n.en(title[0], **title[1]) if title[0] else "",
+            "stall_title_zh": i18n.zh(title[0], **title[1]) if title[0] else ""}
+
+
 def occupancy_cells(a: CaptureAnalysis | None) -> dict[str, Any]:
     """Occupancy sort value, text and limiter of a kernel row (AMD waves/SIMD, NCU achieved %)."""
     occ = a.occupancy if a else None
     if occ:
+        tie = occupancy.binding_msg(occ) if occ.tied else None
         return {"occupancy": occ.waves_per_simd, "occupancy_text": f"{occ.waves_per_simd}/SIMD",
-                "limiter": occ.limiter, "limiter_text": occ.limited_by}
+                "limiter": occ.limiter, "limiter_text": occ.limited_by, "limiters": list(occ.limiters),
+                "limiter_text_zh": wording.plain("zh", tie) if tie else ""}
     ncu_occ = ((a.extra.get("ncu") or {}).get("occupancy") or {}) if a else {}
     achieved = ncu_occ.get("achieved_pct")
     if isinstance(achieved, (int, float)):
+        lim = ncu_occ.get("limiter")
         return {"occupancy": round(achieved / 100, 4), "occupancy_text": f"{achieved:.1f}% achieved",
-                "limiter": ncu_occ.get("limiter"), "limiter_text": ncu_occ.get("limiter") or DASH}
-    return {"occupancy": None, "occupancy_text": DASH, "limiter": None, "limiter_text": DASH}
+                "limiter": lim, "limiter_text": lim or DASH, "limiters": [lim] if lim else [], "limiter_text_zh": ""}
+    return {"occupancy": None, "occupancy_text": DASH, "limiter": None, "limiter_text": DASH, "limiters": [],
+            "limiter_text_zh": ""}
 
 
 @dataclass
@@ -303,7 +371,6 @@ def index_row(k: KernelData, ctx: SiteContext | None = None) -> IndexRow:
     best, best_text = best_baseline_of(s) if scored else (None, DASH)
     prim = k.primary
     a = prim.analysis if prim else None
-    top = a.top_stall_type if a else None
     hard = s.hard_failures if scored else None
     harness = s.harness_failures if scored else None
     flags = list(s.flags) if scored else []
@@ -343,9 +410,7 @@ def index_row(k: KernelData, ctx: SiteContext | None = None) -> IndexRow:
         failures_sort=(hard or 0) * 1000 + (harness or 0) if scored else -1,
         best_baseline=best,
         best_baseline_text=best_text,
-        top_stall=top,
-        stall_ratio=a.stall_ratio if a else None,
-        stall_ratio_text=fmt_pct(a.stall_ratio) if a else DASH,
+        **stall_cells(a),
         **occupancy_cells(a),
         n_captures=sum(1 for c in k.captures if c.analysis is not None),
         flags=flags,
@@ -354,7 +419,8 @@ def index_row(k: KernelData, ctx: SiteContext | None = None) -> IndexRow:
         broken=list(k.broken),
         headline_text=k.headline.text if k.headline else None,
         headline_note=k.headline_note,
-        shape_speedups=[sh.speedup for sh in s.shapes if sh.measured] if scored else [],
+        shape_speedups=[sh.verdict_speedup for sh in s.shapes if sh.is_verdict_shape] if scored else [],
+        floor_speedups=[sh.verdict_speedup for sh in s.shapes if sh.measured and sh.at_floor] if scored else [],
         search=search,
         noise=s.noise if scored else None,
         **commit_cells(k),
@@ -364,7 +430,19 @@ def index_row(k: KernelData, ctx: SiteContext | None = None) -> IndexRow:
         coverage=coverage_views.model_coverage(s),
         headline_speedup=k.headline.speedup if k.headline else None,
         headline_verdict=k.headline.verdict if k.headline else None,
+        **ladder_cells(s if scored else None),
     )
+
+
+def ladder_cells(s: Any) -> dict[str, Any]:
+    """The verdict's evidence (VERDICTS rule 12) on a row: its ratio, basis and counts."""
+    if s is None:
+        return {}
+    basis = s.basis_msg
+    return {"ratio": s.verdict_value, "ratio_text": fmt_x(s.verdict_value), "verdict_basis": s.verdict_basis,
+            "basis_text": s.basis_text, "basis_zh": str(i18n.marked("zh", basis.key, **basis.kw)) if basis else "",
+            "blocked_reason": s.blocked_reason, "verdict_geomean": s.verdict_geomean, "at_floor": s.at_floor,
+            "not_comparable": s.not_comparable, "unverified": s.unverified}
 
 
 def commit_cells(k: KernelData) -> dict[str, Any]:
@@ -482,20 +560,21 @@ class Disagreement:
 
 def disagreements(rows: list[IndexRow]) -> list[Disagreement]:
     """Kernels whose headline verdict differs from the multi-shape verdict, with both ranks."""
-    by_geo = sorted((r for r in rows if r.geomean is not None), key=lambda r: (-r.geomean, r.name.lower()))
+    by_geo = sorted((r for r in rows if r.ratio is not None), key=lambda r: (-r.ratio, r.name.lower()))
     by_head = sorted((r for r in rows if r.headline_speedup is not None),
                      key=lambda r: (-r.headline_speedup, r.name.lower()))
     rank_g = {r.slug: i for i, r in enumerate(by_geo, 1)}
     rank_h = {r.slug: i for i, r in enumerate(by_head, 1)}
     out = []
-    for r in sorted((r for r in rows if r.headline_disagrees and r.geomean is not None), key=lambda r: r.name.lower()):
-        h, g = fmt_x(r.headline_speedup), r.geomean_text
+    for r in sorted((r for r in rows if r.headline_disagrees and r.ratio is not None), key=lambda r: r.name.lower()):
+        h, g = fmt_x(r.headline_speedup), r.ratio_text
+        n = r.verdict_geomean[1] if r.verdict_geomean else r.n_measured
         out.append(Disagreement(
             r.name, r.href,
             f"headline pair {h} reads {r.headline_verdict} (rank {rank_h[r.slug]} of {len(by_head)}); "
-            f"geomean {g} over {r.n_measured} shapes reads {r.verdict} (rank {rank_g[r.slug]} of {len(by_geo)})",
+            f"verdict ratio {g} over {n} shapes reads {r.verdict} (rank {rank_g[r.slug]} of {len(by_geo)})",
             i18n.zh("disagree.text", h=h, hv=r.headline_verdict, nh=len(by_head), rh=rank_h[r.slug],
-                    n=r.n_measured, g=g, v=r.verdict, ng=len(by_geo), rg=rank_g[r.slug])))
+                    n=n, g=g, v=r.verdict, ng=len(by_geo), rg=rank_g[r.slug])))
     return out
 
 
@@ -513,8 +592,9 @@ def overview_page(rows: list[IndexRow], ctx: SiteContext, provenance: list[Fact]
                   sweep_reading: list[dict[str, Any]] | None = None, notes: list[str] | None = None) -> OverviewPage:
     """The overview page from every kernel's row (rows already in display order)."""
     tally = sum((Tally.of(r.verdict) for r in rows), Tally())
-    hints = {"WIN": f"geomean \u2265 {ctx.win:g}x", "PARITY": f"{ctx.headroom:g}x \u2264 geomean < {ctx.win:g}x",
-             "HEADROOM": f"geomean < {ctx.headroom:g}x", "BLOCKED": "does not build, run or verify"}
+    hints = {"WIN": f"verdict ratio \u2265 {ctx.win:g}x", "PARITY": f"{ctx.headroom:g}x \u2264 verdict ratio < {ctx.win:g}x",
+             "HEADROOM": f"verdict ratio < {ctx.headroom:g}x",
+             "BLOCKED": "does not build, run or verify, or no like-for-like baseline"}
     nums = {"win": f"{ctx.win:g}", "headroom": f"{ctx.headroom:g}"}
     cards = [TallyCard(v, getattr(tally, v.lower()), verdict_css(v), v, "", hints[v],
                        i18n.zh(f"hint.{v.lower()}", **nums)) for v in VERDICTS]
@@ -530,10 +610,10 @@ def overview_page(rows: list[IndexRow], ctx: SiteContext, provenance: list[Fact]
     cats = sorted(by_cat, key=lambda c: (c == UNCATEGORIZED, c))
     tallies = {c: sum((Tally.of(r.verdict) for r in by_cat[c]), Tally()) for c in cats}
     groups = [CategoryGroup(c, by_cat[c], tallies[c].text(), tallies[c].text("zh")) for c in cats]
-    plotted = sorted((r for r in rows if r.geomean is not None), key=lambda r: (-r.geomean, r.name.lower()))
-    not_on_chart = [(r.name, *off_chart_reason(r)) for r in rows if r.geomean is None]
+    plotted = sorted((r for r in rows if r.ratio is not None), key=lambda r: (-r.ratio, r.name.lower()))
+    not_on_chart = [(r.name, *off_chart_reason(r)) for r in rows if r.ratio is None]
     chart = chart_view("overview-speedups", charts.speedup_overview(plotted, ctx.win, ctx.headroom),
-                       "Speedup vs the best baseline, per kernel", "chart.overview") if plotted else None
+                       "The ratio each verdict rests on, per kernel", "chart.overview") if plotted else None
     by_head = sorted((r for r in rows if r.headline_speedup is not None),
                      key=lambda r: (-r.headline_speedup, r.name.lower()))
     headline_chart = chart_view("overview-headline", charts.headline_overview(by_head, ctx.win, ctx.headroom),
@@ -573,6 +653,6 @@ def overview_page(rows: list[IndexRow], ctx: SiteContext, provenance: list[Fact]
 
 
 def order_rows(rows: list[IndexRow]) -> list[IndexRow]:
-    """Display order: by category, then verdict (best news first), then geomean, then name."""
+    """Display order: by category, then verdict (best news first), then the verdict ratio, then name."""
     return sorted(rows, key=lambda r: (r.category == UNCATEGORIZED, r.category, r.verdict_rank,
-                                       -(r.geomean or 0.0), r.name.lower(), r.slug))
+                                       -(r.ratio or 0.0), r.name.lower(), r.slug))

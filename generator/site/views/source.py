@@ -251,6 +251,7 @@ class IsaRow:
     note: str
     note_title: str
     note_zh: str = ""
+    idle: str = ""  # ATT: idle cycles (code.json column 9); Nsight Compute: issued samples
 
 
 def mfma_note(note: dict[str, Any] | None) -> tuple[str, str, str]:
@@ -334,6 +335,8 @@ class CapturePage:
     parts: list[IsaPart] = field(default_factory=list)  # the listing's pages, when it has several
     jump_href: str = ""
     history_nav: bool = False
+    #: header of the ISA listing's column after "total": idle cycles (ATT) or issued samples (NCU)
+    idle_key: str = "src.col.idle"
 
 
 def _isa_rows(ix: SourceIndex, c: CaptureData) -> dict[int, IsaRow]:
@@ -343,6 +346,7 @@ def _isa_rows(ix: SourceIndex, c: CaptureData) -> dict[int, IsaRow]:
     a = c.analysis
     max_ins = max((i.stall_cycles for i in a.instructions), default=0)
     mfma = c.mfma or {}
+    nvidia = a.vendor == "nvidia"
     cache: dict[str, tuple[str, str]] = {}
     texts: dict[int, str] = {0: ""}  # a cycle count's text; none for zero
     heats: dict[int, str] = {}
@@ -355,6 +359,10 @@ def _isa_rows(ix: SourceIndex, c: CaptureData) -> dict[int, IsaRow]:
         if lc is None:
             lc = cache[ins.source_loc] = (ix.loc_text(ins.source_loc), ix.href(ins.source_loc))
         stall, total, execs = ins.stall_cycles, ins.total_cycles, ins.exec_count
+        idle = ins.issued_samples if nvidia else ins.idle_cycles
+        idle_text = texts.get(idle)
+        if idle_text is None:
+            idle_text = texts[idle] = fmt_cycles(idle)
         stall_text = texts.get(stall)
         if stall_text is None:
             stall_text = texts[stall] = fmt_cycles(stall)
@@ -366,7 +374,7 @@ def _isa_rows(ix: SourceIndex, c: CaptureData) -> dict[int, IsaRow]:
             hot = heats[stall] = heat(stall, max_ins) if stall > 0 else ""
         note = mfma_note(mfma[pc]) if pc in mfma else ("", "", "")
         rows[pc] = IsaRow(pc, f"pc{pc}", f"{isa_page(pc)}#pc{pc}", ins.asm, ins.type, hot, stall_text, total_text,
-                          str(execs) if execs else "", lc[0], lc[1], note[0], note[2], note[1])
+                          str(execs) if execs else "", lc[0], lc[1], note[0], note[2], note[1], idle_text)
     return rows
 
 
@@ -447,9 +455,11 @@ def capture_pages(ci: int, c: CaptureData, k: KernelData, ctx: SiteContext, titl
     for pc, row in rows.items():
         parts.setdefault(isa_page(pc), []).append(row)
     listing = [IsaPart(part[0].pc, part[-1].pc, name) for name, part in parts.items() if part] if len(parts) > 1 else []
+    idle_key = "src.col.issued" if a.vendor == "nvidia" else "src.col.idle"
     for name, part in parts.items():
         pages.append(CapturePage(
             kind="isa", rel=f"{ix.folder}{name}", title=i18n.en("cap.isa"), path="", has_text=False,
             stall=fmt_cycles(a.total_stall_cycles), files=files, isa_link=PageLink(i18n.en("cap.isa"), ISA_PAGE, True),
-            isa=part, parts=[IsaPart(x.first, x.last, x.href, x.href == name) for x in listing], **common))
+            isa=part, parts=[IsaPart(x.first, x.last, x.href, x.href == name) for x in listing], idle_key=idle_key,
+            **common))
     return pages
