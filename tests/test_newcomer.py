@@ -103,7 +103,7 @@ def test_isa_branch_operands_link_their_target_instruction(tmp_path_factory, swe
     for page in pages:
         html = page.read_text(encoding="utf-8")
         linked = {int(pc): int(t) for pc, t in re.findall(
-            r'<tr id="pc(\d+)"[^>]*>(?:<td>[^<]*</td>){5}<td>s_c?branch\w* <a class="branch" href="isa\.html#pc(\d+)"', html)}
+            r'<tr id="pc(\d+)"[^>]*>(?:<td>[^<]*</td>){6}<td>s_c?branch\w* <a class="branch" href="isa\.html#pc(\d+)"', html)}
         assert linked in expected and len(linked) >= 9, page  # softmax: 9 branches, e.g. pc 169 -> 173
         assert all(f'<tr id="pc{t}"' in html for t in linked.values())
 

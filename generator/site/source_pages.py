@@ -19,7 +19,7 @@ from markupsafe import Markup
 from generator.site import render
 from generator.site.panel_rows import esc, esc_str  # escaped as Jinja's autoescape does
 from generator.site.views.base import KernelData, SiteContext
-from generator.site.views.source import ISA_PAGE, IsaRow, SourceLine, capture_pages
+from generator.site.views.source import IsaRow, SourceLine, capture_pages
 
 TEMPLATES = {"source": "source.html", "isa": "isa.html"}
 
@@ -33,7 +33,7 @@ def asm_html(i: IsaRow) -> str:
     if i.target is None:
         return esc_str(i.asm)
     op, _, arg = i.asm.strip().partition(" ")
-    return (f'{esc_str(op)} <a class="branch" href="{ISA_PAGE}#pc{i.target}" title="pc {i.target}">'
+    return (f'{esc_str(op)} <a class="branch" href="{esc_str(i.target_href)}" title="pc {i.target}">'
             f'{esc_str(arg)}</a>')
 
 
@@ -76,7 +76,7 @@ def isa_row_html(i: IsaRow) -> str:
     loc = f'<a href="{esc_str(i.loc_href)}">{esc_str(i.loc)}</a>' if i.loc_href else esc_str(i.loc)
     heat = f' class="{esc_str(i.heat)}"' if i.heat else ""
     return (f'<tr id="{esc_str(i.anchor)}"{heat}><td>{i.pc}</td><td>{esc_str(i.stall)}</td>'
-            f'<td>{esc_str(i.total)}</td><td>{esc_str(i.execs)}</td><td>{esc_str(i.type)}</td><td>{asm_html(i)}{note}</td>'
+            f'<td>{esc_str(i.total)}</td><td>{esc_str(i.idle)}</td><td>{esc_str(i.execs)}</td><td>{esc_str(i.type)}</td><td>{asm_html(i)}{note}</td>'
             f'<td>{loc}</td></tr>\n')
 
 
