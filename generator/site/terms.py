@@ -42,8 +42,9 @@ def _forms() -> tuple[tuple[str, int], ...]:
 def _uses(text: str) -> list[tuple[int, int, int]]:
     """``(start, end, term index)`` of each whole-word use of a term in ``text`` (a plural "s"
     included), in order; of uses that overlap, the longer (``HBM roof`` over ``roof``). Each form is
-    found with ``str.find`` in the lower-cased text: a regular expression over a kernel page's text
-    cost 20 ms a build, the finds a few."""
+    found with ``str.find`` in the lower-cased text. Measured over the shared sweep's 20 linked pages
+    (CPU, a loaded 2-core machine): one case-insensitive regular expression with a look-behind took
+    about 300 ms, an alternation over the lower-cased text 20 ms, these finds 13 ms."""
     low = text.lower()
     if len(low) != len(text):  # a character whose lower case is longer: match the text as written
         low = text
@@ -93,8 +94,8 @@ def _surely_skipped(html: str, pos: int) -> bool:
 def _link_region(html: str, root: str, done: set[int]) -> str:
     """A stretch of HTML with no skipped block, with the first use of each term not yet in ``done``
     linked where it is running text. The terms are searched in the whole stretch first; then the
-    tags before each use are read, only as far as the last use still to link (reading every tag
-    and text of a kernel page one by one took about 70 ms a page)."""
+    tags before each use are read, only as far as the last use still to link (reading every tag and
+    text of the 20 pages one by one took about 70 ms; these tags about 10)."""
     todo = [u for u in _uses(html) if u[2] not in done and not _surely_skipped(html, u[0])]
     if not todo:
         return html
