@@ -170,8 +170,8 @@ def test_a_folder_under_examples_that_is_not_a_campaign_exits_2(sweep, tmp_path,
     (odd / "notes.txt").write_text("not a campaign\n")
     rc, out, err = run_cli(capsys, odd)
     assert (rc, out) == (2, "")
-    assert err == (f"kernel-atlas: error: {odd}: not a campaign folder: no shape_ledger.jsonl and "
-                   "no benchmark_results.jsonl or benchmark_results.csv\n")
+    assert err == (f"kernel-atlas: error: {odd}: not a campaign folder: no shape_ledger.jsonl, "
+                   "benchmark_results.jsonl or .csv, or results_<suite>.jsonl or .csv\n")
     # a campaign copied without its ledger, outside any sweep
     lone = tmp_path / "lone" / "gemm"
     shutil.copytree(sweep / "benchmarks" / "examples" / "gemm", lone, copy_function=shutil.copyfile)
@@ -195,8 +195,8 @@ def test_json_lists_broken_campaigns_as_build_does(sweep, tmp_path, capsys):
     assert rc == 1
     doc = json.loads(out)
     assert doc["errors"] == {"flash_attn_current": "benchmarks/examples/flash_attn_current: not a campaign folder: "
-                                                   "no shape_ledger.jsonl and no benchmark_results.jsonl or "
-                                                   "benchmark_results.csv"}
+                                                   "no shape_ledger.jsonl, benchmark_results.jsonl or .csv, "
+                                                   "or results_<suite>.jsonl or .csv"}
     assert sorted(doc["campaigns"]) == ["gemm", "quant"]
     assert err == f"kernel-atlas: broken flash_attn_current: {doc['errors']['flash_attn_current']}\n"
     site = tmp_path / "site"

@@ -38,6 +38,7 @@ import json
 import math
 import operator
 import os
+import re
 from dataclasses import dataclass, field
 from typing import Any, Iterator
 
@@ -55,6 +56,8 @@ RESULTS_JSONL = "benchmark_results.jsonl"
 RESULTS_CSV = "benchmark_results.csv"
 LEDGER = "shape_ledger.jsonl"
 MATRIX = "baseline_matrix.yaml"
+#: A results file of the second layout (``results_<suite>[.partial].jsonl|csv``, read/campaign_suite.py).
+SUITE_RESULTS = re.compile(r"results_(?P<suite>[^/]+?)(?P<partial>\.partial)?\.(?P<ext>jsonl|csv)")
 
 #: Columns every results file must have (values may be empty).
 REQUIRED_COLUMNS = ("shape_id", "provider", "benchmark_status", "correct", "median_us")
@@ -164,6 +167,12 @@ class Campaign:
     matrix: dict[str, Any] = field(default_factory=dict)
     provenance: dict[str, dict[str, list[str]]] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    #: The second layout (``read/campaign_suite.py``): the suite read, the others (name -> rows),
+    #: a run still being written, and the folder's Markdown reports (paths).
+    suite: str | None = None
+    other_suites: dict[str, int] = field(default_factory=dict)
+    partial: bool = False
+    reports: list[str] = field(default_factory=list)
 
     @property
     def timed(self) -> bool:
@@ -246,7 +255,12 @@ def is_campaign_folder(path: str | os.PathLike) -> bool:
     path = os.fspath(path)
     if not os.path.isdir(path):
         return False
-    return os.path.isfile(os.path.join(path, LEDGER)) or _results_candidates(path) != []
+    if os.path.isfile(os.path.join(path, LEDGER)) or _results_candidates(path) != []:
+        return True
+    try:
+        return any(SUITE_RESULTS.fullmatch(n) for n in os.listdir(path))
+    except OSError:
+        return False
 
 
 def find_campaign_folders(path: str | os.PathLike) -> dict[str, str]:
@@ -289,14 +303,15 @@ def sweep_campaign_folders(root: str | os.PathLike) -> dict[str, str]:
 # ---------------------------------------------------------------- reading
 
 
-def read_campaign(folder: str | os.PathLike, name: str | None = None, rel: str | None = None) -> Campaign:
-    """Read one campaign folder (results, ledger, baseline matrix)."""
+def read_campaign(folder: str | os.PathLike, name: str | None = None, rel: str | None = None,
+                  results_path: str | None = None) -> Campaign:
+    """Read one campaign folder (results, ledger, baseline matrix); ``results_path`` picks the results file."""
     folder = os.fspath(folder)
     name = name or os.path.basename(os.path.abspath(folder))
     if not os.path.isdir(folder):
         raise InputError(folder, "no such campaign folder")
     ledger_path = os.path.join(folder, LEDGER)
-    results_path = results_file(folder)
+    results_path = results_path or results_file(folder)
     if not os.path.isfile(ledger_path):
         if results_path is None:
             raise InputError(folder, f"not a campaign folder: no {LEDGER} and no {RESULTS_JSONL} or {RESULTS_CSV}")
@@ -386,15 +401,15 @@ def _scalar(value: Any) -> Any:
     return value if isinstance(value, (str, int, float, bool, type(None))) else json.dumps(value, default=str)
 
 
-def _csv_records(path: str) -> Iterator[tuple[int, dict[str, Any]]]:
-    """(line number, row dict) for each data row of a CSV file with a header."""
+def _csv_records(path: str, required: tuple[str, ...] = REQUIRED_COLUMNS) -> Iterator[tuple[int, dict[str, Any]]]:
+    """(line number, row dict) for each data row of a CSV file with a header holding ``required``."""
     with _open_text(path) as fh:
         try:
             reader = csv.reader(fh)
             header = next(reader, None)
             if header is None:
                 raise InputError(path, "empty results file (no CSV header)", line=1)
-            missing = [c for c in REQUIRED_COLUMNS if c not in header]
+            missing = [c for c in required if c not in header]
             if missing:
                 raise InputError(path, f"not a results CSV: missing column {', '.join(repr(c) for c in missing)}",
                                  line=1)

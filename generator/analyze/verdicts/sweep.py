@@ -21,7 +21,8 @@ from generator.config import DEFAULT_REFERENCE, SweepConfig, load_config
 from generator.errors import InputError
 from generator.words import plural
 from generator.model import FORMAT_VERSION
-from generator.read.campaign import Campaign, ResultRow, find_campaign_folders, read_campaign
+from generator.read.campaign import Campaign, ResultRow, find_campaign_folders
+from generator.read.campaign_suite import read_campaign_folder
 from generator.read.discover import rel_path
 
 
@@ -129,7 +130,7 @@ def score_folder(folder: str, config: SweepConfig, kernels_json: Mapping[str, An
                  name: str | None = None, rel: str | None = None) -> KernelScore | InputError:
     """Read and score one campaign folder; its InputError is returned, not raised."""
     try:
-        return score_campaign(read_campaign(folder, name=name, rel=rel), config, kernels_json)
+        return score_campaign(read_campaign_folder(folder, name=name, rel=rel), config, kernels_json)
     except InputError as err:
         return err
 
