@@ -36,6 +36,8 @@ HELP = "Judge each kernel from its multi-shape timings: WIN / PARITY / HEADROOM 
 ORDER = 40
 
 _DASH = "\u2014"
+#: The word of a campaign that could not be read, in the tables.
+BROKEN = "broken"
 
 
 def add_arguments(p) -> None:
@@ -108,9 +110,9 @@ def run(args) -> int:
         json.dump(doc, sys.stdout, indent=1, sort_keys=True, ensure_ascii=False)
         sys.stdout.write("\n")
     elif args.markdown:
-        sys.stdout.write(render_markdown(scored, args.shapes))
+        sys.stdout.write(render_markdown(scored, args.shapes, doc["errors"]))
     else:
-        sys.stdout.write(render_text(scored, args.shapes))
+        sys.stdout.write(render_text(scored, args.shapes, doc["errors"]))
     return 1 if broken else 0
 
 
@@ -138,27 +140,32 @@ def _verdict_cell(s: KernelScore) -> str:
     return s.verdict + ("?" if s.uncertain else "") + ("*" if s.not_like_for_like else "")
 
 
-def render_text(scores: list[KernelScore], shapes: bool = False) -> str:
-    """The readable table of every timed kernel, then untimed ones and notes."""
-    if not scores:
+def render_text(scores: list[KernelScore], shapes: bool = False, broken: dict[str, str] | None = None) -> str:
+    """The readable table of every timed kernel (a broken campaign a row of its own), then untimed
+    ones and notes (each broken campaign's one line)."""
+    broken = broken or {}
+    if not scores and not broken:
         return ""
     timed = [s for s in scores if s.verdict != UNTIMED]
     lines = []
-    if timed:
-        t = timed[0].thresholds
-        lines.append(f"candidate {timed[0].candidate}; WIN >= {t.win:g}, HEADROOM < {t.headroom:g} "
-                     f"(geomean of best-baseline speedups; ? = within noise of a threshold; "
-                     f"* = not like-for-like)")
+    if timed or broken:
+        t = timed[0].thresholds if timed else None
+        if t is not None:
+            lines.append(f"candidate {timed[0].candidate}; WIN >= {t.win:g}, HEADROOM < {t.headroom:g} "
+                         f"(geomean of best-baseline speedups; ? = within noise of a threshold; "
+                         f"* = not like-for-like)")
         rows = [[s.op, _verdict_cell(s), s.geomean_text, _wins(s),
                  f"{s.parity}/{s.losses}", s.weighted_text, f"{s.candidate_ok}/{s.n_shapes}",
                  s.failures_text, _clip(s.worst_text, 60)] for s in timed]
+        rows += [[op, BROKEN, *[_DASH] * 7] for op in broken]
+        rows.sort(key=lambda r: r[0])
         lines += _table(["kernel", "verdict", "geomean", "wins", "par/loss", "weighted", "cand ok",
                          "failures", "worst shape"], rows)
     untimed = [s for s in scores if s.verdict == UNTIMED]
     if untimed:
         lines.append("")
         lines.append("untimed (ledger only): " + ", ".join(f"{s.op} ({plural(s.n_shapes, 'shape')})" for s in untimed))
-    notes = [(s.op, n) for s in timed for n in _kernel_notes(s)]
+    notes = [(s.op, n) for s in timed for n in _kernel_notes(s)] + [(op, f"{BROKEN}: {e}") for op, e in broken.items()]
     if notes:
         lines.append("")
         lines += [f"{op}: {n}" for op, n in notes]
@@ -205,9 +212,11 @@ def _md(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
 
-def render_markdown(scores: list[KernelScore], shapes: bool = False) -> str:
-    """A Markdown table: verdict, geomean, wins k of n, weighted, failures, worst shape."""
-    if not scores:
+def render_markdown(scores: list[KernelScore], shapes: bool = False, broken: dict[str, str] | None = None) -> str:
+    """A Markdown table: verdict, geomean, wins k of n, weighted, failures, worst shape; a broken
+    campaign is a row saying so, with its one line under the table."""
+    broken = broken or {}
+    if not scores and not broken:
         return ""
     timed = [s for s in scores if s.verdict != UNTIMED]
     lines = ["| Kernel | Verdict | Geomean vs best | Wins | Weighted | Failures | Worst shape |",
@@ -223,12 +232,13 @@ def render_markdown(scores: list[KernelScore], shapes: bool = False) -> str:
             worst = f"{s.worst.speedup_text} vs {_md(s.worst.best_baseline or '')} `{_md(_clip(s.worst.args_text, 120))}`"
         lines.append(f"| {_md(s.name)} (`{s.op}`) | {verdict} | {s.geomean_text} | "
                      f"{_wins(s)} | {s.weighted_text} | {s.failures_text} | {worst} |")
+    lines += [f"| `{op}` | **{BROKEN}** | {_DASH} | {_DASH} | {_DASH} | {_DASH} | {_DASH} |" for op in broken]
     if timed:
         t = timed[0].thresholds
         lines.append("")
         lines.append(f"Speedup = best baseline time / {timed[0].candidate} time; "
                      f"WIN >= {t.win:g}, HEADROOM < {t.headroom:g}.")
-    notes = [(s.op, n) for s in timed for n in _kernel_notes(s)]
+    notes = [(s.op, n) for s in timed for n in _kernel_notes(s)] + [(op, f"{BROKEN}: {e}") for op, e in broken.items()]
     untimed = [s for s in scores if s.verdict == UNTIMED]
     if untimed:
         notes.append(("untimed", ", ".join(f"`{s.op}` ({plural(s.n_shapes, 'shape')})" for s in untimed)))

@@ -7,7 +7,7 @@
      "sweep": {"title": "...", "date": "2026-06-01", "candidate": "flydsl",
                "thresholds": {"win": 1.05, "headroom": 0.95},
                "provenance": {"gpu": "AMD Instinct MI350X", "rocm": "7.2.0", ...}},
-     "tallies": {"win": 4, "parity": 0, "headroom": 9, "blocked": 0, "untimed": 5, "unscored": 1},
+     "tallies": {"win": 4, "parity": 0, "headroom": 9, "blocked": 0, "untimed": 5, "unscored": 1, "broken": 0},
      "kernels": [{"slug": "softmax", "name": "Softmax", "op": "softmax", "category": "reduction",
                   "verdict": "WIN", "geomean_vs_best": 1.079, "weighted_geomean_vs_best": null,
                   "wins": 40, "parity": 20, "losses": 13, "n_measured": 73, "n_shapes": 73,

@@ -1,0 +1,85 @@
+"""Issue 22: each case where something was lost without a word, through the CLI (exit status and
+the words). The campaigns here are hand-made (``tests/handmade.py``)."""
+
+from __future__ import annotations
+
+import json
+import os
+
+from generator.cli import main
+
+from handmade import handmade_suite_campaign, write_csv, write_jsonl
+
+
+def run_cli(capsys, *argv):
+    rc = main([*map(str, argv)])
+    out, err = capsys.readouterr()
+    return rc, out, err
+
+
+def handmade_sweep(root):
+    """A sweep (hand-made) with one second-layout campaign ``attn`` and one folder that is no campaign."""
+    handmade_suite_campaign(root / "benchmarks" / "examples" / "attn")
+    (root / "benchmarks" / "examples" / "odd").mkdir()
+    (root / "benchmarks" / "examples" / "odd" / "notes.txt").write_text("not a campaign\n")
+    return root
+
+
+ODD = ("benchmarks/examples/odd: not a campaign folder: no shape_ledger.jsonl, benchmark_results.jsonl or .csv, "
+       "or results_<suite>.jsonl or .csv")
+
+
+def test_a_second_layout_campaign_is_scored_not_broken(tmp_path, capsys):
+    root = tmp_path / "sweep"
+    handmade_suite_campaign(root / "benchmarks" / "examples" / "attn")
+    rc, out, err = run_cli(capsys, "verdicts", root, "--json")
+    assert (rc, err) == (0, "")
+    doc = json.loads(out)
+    assert doc["errors"] == {} and doc["campaigns"]["attn"]["results_file"] == "results_full.jsonl"
+    assert doc["campaigns"]["attn"]["notes"][0].startswith("suite full read (12 rows")
+
+
+def test_broken_campaigns_are_in_markdown_and_text(tmp_path, capsys):
+    root = handmade_sweep(tmp_path / "sweep")
+    rc, out, err = run_cli(capsys, "verdicts", root, "--markdown")
+    assert rc == 1
+    assert "| `odd` | **broken** | \u2014 | \u2014 | \u2014 | \u2014 | \u2014 |" in out.splitlines()
+    assert f"- `odd`: broken: {ODD}" in out.splitlines()
+    assert err == f"kernel-atlas: broken odd: {ODD}\n"
+    rc, out, err = run_cli(capsys, "verdicts", root)
+    assert rc == 1
+    assert [line.split() for line in out.splitlines() if line.startswith("odd ")] == [["odd", "broken", *["\u2014"] * 7]]
+    assert f"odd: broken: {ODD}" in out.splitlines()
+    rc, out, err = run_cli(capsys, "verdicts", root, "--json")
+    assert rc == 1 and json.loads(out)["errors"] == {"odd": ODD}
+
+
+def test_the_overview_tile_says_broken_and_the_path_once(tmp_path, capsys):
+    root = handmade_sweep(tmp_path / "sweep")
+    rc, out, err = run_cli(capsys, "build", root, "--out", tmp_path / "site", "--jobs", "1")
+    assert rc == 0
+    assert err.splitlines()[-1] == f"  broken odd: campaign {ODD}"
+    index = (tmp_path / "site" / "index.html").read_text(encoding="utf-8")
+    assert 'data-filter-verdict="BROKEN">' in index and 'data-i18n="verdict.broken">BROKEN</span>' in index
+    assert 'data-filter-verdict="NONE"' not in index  # no "no campaign" tile: every kernel has one
+    api = json.loads((tmp_path / "site" / "api" / "index.json").read_text(encoding="utf-8"))
+    assert api["tallies"]["broken"] == 1 and api["tallies"]["unscored"] == 0
+    doc = json.loads((tmp_path / "site" / "api" / "kernels" / "odd.json").read_text(encoding="utf-8"))
+    assert doc["broken"] == [f"campaign {ODD}"]
+
+
+def test_csv_and_jsonl_that_disagree_say_which_was_read(tmp_path, capsys):
+    folder = tmp_path / "op"
+    folder.mkdir()
+    write_jsonl(folder / "shape_ledger.jsonl", [{"shape_id": "s1", "stage": "prefill", "args": {"n": 1}}])
+    rows = [{"shape_id": "s1", "provider": p, "benchmark_status": "ok", "correct": True, "median_us": us}
+            for p, us in (("flydsl", 10.0), ("pytorch", 20.0))]
+    write_jsonl(folder / "benchmark_results.jsonl", rows)
+    write_csv(folder / "benchmark_results.csv", [{**rows[0], "median_us": 40.0}, rows[1]])  # edited later
+    os.utime(folder / "benchmark_results.jsonl", ns=(10**18, 10**18))
+    os.utime(folder / "benchmark_results.csv", ns=(2 * 10**18, 2 * 10**18))
+    rc, out, err = run_cli(capsys, "verdicts", folder)
+    assert rc == 0
+    assert ("op: benchmark_results.csv and benchmark_results.jsonl disagree (row 1: median_us 40.0 vs 10.0): "
+            "read benchmark_results.csv, the newer") in out.splitlines()
+    assert "0.50x" in out  # 20 / 40: the CSV's numbers
