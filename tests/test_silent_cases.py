@@ -83,3 +83,20 @@ def test_csv_and_jsonl_that_disagree_say_which_was_read(tmp_path, capsys):
     assert ("op: benchmark_results.csv and benchmark_results.jsonl disagree (row 1: median_us 40.0 vs 10.0): "
             "read benchmark_results.csv, the newer") in out.splitlines()
     assert "0.50x" in out  # 20 / 40: the CSV's numbers
+
+
+def test_build_with_nothing_to_build_exits_2_and_keeps_the_site(tmp_path, capsys):
+    root = handmade_sweep(tmp_path / "sweep")
+    site = tmp_path / "site"
+    assert run_cli(capsys, "build", root, "--out", site, "--quiet", "--jobs", "1")[0] == 0
+    before = sorted(p.relative_to(site) for p in site.rglob("*"))
+    empty = tmp_path / "empty"
+    (empty / "examples").mkdir(parents=True)
+    (empty / "benchmarks" / "examples").mkdir(parents=True)
+    rc, out, err = run_cli(capsys, "build", empty, "--out", site)
+    assert (rc, out) == (2, "")
+    assert err == (f"kernel-atlas: error: {empty}: nothing to build: no kernel bundle (examples/<kernel>/ with "
+                   "att_viewer/ or ncu/ captures) and no campaign (benchmarks/examples/<op>/)\n")
+    assert sorted(p.relative_to(site) for p in site.rglob("*")) == before
+    rc, out, err = run_cli(capsys, "verdicts", empty)
+    assert rc == 2 and err.count("\n") == 1
