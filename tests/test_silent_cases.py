@@ -100,3 +100,24 @@ def test_build_with_nothing_to_build_exits_2_and_keeps_the_site(tmp_path, capsys
     assert sorted(p.relative_to(site) for p in site.rglob("*")) == before
     rc, out, err = run_cli(capsys, "verdicts", empty)
     assert rc == 2 and err.count("\n") == 1
+
+
+def test_sweep_findings_are_rendered_and_linked(tmp_path, capsys):
+    root = tmp_path / "sweep"
+    handmade_suite_campaign(root / "benchmarks" / "examples" / "attn")
+    (root / "FINDINGS.md").write_text("# Findings 2026-06-01\n\n- attn loses at b4 <img src=x onerror=alert(1)>\n",
+                                      encoding="utf-8")
+    site = tmp_path / "site"
+    assert run_cli(capsys, "build", root, "--out", site, "--quiet", "--jobs", "1")[0] == 0
+    index = (site / "index.html").read_text(encoding="utf-8")
+    assert ('<a href="findings.html" data-i18n="findings.link">Findings (hand-written)</a> '
+            '<span class="muted" translate="no">2026-06-01</span>') in index
+    page = (site / "findings.html").read_text(encoding="utf-8")
+    assert "<li>attn loses at b4 &lt;img src=x onerror=alert(1)&gt;</li>" in page  # raw HTML kept as text
+    assert 'data-i18n="findings.handwritten"' in page
+    (root / "FINDINGS.md").write_text("# Findings, undated\n", encoding="utf-8")
+    assert run_cli(capsys, "build", root, "--out", site, "--quiet", "--jobs", "1")[0] == 0
+    assert "Findings, undated" in (site / "findings.html").read_text(encoding="utf-8")
+    (root / "FINDINGS.md").unlink()
+    assert run_cli(capsys, "build", root, "--out", site, "--quiet", "--jobs", "1")[0] == 0
+    assert not (site / "findings.html").exists() and "findings.html" not in (site / "index.html").read_text()

@@ -45,6 +45,7 @@ from generator import __version__
 from generator.analyze import provenance
 from generator.site import api, gather, plan, publish, render, source_pages
 from generator.site.views import base as base_views
+from generator.site.views import findings as findings_views
 from generator.site.views import history as history_views
 from generator.site.views import kernel as kernel_views
 from generator.site.views import overview as overview_views
@@ -342,6 +343,13 @@ def overview_pages(bp: plan.BuildPlan, ctx: base_views.SiteContext, site: Site,
     facts = [overview_views.Fact(gather.PROVENANCE_LABELS.get(key, key.replace("_", " ")), value)
              for key, value in prov.items()]
     overview = overview_views.overview_page(ordered, ctx, facts, bp.date, reading, notes=gather.overview_notes(bp.root))
+    findings = os.path.join(bp.root, findings_views.FINDINGS)
+    if os.path.isfile(findings):
+        text = render.read_report(findings)
+        date = findings_views.findings_date(text, os.path.getmtime(findings))
+        page = findings_views.findings_page(ctx.title, render.render_markdown(text), date, ctx.history)
+        site.files["findings.html"] = render.render_findings(page, bp.assets)
+        overview.findings = findings_views.FindingsLink("findings.html", date)
     site.files["index.html"] = render.render_overview(overview, bp.assets)
     site.files["api/index.json"] = publish.json_bytes(api.index_doc(ordered, overview, ctx, prov, bp.date, reading))
     site.files.update(bp.assets.files)

@@ -116,6 +116,9 @@ def global_hash(sweep, config: SweepConfig, base_url: str, assets: render.Assets
         parts.append("config:" + publish.sha256_file(config.path))
     if sweep.kernels_json and os.path.isfile(sweep.kernels_json):
         parts.append("kernels_json:" + publish.sha256_file(sweep.kernels_json))
+    findings = os.path.join(sweep.root, "FINDINGS.md")  # views.findings.FINDINGS, on the overview
+    if os.path.isfile(findings):
+        parts.append("findings:" + publish.sha256_file(findings))
     return publish.combine(parts)
 
 

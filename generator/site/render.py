@@ -257,6 +257,11 @@ def render_history(page: Any, assets: Assets) -> bytes:
     return render_template("history.html", page=page, assets=assets)
 
 
+def render_findings(page: Any, assets: Assets) -> bytes:
+    """``findings.html``."""
+    return render_template("findings.html", page=page, assets=assets)
+
+
 def render_badge(badge: Any) -> bytes:
     """``badges/<slug>.svg``."""
     return render_template("badge.svg", badge=badge)

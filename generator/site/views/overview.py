@@ -470,6 +470,7 @@ class OverviewPage:
     severity_help: str = ""
     severity_help_zh: str = ""
     verdict_filter_keys: dict[str, str] = field(default_factory=dict)  # issue 13 (5): value -> catalogue key
+    findings: Any = None  # views.findings.FindingsLink when the sweep has a FINDINGS.md
 
 
 @dataclass
