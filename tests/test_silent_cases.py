@@ -121,3 +121,29 @@ def test_sweep_findings_are_rendered_and_linked(tmp_path, capsys):
     (root / "FINDINGS.md").unlink()
     assert run_cli(capsys, "build", root, "--out", site, "--quiet", "--jobs", "1")[0] == 0
     assert not (site / "findings.html").exists() and "findings.html" not in (site / "index.html").read_text()
+
+
+def test_history_keeps_every_sweep_of_a_day(tmp_path, capsys, monkeypatch):
+    """Two different sweeps dated alike are two entries; a rebuild of one replaces its own."""
+    monkeypatch.delenv("SOURCE_DATE_EPOCH", raising=False)
+    a, b = handmade_sweep(tmp_path / "a"), handmade_sweep(tmp_path / "b")
+    for root in (a, b):
+        (root / "kernel-atlas.toml").write_text('[provenance]\ncapture_date = "2026-06-01"\n', encoding="utf-8")
+    rows = [json.loads(line) for line in (b / "benchmarks/examples/attn/results_full.jsonl").read_text().splitlines()]
+    rows[0]["us_median"] = 30.0  # sweep b: flydsl slower on b1 (hand-made)
+    write_jsonl(b / "benchmarks/examples/attn/results_full.jsonl", rows)
+    site, hist = tmp_path / "site", tmp_path / "history"
+
+    def build(root, *more):
+        rc, out, err = run_cli(capsys, "build", root, "--out", site, "--history", hist, "--jobs", "1", *more)
+        assert rc == 0
+        return [line for line in err.splitlines() if line.startswith("history: ")]
+
+    assert build(a) == ["history: added '2026-06-01', a new sweep; 1 sweep kept"]
+    assert build(a, "--force") == ["history: replaced '2026-06-01', the same sweep; 1 sweep kept"]
+    assert build(b) == ["history: added '2026-06-01.2', a different sweep of the same date; 2 sweeps kept"]
+    entries = json.loads((hist / "history.json").read_text())["entries"]
+    assert [e["label"] for e in entries] == ["2026-06-01", "2026-06-01.2"]
+    assert entries[0]["identity"] != entries[1]["identity"]
+    page = (site / "history.html").read_text(encoding="utf-8")
+    assert 'id="h-attn"' in page and 'id="h-odd"' not in page  # odd has no timings: no empty chart
