@@ -79,3 +79,19 @@ def handmade_suite_campaign(folder: Path, *, smoke: bool = True, partial: bool =
         (folder / "BENCHMARK_REPORT.md").write_text("# Hand-made report\n\nflydsl vs aiter <script>x</script>\n",
                                                     encoding="utf-8")
     return folder
+
+
+def handmade_classic_campaign(folder: Path, slower: dict[str, float] | None = None) -> Path:
+    """A classic campaign (hand-made): 10 shapes ``n1``..``n10``, flydsl at 10 us against pytorch at
+    12 us (1.20x), every row with p90/p10 = 1.03; ``slower`` multiplies flydsl's times of some shapes."""
+    folder.mkdir(parents=True, exist_ok=True)
+    ledger = [{"shape_id": f"n{i}", "model": "m", "stage": "prefill", "dtype": "bf16", "args": {"n": i}}
+              for i in range(1, 11)]
+    rows = []
+    for shape in ledger:
+        for provider, us in (("flydsl", 10.0 * (slower or {}).get(shape["shape_id"], 1.0)), ("pytorch", 12.0)):
+            rows.append({"shape_id": shape["shape_id"], "provider": provider, "benchmark_status": "ok",
+                         "correct": True, "median_us": us, "p10_us": us, "p90_us": us * 1.03})
+    write_jsonl(folder / "shape_ledger.jsonl", ledger)
+    write_jsonl(folder / "benchmark_results.jsonl", rows)
+    return folder

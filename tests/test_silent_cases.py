@@ -147,3 +147,26 @@ def test_history_keeps_every_sweep_of_a_day(tmp_path, capsys, monkeypatch):
     assert entries[0]["identity"] != entries[1]["identity"]
     page = (site / "history.html").read_text(encoding="utf-8")
     assert 'id="h-attn"' in page and 'id="h-odd"' not in page  # odd has no timings: no empty chart
+
+
+def test_one_shape_slower_beyond_its_noise_fails_the_diff(tmp_path, capsys):
+    from handmade import handmade_classic_campaign
+
+    old, new = tmp_path / "old", tmp_path / "new"
+    handmade_classic_campaign(old / "benchmarks" / "examples" / "norm")
+    handmade_classic_campaign(new / "benchmarks" / "examples" / "norm", slower={"n4": 1.17})
+    rc, out, err = run_cli(capsys, "diff", old, new)
+    assert rc == 0
+    lines = out.splitlines()
+    # the kernel's geomean moves 1.6 % (1.17 ** (1 / 10)): within its 3 % noise; the shape moved 14.5 %
+    assert "1 shape slower beyond its noise in 1 kernel that held its geomean" in lines[0]
+    assert "  n=4 bf16: 1.20x \u2192 1.03x (-14.5%)  [unexplained: candidate time \u00d71.17; no commit or " \
+           "environment change recorded]" in lines
+    assert "  cause of the geomean change: noise: within the noise (\u00b13.0%)" in lines
+    assert not any(line.strip().startswith("cause: ") for line in lines)
+    rc, out, err = run_cli(capsys, "diff", old, new, "--fail-on-regression")
+    assert rc == 1
+    rc, out, err = run_cli(capsys, "diff", old, new, "--json")
+    assert json.loads(out)["shape_regressions"] == [["norm", "n4"]] and json.loads(out)["regressions"] == []
+    rc, out, err = run_cli(capsys, "diff", old, old, "--fail-on-regression")
+    assert rc == 0
