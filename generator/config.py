@@ -32,6 +32,9 @@ from the benchmark results. Example::
     [history]
     keep = 20                     # sweeps kept in the history
 
+    [verdicts]
+    floor_us = 12.8               # the harness's timing floor (VERDICTS rule 11; default: measured)
+
     [severity]                    # how far a HEADROOM geomean sits from parity
     near = 0.90                   # geomean >= near: "near" (tune the last shapes)
     tune = 0.75                   # tune <= geomean < near: "tune"; below tune: "rewrite"
@@ -98,6 +101,7 @@ class SweepConfig:
     history_keep: int | None = None
     severity_near: float = DEFAULT_SEVERITY_NEAR
     severity_tune: float = DEFAULT_SEVERITY_TUNE
+    floor_us: float | None = None  # None: the lowest usable time of the sweep (VERDICTS rule 11)
 
     @property
     def campaigns(self) -> dict[str, str]:
@@ -144,6 +148,7 @@ def config_from_dict(raw: dict[str, Any], path: str | None = None) -> SweepConfi
     weighting = _table(raw, "weighting", where)
     history = _table(raw, "history", where)
     severity = _table(raw, "severity", where)
+    verdicts = _table(raw, "verdicts", where)
     cfg = SweepConfig(
         path=path,
         raw=raw,
@@ -158,6 +163,7 @@ def config_from_dict(raw: dict[str, Any], path: str | None = None) -> SweepConfi
         device=_str(raw, "device", where),
         peaks=dict(_table(raw, "peaks", where)),
         history_keep=_int(history, "keep", where, "history.keep"),
+        floor_us=_number(verdicts, "floor_us", where, "verdicts.floor_us", 1.0) if "floor_us" in verdicts else None,
     )
     # defaults follow a lower headroom threshold, so that [thresholds] alone stays valid
     cfg.severity_near = _number(severity, "near", where, "severity.near", min(DEFAULT_SEVERITY_NEAR, cfg.headroom))

@@ -80,7 +80,7 @@ def test_csv_and_jsonl_hold_the_same_rows_and_give_the_same_scores(sweep):
 
 def test_rows_as_dataframe(sweep):
     df = read_campaign(campaign_dir(sweep, "quant")).to_dataframe()
-    assert df.shape == (120, 19)  # 14 + correctness_error, effective_gbps, 3 scope flags
+    assert df.shape == (120, 22)  # 14 + correctness_error, effective_gbps, 3 scope flags, eager_median_us, effective_tflops, dtype
     assert df.groupby("provider")["median_us"].count()["flydsl"] == 12
 
 

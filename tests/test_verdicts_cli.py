@@ -51,7 +51,7 @@ def test_json_matches_reference_numbers(sweep, capsys):
             elif isinstance(value, dict):
                 assert {k: [round(v[0], 3), v[1]] for k, v in got[key].items()} == \
                        {k: [round(v[0], 3), v[1]] for k, v in value.items()}, (op, key)
-            elif key == "like_for_like_geomean" and value is not None:
+            elif key in ("like_for_like_geomean", "verdict_geomean") and value is not None:
                 assert [round(got[key][0], 3), got[key][1]] == [round(value[0], 3), value[1]], (op, key)
             else:
                 assert got[key] == value, (op, key)
@@ -77,14 +77,16 @@ def test_markdown_table(sweep, capsys):
     rc, out, _ = run_cli(capsys, sweep, "--markdown")
     assert rc == 0
     lines = out.splitlines()
-    assert lines[0] == "| Kernel | Verdict | Geomean vs best | Wins | Weighted | Failures | Worst shape |"
-    assert "| Vector Add (`vec_add`) | **HEADROOM** (uncertain) | 0.95x | 0 of 12 | \u2014 | none | " \
-           "0.77x vs aiter_triton `n=7340032` |" in lines
-    assert "| RMSNorm (`rmsnorm`) | **HEADROOM** | 0.88x | 6 of 153 | 0.82x | 6 hard | " \
+    assert lines[0] == ("| Kernel | Verdict | Ratio | Basis | Vs any baseline | Wins | At floor | Weighted | "
+                        "Failures | Worst shape |")
+    assert "| Vector Add (`vec_add`) | **HEADROOM** (uncertain) | 0.92x | shapes | 0.95x | 0 of 12 | 5 | \u2014 | " \
+           "none | 0.77x vs aiter_triton `n=7340032` |" in lines
+    assert "| RMSNorm (`rmsnorm`) | **HEADROOM** | 0.81x | shapes | 0.88x | 6 of 153 | 83 | 0.82x | 6 hard | " \
            "0.58x vs aiter_triton `M=16384 N=7168 eps=1e-05` |" in lines
     row = next(x for x in lines if "`moe_blockscale`" in x)
-    # VERDICTS rule 7: the 6 shapes aiter fails too are suspect, not hard failures
-    assert "**WIN**" in row and "| 2 harness |" in row and "not like-for-like" in row
+    # VERDICTS rule 7: the 6 shapes aiter fails too are suspect, not hard failures; rule 12: the pair decides
+    assert "**HEADROOM**, from the profiled pair vs CK: 0.82x" in row and "| 2 harness |" in row
+    assert "| 0.82x | pair | 7.09x |" in row and "not like-for-like" in row
     assert sum(1 for x in lines if x.startswith("| ") and "`)" in x) == 13
 
 
@@ -92,15 +94,20 @@ def test_text_table(sweep, capsys):
     rc, out, _ = run_cli(capsys, sweep)
     assert rc == 0
     rows = {line.split()[0]: line.split() for line in out.splitlines()[2:15]}
-    assert rows["softmax"][:5] == ["softmax", "WIN?", "1.08x", "29", "of"]
-    assert rows["gemm"][1:3] == ["HEADROOM", "0.50x"]
+    assert rows["softmax"][:7] == ["softmax", "WIN", "1.19x", "shapes", "1.08x", "29", "of"]
+    assert rows["gemm"][1:5] == ["HEADROOM", "0.48x", "shapes", "0.50x"]
+    assert rows["moe_gemm"][1:5] == ["WIN*", "1.11x", "pair", "5.19x"]
     assert "untimed (ledger only): attention_prefill (42 shapes)" in out
 
 
 def test_text_shapes_table(sweep, capsys):
     rc, out, _ = run_cli(capsys, sweep / "benchmarks" / "examples" / "pa_decode", "--shapes")
     assert rc == 0
-    assert "pa_decode (Paged-Attn Decode (PS)): HEADROOM, geomean 0.493x < 0.95 over 12 measured shapes" in out
+    # read alone, the campaign's own floor (17.80 us: 2 shapes below 1.25x it); the two sliding-window
+    # shapes compare eager to eager (rule 10)
+    assert ("pa_decode (Paged-Attn Decode (PS)): HEADROOM, verdict geomean 0.498x < 0.95 over 10 shapes against "
+            "a comparable baseline") in out
+    assert sum(1 for x in out.splitlines() if x.startswith("batch=") and "x floor" in x) == 2
     header = next(x for x in out.splitlines() if x.startswith("args"))
     assert header.split()[:6] == ["args", "stage", "model", "weight", "flydsl", "gluon"]
 

@@ -140,6 +140,11 @@ def _verdict_cell(s: KernelScore) -> str:
     return s.verdict + ("?" if s.uncertain else "") + ("*" if s.not_like_for_like else "")
 
 
+def _floor_cell(s: KernelScore) -> str:
+    """Measured shapes at the timing floor (rule 11), a dash for none."""
+    return str(s.at_floor) if s.at_floor else _DASH
+
+
 def render_text(scores: list[KernelScore], shapes: bool = False, broken: dict[str, str] | None = None) -> str:
     """The readable table of every timed kernel (a broken campaign a row of its own), then untimed
     ones and notes (each broken campaign's one line)."""
@@ -148,19 +153,20 @@ def render_text(scores: list[KernelScore], shapes: bool = False, broken: dict[st
         return ""
     timed = [s for s in scores if s.verdict != UNTIMED]
     lines = []
+    if timed:
+        t = timed[0].thresholds
+        lines.append(f"candidate {timed[0].candidate}; WIN >= {t.win:g}, HEADROOM < {t.headroom:g} "
+                     f"(the ratio the verdict rests on, by its basis: shapes = geomean vs a comparable baseline "
+                     f"over shapes above the timing floor, pair = the profiled pair; vs any = geomean vs the "
+                     f"best baseline of any kind, and its wins, parity and losses over the measured shapes; ? = within noise of a threshold; * = not like-for-like)")
     if timed or broken:
-        t = timed[0].thresholds if timed else None
-        if t is not None:
-            lines.append(f"candidate {timed[0].candidate}; WIN >= {t.win:g}, HEADROOM < {t.headroom:g} "
-                         f"(geomean of best-baseline speedups; ? = within noise of a threshold; "
-                         f"* = not like-for-like)")
-        rows = [[s.op, _verdict_cell(s), s.geomean_text, _wins(s),
-                 f"{s.parity}/{s.losses}", s.weighted_text, f"{s.candidate_ok}/{s.n_shapes}",
-                 s.failures_text, _clip(s.worst_text, 60)] for s in timed]
-        rows += [[op, BROKEN, *[_DASH] * 7] for op in broken]
+        rows = [[s.op, _verdict_cell(s), s.verdict_value_text, s.verdict_basis, s.geomean_text, _wins(s),
+                 f"{s.parity}/{s.losses}", _floor_cell(s), s.weighted_text,
+                 f"{s.candidate_ok}/{s.n_shapes}", s.failures_text, _clip(s.worst_text, 60)] for s in timed]
+        rows += [[op, BROKEN, *[_DASH] * 10] for op in broken]
         rows.sort(key=lambda r: r[0])
-        lines += _table(["kernel", "verdict", "geomean", "wins", "par/loss", "weighted", "cand ok",
-                         "failures", "worst shape"], rows)
+        lines += _table(["kernel", "verdict", "ratio", "basis", "vs any", "wins", "par/loss", "at floor",
+                         "weighted", "cand ok", "failures", "worst shape"], rows)
     untimed = [s for s in scores if s.verdict == UNTIMED]
     if untimed:
         lines.append("")
@@ -191,7 +197,7 @@ def _kernel_notes(s: KernelScore) -> list[str]:
 
 def _shape_rows(s: KernelScore, args_width: int) -> tuple[list[str], list[list[str]]]:
     """Header and rows of one kernel's per-shape table."""
-    header = ["args", "stage", "model", "weight", *s.providers, "best", "speedup", "failure"]
+    header = ["args", "stage", "model", "weight", *s.providers, "best", "speedup", "verdict vs", "ratio", "failure"]
     rows = []
     for sh in s.shapes:
         cells = [_clip(sh.args_text, args_width), sh.stage, _clip(sh.model, 24),
@@ -199,7 +205,9 @@ def _shape_rows(s: KernelScore, args_width: int) -> tuple[list[str], list[list[s
         for p in s.providers:
             r = sh.providers.get(p)
             cells.append(r.time_text if r else _DASH)
-        cells += [sh.best_baseline or _DASH, sh.speedup_text, _clip(sh.failure_short or "", 60)]
+        ratio = _DASH if sh.verdict_speedup is None else f"{sh.verdict_speedup:.2f}x" + (" floor" if sh.at_floor else "")
+        cells += [sh.best_baseline or _DASH, sh.speedup_text, sh.verdict_baseline or _DASH, ratio,
+                  _clip(sh.failure_short or "", 60)]
         rows.append(cells)
     return header, rows
 
@@ -219,10 +227,12 @@ def render_markdown(scores: list[KernelScore], shapes: bool = False, broken: dic
     if not scores and not broken:
         return ""
     timed = [s for s in scores if s.verdict != UNTIMED]
-    lines = ["| Kernel | Verdict | Geomean vs best | Wins | Weighted | Failures | Worst shape |",
-             "|---|---|---:|---|---:|---|---|"]
+    lines = ["| Kernel | Verdict | Ratio | Basis | Vs any baseline | Wins | At floor | Weighted | Failures "
+             "| Worst shape |",
+             "|---|---|---:|---|---:|---|---:|---:|---|---|"]
     for s in timed:
-        verdict = f"**{s.verdict}**" + (" (uncertain)" if s.uncertain else "")
+        verdict = f"**{s.verdict}**" + (f", {_md(s.basis_text)}" if s.basis_text else "")
+        verdict += " (uncertain)" if s.uncertain else ""
         if s.reference_only:
             verdict += " (reference only)"
         if s.not_like_for_like:
@@ -230,14 +240,18 @@ def render_markdown(scores: list[KernelScore], shapes: bool = False, broken: dic
         worst = _DASH
         if s.worst:
             worst = f"{s.worst.speedup_text} vs {_md(s.worst.best_baseline or '')} `{_md(_clip(s.worst.args_text, 120))}`"
-        lines.append(f"| {_md(s.name)} (`{s.op}`) | {verdict} | {s.geomean_text} | "
-                     f"{_wins(s)} | {s.weighted_text} | {s.failures_text} | {worst} |")
-    lines += [f"| `{op}` | **{BROKEN}** | {_DASH} | {_DASH} | {_DASH} | {_DASH} | {_DASH} |" for op in broken]
+        lines.append(f"| {_md(s.name)} (`{s.op}`) | {verdict} | {s.verdict_value_text} | {s.verdict_basis} | "
+                     f"{s.geomean_text} | {_wins(s)} | {_floor_cell(s)} | {s.weighted_text} | {s.failures_text} "
+                     f"| {worst} |")
+    lines += [f"| `{op}` | **{BROKEN}** |" + f" {_DASH} |" * 8 for op in broken]
     if timed:
         t = timed[0].thresholds
         lines.append("")
-        lines.append(f"Speedup = best baseline time / {timed[0].candidate} time; "
-                     f"WIN >= {t.win:g}, HEADROOM < {t.headroom:g}.")
+        lines.append(f"Speedup = baseline time / {timed[0].candidate} time; WIN >= {t.win:g}, HEADROOM < "
+                     f"{t.headroom:g}. Ratio: what the verdict rests on (basis `shapes`: the geomean against a "
+                     f"baseline timed the same way over the same work, shapes at the timing floor left out; "
+                     f"`pair`: the profiling sweep's hand-matched pair). Vs any baseline: the geomean against "
+                     f"the fastest baseline of any kind, for reference.")
     notes = [(s.op, n) for s in timed for n in _kernel_notes(s)] + [(op, f"{BROKEN}: {e}") for op, e in broken.items()]
     untimed = [s for s in scores if s.verdict == UNTIMED]
     if untimed:

@@ -61,7 +61,7 @@ SUITE_RESULTS = re.compile(r"results_(?P<suite>[^/]+?)(?P<partial>\.partial)?\.(
 
 #: Columns every results file must have (values may be empty).
 REQUIRED_COLUMNS = ("shape_id", "provider", "benchmark_status", "correct", "median_us")
-_NUMBERS = ("median_us", "p10_us", "p90_us", "std_us", "effective_gbps")
+_NUMBERS = ("median_us", "p10_us", "p90_us", "std_us", "effective_gbps", "eager_median_us", "effective_tflops")
 #: Scope flags of a row (VERDICTS rule 8).
 SCOPE_FLAGS = ("includes_layout_conversion", "includes_jit", "includes_allocation")
 _REASONS = ("skip_reason", "correctness_error", "graph_capture_error")
@@ -110,11 +110,17 @@ class ResultRow:
     includes_layout_conversion: bool | None = None
     includes_jit: bool | None = None
     includes_allocation: bool | None = None
+    #: The eager (not graph-replayed) median of a row timed both ways (VERDICTS rule 10).
+    eager_median_us: float | None = None
+    #: Achieved compute throughput (VERDICTS rule 9's compute roof).
+    effective_tflops: float | None = None
+    dtype: str | None = None
 
     @property
     def usable(self) -> bool:
-        """A real measurement: status ok, verified correct, a positive median time."""
-        return self.status == "ok" and self.correct is True and (self.median_us or 0.0) > 0.0
+        """A real measurement: status ok, not failed verification (``correct`` true, or not
+        checked), a positive median time (VERDICTS rule 1)."""
+        return self.status == "ok" and self.correct is not False and (self.median_us or 0.0) > 0.0
 
 
 @dataclass(slots=True)
@@ -431,10 +437,11 @@ def _csv_records(path: str, required: tuple[str, ...] = REQUIRED_COLUMNS) -> Ite
 #: one (``reason`` joins the error texts; see ``_result_row``), and the types each may have there.
 _PLAIN_FIELDS = ("shape_id", "provider", "benchmark_status", "correct", "median_us", "p10_us", "p90_us",
                  "std_us", "stable", "timing_method", "cache_state", "correctness_error", "effective_gbps",
-                 *SCOPE_FLAGS, "skip_reason", "graph_capture_error")
+                 *SCOPE_FLAGS, "skip_reason", "graph_capture_error", "eager_median_us", "effective_tflops",
+                 "dtype")
 _TEXT, _FLOAT, _BOOL, _OPT_TEXT = {str}, {float, type(None)}, {bool, type(None)}, {str, type(None)}
 _PLAIN_TYPES = (_TEXT, _TEXT, _TEXT, _BOOL, _FLOAT, _FLOAT, _FLOAT, _FLOAT, _BOOL, _OPT_TEXT, _OPT_TEXT,
-                _OPT_TEXT, _FLOAT, _BOOL, _BOOL, _BOOL, _OPT_TEXT, _OPT_TEXT)
+                _OPT_TEXT, _FLOAT, _BOOL, _BOOL, _BOOL, _OPT_TEXT, _OPT_TEXT, _FLOAT, _FLOAT, _OPT_TEXT)
 _plain_values = operator.itemgetter(*_PLAIN_FIELDS)
 #: Type signatures of rows seen -> whether they are plain (memo of ``_is_plain``).
 _PLAIN_SIGNATURES: dict[tuple[type, ...], bool] = {}
@@ -459,16 +466,18 @@ def _result_row(rec: dict[str, Any], index: int, line: int, path: str) -> Result
     if not plain or "" in values:
         return _checked_row(rec, index, line, path)
     (shape_id, provider, status, correct, median_us, p10_us, p90_us, std_us, stable, timing_method, cache_state,
-     correctness_error, effective_gbps, layout, jit, allocation, skip_reason, capture_error) = values
+     correctness_error, effective_gbps, layout, jit, allocation, skip_reason, capture_error, eager_us, tflops,
+     dtype) = values
     if median_us != median_us or p10_us != p10_us or p90_us != p90_us or std_us != std_us \
-            or effective_gbps != effective_gbps:  # NaN
+            or effective_gbps != effective_gbps or eager_us != eager_us or tflops != tflops:  # NaN
         return _checked_row(rec, index, line, path)
     if skip_reason is None and correctness_error is None and capture_error is None:
         reason = None
     else:
         reason = "; ".join(t for t in (skip_reason, correctness_error, capture_error) if t)
     return ResultRow(index, line, shape_id, provider, status, correct, median_us, p10_us, p90_us, std_us, stable,
-                     timing_method, cache_state, reason, correctness_error, effective_gbps, layout, jit, allocation)
+                     timing_method, cache_state, reason, correctness_error, effective_gbps, layout, jit, allocation,
+                     eager_us, tflops, dtype)
 
 
 def _checked_row(rec: dict[str, Any], index: int, line: int, path: str) -> ResultRow:
@@ -496,6 +505,7 @@ def _checked_row(rec: dict[str, Any], index: int, line: int, path: str) -> Resul
         cache_state=_text(rec.get("cache_state")),
         reason="; ".join(reasons) if reasons else None,
         correctness_error=_text(rec.get("correctness_error")),
+        dtype=_text(rec.get("dtype")),
         **{c: _bool(rec.get(c), c, path, line) for c in SCOPE_FLAGS},
         **numbers,
     )

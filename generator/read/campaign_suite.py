@@ -313,6 +313,8 @@ def suite_row(rec: dict[str, Any], index: int, line: int, path: str) -> ResultRo
         timing_method=classic._text(rec.get("timing_method")),
         reason=err, correctness_error=err if correct is False else None,
         effective_gbps=number(rec.get("gbps"), "gbps", path, line),
+        effective_tflops=number(rec.get("tflops"), "tflops", path, line),
+        dtype=classic._text(rec.get("dtype")),
     )
 
 

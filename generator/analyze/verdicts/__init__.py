@@ -77,6 +77,7 @@ from generator.analyze.verdicts.kernel import KernelScore, spread_of, summarize
 from generator.analyze.verdicts.rules import (
     ABOVE_ROOF_FACTOR,
     ABOVE_ROOF_TEXT,
+    BASES,
     BLOCKED,
     COMPARED_SCOPE_FLAGS,
     FAILED_STATUSES,
@@ -96,6 +97,12 @@ from generator.analyze.verdicts.rules import (
     is_incorrect,
     is_suspect_reference,
     is_uncertain,
+    Roofs,
+    at_floor,
+    common_times,
+    decide_ladder,
+    timing_floor,
+    verdict_baseline,
     like_for_like,
     median,
     pick_row,
@@ -108,10 +115,12 @@ from generator.analyze.verdicts.rules import (
 )
 from generator.analyze.verdicts.shapes import ProviderResult, ShapeResult, args_text, score_shape
 from generator.analyze.verdicts.sweep import (
+    device_roofs,
     hbm_roof_gbps,
     score_campaign,
     score_folder,
     score_sweep,
+    sweep_floor,
     verdicts_document,
 )
 
@@ -124,5 +133,6 @@ __all__ = [
     "is_suspect_reference", "is_uncertain", "kernel_entries", "like_for_like", "load_kernels_json", "median",
     "pick_row", "plural", "reaches", "read_kernels_json", "score_campaign", "score_folder", "score_shape",
     "score_sweep", "split_geomeans", "spread", "spread_of", "summarize", "verdict_of_speedup",
-    "verdicts_document", "weighted_geomean",
+    "verdicts_document", "weighted_geomean", "BASES", "Roofs", "at_floor", "common_times", "decide_ladder",
+    "device_roofs", "sweep_floor", "timing_floor", "verdict_baseline",
 ]

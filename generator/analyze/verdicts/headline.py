@@ -172,6 +172,8 @@ def headline_note(headline: HeadlinePair | None, score: "KernelScore") -> str | 
     """A sentence when the headline pair's verdict differs from the multi-shape verdict."""
     if headline is None or score.verdict == UNTIMED or headline.verdict == score.verdict:
         return None
-    geo = f"geomean {_fmt_x(score.geomean_vs_best)} over " if score.geomean_vs_best is not None else ""
-    return (f"Headline pair {headline.text} reads {headline.verdict}, but the multi-shape verdict is "
-            f"{score.verdict} ({geo}{plural(score.n_measured, 'measured shape')}).")
+    geo = ""
+    if score.verdict_geomean:
+        g, n = score.verdict_geomean
+        geo = f" (verdict geomean {_fmt_x(g)} over {plural(n, 'shape')})"
+    return f"Headline pair {headline.text} reads {headline.verdict}, but the multi-shape verdict is {score.verdict}{geo}."

@@ -14,7 +14,7 @@ from generator.analyze.verdicts.rules import (
     VERDICTS,
     WIN,
     Thresholds,
-    decide_verdict,
+    decide_ladder,
     geomean,
     is_uncertain,
     median,
@@ -42,6 +42,7 @@ class KernelScore:
     thresholds: Thresholds
     verdict: str  # WIN / PARITY / HEADROOM / BLOCKED, or UNTIMED
     verdict_reason: str
+    verdict_basis: str  # the rung of the evidence ladder that decided (rules.BASES)
     n_shapes: int
     n_measured: int
     n_measurable: int
@@ -78,6 +79,16 @@ class KernelScore:
     like_for_like_reference_only: bool = False
     not_like_for_like: bool = False
     above_roof: list[list[str]] = field(default_factory=list)  # sorted [shape_id, provider] (rule 9)
+    # rules 10-12: the like-for-like evidence the verdict rests on
+    verdict_geomean: list | None = None  # [geomean of verdict baseline / candidate, n] over verdict shapes
+    verdict_reference_only: bool = False  # every verdict baseline is the reference provider
+    at_floor: int = 0  # measured shapes whose candidate and verdict baseline both sit at the floor
+    not_comparable: int = 0  # measured shapes with no comparable baseline
+    floor_us: float | None = None
+    bound_geomean: list | None = None  # [geomean vs non-comparable baselines, n] (rung ``bound``)
+    pair_speedup: float | None = None  # the headline pair's ratio when rung ``pair`` read it
+    blocked_reason: str | None = None  # "no measured shape" / "hard failures" / "no like-for-like baseline"
+    unverified: int = 0  # measured shapes timed without a correctness check (rule 1)
     # display and context, filled by score_campaign
     name: str = ""
     category: str | None = None
@@ -100,6 +111,43 @@ class KernelScore:
     @property
     def best_speedup(self) -> float | None:
         return self.best.speedup if self.best else None
+
+    @property
+    def verdict_value(self) -> float | None:
+        """The ratio that decided the verdict: the verdict geomean, the pair, or the bound."""
+        if self.verdict_basis == "shapes" and self.verdict_geomean:
+            return self.verdict_geomean[0]
+        if self.verdict_basis == "pair":
+            return self.pair_speedup
+        if self.verdict_basis == "bound" and self.bound_geomean:
+            return self.bound_geomean[0]
+        return None
+
+    @property
+    def verdict_value_text(self) -> str:
+        return _fmt_x(self.verdict_value)
+
+    @property
+    def basis_text(self) -> str:
+        """The basis in words beside a verdict not decided by its shapes ("" when it was)."""
+        return "" if self.basis_msg is None else _BASIS_EN[self.verdict_basis].format(**self._basis_params())
+
+    @property
+    def basis_msg(self) -> Msg | None:
+        """``basis_text`` worded by key (``verdict.basis.*``); None for the ``shapes`` basis."""
+        if self.verdict_basis in ("shapes", "failures") or self.verdict not in VERDICTS:
+            return None
+        return msg(f"verdict.basis.{self.verdict_basis}", **self._basis_params())
+
+    def _basis_params(self) -> dict[str, Any]:
+        if self.verdict_basis == "pair":
+            name = self.headline.baseline_name if self.headline and self.headline.baseline_name else "?"
+            return {"baseline": name, "x": _fmt_x(self.pair_speedup)}
+        if self.verdict_basis == "floor":
+            return {"n": self.at_floor, "floor": f"{self.floor_us:.2f}" if self.floor_us else "?"}
+        if self.verdict_basis == "bound":
+            return {"x": self.verdict_value_text}
+        return {}
 
     @property
     def is_verdict(self) -> bool:
@@ -219,6 +267,17 @@ class KernelScore:
             "thresholds": {"win": self.thresholds.win, "headroom": self.thresholds.headroom},
             "verdict": self.verdict,
             "verdict_reason": self.verdict_reason,
+            "verdict_basis": self.verdict_basis,
+            "verdict_geomean": self.verdict_geomean,
+            "verdict_value": self.verdict_value,
+            "verdict_reference_only": self.verdict_reference_only,
+            "basis_text": self.basis_text,
+            "blocked_reason": self.blocked_reason,
+            "at_floor": self.at_floor,
+            "not_comparable": self.not_comparable,
+            "floor_us": self.floor_us,
+            "bound_geomean": self.bound_geomean,
+            "unverified": self.unverified,
             "n_shapes": self.n_shapes,
             "n_measured": self.n_measured,
             "n_measurable": self.n_measurable,
@@ -270,8 +329,13 @@ class KernelScore:
 
 
 def summarize(op: str, shapes: list[ShapeResult], thresholds: Thresholds = Thresholds(),
-              reference: str = DEFAULT_REFERENCE, candidate: str = "flydsl") -> KernelScore:
-    """Aggregate scored shapes into a KernelScore (display fields left at their defaults)."""
+              reference: str = DEFAULT_REFERENCE, candidate: str = "flydsl",
+              headline: HeadlinePair | None = None, floor_us: float | None = None) -> KernelScore:
+    """Aggregate scored shapes into a KernelScore (display fields left at their defaults).
+
+    ``headline`` is the profiling sweep's pair (rung ``pair`` of the ladder) and ``floor_us``
+    the timing floor the shapes were scored against (rule 11).
+    """
     measured = [s for s in shapes if s.measured]
     speedups = [s.speedup for s in measured]
     g = geomean(speedups)
@@ -294,12 +358,14 @@ def summarize(op: str, shapes: list[ShapeResult], thresholds: Thresholds = Thres
     n_missing = statuses.count(None)
     hard = sum(1 for s in shapes if s.hard_failure)
     noise = median(s.noise for s in measured if s.noise is not None)
-    verdict = decide_verdict(g, len(measured), hard, thresholds)
+    evidence = _evidence(measured, reference)
+    verdict, basis = decide_ladder(len(measured), hard, evidence["verdict_g"], evidence["reference_only"],
+                                   headline.speedup if headline else None, evidence["floor_only"],
+                                   evidence["bound_g"], thresholds)
     weighted = [(s.speedup, s.weight) for s in measured if s.weight is not None and s.weight > 0]
     like = [s for s in measured if s.like_for_like_speedup is not None]
     mismatch = sum(1 for s in measured if s.scope_mismatch)
-    reason, reason_msg = _verdict_reason(verdict, g, len(measured), hard, shapes, candidate, thresholds)
-    return KernelScore(
+    score = KernelScore(
         op=op,
         name=op,
         path=op,
@@ -307,8 +373,8 @@ def summarize(op: str, shapes: list[ShapeResult], thresholds: Thresholds = Thres
         reference=reference,
         thresholds=thresholds,
         verdict=verdict,
-        verdict_reason=reason,
-        verdict_reason_msg=reason_msg,
+        verdict_reason="",
+        verdict_basis=basis,
         n_shapes=len(shapes),
         n_measured=len(measured),
         n_measurable=sum(1 for s in shapes if s.measurable),
@@ -335,7 +401,7 @@ def summarize(op: str, shapes: list[ShapeResult], thresholds: Thresholds = Thres
         noise=noise,
         noise_candidate=median(x for x in (spread_of(s, candidate) for s in measured) if x is not None),
         noise_baseline=median(x for x in (spread_of(s, s.best_baseline) for s in measured) if x is not None),
-        uncertain=verdict != BLOCKED and is_uncertain(g, noise, thresholds),
+        uncertain=False,
         reference_only=bool(measured) and all(s.best_baseline == reference for s in measured),
         providers=_columns(shapes, candidate),
         shapes=shapes,
@@ -345,7 +411,52 @@ def summarize(op: str, shapes: list[ShapeResult], thresholds: Thresholds = Thres
         like_for_like_reference_only=bool(like) and all(s.like_for_like_baseline == reference for s in like),
         not_like_for_like=2 * mismatch > len(measured),
         above_roof=sorted([s.shape_id, p] for s in shapes for p in s.above_roof),
+        verdict_geomean=evidence["verdict_geomean"],
+        verdict_reference_only=evidence["reference_only"],
+        at_floor=evidence["at_floor"],
+        not_comparable=evidence["not_comparable"],
+        floor_us=floor_us,
+        bound_geomean=evidence["bound_geomean"],
+        pair_speedup=headline.speedup if headline and basis == "pair" else None,
+        blocked_reason=_BLOCKED_REASONS.get(basis) if verdict == BLOCKED else None,
+        unverified=sum(1 for s in measured if s.unverified),
+        headline=headline,
     )
+    if verdict == BLOCKED and basis == "failures" and hard <= len(measured):
+        score.blocked_reason = "no measured shape"
+    score.uncertain = verdict != BLOCKED and is_uncertain(score.verdict_value, noise, thresholds)
+    score.verdict_reason, score.verdict_reason_msg = _verdict_reason(score, shapes)
+    return score
+
+
+#: ``blocked_reason`` by the rung that gave BLOCKED.
+_BLOCKED_REASONS = {"failures": "hard failures", "none": "no like-for-like baseline"}
+#: ``basis_text`` in English (the catalogue's ``verdict.basis.*`` say the same).
+_BASIS_EN = {
+    "pair": "from the profiled pair vs {baseline}: {x}",
+    "floor": "every comparable shape at the timing floor ({n} below 1.25 x {floor} us)",
+    "bound": "bound: {x} against baselines that are not comparable",
+    "none": "no like-for-like baseline",
+}
+
+
+def _evidence(measured: list[ShapeResult], reference: str) -> dict[str, Any]:
+    """The like-for-like reading of the measured shapes (rules 10-12) for the ladder."""
+    judged = [s for s in measured if s.verdict_baseline is not None]
+    verdict_shapes = [s for s in judged if not s.at_floor]
+    bound = [s.bound_speedup for s in measured if s.verdict_baseline is None and s.bound_speedup is not None]
+    g = geomean(s.verdict_speedup for s in verdict_shapes)
+    bound_g = geomean(bound)
+    return {
+        "verdict_g": g,
+        "verdict_geomean": [g, len(verdict_shapes)] if verdict_shapes else None,
+        "reference_only": bool(verdict_shapes) and all(s.verdict_baseline == reference for s in verdict_shapes),
+        "at_floor": len(judged) - len(verdict_shapes),
+        "floor_only": len(judged) if judged and not verdict_shapes else 0,
+        "not_comparable": len(measured) - len(judged),
+        "bound_g": bound_g,
+        "bound_geomean": [bound_g, len(bound)] if bound else None,
+    }
 
 
 def spread_of(shape: ShapeResult, provider: str | None) -> float | None:
@@ -370,10 +481,11 @@ def _columns(shapes: list[ShapeResult], candidate: str) -> list[str]:
     return list(seen)
 
 
-def _verdict_reason(verdict: str, g: float | None, n_measured: int, hard: int,
-                    shapes: list[ShapeResult], candidate: str, t: Thresholds) -> tuple[str, Msg]:
-    """One sentence saying which rule gave the verdict, and the same worded by key."""
-    if verdict == BLOCKED:
+def _verdict_reason(score: KernelScore, shapes: list[ShapeResult]) -> tuple[str, Msg]:
+    """One sentence saying which rung of the ladder gave the verdict, and the same worded by key."""
+    t, verdict, candidate = score.thresholds, score.verdict, score.candidate
+    n_measured, hard = score.n_measured, score.hard_failures
+    if score.verdict_basis == "failures":
         if n_measured == 0:
             if not any(s.candidate_status for s in shapes):
                 return f"no measured shape: {candidate} has no rows", msg("verdict.reason.norows", candidate=candidate)
@@ -381,9 +493,33 @@ def _verdict_reason(verdict: str, g: float | None, n_measured: int, hard: int,
                     msg("verdict.reason.unusable", candidate=candidate, n=len(shapes)))
         return (f"{plural(hard, 'hard failure')} > {plural(n_measured, 'measured shape')}",
                 msg("verdict.reason.blocked", hard=hard, n=n_measured))
+    if score.verdict_basis == "none":
+        return (f"no like-for-like baseline: none of {plural(n_measured, 'measured shape')} has a baseline timed "
+                "the same way over the same work that the verdict may rest on; the campaign must add one",
+                msg("verdict.reason.none", n=n_measured))
     rule = {WIN: f">= {t.win:g}", PARITY: f"in [{t.headroom:g}, {t.win:g})", HEADROOM: f"< {t.headroom:g}"}[verdict]
     said = {WIN: msg("verdict.rule.win", win=f"{t.win:g}"),
             PARITY: msg("verdict.rule.parity", headroom=f"{t.headroom:g}", win=f"{t.win:g}"),
             HEADROOM: msg("verdict.rule.headroom", headroom=f"{t.headroom:g}")}[verdict]
-    return (f"geomean {g:.3f}x {rule} over {plural(n_measured, 'measured shape')}",
-            msg("verdict.reason.geomean", g=f"{g:.3f}x", rule=said, n=n_measured))
+    if score.verdict_basis == "shapes":
+        g, n = score.verdict_geomean
+        return (f"verdict geomean {g:.3f}x {rule} over {plural(n, 'shape')} against a comparable baseline",
+                msg("verdict.reason.shapes", g=f"{g:.3f}x", rule=said, n=n))
+    if score.verdict_basis == "pair":
+        if score.verdict_geomean:  # a WIN against the reference alone (a correctness anchor)
+            g, n = score.verdict_geomean
+            why = f"the shapes win only against the reference {score.reference} ({g:.2f}x over {plural(n, 'shape')})"
+            why_msg = msg("verdict.why.reference", ref=score.reference, g=f"{g:.2f}x", n=n)
+        else:
+            why = f"no measured shape has a comparable baseline ({score.at_floor} at the timing floor)"
+            why_msg = msg("verdict.why.nocomparable", n=score.at_floor)
+        return (f"profiled pair {score.headline.text} {rule}; {why}",
+                msg("verdict.reason.pair", pair=score.headline.text, rule=said, why=why_msg))
+    if score.verdict_basis == "floor":
+        return (f"every comparable shape ({score.at_floor}) runs at the timing floor "
+                f"({score.floor_us:.2f} us): the harness cannot tell them apart",
+                msg("verdict.reason.floor", n=score.at_floor, floor=f"{score.floor_us:.2f}"))
+    g, n = score.bound_geomean
+    return (f"only baselines that are not comparable remain, and the candidate loses to them: "
+            f"geomean {g:.3f}x {rule} over {plural(n, 'shape')}",
+            msg("verdict.reason.bound", g=f"{g:.3f}x", rule=said, n=n))

@@ -19,9 +19,16 @@ UNTIMED = "UNTIMED"
 FAILED_STATUSES = frozenset({"failed", "oom", "incorrect"})
 #: Relative tolerance when comparing a ratio with a threshold (rounding noise only).
 THRESHOLD_EPS = 1e-9
-#: A row above this multiple of the device's HBM peak is flagged (VERDICTS rule 9).
 #: Scope flags compared between the candidate and a baseline (rule 8).
 COMPARED_SCOPE_FLAGS = ("includes_layout_conversion", "includes_jit")
+#: A usable row above this fraction of its dtype's dense MFMA peak is flagged (rule 9).
+COMPUTE_ROOF_FACTOR = 0.95
+#: The dtypes whose compute roof rule 9 checks -> the peak (precision) they run at.
+COMPUTE_ROOF_DTYPES = {"bf16": "bf16", "fp16": "bf16", "fp8": "fp8", "fp8_e4m3": "fp8"}
+#: Both rows of a shape below this multiple of the sweep's timing floor: at the floor (rule 11).
+FLOOR_FACTOR = 1.25
+#: The rungs of the evidence ladder (rule 12), in order; ``verdict_basis`` names one.
+BASES = ("failures", "shapes", "pair", "floor", "bound", "none")
 
 
 @dataclass(frozen=True)
@@ -72,10 +79,74 @@ def is_suspect_reference(chosen: Mapping[str, ResultRow], candidate: str, refere
     return any(is_incorrect(r) for p, r in chosen.items() if p not in (candidate, reference))
 
 
-def above_roof(row: ResultRow, roof_gbps: float | None) -> bool:
-    """Rule 9: a usable row moving more than 1.10 x the device's HBM peak (GB/s)."""
-    return (roof_gbps is not None and row.usable and row.effective_gbps is not None
-            and row.effective_gbps > ABOVE_ROOF_FACTOR * roof_gbps)
+@dataclass(frozen=True)
+class Roofs:
+    """The device's peaks rule 9 checks rows against: HBM in GB/s, dense TFLOP/s by precision."""
+
+    gbps: float | None = None
+    tflops: Mapping[str, float] | None = None
+
+    def compute_peak(self, dtype: str | None) -> float | None:
+        """The dense peak (TFLOP/s) of a checked dtype; None for other dtypes or an unknown peak."""
+        precision = COMPUTE_ROOF_DTYPES.get((dtype or "").lower())
+        return (self.tflops or {}).get(precision) if precision else None
+
+
+def above_roof(row: ResultRow, roofs: Roofs | None, dtype: str | None = None) -> bool:
+    """Rule 9: a usable row moving more than 1.10 x the HBM peak, or computing more than
+    0.95 x the dense peak of its dtype (the row's own, else ``dtype``)."""
+    if roofs is None or not row.usable:
+        return False
+    if roofs.gbps is not None and row.effective_gbps is not None and row.effective_gbps > ABOVE_ROOF_FACTOR * roofs.gbps:
+        return True
+    peak = roofs.compute_peak(row.dtype or dtype)
+    return peak is not None and row.effective_tflops is not None and row.effective_tflops > COMPUTE_ROOF_FACTOR * peak
+
+
+def common_times(cand: ResultRow, base: ResultRow) -> tuple[float, float] | None:
+    """Rule 10: (candidate us, baseline us) timed the same way, or None when not comparable.
+
+    Comparable: both usable, the scope flags agree (rule 8) and the timing methods are equal
+    (or either is unknown): their medians. Methods that differ compare eager to eager when
+    both rows carry ``eager_median_us``; otherwise the baseline is not comparable.
+    """
+    if not (cand.usable and base.usable and like_for_like(cand, base)):
+        return None
+    if cand.timing_method is None or base.timing_method is None or cand.timing_method == base.timing_method:
+        return cand.median_us, base.median_us
+    if cand.eager_median_us and base.eager_median_us and cand.eager_median_us > 0 and base.eager_median_us > 0:
+        return cand.eager_median_us, base.eager_median_us
+    return None
+
+
+def verdict_baseline(chosen: Mapping[str, ResultRow], candidate: str
+                     ) -> tuple[ResultRow, float, float] | None:
+    """Rule 10: the comparable baseline the candidate's speedup is lowest against, with the
+    (candidate us, baseline us) compared; ties go to the earlier row. None when none is comparable."""
+    cand = chosen.get(candidate)
+    if cand is None:
+        return None
+    best = None
+    for provider, row in chosen.items():
+        if provider == candidate:
+            continue
+        times = common_times(cand, row)
+        if times is None:
+            continue
+        key = (times[1] / times[0], row.index)
+        if best is None or key < best[0]:
+            best = (key, row, times)
+    return (best[1], *best[2]) if best else None
+
+
+def at_floor(candidate_us: float, baseline_us: float, floor_us: float | None) -> bool:
+    """Rule 11: both times below 1.25 x the timing floor (the harness cannot tell them apart)."""
+    return floor_us is not None and max(candidate_us, baseline_us) < FLOOR_FACTOR * floor_us
+
+
+def timing_floor(rows: Iterable[ResultRow]) -> float | None:
+    """Rule 11: the lowest usable ``median_us`` of any row; None when no row is usable."""
+    return min((r.median_us for r in rows if r.usable), default=None)
 
 
 def best_baseline(chosen: Mapping[str, ResultRow], candidate: str,
@@ -144,6 +215,31 @@ def decide_verdict(geomean_vs_best: float | None, n_measured: int, hard_failures
     if n_measured == 0 or geomean_vs_best is None or hard_failures > n_measured:
         return BLOCKED
     return verdict_of_speedup(geomean_vs_best, thresholds)
+
+
+def decide_ladder(n_measured: int, hard_failures: int, verdict_g: float | None, reference_only: bool,
+                  pair: float | None, n_floor_only: int, bound_g: float | None,
+                  thresholds: Thresholds = Thresholds()) -> tuple[str, str]:
+    """Rule 12, the evidence ladder: (verdict, basis); the first rung that applies decides.
+
+    ``verdict_g`` is the geomean over the verdict shapes (None: there are none) and
+    ``reference_only`` says every verdict baseline is the reference; ``pair`` is the headline
+    pair's ratio; ``n_floor_only`` counts comparable measured shapes when all of them sit at the
+    floor (else 0); ``bound_g`` is the geomean against the baselines that are not comparable.
+    """
+    if n_measured == 0 or hard_failures > n_measured:
+        return BLOCKED, "failures"
+    if verdict_g is not None:
+        verdict = verdict_of_speedup(verdict_g, thresholds)
+        if verdict != WIN or not reference_only:
+            return verdict, "shapes"
+    if pair is not None:
+        return verdict_of_speedup(pair, thresholds), "pair"
+    if verdict_g is None and n_floor_only:
+        return PARITY, "floor"
+    if bound_g is not None and not reaches(bound_g, thresholds.headroom):
+        return HEADROOM, "bound"
+    return BLOCKED, "none"
 
 
 def is_uncertain(geomean_vs_best: float | None, noise: float | None,

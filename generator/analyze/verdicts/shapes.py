@@ -8,15 +8,19 @@ from typing import Any, Mapping, Sequence
 
 from generator.analyze.verdicts.rules import (
     FAILED_STATUSES,
+    Roofs,
     Thresholds,
     above_roof,
+    at_floor,
     best_baseline,
     classify_speedup,
+    common_times,
     effective_status,
     is_suspect_reference,
     like_for_like,
     pick_row,
     spread,
+    verdict_baseline,
 )
 from generator.config import DEFAULT_REFERENCE
 from generator.read.campaign import SCOPE_FLAGS, LedgerShape, ResultRow
@@ -119,7 +123,26 @@ class ShapeResult:
     scope_mismatch: bool = False  # rule 8: the best baseline times another scope
     like_for_like_baseline: str | None = None
     like_for_like_speedup: float | None = None
-    above_roof: list[str] = field(default_factory=list)  # providers above the HBM roof (rule 9)
+    above_roof: list[str] = field(default_factory=list)  # providers above a roof (rule 9)
+    # rule 10: the comparable baseline the verdict rests on, and the times compared (common method)
+    verdict_baseline: str | None = None
+    verdict_candidate_us: float | None = None
+    verdict_baseline_us: float | None = None
+    at_floor: bool = False  # rule 11: both compared times below 1.25 x the timing floor
+    bound_speedup: float | None = None  # best non-comparable baseline / candidate (rule 12, ``bound``)
+    unverified: bool = False  # rule 1: measured with the candidate's or verdict baseline's check not run
+
+    @property
+    def verdict_speedup(self) -> float | None:
+        """Verdict baseline / candidate on the common timing method (rule 10)."""
+        if self.verdict_candidate_us is None or self.verdict_baseline_us is None:
+            return None
+        return self.verdict_baseline_us / self.verdict_candidate_us
+
+    @property
+    def is_verdict_shape(self) -> bool:
+        """Measured, with a verdict baseline, and not at the floor: counts in the verdict geomean."""
+        return self.measured and self.verdict_baseline is not None and not self.at_floor
 
     @property
     def args_text(self) -> str:
@@ -170,6 +193,12 @@ class ShapeResult:
             "like_for_like_baseline": self.like_for_like_baseline,
             "like_for_like_speedup": self.like_for_like_speedup,
             "above_roof": list(self.above_roof),
+            "verdict_baseline": self.verdict_baseline,
+            "verdict_candidate_us": self.verdict_candidate_us,
+            "verdict_baseline_us": self.verdict_baseline_us,
+            "verdict_speedup": self.verdict_speedup,
+            "at_floor": self.at_floor,
+            "unverified": self.unverified,
             "providers": {p: r.to_json() for p, r in self.providers.items()},
         }
 
@@ -177,11 +206,12 @@ class ShapeResult:
 def score_shape(shape: LedgerShape, rows: Mapping[str, Sequence[ResultRow]], candidate: str,
                 thresholds: Thresholds = Thresholds(),
                 weight_keys: tuple[str, ...] = ("baseline_time_weight", "traffic_weight"),
-                reference: str | None = DEFAULT_REFERENCE, roof_gbps: float | None = None) -> ShapeResult:
+                reference: str | None = DEFAULT_REFERENCE, roofs: Roofs | None = None,
+                floor_us: float | None = None) -> ShapeResult:
     """Score one ledger shape from its rows (provider -> rows in file order).
 
-    ``reference`` names the provider rule 7 does not count as independent; ``roof_gbps``
-    is the device's HBM peak in GB/s for rule 9 (None: not checked).
+    ``reference`` names the provider rule 7 does not count as independent; ``roofs`` holds
+    the device's peaks for rule 9 (None: not checked); ``floor_us`` the timing floor of rule 11.
     """
     # providers in file order of their first row: the order of the table's columns
     present = sorted(((p, rs) for p, rs in rows.items() if rs), key=lambda item: item[1][0].index)
@@ -193,12 +223,14 @@ def score_shape(shape: LedgerShape, rows: Mapping[str, Sequence[ResultRow]], can
     speedup = best.median_us / cand.median_us if measured else None
     statuses = {p: effective_status(r) for p, r in chosen.items()}
     cand_status = statuses.get(candidate)
-    providers = {p: _provider_result(p, r, len(rows[p]), statuses[p], candidate, cand, cand_ok, roof_gbps)
+    providers = {p: _provider_result(p, r, len(rows[p]), statuses[p], candidate, cand, cand_ok, roofs, shape.dtype)
                  for p, r in chosen.items()}
     measurable = best is not None
     suspect = is_suspect_reference(chosen, candidate, reference)
     best_like = best_baseline(chosen, candidate, like=cand) if measured else None
     spreads = [s for s in (spread(cand), spread(best)) if s is not None] if measured else []
+    judged = verdict_baseline(chosen, candidate) if measured else None
+    vrow, v_cand_us, v_base_us = judged or (None, None, None)
     return ShapeResult(
         shape_id=shape.shape_id,
         args=shape.args,
@@ -228,11 +260,25 @@ def score_shape(shape: LedgerShape, rows: Mapping[str, Sequence[ResultRow]], can
         like_for_like_baseline=best_like.provider if best_like else None,
         like_for_like_speedup=best_like.median_us / cand.median_us if best_like else None,
         above_roof=[p for p, r in providers.items() if r.above_roof],
+        verdict_baseline=vrow.provider if vrow else None,
+        verdict_candidate_us=v_cand_us,
+        verdict_baseline_us=v_base_us,
+        at_floor=judged is not None and at_floor(v_cand_us, v_base_us, floor_us),
+        bound_speedup=_bound_speedup(chosen, candidate, cand) if measured else None,
+        unverified=measured and (cand.correct is None or (vrow is not None and vrow.correct is None)),
     )
 
 
+def _bound_speedup(chosen: Mapping[str, ResultRow], candidate: str, cand: ResultRow) -> float | None:
+    """The best usable baseline that is not comparable with the candidate (rule 10), over the
+    candidate's time: what rung ``bound`` of the ladder reads when nothing comparable remains."""
+    times = [r.median_us for p, r in chosen.items()
+             if p != candidate and r.usable and common_times(cand, r) is None]
+    return min(times) / cand.median_us if times else None
+
+
 def _provider_result(provider: str, row: ResultRow, n_rows: int, status: str, candidate: str,
-                     cand: ResultRow | None, cand_ok: bool, roof_gbps: float | None) -> ProviderResult:
+                     cand: ResultRow | None, cand_ok: bool, roofs: Roofs | None, dtype: str) -> ProviderResult:
     """One provider's chosen row on a shape, as the table shows it (the speedup over the candidate's
     time when both are usable; like-for-like with the candidate's row)."""
     usable = row.usable
@@ -244,7 +290,7 @@ def _provider_result(provider: str, row: ResultRow, n_rows: int, status: str, ca
         row.correctness_error, row.effective_gbps,
         dict(zip(SCOPE_FLAGS, _scope_flags(row))),  # scope
         like_for_like(cand, row) if cand is not None and baseline else None,
-        above_roof(row, roof_gbps),
+        above_roof(row, roofs, dtype),
     )
 
 

@@ -15,30 +15,43 @@ from generator.analyze.verdicts.headline import (
     load_kernels_json,
 )
 from generator.analyze.verdicts.kernel import KernelScore, summarize
-from generator.analyze.verdicts.rules import UNTIMED, Thresholds
+from generator.analyze.verdicts.rules import UNTIMED, Roofs, Thresholds, timing_floor
 from generator.analyze.verdicts.shapes import score_shape
 from generator.config import DEFAULT_REFERENCE, SweepConfig, load_config
 from generator.errors import InputError
 from generator.words import plural
 from generator.model import FORMAT_VERSION
-from generator.read.campaign import Campaign, ResultRow, find_campaign_folders
+from generator.read.campaign import (
+    Campaign,
+    ResultRow,
+    find_campaign_folders,
+    read_results,
+    results_file,
+)
 from generator.read.campaign_suite import read_campaign_folder
 from generator.read.discover import rel_path
 
 
 def score_campaign(campaign: Campaign, config: SweepConfig | None = None,
-                   kernels_json: Mapping[str, Any] | None = None) -> KernelScore:
-    """Score one campaign (see the module docstring for every rule)."""
+                   kernels_json: Mapping[str, Any] | None = None, floor_us: float | None = None) -> KernelScore:
+    """Score one campaign (see the package docstring for every rule).
+
+    ``floor_us`` is the sweep's timing floor (rule 11); None: the configured floor, else the
+    campaign's own lowest usable time (a campaign read alone).
+    """
     config = config or SweepConfig()
     thresholds = Thresholds.from_config(config)
     candidate = config.candidate
     reference = config.reference or campaign.reference_provider or DEFAULT_REFERENCE
     by_shape = campaign.rows_by_shape()
-    roof = hbm_roof_gbps(config, campaign.provenance_for(candidate))
+    roofs = device_roofs(config, campaign.provenance_for(candidate))
+    if floor_us is None:
+        floor_us = config.floor_us or timing_floor(campaign.rows)
     shapes = [score_shape(sh, by_shape.get(sh.shape_id, {}), candidate, thresholds, config.weight_keys,
-                          reference, roof)
+                          reference, roofs, floor_us)
               for sh in campaign.ledger]
-    score = summarize(campaign.name, shapes, thresholds, reference, candidate)
+    headline = headline_for_campaign(campaign.name, config, kernels_json)
+    score = summarize(campaign.name, shapes, thresholds, reference, candidate, headline, floor_us)
     score.bundles = bundles_for_campaign(campaign.name, config, kernels_json)
     score.name, score.category = _display(campaign.name, score.bundles, config, kernels_json)
     score.path = campaign.rel
@@ -47,9 +60,10 @@ def score_campaign(campaign: Campaign, config: SweepConfig | None = None,
     score.baseline_commits = campaign.baseline_commits(candidate)
     score.provider_notes = campaign.provider_notes()
     score.notes = list(campaign.notes) + _row_notes(campaign, by_shape)
-    score.headline = headline_for_campaign(campaign.name, config, kernels_json)
     if not campaign.timed:
         score.verdict = UNTIMED
+        score.verdict_basis = "none"
+        score.blocked_reason = None
         score.verdict_reason = f"no benchmark results: {plural(score.n_shapes, 'shape')} in the ledger, none timed"
         score.verdict_reason_msg = msg("verdict.reason.untimed", n=score.n_shapes)
         score.uncertain = False
@@ -57,24 +71,44 @@ def score_campaign(campaign: Campaign, config: SweepConfig | None = None,
     return score
 
 
-def hbm_roof_gbps(config: SweepConfig, provenance: Mapping[str, str]) -> float | None:
-    """HBM peak in GB/s of the campaign's device (rule 9): the configured device, else the
-    one the ``gpu`` column names, else the one of its ``arch``; None when none is known."""
+def device_roofs(config: SweepConfig, provenance: Mapping[str, str]) -> Roofs | None:
+    """The peaks rule 9 checks rows against: the configured device, else the one the ``gpu``
+    column names, else the one of its ``arch``; None when none is known."""
     try:
         peaks = roofline.load_peaks(config)
     except InputError:
         return None
     names = [config.device] if config.device else []
     names += [g.strip() for g in provenance.get("gpu", "").split(",") if g.strip()]
-    for name in names:
-        dev = roofline.find_device(peaks, name)
-        if dev:
-            return dev.hbm_tbs * 1000.0
+    dev = next((d for d in (roofline.find_device(peaks, n) for n in names) if d), None)
     arch = provenance.get("arch", "").split(",")[0].strip()
-    try:
-        return roofline.select_device(peaks, arch=arch).hbm_tbs * 1000.0 if arch else None
-    except InputError:
-        return None
+    if dev is None and arch:
+        try:
+            dev = roofline.select_device(peaks, arch=arch)
+        except InputError:
+            return None
+    return Roofs(dev.hbm_tbs * 1000.0, dict(dev.tflops)) if dev else None
+
+
+def hbm_roof_gbps(config: SweepConfig, provenance: Mapping[str, str]) -> float | None:
+    """HBM peak in GB/s of the campaign's device (rule 9); None when no device is known."""
+    roofs = device_roofs(config, provenance)
+    return roofs.gbps if roofs else None
+
+
+def sweep_floor(root: str | os.PathLike, config: SweepConfig | None = None) -> float | None:
+    """Rule 11: the configured ``[verdicts] floor_us``, else the lowest usable ``median_us`` of any
+    row of the sweep's campaigns (one harness, one floor); unreadable campaigns are passed over."""
+    if config is not None and config.floor_us:
+        return config.floor_us
+    floors = []
+    for folder in find_campaign_folders(root).values():
+        try:
+            path = results_file(folder)
+            floors.append(timing_floor(read_results(path)[0]) if path else None)
+        except InputError:
+            continue
+    return min((f for f in floors if f is not None), default=None)
 
 
 def _display(op: str, bundles: list[str], config: SweepConfig,
@@ -114,23 +148,35 @@ def score_sweep(sweep_root: str | os.PathLike, config: SweepConfig | None = None
 
     ``config`` defaults to the sweep's ``kernel-atlas.toml`` and ``kernels_json`` to its
     ``docs/data/kernels.json`` (a broken one of those raises: they concern every kernel).
+    Every campaign is read first: the timing floor (rule 11) is the whole sweep's.
     """
     root = os.fspath(sweep_root)
     config = config if config is not None else load_config(root)
     if kernels_json is None:
         kernels_json = load_kernels_json(root)
-    out: dict[str, KernelScore | InputError] = {}
+    read: dict[str, Campaign | InputError] = {}
     for op, folder in find_campaign_folders(root).items():
-        out[op] = score_folder(folder, config, kernels_json, name=op,
-                               rel=rel_path(folder, root))
-    return out
+        try:
+            read[op] = read_campaign_folder(folder, name=op, rel=rel_path(folder, root))
+        except InputError as err:
+            read[op] = err
+    classic = [c for c in read.values() if isinstance(c, Campaign) and c.suite is None]  # the second layout: its own
+    floor = config.floor_us or min((f for f in (timing_floor(c.rows) for c in classic) if f is not None), default=None)
+    return {op: c if isinstance(c, InputError) else score_campaign(c, config, kernels_json,
+                                                                   floor if c.suite is None else None)
+            for op, c in read.items()}
 
 
 def score_folder(folder: str, config: SweepConfig, kernels_json: Mapping[str, Any] | None = None,
-                 name: str | None = None, rel: str | None = None) -> KernelScore | InputError:
-    """Read and score one campaign folder; its InputError is returned, not raised."""
+                 name: str | None = None, rel: str | None = None,
+                 floor_us: float | None = None) -> KernelScore | InputError:
+    """Read and score one campaign folder; its InputError is returned, not raised.
+
+    ``floor_us``: the sweep's timing floor (``sweep_floor``); None for a campaign read alone.
+    """
     try:
-        return score_campaign(read_campaign_folder(folder, name=name, rel=rel), config, kernels_json)
+        campaign = read_campaign_folder(folder, name=name, rel=rel)
+        return score_campaign(campaign, config, kernels_json, floor_us if campaign.suite is None else None)
     except InputError as err:
         return err
 
