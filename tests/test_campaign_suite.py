@@ -178,3 +178,66 @@ def test_a_suite_campaign_builds_with_its_report(tmp_path):
     doc = json.loads((tmp_path / "site" / "api" / "kernels" / "attn.json").read_text(encoding="utf-8"))
     assert doc["campaign_reports"][0]["file"] == "BENCHMARK_REPORT.md"
     assert doc["score"]["results_file"] == "results_full.jsonl" and doc["broken"] == []
+
+
+# ---------------------------------------------------------------- scoring: candidate, variants, unverified
+
+
+def _score(folder, config=None):
+    from generator.analyze.verdicts import score_folder
+    from generator.config import SweepConfig
+
+    return score_folder(str(folder), config or SweepConfig())
+
+
+def test_variants_are_scored_against_the_verdict_baseline(tmp_path):
+    """Worked by hand on HANDMADE_FULL: the campaign's own floor is 20 us (flydsl on b1), so b1
+    (flydsl 20 vs aiter_asm 22, both < 25 us) sits at the floor; b4: flydsl 100 vs aiter_asm 80 = 0.80x
+    (pytorch 200: 2.0x, not the lowest); b8: flydsl failed. flydsl_t128 is a variant: b1 22 / 25 = 0.88,
+    b4 80 / 90 = 0.889 (b8 has no verdict baseline: the candidate failed)."""
+    s = _score(handmade_suite_campaign(tmp_path / "attn"))
+    assert (s.candidate, s.verdict, s.verdict_basis) == ("flydsl", "HEADROOM", "shapes")
+    assert s.verdict_geomean == [0.8, 1] and s.at_floor == 1 and s.floor_us == 20.0
+    assert set(s.per_baseline) == {"aiter_asm", "pytorch"}  # the variant is no baseline
+    g, n = s.variants["flydsl_t128"]
+    assert n == 2 and abs(g - (22 / 25 * 80 / 90) ** 0.5) < 1e-12
+    assert s.unverified == 1  # b4: measured, nobody checked
+    assert s.hard_failures == 1 and s.n_measured == 2
+    b1 = next(sh for sh in s.shapes if sh.shape_id == "b1_s1024")
+    assert list(b1.variants) == ["flydsl_t128"] and b1.variants["flydsl_t128"].median_us == 25.0
+    assert "flydsl_t128" not in b1.providers
+    assert s.to_json()["variants"] == {"flydsl_t128": [g, 2]}
+
+
+def test_the_dispatcher_is_the_candidate_without_flydsl(tmp_path):
+    folder = tmp_path / "attn"
+    folder.mkdir()
+    rows = [{**r, "provider": "auto" if r["provider"] == "flydsl" else r["provider"]} for r in HANDMADE_FULL]
+    write_jsonl(folder / "results_full.jsonl", rows)
+    s = _score(folder)
+    assert s.candidate == "auto" and list(s.variants) == ["flydsl_t128"] and s.verdict_geomean == [0.8, 1]
+
+
+def test_no_candidate_is_blocked_asking_for_the_configuration(tmp_path):
+    from generator.config import config_from_dict
+
+    folder = tmp_path / "attn"
+    folder.mkdir()
+    write_jsonl(folder / "results_full.jsonl", [r for r in HANDMADE_FULL if r["provider"] != "flydsl"])
+    s = _score(folder)
+    assert (s.verdict, s.blocked_reason) == ("BLOCKED", "no candidate")
+    assert s.verdict_reason == ("no candidate: neither flydsl nor auto among flydsl_t128, aiter_asm, pytorch; "
+                                'name one in kernel-atlas.toml: [campaigns.attn] candidate = "..."')
+    s = _score(folder, config_from_dict({"campaigns": {"attn": {"candidate": "flydsl_t128"}}}))
+    assert s.candidate == "flydsl_t128" and s.variants == {} and s.verdict != "BLOCKED"
+    # the floor is 22 us now: b1 (25 vs 22, both < 27.5) at it; b4: 80 / 90, b8: 300 / 400
+    assert s.verdict_geomean[1] == 2 and abs(s.verdict_geomean[0] - (80 / 90 * 300 / 400) ** 0.5) < 1e-12
+
+
+def test_library_names_are_baselines():
+    from generator.analyze.verdicts.variants import is_library, variants_of
+
+    assert all(map(is_library, ["aiter", "aiter_asm", "ck_tile", "hipblaslt", "rocblas", "triton", "gluon",
+                                "pytorch", "torch_compile", "cublaslt", "cudnn", "flashinfer"]))
+    assert not any(map(is_library, ["flydsl_t128", "auto", "flydsl", "my_kernel"]))
+    assert variants_of(["flydsl", "flydsl_t128", "aiter", "auto", "flydsl_t128"], "flydsl") == ["flydsl_t128", "auto"]

@@ -89,6 +89,7 @@ class KernelScore:
     pair_speedup: float | None = None  # the headline pair's ratio when rung ``pair`` read it
     blocked_reason: str | None = None  # "no measured shape" / "hard failures" / "no like-for-like baseline"
     unverified: int = 0  # measured shapes timed without a correctness check (rule 1)
+    variants: dict[str, list] = field(default_factory=dict)  # variant -> [geomean vs the verdict baseline, n]
     # display and context, filled by score_campaign
     name: str = ""
     category: str | None = None
@@ -278,6 +279,7 @@ class KernelScore:
             "floor_us": self.floor_us,
             "bound_geomean": self.bound_geomean,
             "unverified": self.unverified,
+            "variants": dict(self.variants),
             "n_shapes": self.n_shapes,
             "n_measured": self.n_measured,
             "n_measurable": self.n_measurable,
@@ -421,6 +423,7 @@ def summarize(op: str, shapes: list[ShapeResult], thresholds: Thresholds = Thres
         blocked_reason=_BLOCKED_REASONS.get(basis) if verdict == BLOCKED else None,
         unverified=sum(1 for s in measured if s.unverified),
         headline=headline,
+        variants=_variant_geomeans(shapes),
     )
     if verdict == BLOCKED and basis == "failures" and hard <= len(measured):
         score.blocked_reason = "no measured shape"
@@ -457,6 +460,17 @@ def _evidence(measured: list[ShapeResult], reference: str) -> dict[str, Any]:
         "bound_g": bound_g,
         "bound_geomean": [bound_g, len(bound)] if bound else None,
     }
+
+
+def _variant_geomeans(shapes: list[ShapeResult]) -> dict[str, list]:
+    """Each variant's [geomean of verdict baseline / variant, n] over the shapes where it has one."""
+    ratios: dict[str, list[float]] = {}
+    for s in shapes:
+        for p, r in s.variants.items():
+            ratios.setdefault(p, [])
+            if r.speedup is not None:
+                ratios[p].append(r.speedup)
+    return {p: [geomean(xs), len(xs)] if xs else [None, 0] for p, xs in ratios.items()}
 
 
 def spread_of(shape: ShapeResult, provider: str | None) -> float | None:

@@ -15,8 +15,9 @@ from generator.analyze.verdicts.headline import (
     load_kernels_json,
 )
 from generator.analyze.verdicts.kernel import KernelScore, summarize
-from generator.analyze.verdicts.rules import UNTIMED, Roofs, Thresholds, timing_floor
+from generator.analyze.verdicts.rules import BLOCKED, UNTIMED, Roofs, Thresholds, timing_floor
 from generator.analyze.verdicts.shapes import score_shape
+from generator.analyze.verdicts.variants import DISPATCHER, choose_candidate, variants_of
 from generator.config import DEFAULT_REFERENCE, SweepConfig, load_config
 from generator.errors import InputError
 from generator.words import plural
@@ -41,14 +42,20 @@ def score_campaign(campaign: Campaign, config: SweepConfig | None = None,
     """
     config = config or SweepConfig()
     thresholds = Thresholds.from_config(config)
-    candidate = config.candidate
+    configured = config.op_candidates.get(campaign.name)
+    if campaign.suite is None:  # the classic layout: the configured candidate, every other provider a baseline
+        chosen, variants = configured or config.candidate, []
+    else:  # the second layout: FlyDSL variants beside the libraries (``variants.py``)
+        chosen = choose_candidate(campaign.providers, configured, config.candidate)
+        variants = variants_of(campaign.providers, chosen or "")
+    candidate = chosen or ""  # none: nothing is judged
     reference = config.reference or campaign.reference_provider or DEFAULT_REFERENCE
     by_shape = campaign.rows_by_shape()
     roofs = device_roofs(config, campaign.provenance_for(candidate))
     if floor_us is None:
         floor_us = config.floor_us or timing_floor(campaign.rows)
     shapes = [score_shape(sh, by_shape.get(sh.shape_id, {}), candidate, thresholds, config.weight_keys,
-                          reference, roofs, floor_us)
+                          reference, roofs, floor_us, variants)
               for sh in campaign.ledger]
     headline = headline_for_campaign(campaign.name, config, kernels_json)
     score = summarize(campaign.name, shapes, thresholds, reference, candidate, headline, floor_us)
@@ -67,8 +74,22 @@ def score_campaign(campaign: Campaign, config: SweepConfig | None = None,
         score.verdict_reason = f"no benchmark results: {plural(score.n_shapes, 'shape')} in the ledger, none timed"
         score.verdict_reason_msg = msg("verdict.reason.untimed", n=score.n_shapes)
         score.uncertain = False
+    elif chosen is None:
+        _no_candidate(score, campaign, config)
     score.headline_note = headline_note(score.headline, score)
     return score
+
+
+def _no_candidate(score: KernelScore, campaign: Campaign, config: SweepConfig) -> None:
+    """BLOCKED: the campaign has neither the sweep's candidate nor a dispatcher (``auto``); the
+    configuration must name the provider to judge."""
+    score.verdict, score.verdict_basis, score.blocked_reason = BLOCKED, "none", "no candidate"
+    score.uncertain = False
+    providers = ", ".join(campaign.providers)
+    score.verdict_reason = (f"no candidate: neither {config.candidate} nor {DISPATCHER} among {providers}; "
+                            f"name one in kernel-atlas.toml: [campaigns.{campaign.name}] candidate = \"...\"")
+    score.verdict_reason_msg = msg("verdict.reason.nocandidate", candidate=config.candidate, auto=DISPATCHER,
+                                   providers=providers, op=campaign.name)
 
 
 def device_roofs(config: SweepConfig, provenance: Mapping[str, str]) -> Roofs | None:
