@@ -178,6 +178,12 @@ def test_a_suite_campaign_builds_with_its_report(tmp_path):
     doc = json.loads((tmp_path / "site" / "api" / "kernels" / "attn.json").read_text(encoding="utf-8"))
     assert doc["campaign_reports"][0]["file"] == "BENCHMARK_REPORT.md"
     assert doc["score"]["results_file"] == "results_full.jsonl" and doc["broken"] == []
+    # the variant: a column group of its own and its [geomean, n] (worked in the test above)
+    assert doc["score"]["variants"]["flydsl_t128"][1] == 2 and "flydsl_t128" not in doc["score"]["per_baseline"]
+    assert ('<th data-sort-type="num" class="variant"><span translate="no">flydsl_t128 (us)</span> '
+            '<span class="small muted" data-i18n="speed.variant">variant</span></th>') in page
+    assert 'title="0.88x against the verdict baseline aiter_asm (its time over the variant&#39;s)"' in page
+    assert '<th data-i18n="speed.variants">variant vs the verdict baseline</th>' in page
 
 
 # ---------------------------------------------------------------- scoring: candidate, variants, unverified
