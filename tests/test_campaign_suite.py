@@ -247,3 +247,12 @@ def test_library_names_are_baselines():
                                 "pytorch", "torch_compile", "cublaslt", "cudnn", "flashinfer"]))
     assert not any(map(is_library, ["flydsl_t128", "auto", "flydsl", "my_kernel"]))
     assert variants_of(["flydsl", "flydsl_t128", "aiter", "auto", "flydsl_t128"], "flydsl") == ["flydsl_t128", "auto"]
+
+
+def test_a_partial_run_is_flagged(tmp_path):
+    folder = tmp_path / "attn"
+    folder.mkdir()
+    write_jsonl(folder / "results_full.partial.jsonl", HANDMADE_FULL[:8])
+    s = _score(folder)
+    assert s.partial and "partial" in s.flag_keys and "partial run (still being written)" in s.flags
+    assert [m.key for m in s.flag_messages][-1] == "verdict.flag.partial"

@@ -90,6 +90,7 @@ class KernelScore:
     blocked_reason: str | None = None  # "no measured shape" / "hard failures" / "no like-for-like baseline"
     unverified: int = 0  # measured shapes timed without a correctness check (rule 1)
     variants: dict[str, list] = field(default_factory=dict)  # variant -> [geomean vs the verdict baseline, n]
+    partial: bool = False  # read from a run still being written (``results_<suite>.partial.*``)
     # display and context, filled by score_campaign
     name: str = ""
     category: str | None = None
@@ -197,6 +198,7 @@ class KernelScore:
             "not_like_for_like": self.not_like_for_like,
             "suspect_reference": bool(self.suspect_reference),
             "above_roof": bool(self.above_roof),
+            "partial": self.partial,
         }
         return [k for k, on in keys.items() if on]
 
@@ -217,6 +219,8 @@ class KernelScore:
                        f"({self.candidate} and an independent library both fail it)")
         if self.above_roof:
             out.append(f"{plural(len(self.above_roof), 'row')} above the HBM roof")
+        if self.partial:
+            out.append("partial run (still being written)")
         return out
 
     @property
@@ -241,6 +245,8 @@ class KernelScore:
             out.append(msg("verdict.flag.suspect", n=self.suspect_reference, candidate=self.candidate))
         if self.above_roof:
             out.append(msg("verdict.flag.above_roof", n=len(self.above_roof)))
+        if self.partial:
+            out.append(msg("verdict.flag.partial"))
         return out
 
     @property
@@ -280,6 +286,7 @@ class KernelScore:
             "bound_geomean": self.bound_geomean,
             "unverified": self.unverified,
             "variants": dict(self.variants),
+            "partial": self.partial,
             "n_shapes": self.n_shapes,
             "n_measured": self.n_measured,
             "n_measurable": self.n_measurable,

@@ -67,6 +67,7 @@ def score_campaign(campaign: Campaign, config: SweepConfig | None = None,
     score.baseline_commits = campaign.baseline_commits(candidate)
     score.provider_notes = campaign.provider_notes()
     score.notes = list(campaign.notes) + _row_notes(campaign, by_shape)
+    score.partial = campaign.partial
     if not campaign.timed:
         score.verdict = UNTIMED
         score.verdict_basis = "none"

@@ -47,7 +47,8 @@ class KernelPage:
 
 #: Flags the one-line PR snippet and the badge name beside the verdict (the page says why).
 FLAG_WORDS = {"uncertain": "uncertain (within noise)", "not_like_for_like": "not like-for-like",
-              "suspect_reference": "suspect reference check", "above_roof": "rows above the HBM roof"}
+              "suspect_reference": "suspect reference check", "above_roof": "rows above the HBM roof",
+              "partial": "partial run"}
 
 
 def pr_snippet(row: IndexRow, base_url: str) -> str:
