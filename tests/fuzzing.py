@@ -39,6 +39,12 @@ REPO = Path(__file__).resolve().parent.parent
 SWEEP = REPO.parent / "shared" / "mi350x-sweep"
 BUNDLES = REPO / "bundles"
 CAPTURE = "examples/fused_rope_cache/att_viewer/big/ui_output_agent_4253_dispatch_8781"
+COMPUTE = "examples/fused_rope_cache/compute_viewer"
+if os.environ.get("KERNEL_ATLAS_TEST_SLICE") == "1" or not (SWEEP / CAPTURE).is_dir():
+    # a clone without ../shared: the seeds come from the slice (tests/data/make_slice.py)
+    SWEEP = REPO / "tests" / "data" / "mi350x-slice"
+    CAPTURE = "examples/vec_add/att_viewer/big/ui_output_agent_14705_dispatch_25"
+    COMPUTE = "examples/vec_add/compute_viewer"
 CAMPAIGN = "benchmarks/examples/vec_add"
 NCU = "examples/vec_add/ncu/prefill"
 
@@ -218,10 +224,10 @@ TARGETS: list[Target] = [
     Target("att snapshots.json", "snapshots.json", "json",
            lambda: (SWEEP / CAPTURE / "snapshots.json").read_bytes(), _att_snapshots),
     Target("kernel-trace CSV", "discover_kernel_trace.csv", "csv",
-           lambda: _head(SWEEP / "examples/fused_rope_cache/compute_viewer/discover_kernel_trace.csv", 12),
+           lambda: _head(SWEEP / COMPUTE / "discover_kernel_trace.csv", 12),
            _kernel_trace),
     Target("agent-info CSV", "big_agent_info.csv", "csv",
-           lambda: (SWEEP / "examples/fused_rope_cache/compute_viewer/big_agent_info.csv").read_bytes(),
+           lambda: (SWEEP / COMPUTE / "big_agent_info.csv").read_bytes(),
            _agent_info),
     Target("counter CSV", "4242_counter_collection.csv", "csv", lambda: _head_bytes(_handmade_counter_csv(), 14),
            _counter_csv),

@@ -21,6 +21,7 @@ def results(sweep):
     return all_results(sweep)
 
 
+@pytest.mark.full_sweep
 def test_discovery_finds_every_bundle_and_capture(sweep):
     swp = discover.discover(sweep)
     assert len(swp.bundles) == 13
@@ -42,6 +43,7 @@ def test_discovery_finds_every_bundle_and_capture(sweep):
     assert "pa_decode" in swp.campaigns and "flash_attn" in swp.campaigns
 
 
+@pytest.mark.full_sweep
 def test_discovery_accepts_bundle_and_capture_paths(sweep):
     one = discover.discover(sweep / "examples" / "pa_mqa_logits_fp4")
     assert [b.name for b in one.bundles] == ["pa_mqa_logits_fp4"]
@@ -64,6 +66,7 @@ def test_wave_states_equal_expected(sweep, results):
             assert got[rel][state] == pytest.approx(value, abs=1e-12), (rel, state)
 
 
+@pytest.mark.full_sweep
 def test_flash_small_wave_states_worked_example(sweep, results):
     r = next(r for r in results if r.ref.name == "ui_output_agent_32235_dispatch_44")
     ws = r.analyses[0].wave_states
@@ -73,6 +76,7 @@ def test_flash_small_wave_states_worked_example(sweep, results):
 FUSED_ROPE = "examples/fused_rope_cache/att_viewer/big/ui_output_agent_4253_dispatch_8781"
 
 
+@pytest.mark.full_sweep
 def test_occupancy_equals_expected(sweep, results):
     expected = json.loads((sweep / "expected" / "occupancy.json").read_text())
     assert len(results) == len(expected) == 17
@@ -93,6 +97,7 @@ def test_occupancy_equals_expected(sweep, results):
         assert got == e, r.ref.rel
 
 
+@pytest.mark.full_sweep
 def test_hgemm_is_lds_bound_and_flash_flags_vgpr_disagreement(results):
     hg = next(r for r in results if r.bundle.name == "hgemm_splitk").analyses[0].occupancy
     assert (hg.waves_per_simd, hg.limiter, hg.lds_bytes) == (1, "LDS", 98304)
@@ -192,6 +197,7 @@ def test_analyze_json_for_one_capture(sweep, capsys):
     assert (occ["waves_per_simd"], occ["limiter"], occ["next_vgpr_total"]) == (2, "VGPR", 168)
 
 
+@pytest.mark.full_sweep
 def test_analyze_json_for_sweep_is_a_list(sweep, capsys):
     assert cli.main(["analyze", str(sweep), "--json", "--kernel", "flash_attn_func"]) == 0
     objs = json.loads(capsys.readouterr().out)
@@ -199,6 +205,7 @@ def test_analyze_json_for_sweep_is_a_list(sweep, capsys):
     assert sum(o["primary"] for o in objs) == 1
 
 
+@pytest.mark.full_sweep
 def test_analyze_text_modes_and_detail(sweep, capsys):
     bundle = sweep / "examples" / "softmax"
     assert cli.main(["analyze", str(bundle), "--mode", "src", "--topk", "5"]) == 0

@@ -58,6 +58,7 @@ def primary_analysis(sweep: Path, name: str):
     return results[0].analyses[0]
 
 
+@pytest.mark.full_sweep
 def test_eleven_bundles_have_a_reference(sweep):
     assert len(reference_bundles(sweep)) == 11
 
@@ -66,6 +67,7 @@ def test_eleven_bundles_have_a_reference(sweep):
     "fused_rope_cache", "hgemm_splitk", "layernorm", "moe_blockscale", "moe_gemm", "pa",
     "preshuffle_gemm", "quant", "rmsnorm", "softmax", "vec_add",
 ])
+@pytest.mark.full_sweep
 def test_primary_capture_equals_reference(sweep, name):
     ref = parse_reference((sweep / "examples" / name / "source" / "hotspot_output.txt").read_text())
     a = primary_analysis(sweep, name)

@@ -81,6 +81,7 @@ def visible_rows(page) -> list[str]:
                                                 ".map(r => r.id.slice(2))")
 
 
+@pytest.mark.full_sweep
 def test_every_page_loads_clean_and_draws_its_charts(site, browser):
     pages = sorted(site.rglob("*.html"))
     assert len([p for p in pages if p.name == "index.html"]) == 20  # the overview and 19 kernels
@@ -107,6 +108,7 @@ def test_every_page_loads_clean_and_draws_its_charts(site, browser):
     tab.close()
 
 
+@pytest.mark.full_sweep
 def test_filters_sorting_and_grouping_change_the_rows(site, browser):
     tab = Tab(browser)
     page = tab.open(url(site, "index.html"))
@@ -143,6 +145,7 @@ def test_filters_sorting_and_grouping_change_the_rows(site, browser):
     tab.close()
 
 
+@pytest.mark.full_sweep
 def test_a_row_leads_to_its_kernel_page(site, browser):
     tab = Tab(browser)
     page = tab.open(url(site, "index.html"))
@@ -156,6 +159,7 @@ def test_a_row_leads_to_its_kernel_page(site, browser):
     tab.close()
 
 
+@pytest.mark.full_sweep
 def test_anchors_open_folded_listings(site, browser):
     tab = Tab(browser)
     # an old in-page anchor of the ISA listing goes on to the ISA page (issue 13)
@@ -185,6 +189,7 @@ def test_anchors_open_folded_listings(site, browser):
     tab.close()
 
 
+@pytest.mark.full_sweep
 def test_charts_keep_their_size_when_the_window_is_resized(site, browser):
     """Every chart's box stays equal to its plot, at its explicit height, through resizes."""
     # charts in a hidden block (the overview's other ranking) are resized when shown, not here
@@ -216,6 +221,7 @@ def test_charts_keep_their_size_when_the_window_is_resized(site, browser):
 NO_OVERFLOW = "() => document.documentElement.scrollWidth <= window.innerWidth"
 
 
+@pytest.mark.full_sweep
 def test_no_page_overflows_and_kernel_pages_keep_the_height_budget(site, browser):
     """No horizontal overflow at 1400 px or 390 px (wide tables scroll in their own box);
     every kernel page at most 30,000 px tall as first opened at 1400 px (issue 13)."""
@@ -234,6 +240,7 @@ def test_no_page_overflows_and_kernel_pages_keep_the_height_budget(site, browser
     assert max(heights.values()) <= 30_000, sorted(heights.items(), key=lambda kv: -kv[1])[:3]
 
 
+@pytest.mark.full_sweep
 def test_theme_and_language_toggles(site, browser):
     tab = Tab(browser)
     page = tab.open(url(site, "kernels/rmsnorm/index.html"))
@@ -255,6 +262,7 @@ def test_theme_and_language_toggles(site, browser):
     tab.close()
 
 
+@pytest.mark.full_sweep
 def test_served_over_http_with_absolute_pr_links(site, browser):
     server = serve.make_server(str(site), 0)
     port = server.server_address[1]
@@ -277,6 +285,7 @@ def test_served_over_http_with_absolute_pr_links(site, browser):
         server.server_close()
 
 
+@pytest.mark.full_sweep
 def test_hostile_page_runs_no_script(tmp_path, sweep, browser):
     src = make_handmade_hostile_sweep(tmp_path, sweep)
     out = tmp_path / "site"
@@ -318,6 +327,7 @@ def test_nvidia_demo_pages_load_clean(tmp_path, browser):
     tab.close()
 
 
+@pytest.mark.full_sweep
 def test_history_page_draws_every_kernel(tmp_path, sweep, browser):
     from test_build import make_small_sweep  # same test folder
 
@@ -348,6 +358,7 @@ def test_history_page_draws_every_kernel(tmp_path, sweep, browser):
 
 # ---------------------------------------------------------------- issue 16: severity, ranking, coverage
 
+@pytest.mark.full_sweep
 def test_severity_filter_and_sort(site, browser):
     tab = Tab(browser)
     page = tab.open(url(site, "index.html"))
@@ -376,6 +387,7 @@ def test_severity_filter_and_sort(site, browser):
     tab.close()
 
 
+@pytest.mark.full_sweep
 def test_ranking_switch_changes_the_chart_and_the_table(site, browser):
     tab = Tab(browser)
     page = tab.open(url(site, "index.html"))
@@ -398,6 +410,7 @@ def test_ranking_switch_changes_the_chart_and_the_table(site, browser):
     tab.close()
 
 
+@pytest.mark.full_sweep
 def test_a_coverage_cell_opens_the_kernel_page_filtered_to_its_model(site, browser):
     tab = Tab(browser)
     page = tab.open(url(site, "index.html"))
@@ -423,6 +436,7 @@ def test_a_coverage_cell_opens_the_kernel_page_filtered_to_its_model(site, brows
     tab.close()
 
 
+@pytest.mark.full_sweep
 def test_diagnosis_and_coverage_in_chinese(site, browser):
     tab = Tab(browser)
     page = tab.open(url(site, "index.html"))
@@ -444,6 +458,7 @@ def test_diagnosis_and_coverage_in_chinese(site, browser):
     tab.close()
 
 
+@pytest.mark.full_sweep
 def test_advice_verdict_and_diagnosis_words_switch_language(site, browser):
     """The computed words of a kernel page (findings, why-not-winning, verdict reason and flags) show
     the 中文 the catalogues word, with the real numbers, and come back to English."""
@@ -522,6 +537,7 @@ CHART_TEXT = """(id) => { const c = document.querySelector('.chart[data-figure="
   return {x: t('.g-xtitle text'), y: t('.g-ytitle text'), legend: t('.legendtext'), height: c.getBoundingClientRect().height}; }"""
 
 
+@pytest.mark.full_sweep
 def test_charts_follow_the_language_and_keep_their_size(site, browser):
     tab = Tab(browser)
     page = tab.open(url(site, "kernels/rmsnorm/index.html"))
@@ -542,6 +558,7 @@ def test_charts_follow_the_language_and_keep_their_size(site, browser):
     tab.close()
 
 
+@pytest.mark.full_sweep
 def test_chinese_leaves_no_english_interface_word(site, browser):
     for rel, sel in COVERED.items():
         tab = Tab(browser)
@@ -565,6 +582,7 @@ def test_chinese_leaves_no_english_interface_word(site, browser):
         tab.close()
 
 
+@pytest.mark.full_sweep
 def test_source_and_isa_rows_say_their_interface_words_in_chinese(site, browser):
     """Row cells are data (translate="no"); the words among them (instruction counts, MFMA
     notes) switch language with the rest of the page."""

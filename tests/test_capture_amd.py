@@ -82,6 +82,7 @@ kernel-atlas ingest raw --into sweep --kernel NAME --label small
     assert list(tmp_path.iterdir()) == []  # a dry run writes nothing
 
 
+@pytest.mark.full_sweep
 def test_dry_run_after_discovery_resolves_the_kernel(sweep, tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     copy_discovery(sweep, FLASH, tmp_path / "raw")
@@ -106,6 +107,7 @@ def test_dry_run_after_discovery_resolves_the_kernel(sweep, tmp_path, monkeypatc
     assert plan.endswith("kernel-atlas ingest raw --into sweep --kernel flash_attn_func --label small\n")
 
 
+@pytest.mark.full_sweep
 def test_yaml_reproduces_the_sweeps_own_jobs(sweep, tmp_path):
     """From each bundle's discovery and its regex, our job equals the hand-written one
     (the buffer size aside, chosen per bundle; pa and moe_blockscale picked other iterations)."""
@@ -125,6 +127,7 @@ def test_yaml_reproduces_the_sweeps_own_jobs(sweep, tmp_path):
     assert sorted(set(p.name for p in (sweep / "examples").iterdir()) - set(same_range)) == ["moe_blockscale", "pa"]
 
 
+@pytest.mark.full_sweep
 def test_iterations_count_dispatches_from_one(sweep):
     """The dispatch id in each real capture name is an iteration its YAML asked for,
     counted from 1 in the bundle's discovery trace. Two captures come from other runs
@@ -205,6 +208,7 @@ def test_kernel_regex_escapes_and_anchors_only_when_needed():
     assert job["kernel_include_regex"] == 'k"q\\\\x'  # the YAML keeps the escaped regex intact
 
 
+@pytest.mark.full_sweep
 def test_pick_kernel_and_ask(sweep):
     stats = runstats.read_kernel_stats(sweep / "examples" / FLASH / "compute_viewer" / "discover_kernel_stats.csv")
     kernel, matches = capture_amd.pick_kernel(stats, "reduce_kernel")
@@ -289,6 +293,7 @@ def capture_argv(*extra: str) -> list[str]:
             "--raw-dir", "raw", *extra, "--", "python3", "app.py", "runs.jsonl"]
 
 
+@pytest.mark.full_sweep
 def test_end_to_end_discover_pick_capture_ingest(standin, sweep, capsys):
     assert cli.main(capture_argv()) == 0
     out, err = capsys.readouterr()
@@ -340,6 +345,7 @@ def test_end_to_end_discover_pick_capture_ingest(standin, sweep, capsys):
     ("truncated", "truncated-trace", 1),
     ("data-lost", "data-lost", 0),
 ])
+@pytest.mark.full_sweep
 def test_end_to_end_failures_are_explained(standin, monkeypatch, capsys, mode, kind, rc):
     monkeypatch.setenv("KERNEL_ATLAS_STANDIN_MODE", mode)
     monkeypatch.setenv("KERNEL_ATLAS_STANDIN_SHELLS", "")
@@ -351,6 +357,7 @@ def test_end_to_end_failures_are_explained(standin, monkeypatch, capsys, mode, k
     assert (standin / "sweep").exists() == (rc == 0)
 
 
+@pytest.mark.full_sweep
 def test_missing_decoder_is_warned_before_the_capture(standin, monkeypatch, capsys):
     monkeypatch.delenv("ROCPROF_ATT_LIBRARY_PATH")
     monkeypatch.setattr(capture_amd, "DECODER_FALLBACK_DIRS", ())
@@ -360,6 +367,7 @@ def test_missing_decoder_is_warned_before_the_capture(standin, monkeypatch, caps
     assert "ROCPROF_ATT_LIBRARY_PATH=DIR" in err
 
 
+@pytest.mark.full_sweep
 def test_a_kernel_regex_without_match_stops_after_discovery(standin, capsys):
     argv = capture_argv()
     argv[argv.index("flash_attn")] = "no_such_kernel"

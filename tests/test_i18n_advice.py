@@ -61,6 +61,7 @@ def test_every_detector_is_worded_in_both_catalogues():
             assert all(spec == "" or spec[0] in "~#" for _, spec in _fields(en[k])), k
 
 
+@pytest.mark.full_sweep
 def test_the_chinese_holds_no_english_word_but_terms_and_code():
     zh = i18n.catalogue("zh")
     left = {}
@@ -72,6 +73,7 @@ def test_the_chinese_holds_no_english_word_but_terms_and_code():
     assert left == {}
 
 
+@pytest.mark.full_sweep
 def test_catalogue_english_is_the_detectors_english_on_the_whole_sweep(sweep):
     """Each finding's title, summary and suggestion, and the why-not-winning sentence, worded from
     en.json equal what analyze prints (which stays byte-identical)."""
@@ -122,6 +124,7 @@ def test_every_key_a_message_names_is_in_the_catalogues():
     assert missing == []
 
 
+@pytest.mark.full_sweep
 def test_verdict_reasons_and_flags_are_worded_by_key(sweep):
     n_flags = 0
     for op, s in score_sweep(sweep).items():
@@ -137,6 +140,7 @@ def test_verdict_reasons_and_flags_are_worded_by_key(sweep):
         "2 行超出 HBM 屋顶"]
 
 
+@pytest.mark.full_sweep
 def test_snop_hazard_of_flash_attn_func_in_chinese_with_its_numbers(kernel):
     k, _ = kernel("flash_attn_func")
     prim = k.captures[1]
@@ -154,6 +158,7 @@ def test_snop_hazard_of_flash_attn_func_in_chinese_with_its_numbers(kernel):
     assert v.summary == f["evidence"]["summary"] and v.summary.startswith("185 s_nops hold 13.5% of the stall cycles")
 
 
+@pytest.mark.full_sweep
 def test_kernel_header_and_why_panel_in_chinese(kernel):
     k, row = kernel("pa")
     page = kernel_views.kernel_page(k, row, base_views.SiteContext())
@@ -183,6 +188,7 @@ def _sweep_findings(sweep):
     return advice.sweep_findings(per_kernel)
 
 
+@pytest.mark.full_sweep
 def test_sweep_findings_are_worded_by_key(sweep):
     """Each sweep-level finding's title and text, worded from en.json, are the computed English; the
     中文 keeps kernels, numbers and terms as data."""

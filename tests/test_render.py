@@ -127,6 +127,7 @@ def check_links(site: Path) -> list[str]:
 
 # ---------------------------------------------------------------- the real site
 
+@pytest.mark.full_sweep
 def test_site_layout(built_site):
     names = {p.relative_to(built_site).as_posix() for p in built_site.rglob("*") if p.is_file()}
     slugs = {n.split("/")[1] for n in names if n.startswith("kernels/")}
@@ -144,6 +145,7 @@ def test_site_layout(built_site):
     assert not any(re.search(r"(code|filenames|snapshots)\.json$|se\d+_sm\d+|\.csv$|\.yaml$", n) for n in names)
 
 
+@pytest.mark.full_sweep
 def test_size_budgets_of_the_real_sweep(built_site):
     """Issue 13 point 2: every kernel page <= 1 MB of HTML, the overview <= 300 KB, the whole
     site <= 25 MB with one copy of plotly.js."""
@@ -168,6 +170,7 @@ def test_no_local_path_in_any_output(built_site, sweep):
                 assert n not in text, (p, n)
 
 
+@pytest.mark.full_sweep
 def test_overview_text(built_site):
     html = (built_site / "index.html").read_text(encoding="utf-8")
     assert "<title>Kernel Atlas: AMD Instinct MI350X (gfx950, CDNA4)</title>" in html
@@ -183,6 +186,7 @@ def test_overview_text(built_site):
     assert len(html.encode()) < 300_000
 
 
+@pytest.mark.full_sweep
 def test_kernel_page_text(built_site):
     html = (built_site / "kernels" / "flash_attn_func" / "index.html").read_text(encoding="utf-8")
     for text in ("Why not winning", "Speed across shapes", "0.87x", "wins</span> <strong data-zh=\"16 个中 0 个\">0 of 16</strong>",
@@ -214,6 +218,7 @@ def test_source_pages_list_every_capture_file(built_site):
             assert f'src/{page.parent.name}/{page.name}' in html, page
 
 
+@pytest.mark.full_sweep
 def test_api_index_matches_the_reference_verdicts(built_site, sweep):
     doc = json.loads((built_site / "api" / "index.json").read_text())
     assert doc["format_version"] == 1
@@ -239,6 +244,7 @@ def test_api_index_matches_the_reference_verdicts(built_site, sweep):
     assert cap["primary"] is True and len(cap["isa"]) == cap["analysis"]["instructions"] == 2069
 
 
+@pytest.mark.full_sweep
 def test_badges_are_valid_svg(built_site):
     for svg in (built_site / "badges").glob("*.svg"):
         root = ET.fromstring(svg.read_bytes())
@@ -247,6 +253,7 @@ def test_badges_are_valid_svg(built_site):
     assert ">HEADROOM<" in text and ">0.87x \u00b7 0 of 16<" in text
 
 
+@pytest.mark.full_sweep
 def test_pr_markdown(built_site):
     md = (built_site / "pr" / "rmsnorm.md").read_text()
     assert md.startswith("[![RMSNorm: HEADROOM](badges/rmsnorm.svg)](kernels/rmsnorm/) [RMSNorm](kernels/rmsnorm/): "

@@ -65,6 +65,7 @@ def test_hgemm_dispatch_timing_and_agent(sweep):
          (9, 65161, 65521, 91240), 5),
     ],
 )
+@pytest.mark.full_sweep
 def test_traced_kernel_of_real_bundles(sweep, bundle, rank, name, calls, total, percent, timing, agent):
     s = runstats.bundle_run_stats(sweep / "examples" / bundle)
     t = s.traced
@@ -75,6 +76,7 @@ def test_traced_kernel_of_real_bundles(sweep, bundle, rank, name, calls, total, 
     assert s.agent.node_id == agent and s.agent.product == "AMD Instinct MI350X"
 
 
+@pytest.mark.full_sweep
 def test_every_real_bundle_has_a_traced_kernel(sweep):
     for bundle in sorted((sweep / "examples").iterdir()):
         s = runstats.bundle_run_stats(bundle)
@@ -83,6 +85,7 @@ def test_every_real_bundle_has_a_traced_kernel(sweep):
         assert json.loads(json.dumps(s.to_json()))["traced"]["name"] == s.traced.name
 
 
+@pytest.mark.full_sweep
 def test_jit_name_picks_the_kernel_without_suffix(sweep):
     kernels = runstats.read_kernel_stats(sweep / "examples" / "moe_gemm" / "compute_viewer" / "discover_kernel_stats.csv")
     t = runstats.pick_traced(kernels, [], jit_kernel="moe_gemm1")
@@ -200,6 +203,7 @@ def test_bundle_without_run_files_gives_none(tmp_path):
 # ---------------------------------------------------------------- the busiest trace
 
 
+@pytest.mark.full_sweep
 def test_fused_rope_cache_trace_of_thousands_of_dispatches(sweep):
     """10,836 dispatch rows, 3,761 of the traced kernel: the rows picked are match_kernel's."""
     from generator.read import rocprof

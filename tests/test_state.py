@@ -32,6 +32,7 @@ def api_states(site) -> dict[str, dict]:
             for r in index["kernels"]}
 
 
+@pytest.mark.full_sweep
 def test_every_output_tells_the_same_state_of_the_shared_sweep(sweep, shared_site, capsys):
     states = api_states(shared_site)
     assert len(states) == 19
@@ -119,6 +120,7 @@ def test_state_round_trips_and_says_its_status():
     assert st.status == "broken"
 
 
+@pytest.mark.full_sweep
 def test_analyze_advice_is_the_sites_advice(sweep, shared_site, capsys):
     """``analyze --advice`` reads the campaign that times each bundle, as build does: the same plan
     (vec_add opens with profiled_shape, worked from its results file) in both outputs."""
