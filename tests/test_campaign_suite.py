@@ -256,3 +256,18 @@ def test_a_partial_run_is_flagged(tmp_path):
     s = _score(folder)
     assert s.partial and "partial" in s.flag_keys and "partial run (still being written)" in s.flags
     assert [m.key for m in s.flag_messages][-1] == "verdict.flag.partial"
+
+
+def test_plain_rows_read_as_the_field_by_field_reader_reads_them():
+    from generator.read.campaign import ResultRow
+
+    records = HANDMADE_FULL + [handmade_row("b1", "x", 20.0, correctness="fail", err="max_abs 3.2"),
+                               {**HANDMADE_FULL[0], "correctness": None, "us_std": 0.4, "gbps": 1.5e3}]
+    for i, rec in enumerate(records):
+        plain = campaign_suite._plain_row(rec, i, i + 1)
+        assert plain is not None, rec
+        checked = campaign_suite.checked_suite_row(rec, i, i + 1, "r.jsonl")
+        assert [getattr(plain, f) for f in ResultRow.__slots__] == [getattr(checked, f) for f in ResultRow.__slots__]
+    for odd in ({**HANDMADE_FULL[0], "us_median": float("nan")}, {**HANDMADE_FULL[0], "correctness": "maybe"},
+                {**HANDMADE_FULL[0], "us_median": 20}, {**HANDMADE_FULL[0], "label": ""}):
+        assert campaign_suite._plain_row(odd, 0, 1) is None  # left to the field-by-field reader

@@ -295,8 +295,46 @@ def read_suite_rows(path: str) -> tuple[list[ResultRow], list[LedgerShape]]:
     return rows, list(shapes.values())
 
 
+#: A plain row's ``correctness`` -> ``correct`` (``_plain_row``).
+_PLAIN_CORRECT = {"pass": True, "fail": False, "not_checked": None, None: None}
+_NUMBER_TYPES = (float, type(None))
+_TEXT_TYPES = (str, type(None))
+
+
+def _plain_row(rec: dict[str, Any], index: int, line: int) -> ResultRow | None:
+    """The row of a *plain* JSON record (texts non-empty strings, times floats or null, no NaN,
+    ``correctness`` one of its words), read at once; None for any other record.
+
+    ``bench_campaign_suite.py``: a campaign of 10,000 rows read in 84 ms field by field, about
+    30 ms with this (the classic layout's reader: 54 to 66 ms), so the second layout costs no
+    more per row than the first.
+    """
+    get = rec.get
+    label, provider, status, corr = get("label"), get("provider"), get("status"), get("correctness")
+    med, p10, p90, std, gbps, tflops = (get("us_median"), get("us_p10"), get("us_p90"), get("us_std"), get("gbps"),
+                                        get("tflops"))
+    err, method, dtype = get("err") or get("error"), get("timing_method"), get("dtype")
+    if not (type(label) is str and label and type(provider) is str and provider and type(status) is str and status
+            and type(med) in _NUMBER_TYPES and type(p10) in _NUMBER_TYPES and type(p90) in _NUMBER_TYPES
+            and type(std) in _NUMBER_TYPES and type(gbps) in _NUMBER_TYPES and type(tflops) in _NUMBER_TYPES
+            and type(err) in _TEXT_TYPES and type(method) in _TEXT_TYPES and type(dtype) in _TEXT_TYPES
+            and med == med and p10 == p10 and p90 == p90 and std == std and gbps == gbps and tflops == tflops
+            and err != "" and method != "" and dtype != "" and (type(corr) is str or corr is None)
+            and corr in _PLAIN_CORRECT):
+        return None
+    correct = _PLAIN_CORRECT[corr]
+    return ResultRow(index, line, label, provider, status, correct, med, p10, p90, std, None, method, None, err,
+                     err if correct is False else None, gbps, None, None, None, None, tflops, dtype)
+
+
 def suite_row(rec: dict[str, Any], index: int, line: int, path: str) -> ResultRow:
     """One second-layout record (JSON values or CSV strings) as a ``ResultRow``."""
+    plain = _plain_row(rec, index, line) if type(rec.get("us_median")) is not str else None
+    return plain if plain is not None else checked_suite_row(rec, index, line, path)
+
+
+def checked_suite_row(rec: dict[str, Any], index: int, line: int, path: str) -> ResultRow:
+    """``suite_row`` field by field: the same values for a plain row, and the errors for a bad one."""
     label, provider, status = (classic._text(rec.get(c)) for c in REQUIRED)
     for column, value in zip(REQUIRED, (label, provider, status)):
         if not value:
