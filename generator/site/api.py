@@ -23,21 +23,23 @@
 ``verdict`` is WIN, PARITY, HEADROOM, BLOCKED, UNTIMED (a campaign with a ledger and no
 results) or null (no campaign). ``flags`` are machine words shown beside the verdict
 (``hard_failures``, ``uncertain``, ``reference_only``, ``not_like_for_like``,
-``suspect_reference``, ``above_roof``); ``flag_texts`` the same as a person reads them. Each kernel
+``suspect_reference``, ``above_roof``, ``partial``); ``flag_texts`` the same as a person reads them. Each kernel
 also has ``diagnosis``, ``first_step``, ``severity``, ``coverage`` (per model), ``headline_speedup`` /
 ``headline_verdict`` (``generator.site.views.diagnosis``, ``.coverage``), ``timed_commits``,
 ``profiled_commit`` and ``commit_note``; the index adds ``coverage`` (models x kernels).
 ``api/kernels/<slug>.json`` holds ``format_version``,
 ``kernel`` (the index record), ``state`` (``analyze.state.KernelState``: status, verdict,
 flags, broken / missing / skipped lines, hotspot, commits; what ``diff`` and ``history`` read), ``score`` (``verdicts.KernelScore.to_json()``, with
-``shapes``), ``headline``, ``hotspot`` (primary capture: top stall type, stall ratio,
+``shapes``; a campaign of the second layout adds ``variants`` {provider: [geomean vs the verdict
+baseline, n]} and each shape's ``variants`` rows), ``headline``, ``hotspot`` (primary capture: top stall type, stall ratio,
 waves per SIMD, limiter), ``captures`` (each: ``analysis`` as ``analyze --json``,
 every ``lines`` entry, the ``isa`` rows (columns in ``isa_columns``; ``loc`` indexes
 ``locs``), the ``timeline`` bins, ``advice`` (each finding as ``analyze --json --advice`` prints it,
 plus ``i18n``: its title, summary and suggestion as ``[catalogue key, {param: value}]``, worded by
 ``generator.site.wording``), ``mfma``),
-``counters``, ``runstats``, ``roofline``, ``compare``, ``report_html``, ``missing``,
-``broken``. A reader must check ``format_version`` and refuse versions it does not know.
+``counters``, ``runstats``, ``roofline``, ``compare``, ``report_html``, ``campaign_reports``
+(the campaign folder's ``BENCHMARK_REPORT.md`` / ``REPORT_<suite>.md``: ``[{file, html}]``), ``missing``,
+``broken``. ``tallies.broken`` counts kernels whose campaign could not be read (``unscored``: no campaign). A reader must check ``format_version`` and refuse versions it does not know.
 """
 
 from __future__ import annotations
