@@ -57,7 +57,7 @@ def site_env(sweep):
     kj = verdicts.load_kernels_json(swp.root)
     mods = {n: plan.optional(n) for n in plan.OPTIONAL}
     plans = {p.slug: p for p in plan.plan_kernels(swp, cfg, kj)}
-    return gather.Env(swp.root, cfg, kj, mods, lambda msg: None), plans
+    return gather.Env(swp.root, cfg, kj, mods, lambda msg: None, verdicts.sweep_floor(swp.root, cfg)), plans
 
 
 @pytest.fixture(scope="session")

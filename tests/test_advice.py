@@ -263,10 +263,15 @@ def test_mfma_annotations(primaries):
 @pytest.mark.full_sweep
 def test_sweep_findings_group_kernels_by_limiter_and_pattern(plans, sweep):
     verdicts = json.loads((sweep / "expected" / "verdicts.json").read_text())
+    pairs = {e["example"]: e["baseline_us"] / e["flydsl_us"]
+             for e in json.loads((sweep / "docs" / "data" / "kernels.json").read_text())["kernels"]
+             if e.get("baseline_us") and e.get("flydsl_us")}
     per_kernel = {}
     for k, findings in plans.items():
         v = verdicts.get(VERDICT_NAMES.get(k, k))
-        per_kernel[k] = (findings, v and v["verdict"], v and v["geomean_vs_best"])
+        # the ratio each verdict rests on (VERDICTS rule 12): the verdict geomean, or the profiled pair
+        ratio = v and (v["verdict_geomean"][0] if v["verdict_basis"] == "shapes" else pairs[k])
+        per_kernel[k] = (findings, v and v["verdict"], ratio)
     groups = {s.key: s for s in advice.sweep_findings(per_kernel)}
     vgpr = groups["limiter:VGPR"]
     assert {"flash_attn_func", "pa"} <= set(vgpr.kernels)

@@ -25,6 +25,7 @@ from generator.sweeps.diff import (
 )
 from generator.errors import InputError
 from generator.sweeps.snapshot import load_snapshot, snapshot_from_sweep
+from verdict_oracle import verdict_geomean
 from test_snapshot import (
     FA_AFTER,
     FA_BEFORE,
@@ -164,6 +165,19 @@ def test_scaled_candidate_shapes(softmax_diff):
 
 
 @pytest.mark.full_sweep
+def test_scaled_candidate_verdict_ratio(softmax_diff, sweep):
+    """The headline number is the ratio the verdict rests on (VERDICTS rule 12), worked from the raw rows by
+    an independent reading (tests/verdict_oracle.py): slowed 1.2x, fewer shapes sit at the timing floor."""
+    folder = sweep / "benchmarks" / "examples" / "softmax"
+    before, n_before, floor_before, _ = verdict_geomean(folder)
+    after, n_after, floor_after, _ = verdict_geomean(folder, scale=1.2)
+    assert (n_before, floor_before, n_after, floor_after) == (34, 39, 55, 18)
+    r = softmax_diff.kernels[0].headline_change
+    assert (r.kind, r.old, r.new) == ("verdict_ratio", pytest.approx(before, rel=1e-12), pytest.approx(after, rel=1e-12))
+    assert r.significant and r.direction == "regression" and r.text.startswith("verdict ratio (shapes) 1.19x → 0.92x")
+
+
+@pytest.mark.full_sweep
 def test_scaled_candidate_markdown(softmax_pair, capsys):
     old, new = softmax_pair
     code, out, _ = run_cli(capsys, "diff", str(old), str(new), "--markdown", "--site-url", "https://atlas.example/")
@@ -171,10 +185,10 @@ def test_scaled_candidate_markdown(softmax_pair, capsys):
     lines = out.splitlines()
     assert lines[0] == DIFF_MARKER
     assert lines[3] == ("**1 regression, 0 improvements · verdicts WIN 1 → 0, HEADROOM 0 → 1 · "
-                        "biggest moves: Softmax 1.08x → 0.90x (-16.7%)**")
+                        "biggest moves: Softmax 1.19x → 0.92x (-22.7%)**")
     row = next(ln for ln in lines if ln.startswith("| [Softmax]"))
     assert row == ("| [Softmax](https://atlas.example/kernels/softmax/) | WIN → **HEADROOM** | "
-                   "1.08x → 0.90x (-16.7%) | 67 ↓ 0 ↑ of 73 | — | "
+                   "1.19x → 0.92x (-22.7%) | 67 ↓ 0 ↑ of 73 | — | "
                    "candidate: commit 7255fff8 → abcdef12 (candidate time ×1.20) |")
     assert "<summary>Per-shape changes beyond noise (67)</summary>" in out
     assert "| `M=1 N=128 bf16` | 0.99x → 0.83x | -16.7% |" in out
@@ -194,7 +208,7 @@ def test_scaled_candidate_json_and_exit_status(softmax_pair, capsys):
     assert doc["regressions"] == ["softmax"] and doc["unchanged"] == []
     assert doc["old"] == {"label": "base", "verdict_counts": {"WIN": 1}}
     kinds = [c["kind"] for c in doc["kernels"][0]["changes"]]
-    assert kinds.count("shape") == 73 and kinds[:2] == ["verdict", "geomean"]
+    assert kinds.count("shape") == 73 and kinds[:3] == ["verdict", "verdict_ratio", "geomean"]
     assert str(old) not in out
     code, out, _ = run_cli(capsys, "diff", str(old), str(old), "--fail-on-regression")
     assert code == 0

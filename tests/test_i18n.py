@@ -88,7 +88,8 @@ def test_the_sentences_copied_from_the_analysis_are_its_own():
     from generator.model import WavesSummary
     assert i18n.en("msg.shape.roof", provider="aiter", tbs="9.1") == f"aiter at 9.1 TB/s {ABOVE_ROOF_TEXT}"
     assert i18n.en("msg.roof.above", tbs="9.1") == f"9.1 TB/s {ABOVE_ROOF_TEXT}"
-    assert i18n.en("speed.v.roof", n=2, providers="aiter") == f"2 rows (aiter) {ABOVE_ROOF_TEXT}"
+    assert i18n.en("speed.v.roof", n=2, providers="aiter") == (
+        "2 rows (aiter) above a roof (HBM or dense compute): less work than modelled, cached, or mismeasured")
     assert i18n.en("speed.cell.roof", tbs="9.1") == f"9.1 TB/s: {ABOVE_ROOF_TEXT}"
     fields = {f: 0 for f in WavesSummary.__dataclass_fields__}
     text = waves.not_representative_text(WavesSummary(**{**fields, "sampled": 4, "working": 0, "early_exit": 4}))
@@ -161,7 +162,8 @@ def test_every_computed_sentence_of_the_nvidia_demo_has_its_chinese():
         pytest.skip("the NVIDIA demo sweep (bundles/) is absent")
     swp = discover.discover(bundles)
     cfg, kj = load_config(swp.root), verdicts.load_kernels_json(swp.root)
-    env = gather.Env(swp.root, cfg, kj, {n: plan.optional(n) for n in plan.OPTIONAL}, lambda msg: None)
+    env = gather.Env(swp.root, cfg, kj, {n: plan.optional(n) for n in plan.OPTIONAL}, lambda msg: None,
+                     verdicts.sweep_floor(swp.root, cfg))
     missing, seen = [], 0
     for p in plan.plan_kernels(swp, cfg, kj):
         k, _ = gather.gather_kernel(p, env)
@@ -181,20 +183,23 @@ def test_charts_carry_their_chinese_with_the_real_figures(kernel):
     from generator.site.views import overview as overview_views
     rows = [kernel(s)[1] for s in ("flash_attn_func", "rmsnorm", "moe_gemm", "softmax")]
     fig = charts.speedup_overview(overview_views.order_rows(rows), 1.05, 0.95)
-    assert fig["layout"]["xaxis"]["title"]["text"] == "speedup vs best baseline (log; > 1: candidate faster)"
-    assert fig["zh"]["layout"] == {"xaxis.title.text": "相对最佳基线的加速比（对数；> 1：候选更快）"}
+    assert fig["layout"]["xaxis"]["title"]["text"] == "speedup vs the comparable baseline (log; > 1: candidate faster)"
+    assert fig["zh"]["layout"] == {"xaxis.title.text": "相对可比基线的加速比（对数；> 1：候选更快）"}
     zh = fig["zh"]["traces"]
     assert zh["0"]["name"] == "形状" and fig["data"][0]["name"] == "shapes"
     # every translated trace exists, and the hover keeps plotly's placeholders
     assert all(int(i) < len(fig["data"]) for i in zh)
-    assert zh["1"]["hovertemplate"] == "%{y}<br>几何平均 %{x:.2f}x，胜出 %{customdata[0]}%{customdata[2]}<extra>%{customdata[1]}</extra>"
+    assert zh["1"]["hovertemplate"] == "%{y}：%{x:.2f}x，处于计时下限（不计入）<extra>单个形状</extra>"
+    assert zh["2"]["hovertemplate"] == ("%{y}<br>判定比值 %{x:.2f}x（%{customdata[3]}），对比任意基线胜出 %{customdata[0]}"
+                                        "%{customdata[2]}<extra>%{customdata[1]}</extra>")
     # moe_gemm is a WIN not like-for-like and above the roof: its hover flags in 中文, its wins as "N 个中 M 个"
     head = next(i for i, t in enumerate(fig["data"]) if t["name"] == "WIN")
     moe = fig["data"][head]["y"].index("MoE GEMM (2-stage)")
     moe_row = kernel("moe_gemm")[1]
     assert zh[str(head)]["customdata"][moe][0] == f"{moe_row.n_measured} 个中 {moe_row.wins} 个"
     assert zh[str(head)]["customdata"][moe][2].startswith("<br>口径不一致：")
-    assert zh[str(head)]["customdata"][moe][2].endswith("行超过 HBM 屋顶线")
+    assert zh[str(head)]["customdata"][moe][2].endswith("行超出屋顶（HBM 或稠密算力）")
+    assert zh[str(head)]["customdata"][moe][3].startswith("依据性能分析中的配对")
     assert fig["data"][head]["customdata"][moe][2].startswith("<br>not like-for-like")
     k, row = kernel("rmsnorm")
     shapes = charts.shape_speedups([sh for sh in k.score.shapes if sh.measured], 1.05, 0.95)
@@ -219,10 +224,11 @@ def test_history_figure_and_regression_in_chinese():
            HistoryPoint("s2", "bbb222", "2026-05-02", 0.80, 1.02, "HEADROOM", "Vec", profiled_commit="ccc333")]
     fig = history_chart_data({"vec": pts})["vec"]
     zh = history_views.figure_zh(fig)
-    assert zh["layout"] == {"xaxis.title.text": "测量", "yaxis.title.text": "相对最佳的几何平均（x）"}
-    line = next(i for i, t in enumerate(fig["data"]) if t["name"] == "geomean vs best")
-    assert fig["data"][line]["text"][1] == "s2 @ bbb222 (profiled at ccc333)<br>2026-05-02<br>geomean 0.800x (noise ±2.0%)<br>HEADROOM"
-    assert zh["traces"][str(line)]["text"][1] == "s2 @ bbb222（剖析于 ccc333）<br>2026-05-02<br>几何平均 0.800x（噪声 ±2.0%）<br>HEADROOM"
+    assert zh["layout"] == {"xaxis.title.text": "测量", "yaxis.title.text": "判定比值（x）"}
+    line = next(i for i, t in enumerate(fig["data"]) if t["name"] == "verdict ratio")
+    assert fig["data"][line]["text"][1] == ("s2 @ bbb222 (profiled at ccc333)<br>2026-05-02<br>verdict ratio 0.800x "
+                                            "(noise ±2.0%)<br>HEADROOM")
+    assert zh["traces"][str(line)]["text"][1] == "s2 @ bbb222（剖析于 ccc333）<br>2026-05-02<br>判定比值 0.800x（噪声 ±2.0%）<br>HEADROOM"
     mark = {"ratio": 0.8, "verdict": "WIN → HEADROOM", "from": "s1", "commit": "bbb222", "confirmed": False}
     assert history_views.regression_text(mark) == "regressed -20.0% (WIN → HEADROOM) since s1 (at bbb222), unconfirmed"
     assert history_views.regression_zh(mark) == ('回退 <span translate="no">-20.0%</span>（<span translate="no">WIN → HEADROOM'

@@ -133,11 +133,12 @@ def test_verdict_reasons_and_flags_are_worded_by_key(sweep):
         n_flags += len(s.flags)
     assert n_flags > 5
     moe = score_sweep(sweep)["moe_blockscale"]
-    assert wording.plain("zh", moe.verdict_reason_msg) == "4 个已测量形状的几何平均 7.089x ≥ 1.05"
+    assert wording.plain("zh", moe.verdict_reason_msg) == (
+        "性能分析配对 53.80 us vs 44.00 us (CK), 0.82x < 0.95；这些形状只胜过参考实现 pytorch（4 个形状上 59.41x）")
     assert [wording.plain("zh", m) for m in moe.flag_messages] == [
         "口径不一致：4 个形状中有 4 个，最佳基线计时的范围与候选不同；同口径对比为 540.89x（4 个形状，仅对比参考实现 pytorch）",
         "6 项可疑的参考校验（flydsl 与一个独立库都未通过）",
-        "2 行超出 HBM 屋顶"]
+        "2 行超出屋顶（HBM 或稠密算力）"]
 
 
 @pytest.mark.full_sweep
@@ -163,8 +164,8 @@ def test_kernel_header_and_why_panel_in_chinese(kernel):
     k, row = kernel("pa")
     page = kernel_views.kernel_page(k, row, base_views.SiteContext())
     text = lambda said: "".join(s.text for s in said.zh)  # noqa: E731
-    assert text(page.verdict_reason) == "12 个已测量形状的几何平均 0.493x < 0.95"
-    assert [text(f) for f in page.flags] == ["2 行超出 HBM 屋顶"]
+    assert text(page.verdict_reason) == "12 个有可比基线的形状上，判定几何平均 0.542x < 0.95"
+    assert [text(f) for f in page.flags] == ["2 行超出屋顶（HBM 或稠密算力）"]
     assert [text(c) for c in page.diagnosis_said] == [
         "延迟受限（12 个形状中 11 个）", "other 停顿占 35%（仅计干活的 wave）", "每 SIMD 2 个 wave（受 VGPR 限制）",
         "56 个 wave 中 48 个提前退出（占停顿 36%）", "最佳形状达到屋顶的 38%"]

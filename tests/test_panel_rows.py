@@ -6,7 +6,7 @@ import dataclasses
 from markupsafe import Markup
 import pytest
 
-from generator.site import panel_rows, render
+from generator.site import i18n, panel_rows, render
 from generator.site.views import advice as advice_views
 from generator.site.views import base as base_views
 from generator.site.views import captures as captures_views
@@ -238,7 +238,7 @@ OLD_KERNEL_ROWS = """      {% for r in g.rows %}
           {% if r.regression %}<div class="regressed small"><a href="history.html#h-{{ r.slug }}">{{ bi(r.regression, r.regression_zh) }}</a></div>{% endif %}</td>
         <td data-sort="{{ r.severity_sort }}">{% if r.severity %}<span class="sev sev-{{ r.severity.level }}" data-zh="{{ r.severity.level_zh }}">{{ r.severity.level }}</span>
           <div class="small muted" data-zh="{{ r.severity.detail_zh }}">{{ r.severity.detail }}</div>{% else %}—{% endif %}</td>
-        <td class="num" translate="no" data-sort="{{ r.geomean if r.geomean is not none else '' }}">{{ r.geomean_text }}</td>
+        <td class="num" data-sort="{{ r.ratio if r.ratio is not none else '' }}"><span translate="no">{{ r.ratio_text }}</span>{% if r.basis_text %}<div class="small basis">{{ bi(r.basis_text, r.basis_zh or r.basis_text) }}</div>{% endif %}{% if r.geomean is not none and r.geomean_text != r.ratio_text %}<div class="small muted">{{ bi(i18n_en("ov.anybaseline", x=r.geomean_text), i18n_zh("ov.anybaseline", x=r.geomean_text)) }}</div>{% endif %}</td>
         <td class="num" data-sort="{{ r.headline_speedup if r.headline_speedup is not none else '' }}"><span translate="no">{{ r.headline_text_x }}</span>{% if r.headline_disagrees %}
           <div class="flag small disagree" translate="no">≠ {{ r.headline_verdict }}</div>{% endif %}</td>
         <td class="num" data-sort="{{ r.wins_sort }}"><span{% if r.wins_zh %} data-zh="{{ r.wins_zh }}"{% else %} translate="no"{% endif %}>{{ r.wins_text }}</span></td>
@@ -263,7 +263,9 @@ def test_overview_kernel_rows_are_the_bytes_of_the_loop(kernel):
     regression, a disagreeing headline and hostile text."""
     rows = [kernel(s)[1] for s in ("flash_attn_func", "moe_gemm", "softmax", "hgemm_splitk", "pa_mqa_logits_fp4")]
     assert any(r.severity for r in rows) and any(r.first_step for r in rows) and any(r.diagnosis for r in rows)
-    assert str(panel_rows.kernel_rows_html(rows)) == _macro(OLD_KERNEL_ROWS, g={"rows": rows})
+    words = {"i18n_en": i18n.en, "i18n_zh": i18n.zh}
+    assert any(r.basis_text for r in rows)  # moe_gemm: the profiled pair decides
+    assert str(panel_rows.kernel_rows_html(rows)) == _macro(OLD_KERNEL_ROWS, g={"rows": rows}, **words)
     r = rows[0]
     evil = dataclasses.replace(r, slug=EVIL, name=EVIL, op=EVIL, category=EVIL, href=EVIL, search=EVIL, regression=EVIL,
                                regression_zh=EVIL, missing=[EVIL], broken=[EVIL], flags=[EVIL, "1 hard failure"],
@@ -271,6 +273,7 @@ def test_overview_kernel_rows_are_the_bytes_of_the_loop(kernel):
                                best_baseline_text="torch (3 of 5)", geomean=None, failures_sort=-1, hard_failures=2,
                                severity=dict.fromkeys(("level", "level_zh", "detail", "detail_zh"), EVIL) | {
                                    "level": "tune", "geomean": 0.5},
-                               first_step=None if r.first_step is None else {**r.first_step, "share_text": EVIL, "share_zh": EVIL})
+                               first_step=None if r.first_step is None else {**r.first_step, "share_text": EVIL, "share_zh": EVIL},
+                               basis_text=EVIL, basis_zh=EVIL, ratio_text=EVIL)
     assert evil.headline_disagrees and evil.best_baseline_split[1]
-    assert str(panel_rows.kernel_rows_html([evil])) == _macro(OLD_KERNEL_ROWS, g={"rows": [evil]})
+    assert str(panel_rows.kernel_rows_html([evil])) == _macro(OLD_KERNEL_ROWS, g={"rows": [evil]}, **words)

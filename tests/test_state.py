@@ -43,13 +43,16 @@ def test_every_output_tells_the_same_state_of_the_shared_sweep(sweep, shared_sit
         a, b = from_sweep.kernels[slug], from_site.kernels[slug]
         assert (a.verdict, a.flags, a.profiled_commit, a.broken) == (b.verdict, b.flags, b.profiled_commit, b.broken) \
             == (st["verdict"], st["flags"], st["profiled_commit"], st["broken"]), slug
+        assert (a.verdict_basis, a.verdict_value) == (b.verdict_basis, b.verdict_value) \
+            == (st["verdict_basis"], st["verdict_value"]), slug
         assert (a.hotspot.to_json() if a.hotspot else None) == (b.hotspot.to_json() if b.hotspot else None) \
             == st["hotspot"], slug
     # worked from the raw files: flash_attn_func is VGPR-limited at 2 waves/SIMD and timed at 7255fff8
     fa = states["flash_attn_func"]
     assert fa["hotspot"]["waves_per_simd"] == 2 and fa["hotspot"]["limiter"] == "VGPR"
     assert fa["profiled_commit"] == "18c5a7ed" and fa["status"] == "scored"
-    assert states["moe_blockscale"]["verdict"] == "WIN" and "suspect_reference" in states["moe_blockscale"]["flags"]
+    assert states["moe_blockscale"]["verdict"] == "HEADROOM" and "suspect_reference" in states["moe_blockscale"]["flags"]
+    assert (states["moe_blockscale"]["verdict_basis"], round(states["moe_blockscale"]["verdict_value"], 3)) == ("pair", 0.818)
     assert states["attention_prefill"]["status"] == "untimed"
     assert states["attention_prefill"]["missing"] == [
         "no profiling bundle: nothing was captured",

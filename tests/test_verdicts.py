@@ -7,10 +7,16 @@ import math
 
 import pytest
 
+from generator.analyze.verdicts.rules import roof_kind
 from generator.read.campaign import Campaign, LedgerShape, ResultRow, read_campaign
 from generator.config import SweepConfig, config_from_dict
 from generator.analyze.verdicts import (
     BLOCKED,
+    HeadlinePair,
+    at_floor,
+    common_times,
+    verdict_baseline,
+    verdict_of_speedup,
     HEADROOM,
     PARITY,
     Roofs,
@@ -481,3 +487,107 @@ def test_real_rules_7_to_9_hand_checked(scores):
                         "max_abs=3.236e+00 max_rel=4.862e+04 rtol=0.4 atol=0.4")
     assert scores["moe_gemm"].not_like_for_like and not scores["softmax"].not_like_for_like
     assert [p for _, p in scores["pa_decode"].above_roof] == ["gluon", "gluon"]
+
+
+# ---------------------------------------------------------------- rules 9-12: the evidence ladder (synthetic)
+
+
+def _timed_row(provider, us, index, method=None, eager=None, layout=None, correct=True, tflops=None, dtype=None):
+    """A hand-made usable row with a timing method, an eager time and scope flags."""
+    row = make_handmade_row(provider, us, index=index, correct=correct)
+    row.timing_method, row.eager_median_us, row.includes_layout_conversion = method, eager, layout
+    row.effective_tflops, row.dtype = tflops, dtype
+    return row
+
+
+def _ladder(shapes_rows, headline=None, floor_us=None, reference="pytorch"):
+    """Score hand-made shapes ({provider: row} each) into a KernelScore with an optional pair."""
+    shapes = [score_shape(make_handmade_shape(f"s{i}"), {p: [r] for p, r in rows.items()}, "flydsl",
+                          reference=reference, floor_us=floor_us)
+              for i, rows in enumerate(shapes_rows)]
+    pair = None if headline is None else HeadlinePair("k", None, None, "CK", headline, verdict_of_speedup(headline))
+    return summarize("op", shapes, reference=reference, headline=pair, floor_us=floor_us)
+
+
+def test_rule10_methods_differ_compare_eager_to_eager_else_not_comparable():
+    cand = _timed_row("flydsl", 437.0, 0, method="eager_event", eager=437.0)
+    gluon = _timed_row("gluon", 18.2, 1, method="cudagraph", eager=43.2)
+    assert common_times(cand, gluon) == (437.0, 43.2)  # pa_decode's sliding-window case: 0.099x, not 0.042x
+    no_eager = _timed_row("gluon", 18.2, 1, method="cudagraph")
+    assert common_times(cand, no_eager) is None
+    same = _timed_row("aiter", 20.0, 2, method="eager_event")
+    assert common_times(cand, same) == (437.0, 20.0)
+    unknown = _timed_row("ck", 30.0, 3)  # no method: unknown agrees
+    assert common_times(cand, unknown) == (437.0, 30.0)
+    other_scope = _timed_row("aiter", 10.0, 4, method="eager_event", layout=True)
+    assert common_times(_timed_row("flydsl", 20.0, 0, method="eager_event", layout=False), other_scope) is None
+    # the verdict baseline is the comparable one the candidate's speedup is lowest against
+    chosen = {"flydsl": cand, "gluon": gluon, "aiter": same, "ck": unknown}
+    row, c_us, b_us = verdict_baseline(chosen, "flydsl")
+    assert (row.provider, c_us, b_us) == ("aiter", 437.0, 20.0)
+
+
+def test_rule11_a_shape_exactly_at_one_and_a_quarter_floors_counts():
+    floor = 10.0
+    assert at_floor(12.49, 12.0, floor) and not at_floor(12.5, 12.0, floor)  # 1.25 x 10 is not below itself
+    assert not at_floor(8.0, 30.0, floor)  # both must sit below it
+    k = _ladder([{"flydsl": _timed_row("flydsl", 12.5, 0), "aiter": _timed_row("aiter", 12.0, 1)},
+                 {"flydsl": _timed_row("flydsl", 11.0, 0), "aiter": _timed_row("aiter", 12.0, 1)}], floor_us=floor)
+    assert (k.at_floor, k.verdict_geomean) == (1, [12.0 / 12.5, 1]) and k.verdict_basis == "shapes"
+    assert k.verdict == PARITY  # 0.96
+
+
+def test_rule12_every_comparable_shape_at_the_floor_is_parity():
+    k = _ladder([{"flydsl": _timed_row("flydsl", 10.5, 0), "aiter": _timed_row("aiter", 12.0, 1)}], floor_us=10.0)
+    assert (k.verdict, k.verdict_basis, k.at_floor, k.verdict_geomean) == (PARITY, "floor", 1, None)
+    assert k.verdict_reason == ("every comparable shape (1) runs at the timing floor (10.00 us): "
+                                "the harness cannot tell them apart")
+
+
+def test_rule12_a_reference_only_win_rests_on_the_pair_when_there_is_one():
+    rows = [{"flydsl": _timed_row("flydsl", 100.0, 0), "pytorch": _timed_row("pytorch", 500.0, 1)}]
+    with_pair = _ladder(rows, headline=0.82)
+    assert (with_pair.verdict, with_pair.verdict_basis, with_pair.verdict_reference_only) == (HEADROOM, "pair", True)
+    assert with_pair.verdict_value == 0.82 and with_pair.basis_text == "from the profiled pair vs CK: 0.82x"
+    alone = _ladder(rows)  # no pair, nothing else comparable: nothing can be claimed
+    assert (alone.verdict, alone.verdict_basis, alone.blocked_reason) == (BLOCKED, "none", "no like-for-like baseline")
+    # a loss against the reference stands on the shapes
+    loss = _ladder([{"flydsl": _timed_row("flydsl", 100.0, 0), "pytorch": _timed_row("pytorch", 50.0, 1)}],
+                   headline=2.0)
+    assert (loss.verdict, loss.verdict_basis) == (HEADROOM, "shapes")
+
+
+def test_rule12_only_non_comparable_baselines_bound_a_loss_and_block_a_win():
+    def other(cand, base):
+        return [{"flydsl": _timed_row("flydsl", cand, 0, layout=False), "aiter": _timed_row("aiter", base, 1, layout=True)}]
+
+    loses = _ladder(other(100.0, 50.0))
+    assert (loses.verdict, loses.verdict_basis, loses.not_comparable) == (HEADROOM, "bound", 1)
+    assert loses.bound_geomean == [0.5, 1] and loses.verdict_value == 0.5
+    wins = _ladder(other(100.0, 300.0))
+    assert (wins.verdict, wins.verdict_basis, wins.blocked_reason) == (BLOCKED, "none", "no like-for-like baseline")
+    with_pair = _ladder(other(100.0, 300.0), headline=1.11)
+    assert (with_pair.verdict, with_pair.verdict_basis) == (WIN, "pair")
+
+
+def test_rule12_failures_come_first():
+    k = _ladder([{"flydsl": make_handmade_row("flydsl", None, status="failed", correct=None),
+                  "aiter": _timed_row("aiter", 10.0, 1)}], headline=2.0)
+    assert (k.verdict, k.verdict_basis, k.blocked_reason) == (BLOCKED, "failures", "hard failures")
+    empty = _ladder([{"aiter": _timed_row("aiter", 10.0, 1)}])
+    assert (empty.verdict, empty.blocked_reason) == (BLOCKED, "no measured shape")
+
+
+def test_rule9_compute_rows_above_095_of_the_dense_peak_are_flagged():
+    roofs = Roofs(gbps=8000.0, tflops={"bf16": 2300.0, "fp8": 4600.0})
+    fast = _timed_row("flydsl", 10.0, 0, tflops=4539.0, dtype="fp8")  # moe_gemm's real row: 98.7 % of 4,600
+    assert roof_kind(fast, roofs) == "compute"
+    assert roof_kind(_timed_row("flydsl", 10.0, 0, tflops=4370.0, dtype="fp8"), roofs) == ""  # exactly 0.95 x
+    assert roof_kind(_timed_row("flydsl", 10.0, 0, tflops=4371.0, dtype="fp4"), roofs) == ""  # not a checked dtype
+    assert roof_kind(_timed_row("flydsl", 10.0, 0, tflops=2200.0), roofs, "bf16") == "compute"  # the ledger's dtype
+
+
+def test_rule1_a_shape_not_checked_is_measured_and_counted_unverified():
+    k = _ladder([{"flydsl": _timed_row("flydsl", 10.0, 0, correct=None), "aiter": _timed_row("aiter", 12.0, 1)},
+                 {"flydsl": _timed_row("flydsl", 10.0, 0), "aiter": _timed_row("aiter", 12.0, 1)}])
+    assert (k.n_measured, k.unverified, k.verdict) == (2, 1, WIN)

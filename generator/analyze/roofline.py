@@ -93,6 +93,11 @@ class Peaks:
 ABOVE_ROOF_FACTOR = 1.10
 #: ... and what that means, said wherever it is flagged.
 ABOVE_ROOF_TEXT = "exceeds the HBM roof: less work than modelled, or cached"
+#: A row above this fraction of its dtype's dense peak is flagged too (VERDICTS rule 9)...
+COMPUTE_ROOF_FACTOR = 0.95
+#: ... for these dtypes (DOMAIN §5), mapped to the precision whose peak applies.
+COMPUTE_ROOF_DTYPES = {"bf16": "bf16", "fp16": "bf16", "fp8": "fp8", "fp8_e4m3": "fp8"}
+ABOVE_COMPUTE_TEXT = "exceeds 95% of the dense compute peak: no real kernel sustains that"
 
 
 @dataclass
@@ -516,10 +521,19 @@ def _place(get: Callable[[str], Any], device: Device, peaks: Peaks,
         fraction_of_roof=fraction,
         ridge=ridge_point(peak, device.hbm_tbs),
         bound=bound,
-        above_roof=(f"{gbps / 1000:.1f} TB/s {ABOVE_ROOF_TEXT}"
-                    if gbps > ABOVE_ROOF_FACTOR * device.hbm_tbs * 1000 else ""),
+        above_roof=_above_roof_text(tflops, gbps, str(get("dtype") or ""), device),
     )
     return point, None, note
+
+
+def _above_roof_text(tflops: float, gbps: float, dtype: str, device: Device) -> str:
+    """What rule 9 says of a row above a roof (HBM first, then compute), or ""."""
+    if gbps > ABOVE_ROOF_FACTOR * device.hbm_tbs * 1000:
+        return f"{gbps / 1000:.1f} TB/s {ABOVE_ROOF_TEXT}"
+    peak = device.tflops.get(COMPUTE_ROOF_DTYPES.get(dtype.lower(), ""))
+    if peak and tflops > COMPUTE_ROOF_FACTOR * peak:
+        return f"{tflops:,.0f} TFLOP/s {ABOVE_COMPUTE_TEXT}"
+    return ""
 
 
 def build_roofline(rows: Iterable[Any], device: Device, peaks: Peaks,

@@ -21,7 +21,7 @@ from typing import Any
 
 from generator.analyze import analysis, commits
 from generator.analyze.kernels import KernelRef, pair_kernels, read_first
-from generator.analyze.verdicts import load_kernels_json, score_folder
+from generator.analyze.verdicts import load_kernels_json, score_folder, sweep_floor
 from generator.config import load_config
 from generator.errors import InputError, relative_text
 from generator.model import CaptureAnalysis
@@ -71,6 +71,9 @@ class KernelState:
     hotspot: Hotspot | None = None
     timed_commits: list[str] = field(default_factory=list)
     profiled_commit: str | None = None
+    verdict_basis: str | None = None  # the rung of the evidence ladder (VERDICTS rule 12)
+    verdict_value: float | None = None  # the ratio the verdict rests on
+    blocked_reason: str | None = None
 
     @property
     def status(self) -> str:
@@ -93,6 +96,8 @@ class KernelState:
             "broken": list(self.broken), "missing": list(self.missing), "skipped": list(self.skipped),
             "hotspot": self.hotspot.to_json() if self.hotspot else None,
             "timed_commits": list(self.timed_commits), "profiled_commit": self.profiled_commit,
+            "verdict_basis": self.verdict_basis, "verdict_value": self.verdict_value,
+            "blocked_reason": self.blocked_reason,
         }
 
     @classmethod
@@ -104,7 +109,9 @@ class KernelState:
                    geomean_vs_best=doc.get("geomean_vs_best"), broken=list(doc.get("broken") or []),
                    missing=list(doc.get("missing") or []), skipped=list(doc.get("skipped") or []),
                    hotspot=Hotspot(**hot) if isinstance(hot, dict) else None,
-                   timed_commits=list(doc.get("timed_commits") or []), profiled_commit=doc.get("profiled_commit"))
+                   timed_commits=list(doc.get("timed_commits") or []), profiled_commit=doc.get("profiled_commit"),
+                   verdict_basis=doc.get("verdict_basis"), verdict_value=doc.get("verdict_value"),
+                   blocked_reason=doc.get("blocked_reason"))
 
 
 def campaign_problem(rel: str, err: InputError | str) -> str:
@@ -151,7 +158,9 @@ def kernel_state(ref: KernelRef, score: Any = None, *, broken: list[str] = (), s
         verdict=verdict, flags=list(score.flag_keys) if scored else [],
         geomean_vs_best=score.geomean_vs_best if scored else None,
         broken=list(broken), missing=missing, skipped=list(skipped), hotspot=hotspot,
-        timed_commits=commits.timed_commits(score if scored else None), profiled_commit=profiled)
+        timed_commits=commits.timed_commits(score if scored else None), profiled_commit=profiled,
+        verdict_basis=score.verdict_basis if scored else None, verdict_value=score.verdict_value if scored else None,
+        blocked_reason=score.blocked_reason if scored else None)
 
 
 def read_primary(bundle, root: str) -> tuple[tuple[str, CaptureAnalysis] | None, list[str]]:
@@ -172,12 +181,14 @@ def read_primary(bundle, root: str) -> tuple[tuple[str, CaptureAnalysis] | None,
     return ((found[0].rel, found[1]) if found else None), problems
 
 
-def read_kernel_state(ref: KernelRef, root: str, config, kernels_json, sweep_profiled: str | None) -> tuple[KernelState, Any]:
-    """Score the kernel's campaign and analyze the capture it is read by: (its state, its score)."""
+def read_kernel_state(ref: KernelRef, root: str, config, kernels_json, sweep_profiled: str | None,
+                      floor_us: float | None = None) -> tuple[KernelState, Any]:
+    """Score the kernel's campaign (against the sweep's timing floor ``floor_us``, ``sweep_floor``)
+    and analyze the capture it is read by: (its state, its score)."""
     score, broken = None, []
     if ref.op and ref.campaign_dir:
         rel = discover.rel_path(ref.campaign_dir, root)
-        res = score_folder(ref.campaign_dir, config, kernels_json, name=ref.op, rel=rel)
+        res = score_folder(ref.campaign_dir, config, kernels_json, name=ref.op, rel=rel, floor_us=floor_us)
         if isinstance(res, InputError):
             broken.append(campaign_problem(rel, relative_text(res.message, root)))
         else:
@@ -203,11 +214,12 @@ def bundle_timing(bundle, sweeps: dict | None = None) -> tuple[Any, Any]:
     sweeps = {} if sweeps is None else sweeps
     if root not in sweeps:
         config, kernels_json = load_config(root), load_kernels_json(root)
-        sweeps[root] = (config, kernels_json, pair_kernels(discover.discover(root), config, kernels_json))
-    config, kernels_json, refs = sweeps[root]
+        sweeps[root] = (config, kernels_json, pair_kernels(discover.discover(root), config, kernels_json),
+                        sweep_floor(root, config))
+    config, kernels_json, refs, floor = sweeps[root]
     ref = next((r for r in refs if r.bundle is not None and os.path.samefile(r.bundle.path, bundle.path)), None)
     if ref is None or not ref.op or not ref.campaign_dir:
         return None, config
     res = score_folder(ref.campaign_dir, config, kernels_json, name=ref.op,
-                       rel=discover.rel_path(ref.campaign_dir, root))
+                       rel=discover.rel_path(ref.campaign_dir, root), floor_us=floor)
     return (None if isinstance(res, InputError) or not res.is_verdict else res), config

@@ -173,7 +173,7 @@ def build_site(sweep_path: str | os.PathLike, out_dir: str | os.PathLike, *, bas
         summary.seconds = time.perf_counter() - t0
         return summary
     env = gather.Env(root=bp.root, config=bp.config, kernels_json=bp.kernels_json, mods=bp.mods,
-                     warn=summary.warnings.append)
+                     warn=summary.warnings.append, floor_us=bp.floor_us)
     ctx = base_views.SiteContext(title=bp.config.title or gather.default_title(bp.kernels_json),
                                  candidate=bp.config.candidate, win=bp.config.win, headroom=bp.config.headroom,
                                  base_url=base_url, missing_stages=bp.missing, history=bp.hmod is not None,
@@ -245,7 +245,7 @@ def kernel_pages(bp: plan.BuildPlan, env: gather.Env, ctx: base_views.SiteContex
                 render.compile_templates(kernel_only=True)  # once here, not once per worker
                 gc.freeze()  # the compiled templates too
             wctx = WorkerContext(bp.root, bp.config, bp.kernels_json, ctx, dataclasses.replace(bp.assets, files={}),
-                                 hash_inputs=not bp.hashes)
+                                 hash_inputs=not bp.hashes, floor_us=bp.floor_us)
             with ProcessPoolExecutor(max_workers=jobs) as pool:
                 futures = {pool.submit(build_kernel_in_worker, kp, wctx): kp.slug for kp in todo}
                 render.compile_templates()  # the overview's, while the workers work
@@ -300,6 +300,7 @@ class WorkerContext:
     ctx: base_views.SiteContext
     assets: render.Assets
     hash_inputs: bool = False  # take each kernel's input hash (the plan has none)
+    floor_us: float | None = None  # the sweep's timing floor (VERDICTS rule 11)
 
 
 def build_kernel(kp: plan.KernelPlan, env: gather.Env, ctx: base_views.SiteContext,
@@ -317,7 +318,8 @@ def build_kernel_in_worker(kp: plan.KernelPlan, w: WorkerContext) -> KernelResul
     """``build_kernel`` in a worker process (top level, so spawn can pickle it)."""
     warnings: list[str] = []
     mods = {name: plan.optional(name) for name in plan.OPTIONAL}
-    env = gather.Env(root=w.root, config=w.config, kernels_json=w.kernels_json, mods=mods, warn=warnings.append)
+    env = gather.Env(root=w.root, config=w.config, kernels_json=w.kernels_json, mods=mods, warn=warnings.append,
+                     floor_us=w.floor_us)
     res = build_kernel(kp, env, w.ctx, w.assets)
     res.warnings = warnings
     if w.hash_inputs:

@@ -143,42 +143,52 @@ def log_ticks(axis_range: list[float]) -> dict[str, Any]:
 
 
 def speedup_overview(rows: list[Any], win: float, headroom: float) -> dict[str, Any]:
-    """Each kernel's geomean vs best (big marker, verdict color) over its per-shape speedups.
+    """Each kernel's verdict ratio (big marker, verdict color; open when the verdict does not rest
+    on its shapes or carries a flag) over its verdict shapes' speedups (against the comparable
+    baseline) and, apart, the shapes at the timing floor (VERDICTS rules 10-12).
 
-    ``rows`` are ``views.IndexRow`` objects with a geomean; the chart lists them
-    top-down in the given order.
+    ``rows`` are ``views.IndexRow`` objects with a ratio; the chart lists them top-down in the
+    given order.
     """
     rows = list(reversed(rows))  # plotly draws the first category at the bottom
     names = [r.name for r in rows]
-    dots_x, dots_y = [], []
-    for r in rows:
-        for s in r.shape_speedups:
-            dots_x.append(s)
-            dots_y.append(r.name)
+    dots = [(s, r.name) for r in rows for s in r.shape_speedups]
+    floor = [(s, r.name) for r in rows for s in r.floor_speedups]
     data = [
-        {"type": "scatter", "mode": "markers", "x": dots_x, "y": dots_y, "name": _t("en", "chart.trace.shapes"),
+        {"type": "scatter", "mode": "markers", "x": [x for x, _ in dots], "y": [y for _, y in dots],
+         "name": _t("en", "chart.trace.shapes"),
          "marker": {"size": 6, "color": "rgba(120,130,140,0.45)", "symbol": "circle"},
          "hovertemplate": _t("en", "chart.hover.oneshape")},
     ]
     traces_zh = {0: {"name": _t("zh", "chart.trace.shapes"), "hovertemplate": _t("zh", "chart.hover.oneshape")}}
+    if floor:
+        traces_zh[len(data)] = {"name": _t("zh", "chart.trace.floor"), "hovertemplate": _t("zh", "chart.hover.floor")}
+        data.append({"type": "scatter", "mode": "markers", "x": [x for x, _ in floor], "y": [y for _, y in floor],
+                     "name": _t("en", "chart.trace.floor"),
+                     "marker": {"size": 6, "color": "rgba(120,130,140,0.6)", "symbol": "x-thin-open",
+                                "line": {"width": 1, "color": "rgba(120,130,140,0.6)"}},
+                     "hovertemplate": _t("en", "chart.hover.floor")})
     for verdict, color in VERDICT_COLORS.items():
         sel = [r for r in rows if r.verdict == verdict]
         if not sel:
             continue
         traces_zh[len(data)] = {"hovertemplate": _t("zh", "chart.hover.geomean"), "customdata": [
-            [r.wins_zh or r.wins_text, r.verdict_label, "".join(f"<br>{i18n.zh_msg_text(f)}" for f in r.flags)]
-            for r in sel]}
+            [r.wins_zh or r.wins_text, r.verdict_label, "".join(f"<br>{i18n.zh_msg_text(f)}" for f in r.flags),
+             r.basis_zh or i18n.zh("chart.basis.shapes")] for r in sel]}
         data.append({
             "type": "scatter", "mode": "markers", "name": verdict,
-            "x": [r.geomean for r in sel], "y": [r.name for r in sel],
-            "customdata": [[r.wins_text, r.verdict_label, "".join(f"<br>{f}" for f in r.flags)] for r in sel],
-            # a flagged verdict (not like-for-like, suspect reference...) is drawn open, its flags in the hover
-            "marker": {"size": 14, "color": color, "line": {"width": 1, "color": "#ffffff"},
-                       "symbol": ["diamond-open" if "not_like_for_like" in r.flag_keys else "diamond" for r in sel]},
+            "x": [r.ratio for r in sel], "y": [r.name for r in sel],
+            "customdata": [[r.wins_text, r.verdict_label, "".join(f"<br>{f}" for f in r.flags),
+                            r.basis_text or i18n.en("chart.basis.shapes")] for r in sel],
+            # a verdict resting on other evidence than its shapes, or flagged (not like-for-like,
+            # suspect reference...), is drawn open; the basis and the flags are in the hover
+            "marker": {"size": 14, "color": color, "line": {"width": 1, "color": color},
+                       "symbol": ["diamond-open" if r.basis_text or "not_like_for_like" in r.flag_keys else "diamond"
+                                  for r in sel]},
             "hovertemplate": _t("en", "chart.hover.geomean"),
         })
     height = max(260, 34 * len(names) + 90)
-    all_x = dots_x + [r.geomean for r in rows]
+    all_x = [x for x, _ in dots + floor] + [r.ratio for r in rows]
     return _with_zh({
         "data": data,
         "layout": _base_layout(
@@ -200,9 +210,9 @@ def headline_overview(rows: list[Any], win: float, headroom: float) -> dict[str,
     geomean (hollow diamond), top-down in the given order (``rows``: IndexRows with a headline)."""
     rows = list(reversed(rows))
     names = [r.name for r in rows]
-    geo = [r for r in rows if r.geomean is not None]
+    geo = [r for r in rows if r.ratio is not None]
     data = [{"type": "scatter", "mode": "markers", "name": _t("en", "chart.trace.geomean"),
-             "x": [r.geomean for r in geo], "y": [r.name for r in geo],
+             "x": [r.ratio for r in geo], "y": [r.name for r in geo],
              "marker": {"size": 12, "symbol": "diamond-open", "color": "rgba(120,130,140,0.9)", "line": {"width": 2}},
              "hovertemplate": _t("en", "chart.hover.multishape")}]
     traces_zh = {0: {"name": _t("zh", "chart.trace.geomean"), "hovertemplate": _t("zh", "chart.hover.multishape")}}
@@ -220,7 +230,7 @@ def headline_overview(rows: list[Any], win: float, headroom: float) -> dict[str,
             "marker": {"size": 14, "color": color, "symbol": "circle", "line": {"width": 1, "color": "#ffffff"}},
             "hovertemplate": _t("en", "chart.hover.headline"),
         })
-    all_x = [r.headline_speedup for r in rows] + [r.geomean for r in geo]
+    all_x = [r.headline_speedup for r in rows] + [r.ratio for r in geo]
     rng = _log_range(all_x, win, headroom)
     return _with_zh({
         "data": data,

@@ -86,6 +86,7 @@ class Env:
     kernels_json: dict[str, Any] | None
     mods: dict[str, Any]
     warn: Callable[[str], None]
+    floor_us: float | None = None  # the sweep's timing floor (VERDICTS rule 11)
 
 
 def _stage(k: base_views.KernelData, env: Env, what: str, fn: Callable, *args, **kwargs):
@@ -114,7 +115,7 @@ def gather_kernel(plan: KernelPlan, env: Env) -> tuple[base_views.KernelData, di
     if plan.op and plan.campaign_dir and vmod is not None:
         rel = discover.rel_path(plan.campaign_dir, env.root)
         res = _stage(k, env, "scoring", vmod.score_folder, plan.campaign_dir, env.config, env.kernels_json,
-                     name=plan.op, rel=rel)
+                     name=plan.op, rel=rel, floor_us=env.floor_us)
         if isinstance(res, InputError):
             k.score_error = relative_text(res.message, env.root)
             problem = state.campaign_problem(rel, k.score_error)
@@ -283,7 +284,7 @@ def sweep_reading(extras: dict[str, dict[str, Any]], rows: dict[str, overview_vi
                              messages={part: message.from_json(m) for part, m in (f.get("i18n") or {}).items()})
                  for f in e["findings"]]
         row = rows.get(slug)
-        per_kernel[slug] = (found, row.verdict if row else None, row.geomean if row else None)
+        per_kernel[slug] = (found, row.verdict if row else None, row.ratio if row else None)
     if not per_kernel:
         return []
     items = []

@@ -250,6 +250,18 @@ def _kernel_name_cell(r) -> str:
             f"{op}{notes}        </td>\n")
 
 
+def _ratio_cell(r) -> str:
+    """The ratio the verdict rests on, its basis when it is not the shapes, and the geomean against
+    any baseline as a secondary number (VERDICTS rule 12)."""
+    basis = (f'<div class="small basis">{bi(r.basis_text, r.basis_zh or r.basis_text)}</div>'
+             if r.basis_text else "")
+    anyb = ""
+    if r.geomean is not None and r.geomean_text != r.ratio_text:
+        words = bi(i18n.en("ov.anybaseline", x=r.geomean_text), i18n.zh("ov.anybaseline", x=r.geomean_text))
+        anyb = f'<div class="small muted">{words}</div>'
+    return f'<span translate="no">{esc(r.ratio_text)}</span>{basis}{anyb}'
+
+
 def _kernel_verdict_cells(r) -> str:
     flags = "".join(f'<div class="flag small">{msg(f)}</div>' for f in r.flags)
     regressed = (f'<div class="regressed small"><a href="history.html#h-{esc(r.slug)}">'
@@ -264,7 +276,7 @@ def _kernel_verdict_cells(r) -> str:
     return (f'        <td data-sort="{esc(r.verdict_rank)}"><span class="badge {esc(r.verdict_css)}" translate="no">'
             f"{esc(r.verdict_label)}</span>\n{flags}{regressed}</td>\n"
             f'        <td data-sort="{esc(r.severity_sort)}">{severity}</td>\n'
-            f'        <td class="num" translate="no" data-sort="{esc(_or_empty(r.geomean))}">{esc(r.geomean_text)}</td>\n'
+            f'        <td class="num" data-sort="{esc(_or_empty(r.ratio))}">{_ratio_cell(r)}</td>\n'
             f'        <td class="num" data-sort="{esc(_or_empty(r.headline_speedup))}"><span translate="no">'
             f"{esc(r.headline_text_x)}</span>{disagree}</td>\n"
             f'        <td class="num" data-sort="{esc(r.wins_sort)}"><span{wins}>{esc(r.wins_text)}</span></td>\n')

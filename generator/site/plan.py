@@ -105,10 +105,11 @@ def _source_fingerprint() -> list[str]:
 
 
 def global_hash(sweep, config: SweepConfig, base_url: str, assets: render.Assets, missing: list[str],
-                history: bool = False) -> str:
-    """Hash of everything every page depends on (STYLE.md 5)."""
+                history: bool = False, floor_us: float | None = None) -> str:
+    """Hash of everything every page depends on (STYLE.md 5), the sweep's timing floor included:
+    one campaign's fastest row moves every kernel's floor (VERDICTS rule 11)."""
     parts = [f"site:{SITE_VERSION}", f"format:{FORMAT_VERSION}", f"tool:{__version__}", f"base:{base_url}",
-             f"history:{history}",
+             f"history:{history}", f"floor:{floor_us!r}",
              "missing:" + ",".join(missing), "templates:" + render.templates_fingerprint(),
              "assets:" + ",".join(sorted(assets.files))]
     parts += _source_fingerprint()
@@ -173,6 +174,7 @@ class BuildPlan:
     date: str
     manifest: publish.Manifest | None  # the previous build's (None: none, or forced)
     old_files: set[str]
+    floor_us: float | None = None  # the sweep's timing floor (VERDICTS rule 11)
 
     def reusable(self, slug: str) -> bool:
         """True when the kernel's inputs and files are those of the previous build."""
@@ -208,7 +210,8 @@ def plan_build(sweep_path: str | os.PathLike, out: str, base_url: str, force: bo
         hmod = optional("history")
         if hmod is None:
             raise InputError(os.fspath(history_dir), "history is not available in this kernel-atlas (no generator.sweeps.history)")
-    ghash = global_hash(sweep, config, base_url, assets, missing, history=hmod is not None)
+    floor = mods["verdicts"].sweep_floor(root, config) if mods["verdicts"] is not None else None
+    ghash = global_hash(sweep, config, base_url, assets, missing, history=hmod is not None, floor_us=floor)
     plans = plan_kernels(sweep, config, kernels_json)
     manifest = None if force else publish.read_manifest(out)
     # Without a previous build nothing is compared: each kernel's hash is taken where it is built
@@ -217,4 +220,4 @@ def plan_build(sweep_path: str | os.PathLike, out: str, base_url: str, force: bo
     date = build_date(config, kernels_json)
     old_files = set(publish.site_files(out)) if manifest else set()
     return BuildPlan(root, config, mods, missing, kernels_json, assets, hmod, ghash, plans, hashes, date,
-                     manifest, old_files)
+                     manifest, old_files, floor)

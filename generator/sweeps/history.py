@@ -324,7 +324,7 @@ def load_series(history_dir: str | os.PathLike) -> dict[str, list[HistoryPoint]]
             commit, prof = point_commits(k.candidate_commit, k.profiled_commit or profiled, entry.commit)
             series.setdefault(slug, []).append(HistoryPoint(
                 label=entry.label, commit=commit, date=entry.date or snap.date,
-                geomean=k.geomean_vs_best, noise=k.noise, verdict=k.verdict, name=k.name, profiled_commit=prof))
+                geomean=k.headline_value, noise=k.noise, verdict=k.verdict, name=k.name, profiled_commit=prof))
     return dict(sorted(series.items()))
 
 
@@ -332,13 +332,14 @@ def points_from_rows(rows: Sequence[Mapping[str, Any]], label: str, commit: str 
                      date: str | None = None) -> dict[str, HistoryPoint]:
     """The current sweep's point per kernel from ``api/index.json`` kernel rows (in memory).
 
-    Reads ``slug``, ``name``, ``geomean_vs_best``, ``verdict``, ``timed_commits`` and
+    Reads ``slug``, ``name``, ``verdict_value`` (the ratio the verdict rests on; ``geomean_vs_best``
+    for a row written before the evidence ladder), ``verdict``, ``timed_commits`` and
     ``profiled_commit`` and, when the row has it, ``noise`` (without it the noise band of
     this point is the point itself).
     """
     out = {}
     for r in rows:
-        g, n = r.get("geomean_vs_best"), r.get("noise")
+        g, n = (r.get("verdict_value") if "verdict_basis" in r else r.get("geomean_vs_best")), r.get("noise")
         timed = r.get("timed_commits") if isinstance(r.get("timed_commits"), (list, tuple)) else None
         point_commit, prof = point_commits([str(c) for c in timed or []], r.get("profiled_commit"), commit)
         out[str(r["slug"])] = HistoryPoint(
@@ -539,7 +540,7 @@ def _point_text(p: HistoryPoint) -> str:
         lines.append(p.date)
     if p.geomean is not None:
         noise = f" (noise ±{(p.noise - 1) * 100:.1f}%)" if p.noise and p.noise > 1 else ""
-        lines.append(f"geomean {p.geomean:.3f}x{noise}")
+        lines.append(f"verdict ratio {p.geomean:.3f}x{noise}")
     lines.append(p.verdict or "no verdict")
     return "<br>".join(lines)
 
@@ -570,7 +571,7 @@ def history_chart_data(series: Mapping[str, Sequence[HistoryPoint]], min_change:
             {"type": "scatter", "mode": "lines", "name": "noise band", "x": x,
              "y": [b[0] if b else None for b in bands], "line": {"width": 0}, "fill": "tonexty",
              "fillcolor": "rgba(110,119,129,0.18)", "hoverinfo": "skip"},
-            {"type": "scatter", "mode": "lines+markers", "name": "geomean vs best", "x": x,
+            {"type": "scatter", "mode": "lines+markers", "name": "verdict ratio", "x": x,
              "y": [p.geomean for p in pts], "text": [_point_text(p) for p in pts],
              "hovertemplate": "%{text}<extra></extra>", "line": {"color": "#0969da"},
              "marker": {"size": 9, "color": [VERDICT_COLORS.get(p.verdict or "", "#8c959f") for p in pts]},
@@ -584,11 +585,11 @@ def history_chart_data(series: Mapping[str, Sequence[HistoryPoint]], min_change:
                          "hovertemplate": "%{text}<extra></extra>",
                          "marker": {"symbol": "triangle-down", "size": 14, "color": VERDICT_COLORS["BLOCKED"]}})
         layout = {
-            "title": {"text": f"{pts[-1].name if pts else slug}: geomean over sweeps"},
+            "title": {"text": f"{pts[-1].name if pts else slug}: verdict ratio over sweeps"},
             # issue 13: an explicit height and titles that fit it (automargin keeps them inside)
             "height": 320,
             "xaxis": {"type": "category", "title": {"text": "sweep"}, "automargin": True},
-            "yaxis": {"title": {"text": "geomean vs best (x)"}, "automargin": True},
+            "yaxis": {"title": {"text": "verdict ratio (x)"}, "automargin": True},
             "shapes": [{"type": "line", "xref": "paper", "x0": 0, "x1": 1, "y0": t, "y1": t,
                         "line": {"dash": "dot", "width": 1, "color": "#6e7781"}} for t in thresholds],
             "showlegend": False,

@@ -114,6 +114,14 @@ class KernelSnapshot:
     flags: list[str] = field(default_factory=list)  # the verdict's flags (KernelScore.flag_keys)
     profiled_commit: str | None = None  # the candidate commit of the profile
     broken: list[str] = field(default_factory=list)  # the campaign's or primary capture's problem
+    verdict_basis: str | None = None  # the rung of the evidence ladder (VERDICTS rule 12)
+    verdict_value: float | None = None  # the ratio the verdict rests on
+
+    @property
+    def headline_value(self) -> float | None:
+        """The ratio the verdict rests on; a snapshot written before the ladder has only the
+        geomean vs the best baseline."""
+        return self.verdict_value if self.verdict_basis is not None else self.geomean_vs_best
 
     @property
     def shape_ids(self) -> set[str]:
@@ -138,6 +146,8 @@ class KernelSnapshot:
             "environment": dict(sorted(self.environment.items())),
             "flags": list(self.flags),
             "profiled_commit": self.profiled_commit,
+            "verdict_basis": self.verdict_basis,
+            "verdict_value": self.verdict_value,
             "broken": list(self.broken),
         }
 
@@ -204,7 +214,7 @@ def snapshot_from_sweep(path: str | os.PathLike, label: str | None = None, confi
     """Discover a sweep folder and read each kernel's state (``analyze.state``) as ``build`` does."""
     from generator.analyze.kernels import pair_kernels
     from generator.analyze.state import read_kernel_state
-    from generator.analyze.verdicts import load_kernels_json
+    from generator.analyze.verdicts import load_kernels_json, sweep_floor
     from generator.config import load_config
     from generator.read import discover
 
@@ -216,8 +226,9 @@ def snapshot_from_sweep(path: str | os.PathLike, label: str | None = None, confi
     profiled = sweep_profiled_commit(declared_provenance(kernels_json, config.provenance), config.candidate)
     kernels: dict[str, KernelSnapshot] = {}
     provenances = []
+    floor = sweep_floor(root, config)
     for ref in pair_kernels(sweep, config, kernels_json):
-        st, score = read_kernel_state(ref, root, config, kernels_json, profiled)
+        st, score = read_kernel_state(ref, root, config, kernels_json, profiled, floor)
         kernels[ref.slug] = kernel_snapshot(st, score)
         if score is not None:
             provenances.append(score.provenance)
@@ -247,6 +258,8 @@ def kernel_snapshot(st: KernelState, score) -> KernelSnapshot:
         bundle=st.bundle,
         verdict=st.verdict,
         geomean_vs_best=score.geomean_vs_best if score is not None else None,
+        verdict_basis=st.verdict_basis,
+        verdict_value=st.verdict_value,
         noise=score.noise if score is not None else None,
         wins=score.wins if score is not None else 0,
         n_measured=score.n_measured if score is not None else 0,
@@ -301,6 +314,8 @@ def kernel_from_json(k: Any, where: str) -> KernelSnapshot:
         bundle=k.get("bundle"),
         verdict=k.get("verdict"),
         geomean_vs_best=_num(k.get("geomean_vs_best")),
+        verdict_basis=k.get("verdict_basis") if isinstance(k.get("verdict_basis"), str) else None,
+        verdict_value=_num(k.get("verdict_value")),
         noise=_num(k.get("noise")),
         wins=int(k.get("wins") or 0),
         n_measured=int(k.get("n_measured") or 0),
@@ -445,10 +460,13 @@ def kernel_from_api(row: Mapping[str, Any], doc: Mapping[str, Any], where: str) 
         "baselines": baselines,
         "environment": {k: prov[k] for k in ENVIRONMENT_KEYS if prov.get(k) is not None},
         "flags": score.get("flags") or [],
+        "verdict_basis": score.get("verdict_basis"),
+        "verdict_value": score.get("verdict_value"),
     }
     st = doc.get("state")
     if isinstance(st, dict):  # the kernel's state as build computed it (analyze.state)
-        flat.update({key: st.get(key) for key in ("hotspot", "profiled_commit", "broken")})
+        flat.update({key: st.get(key) for key in ("hotspot", "profiled_commit", "broken", "verdict_basis",
+                                                   "verdict_value")})
         flat["flags"] = st.get("flags") or []
     return kernel_from_json(flat, where)
 

@@ -13,6 +13,7 @@ from generator.analyze.verdicts.rules import (
     PARITY,
     VERDICTS,
     WIN,
+    FLOOR_FACTOR,
     Thresholds,
     decide_ladder,
     geomean,
@@ -146,7 +147,7 @@ class KernelScore:
             name = self.headline.baseline_name if self.headline and self.headline.baseline_name else "?"
             return {"baseline": name, "x": _fmt_x(self.pair_speedup)}
         if self.verdict_basis == "floor":
-            return {"n": self.at_floor, "floor": f"{self.floor_us:.2f}" if self.floor_us else "?"}
+            return {"n": self.at_floor, "factor": f"{FLOOR_FACTOR:g}", "floor": f"{self.floor_us:.2f}" if self.floor_us else "?"}
         if self.verdict_basis == "bound":
             return {"x": self.verdict_value_text}
         return {}
@@ -218,7 +219,7 @@ class KernelScore:
             out.append(f"{plural(self.suspect_reference, 'suspect reference check')} "
                        f"({self.candidate} and an independent library both fail it)")
         if self.above_roof:
-            out.append(f"{plural(len(self.above_roof), 'row')} above the HBM roof")
+            out.append(f"{plural(len(self.above_roof), 'row')} above a roof (HBM or dense compute)")
         if self.partial:
             out.append("partial run (still being written)")
         return out
@@ -444,7 +445,7 @@ _BLOCKED_REASONS = {"failures": "hard failures", "none": "no like-for-like basel
 #: ``basis_text`` in English (the catalogue's ``verdict.basis.*`` say the same).
 _BASIS_EN = {
     "pair": "from the profiled pair vs {baseline}: {x}",
-    "floor": "every comparable shape at the timing floor ({n} below 1.25 x {floor} us)",
+    "floor": "every comparable shape at the timing floor ({n} below {factor} x {floor} us)",
     "bound": "bound: {x} against baselines that are not comparable",
     "none": "no like-for-like baseline",
 }

@@ -6,7 +6,12 @@ import math
 from dataclasses import dataclass
 from typing import Iterable, Mapping, Sequence
 
-from generator.analyze.roofline import ABOVE_ROOF_FACTOR, ABOVE_ROOF_TEXT  # noqa: F401 (re-exported)
+from generator.analyze.roofline import (  # noqa: F401 (re-exported)
+    ABOVE_ROOF_FACTOR,
+    ABOVE_ROOF_TEXT,
+    COMPUTE_ROOF_DTYPES,
+    COMPUTE_ROOF_FACTOR,
+)
 from generator.config import SweepConfig
 from generator.read.campaign import ResultRow
 from generator.words import plural  # noqa: F401 (re-exported)
@@ -21,10 +26,6 @@ FAILED_STATUSES = frozenset({"failed", "oom", "incorrect"})
 THRESHOLD_EPS = 1e-9
 #: Scope flags compared between the candidate and a baseline (rule 8).
 COMPARED_SCOPE_FLAGS = ("includes_layout_conversion", "includes_jit")
-#: A usable row above this fraction of its dtype's dense MFMA peak is flagged (rule 9).
-COMPUTE_ROOF_FACTOR = 0.95
-#: The dtypes whose compute roof rule 9 checks -> the peak (precision) they run at.
-COMPUTE_ROOF_DTYPES = {"bf16": "bf16", "fp16": "bf16", "fp8": "fp8", "fp8_e4m3": "fp8"}
 #: Both rows of a shape below this multiple of the sweep's timing floor: at the floor (rule 11).
 FLOOR_FACTOR = 1.25
 #: The rungs of the evidence ladder (rule 12), in order; ``verdict_basis`` names one.
@@ -92,15 +93,22 @@ class Roofs:
         return (self.tflops or {}).get(precision) if precision else None
 
 
-def above_roof(row: ResultRow, roofs: Roofs | None, dtype: str | None = None) -> bool:
-    """Rule 9: a usable row moving more than 1.10 x the HBM peak, or computing more than
-    0.95 x the dense peak of its dtype (the row's own, else ``dtype``)."""
+def roof_kind(row: ResultRow, roofs: Roofs | None, dtype: str | None = None) -> str:
+    """Rule 9: ``hbm`` for a usable row moving more than 1.10 x the HBM peak, ``compute`` for one
+    computing more than 0.95 x the dense peak of its dtype (the row's own, else ``dtype``), else ""."""
     if roofs is None or not row.usable:
-        return False
+        return ""
     if roofs.gbps is not None and row.effective_gbps is not None and row.effective_gbps > ABOVE_ROOF_FACTOR * roofs.gbps:
-        return True
+        return "hbm"
     peak = roofs.compute_peak(row.dtype or dtype)
-    return peak is not None and row.effective_tflops is not None and row.effective_tflops > COMPUTE_ROOF_FACTOR * peak
+    if peak is not None and row.effective_tflops is not None and row.effective_tflops > COMPUTE_ROOF_FACTOR * peak:
+        return "compute"
+    return ""
+
+
+def above_roof(row: ResultRow, roofs: Roofs | None, dtype: str | None = None) -> bool:
+    """Rule 9: the row runs above a roof (``roof_kind``)."""
+    return bool(roof_kind(row, roofs, dtype))
 
 
 def common_times(cand: ResultRow, base: ResultRow) -> tuple[float, float] | None:

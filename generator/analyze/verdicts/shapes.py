@@ -10,7 +10,6 @@ from generator.analyze.verdicts.rules import (
     FAILED_STATUSES,
     Roofs,
     Thresholds,
-    above_roof,
     at_floor,
     best_baseline,
     classify_speedup,
@@ -19,9 +18,11 @@ from generator.analyze.verdicts.rules import (
     is_suspect_reference,
     like_for_like,
     pick_row,
+    roof_kind,
     spread,
     verdict_baseline,
 )
+from generator.analyze.roofline import ABOVE_COMPUTE_TEXT, ABOVE_ROOF_TEXT
 from generator.config import DEFAULT_REFERENCE
 from generator.read.campaign import SCOPE_FLAGS, LedgerShape, ResultRow
 from generator.read.jsonio import compact
@@ -65,6 +66,17 @@ class ProviderResult:
     scope: dict[str, bool | None] = field(default_factory=dict)  # the row's scope flags
     like_for_like: bool | None = None  # vs the candidate's row (None for the candidate)
     above_roof: bool = False
+    roof_kind: str = ""  # "hbm" or "compute" when above_roof (rule 9)
+    effective_tflops: float | None = None
+
+    @property
+    def roof_text(self) -> str:
+        """What rule 9 says of this row ("" when it is below every roof)."""
+        if self.roof_kind == "hbm":
+            return f"{self.effective_gbps / 1000:.1f} TB/s {ABOVE_ROOF_TEXT}"
+        if self.roof_kind == "compute":
+            return f"{self.effective_tflops:,.0f} TFLOP/s {ABOVE_COMPUTE_TEXT}"
+        return ""
 
     @property
     def time_text(self) -> str:
@@ -89,6 +101,8 @@ class ProviderResult:
             "scope": dict(self.scope),
             "like_for_like": self.like_for_like,
             "above_roof": self.above_roof,
+            "roof_kind": self.roof_kind or None,
+            "effective_tflops": self.effective_tflops,
         }
 
 
@@ -305,6 +319,7 @@ def _provider_result(provider: str, row: ResultRow, n_rows: int, status: str, ca
     time when both are usable; like-for-like with the candidate's row)."""
     usable = row.usable
     baseline = provider != candidate
+    kind = roof_kind(row, roofs, dtype)
     return ProviderResult(  # positional, in field order: a build makes thousands
         provider, status, usable, row.median_us, row.p10_us, row.p90_us, row.stable, row.timing_method,
         row.reason, row.line, n_rows,
@@ -312,7 +327,7 @@ def _provider_result(provider: str, row: ResultRow, n_rows: int, status: str, ca
         row.correctness_error, row.effective_gbps,
         dict(zip(SCOPE_FLAGS, _scope_flags(row))),  # scope
         like_for_like(cand, row) if cand is not None and baseline else None,
-        above_roof(row, roofs, dtype),
+        bool(kind), kind, row.effective_tflops,
     )
 
 

@@ -3,8 +3,11 @@
 Per kernel, per model of its ledger (``model`` split on ``|``, a shape counting for each of
 its models; no model -> ``(no model)``): ledger shapes, measured (candidate usable and a
 best baseline exists), won / lost (speedup >= win / < headroom threshold, as the verdict
-counts them), unsupported (the candidate's status is ``unsupported``), failed (its status
-is failed, oom or incorrect) and the geomean of the measured speedups. The overview shows
+counts them), unsupported (the candidate's status is ``unsupported``), failed (the
+candidate's own hard failures: failed, oom or incorrect where a baseline ran), harness (every
+provider failed: nobody is blamed), suspect (the candidate and an independent library both fail
+the check: the check is the likely culprit, VERDICTS rule 7) and the geomean of the measured
+speedups. The overview shows
 models x kernels; a cell links to the kernel page filtered to that model's shapes
 (``kernels/<slug>/index.html#model=<model>``, read by site.js).
 """
@@ -20,8 +23,9 @@ from generator.site import i18n
 from generator.site.views.base import DASH, SiteContext, fmt_x
 
 NO_MODEL = "(no model)"
-FAILED = ("failed", "oom", "incorrect")
-COUNTS = ("shapes", "measured", "won", "lost", "unsupported", "failed")
+COUNTS = ("shapes", "measured", "won", "lost", "unsupported", "failed", "harness", "suspect")
+#: The letters of a cell's counts (harness failures and suspect checks never read as "failed").
+LETTERS = {"won": "W", "lost": "L", "unsupported": "U", "failed": "F", "harness": "H", "suspect": "S"}
 
 
 def shape_models(sh: Any) -> tuple[str, ...]:
@@ -46,7 +50,9 @@ def model_coverage(score: Any) -> dict[str, dict[str, Any]]:
             c["won"] += sh.outcome == "win"
             c["lost"] += sh.outcome == "loss"
             c["unsupported"] += sh.candidate_status == "unsupported"
-            c["failed"] += sh.candidate_status in FAILED
+            c["failed"] += sh.hard_failure
+            c["harness"] += sh.harness_failure
+            c["suspect"] += sh.suspect_reference
     for m, c in cells.items():
         c["geomean"] = math.exp(sum(logs[m]) / len(logs[m])) if logs.get(m) else None
     return {m: cells[m] for m in sorted(cells)}
@@ -117,9 +123,9 @@ def cell_css(c: dict[str, Any], ctx: SiteContext) -> str:
 
 def coverage_cell(model: str, c: dict[str, Any], page: str, ctx: SiteContext) -> CoverageCell:
     """Display values of one cell."""
-    letters = [f"{c[k]}{k[0].upper()}" for k in ("won", "lost", "unsupported", "failed") if c[k]]
+    letters = [f"{c.get(k, 0)}{letter}" for k, letter in LETTERS.items() if c.get(k)]
     title, title_zh = i18n.both("cov.title", model=model, geomean=fmt_x(c["geomean"]) if c["geomean"] is not None else DASH,
-                                **{k: c[k] for k in ("shapes", "measured", "won", "lost", "unsupported", "failed")})
+                                **{k: c.get(k, 0) for k in COUNTS})
     return CoverageCell(text=f"{c['measured']}/{c['shapes']}", detail=" ".join(letters), title=title,
                         css=cell_css(c, ctx), href=model_href(page, model), counts=dict(c), title_zh=title_zh)
 

@@ -14,7 +14,8 @@ after every regeneration:
 - **early exit**: noted when early-exit waves hold >= 20 % of the stall cycles.
 - **roof**: the achieved fraction of the roof: the capture's HBM bandwidth when the advice
   measured it (the streaming finding), else the candidate's best measured shape on the
-  roofline (shapes above the HBM roof, VERDICTS rule 9, left out).
+  roofline. Shapes whose candidate row runs above a roof (HBM or compute, VERDICTS rule 9) are no
+  evidence: the bound and the roof fraction leave them out and say how many.
 
 Each clause carries the anchor of its evidence on the kernel page (``#roofline``, ``#c1``,
 ``#advice-c1-f0``) and its text in English and 中文. Severity: a HEADROOM geomean g is
@@ -80,14 +81,25 @@ def primary_index(k: KernelData) -> int | None:
 
 # ---------------------------------------------------------------- bound
 
+def evidence_shapes(k: KernelData) -> tuple[set[str], int]:
+    """Measured shapes whose candidate row is evidence for a reading of the kernel, and how many
+    were left out for running above a roof (VERDICTS rule 9: less work than modelled, or cached)."""
+    s = k.score
+    if s is None:
+        return set(), 0
+    measured = [sh for sh in s.shapes if sh.measured]
+    ok = {sh.shape_id for sh in measured if s.candidate not in sh.above_roof}
+    return ok, len(measured) - len(ok)
+
+
 def roofline_bounds(k: KernelData) -> Counter:
-    """Bound labels of the candidate's roofline points on measured shapes."""
+    """Bound labels of the candidate's roofline points on measured shapes below every roof."""
     s, r = k.score, k.roofline
     if s is None or not r:
         return Counter()
-    measured = {sh.shape_id for sh in s.shapes if sh.measured}
+    ok, _ = evidence_shapes(k)
     return Counter(p.get("bound") for p in r.get("points") or []
-                   if p.get("provider") == s.candidate and p.get("shape_id") in measured and p.get("bound") in BOUNDS)
+                   if p.get("provider") == s.candidate and p.get("shape_id") in ok and p.get("bound") in BOUNDS)
 
 
 def capture_bound(stall_by_type: dict[str, int]) -> str | None:
@@ -119,10 +131,12 @@ def bound_clause(k: KernelData, prim: CaptureData | None, anchor: str) -> tuple[
         best = max(counts.values())
         tied = [b for b in BOUNDS if counts.get(b) == best]
         label = stalls if stalls in tied else tied[0]
-        info = {"bound": label, "bound_source": "roofline", "bound_shapes": [counts[label], n]}
+        left = evidence_shapes(k)[1]
+        info = {"bound": label, "bound_source": "roofline", "bound_shapes": [counts[label], n], "left_out": left}
         if len(tied) > 1:
             info["bound_source"] = "roofline, tie settled by the capture's stalls" if stalls in tied else "roofline"
-        said = msg("diag.bound.shapes", bound=msg(f"diag.bound.{label}"), k=counts[label], n=n)
+        said = msg("diag.bound.shapes", bound=msg(f"diag.bound.{label}"), k=counts[label], n=n,
+                   left=msg("diag.leftout", n=left) if left else "")
         return clause("bound", said, "#roofline"), info
     if stalls is not None:
         return (clause("bound", msg("diag.bound.capture", bound=msg(f"diag.bound.{stalls}")), anchor),
@@ -190,11 +204,11 @@ def streaming_bandwidth(prim: CaptureData | None) -> tuple[float, int] | None:
 
 
 def best_roof_fraction(k: KernelData) -> float | None:
-    """The candidate's highest fraction of the roof over measured shapes below the HBM roof."""
+    """The candidate's highest fraction of the roof over measured shapes below every roof."""
     s, r = k.score, k.roofline
     if s is None or not r:
         return None
-    ok = {sh.shape_id for sh in s.shapes if sh.measured and s.candidate not in sh.above_roof}
+    ok, _ = evidence_shapes(k)
     fr = [p["fraction_of_roof"] for p in r.get("points") or []
           if p.get("provider") == s.candidate and p.get("shape_id") in ok
           and isinstance(p.get("fraction_of_roof"), (int, float))]
@@ -210,8 +224,10 @@ def roof_clause(k: KernelData, prim: CaptureData | None, pi: int | None) -> tupl
                 {"roof_fraction": frac, "roof_source": "capture bandwidth"})
     frac = best_roof_fraction(k)
     if frac is not None:
-        return (clause("roof", msg("diag.roof.best", pct=pct(frac)), "#roofline"),
-                {"roof_fraction": frac, "roof_source": "roofline, best measured shape"})
+        left = evidence_shapes(k)[1]
+        return (clause("roof", msg("diag.roof.best", pct=pct(frac), left=msg("diag.leftout", n=left) if left else ""),
+                       "#roofline"),
+                {"roof_fraction": frac, "roof_source": "roofline, best measured shape", "left_out": left})
     return None, {"roof_fraction": None, "roof_source": None}
 
 
@@ -349,9 +365,9 @@ def severity_level(geomean: float, near: float, tune: float) -> str:
 
 def severity(score: Any, near: float, tune: float) -> dict[str, Any] | None:
     """How far a HEADROOM kernel sits from parity (``severity`` in the API); None otherwise."""
-    if score is None or score.verdict != "HEADROOM" or not score.geomean_vs_best:
+    if score is None or score.verdict != "HEADROOM" or not score.verdict_value:
         return None
-    g = score.geomean_vs_best
+    g = score.verdict_value  # the ratio the verdict rests on (VERDICTS rule 12)
     level = severity_level(g, near, tune)
     need = 1 / g
     detail = msg("diag.severity.detail", need=f"{need:.2f}x", losses=score.losses, n=score.n_measured)

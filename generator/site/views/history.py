@@ -73,7 +73,7 @@ def regression_zh(mark: dict[str, Any]) -> Markup:
 
 
 #: The history figure's trace names (``generator.sweeps.history.history_chart_data``) and their keys.
-TRACE_KEYS = {"noise band": "hist.trace.noise", "geomean vs best": "hist.trace.geomean", "regression": "hist.trace.regression"}
+TRACE_KEYS = {"noise band": "hist.trace.noise", "verdict ratio": "hist.trace.geomean", "regression": "hist.trace.regression"}
 
 
 def figure_zh(fig: dict[str, Any]) -> dict[str, Any]:

@@ -47,7 +47,7 @@ class KernelPage:
 
 #: Flags the one-line PR snippet and the badge name beside the verdict (the page says why).
 FLAG_WORDS = {"uncertain": "uncertain (within noise)", "not_like_for_like": "not like-for-like",
-              "suspect_reference": "suspect reference check", "above_roof": "rows above the HBM roof",
+              "suspect_reference": "suspect reference check", "above_roof": "rows above a roof",
               "partial": "partial run"}
 
 
@@ -58,7 +58,17 @@ def pr_snippet(row: IndexRow, base_url: str) -> str:
     page, badge = f"{base}{row.permalink}", f"{base}{row.badge}"
     name = md_text(row.name)
     if row.verdict in VERDICTS:
-        words = f"**{row.verdict}**, geomean {row.geomean_text} vs best, wins {row.wins_text}"
+        words = f"**{row.verdict}**"
+        if row.basis_text:
+            words += f", {md_text(row.basis_text)}"
+        elif row.ratio is not None:
+            words += f" {row.ratio_text} vs a comparable baseline over {row.verdict_geomean[1]} shapes"
+        if row.blocked_reason:
+            words += f" ({md_text(row.blocked_reason)})"
+        if row.geomean is not None:
+            words += f"; vs any baseline {row.geomean_text}, wins {row.wins_text}"
+        if row.at_floor:
+            words += f"; {row.at_floor} at the timing floor"
         if row.hard_failures:
             words += f", {row.hard_failures} hard failures"
         if row.severity:

@@ -10,7 +10,7 @@ from typing import Any
 from markupsafe import Markup
 
 from generator.model import CaptureAnalysis
-from generator.site import charts, i18n
+from generator.site import charts, i18n, wording
 from generator.site.wording import Said, Seg, runs
 from generator.site.views import coverage as coverage_views
 from generator.site.views import diagnosis as diagnosis_views
@@ -85,6 +85,18 @@ class IndexRow:
     coverage: dict[str, dict[str, Any]] = field(default_factory=dict)  # coverage_views.model_coverage()
     headline_speedup: float | None = None
     headline_verdict: str | None = None
+    # the evidence ladder (VERDICTS rule 12): the ratio the verdict rests on is the headline number
+    ratio: float | None = None  # KernelScore.verdict_value
+    ratio_text: str = DASH
+    verdict_basis: str | None = None
+    basis_text: str = ""  # the basis in words beside a verdict not decided by its shapes
+    basis_zh: str = ""
+    blocked_reason: str | None = None
+    verdict_geomean: list | None = None
+    at_floor: int | None = None
+    not_comparable: int | None = None
+    unverified: int | None = None
+    floor_speedups: list[float] = field(default_factory=list)  # verdict-baseline speedups of shapes at the floor
     campaign_broken: bool = False  # its campaign could not be read: the tile and filter say "broken"
 
     def to_json(self) -> dict[str, Any]:
@@ -172,6 +184,14 @@ class IndexRow:
             "op": self.op,
             "category": self.category,
             "verdict": self.verdict,
+            "verdict_basis": self.verdict_basis,
+            "verdict_value": self.ratio,
+            "verdict_geomean": self.verdict_geomean,
+            "basis_text": self.basis_text or None,
+            "blocked_reason": self.blocked_reason,
+            "at_floor": self.at_floor,
+            "not_comparable": self.not_comparable,
+            "unverified": self.unverified,
             "geomean_vs_best": self.geomean,
             "weighted_geomean_vs_best": self.weighted,
             "wins": self.wins,
@@ -359,7 +379,8 @@ def index_row(k: KernelData, ctx: SiteContext | None = None) -> IndexRow:
         broken=list(k.broken),
         headline_text=k.headline.text if k.headline else None,
         headline_note=k.headline_note,
-        shape_speedups=[sh.speedup for sh in s.shapes if sh.measured] if scored else [],
+        shape_speedups=[sh.verdict_speedup for sh in s.shapes if sh.is_verdict_shape] if scored else [],
+        floor_speedups=[sh.verdict_speedup for sh in s.shapes if sh.measured and sh.at_floor] if scored else [],
         search=search,
         noise=s.noise if scored else None,
         **commit_cells(k),
@@ -369,8 +390,20 @@ def index_row(k: KernelData, ctx: SiteContext | None = None) -> IndexRow:
         coverage=coverage_views.model_coverage(s),
         headline_speedup=k.headline.speedup if k.headline else None,
         headline_verdict=k.headline.verdict if k.headline else None,
+        **ladder_cells(s if scored else None),
         campaign_broken=broken,
     )
+
+
+def ladder_cells(s: Any) -> dict[str, Any]:
+    """The verdict's evidence (VERDICTS rule 12) on a row: its ratio, basis and counts."""
+    if s is None:
+        return {}
+    basis = s.basis_msg
+    return {"ratio": s.verdict_value, "ratio_text": fmt_x(s.verdict_value), "verdict_basis": s.verdict_basis,
+            "basis_text": s.basis_text, "basis_zh": wording.plain("zh", basis) if basis else "",
+            "blocked_reason": s.blocked_reason, "verdict_geomean": s.verdict_geomean, "at_floor": s.at_floor,
+            "not_comparable": s.not_comparable, "unverified": s.unverified}
 
 
 def commit_cells(k: KernelData) -> dict[str, Any]:
@@ -485,20 +518,21 @@ class Disagreement:
 
 def disagreements(rows: list[IndexRow]) -> list[Disagreement]:
     """Kernels whose headline verdict differs from the multi-shape verdict, with both ranks."""
-    by_geo = sorted((r for r in rows if r.geomean is not None), key=lambda r: (-r.geomean, r.name.lower()))
+    by_geo = sorted((r for r in rows if r.ratio is not None), key=lambda r: (-r.ratio, r.name.lower()))
     by_head = sorted((r for r in rows if r.headline_speedup is not None),
                      key=lambda r: (-r.headline_speedup, r.name.lower()))
     rank_g = {r.slug: i for i, r in enumerate(by_geo, 1)}
     rank_h = {r.slug: i for i, r in enumerate(by_head, 1)}
     out = []
-    for r in sorted((r for r in rows if r.headline_disagrees and r.geomean is not None), key=lambda r: r.name.lower()):
-        h, g = fmt_x(r.headline_speedup), r.geomean_text
+    for r in sorted((r for r in rows if r.headline_disagrees and r.ratio is not None), key=lambda r: r.name.lower()):
+        h, g = fmt_x(r.headline_speedup), r.ratio_text
+        n = r.verdict_geomean[1] if r.verdict_geomean else r.n_measured
         out.append(Disagreement(
             r.name, r.href,
             f"headline pair {h} reads {r.headline_verdict} (rank {rank_h[r.slug]} of {len(by_head)}); "
-            f"geomean {g} over {r.n_measured} shapes reads {r.verdict} (rank {rank_g[r.slug]} of {len(by_geo)})",
+            f"verdict ratio {g} over {n} shapes reads {r.verdict} (rank {rank_g[r.slug]} of {len(by_geo)})",
             i18n.zh("disagree.text", h=h, hv=r.headline_verdict, nh=len(by_head), rh=rank_h[r.slug],
-                    n=r.n_measured, g=g, v=r.verdict, ng=len(by_geo), rg=rank_g[r.slug])))
+                    n=n, g=g, v=r.verdict, ng=len(by_geo), rg=rank_g[r.slug])))
     return out
 
 
@@ -516,8 +550,9 @@ def overview_page(rows: list[IndexRow], ctx: SiteContext, provenance: list[Fact]
                   sweep_reading: list[dict[str, Any]] | None = None, notes: list[str] | None = None) -> OverviewPage:
     """The overview page from every kernel's row (rows already in display order)."""
     tally = sum((Tally.of(r.verdict, r.campaign_broken) for r in rows), Tally())
-    hints = {"WIN": f"geomean \u2265 {ctx.win:g}x", "PARITY": f"{ctx.headroom:g}x \u2264 geomean < {ctx.win:g}x",
-             "HEADROOM": f"geomean < {ctx.headroom:g}x", "BLOCKED": "does not build, run or verify"}
+    hints = {"WIN": f"verdict ratio \u2265 {ctx.win:g}x", "PARITY": f"{ctx.headroom:g}x \u2264 verdict ratio < {ctx.win:g}x",
+             "HEADROOM": f"verdict ratio < {ctx.headroom:g}x",
+             "BLOCKED": "does not build, run or verify, or no like-for-like baseline"}
     nums = {"win": f"{ctx.win:g}", "headroom": f"{ctx.headroom:g}"}
     cards = [TallyCard(v, getattr(tally, v.lower()), verdict_css(v), v, "", hints[v],
                        i18n.zh(f"hint.{v.lower()}", **nums)) for v in VERDICTS]
@@ -536,10 +571,10 @@ def overview_page(rows: list[IndexRow], ctx: SiteContext, provenance: list[Fact]
     cats = sorted(by_cat, key=lambda c: (c == UNCATEGORIZED, c))
     tallies = {c: sum((Tally.of(r.verdict, r.campaign_broken) for r in by_cat[c]), Tally()) for c in cats}
     groups = [CategoryGroup(c, by_cat[c], tallies[c].text(), tallies[c].text("zh")) for c in cats]
-    plotted = sorted((r for r in rows if r.geomean is not None), key=lambda r: (-r.geomean, r.name.lower()))
-    not_on_chart = [(r.name, *off_chart_reason(r)) for r in rows if r.geomean is None]
+    plotted = sorted((r for r in rows if r.ratio is not None), key=lambda r: (-r.ratio, r.name.lower()))
+    not_on_chart = [(r.name, *off_chart_reason(r)) for r in rows if r.ratio is None]
     chart = chart_view("overview-speedups", charts.speedup_overview(plotted, ctx.win, ctx.headroom),
-                       "Speedup vs the best baseline, per kernel", "chart.overview") if plotted else None
+                       "The ratio each verdict rests on, per kernel", "chart.overview") if plotted else None
     by_head = sorted((r for r in rows if r.headline_speedup is not None),
                      key=lambda r: (-r.headline_speedup, r.name.lower()))
     headline_chart = chart_view("overview-headline", charts.headline_overview(by_head, ctx.win, ctx.headroom),
@@ -581,6 +616,6 @@ def overview_page(rows: list[IndexRow], ctx: SiteContext, provenance: list[Fact]
 
 
 def order_rows(rows: list[IndexRow]) -> list[IndexRow]:
-    """Display order: by category, then verdict (best news first), then geomean, then name."""
+    """Display order: by category, then verdict (best news first), then the verdict ratio, then name."""
     return sorted(rows, key=lambda r: (r.category == UNCATEGORIZED, r.category, r.verdict_rank,
-                                       -(r.geomean or 0.0), r.name.lower(), r.slug))
+                                       -(r.ratio or 0.0), r.name.lower(), r.slug))

@@ -33,19 +33,22 @@ def _text_px(text: str) -> int:
 
 
 def badge_view(row: IndexRow) -> BadgeView:
-    """Badge of one kernel: verdict on the left, geomean and wins on the right."""
+    """Badge of one kernel: verdict on the left, the ratio it rests on and its basis on the right."""
     label = row.verdict_label
-    if row.geomean is not None:
-        value = f"{row.geomean_text} \u00b7 {row.wins_text}"
-        if "not_like_for_like" in row.flag_keys:
-            value += " \u00b7 not like-for-like"
+    if row.ratio is not None:
+        value = row.ratio_text + (f" \u00b7 {row.verdict_basis}" if row.basis_text else "")
+        if row.verdict_basis == "shapes" and row.verdict_geomean:
+            value += f" \u00b7 {row.verdict_geomean[1]} shapes"
     else:
         value = "no data" if row.verdict is None else label.lower()
         label = "verdict"
     color = charts.VERDICT_COLORS.get(row.verdict or "", "#8c959f")
     left, right = _text_px(label), _text_px(value)
     flags = f" ({'; '.join(row.flags)})" if row.flags else ""
-    return BadgeView(label=label, value=value, title=f"{row.name}: {row.verdict_label} {row.geomean_text}{flags}",
+    basis = f", {row.basis_text}" if row.basis_text else ""
+    if row.blocked_reason:
+        value = row.blocked_reason
+    return BadgeView(label=label, value=value, title=f"{row.name}: {row.verdict_label} {row.ratio_text}{basis}{flags}",
                      color=color, width=left + right, left=left, right=right,
                      left_x=left / 2, right_x=left + right / 2)
 
@@ -60,11 +63,17 @@ class PrView:
 
 def pr_view(k: KernelData, row: IndexRow, ctx: SiteContext) -> PrView:
     """The pull-request Markdown of one kernel."""
-    rows = [("verdict", md_text(row.verdict_label)), ("geomean vs best", md_text(row.geomean_text)),
+    rows = [("verdict", md_text(row.verdict_label)), ("verdict ratio", md_text(row.ratio_text)),
+            ("basis", md_text(row.basis_text or (row.verdict_basis or "\u2014"))),
+            ("geomean vs any baseline", md_text(row.geomean_text)),
             ("wins", md_text(row.wins_text)), ("weighted geomean", md_text(row.weighted_text)),
             ("failures", md_text(row.failures_text)), ("best baseline", md_text(row.best_baseline_text))]
     if k.score is not None and k.score.worst is not None:
         rows.append(("worst shape", md_text(k.score.worst_text)))
+    if row.at_floor:
+        rows.append(("at the timing floor", md_text(f"{row.at_floor} shapes (left out of the verdict)")))
+    if row.blocked_reason:
+        rows.append(("blocked", md_text(row.blocked_reason)))
     if row.severity:
         rows.append(("severity", md_text(f"{row.severity['level']}: {row.severity['detail']}")))
     if row.flags:

@@ -5,7 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from generator.analyze.verdicts import ABOVE_ROOF_TEXT
 from markupsafe import Markup
 
 from generator.site import charts, i18n, wording
@@ -66,8 +65,7 @@ def shape_flags(sh: Any) -> list[str]:
                 if sh.like_for_like_baseline else "; no like-for-like baseline")
         out.append(f"scope mismatch: {sh.best_baseline} times another scope ({scope}){like}")
     for p in sh.above_roof:
-        gbps = sh.providers[p].effective_gbps
-        out.append(f"{p} at {gbps / 1000:.1f} TB/s {ABOVE_ROOF_TEXT}")
+        out.append(f"{p} at {sh.providers[p].roof_text}")
     return out
 
 
@@ -139,9 +137,8 @@ def _cells(sh: Any, providers: list[str], norow: ProviderCell) -> list[ProviderC
         title_zh = ""
         if r.above_roof:
             css += " t-roof"
-            tbs = f"{r.effective_gbps / 1000:.1f}"
             rest = f"; {title}" if title else ""
-            title, title_zh = i18n.en("speed.cell.roof", tbs=tbs) + rest, i18n.zh("speed.cell.roof", tbs=tbs) + rest
+            title, title_zh = r.roof_text + rest, i18n.zh_msg_text(r.roof_text) + rest
         cells.append(ProviderCell(r.time_text, css, title, sort_key(r.median_us if r.usable else None), title_zh))
     return cells
 

@@ -109,6 +109,8 @@ class KernelDiff:
     changes: list[Change] = field(default_factory=list)
     n_shapes_common: int = 0  # shapes measured on both sides
     n_shapes_both: int = 0  # shapes present on both sides, measured or not (the "of N" of the shape counts)
+    old_ratio: float | None = None  # the ratio each side's verdict rests on (VERDICTS rule 12)
+    new_ratio: float | None = None
 
     def of_kind(self, *kinds: str) -> list[Change]:
         return [c for c in self.changes if c.kind in kinds]
@@ -124,12 +126,12 @@ class KernelDiff:
         The geomean decides when both sides have one (a verdict flip within the noise is
         no regression); else a verdict move (e.g. to BLOCKED); else a change in hard failures.
         """
-        g = self.geomean_change
+        g = self.headline_change
         if g is not None and g.ratio is not None:
             if g.significant:
                 return g.direction
         else:
-            for c in self.of_kind("verdict", "geomean"):
+            for c in self.of_kind("verdict", "verdict_ratio", "geomean"):
                 if c.direction != NEUTRAL:
                     return c.direction
         for c in self.of_kind("failures"):
@@ -138,7 +140,14 @@ class KernelDiff:
 
     @property
     def geomean_change(self) -> Change | None:
+        """The move of the geomean vs any baseline."""
         return next(iter(self.of_kind("geomean")), None)
+
+    @property
+    def headline_change(self) -> Change | None:
+        """The move of the kernel's headline number: the ratio its verdict rests on when both sides
+        read it on the same basis (VERDICTS rule 12), else the geomean vs any baseline."""
+        return next(iter(self.of_kind("verdict_ratio")), None) or self.geomean_change
 
     @property
     def verdict_change(self) -> Change | None:
@@ -160,7 +169,7 @@ class KernelDiff:
     @property
     def causes(self) -> list[Cause]:
         """The causes of the kernel's headline change (verdict / geomean), else of its shapes."""
-        for c in self.of_kind("verdict", "geomean"):
+        for c in self.of_kind("verdict", "verdict_ratio", "geomean"):
             if c.causes:
                 return c.causes
         seen: dict[str, Cause] = {}
@@ -180,6 +189,8 @@ class KernelDiff:
             "new_verdict": self.new_verdict,
             "old_geomean": self.old_geomean,
             "new_geomean": self.new_geomean,
+            "old_ratio": self.old_ratio,
+            "new_ratio": self.new_ratio,
             "n_shapes_common": self.n_shapes_common,
             "n_shapes_both": self.n_shapes_both,
             "changes": [c.to_json() for c in self.changes],
@@ -221,14 +232,14 @@ class SweepDiff:
     def biggest_moves(self, n: int = 3) -> list[KernelDiff]:
         """The ``n`` kernels whose geomean moved most (significant moves only)."""
         moved = [k for k in self.kernels
-                 if k.geomean_change and k.geomean_change.significant and k.geomean_change.ratio]
-        return sorted(moved, key=lambda k: (-_size(k.geomean_change.ratio), k.slug))[:n]
+                 if k.headline_change and k.headline_change.significant and k.headline_change.ratio]
+        return sorted(moved, key=lambda k: (-_size(k.headline_change.ratio), k.slug))[:n]
 
 
 def _kernel_order(k: KernelDiff) -> tuple:
     """Regressions first, then improvements, then the rest; bigger moves first; by slug."""
     rank = {REGRESSION: 0, IMPROVEMENT: 1, NEUTRAL: 2}[k.direction]
-    g = k.geomean_change
+    g = k.headline_change
     return (rank, 0 if k.verdict_change else 1, -_size(g.ratio if g else None), k.slug)
 
 

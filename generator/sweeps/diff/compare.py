@@ -43,7 +43,8 @@ def diff_kernel(old: KernelSnapshot, new: KernelSnapshot, options: DiffOptions) 
     """Every change between two versions of one kernel."""
     kd = KernelDiff(slug=new.slug, name=new.name, old_slug=old.slug, status="same",
                     old_verdict=old.verdict, new_verdict=new.verdict,
-                    old_geomean=old.geomean_vs_best, new_geomean=new.geomean_vs_best)
+                    old_geomean=old.geomean_vs_best, new_geomean=new.geomean_vs_best,
+                    old_ratio=old.headline_value, new_ratio=new.headline_value)
     if old.slug != new.slug:
         kd.changes.append(Change("kernel-renamed", new.slug, "slug", old.slug, new.slug, False, NEUTRAL,
                                  text=f"compared as one kernel: {old.slug} → {new.slug}"))
@@ -72,16 +73,17 @@ def _kernel_level(old: KernelSnapshot, new: KernelSnapshot, options: DiffOptions
                           verdict_direction(old.verdict, new.verdict), ratio=ratio, threshold=factor,
                           causes=list(causes) or _provenance_causes(old, new),
                           text=f"verdict {_arrow(old.verdict, new.verdict)}"))
+    out += _ladder_changes(old, new, factor, causes)
     if ratio is not None and ratio != 1.0:
         out.append(Change("geomean", new.slug, "geomean_vs_best", old.geomean_vs_best, new.geomean_vs_best,
                           significant, direction_of(ratio), ratio=ratio, threshold=factor, causes=causes,
-                          text=f"geomean {fmt_x(old.geomean_vs_best)} → {fmt_x(new.geomean_vs_best)} "
+                          text=f"geomean vs any baseline {fmt_x(old.geomean_vs_best)} → {fmt_x(new.geomean_vs_best)} "
                                f"({fmt_pct(ratio)}, noise ±{(factor - 1) * 100:.1f}%)"))
     elif (old.geomean_vs_best is None) != (new.geomean_vs_best is None):
         out.append(Change("geomean", new.slug, "geomean_vs_best", old.geomean_vs_best, new.geomean_vs_best,
                           True, IMPROVEMENT if new.geomean_vs_best is not None else REGRESSION,
                           causes=_provenance_causes(old, new),
-                          text=f"geomean {fmt_x(old.geomean_vs_best)} → {fmt_x(new.geomean_vs_best)}"))
+                          text=f"geomean vs any baseline {fmt_x(old.geomean_vs_best)} → {fmt_x(new.geomean_vs_best)}"))
     if old.flags != new.flags:
         gained = [f for f in new.flags if f not in old.flags]
         lost = [f for f in old.flags if f not in new.flags]
@@ -93,6 +95,25 @@ def _kernel_level(old: KernelSnapshot, new: KernelSnapshot, options: DiffOptions
         out.append(Change("failures", new.slug, "hard_failures", a, b, True, REGRESSION if b > a else IMPROVEMENT,
                           causes=_provenance_causes(old, new), text=f"hard failures {a} → {b}"))
     return out
+
+
+def _ladder_changes(old: KernelSnapshot, new: KernelSnapshot, factor: float, causes: list) -> list[Change]:
+    """What moved in the evidence the verdict rests on (VERDICTS rule 12): its basis, and the ratio
+    it reads when the basis stayed (ratios of different bases are not compared)."""
+    if old.verdict_basis is None or new.verdict_basis is None:
+        return []  # a side written before the ladder
+    if old.verdict_basis != new.verdict_basis:
+        return [Change("basis", new.slug, "verdict_basis", old.verdict_basis, new.verdict_basis, True, NEUTRAL,
+                       causes=_provenance_causes(old, new),
+                       text=f"verdict basis {_arrow(old.verdict_basis, new.verdict_basis)} "
+                            f"({fmt_x(old.verdict_value)} → {fmt_x(new.verdict_value)})")]
+    ratio = ratio_of(new.verdict_value, old.verdict_value)
+    if ratio is None or ratio == 1.0:
+        return []
+    return [Change("verdict_ratio", new.slug, "verdict_value", old.verdict_value, new.verdict_value,
+                   beats(ratio, factor), direction_of(ratio), ratio=ratio, threshold=factor, causes=causes,
+                   text=f"verdict ratio ({new.verdict_basis}) {fmt_x(old.verdict_value)} → {fmt_x(new.verdict_value)} "
+                        f"({fmt_pct(ratio)}, noise ±{(factor - 1) * 100:.1f}%)")]
 
 
 def _provenance_causes(old: KernelSnapshot, new: KernelSnapshot) -> list[Cause]:

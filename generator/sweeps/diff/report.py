@@ -45,7 +45,7 @@ def headline(d: SweepDiff) -> str:
     moves = d.biggest_moves()
     if moves:
         parts.append("biggest moves: " + ", ".join(
-            f"{k.name} {fmt_x(k.old_geomean)} → {fmt_x(k.new_geomean)} ({fmt_pct(k.geomean_change.ratio)})"
+            f"{k.name} {fmt_x(k.headline_change.old)} → {fmt_x(k.headline_change.new)} ({fmt_pct(k.headline_change.ratio)})"
             for k in moves))
     return " · ".join(parts)
 
@@ -133,9 +133,9 @@ def _verdict_cell(k: KernelDiff) -> str:
 
 
 def _geomean_cell(k: KernelDiff) -> str:
-    g = k.geomean_change
+    g = k.headline_change
     if g is None:
-        return fmt_x(k.new_geomean if k.status != "removed" else k.old_geomean)
+        return fmt_x(k.new_ratio if k.status != "removed" else k.old_ratio)
     text = f"{fmt_x(g.old)} → {fmt_x(g.new)}"
     if g.ratio is not None:
         text += f" ({fmt_pct(g.ratio)})" if g.significant else f" ({fmt_pct(g.ratio)}, noise)"
@@ -168,7 +168,7 @@ def render_markdown(d: SweepDiff, site_url: str | None = None, marker: bool = Tr
         lines.append("Environment changed: " + _md(env))
     notable = d.notable
     if notable:
-        lines += ["", "| Kernel | Verdict | Geomean vs best | Shapes beyond noise | Hotspot | Cause |",
+        lines += ["", "| Kernel | Verdict | Verdict ratio | Shapes beyond noise | Hotspot | Cause |",
                   "|---|---|---|---|---|---|"]
         for k in notable:
             cause = "; ".join(_md(c.text) for c in k.causes) or "—"
@@ -219,10 +219,10 @@ def _details_noise(d: SweepDiff, site_url: str | None) -> list[str]:
     """Geomean and shape moves that stay within the noise, and minor hotspot moves."""
     body = []
     for k in d.kernels:
-        quiet = [c for c in k.changes if not c.significant and c.kind in ("geomean", "shape", "hotspot")]
+        quiet = [c for c in k.changes if not c.significant and c.kind in ("verdict_ratio", "geomean", "shape", "hotspot")]
         if not quiet:
             continue
-        g = [c for c in quiet if c.kind == "geomean"]
+        g = [c for c in quiet if c.kind in ("verdict_ratio", "geomean")]
         shapes = [c for c in quiet if c.kind == "shape"]
         hot = [c for c in quiet if c.kind == "hotspot"]
         parts = [c.text for c in g + hot]

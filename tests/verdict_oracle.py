@@ -1,0 +1,74 @@
+"""An independent reading of VERDICTS rules 1 and 8-12 from a raw ``benchmark_results.jsonl``, written
+apart from ``generator.analyze.verdicts`` so that tests can check the code against it: the verdict
+geomean (the comparable baseline each shape's verdict rests on, shapes at the timing floor left out).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections import defaultdict
+from pathlib import Path
+
+
+def _usable(r: dict) -> bool:
+    return r["benchmark_status"] == "ok" and r.get("correct") is not False and (r.get("median_us") or 0) > 0
+
+
+def _times(c: dict, b: dict) -> tuple[float, float] | None:
+    """(candidate, baseline) on a common timing method and scope, else None."""
+    if any(c.get(f) is not None and b.get(f) is not None and c[f] != b[f]
+           for f in ("includes_layout_conversion", "includes_jit")):
+        return None
+    tc, tb = c.get("timing_method"), b.get("timing_method")
+    if tc is None or tb is None or tc == tb:
+        return c["median_us"], b["median_us"]
+    if c.get("eager_median_us") and b.get("eager_median_us"):
+        return c["eager_median_us"], b["eager_median_us"]
+    return None
+
+
+def verdict_geomean(folder: Path, floor: float | None = None, candidate: str = "flydsl",
+                    scale: float = 1.0) -> tuple[float | None, int, int, float]:
+    """(verdict geomean, verdict shapes, shapes at the floor, floor) of one campaign folder; the
+    candidate's median times ``scale`` (a slowed copy); ``floor`` None: the folder's own."""
+    rows: dict[tuple[str, str], list[dict]] = defaultdict(list)
+    every = []
+    for line in (Path(folder) / "benchmark_results.jsonl").read_text().splitlines():
+        if line.strip():
+            r = json.loads(line)
+            if r["provider"] == candidate and r.get("median_us") is not None:
+                r["median_us"] *= scale
+            rows[(r["shape_id"], r["provider"])].append(r)
+            every.append(r)
+    if floor is None:
+        floor = min(r["median_us"] for r in every if _usable(r))
+    providers = list(dict.fromkeys(r["provider"] for r in every))
+    logs, at_floor = [], 0
+    for line in (Path(folder) / "shape_ledger.jsonl").read_text().splitlines():
+        if not line.strip():
+            continue
+        sid = json.loads(line)["shape_id"]
+
+        def chosen(p):
+            rs = rows.get((sid, p), [])
+            ok = [r for r in rs if _usable(r)]
+            return ok[-1] if ok else (rs[-1] if rs else None)
+
+        c = chosen(candidate)
+        if c is None or not _usable(c):
+            continue
+        best = None
+        for p in providers:
+            b = chosen(p) if p != candidate else None
+            t = _times(c, b) if b is not None and _usable(b) else None
+            if t is not None and (best is None or t[1] / t[0] < best[1] / best[0]):
+                best = t
+        if best is None:
+            continue
+        if max(best) < 1.25 * floor:
+            at_floor += 1
+            continue
+        logs.append(math.log(best[1] / best[0]))
+    g = math.exp(sum(logs) / len(logs)) if logs else None
+    return g, len(logs), at_floor, floor
