@@ -234,7 +234,8 @@ def test_api_index_matches_the_reference_verdicts(built_site, sweep):
         assert k["geomean_vs_best"] == pytest.approx(r["geomean_vs_best"], abs=5e-4)
         assert (k["wins"], k["n_measured"], k["hard_failures"]) == (r["wins"], r["n_measured"], r["hard_failures"])
     assert doc["sweep"]["provenance"]["rocm"] == "7.2.0"
-    assert doc["tallies"] == {"win": 2, "parity": 0, "headroom": 11, "blocked": 0, "untimed": 5, "unscored": 1}
+    assert doc["tallies"] == {"win": 2, "parity": 0, "headroom": 11, "blocked": 0, "untimed": 5, "unscored": 1,
+                              "broken": 0}
     flags = {k["op"]: k["flags"] for k in doc["kernels"] if k["op"] in ref}
     # VERDICTS rule 8: 3 of the 4 multi-shape WINs are not like-for-like; only softmax's is
     assert [op for op, f in sorted(flags.items()) if "not_like_for_like" in f] == \

@@ -90,7 +90,8 @@ def _no_candidate(score: KernelScore, campaign: Campaign, config: SweepConfig) -
     score.verdict_reason = (f"no candidate: neither {config.candidate} nor {DISPATCHER} among {providers}; "
                             f"name one in kernel-atlas.toml: [campaigns.{campaign.name}] candidate = \"...\"")
     score.verdict_reason_msg = msg("verdict.reason.nocandidate", candidate=config.candidate, auto=DISPATCHER,
-                                   providers=providers, op=campaign.name)
+                                   providers=providers, file="kernel-atlas.toml",
+                                   setting=f'[campaigns.{campaign.name}] candidate = "..."')
 
 
 def device_roofs(config: SweepConfig, provenance: Mapping[str, str]) -> Roofs | None:
