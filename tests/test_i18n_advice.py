@@ -61,7 +61,6 @@ def test_every_detector_is_worded_in_both_catalogues():
             assert all(spec == "" or spec[0] in "~#" for _, spec in _fields(en[k])), k
 
 
-@pytest.mark.full_sweep
 def test_the_chinese_holds_no_english_word_but_terms_and_code():
     zh = i18n.catalogue("zh")
     left = {}
@@ -159,7 +158,6 @@ def test_snop_hazard_of_flash_attn_func_in_chinese_with_its_numbers(kernel):
     assert v.summary == f["evidence"]["summary"] and v.summary.startswith("185 s_nops hold 13.5% of the stall cycles")
 
 
-@pytest.mark.full_sweep
 def test_kernel_header_and_why_panel_in_chinese(kernel):
     k, row = kernel("pa")
     page = kernel_views.kernel_page(k, row, base_views.SiteContext())
