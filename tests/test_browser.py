@@ -601,3 +601,32 @@ def test_source_and_isa_rows_say_their_interface_words_in_chinese(site, browser)
     assert page.inner_text("#pc788 .note") == "32-cycle MFMA"
     assert tab.errors == [], tab.errors
     tab.close()
+
+
+def test_second_layout_findings_and_broken_campaign_pages(tmp_path, browser):
+    """A hand-made sweep (tests/handmade.py): a second-layout campaign with a variant and a report,
+    a folder that is no campaign, FINDINGS.md. No console error; the BROKEN card filters its row;
+    the variant's column group and the findings page show."""
+    from handmade import handmade_suite_campaign
+
+    root = tmp_path / "sweep"
+    handmade_suite_campaign(root / "benchmarks" / "examples" / "attn")
+    (root / "benchmarks" / "examples" / "odd").mkdir()
+    (root / "FINDINGS.md").write_text("# Findings 2026-06-01\n\n- attn loses at b4\n", encoding="utf-8")
+    out = tmp_path / "site"
+    build.build_site(root, out, progress=False)
+    tab = Tab(browser)
+    page = tab.page
+    page.goto(url(out, "index.html"))
+    assert sorted(visible_rows(page)) == ["attn", "odd"]
+    page.click('.card[data-filter-verdict="BROKEN"]')
+    assert visible_rows(page) == ["odd"]
+    page.click('a[href="findings.html"]')
+    page.wait_for_url("**/findings.html")
+    assert page.inner_text("h1") == "FINDINGS.md" and "attn loses at b4" in page.inner_text("main")
+    page.goto(url(out, "kernels/attn/index.html"))
+    page.wait_for_function(CHARTS_DRAWN, timeout=30_000)
+    assert page.locator("th.variant").count() == 1 and page.locator("td.t-variant").count() == 3
+    assert "Hand-made report" in page.inner_text("#campaign_reports")
+    assert tab.errors == []
+    tab.close()
