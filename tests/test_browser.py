@@ -159,7 +159,6 @@ def test_a_row_leads_to_its_kernel_page(site, browser):
     tab.close()
 
 
-@pytest.mark.full_sweep
 def test_anchors_open_folded_listings(site, browser):
     tab = Tab(browser)
     # an old in-page anchor of the ISA listing goes on to the ISA page (issue 13)
@@ -262,7 +261,6 @@ def test_theme_and_language_toggles(site, browser):
     tab.close()
 
 
-@pytest.mark.full_sweep
 def test_served_over_http_with_absolute_pr_links(site, browser):
     server = serve.make_server(str(site), 0)
     port = server.server_address[1]
@@ -285,7 +283,6 @@ def test_served_over_http_with_absolute_pr_links(site, browser):
         server.server_close()
 
 
-@pytest.mark.full_sweep
 def test_hostile_page_runs_no_script(tmp_path, sweep, browser):
     src = make_handmade_hostile_sweep(tmp_path, sweep)
     out = tmp_path / "site"
@@ -436,7 +433,6 @@ def test_a_coverage_cell_opens_the_kernel_page_filtered_to_its_model(site, brows
     tab.close()
 
 
-@pytest.mark.full_sweep
 def test_diagnosis_and_coverage_in_chinese(site, browser):
     tab = Tab(browser)
     page = tab.open(url(site, "index.html"))
