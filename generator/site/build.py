@@ -188,8 +188,10 @@ def build_site(sweep_path: str | os.PathLike, out_dir: str | os.PathLike, *, bas
     placed = identity = hist_commit = None
     if bp.hmod is not None:
         hist_commit = history_commit or prov.get("candidate_commit") or prov.get("flydsl_commit")
+        kj = os.path.join(bp.root, "docs", "data", "kernels.json")  # the sweep-wide input beside the kernels'
         identity = bp.hmod.sweep_identity([prov.get("candidate_commit"), prov.get("flydsl_commit"),
-                                           prov.get("profiled_commit")],
+                                           prov.get("profiled_commit"),
+                                           publish.sha256_file(kj) if os.path.isfile(kj) else None],
                                           {s: it.input_hash for s, it in site.items.items()})
         placed = bp.hmod.place(os.fspath(history_dir), identity,
                                history_label or (bp.date if re.match(r"^\d{4}-\d{2}-\d{2}", bp.date) else "sweep"),
