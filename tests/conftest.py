@@ -26,11 +26,13 @@ def pytest_configure(config):
     config.addinivalue_line("markers", f"full_sweep: {FULL_SWEEP_REASON}")
 
 
-@pytest.fixture(autouse=True)
-def _full_sweep_or_skip(request):
-    """Skip a test marked ``full_sweep`` when only the slice is there."""
-    if ON_SLICE and request.node.get_closest_marker("full_sweep") is not None:
-        pytest.skip(FULL_SWEEP_REASON)
+def pytest_collection_modifyitems(config, items):
+    """Skip the tests marked ``full_sweep`` when only the slice is there (before any fixture is set up)."""
+    if ON_SLICE:
+        skip = pytest.mark.skip(reason=FULL_SWEEP_REASON)
+        for item in items:
+            if item.get_closest_marker("full_sweep") is not None:
+                item.add_marker(skip)
 
 
 @pytest.fixture(scope="session")
