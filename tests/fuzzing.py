@@ -131,6 +131,24 @@ def _matrix(d: Path) -> None:
     campaign.read_matrix(d / "baseline_matrix.yaml")
 
 
+def _suite(d: Path) -> None:
+    """The second campaign layout: the folder read as a campaign (results, metadata, suites)."""
+    from generator.read import campaign_suite
+    campaign_suite.read_campaign_folder(d)
+
+
+def _suite_seed(kind: str) -> bytes:
+    """Seeds of the second layout, hand-made (tests/handmade.py: no real row)."""
+    from handmade import HANDMADE_FULL, HANDMADE_METADATA, write_csv
+
+    if kind == "jsonl":
+        return "".join(json.dumps(r) + "\n" for r in HANDMADE_FULL[:6]).encode()
+    if kind == "csv":
+        with tempfile.TemporaryDirectory() as tmp:
+            return write_csv(Path(tmp) / "r.csv", HANDMADE_FULL[:6]).read_bytes()
+    return json.dumps(HANDMADE_METADATA).encode()
+
+
 def _config(d: Path) -> None:
     from generator import config
     config.read_config(d / "kernel-atlas.toml")
@@ -252,6 +270,10 @@ TARGETS: list[Target] = [
            lambda: _head(SWEEP / CAMPAIGN / "shape_ledger.jsonl", 12), _ledger),
     Target("baseline_matrix.yaml", "baseline_matrix.yaml", "yaml",
            lambda: (SWEEP / CAMPAIGN / "baseline_matrix.yaml").read_bytes(), _matrix),
+    Target("suite results JSONL", "results_full.jsonl", "jsonl", lambda: _suite_seed("jsonl"), _suite),
+    Target("suite results CSV", "results_full.csv", "csv", lambda: _suite_seed("csv"), _suite),
+    Target("suite metadata", "metadata_full.json", "json", lambda: _suite_seed("metadata"), _suite,
+           lambda: {"results_full.jsonl": _suite_seed("jsonl")}),
     Target("kernel-atlas.toml", "kernel-atlas.toml", "toml",
            lambda: (BUNDLES / "kernel-atlas.toml").read_bytes(), _config),
     Target("REPORT.md", "REPORT.md", "text", lambda: HANDMADE_REPORT, _report),

@@ -527,7 +527,8 @@ def _number(value: Any, column: str, path: str, line: int) -> float | None:
     try:
         number = float(value)
     except (TypeError, ValueError, OverflowError):  # OverflowError: an int beyond any float
-        raise InputError(path, f"{column} is not a number: {repr(value)[:80]}", line=line) from None
+        shown = repr(value)[:80] if isinstance(value, (str, int)) else f"a {type(value).__name__}"  # no deep repr
+        raise InputError(path, f"{column} is not a number: {shown}", line=line) from None
     return None if math.isnan(number) else number
 
 

@@ -237,7 +237,7 @@ def _main_file(suite: Suite) -> str:
 
 def _suite_note(pick: str, n: int, stamp: Any, suite: Suite, others: dict[str, int]) -> str:
     """One line: which suite was read, whether it is partial, which others there are."""
-    when = f", {stamp}" if stamp not in (None, "") else ""
+    when = f", {stamp}" if isinstance(stamp, (str, int, float)) and stamp != "" else ""
     text = f"suite {pick} read ({n} rows{when})"
     if suite.is_partial:
         text += f"; partial: {os.path.basename(_main_file(suite))} is a run still being written"
@@ -323,7 +323,7 @@ def read_suite_rows(path: str) -> tuple[list[ResultRow], list[LedgerShape]]:
         row = suite_row(rec, len(rows), line, path)
         rows.append(row)
         if row.shape_id not in shapes:
-            shapes[row.shape_id] = _shape(rec, row.shape_id, line, typed)
+            shapes[row.shape_id] = _shape(rec, row.shape_id, line, typed, path)
     if problem is not None:
         raise problem
     return rows, list(shapes.values())
@@ -369,12 +369,12 @@ def suite_row(rec: dict[str, Any], index: int, line: int, path: str) -> ResultRo
 
 def checked_suite_row(rec: dict[str, Any], index: int, line: int, path: str) -> ResultRow:
     """``suite_row`` field by field: the same values for a plain row, and the errors for a bad one."""
-    label, provider, status = (classic._text(rec.get(c)) for c in REQUIRED)
+    label, provider, status = (_text(rec.get(c), c, path, line) for c in REQUIRED)
     for column, value in zip(REQUIRED, (label, provider, status)):
         if not value:
             raise InputError(path, f"missing {column}", line=line)
     correct = _correctness(rec.get("correctness"), path, line)
-    err = classic._text(rec.get("err")) or classic._text(rec.get("error"))
+    err = _text(rec.get("err"), "err", path, line) or _text(rec.get("error"), "error", path, line)
     number = classic._number
     return ResultRow(
         index=index, line=line, shape_id=label, provider=provider, status=status, correct=correct,
@@ -382,12 +382,32 @@ def checked_suite_row(rec: dict[str, Any], index: int, line: int, path: str) -> 
         p10_us=number(rec.get("us_p10"), "us_p10", path, line),
         p90_us=number(rec.get("us_p90"), "us_p90", path, line),
         std_us=number(rec.get("us_std"), "us_std", path, line),
-        timing_method=classic._text(rec.get("timing_method")),
+        timing_method=_text(rec.get("timing_method"), "timing_method", path, line),
         reason=err, correctness_error=err if correct is False else None,
         effective_gbps=number(rec.get("gbps"), "gbps", path, line),
         effective_tflops=number(rec.get("tflops"), "tflops", path, line),
-        dtype=classic._text(rec.get("dtype")),
+        dtype=_text(rec.get("dtype"), "dtype", path, line),
     )
+
+
+def _text(value: Any, column: str, path: str, line: int) -> str | None:
+    """A text field (a number reads as its text); None when empty; an InputError for a list or object."""
+    if value is None or value == "":
+        return None
+    if isinstance(value, str):
+        return value
+    if isinstance(value, (int, float)):
+        return str(value)
+    raise InputError(path, f"{column} must be text, got {type(value).__name__}", line=line)
+
+
+def _arg(value: Any, column: str, path: str, line: int) -> Any:
+    """A shape column's value: a scalar, or a flat list of scalars (an InputError for anything deeper)."""
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value
+    if isinstance(value, list) and all(v is None or isinstance(v, (str, int, float, bool)) for v in value):
+        return value
+    raise InputError(path, f"shape column {column!r} holds a nested {type(value).__name__}", line=line)
 
 
 def _correctness(value: Any, path: str, line: int) -> bool | None:
@@ -396,15 +416,17 @@ def _correctness(value: Any, path: str, line: int) -> bool | None:
         return value if isinstance(value, bool) else None
     if isinstance(value, str) and value.strip().lower() in CORRECTNESS:
         return CORRECTNESS[value.strip().lower()]
-    raise InputError(path, f"correctness is not pass, fail or not_checked: {repr(value)[:80]}", line=line)
+    shown = repr(value[:80]) if isinstance(value, str) else f"a {type(value).__name__}"
+    raise InputError(path, f"correctness is not pass, fail or not_checked: {shown}", line=line)
 
 
-def _shape(rec: dict[str, Any], label: str, line: int, typed: bool) -> LedgerShape:
+def _shape(rec: dict[str, Any], label: str, line: int, typed: bool, path: str) -> LedgerShape:
     """The ledger entry of a label: its shape columns as arguments (CSV cells typed as JSON would be)."""
-    args = {k: (v if typed else _cell(v)) for k, v in rec.items() if k not in RESULT_COLUMNS and not k.startswith("us_")}
-    return LedgerShape(shape_id=label, line=line, model=classic._text(rec.get("model")) or "",
-                       stage=classic._text(rec.get("stage")) or "", dtype=classic._text(rec.get("dtype")) or "",
-                       args=args)
+    args = {k: (_arg(v, k, path, line) if typed else _cell(v)) for k, v in rec.items()
+            if k not in RESULT_COLUMNS and not k.startswith("us_")}
+    return LedgerShape(shape_id=label, line=line, model=_text(rec.get("model"), "model", path, line) or "",
+                       stage=_text(rec.get("stage"), "stage", path, line) or "",
+                       dtype=_text(rec.get("dtype"), "dtype", path, line) or "", args=args)
 
 
 def _cell(text: str) -> Any:
