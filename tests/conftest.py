@@ -22,6 +22,12 @@ FULL_SWEEP_REASON = ("needs the whole shared MI350X sweep (../shared/mi350x-swee
                      "tests/data/mi350x-slice holds only a part of it")
 
 
+def in_slice(path: str, *values):
+    """A parameter of a test over real items: marked ``full_sweep`` when the slice lacks ``path``
+    (a folder or file under the sweep), so that the items the slice holds still run without ../shared."""
+    return pytest.param(*values, marks=[] if (SLICE / path).exists() else [pytest.mark.full_sweep])
+
+
 def pytest_configure(config):
     config.addinivalue_line("markers", f"full_sweep: {FULL_SWEEP_REASON}")
 

@@ -23,6 +23,7 @@ from generator import cli
 from generator.read import discover
 from generator.capture import ingest, ingest_raw
 from generator.errors import InputError
+from conftest import in_slice  # the same test folder
 
 BUNDLES = ["flash_attn_func", "fused_rope_cache", "hgemm_splitk", "layernorm", "moe_blockscale", "moe_gemm",
            "pa", "pa_mqa_logits_fp4", "preshuffle_gemm", "quant", "rmsnorm", "softmax", "vec_add"]
@@ -92,8 +93,7 @@ def snapshot(root: Path) -> dict[str, tuple[str, int]]:
     return out
 
 
-@pytest.mark.full_sweep
-@pytest.mark.parametrize("name", BUNDLES)
+@pytest.mark.parametrize("name", [in_slice(f"examples/{n}", n) for n in BUNDLES])
 def test_rebuilt_raw_runs_ingest_to_the_same_analyses(sweep, tmp_path, name):
     bundle = sweep / "examples" / name
     into = tmp_path / "sweep"
