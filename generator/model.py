@@ -46,7 +46,10 @@ class Instruction:
     exec_count: int = 0
     total_cycles: int = 0
     stall_cycles: int = 0
-    issue_cycles: int = 0
+    #: ATT code.json column 9 (``Idle``): cycles the wave was not scheduled (DOMAIN §1.1)
+    idle_cycles: int = 0
+    #: Nsight Compute only: warp samples on an issued instruction (All minus Not-issued samples)
+    issued_samples: int = 0
     #: vendor extras, e.g. NCU stall reasons {reason: samples}
     extra: dict[str, Any] = field(default_factory=dict)
 
@@ -72,7 +75,7 @@ class Occupancy:
     arch: str
     kernel: str | None
     waves_per_simd: int
-    limiter: str  # "VGPR", "LDS", "SGPR", or "NONE" at the hardware maximum
+    limiter: str  # "VGPR", "LDS", "SGPR", or "NONE" at the hardware maximum; on a tie the first of limiters
     vgpr_limit: int
     lds_limit: int
     sgpr_limit: int
@@ -88,6 +91,8 @@ class Occupancy:
     vgpr_disagreement: bool
     notes: list[str] = field(default_factory=list)
     max_waves: int = 8
+    #: every resource at the lowest limit, in the order VGPR, LDS, SGPR (several on a tie; empty at the maximum)
+    limiters: list[str] = field(default_factory=list)
 
     @property
     def at_hardware_max(self) -> bool:
@@ -95,14 +100,26 @@ class Occupancy:
         return self.waves_per_simd >= self.max_waves
 
     @property
+    def tied(self) -> bool:
+        """True when several resources bind at the same count (freeing one alone gains nothing)."""
+        return len(self.limiters) > 1
+
+    def binds_alone(self, resource: str) -> bool:
+        """True when ``resource`` is the one resource that binds (advice to free it can gain a wave)."""
+        return self.limiters == [resource]
+
+    @property
     def limited_by(self) -> str:
-        """What binds, for display: the limiter, or "hardware max" when nothing does (``NONE``)."""
-        return "hardware max" if self.at_hardware_max else self.limiter
+        """What binds, for display: "VGPR", "VGPR and LDS" on a tie, "hardware max" when nothing does."""
+        if self.at_hardware_max or not self.limiters:
+            return "hardware max" if self.at_hardware_max else self.limiter
+        return " and ".join([", ".join(self.limiters[:-1]), self.limiters[-1]]) if self.tied else self.limiters[0]
 
     def to_json(self) -> dict[str, Any]:
         return {
             "waves_per_simd": self.waves_per_simd,
             "limiter": self.limiter,
+            "limiters": list(self.limiters),
             "vgpr_limit": self.vgpr_limit,
             "lds_limit": self.lds_limit,
             "sgpr_limit": self.sgpr_limit,
@@ -196,11 +213,22 @@ class Hotspots(RankedHotspots):
     lines: list[LineHotspot]
     instruction_rank: list[int]
 
+    @property
+    def total_cycles(self) -> int:
+        """Cycles of these instructions (for working waves: the early-exit waves' taken out)."""
+        return sum(i.total_cycles for i in self.instructions)
+
+    @property
+    def stall_ratio(self) -> float:
+        total = self.total_cycles
+        return self.total_stall_cycles / total if total else 0.0
 
     def to_json(self, topk: int = 15) -> dict[str, Any]:
         total = self.total_stall_cycles
         return {
+            "total_cycles": self.total_cycles,
             "total_stall_cycles": total,
+            "stall_ratio": self.stall_ratio,
             "stall_by_type": dict(self.stall_by_type),
             "top_lines": [line_json(ln) for ln in self.hot_lines(topk)],
             "top_instructions": [instruction_json(ins, total) for ins in self.top_instructions(topk)],
@@ -225,9 +253,10 @@ def stall_reason(ins: Instruction) -> str | None:
     return max(reasons, key=reasons.get) if reasons else None
 
 
-def instruction_json(ins: Instruction, total: int) -> dict[str, Any]:
-    """One ``top_instructions`` entry of ``analyze --json`` (``reason``: NCU's, beside our type)."""
-    return {
+def instruction_json(ins: Instruction, total: int, vendor: str = "amd") -> dict[str, Any]:
+    """One ``top_instructions`` entry of ``analyze --json`` (``reason``: NCU's, beside our type;
+    ``idle_cycles`` on ATT captures, ``issued_samples`` on Nsight Compute ones: never one field for both)."""
+    out = {
         "pc_index": ins.pc_index,
         "asm": ins.asm,
         "type": ins.type,
@@ -236,6 +265,11 @@ def instruction_json(ins: Instruction, total: int) -> dict[str, Any]:
         "share": (ins.stall_cycles / total) if total else 0.0,
         "source_loc": ins.source_loc,
     }
+    if vendor == "nvidia":
+        out["issued_samples"] = ins.issued_samples
+    else:
+        out["idle_cycles"] = ins.idle_cycles
+    return out
 
 
 @dataclass
@@ -288,6 +322,11 @@ class CaptureAnalysis(RankedHotspots):
         return None
 
 
+    @property
+    def total_idle_cycles(self) -> int:
+        """Sum of code.json's column 9: cycles the sampled waves sat unscheduled (ATT; 0 for NCU)."""
+        return sum(i.idle_cycles for i in self.instructions)
+
     def wave_duration_stats(self) -> dict[str, float] | None:
         durs = sorted(w.duration for w in self.waves)
         if not durs:
@@ -316,7 +355,9 @@ class CaptureAnalysis(RankedHotspots):
             "stall_ratio": self.stall_ratio,
             "stall_by_type": dict(self.stall_by_type),
             "top_lines": [line_json(ln) for ln in self.hot_lines(topk)],
-            "top_instructions": [instruction_json(ins, total) for ins in self.top_instructions(topk)],
+            "top_instructions": [instruction_json(ins, total, self.vendor) for ins in self.top_instructions(topk)],
+            **({"total_issued_samples": sum(i.issued_samples for i in self.instructions)} if self.vendor == "nvidia"
+               else {"total_idle_cycles": self.total_idle_cycles}),
             "source_mapped": {"mapped": self.source_mapped[0], "total": self.source_mapped[1]},
             "instruction_mix": dict(self.instruction_mix),
             "waves": self.wave_duration_stats(),

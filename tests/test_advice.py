@@ -260,33 +260,54 @@ def test_mfma_annotations(primaries):
     assert {x.latency for x in pa.values()} == {16} and all("DOMAIN" in x.source for x in pa.values())
 
 
-@pytest.mark.full_sweep
-def test_sweep_findings_group_kernels_by_limiter_and_pattern(plans, sweep):
+def expected_gap_ratios(sweep) -> dict[str, tuple[str, float]]:
+    """Campaign -> (verdict, the ratio its gap is read from) of expected/verdicts.json: the verdict geomean,
+    or the headline pair (docs/data/kernels.json, baseline_us / flydsl_us) where the pair decided."""
     verdicts = json.loads((sweep / "expected" / "verdicts.json").read_text())
-    pairs = {e["example"]: e["baseline_us"] / e["flydsl_us"]
-             for e in json.loads((sweep / "docs" / "data" / "kernels.json").read_text())["kernels"]
-             if e.get("baseline_us") and e.get("flydsl_us")}
-    per_kernel = {}
-    for k, findings in plans.items():
-        v = verdicts.get(VERDICT_NAMES.get(k, k))
-        # the ratio each verdict rests on (VERDICTS rule 12): the verdict geomean, or the profiled pair
-        ratio = v and (v["verdict_geomean"][0] if v["verdict_basis"] == "shapes" else pairs[k])
-        per_kernel[k] = (findings, v and v["verdict"], ratio)
+    pairs = {e["example"]: e for e in json.loads((sweep / "docs" / "data" / "kernels.json").read_text())["kernels"]}
+    bundles = {VERDICT_NAMES.get(k, k): k for k in KERNELS}
+    out = {}
+    for name, v in verdicts.items():
+        if v["verdict_basis"] == "pair":
+            e = pairs[bundles[name]]
+            out[name] = (v["verdict"], e["baseline_us"] / e["flydsl_us"])
+        else:
+            out[name] = (v["verdict"], v["verdict_geomean"][0])
+    return out
+
+
+def sweep_per_kernel(plans, sweep) -> dict:
+    """The sweep reading's input on the shared sweep: each bundle's primary plan with its campaign's verdict,
+    and each campaign without a bundle (fp8_gemm_rowscale) without a capture."""
+    ratios = expected_gap_ratios(sweep)
+    per = {k: (found, *ratios.get(VERDICT_NAMES.get(k, k), (None, None))) for k, found in plans.items()}
+    named = {VERDICT_NAMES.get(k, k) for k in plans}
+    per.update({name: (None, *vg) for name, vg in ratios.items() if name not in named})
+    return per
+
+
+@pytest.mark.full_sweep
+def test_sweep_findings_partition_the_headroom_on_the_shared_sweep(plans, sweep):
+    per_kernel = sweep_per_kernel(plans, sweep)
     groups = {s.key: s for s in advice.sweep_findings(per_kernel)}
     vgpr = groups["limiter:VGPR"]
     assert {"flash_attn_func", "pa"} <= set(vgpr.kernels)
     assert "layernorm" not in vgpr.kernels  # 7 of 8 waves: low priority, kept off the sweep page
     drain = groups["pattern:lds_dma_drain"]
     assert drain.kernels == ["hgemm_splitk", "flash_attn_func"]  # by stall share: 52.9 %, 25.0 %
-    # Headroom: ln(1/geomean) of the HEADROOM kernels; the drains explain each member's
-    # deficit weighted by their stall share.
-    deficit = {k: math.log(1 / g) for k, (_, v, g) in per_kernel.items() if v == "HEADROOM"}
-    share = {"hgemm_splitk": 30800 / 58220, "flash_attn_func": 438620 / 1754236}
-    expected = sum(deficit[k] * share[k] for k in share) / sum(deficit.values())
-    assert drain.headroom_share == pytest.approx(expected)
+    # Each HEADROOM kernel's gap ln(1/ratio) is counted once, under its first step: the drains are the first
+    # step of flash_attn_func (verdict geomean 0.870) and hgemm_splitk (gemm, 0.477).
+    gap = {k: math.log(1 / g) for k, (_, v, g) in per_kernel.items() if v == "HEADROOM"}
+    assert len(gap) == 11 and gap["fp8_gemm_rowscale"] == pytest.approx(math.log(1 / 0.6868778179996218))
+    assert drain.headroom_kernels == ["flash_attn_func", "hgemm_splitk"]
+    assert drain.headroom_share == pytest.approx(
+        (math.log(1 / 0.8701317900866258) + math.log(1 / 0.47742386933713954)) / sum(gap.values()))
     assert "hgemm_splitk (52.9% of its stall cycles)" in drain.text
-    assert groups["limiter:LDS"].kernels == ["hgemm_splitk"]
+    assert groups["capture:none"].kernels == ["fp8_gemm_rowscale"]
+    assert groups["limiter:LDS"].kernels == ["hgemm_splitk"] and groups["limiter:LDS"].headroom_kernels == []
     assert set(groups["limiter:memory bandwidth"].kernels) >= {"vec_add"}
+    counted = [k for s in groups.values() for k in s.headroom_kernels]
+    assert sorted(counted) == sorted(gap) and sum(s.headroom_share for s in groups.values()) == pytest.approx(1.0)
     ordered = advice.sweep_findings(per_kernel)
     assert [s.headroom_share for s in ordered] == sorted((s.headroom_share for s in ordered), reverse=True)
 

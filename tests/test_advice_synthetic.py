@@ -44,6 +44,7 @@ def make_synthetic_occupancy(vgpr: int = 32, accum: int = 0, sgpr: int = 32, lds
     """Occupancy of a gfx950 kernel from its resources (DOMAIN §1.3 via occupancy.limits)."""
     lim = occ_model.limits("gfx950", vgpr, accum, sgpr, lds, wg)
     return Occupancy(arch="gfx950", kernel="synthetic", waves_per_simd=lim["waves"], limiter=lim["limiter"],
+                     limiters=lim["limiters"],
                      vgpr_limit=lim["vgpr_limit"], lds_limit=lim["lds_limit"], sgpr_limit=lim["sgpr_limit"],
                      arch_vgpr_isa=vgpr, arch_vgpr_csv=None, accum_vgpr=accum, vgpr_total=lim["vgpr_total"],
                      sgpr=sgpr, lds_bytes=lds, workgroup_size=wg, next_waves=lim["next_waves"],
@@ -362,6 +363,20 @@ def test_sgpr_occupancy_says_how_many_sgprs_to_free():
     assert (f.evidence["limiter"], f.evidence["next_sgpr"], f.evidence["sgprs_to_free"]) == ("SGPR", 96, 16)
 
 
+def test_tie_fixture_gives_no_single_resource_advice():
+    """Hand-made tie (the held-out gfx950 fp8 decode kernel, DOMAIN §1.3): VGPR 248 and LDS 84,992 B
+    per 512-thread workgroup both give 2 waves/SIMD; freeing either alone gains no wave."""
+    occ = make_synthetic_occupancy(vgpr=248, lds=84992, wg=512)
+    assert (occ.waves_per_simd, occ.limiter, occ.limiters, occ.limited_by) == (2, "VGPR", ["VGPR", "LDS"],
+                                                                                "VGPR and LDS")
+    a = make_synthetic_analysis(ONE, occupancy=occ)
+    assert run("vgpr_occupancy", a) == [] and run("lds_sgpr_occupancy", a) == []
+    # the same VGPRs with LDS that allows 3 waves: VGPRs bind alone, and the advice returns
+    (f,) = run("vgpr_occupancy", make_synthetic_analysis(ONE, occupancy=make_synthetic_occupancy(
+        vgpr=248, lds=49152, wg=512)))
+    assert (f.evidence["waves_per_simd"], f.evidence["vgprs_to_free"]) == (2, 80)
+
+
 def test_lds_sgpr_occupancy_silent_when_vgprs_bind():
     occ = make_synthetic_occupancy(vgpr=242, lds=16 * 1024)
     assert run("lds_sgpr_occupancy", make_synthetic_analysis(ONE, occupancy=occ)) == []
@@ -410,25 +425,62 @@ def test_advise_explains_each_stall_cycle_once():
     assert [f.detector for f in findings if f.kind == "pattern"] == ["lds_dma_drain"]
 
 
-def test_sweep_findings_weight_headroom_by_stall_share():
-    # a: geomean 0.5 (deficit ln 2), drain 40 %; b: geomean 0.8 (ln 1.25), drain 10 %;
-    # c: WIN. Sweep headroom = ln 2 + ln 1.25; the drains explain 0.4 ln 2 + 0.1 ln 1.25.
-    def f(share):
-        return advice.Finding(detector="lds_dma_drain", title="drains", stall_share=share, evidence={},
-                              suggestion="", priority=advice.pattern_priority(share))
-    vgpr = advice.Finding(detector="vgpr_occupancy", title="VGPR", stall_share=0.0,
-                          evidence={"waves_per_simd": 2, "detail": "2 waves/SIMD"}, suggestion="",
-                          priority="high", kind="limit")
-    per = {"a": ([f(0.4), vgpr], "HEADROOM", 0.5), "b": ([f(0.1)], "HEADROOM", 0.8), "c": ([f(0.3)], "WIN", 1.2)}
-    groups = {s.key: s for s in advice.sweep_findings(per)}
+def _handmade_finding(detector: str, share: float = 0.0, kind: str = "pattern", priority: str | None = None,
+                      **evidence) -> advice.Finding:
+    """A finding as the site keeps it (hand-made: the sweep reading reads only these fields)."""
+    return advice.Finding(detector=detector, title=detector.replace("_", " "), stall_share=share,
+                          evidence={"detail": detector, **evidence}, suggestion="", kind=kind,
+                          priority=priority or advice.pattern_priority(share))
+
+
+def test_sweep_findings_partition_the_headroom_by_first_step():
+    # Hand-worked: gaps ln(1/0.5) = 0.693147 (a), ln(1/0.8) = 0.223144 (b), ln(1/0.64) = 0.446287 (d),
+    # ln(1/0.9) = 0.105361 (e, no capture); c is a WIN (no gap). Total 1.467938.
+    # a: first step the drain (patterns rank first); its VGPR limit binds alone (LDS 3, SGPR 7 at 2 waves).
+    # b: its VGPR limit ties with LDS at 2 waves, so it counts no VGPR finding: its first step is the grid.
+    # d: no working wave: its drain is not counted, its first step is the blocker.
     import math
-    total = math.log(2) + math.log(1.25)
-    assert groups["pattern:lds_dma_drain"].headroom_share == pytest.approx(
-        (0.4 * math.log(2) + 0.1 * math.log(1.25)) / total)
-    assert groups["pattern:lds_dma_drain"].kernels == ["a", "c", "b"]
-    assert groups["limiter:VGPR"].headroom_share == pytest.approx(math.log(2) / total)
-    assert groups["limiter:VGPR"].text == ("VGPR-bound occupancy: a (2 waves/SIMD). Together they hold "
-                                           f"{100 * math.log(2) / total:.1f}% of the sweep's headroom (HEADROOM: a).")
+
+    vgpr = _handmade_finding("vgpr_occupancy", kind="limit", priority="high", waves_per_simd=2,
+                             other_limits={"LDS": 3, "SGPR": 7})
+    tied = _handmade_finding("vgpr_occupancy", kind="limit", priority="high", waves_per_simd=2,
+                             other_limits={"LDS": 2, "SGPR": 7})
+    grid = _handmade_finding("small_grid", kind="limit", priority="medium")
+    blocker = _handmade_finding("early_exit_waves", kind="blocker", priority="high")
+    per = {"a": ([_handmade_finding("lds_dma_drain", 0.4), vgpr], "HEADROOM", 0.5),
+           "b": ([tied, grid], "HEADROOM", 0.8),
+           "c": ([_handmade_finding("lds_dma_drain", 0.3)], "WIN", 1.2),
+           "d": ([blocker, _handmade_finding("lds_dma_drain", 0.5)], "HEADROOM", 0.64),
+           "e": (None, "HEADROOM", 0.9)}
+    groups = {s.key: s for s in advice.sweep_findings(per)}
+    gap = {"a": math.log(2), "b": math.log(1.25), "d": math.log(1 / 0.64), "e": math.log(1 / 0.9)}
+    total = sum(gap.values())
+    assert total == pytest.approx(1.467938, abs=1e-6)
+    drain = groups["pattern:lds_dma_drain"]
+    assert drain.kernels == ["a", "c"] and drain.headroom_kernels == ["a"]  # d's drain is not counted
+    assert drain.headroom_share == pytest.approx(gap["a"] / total) == pytest.approx(0.472191, abs=1e-6)
+    assert drain.text == ("lds dma drain: a (40.0% of its stall cycles); c (30.0% of its stall cycles). "
+                          "It is the first step of a: 47.2% of the sweep's headroom.")
+    assert groups["limiter:grid"].headroom_share == pytest.approx(0.152012, abs=1e-6)
+    assert groups["blocker:early_exit_waves"].headroom_kernels == ["d"]
+    assert groups["blocker:early_exit_waves"].headroom_share == pytest.approx(0.304023, abs=1e-6)
+    assert groups["limiter:VGPR"].kernels == ["a"] and groups["limiter:VGPR"].headroom_share == 0.0
+    assert groups["limiter:VGPR"].text.endswith("It is the first step of no HEADROOM kernel.")
+    nocap = groups["capture:none"]
+    assert nocap.kernels == ["e"] and nocap.headroom_share == pytest.approx(0.071774, abs=1e-6)
+    assert nocap.text == "No capture: e (0.90x). They hold 7.2% of the sweep's headroom; profile them to read a first step."
+    # each gap once: the shares add up to 100 % here (every HEADROOM kernel has a group)
+    assert sum(s.headroom_share for s in groups.values()) == pytest.approx(1.0)
+    assert sorted(k for s in groups.values() for k in s.headroom_kernels) == ["a", "b", "d", "e"]
+    for s in groups.values():
+        assert_sweep_worded(s)
+
+
+def assert_sweep_worded(s) -> None:
+    """A sweep finding's catalogue English is its computed English."""
+    from generator.site import wording
+
+    assert wording.plain("en", s.messages["text"]) == s.text, s.key
 
 
 def test_streaming_roofline_trusts_pmc_counters_on_mfma_kernels():

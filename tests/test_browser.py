@@ -26,8 +26,19 @@ sync_api = pytest.importorskip("playwright.sync_api", reason="the playwright pac
 
 from test_render import build_real_site, make_handmade_hostile_sweep  # noqa: E402  (same test folder)
 
-CHARTS_DRAWN = """() => Array.from(document.querySelectorAll('.chart')).every(
-    e => e.classList.contains('js-plotly-plot') && e.querySelector('.main-svg'))"""
+# Charts are drawn when they come into view (issue 23): the check scrolls to the first shown chart
+# not drawn yet, one per poll, and once all are drawn returns to where the page was.
+CHARTS_DRAWN = """() => {
+    const todo = Array.from(document.querySelectorAll('.chart')).filter(
+        e => e.offsetParent !== null && !(e.classList.contains('js-plotly-plot') && e.querySelector('.main-svg')));
+    if (todo.length) {
+        if (window.__kaScrollY === undefined) { window.__kaScrollY = window.scrollY; }
+        todo[0].scrollIntoView({block: 'center'});
+        return false;
+    }
+    if (window.__kaScrollY !== undefined) { window.scrollTo(0, window.__kaScrollY); delete window.__kaScrollY; }
+    return true;
+}"""
 
 
 @pytest.fixture(scope="module")
@@ -91,7 +102,8 @@ def test_every_page_loads_clean_and_draws_its_charts(site, browser):
     for p in pages:
         page = tab.open(p.as_uri())
         n = page.locator(".chart").count()
-        assert page.locator(".chart.js-plotly-plot .main-svg").count() >= n
+        shown = page.evaluate("() => Array.from(document.querySelectorAll('.chart')).filter(e => e.offsetParent).length")
+        assert page.locator(".chart.js-plotly-plot .main-svg").count() >= shown
         drawn[p.relative_to(site).as_posix()] = n
         assert tab.errors == [], (p, tab.errors)
     assert drawn["index.html"] == 2  # ranked by geomean; by the headline pair (hidden until switched)
@@ -114,8 +126,8 @@ def test_filters_sorting_and_grouping_change_the_rows(site, browser):
     page = tab.open(url(site, "index.html"))
     assert len(visible_rows(page)) == 19
     page.select_option("#filter-verdict", "WIN")
-    assert sorted(visible_rows(page)) == ["fused_rope_cache", "moe_blockscale", "moe_gemm", "softmax"]
-    assert page.inner_text("#row-count") == "4 / 19"
+    assert sorted(visible_rows(page)) == ["moe_gemm", "softmax"]  # the evidence ladder (VERDICTS rule 12)
+    assert page.inner_text("#row-count") == "2 / 19"
     page.select_option("#filter-verdict", "")
     page.fill("#search", "norm")
     assert sorted(visible_rows(page)) == ["layernorm", "rmsnorm"]
@@ -124,19 +136,19 @@ def test_filters_sorting_and_grouping_change_the_rows(site, browser):
     assert sorted(visible_rows(page)) == ["fp8_gemm_rowscale", "hgemm_splitk", "moe_gemm", "preshuffle_gemm"]
     page.select_option("#filter-category", "")
     page.click('.card[data-filter-verdict="WIN"]')
-    assert sorted(visible_rows(page)) == ["fused_rope_cache", "moe_blockscale", "moe_gemm", "softmax"]
+    assert sorted(visible_rows(page)) == ["moe_gemm", "softmax"]
     page.click('.card[data-filter-verdict="WIN"]')  # a second click clears the filter
     assert len(visible_rows(page)) == 19
-    # flat table, sorted by geomean: ascending, then descending; kernels without one sort last
+    # flat table, sorted by the verdict ratio: ascending, then descending; kernels without one sort last
     page.uncheck("#group-toggle")
     assert page.locator("tbody.flat tr.krow").count() == 19
     page.click('th[data-i18n="col.geomean"]')
     order = visible_rows(page)
-    assert order[:2] == ["pa", "hgemm_splitk"]  # 0.493x, 0.502x
+    assert order[:2] == ["fused_rope_cache", "hgemm_splitk"]  # the pair's 0.17x, 0.48x over 28 shapes
     assert set(order[-6:]) == {"attention_prefill", "batched_gemm", "paged_attention", "rope",
                                "serving_scenarios", "pa_mqa_logits_fp4"}
     page.click('th[data-i18n="col.geomean"]')
-    assert visible_rows(page)[:2] == ["moe_blockscale", "moe_gemm"]  # 7.09x, 5.19x
+    assert visible_rows(page)[:2] == ["softmax", "moe_gemm"]  # verdict ratios 1.19x (shapes), 1.11x (pair)
     tab.shot("overview-sorted-flat")
     page.check("#group-toggle")
     assert page.locator("tbody.flat tr.krow").count() == 0
@@ -347,7 +359,7 @@ def test_history_page_draws_every_kernel(tmp_path, sweep, browser):
     page.click("#lang-toggle")
     assert english_left(page) == []
     first = page.get_attribute(".chart >> nth=0", "data-figure")
-    assert page.evaluate(CHART_TEXT, first)["y"] == ["相对最佳的几何平均（x）"]
+    assert page.evaluate(CHART_TEXT, first)["y"] == ["判定比值（x）"]
     assert page.evaluate("() => Array.from(document.querySelectorAll('.chart')).map(c => c.getBoundingClientRect().height)") == heights
     assert tab.errors == []
     tab.close()
@@ -360,9 +372,10 @@ def test_severity_filter_and_sort(site, browser):
     tab = Tab(browser)
     page = tab.open(url(site, "index.html"))
     page.select_option("#filter-severity", "rewrite")
-    assert sorted(visible_rows(page)) == ["fp8_gemm_rowscale", "hgemm_splitk", "pa", "preshuffle_gemm"]
+    # on the ratio each verdict rests on: fused_rope_cache's pair 0.17x, moe_blockscale's 0.82x
+    assert sorted(visible_rows(page)) == ["fp8_gemm_rowscale", "fused_rope_cache", "hgemm_splitk", "pa", "preshuffle_gemm"]
     page.select_option("#filter-severity", "tune")
-    assert sorted(visible_rows(page)) == ["flash_attn_func", "layernorm", "quant", "rmsnorm"]
+    assert sorted(visible_rows(page)) == ["flash_attn_func", "layernorm", "moe_blockscale", "quant", "rmsnorm"]
     page.select_option("#filter-severity", "near")
     assert visible_rows(page) == ["vec_add"]
     assert page.inner_text("#row-count") == "1 / 19"
@@ -370,8 +383,8 @@ def test_severity_filter_and_sort(site, browser):
     page.uncheck("#group-toggle")
     page.click('th[data-i18n="col.severity"]')  # near first, then tune and rewrite, each closest to parity first
     order = visible_rows(page)
-    assert order[:9] == ["vec_add", "quant", "rmsnorm", "layernorm", "flash_attn_func",
-                         "preshuffle_gemm", "fp8_gemm_rowscale", "hgemm_splitk", "pa"]
+    assert order[:11] == ["vec_add", "flash_attn_func", "layernorm", "quant", "moe_blockscale", "rmsnorm",
+                          "fp8_gemm_rowscale", "preshuffle_gemm", "pa", "hgemm_splitk", "fused_rope_cache"]
     # the diagnosis cell links each clause to its evidence on the kernel page
     links = page.eval_on_selector_all("#k-vec_add td.diag > a", "as => as.map(a => a.getAttribute('href'))")
     assert links == ["kernels/vec_add/index.html#roofline", "kernels/vec_add/index.html#c0",
@@ -402,7 +415,7 @@ def test_ranking_switch_changes_the_chart_and_the_table(site, browser):
     tab.shot("overview-ranked-by-headline")
     page.check('input[name="rank"][value="geomean"]')
     assert page.locator("#rank-geomean").is_visible()
-    assert visible_rows(page)[:2] == ["moe_blockscale", "moe_gemm"]  # 7.09x, 5.19x
+    assert visible_rows(page)[:2] == ["softmax", "moe_gemm"]  # verdict ratios 1.19x (shapes), 1.11x (pair)
     assert tab.errors == []
     tab.close()
 
@@ -467,8 +480,8 @@ def test_advice_verdict_and_diagnosis_words_switch_language(site, browser):
     assert page.inner_text("#advice-c0-f0 p.summary").startswith("2 处 lgkmcnt 等待（pc 6, 87）在等 13 个标量加载（s_load）")
     assert page.inner_text("#advice-c0-f0 .prio-medium") == "中"
     assert page.inner_text("#why li >> nth=0").startswith("相对最佳基线的几何平均为 0.49x，胜出 12 个中 0 个")
-    assert page.inner_text("p.verdict-reason") == "12 个已测量形状的几何平均 0.493x < 0.95"
-    assert page.inner_text("p.verdict-flags") == "2 行超出 HBM 屋顶"
+    assert page.inner_text("p.verdict-reason") == "12 个有可比基线的形状上，判定几何平均 0.542x < 0.95"
+    assert page.inner_text("p.verdict-flags") == "2 行超出屋顶（HBM 或稠密算力）"
     assert page.inner_text("p.diagnosis").startswith("诊断： 延迟受限（12 个形状中 11 个），other 停顿占 35%")
     # data stays data inside the 中文
     assert page.eval_on_selector("#advice-c0-f0 p.summary .l-zh", "e => [...e.querySelectorAll('[translate=no]')].map(x => x.textContent).slice(0, 4)") \
@@ -476,7 +489,7 @@ def test_advice_verdict_and_diagnosis_words_switch_language(site, browser):
     tab.shot("kernel-pa-zh-advice")
     page.click("#lang-toggle")
     assert page.inner_text(first) == "lgkmcnt waits on scalar loads (kernel arguments, descriptors)"
-    assert page.inner_text("p.verdict-reason") == "geomean 0.493x < 0.95 over 12 measured shapes"
+    assert page.inner_text("p.verdict-reason") == "verdict geomean 0.542x < 0.95 over 12 shapes against a comparable baseline"
     assert tab.errors == []
     tab.close()
 
@@ -485,13 +498,13 @@ def test_advice_verdict_and_diagnosis_words_switch_language(site, browser):
 # [translate="no"], holds no English word but the technical tokens below.
 # Technical tokens: hardware, file-format and unit terms a kernel engineer in China writes as they
 # are (VGPR, LDS, wave, CU, TFLOP...), the product name, the verdict and severity words (data), the
-# coverage letters W/L/U/F and the capture letters A/B.
+# coverage letters W/L/U/F/H/S and the capture letters A/B.
 TECH_TOKENS = {"VGPR", "VGPRs", "SGPR", "LDS", "HBM", "MFMA", "TFLOP", "FLOP", "GB", "TB", "KiB", "MHz", "s", "us", "x",
                "ISA", "NCU", "PMC", "L2", "SIMD", "CU", "SE", "SM", "arch", "accum", "gfx950", "JSON", "API", "PR", "GPU",
                "ROCm", "rocprofv3", "torch", "triton", "FlyDSL", "CUDA", "wave", "p90", "p10", "REPORT", "md", "Nsight",
                "Compute", "ATT", "CSV", "JIT", "PC", "Kernel", "Atlas", "warp", "AMD", "NVIDIA",
                "DRAM", "ILP", "MMA", "CTA", "wgmma", "warpgroup", "IMC", "LG", "MIO", "TEX",
-               "WIN", "PARITY", "HEADROOM", "BLOCKED", "near", "tune", "rewrite", "W", "L", "U", "F", "A", "B"}
+               "WIN", "PARITY", "HEADROOM", "BLOCKED", "near", "tune", "rewrite", "W", "L", "U", "F", "H", "S", "A", "B"}
 ENGLISH_LEFT = """([sel, skip]) => {
   const out = [];
   document.querySelectorAll(sel).forEach(rootEl => {
@@ -566,7 +579,8 @@ def test_chinese_leaves_no_english_interface_word(site, browser):
         # every catalogued element changed language, and back again
         if rel == "index.html":  # attributes: a coverage cell's tooltip, a filter's label for screen readers
             assert page.get_attribute("#coverage-table td.cov a >> nth=0", "title") == (
-                "DeepSeek-R1：10 个形状，已测 5 个，胜 5 个，负 0 个，不支持 5 个，失败 0 个；几何平均 6.61x")
+                "DeepSeek-R1：10 个形状，已测 5 个，胜 5 个，负 0 个，不支持 5 个，失败 0 个（候选自身），"
+                "测试框架失败 0 个（所有实现都失败），可疑参考校验 0 个；几何平均 6.61x")
             assert page.get_attribute("#filter-verdict", "aria-label") == "判定"
         untranslated = page.evaluate("""() => Array.from(document.querySelectorAll('[data-i18n]')).filter(
             e => !/[\\u4e00-\\u9fff]|^(JSON|REPORT\\.md|SGPR|GPU|wave)$/.test(e.textContent.trim())).map(e => e.getAttribute('data-i18n'))""")
@@ -592,7 +606,7 @@ def test_source_and_isa_rows_say_their_interface_words_in_chinese(site, browser)
     assert page.get_attribute("html", "data-lang") == "zh"  # the choice is kept from page to page
     assert page.inner_text(".source-head p.muted") == "2069 条指令, 1.68M 停顿周期"
     assert page.inner_text("#pc788 .note") == "32 周期的 MFMA"
-    assert page.inner_text("table.isa thead").split() == ["指令序号", "停顿", "总周期", "执行次数", "类型", "汇编", "源代码行"]
+    assert page.inner_text("table.isa thead").split() == ["指令序号", "停顿", "总周期", "空闲", "执行次数", "类型", "汇编", "源代码行"]
     page.click("#lang-toggle")
     assert page.inner_text("#pc788 .note") == "32-cycle MFMA"
     assert tab.errors == [], tab.errors
@@ -624,5 +638,31 @@ def test_second_layout_findings_and_broken_campaign_pages(tmp_path, browser):
     page.wait_for_function(CHARTS_DRAWN, timeout=30_000)
     assert page.locator("th.variant").count() == 1 and page.locator("td.t-variant").count() == 3
     assert "Hand-made report" in page.inner_text("#campaign_reports")
+    assert tab.errors == []
+    tab.close()
+
+
+@pytest.mark.full_sweep
+def test_tally_chart_badge_and_row_show_the_ladder_verdicts(site, browser):
+    """VERDICTS rule 12 as a reader sees it: 2 WIN (softmax on its shapes, moe_gemm on the profiled pair),
+    moe_gemm's diamond at the pair's 1.11x (open: not decided by its shapes), the basis beside the verdict."""
+    tab = Tab(browser)
+    page = tab.open(url(site, "index.html"))
+    counts = page.eval_on_selector_all(
+        ".card[data-filter-verdict]", "cs => Object.fromEntries(cs.map(c => [c.dataset.filterVerdict, "
+        "c.querySelector('.count').textContent.trim()]))")
+    assert (counts["WIN"], counts["HEADROOM"], counts["BLOCKED"]) == ("2", "11", "0")
+    win = page.evaluate("""() => { const d = document.querySelector('.chart[data-figure="fig-overview-speedups"]').data
+        .find(t => t.name === 'WIN'); return d.y.map((y, i) => [y, d.x[i], d.marker.symbol[i]]); }""")
+    by_name = {y: (x, sym) for y, x, sym in win}
+    assert set(by_name) == {"Softmax", "MoE GEMM (2-stage)"}
+    assert round(by_name["MoE GEMM (2-stage)"][0], 3) == 1.111 and by_name["MoE GEMM (2-stage)"][1] == "diamond-open"
+    assert round(by_name["Softmax"][0], 3) == 1.194 and by_name["Softmax"][1] == "diamond"
+    basis = page.locator("#k-moe_gemm .basis .en-only")
+    assert basis.is_visible() and basis.inner_text().startswith("from the profiled pair vs AIter CK MoE 2-stage")
+    assert "vs any baseline 5.19x" in page.locator("#k-moe_gemm").inner_text()
+    tab.page.goto(url(site, "badges/fused_rope_cache.svg"))
+    texts = tab.page.evaluate("() => Array.from(document.querySelectorAll('text')).map(t => t.textContent)")
+    assert texts == ["HEADROOM", "0.17x \u00b7 pair"]
     assert tab.errors == []
     tab.close()

@@ -357,3 +357,102 @@ def test_softmax_streams_on_the_timed_rate_of_its_bytes(kernel):
     assert bw["fraction"] == pytest.approx(bw["timed"]["achieved_tbs"] / 8.0)
     assert bw["capture_tbs"] == pytest.approx(2 ** 30 / 191901.5 / 1000)
     assert row.diagnosis["text"].endswith("62% of HBM peak")
+
+
+def _tied_fixture(k):
+    """pa with a hand-made tied occupancy (the held-out gfx950 fp8 decode case, DOMAIN §1.3):
+    VGPR 248 and LDS 84,992 B per 512-thread workgroup both give 2 waves/SIMD."""
+    from generator.analyze import occupancy
+    prim = k.primary
+    lim = occupancy.limits("gfx950", 248, 0, sgpr=32, lds_bytes=84992, workgroup_size=512)
+    occ = dataclasses.replace(prim.analysis.occupancy, waves_per_simd=lim["waves"], limiter=lim["limiter"],
+                              limiters=lim["limiters"], vgpr_limit=lim["vgpr_limit"], lds_limit=lim["lds_limit"],
+                              sgpr_limit=lim["sgpr_limit"], arch_vgpr_isa=248, accum_vgpr=0,
+                              vgpr_total=lim["vgpr_total"], sgpr=32, lds_bytes=84992, workgroup_size=512,
+                              next_waves=lim["next_waves"], next_vgpr_total=lim["next_vgpr_total"])
+    k2 = copy.copy(k)
+    a = dataclasses.replace(prim.analysis, occupancy=occ)
+    k2.captures = [dataclasses.replace(c, analysis=a) if c is prim else c for c in k.captures]
+    return k2
+
+
+def test_a_tied_occupancy_names_both_resources_everywhere(kernel):
+    from generator.site.views import captures as capture_views
+    from generator.site.views import why as why_views
+    k, _ = kernel("pa")
+    k2 = _tied_fixture(k)
+    d = dg.diagnose(k2)
+    assert (d["waves_per_simd"], d["limiter"], d["limiters"]) == (2, "VGPR", ["VGPR", "LDS"])
+    occ_clause = next(c for c in d["clauses"] if c["key"] == "occupancy")
+    assert occ_clause["text"] == "2 waves/SIMD, VGPR and LDS bind"
+    assert occ_clause["zh"] == "每 SIMD 2 个 wave，VGPR 和 LDS 同时限制"
+    row = overview_views.index_row(k2, base_views.SiteContext())
+    assert (row.limiter, row.limiters, row.limiter_text, row.limiter_zh) == ("VGPR", ["VGPR", "LDS"], "VGPR and LDS",
+                                                                            "VGPR 和 LDS")
+    assert row.api()["limiters"] == ["VGPR", "LDS"]
+    view = capture_views.occupancy_view(k2.primary.analysis)
+    assert view.headline == "2 waves/SIMD, limited by VGPR and LDS"
+    assert [f.css for f in view.limits] == ["bind", "bind", ""]
+    # 3 waves need <= 168 VGPRs: said, with why that alone gains nothing
+    assert view.next_step == ("3 waves/SIMD need at most 168 VGPRs in all (now 248: free 80); but LDS binds at "
+                              "the same count: freeing VGPRs alone gains no wave")
+    from generator.site import text_report
+    text = text_report.occupancy_lines(k2.primary.analysis)
+    assert text[0] == "  occupancy:      2 waves/SIMD, limited by VGPR and LDS"
+    assert ("  -> 3 waves requires total_vgpr <= 168  (but LDS binds at the same count: freeing VGPRs alone "
+            "gains no wave)") in text
+    assert k2.primary.analysis.to_json()["occupancy"]["limiters"] == ["VGPR", "LDS"]
+    lines = why_views._analysis_lines(k2.primary.analysis)
+    assert lines[0].key == "advice.why.occupancy" and lines[0].kw["next"] == ""
+    # the real pa (VGPR alone) keeps its single limiter
+    _, real = kernel("pa")
+    assert (real.limiters, real.limiter_text, real.api()["limiters"]) == (["VGPR"], "VGPR", ["VGPR"])
+
+
+# ---------------------------------------------------------------- one basis per row (issue 21, point 5)
+
+def _pa_working_cycles_from_raw(sweep):
+    """pa's working waves' stall cycles and cycles, from the raw wave files alone (DOMAIN §1.5):
+    a wave exits early under 5 % of the longest wave's rows or 2 % of code.json's instructions."""
+    cap = sweep / "examples/pa/att_viewer/big/ui_output_agent_10886_dispatch_209"
+    static = sum(1 for r in json.loads((cap / "code.json").read_text())["code"] if type(r[2]) is int and r[2] > 0)
+    waves = [json.loads(f.read_text())["wave"]["instructions"] for f in sorted(cap.glob("se*_sm*_sl*_wv*.json"))]
+    longest = max(len(w) for w in waves)
+    working = [w for w in waves if not (len(w) < 0.05 * longest or len(w) < 0.02 * static)]
+    return len(waves), len(working), sum(r[2] for w in working for r in w), sum(r[3] for w in working for r in w)
+
+
+def test_overview_stall_cells_read_the_diagnosis_basis(kernel, sweep, all_rows):
+    sampled, working, stall, cycles = _pa_working_cycles_from_raw(sweep)
+    assert (sampled, working, stall, cycles) == (56, 8, 44892, 78696)
+    _, row = kernel("pa")
+    assert (row.top_stall, row.stall_basis, row.capture_representative) == ("other", "working waves", True)
+    assert row.stall_ratio == pytest.approx(stall / cycles) and row.stall_ratio_text == "57.0%"
+    assert row.stall_css == "basis-working" and "48 of 56 sampled waves exit early" in row.stall_title
+    assert "48" in row.stall_title_zh
+    api = row.api()
+    assert (api["top_stall_type"], api["stall_basis"], api["capture_representative"]) == ("other", "working waves", True)
+    for r in all_rows:  # every row: the same stall type as its diagnosis
+        d = r.diagnosis or {}
+        if d.get("stall_type"):
+            assert r.top_stall == d["stall_type"], r.slug
+            assert r.stall_basis == ("working waves" if d["stall_scope"] == "working waves" else "all waves"), r.slug
+        if r.n_captures == 0:
+            assert (r.capture_representative, r.stall_basis, r.stall_css) == (None, None, ""), r.slug
+    _, vec = kernel("vec_add")
+    assert (vec.stall_basis, vec.capture_representative, vec.stall_css) == ("all waves", True, "")
+
+
+def test_stall_cells_of_an_unrepresentative_capture_are_marked(kernel):
+    from generator.site.views import kernel as kernel_views
+    k, _ = kernel("pa")
+    k2 = copy.copy(k)
+    prim = k.primary
+    a = dataclasses.replace(prim.analysis, waves_summary=dataclasses.replace(
+        prim.analysis.waves_summary, early_exit=56, working=0), working=None)
+    k2.captures = [dataclasses.replace(c, analysis=a) if c is prim else c for c in k.captures]
+    row = overview_views.index_row(k2, base_views.SiteContext())
+    assert (row.capture_representative, row.stall_css) == (False, "unrep")
+    assert row.stall_title.startswith("Not evidence: the capture is not representative (all 56 sampled waves")
+    assert row.stall_title_zh.startswith("不作为证据")
+    assert kernel_views.kernel_json(k2, row, 1)["kernel"]["capture_representative"] is False

@@ -33,6 +33,7 @@ OLD_MACROS = """{% macro bi(en, zh) %}<span class="en-only">{{ en }}</span><span
     {% if f.priority %}<span class="pill prio-{{ f.priority }}" data-i18n="advice.prio.{{ f.priority }}">{{ f.priority }}</span>{% endif %}
     <span class="muted small" translate="no">{{ f.detector }}</span></div>
   {% if f.summary %}<p class="summary">{{ said(f.summary, f.summary_zh) }}</p>{% endif %}
+  {% if f.premise %}<p class="premise"><span data-i18n="advice.premise">{{ _("advice.premise") }}</span> {{ said(f.premise, f.premise_zh) }}</p>{% endif %}
   {% if f.suggestion %}<p class="suggestion"><span data-i18n="advice.try">{{ _("advice.try") }}</span> {{ said(f.suggestion, f.suggestion_zh) }}</p>{% endif %}
   {% if f.evidence %}<details class="evidence"><summary data-i18n="advice.evidence">{{ _("advice.evidence") }}</summary><ul>{% for e in f.evidence %}<li>{% if e.label %}<span class="muted">{% if e.label_zh %}{{ said(e.label, e.label_zh) }}{% else %}<span translate="no">{{ e.label }}</span>{% endif %}:</span> {% endif %}<span translate="no">{% for l in e.links %}<a href="{{ l.href }}">{{ l.text }}</a>{% if not loop.last %}, {% endif %}{% endfor %}</span>{% if e.text %} <span{% if e.text_key %} data-i18n="{{ e.text_key }}"{% elif e.text_zh %} data-zh="{{ e.text_zh }}"{% else %} translate="no"{% endif %}>{{ e.text }}</span>{% endif %}</li>{% endfor %}</ul></details>{% endif %}
 </li>
@@ -225,8 +226,9 @@ def test_capture_tables_are_the_bytes_of_the_loops(kernel):
     assert _capture_rows_match(cv) == 8
 
 
-# The overview's kernel rows as index.html held them (the oracle of ``kernel_rows_html``).
-OLD_KERNEL_ROWS = """      {% for r in g.rows %}
+# The overview's kernel rows as index.html held them (the oracle of ``kernel_rows_html``; the stall
+# cells have since gained their basis / no-evidence mark, DOMAIN §1.5).
+OLD_KERNEL_ROWS = """      {% for r in g.rows %}{% set st %}{% if r.stall_css %} class="{{ r.stall_css }}" title="{{ r.stall_title }}" data-zh-title="{{ r.stall_title_zh }}"{% endif %}{% endset %}
       <tr class="krow" id="k-{{ r.slug }}" data-verdict="{{ r.verdict if r.verdict else 'NONE' }}" data-category="{{ r.category }}" data-severity="{{ r.severity_level }}" data-search="{{ r.search }}" data-href="{{ r.href }}">
         <td data-sort="{{ r.name }}"><a href="{{ r.href }}" translate="no">{{ r.name }}</a>
           {% if r.op and r.op != r.slug %}<span class="muted small" translate="no">{{ r.slug }} → {{ r.op }}</span>{% endif %}
@@ -238,7 +240,7 @@ OLD_KERNEL_ROWS = """      {% for r in g.rows %}
           {% if r.regression %}<div class="regressed small"><a href="history.html#h-{{ r.slug }}">{{ bi(r.regression, r.regression_zh) }}</a></div>{% endif %}</td>
         <td data-sort="{{ r.severity_sort }}">{% if r.severity %}<span class="sev sev-{{ r.severity.level }}" data-zh="{{ r.severity.level_zh }}">{{ r.severity.level }}</span>
           <div class="small muted" data-zh="{{ r.severity.detail_zh }}">{{ r.severity.detail }}</div>{% else %}—{% endif %}</td>
-        <td class="num" data-sort="{{ r.ratio if r.ratio is not none else '' }}"><span translate="no">{{ r.ratio_text }}</span>{% if r.basis_text %}<div class="small basis">{{ bi(r.basis_text, r.basis_zh or r.basis_text) }}</div>{% endif %}{% if r.geomean is not none and r.geomean_text != r.ratio_text %}<div class="small muted">{{ bi(i18n_en("ov.anybaseline", x=r.geomean_text), i18n_zh("ov.anybaseline", x=r.geomean_text)) }}</div>{% endif %}</td>
+        <td class="num" data-sort="{{ r.ratio if r.ratio is not none else '' }}"><span translate="no">{{ r.ratio_text }}</span>{% if r.basis_text %}<div class="small basis"><span class="en-only">{{ r.basis_text }}</span><span class="zh-only">{{ r.basis_zh|safe }}</span></div>{% endif %}{% if r.geomean is not none and r.geomean_text != r.ratio_text %}<div class="small muted">{{ bi(i18n_en("ov.anybaseline", x=r.geomean_text), i18n_zh("ov.anybaseline", x=r.geomean_text)) }}</div>{% endif %}</td>
         <td class="num" data-sort="{{ r.headline_speedup if r.headline_speedup is not none else '' }}"><span translate="no">{{ r.headline_text_x }}</span>{% if r.headline_disagrees %}
           <div class="flag small disagree" translate="no">≠ {{ r.headline_verdict }}</div>{% endif %}</td>
         <td class="num" data-sort="{{ r.wins_sort }}"><span{% if r.wins_zh %} data-zh="{{ r.wins_zh }}"{% else %} translate="no"{% endif %}>{{ r.wins_text }}</span></td>
@@ -247,8 +249,8 @@ OLD_KERNEL_ROWS = """      {% for r in g.rows %}
         <td class="num" translate="no" data-sort="{{ r.weighted if r.weighted is not none else '' }}">{{ r.weighted_text }}</td>
         <td class="num{% if r.hard_failures %} bad{% endif %}" data-sort="{{ r.failures_sort if r.failures_sort >= 0 else '' }}"><span{% if r.failures_zh %} data-zh="{{ r.failures_zh }}"{% else %} translate="no"{% endif %}>{{ r.failures_text }}</span></td>
         <td data-sort="{{ r.best_baseline or '' }}">{% set bb = r.best_baseline_split %}<span translate="no">{{ bb[0] }}</span>{% if bb[1] %} <span data-zh="{{ bb[2] }}">{{ bb[1] }}</span>{% endif %}</td>
-        <td translate="no" data-sort="{{ r.top_stall or '' }}">{{ r.top_stall or '—' }}</td>
-        <td class="num" translate="no" data-sort="{{ r.stall_ratio if r.stall_ratio is not none else '' }}">{{ r.stall_ratio_text }}</td>
+        <td translate="no" data-sort="{{ r.top_stall or '' }}"><span{{ st }}>{{ r.top_stall or '—' }}</span></td>
+        <td class="num" translate="no" data-sort="{{ r.stall_ratio if r.stall_ratio is not none else '' }}"><span{{ st }}>{{ r.stall_ratio_text }}</span></td>
         <td class="num" translate="no" data-sort="{{ r.occupancy if r.occupancy is not none else '' }}">{{ r.occupancy_text }}</td>
         <td data-sort="{{ r.limiter or '' }}"><span{% if r.limiter_zh %} data-zh="{{ r.limiter_zh }}"{% else %} translate="no"{% endif %}>{{ r.limiter_text }}</span></td>
         <td translate="no" data-sort="{{ r.category }}">{{ r.category }}</td>
@@ -261,7 +263,7 @@ OLD_KERNEL_ROWS = """      {% for r in g.rows %}
 def test_overview_kernel_rows_are_the_bytes_of_the_loop(kernel):
     """Every row of the shared sweep (severity, diagnosis, first step, headline), then a row with a
     regression, a disagreeing headline and hostile text."""
-    rows = [kernel(s)[1] for s in ("flash_attn_func", "moe_gemm", "softmax", "hgemm_splitk", "pa_mqa_logits_fp4")]
+    rows = [kernel(s)[1] for s in ("flash_attn_func", "moe_gemm", "softmax", "hgemm_splitk", "pa_mqa_logits_fp4", "pa")]
     assert any(r.severity for r in rows) and any(r.first_step for r in rows) and any(r.diagnosis for r in rows)
     words = {"i18n_en": i18n.en, "i18n_zh": i18n.zh}
     assert any(r.basis_text for r in rows)  # moe_gemm: the profiled pair decides
@@ -270,6 +272,7 @@ def test_overview_kernel_rows_are_the_bytes_of_the_loop(kernel):
     evil = dataclasses.replace(r, slug=EVIL, name=EVIL, op=EVIL, category=EVIL, href=EVIL, search=EVIL, regression=EVIL,
                                regression_zh=EVIL, missing=[EVIL], broken=[EVIL], flags=[EVIL, "1 hard failure"],
                                headline_verdict="LOSS", verdict_css=EVIL, top_stall=None, limiter=EVIL,
+                               capture_representative=False, stall_title=EVIL, stall_title_zh=EVIL,
                                best_baseline_text="torch (3 of 5)", geomean=None, failures_sort=-1, hard_failures=2,
                                severity=dict.fromkeys(("level", "level_zh", "detail", "detail_zh"), EVIL) | {
                                    "level": "tune", "geomean": 0.5},

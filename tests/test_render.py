@@ -282,11 +282,11 @@ def test_nvidia_demo_site_opens_with_the_profile_summary(tmp_path):
     overview = (out / "index.html").read_text(encoding="utf-8")
     assert "Triton kernels on NVIDIA H200 (demo sweep)" in overview and "NVIDIA H200" in overview
     # the advice runs on NCU profiles too, reading the reason with its opcode (DOMAIN §4): the
-    # GEMM's 4 WARPGROUP.DEPBAR rows hold 13,984 of its 20,989 not-issued samples (66.6 %,
-    # source_sass.csv; 13,950 of them stall_barrier): waits for wgmma results, its first finding
+    # GEMM's 4 WARPGROUP.DEPBAR rows hold 13,940 of its 20,881 not-issued samples (66.8 %,
+    # source_sass.csv; 13,911 of them stall_barrier): waits for wgmma results, its first finding
     gemm = (out / "kernels" / "gemm" / "index.html").read_text(encoding="utf-8")
     assert "Waiting for wgmma results (WARPGROUP.DEPBAR)" in gemm
-    assert "4 WARPGROUP.DEPBAR waits hold 66.6% of the stall samples (13,950 of them NCU&#39;s stall_barrier)" in gemm
+    assert "4 WARPGROUP.DEPBAR waits hold 66.8% of the stall samples (13,911 of them NCU&#39;s stall_barrier)" in gemm
     assert gemm.index("Waiting for wgmma results") < gemm.index("Barrier-dominated")
 
 

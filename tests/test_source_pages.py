@@ -13,7 +13,8 @@ from generator.site.views import base as base_views
 from generator.site.views import source as source_views
 
 # The rows as Jinja templates (the oracle: the Python functions write the same bytes; the first
-# version of this module replaced exactly these templates, without the 中文 attributes).
+# version of this module replaced exactly these templates, without the 中文 attributes; the ISA
+# row has since gained the idle column, DOMAIN §1.1).
 OLD_SOURCE_ROW = (
     '<tr id="{{ l.anchor }}"{% if l.heat %} class="{{ l.heat }}"{% endif %}><td><a href="#{{ l.anchor }}">{{ l.number }}</a>'
     '</td><td>{{ l.stall }}</td><td>{{ l.share }}</td><td>{{ l.dominant }}</td><td>{% if has_text %}<pre>{{ l.text }}</pre>'
@@ -23,7 +24,7 @@ OLD_SOURCE_ROW = (
     'href="{{ l.isa_href }}" translate="yes" data-zh="{{ l.isa_label_zh }}">{{ l.isa_label }}</a>{% endif %}</td></tr>\n')
 OLD_ISA_ROW = (
     '<tr id="{{ i.anchor }}"{% if i.heat %} class="{{ i.heat }}"{% endif %}><td>{{ i.pc }}</td><td>{{ i.stall }}</td>'
-    '<td>{{ i.total }}</td><td>{{ i.execs }}</td><td>{{ i.type }}</td><td>{{ i.asm }}{% if i.note %} <span class="note" '
+    '<td>{{ i.total }}</td><td>{{ i.idle }}</td><td>{{ i.execs }}</td><td>{{ i.type }}</td><td>{{ i.asm }}{% if i.note %} <span class="note" '
     'title="{{ i.note_title }}" translate="yes" data-zh="{{ i.note_zh }}">{{ i.note }}</span>{% endif %}</td><td>{% if i.loc_href %}<a href="{{ i.loc_href }}">'
     '{{ i.loc }}</a>{% else %}{{ i.loc }}{% endif %}</td></tr>\n')
 
@@ -37,7 +38,7 @@ def test_the_hottest_vec_add_instruction_row(kernel):
     isa = next(p for p in _pages(kernel, "vec_add") if p.kind == "isa")
     row = next(r for r in isa.isa if r.pc == 18)
     assert source_pages.isa_row_html(row) == (
-        '<tr id="pc18" class="h8"><td>18</td><td>1.73M</td><td>1.73M</td><td>632</td><td>VMEM-wait</td>'
+        '<tr id="pc18" class="h8"><td>18</td><td>1.73M</td><td>1.73M</td><td></td><td>632</td><td>VMEM-wait</td>'
         '<td>s_waitcnt vmcnt(0)</td><td><a href="test_vec_add.py.html#L28">test_vec_add.py:28</a></td></tr>\n')
 
 

@@ -356,12 +356,13 @@ def test_occupancy_cells_for_amd_and_nvidia(sweep):
 
     pa = analysis.analyze_sweep(discover.discover(sweep / "examples" / "pa"))[0].analyses[0]
     assert occupancy_cells(pa) == {"occupancy": 2, "occupancy_text": "2/SIMD", "limiter": "VGPR",
-                                   "limiter_text": "VGPR"}
+                                   "limiter_text": "VGPR", "limiters": ["VGPR"], "limiter_text_zh": ""}
     bundles = Path(__file__).resolve().parent.parent / "bundles" / "examples" / "gemm"
     gemm = analysis.analyze_sweep(discover.discover(bundles))[0].analyses[0]
-    # details.csv: Achieved Occupancy 12.46 %, theoretical limited by registers (184/thread)
-    assert occupancy_cells(gemm) == {"occupancy": 0.1246, "occupancy_text": "12.5% achieved",
-                                     "limiter": "registers", "limiter_text": "registers"}
+    # details.csv: Achieved Occupancy 12.47 %, theoretical limited by registers (184/thread)
+    assert occupancy_cells(gemm) == {"occupancy": 0.1247, "occupancy_text": "12.5% achieved",
+                                     "limiter": "registers", "limiter_text": "registers", "limiters": ["registers"],
+                                     "limiter_text_zh": ""}
     assert occupancy_cells(None)["occupancy"] is None
 
 

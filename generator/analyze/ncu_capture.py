@@ -2,7 +2,8 @@
 
 How the NCU data fills the shared model (``CaptureAnalysis``): ``instructions`` are the
 SASS rows; an instruction's ``total_cycles`` is its *All* warp-stall samples and its
-``stall_cycles`` its *Not-issued* samples (``stall_unit = "warp-stall samples"``);
+``stall_cycles`` its *Not-issued* samples (``stall_unit = "warp-stall samples"``), and
+``issued_samples`` the difference (a field of its own: ATT's ``idle_cycles`` is another quantity);
 ``stall_by_type`` sums the *Not Issued* reason columns through ``STALL_REASON_TYPES``,
 so it adds up to ``total_stall_cycles`` exactly. An instruction's ``type`` is the stall
 type holding most of its not-issued samples (its opcode class when it has none); the
@@ -158,7 +159,7 @@ def build_instruction(index: int, row: SassRow, loc: str) -> Instruction:
     return Instruction(
         pc_index=index, asm=row.asm, type=kind, source_loc=loc, pc_addr=row.address,
         exec_count=row.samples(EXECUTED), total_cycles=total, stall_cycles=stall,
-        issue_cycles=max(0, total - stall), extra=extra,
+        issued_samples=max(0, total - stall), extra=extra,
     )
 
 

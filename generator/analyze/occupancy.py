@@ -8,8 +8,12 @@
 
 arch VGPRs = max(ISA scan, CSV ``VGPR_Count``): rocprofv3 1.1 reports half the real
 allocation on gfx950, so both readings are kept and a disagreement is flagged. Each
-limit is capped at the hardware's waves per SIMD (8); on ties the limiter is named in
-the order VGPR, LDS, SGPR, and at the hardware maximum none binds: the limiter is ``NONE``.
+limit is capped at the hardware's waves per SIMD (8). Every resource at the lowest limit
+binds (``limiters``, in the order VGPR, LDS, SGPR; a tie lists several and ``limiter`` is
+the first); at the hardware maximum none binds: ``limiters`` is empty and the limiter ``NONE``.
+
+Example (a held-out gfx950 decode kernel): 248 VGPRs give 512 // 248 = 2 waves, 84,992 B of
+LDS per 512-thread workgroup give (163,840 // 84,992) * 8 // 4 = 2: ``["VGPR", "LDS"]``.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ import re
 
 from generator.read import rocprof
 from generator.errors import InputError
+from generator.analyze.message import Msg, msg
 from generator.model import Bundle, CaptureRef, Instruction, Occupancy
 from generator.words import plural
 
@@ -89,14 +94,15 @@ def limits(arch: str, vgpr_arch: int, accum: int, sgpr: int | None, lds_bytes: i
         "SGPR": min(sgpr_limit, max_waves),
     }
     waves = min(capped.values())
-    limiter = NONE if waves >= max_waves else next(name for name, value in capped.items() if value == waves)
+    binding = [] if waves >= max_waves else [name for name, value in capped.items() if value == waves]
     next_waves = waves + 1 if waves < max_waves else None
     next_total = None
     if next_waves:
         next_total = (VGPR_POOL // next_waves) // 8 * 8 if arch != "gfx908" else 256 // next_waves
     return {
         "waves": waves,
-        "limiter": limiter,
+        "limiter": binding[0] if binding else NONE,
+        "limiters": binding,
         "vgpr_limit": capped["VGPR"],
         "lds_limit": capped["LDS"],
         "sgpr_limit": capped["SGPR"],
@@ -104,6 +110,12 @@ def limits(arch: str, vgpr_arch: int, accum: int, sgpr: int | None, lds_bytes: i
         "next_waves": next_waves,
         "next_vgpr_total": next_total,
     }
+
+
+def binding_msg(occ: Occupancy) -> Msg:
+    """What binds, as a message (``occ.tie.<n>``): "VGPR", or "VGPR and LDS" on a tie."""
+    names = occ.limiters or [occ.limiter]
+    return msg(f"occ.tie.{len(names)}", **dict(zip("abc", names)))
 
 
 def _bundle_file(bundle: Bundle | None, *names: str) -> str | None:
@@ -253,6 +265,7 @@ def for_capture(ref: CaptureRef, bundle: Bundle | None, instructions: list[Instr
         kernel=row.get("Kernel_Name") if row else jit_name,
         waves_per_simd=lim["waves"],
         limiter=lim["limiter"],
+        limiters=lim["limiters"],
         vgpr_limit=lim["vgpr_limit"],
         lds_limit=lim["lds_limit"],
         sgpr_limit=lim["sgpr_limit"],

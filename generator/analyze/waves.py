@@ -40,12 +40,17 @@ def early_exit_flags(counts: Sequence[int], static_instructions: int) -> list[bo
             for n in counts]
 
 
-def stall_by_pc(rows: Iterable[Sequence[int]]) -> dict[int, int]:
-    """Stall cycles per pc_index summed over wave rows ``[time, type, stall, duration, pc]``."""
-    out: dict[int, int] = {}
+def stall_by_pc(rows: Iterable[Sequence[int]]) -> tuple[dict[int, int], dict[int, int]]:
+    """Stall cycles and cycles (durations) per pc_index summed over wave rows
+    ``[time, type, stall, duration, pc]``: code.json's Stall and Latency are these sums over
+    every sampled wave (pa, shared sweep: 70,036 and 106,632, equal at each of its pcs)."""
+    stall: dict[int, int] = {}
+    cycles: dict[int, int] = {}
     for row in rows:
-        out[row[4]] = out.get(row[4], 0) + row[2]
-    return out
+        pc = row[4]
+        stall[pc] = stall.get(pc, 0) + row[2]
+        cycles[pc] = cycles.get(pc, 0) + row[3]
+    return stall, cycles
 
 
 def needs_working_hotspots(summary: WavesSummary) -> bool:
@@ -53,10 +58,12 @@ def needs_working_hotspots(summary: WavesSummary) -> bool:
     return summary.working > 0 and summary.early_exit_stall_share >= WORKING_HOTSPOTS_FROM
 
 
-def working_instructions(instructions: Sequence[Instruction],
-                         early_stall: Mapping[int, int]) -> list[Instruction]:
-    """The instructions with the early-exit waves' stall cycles taken out (never below 0)."""
-    return [replace(ins, stall_cycles=max(0, ins.stall_cycles - early_stall.get(ins.pc_index, 0)))
+def working_instructions(instructions: Sequence[Instruction], early_stall: Mapping[int, int],
+                         early_cycles: Mapping[int, int] | None = None) -> list[Instruction]:
+    """The instructions with the early-exit waves' stall cycles and cycles taken out (never below 0)."""
+    early_cycles = early_cycles or {}
+    return [replace(ins, stall_cycles=max(0, ins.stall_cycles - early_stall.get(ins.pc_index, 0)),
+                    total_cycles=max(0, ins.total_cycles - early_cycles.get(ins.pc_index, 0)))
             if ins.pc_index in early_stall else ins for ins in instructions]
 
 
@@ -102,10 +109,11 @@ def read_waves(capture_dir: str, waves: Sequence[WaveFile], instructions: Sequen
                      "are missing: the wave summary counts the others")
     counts = att.wave_instruction_counts(capture_dir, present)
     flags = early_exit_flags(counts, len(instructions))
-    early = stall_by_pc(row for w, f in zip(present, flags) if f for row in att.read_wave(capture_dir, w))
+    early, early_cycles = stall_by_pc(row for w, f in zip(present, flags) if f
+                                      for row in att.read_wave(capture_dir, w))
     total = sum(ins.stall_cycles for ins in instructions)
     n_early = sum(flags)
     summary = WavesSummary(sampled=len(counts), early_exit=n_early, working=len(counts) - n_early,
                            early_exit_stall_cycles=sum(early.values()), total_stall_cycles=total)
-    working = working_instructions(instructions, early) if needs_working_hotspots(summary) else None
+    working = working_instructions(instructions, early, early_cycles) if needs_working_hotspots(summary) else None
     return WaveReading(summary=summary, working=working, notes=notes)

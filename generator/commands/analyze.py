@@ -48,7 +48,21 @@ def _advice(a, r, as_json: bool, timings: dict):
             counters = None
     ctx = advice.context_for(a, bundle, counters, score, score.geomean_vs_best if score is not None else None, config)
     findings = advice.advise(a, ctx)
-    return [f.to_json() for f in findings] if as_json else advice.format_plan(findings)
+    if not as_json:
+        return advice.format_plan(findings, _english)
+    out = []
+    for f in findings:
+        obj = f.to_json()
+        obj["premise_text"] = _english(f.premise) if f.premise is not None else None
+        out.append(obj)
+    return out
+
+
+def _english(m) -> str:
+    """A message worded in English (a finding's premise)."""
+    from generator.site import wording
+
+    return wording.plain("en", m)
 
 
 def run(args) -> int:

@@ -3,7 +3,8 @@
 A capture directory holds (DOMAIN §1.1)::
 
     code.json        {"code": [[asm, _, pc_index, source_loc, _, pc_addr,
-                                exec_count, total_cycles, stall_cycles, issue_cycles], ...]}
+                                exec_count, total_cycles, stall_cycles, idle_cycles], ...],
+                      "header": "ISA, _, LineNumber, Source, Codeobj, Vaddr, Hit, Latency, Stall, Idle"}
     snapshots.json   {"/": {"FlyDSL": {"kernels": {"pa.py": "source_0_pa.py"}}}}
     filenames.json   {"wave_filenames": {se: {sm: {slot: {wave: [file, begin, end]}}}}, ...}
     wstates1..4.json {"state": [n, ...], "time": [t, ...]}   (IDLE, EXEC, WAIT, STALL)
@@ -30,7 +31,6 @@ from generator.read import formats, jsonio
 from generator.read.gcpause import gc_paused
 from generator.model import UNKNOWN_LOC, WAVE_STATES, CaptureRef, Instruction, WaveFile
 
-CODE_ROW_LEN = 10
 CAPTURE_PREFIX = "ui_output_agent_"
 _WAVE_FILE = re.compile(r"^se\d+_sm\d+_sl\d+_wv\d+\.json$")
 
@@ -128,15 +128,37 @@ def _cell(value: object, path: str, row_no: int, column: str) -> tuple[int, bool
     raise InputError(path, f"row {row_no}: {column} is {value!r}, not a number")
 
 
-#: Columns 5..9 of a code.json row, as ``_cell`` names them.
-_CELL_NAMES = ((5, "pc_addr"), (6, "exec_count"), (7, "total_cycles"), (8, "stall_cycles"), (9, "issue_cycles"))
+#: The code.json columns we read, by the names its ``header`` gives them (rocprofiler-sdk's ATT
+#: writer: "ISA, _, LineNumber, Source, Codeobj, Vaddr, Hit, Latency, Stall, Idle"; newer writers
+#: append "PC_Issued, PC_Stalled, Stall_Reasons"), with each one's position when there is no header.
+CODE_COLUMNS = (("ISA", 0), ("LineNumber", 2), ("Source", 3), ("Vaddr", 5), ("Hit", 6), ("Latency", 7),
+                ("Stall", 8), ("Idle", 9))
+#: The numeric columns among them (from Vaddr on), as ``_cell`` names them: column 9 is *idle*
+#: cycles, the wave not scheduled (DOMAIN §1.1), not issue cycles.
+_CELL_NAMES = ("pc_addr", "exec_count", "total_cycles", "stall_cycles", "idle_cycles")
 
 
-def _odd_cells(row: list, path: str, row_no: int) -> tuple[list[int], int]:
-    """Columns 5..9 of a row holding a non-int cell: the values and how many were not ints."""
+def code_columns(header: object) -> tuple[int, ...]:
+    """Positions of ISA, LineNumber, Source, Vaddr, Hit, Latency, Stall, Idle in a code.json row.
+
+    Read from the file's own ``header`` (a comma-separated text, or a list of names; matched
+    without regard to case or spaces) when it names all eight; otherwise the positional layout
+    of DOMAIN §1.1. Example: a header "Idle, Stall, Latency, Hit, Vaddr, Codeobj, Source,
+    LineNumber, _, ISA" gives (9, 7, 6, 4, 3, 2, 1, 0).
+    """
+    names = header.split(",") if isinstance(header, str) else header if isinstance(header, list) else []
+    where = {n.strip().lower(): i for i, n in enumerate(names) if isinstance(n, str)}
+    found = tuple(where.get(name.lower()) for name, _ in CODE_COLUMNS)
+    if None in found:
+        return tuple(pos for _, pos in CODE_COLUMNS)
+    return found  # type: ignore[return-value]
+
+
+def _odd_cells(values: tuple, path: str, row_no: int) -> tuple[list[int], int]:
+    """The numeric cells of a row holding a non-int cell: the values and how many were not ints."""
     cells, odd = [], 0
-    for col, name in _CELL_NAMES:
-        value, was_odd = _cell(row[col], path, row_no, name)
+    for value, name in zip(values, _CELL_NAMES):
+        value, was_odd = _cell(value, path, row_no, name)
         odd += was_odd
         cells.append(value)
     return cells, odd
@@ -148,10 +170,18 @@ _classify_seen = functools.lru_cache(maxsize=1 << 16)(classify)
 
 @gc_paused()
 def load_code(path: str) -> tuple[list[Instruction], str | None, int]:
-    """Instructions of ``code.json``, the kernel name from its label row, and non-int cells."""
+    """Instructions of ``code.json``, the kernel name from its label row, and non-int cells.
+
+    Columns are found by the file's ``header`` (``code_columns``); rows may carry more cells
+    than we read (newer writers append some).
+    """
     data = read_json(path)
     if not isinstance(data, dict) or not isinstance(data.get("code"), list):
         raise InputError(path, 'expected an object with a "code" list')
+    columns = code_columns(data.get("header"))
+    cells = operator.itemgetter(*columns)
+    width = max(columns) + 1
+    i_asm, i_pc = columns[0], columns[1]
     out: list[Instruction] = []
     append = out.append
     kernel_name = None
@@ -159,26 +189,27 @@ def load_code(path: str) -> tuple[list[Instruction], str | None, int]:
     for row_no, row in enumerate(data["code"]):
         if not isinstance(row, list):
             raise InputError(path, f"row {row_no}: expected a list, got {type(row).__name__}")
-        if len(row) == CODE_ROW_LEN:
-            asm, _, pc, loc, _, addr, execs, total, stall, issue = row
+        if len(row) >= width:
+            asm, pc, loc, addr, execs, total, stall, idle = cells(row)
         else:
-            pc = row[2] if len(row) > 2 else None
+            pc = row[i_pc] if len(row) > i_pc else None
         if type(pc) is not int or pc == 0:
-            if kernel_name is None and row and isinstance(row[0], str) and row[0].startswith(";"):
-                kernel_name = row[0].lstrip("; ").strip() or None
+            label = row[i_asm] if len(row) > i_asm else None
+            if kernel_name is None and isinstance(label, str) and label.startswith(";"):
+                kernel_name = label.lstrip("; ").strip() or None
             continue
-        if len(row) != CODE_ROW_LEN:
-            raise InputError(path, f"row {row_no}: {len(row)} cells, expected {CODE_ROW_LEN}")
+        if len(row) < width:
+            raise InputError(path, f"row {row_no}: {len(row)} cells, expected {width}")
         if not isinstance(asm, str):
             raise InputError(path, f"row {row_no}: asm is {asm!r}, not text")
         if not (type(addr) is int and type(execs) is int and type(total) is int
-                and type(stall) is int and type(issue) is int):  # the usual row holds ints only
-            (addr, execs, total, stall, issue), n_odd = _odd_cells(row, path, row_no)
+                and type(stall) is int and type(idle) is int):  # the usual row holds ints only
+            (addr, execs, total, stall, idle), n_odd = _odd_cells((addr, execs, total, stall, idle), path, row_no)
             odd += n_odd
         # Positional, in the field order of Instruction: pc_index, asm, type, source_loc,
-        # pc_addr, exec_count, total_cycles, stall_cycles, issue_cycles.
+        # pc_addr, exec_count, total_cycles, stall_cycles, idle_cycles.
         append(Instruction(pc, asm, _classify_seen(asm), loc if isinstance(loc, str) and loc else UNKNOWN_LOC,
-                           addr, execs, total, stall, issue))
+                           addr, execs, total, stall, idle))
     return out, kernel_name, odd
 
 

@@ -18,7 +18,8 @@
                   "page": "kernels/softmax/index.html", "permalink": "kernels/softmax/",
                   "json": "api/kernels/softmax.json", "badge": "badges/softmax.svg"}, ...],
      "errors": {"<slug>": "benchmarks/examples/x/benchmark_results.csv:3: ..."},
-     "sweep_findings": [{"key": "limiter:VGPR", "title": "...", "kernels": [...], ...}]}
+     "sweep_findings": [{"key": "limiter:VGPR", "title": "...", "kernels": [...], "headroom_share": 0.31,
+                         "headroom_kernels": [...], ...}]}
 
 ``verdict`` is WIN, PARITY, HEADROOM, BLOCKED, UNTIMED (a campaign with a ledger and no
 results) or null (no campaign). ``flags`` are machine words shown beside the verdict
@@ -27,6 +28,9 @@ results) or null (no campaign). ``flags`` are machine words shown beside the ver
 also has ``diagnosis``, ``first_step``, ``severity``, ``coverage`` (per model), ``headline_speedup`` /
 ``headline_verdict`` (``generator.site.views.diagnosis``, ``.coverage``), ``timed_commits``,
 ``profiled_commit`` and ``commit_note``; the index adds ``coverage`` (models x kernels).
+A ``sweep_findings`` group's ``headroom_share`` is the gaps (ln 1/ratio the verdict rests on) of the
+HEADROOM kernels whose first step it is (``headroom_kernels``) over the gaps of every HEADROOM kernel
+(``advice.sweep_findings``): each gap counted once, the shares add up to at most 1.
 ``api/kernels/<slug>.json`` holds ``format_version``,
 ``kernel`` (the index record), ``state`` (``analyze.state.KernelState``: status, verdict,
 flags, broken / missing / skipped lines, hotspot, commits; what ``diff`` and ``history`` read), ``score`` (``verdicts.KernelScore.to_json()``, with
@@ -34,12 +38,16 @@ flags, broken / missing / skipped lines, hotspot, commits; what ``diff`` and ``h
 baseline, n]} and each shape's ``variants`` rows), ``headline``, ``hotspot`` (primary capture: top stall type, stall ratio,
 waves per SIMD, limiter), ``captures`` (each: ``analysis`` as ``analyze --json``,
 every ``lines`` entry, the ``isa`` rows (columns in ``isa_columns``; ``loc`` indexes
-``locs``), the ``timeline`` bins, ``advice`` (each finding as ``analyze --json --advice`` prints it,
-plus ``i18n``: its title, summary and suggestion as ``[catalogue key, {param: value}]``, worded by
-``generator.site.wording``), ``mfma``),
+``locs``; the last is ``idle_cycles`` on ATT captures, ``issued_samples`` on Nsight Compute ones), the
+``timeline`` bins, ``advice`` (each finding as ``analyze --json --advice`` prints it, its ``premise`` a message
+``[catalogue key, {param: value}]``, plus ``i18n``: its title, summary, suggestion and premise as
+such messages, worded by ``generator.site.wording``), ``mfma``),
 ``counters``, ``runstats``, ``roofline``, ``compare``, ``report_html``, ``campaign_reports``
-(the campaign folder's ``BENCHMARK_REPORT.md`` / ``REPORT_<suite>.md``: ``[{file, html}]``), ``missing``,
-``broken``. ``tallies.broken`` counts kernels whose campaign could not be read (``unscored``: no campaign). A reader must check ``format_version`` and refuse versions it does not know.
+(the campaign folder's ``BENCHMARK_REPORT.md`` / ``REPORT_<suite>.md``: ``[{file, html}]``), ``report_checks``
+(REPORT.md's occupancy and wave-state claims: ``[{what, report, computed, holds, why}]``,
+``generator.analyze.report_checks``), ``missing``,
+``broken``. ``tallies.broken`` counts kernels whose campaign could not be read (``unscored``: no campaign).
+A reader must check ``format_version`` and refuse versions it does not know.
 """
 
 from __future__ import annotations

@@ -17,6 +17,7 @@ from parity, as they should.
 
 from __future__ import annotations
 
+import html
 import json
 import math
 import re
@@ -142,6 +143,11 @@ def log_ticks(axis_range: list[float]) -> dict[str, Any]:
     return {"tickvals": vals, "ticktext": [f"{v:g}x" for v in vals]}
 
 
+def _plain(html_text: str) -> str:
+    """Marked-up 中文 (``i18n.marked``) as the plain text a hover shows."""
+    return html.unescape(re.sub(r"<[^>]+>", "", html_text))
+
+
 def speedup_overview(rows: list[Any], win: float, headroom: float) -> dict[str, Any]:
     """Each kernel's verdict ratio (big marker, verdict color; open when the verdict does not rest
     on its shapes or carries a flag) over its verdict shapes' speedups (against the comparable
@@ -174,7 +180,7 @@ def speedup_overview(rows: list[Any], win: float, headroom: float) -> dict[str, 
             continue
         traces_zh[len(data)] = {"hovertemplate": _t("zh", "chart.hover.geomean"), "customdata": [
             [r.wins_zh or r.wins_text, r.verdict_label, "".join(f"<br>{i18n.zh_msg_text(f)}" for f in r.flags),
-             r.basis_zh or i18n.zh("chart.basis.shapes")] for r in sel]}
+             _plain(r.basis_zh) or i18n.zh("chart.basis.shapes")] for r in sel]}
         data.append({
             "type": "scatter", "mode": "markers", "name": verdict,
             "x": [r.ratio for r in sel], "y": [r.name for r in sel],

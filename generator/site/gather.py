@@ -10,7 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from generator.analyze import analysis, commits, message, state
+from generator.analyze import analysis, commits, message, report_checks, state
 from generator.config import CONFIG_NAME, SweepConfig
 from generator.errors import InputError, relative_text
 from generator.model import STALL_TYPES, Bundle, CaptureAnalysis
@@ -234,6 +234,8 @@ def _gather_bundle(bundle: Bundle, k: base_views.KernelData, env: Env, campaign_
         text = _stage(k, env, "REPORT.md", render.read_report, bundle.report)
         if text is not None:
             k.report_html = render.render_markdown(text)
+            occ = prim.analysis.occupancy if prim is not None and prim.analysis is not None else None
+            k.report_checks = [c.to_json() for c in report_checks.check_report(text, occ)]
 
 
 def finding_json(f: Any) -> dict[str, Any]:
@@ -270,8 +272,15 @@ PROVENANCE_LABELS = {
 }
 
 
+def gap_ratio(row: overview_views.IndexRow) -> float | None:
+    """The ratio a HEADROOM kernel's gap (ln 1/ratio) is read from: the one its verdict rests on (the row's
+    ``ratio``, ``KernelScore.verdict_value``: the verdict geomean of VERDICTS rule 12, or the pair or bound)."""
+    return row.ratio
+
+
 def sweep_reading(extras: dict[str, dict[str, Any]], rows: dict[str, overview_views.IndexRow], adv) -> list[dict[str, Any]]:
-    """The sweep-level advice (``advice.sweep_findings``) as display items."""
+    """The sweep-level advice (``advice.sweep_findings``) as display items; every HEADROOM kernel takes part,
+    one without a capture under "no capture"."""
     if adv is None or not hasattr(adv, "sweep_findings"):
         return []
     per_kernel = {}
@@ -281,12 +290,16 @@ def sweep_reading(extras: dict[str, dict[str, Any]], rows: dict[str, overview_vi
         found = [adv.Finding(**{key: f[key] for key in ("detector", "title", "stall_share", "evidence",
                                                           "suggestion", "priority", "kind", "stall_cycles")
                                  if key in f},
-                             messages={part: message.from_json(m) for part, m in (f.get("i18n") or {}).items()})
+                             messages={part: message.from_json(m) for part, m in (f.get("i18n") or {}).items()
+                                       if part != "premise"})
                  for f in e["findings"]]
         row = rows.get(slug)
-        per_kernel[slug] = (found, row.verdict if row else None, row.ratio if row else None)
+        per_kernel[slug] = (found, row.verdict if row else None, gap_ratio(row) if row else None)
     if not per_kernel:
         return []
+    for slug, row in rows.items():
+        if slug not in per_kernel and row.verdict == "HEADROOM":
+            per_kernel[slug] = (None, row.verdict, gap_ratio(row))
     items = []
     for sf in adv.sweep_findings(per_kernel):
         text = sf.text[len(sf.title) + 2:] if sf.text.startswith(sf.title + ": ") else sf.text

@@ -108,6 +108,9 @@ def finding(f) -> str:
     out.append(f'    <span class="muted small" translate="no">{esc(f.detector)}</span></div>\n')
     if f.summary:
         out.append(f'<p class="summary">{said(f.summary, f.summary_zh)}</p>')
+    if f.premise:
+        out.append(f'<p class="premise"><span data-i18n="advice.premise">{esc(i18n.en("advice.premise"))}</span> '
+                   f'{said(f.premise, f.premise_zh)}</p>')
     if f.suggestion:
         out.append(f'<p class="suggestion"><span data-i18n="advice.try">{esc(i18n.en("advice.try"))}</span> '
                    f'{said(f.suggestion, f.suggestion_zh)}</p>')
@@ -253,8 +256,8 @@ def _kernel_name_cell(r) -> str:
 def _ratio_cell(r) -> str:
     """The ratio the verdict rests on, its basis when it is not the shapes, and the geomean against
     any baseline as a secondary number (VERDICTS rule 12)."""
-    basis = (f'<div class="small basis">{bi(r.basis_text, r.basis_zh or r.basis_text)}</div>'
-             if r.basis_text else "")
+    basis = (f'<div class="small basis"><span class="en-only">{esc(r.basis_text)}</span>'
+             f'<span class="zh-only">{r.basis_zh}</span></div>' if r.basis_text else "")
     anyb = ""
     if r.geomean is not None and r.geomean_text != r.ratio_text:
         words = bi(i18n.en("ov.anybaseline", x=r.geomean_text), i18n.zh("ov.anybaseline", x=r.geomean_text))
@@ -302,12 +305,15 @@ def _kernel_rest_cells(r) -> str:
     of = f' <span data-zh="{esc(of_zh)}">{esc(of)}</span>' if of else ""
     limiter = f' data-zh="{esc(r.limiter_zh)}"' if r.limiter_zh else ' translate="no"'
     top_stall = r.top_stall or DASH
+    stall = (f' class="{esc(r.stall_css)}" title="{esc(r.stall_title)}" data-zh-title="{esc(r.stall_title_zh)}"'
+             if r.stall_css else "")  # working-wave basis, or no evidence (DOMAIN §1.5)
     return (f'        <td class="num" translate="no" data-sort="{esc(_or_empty(r.weighted))}">{esc(r.weighted_text)}</td>\n'
             f'        <td class="num{" bad" if r.hard_failures else ""}" data-sort='
             f'"{esc(r.failures_sort if r.failures_sort >= 0 else "")}"><span{failures}>{esc(r.failures_text)}</span></td>\n'
             f'        <td data-sort="{esc(r.best_baseline or "")}"><span translate="no">{esc(name)}</span>{of}</td>\n'
-            f'        <td translate="no" data-sort="{esc(r.top_stall or "")}">{esc(top_stall)}</td>\n'
-            f'        <td class="num" translate="no" data-sort="{esc(_or_empty(r.stall_ratio))}">{esc(r.stall_ratio_text)}</td>\n'
+            f'        <td translate="no" data-sort="{esc(r.top_stall or "")}"><span{stall}>{esc(top_stall)}</span></td>\n'
+            f'        <td class="num" translate="no" data-sort="{esc(_or_empty(r.stall_ratio))}"><span{stall}>'
+            f'{esc(r.stall_ratio_text)}</span></td>\n'
             f'        <td class="num" translate="no" data-sort="{esc(_or_empty(r.occupancy))}">{esc(r.occupancy_text)}</td>\n'
             f'        <td data-sort="{esc(r.limiter or "")}"><span{limiter}>{esc(r.limiter_text)}</span></td>\n'
             f'        <td translate="no" data-sort="{esc(r.category)}">{esc(r.category)}</td>\n')

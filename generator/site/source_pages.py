@@ -67,7 +67,7 @@ def isa_row_html(i: IsaRow) -> str:
     loc = f'<a href="{esc_str(i.loc_href)}">{esc_str(i.loc)}</a>' if i.loc_href else esc_str(i.loc)
     heat = f' class="{esc_str(i.heat)}"' if i.heat else ""
     return (f'<tr id="{esc_str(i.anchor)}"{heat}><td>{i.pc}</td><td>{esc_str(i.stall)}</td>'
-            f'<td>{esc_str(i.total)}</td><td>{esc_str(i.execs)}</td><td>{esc_str(i.type)}</td><td>{esc_str(i.asm)}{note}</td>'
+            f'<td>{esc_str(i.total)}</td><td>{esc_str(i.idle)}</td><td>{esc_str(i.execs)}</td><td>{esc_str(i.type)}</td><td>{esc_str(i.asm)}{note}</td>'
             f'<td>{loc}</td></tr>\n')
 
 

@@ -57,6 +57,8 @@ def summary_lines(a: CaptureAnalysis) -> list[str]:
         f"  Instructions:  {len(a.instructions)}",
         f"  Total cycles:  {fmt_cycles(a.total_cycles)}{unit}",
         f"  Total stalls:  {fmt_cycles(a.total_stall_cycles)}  ({a.stall_ratio * 100:.1f}% of total cycles)",
+        *([f"  Total idle:    {fmt_cycles(a.total_idle_cycles)}  (idle_cycles: waves not scheduled)"]
+          if a.vendor == "amd" else []),
         f"  Source mapped: {mapped} / {plural(total, 'instruction')} ({(mapped / total * 100) if total else 0:.1f}%)",
     ]
     stats = a.wave_duration_stats()
@@ -92,7 +94,10 @@ def occupancy_lines(a: CaptureAnalysis) -> list[str]:
         f"workgroup: {o.workgroup_size if o.workgroup_size is not None else 'n/a'}",
     ]
     if o.next_waves:
-        lines.append(f"  -> {o.next_waves} waves requires total_vgpr <= {o.next_vgpr_total}")
+        others = " and ".join(r for r in o.limiters if r != "VGPR")
+        but = ("" if not others else f"  (but {others} binds at the same count: freeing VGPRs alone gains no wave)"
+               if o.tied and "VGPR" in o.limiters else f"  (but {others} binds first)")
+        lines.append(f"  -> {o.next_waves} waves requires total_vgpr <= {o.next_vgpr_total}{but}")
     mix = ",  ".join(f"{k}: {v}" for k, v in a.instruction_mix.items())
     lines += ["", "  Instruction mix:", f"    {mix}"]
     return lines

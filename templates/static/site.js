@@ -9,7 +9,8 @@
  * - Kernel page ids: capture "c<i>", its source-file rows "c<i>-f<j>" and "c<i>-unk", its
  *   ISA link "c<i>-isa"; each carries data-page (its page's relative address). Source pages
  *   (kernels/<slug>/src/c<i>/<file>.html) have lines "L<n>"; the ISA page (isa.html) rows
- *   "pc<pc>". The naming rule is generator/site/views/source.py's alone.
+ *   "pc<pc>" (a long listing in parts: isa.html, isa-2.html..., listed in nav.isa-parts). The
+ *   naming rule is generator/site/views/source.py's alone.
  * - Overview rows (tr.krow): data-verdict, data-category, data-search (lower-case),
  *   data-href (the kernel page, relative). Sortable cells: data-sort; headers:
  *   data-sort-type = "num" | "text". Empty data-sort sorts last in both directions.
@@ -25,7 +26,13 @@
  * - Kernel page filtered to a model: #model=<name> or ?model=<name> (URL-encoded); shape
  *   rows carry data-models="a|b" (generator/site/views/coverage.py builds the links).
  * - Static assets are named static/<stem>.<sha256[:10]><ext>; nothing here builds names.
+ * - plotly.js's address (relative to the page) is this script tag's data-plotly (templates/base.html);
+ *   a chart box carries its height (style) before it is drawn.
  * - localStorage keys: "kernel-atlas.theme" (light|dark), "kernel-atlas.lang" (en|zh).
+ * - The address's query holds the reader's choices (issue 23): lang=zh|en and theme=light|dark
+ *   on every page (over localStorage; templates/base.html reads theme in <head>); on the overview
+ *   q (search), verdict, category, severity, group=0 (flat), rank=headline and
+ *   sort=<column>-<asc|desc> (<column>: the header's data-i18n key without "col.").
  * No fetch(): every page carries its own data, so the site works from file://.
  */
 (function () {
@@ -37,6 +44,27 @@
 
   function load(key) { try { return window.localStorage.getItem(key); } catch (e) { return null; } }
   function save(key, value) { try { window.localStorage.setItem(key, value); } catch (e) { /* file:// may refuse */ } }
+
+  /* ---- issue 23 (6): the reader's choices ride in the address's query, so a shared link opens
+     the same view (names in the header comment). Written with replaceState: no history entry. */
+  function param(name) {
+    try { return new URLSearchParams(window.location.search).get(name); } catch (e) { return null; }
+  }
+
+  function writeParams(update) {
+    var params;
+    try { params = new URLSearchParams(window.location.search); } catch (e) { return; }
+    var before = params.toString();
+    Object.keys(update).forEach(function (k) {
+      if (update[k] === null || update[k] === "") { params.delete(k); } else { params.set(k, update[k]); }
+    });
+    var query = params.toString();
+    if (query === before || !window.history || !window.history.replaceState) { return; }
+    try {
+      window.history.replaceState(window.history.state, "", window.location.pathname + (query ? "?" + query : "") + window.location.hash);
+    } catch (e) { /* an address that cannot be rewritten keeps its old query */ }
+  }
+  /* ---- end issue 23 (6) */
 
   // ------------------------------------------------------------------ theme
   function effectiveTheme() {
@@ -74,7 +102,50 @@
   var CONFIG = { responsive: true, displaylogo: false, modeBarButtonsToRemove: ["lasso2d", "select2d"] };
 
   // A figure's 中文 rides in fig.zh (generator/site/charts.py): layout paths and per-trace attributes.
-  function figureFor(fig, zh) {
+  /* ---- issue 23 (5): the plotly toolbar sits in the top margin, never on the plot; in a narrow
+     box (a phone) a long axis title is wrapped to the plot's span (its words kept whole) and a
+     label axis that sizes itself (automargin) starts from a small left margin. */
+  var MODEBAR_ROOM = 30;    // px: the toolbar's height with its padding
+  var NARROW = 600;         // px: a box narrower than this is a phone's
+  var TITLE_CHAR = 8;       // px: the width of a title character, generously
+
+  function wrapWords(text, width) {
+    var lines = [], line = "";
+    text.split(" ").forEach(function (word) {
+      if (line && (line + " " + word).length > width) { lines.push(line); line = word; } else { line = line ? line + " " + word : word; }
+    });
+    if (line) { lines.push(line); }
+    return lines.join("<br>");
+  }
+
+  function fitLayout(layout, width) {
+    var m = layout.margin = layout.margin || {};
+    if (m.t === undefined || m.t < MODEBAR_ROOM) { m.t = MODEBAR_ROOM; }
+    if (!width || width >= NARROW) { return layout; }
+    if (layout.yaxis && layout.yaxis.automargin && (m.l === undefined || m.l > 60)) { m.l = 60; }
+    var below = layout.showlegend && layout.legend && layout.legend.orientation === "h";
+    if (below) {  // the legend at the figure's foot, two entries a row, the axis title above it
+      applyUpdate(layout.legend, { xref: "container", x: 0, xanchor: "left", yref: "container", y: 0, yanchor: "bottom",
+                                   entrywidth: 0.5, entrywidthmode: "fraction" });
+    }
+    Object.keys(layout).forEach(function (key) {
+      var axis = layout[key];
+      if (!/^[xy]axis\d*$/.test(key) || !axis || !axis.title) { return; }
+      var text = typeof axis.title === "string" ? axis.title : axis.title.text;
+      if (!text) { return; }
+      var span = key.charAt(0) === "x" ? width - (m.l === undefined ? 80 : m.l) - (m.r === undefined ? 80 : m.r)
+        : layout.height - m.t - (m.b === undefined ? 80 : m.b);
+      if (key.charAt(0) === "y" && below) { span = span / 2; }  // the legend's rows take the rest of the height
+      var perLine = Math.max(10, Math.floor(span / TITLE_CHAR));
+      axis.automargin = true;  // the title below the tick labels, inside the box
+      if (text.length <= perLine) { return; }
+      axis.title = typeof axis.title === "string" ? { text: wrapWords(text, perLine) } : applyUpdate(axis.title, { text: wrapWords(text, perLine) });
+    });
+    return layout;
+  }
+  /* ---- end issue 23 (5) */
+
+  function figureFor(fig, zh, width) {
     var data = JSON.parse(JSON.stringify(fig.data || []));
     var layout = JSON.parse(JSON.stringify(fig.layout || {}));
     if (zh && fig.zh) {
@@ -91,37 +162,63 @@
        plotly's responsive resize follows the width only and never collapses the height. */
     layout.autosize = true;
     /* ---- end issue 13 (scale) */
-    return { data: data, layout: applyUpdate(layout, themeUpdate()) };
+    return { data: data, layout: fitLayout(applyUpdate(layout, themeUpdate()), width) };
   }
 
   function isZh() { return root.getAttribute("data-lang") === "zh"; }
 
+  /* ---- issue 23 (1): plotly.js is fetched only by a page that has a chart (its address rides
+     on this script's data-plotly), after the first paint; a chart is drawn when it comes within
+     CHART_MARGIN of the viewport (a hidden one when it is shown). */
+  var PLOTLY_SRC = document.currentScript ? document.currentScript.getAttribute("data-plotly") : null;
+  var CHART_MARGIN = "300px 0px";
+
+  function loadPlotly(done, failed) {
+    if (window.Plotly) { done(); return; }
+    if (!PLOTLY_SRC) { failed(); return; }
+    var tag = document.createElement("script");
+    tag.src = PLOTLY_SRC;
+    tag.async = true;
+    tag.onload = function () { if (window.Plotly) { done(); } else { failed(); } };
+    tag.onerror = failed;
+    document.head.appendChild(tag);
+  }
+
+  function drawChart(el) {
+    var src = document.getElementById(el.getAttribute("data-figure"));
+    if (!src || el.kaFigure) { return; }
+    var fig = JSON.parse(src.textContent);
+    el.kaFigure = fig;
+    var f = figureFor(fig, isZh(), el.clientWidth);
+    el.style.height = f.layout.height + "px";
+    window.Plotly.newPlot(el, f.data, f.layout, CONFIG);
+  }
+
   function drawCharts() {
     var nodes = document.querySelectorAll(".chart[data-figure]");
     if (!nodes.length) { return; }
-    if (!window.Plotly) {
+    loadPlotly(function () {
+      if (!("IntersectionObserver" in window)) { nodes.forEach(drawChart); return; }
+      var seen = new IntersectionObserver(function (entries) {
+        entries.forEach(function (e) {
+          if (e.isIntersecting) { seen.unobserve(e.target); drawChart(e.target); }
+        });
+      }, { rootMargin: CHART_MARGIN });
+      nodes.forEach(function (el) { seen.observe(el); });
+    }, function () {
       nodes.forEach(function (el) {
         el.innerHTML = "<p class=\"chart-error\" data-i18n=\"chart.nolib\">" + tr("chart.nolib") + "</p>";
       });
-      return;
-    }
-    nodes.forEach(function (el) {
-      var src = document.getElementById(el.getAttribute("data-figure"));
-      if (!src) { return; }
-      var fig = JSON.parse(src.textContent);
-      el.kaFigure = fig;
-      var f = figureFor(fig, isZh());
-      el.style.height = f.layout.height + "px";
-      window.Plotly.newPlot(el, f.data, f.layout, CONFIG);
     });
   }
+  /* ---- end issue 23 (1) */
 
   // the language toggle: each drawn chart again in the page's language, same size
   function relabelCharts() {
     if (!window.Plotly) { return; }
     document.querySelectorAll(".chart.js-plotly-plot").forEach(function (el) {
       if (!el.kaFigure || !el.kaFigure.zh) { return; }
-      var f = figureFor(el.kaFigure, isZh());
+      var f = figureFor(el.kaFigure, isZh(), el.clientWidth);
       window.Plotly.react(el, f.data, f.layout, CONFIG);
     });
   }
@@ -137,6 +234,7 @@
   function setTheme(theme) {
     root.setAttribute("data-theme", theme);
     save(KEY_THEME, theme);
+    writeParams({ theme: theme });
     recolorCharts();
   }
 
@@ -147,7 +245,7 @@
   var EN = CATALOGUES.en || {};
   function tr(key) { return (root.getAttribute("data-lang") === "zh" ? I18N : EN)[key] || EN[key] || key; }
 
-  function setLang(lang) {
+  function setLang(lang, remember) {
     var zh = lang === "zh";
     root.setAttribute("data-lang", zh ? "zh" : "en");
     root.setAttribute("lang", zh ? "zh-CN" : "en");
@@ -181,7 +279,8 @@
     if (button) { button.textContent = zh ? "EN" : "中文"; }
     if (document.getElementById("model-filter")) { applyModelFilter(false); }
     relabelCharts();
-    save(KEY_LANG, zh ? "zh" : "en");
+    if (remember !== false) { save(KEY_LANG, zh ? "zh" : "en"); }
+    writeParams({ lang: zh ? "zh" : "en" });
   }
 
   // ------------------------------------------------------------------ sortable tables
@@ -199,6 +298,7 @@
     var asc = direction ? direction === "asc" : !th.classList.contains("sorted-asc");
     table.querySelectorAll("th[data-sort-type]").forEach(function (h) { h.classList.remove("sorted-asc", "sorted-desc"); });
     th.classList.add(asc ? "sorted-asc" : "sorted-desc");
+    if (table.id === "kernel-table") { writeParams({ sort: sortKey(th) + "-" + (asc ? "asc" : "desc") }); }
     table.querySelectorAll("tbody").forEach(function (body) {
       var rows = Array.prototype.filter.call(body.rows, function (r) { return !r.classList.contains("group-head"); });
       rows.sort(function (a, b) {
@@ -210,6 +310,17 @@
         return asc ? c : -c;
       });
       rows.forEach(function (r) { body.appendChild(r); });
+    });
+  }
+
+  // a kernel-table column in the address: its header's data-i18n key without "col."
+  function sortKey(th) { return (th.getAttribute("data-i18n") || String(th.cellIndex)).replace(/^col\./, ""); }
+
+  function restoreSort(table, sort) {
+    var m = /^(.+)-(asc|desc)$/.exec(sort || "");
+    if (!m) { return; }
+    table.querySelectorAll("thead th[data-sort-type]").forEach(function (th) {
+      if (sortKey(th) === m[1]) { sortTable(table, th, m[2]); }
     });
   }
 
@@ -249,6 +360,7 @@
       groups.forEach(function (g) { g.hidden = !group.checked || !g.querySelector("tr.krow:not([hidden])"); });
       flat.hidden = group.checked;
       count.textContent = shown + " / " + count.getAttribute("data-total");
+      writeParams({ q: search.value.trim(), verdict: v, category: c, severity: sev, group: group.checked ? null : "0" });
       document.querySelectorAll(".card[data-filter-verdict]").forEach(function (card) {
         card.classList.toggle("active", !!v && card.getAttribute("data-filter-verdict") === v);
       });
@@ -272,8 +384,22 @@
     verdict.addEventListener("change", apply);
     category.addEventListener("change", apply);
     if (severity) { severity.addEventListener("change", apply); }
-    setupRankSwitch(table);
+    var rankBy = setupRankSwitch(table);
     group.addEventListener("change", regroup);
+    // a shared address: read all its choices (applying one rewrites the address), then apply
+    // them in order: ranking, grouping, sort, filters
+    var wanted = {};
+    ["rank", "group", "sort", "q", "verdict", "category", "severity"].forEach(function (k) { wanted[k] = param(k); });
+    if (rankBy && wanted.rank) { rankBy(wanted.rank); }
+    if (wanted.group === "0" && group.checked) { group.checked = false; regroup(); }
+    restoreSort(table, wanted.sort);
+    if (wanted.q !== null) { search.value = wanted.q; }
+    [[verdict, "verdict"], [category, "category"], [severity, "severity"]].forEach(function (pair) {
+      var want = wanted[pair[1]], select = pair[0];
+      if (select && want !== null && Array.prototype.some.call(select.options, function (o) { return o.value === want; })) {
+        select.value = want;
+      }
+    });
     document.querySelectorAll(".card[data-filter-verdict]").forEach(function (card) {
       card.addEventListener("click", function () {
         var v = card.getAttribute("data-filter-verdict");
@@ -311,10 +437,16 @@
       var th = table.querySelector("th[data-i18n=\"col." + mode + "\"]");
       if (th) { sortTable(table, th, "desc"); }
       root.setAttribute("data-rank", mode);
+      writeParams({ rank: mode === "geomean" ? null : mode });
     }
     radios.forEach(function (r) {
       r.addEventListener("change", function () { if (r.checked) { show(r.value); } });
     });
+    return function (mode) {  // choose a ranking as the reader would (an enabled radio only)
+      radios.forEach(function (r) {
+        if (r.value === mode && !r.disabled && !r.checked) { r.checked = true; show(mode); }
+      });
+    };
   }
 
   // The kernel page's shape table filtered to one model: #model=<name> or ?model=<name>
@@ -420,8 +552,24 @@
   }
   /* ---- end issue 13 (scale) */
 
+  /* ---- issue 23 (2): a long ISA listing is split into pages; "isa.html#pc<pc>" for an
+     instruction of another page goes on to it, by the list of pages and their pcs
+     (nav.isa-parts a[data-first][data-last], written by generator/site/views/source.py). */
+  function forwardIsaPart() {
+    var m = /^#pc(\d+)$/.exec(window.location.hash);
+    if (!m || document.getElementById("pc" + m[1])) { return false; }
+    var pc = Number(m[1]), found = null;
+    document.querySelectorAll("nav.isa-parts a[data-first][data-last]").forEach(function (a) {
+      if (Number(a.getAttribute("data-first")) <= pc && pc <= Number(a.getAttribute("data-last"))) { found = a; }
+    });
+    if (!found) { return false; }
+    window.location.replace(found.getAttribute("href") + "#pc" + pc);
+    return true;
+  }
+  /* ---- end issue 23 (2) */
+
   function setupAnchors() {
-    if (forwardOldAnchor()) { return; }
+    if (forwardOldAnchor() || forwardIsaPart()) { return; }
     window.addEventListener("hashchange", revealTarget);
     window.addEventListener("hashchange", applyModelFilter);
     document.addEventListener("click", function (ev) {
@@ -445,7 +593,12 @@
     if (langButton) {
       langButton.addEventListener("click", function () { setLang(root.getAttribute("data-lang") === "zh" ? "en" : "zh"); });
     }
-    if (load(KEY_LANG) === "zh") { setLang("zh"); }
+    var lang = param("lang");  // a shared address's language wins over the one remembered here
+    if (lang === "zh" || lang === "en") {
+      if (lang === "zh") { setLang("zh", false); }
+    } else if (load(KEY_LANG) === "zh") { setLang("zh"); }
+    var theme = root.getAttribute("data-theme");  // set in <head> from the address or storage
+    if (theme === "light" || theme === "dark") { writeParams({ theme: theme }); }
     setupSorting();
     setupOverview();
     setupKernelPage();

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from generator.analyze.advice.registry import MEDIUM_SHARE, Finding, detector, words
+from generator.analyze.advice.registry import MEDIUM_SHARE, Finding, detector, stalled_premise, words
 from generator.analyze.advice.view import KernelView, _lines_msg, _lines_text, _pct, is_framework_path, short_loc
 from generator.analyze.message import msg
 from generator.model import UNKNOWN_LOC
@@ -41,6 +41,11 @@ def detect_decorator_line(view: KernelView, taken: frozenset = frozenset()) -> l
                    f"cycles mix {mix}")
         part = ("both" if len(why) == 2 else "entry" if ln.source_loc == entry_loc else "catch_all")
         real_lines = _lines_msg([{"source": x.source_loc} for x in real])
+        ev: dict = {}
+        premise = stalled_premise(view, "finding.decorator_line.premise",
+                                  [p for p, i in enumerate(view.ins) if i.source_loc == ln.source_loc], ev,
+                                  loc=short_loc(ln.source_loc), count=n, total=n_ins,
+                                  types=[f"{t} {_pct(ln.stall_by_type[t] / ln.stall_cycles)}" for t in mixed])
         said = words("decorator_line", msg(
             "finding.decorator_line.summary", loc=short_loc(ln.source_loc),
             why=msg(f"finding.decorator_line.{part}", n=n, total=n_ins), share=_pct(ln.share),
@@ -61,7 +66,7 @@ def detect_decorator_line(view: KernelView, taken: frozenset = frozenset()) -> l
                 "entry_line": ln.source_loc == entry_loc,
                 "types": {t: ln.stall_by_type[t] for t in mixed},
                 "real_op_lines": [{"source": x.source_loc, "share": x.share,
-                                   "dominant_type": x.dominant_type} for x in real],
+                                   "dominant_type": x.dominant_type} for x in real], **ev,
             },
             suggestion=("Do not optimize this line: the compiler attributes the waits, address math "
                         "and loop control it cannot map elsewhere to the kernel's entry. Read the "
@@ -71,6 +76,7 @@ def detect_decorator_line(view: KernelView, taken: frozenset = frozenset()) -> l
             priority="info",
             kind="flag",
             messages=said,
+            premise=premise,
         )]
     return []
 
@@ -103,6 +109,8 @@ def detect_framework_line(view: KernelView, taken: frozenset = frozenset()) -> l
                    f"mostly {ln.dominant_type} ({what})"
                    + (f"; nearest kernel lines before it: {', '.join(short_loc(x) for x in near)}" if near else ""))
         near_data = [short_loc(x) for x in near]
+        ev: dict = {}
+        premise = stalled_premise(view, "finding.framework_line.premise", positions, ev, loc=short_loc(ln.source_loc))
         said = words("framework_line", msg(
             "finding.framework_line.summary" + (".near" if near else ""), loc=short_loc(ln.source_loc),
             share=_pct(ln.share), type=ln.dominant_type, what=what, near=near_data),
@@ -115,7 +123,7 @@ def detect_framework_line(view: KernelView, taken: frozenset = frozenset()) -> l
             stall_cycles=ln.stall_cycles,
             evidence={"summary": summary, "source": ln.source_loc, "line_share": ln.share,
                       "dominant_type": ln.dominant_type, "instructions": top,
-                      "nearby_kernel_lines": near},
+                      "nearby_kernel_lines": near, **ev},
             suggestion=("The stall belongs to the kernel code that inlined this helper: the instruction "
                         "findings name what it waits for; change the call site"
                         + (f" ({', '.join(short_loc(x) for x in near)})" if near else "")
@@ -123,5 +131,6 @@ def detect_framework_line(view: KernelView, taken: frozenset = frozenset()) -> l
             priority="info",
             kind="flag",
             messages=said,
+            premise=premise,
         ))
     return out

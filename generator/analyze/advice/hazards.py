@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from generator.analyze.advice.registry import Finding, _pattern, detector, words
+from generator.analyze.advice.registry import Finding, _pattern, detector, stalled_premise, words
 from generator.analyze.advice.view import KernelView, _lines_msg, _lines_text, _n, _pct
 from generator.analyze.message import msg
 
@@ -38,17 +38,19 @@ def detect_snop_hazard(view: KernelView, taken: frozenset = frozenset()) -> list
     padded = [{"before": a, "after": b, "s_nops": n, "stall_cycles": c} for (a, b), (c, n) in ranked[:6]]
     top = ", ".join(f"{d['before']} -> {d['after']} ({d['s_nops']})" for d in padded[:3])
     lines = view.lines_json(nops, 3)
+    ev: dict = {}
+    premise = stalled_premise(view, "finding.snop_hazard.premise", nops, ev)
     summary = (f"{_n(len(nops), 's_nop')} hold {_pct(share)} of the stall cycles ({_lines_text(lines)}); "
                f"they pad {top}")
     said = msg("finding.snop_hazard.summary", n=len(nops), share=_pct(share), lines=_lines_msg(lines),
                pairs=[f"{d['before']} -> {d['after']} ({d['s_nops']})" for d in padded[:3]])
     return [_pattern(view, "snop_hazard", "s_nop hazard padding between dependent instructions", nops,
                      {"summary": summary, "s_nops": len(nops), "padded": padded, "lines": lines,
-                      "top": view.instr_json(nops, 5)},
+                      "top": view.instr_json(nops, 5), **ev},
                      ("Fewer hazards: schedule independent instructions between each dependent pair "
                       "(a VALU write and the MFMA that reads it, an MFMA and the read of its result) so the "
                       "compiler needs no padding, or use the instruction forms that need none."),
-                     words("snop_hazard", said))]
+                     words("snop_hazard", said), premise)]
 
 
 @detector("wgmma_wait")
@@ -61,6 +63,8 @@ def detect_wgmma_wait(view: KernelView, taken: frozenset = frozenset()) -> list[
     share, _ = view.share(waits)
     barrier = sum(view.ins[p].extra.get("stall_reasons_not_issued", {}).get("stall_barrier", 0) for p in waits)
     lines = view.lines_json(waits, 3)
+    ev: dict = {}
+    premise = stalled_premise(view, "finding.wgmma_wait.premise", waits, ev)
     summary = (f"{_n(len(waits), f'{WGMMA_WAIT} wait')} hold {_pct(share)} of the stall samples "
                f"({barrier:,} of them NCU's stall_barrier) at {_lines_text(lines)}: warps wait for their "
                "asynchronous warpgroup MMA (wgmma) results, not for sibling warps at a CTA barrier")
@@ -69,9 +73,9 @@ def detect_wgmma_wait(view: KernelView, taken: frozenset = frozenset()) -> list[
     return [_pattern(view, "wgmma_wait", "Waiting for wgmma results (WARPGROUP.DEPBAR): the tensor pipe or "
                      "a shallow wgmma pipeline binds", waits,
                      {"summary": summary, "waits": view.instr_json(waits, 6), "lines": lines,
-                      "stall_barrier_samples": barrier},
+                      "stall_barrier_samples": barrier, **ev},
                      ("Keep more wgmma groups in flight: deepen the software pipeline (more stages, the next "
                       "K tile's loads issued before this tile's wait), wait for all but the newest group "
                       "instead of 0, and give each wait more MMA work (a larger BLOCK_K); if the tensor pipe "
                       "already runs near its peak, the kernel is compute-bound and this is the roof."),
-                     words("wgmma_wait", said))]
+                     words("wgmma_wait", said), premise)]

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from generator.analyze import isa
+from generator.analyze.advice import premises
 from generator.analyze.advice.registry import Finding, detector, words
 from generator.analyze.advice.view import KernelView, _n, _pct, _waves, _waves_msg, short_loc
 from generator.analyze.message import msg
@@ -40,9 +41,10 @@ def _lds_total(view: KernelView, occ: Occupancy) -> int:
 
 @detector("vgpr_occupancy", kind="limit")
 def detect_vgpr_occupancy(view: KernelView, taken: frozenset = frozenset()) -> list[Finding]:
-    """Occupancy is capped by VGPRs: how many to free for one more wave per SIMD."""
+    """Occupancy is capped by VGPRs alone: how many to free for one more wave per SIMD."""
     occ = view.occupancy
-    if not occ or occ.limiter != "VGPR" or occ.waves_per_simd >= _max_waves(view) or not occ.next_vgpr_total:
+    if (not occ or not occ.binds_alone("VGPR") or occ.waves_per_simd >= _max_waves(view)
+            or not occ.next_vgpr_total):  # on a tie (DOMAIN §1.3) freeing VGPRs alone gains no wave
         return []
     need = occ.next_vgpr_total
     free = occ.vgpr_total - need
@@ -84,6 +86,7 @@ def detect_vgpr_occupancy(view: KernelView, taken: frozenset = frozenset()) -> l
         priority=_limit_priority(view, occ.waves_per_simd),
         kind="limit",
         messages=said,
+        premise=premises.vgpr_premise(occ),
     )]
 
 
@@ -93,9 +96,10 @@ def _ordinal(n: int) -> str:
 
 @detector("lds_sgpr_occupancy", kind="limit")
 def detect_lds_sgpr_occupancy(view: KernelView, taken: frozenset = frozenset()) -> list[Finding]:
-    """Occupancy is capped by LDS per workgroup or by SGPRs."""
+    """Occupancy is capped by LDS per workgroup or by SGPRs, that one resource alone."""
     occ = view.occupancy
-    if not occ or occ.limiter not in ("LDS", "SGPR") or occ.waves_per_simd >= _max_waves(view):
+    if (not occ or not (occ.binds_alone("LDS") or occ.binds_alone("SGPR"))
+            or occ.waves_per_simd >= _max_waves(view)):
         return []
     nxt = occ.waves_per_simd + 1
     ev: dict[str, Any] = {"waves_per_simd": occ.waves_per_simd, "limiter": occ.limiter, "next_waves": nxt,
@@ -142,9 +146,11 @@ def detect_lds_sgpr_occupancy(view: KernelView, taken: frozenset = frozenset()) 
         said["detail"] = msg("finding.lds_sgpr_occupancy.sgpr.detail", waves=_waves_msg(occ.waves_per_simd),
                              sgpr=occ.sgpr)
     ev["summary"] = summary
+    premise = (premises.lds_premise(occ, _lds_total(view, occ), -(-(occ.workgroup_size or 64) // isa.WAVE_SIZE), _kib)
+               if occ.limiter == "LDS" else premises.sgpr_premise(occ))
     return [Finding(detector="lds_sgpr_occupancy", title=title, stall_share=0.0, evidence=ev,
                     suggestion=suggestion, priority=_limit_priority(view, occ.waves_per_simd), kind="limit",
-                    messages=said)]
+                    messages=said, premise=premise)]
 
 
 def _kib(n: int | None) -> str:
@@ -188,7 +194,8 @@ def detect_small_grid(view: KernelView, taken: frozenset = frozenset()) -> list[
                         stall_share=0.0, evidence=ev,
                         suggestion=("Give every SIMD work: split the problem finer (split-K, smaller tiles, "
                                     "fewer rows per workgroup) or batch several problems into one launch."),
-                        priority="high" if waves < simds / 2 else "medium", kind="limit", messages=said)]
+                        priority="high" if waves < simds / 2 else "medium", kind="limit", messages=said,
+                        premise=premises.grid_premise(ctx))]
     if per_simd < GRID_MIN_WAVES_PER_SIMD and allowed >= GRID_MIN_WAVES_PER_SIMD:
         ev["detail"] = f"{per_simd:.2f} waves per SIMD of {allowed}"
         ev["summary"] = (f"{_n(wgs, 'workgroup')} x {_n(wpw, 'wave')} = {_n(waves, 'wave')} on {simds} SIMDs: "
@@ -204,7 +211,7 @@ def detect_small_grid(view: KernelView, taken: frozenset = frozenset()) -> list[
                         suggestion=("Launch more, smaller workgroups (or more waves per workgroup) so "
                                     "each SIMD holds at least two waves and one can issue while the "
                                     "other waits on memory."),
-                        priority="medium", kind="limit", messages=said)]
+                        priority="medium", kind="limit", messages=said, premise=premises.grid_premise(ctx))]
     return []
 
 
@@ -230,6 +237,7 @@ def _not_representative(view: KernelView) -> list[Finding]:
                     "grid that gives the traced CU (target_cu) work; then read this page again."),
         priority="high",
         kind="blocker",
+        premise=premises.early_exit_premise(view),
         messages={**words("early_exit_waves", msg("finding.early_exit_waves.blocker.summary", sampled=w.sampled,
                                                   n=len(view.ins)),
                           msg("finding.early_exit_waves.blocker.try"), msg("finding.early_exit_waves.blocker.title")),
@@ -270,6 +278,7 @@ def _waves_early_exit(view: KernelView) -> list[Finding]:
         priority="high" if frac >= 0.5 else "medium",
         kind="limit",
         messages=_early_exit_words(view),
+        premise=premises.early_exit_premise(view),
     )]
 
 
@@ -327,6 +336,7 @@ def _branch_to_endpgm(view: KernelView) -> list[Finding]:
             suggestion=EARLY_EXIT_TRY,
             priority="high" if frac >= 0.5 else "medium",
             kind="limit",
+            premise=premises.branch_premise(view, b),
             messages={**words("early_exit_waves", msg(
                 "finding.early_exit_waves.branch_summary", went=went, sampled=n0, pct=_pct(frac),
                 pc=ins[b].pc_index, loc=short_loc(ins[b].source_loc), working=ins[b + 1].exec_count),

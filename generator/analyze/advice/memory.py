@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Iterable
 
 from generator.analyze import isa
-from generator.analyze.advice.registry import Finding, _pattern, detector, words
+from generator.analyze.advice.registry import Finding, _pattern, detector, hot, stalled_premise, words
 from generator.analyze.advice.view import KernelView, _lines_msg, _lines_text, _n, _pc_list, _pc_list_msg, _pct
 from generator.analyze.message import msg
 
@@ -28,7 +28,7 @@ def detect_lds_dma_drain(view: KernelView, taken: frozenset = frozenset()) -> li
     """``s_waitcnt vmcnt(0)`` drains the whole queue right after DMA-to-LDS loads."""
     waits, dma = [], set()
     for p in view.waits("vmcnt"):
-        if p in taken or view.counts[p]["vmcnt"] != 0:
+        if p in taken or view.counts[p]["vmcnt"] != 0 or not view.ins[p].stall_cycles:
             continue
         loads = [q for q in view.covered(p, "vmcnt") if view.vmem[q] == "lds_dma"]
         if loads:
@@ -39,6 +39,8 @@ def detect_lds_dma_drain(view: KernelView, taken: frozenset = frozenset()) -> li
     pcs = view.pcs(waits)
     dma_lines = view.lines_json(dma, 4)
     share, _ = view.share(waits)
+    ev: dict = {}
+    premise = stalled_premise(view, "finding.lds_dma_drain.premise", waits, ev)
     summary = (f"{_n(len(waits), 's_waitcnt vmcnt(0)', 's_waitcnt vmcnt(0)')} at pc {_pc_list(pcs)} waiting for {len(dma)} "
                f"buffer_load...lds (DMA to LDS) at {_lines_text(dma_lines)}; they hold {_pct(share)} "
                f"of the stall cycles")
@@ -48,12 +50,12 @@ def detect_lds_dma_drain(view: KernelView, taken: frozenset = frozenset()) -> li
         "wait_pcs": pcs,
         "dma_loads": len(dma),
         "dma_load_pcs": view.pcs(dma),
-        "dma_load_lines": dma_lines,
+        "dma_load_lines": dma_lines, **ev,
     }, ("Each vmcnt(0) waits for every outstanding DMA load, including the tile not needed yet: wait "
         "with vmcnt(N) for just the tile about to be read (N = loads issued after it) and double-buffer "
         "LDS so the next tile's buffer_load...lds overlaps this tile's MFMAs."),
         words("lds_dma_drain", msg("finding.lds_dma_drain.summary", n=len(waits), pcs=_pc_list_msg(pcs),
-                                   dma=len(dma), lines=_lines_msg(dma_lines), share=_pct(share))))]
+                                   dma=len(dma), lines=_lines_msg(dma_lines), share=_pct(share))), premise)]
 
 
 def _scale_load(view: KernelView, q: int) -> int | None:
@@ -99,6 +101,8 @@ def detect_late_scale_loads(view: KernelView, taken: frozenset = frozenset()) ->
     dist = sorted(d["distance"] for d in pairs)
     share, _ = view.share(waits)
     lines = view.lines_json(loads, 3)
+    ev: dict = {}
+    premise = stalled_premise(view, "finding.late_scale_loads.premise", waits, ev)
     summary = (f"{_n(len(waits), 'wait')} at pc {_pc_list(view.pcs(waits))} stall on scale loads "
                f"({_lines_text(lines)}) used {dist[0]}-{dist[-1]} instructions after issue; "
                f"{_pct(share)} of the stall cycles")
@@ -107,12 +111,12 @@ def detect_late_scale_loads(view: KernelView, taken: frozenset = frozenset()) ->
         "pairs": pairs[:6],
         "scale_load_pcs": view.pcs(loads),
         "scale_load_lines": lines,
-        "waits": view.instr_json(waits, 6),
+        "waits": view.instr_json(waits, 6), **ev,
     }, ("Issue the scale loads at the start of the block (before the tile loads), or one iteration "
         "ahead, so the scales are resident when the scaling multiply needs them."),
         words("late_scale_loads", msg("finding.late_scale_loads.summary", n=len(waits),
                                       pcs=_pc_list_msg(view.pcs(waits)), lines=_lines_msg(lines),
-                                      dist=f"{dist[0]}-{dist[-1]}", share=_pct(share))))]
+                                      dist=f"{dist[0]}-{dist[-1]}", share=_pct(share))), premise)]
 
 
 def _vmcnt_waits_on(view: KernelView, loads: set, taken: frozenset) -> list[int]:
@@ -135,7 +139,7 @@ def detect_loads_interleaved(view: KernelView, taken: frozenset = frozenset()) -
         if not mf:
             continue
         inner = [q for q in range(mf[0] + 1, mf[-1]) if view.vmem[q] in ("load", "lds_dma")
-                 and q not in taken and q not in loads]
+                 and q not in taken and q not in loads and view.ins[q].stall_cycles]
         if inner:
             loads.update(inner)
             loops.append((lo, hi, len(mf), len(inner)))
@@ -147,6 +151,8 @@ def detect_loads_interleaved(view: KernelView, taken: frozenset = frozenset()) -
     waits = _vmcnt_waits_on(view, loads, taken)
     claims = set(loads) | set(waits)
     share, _ = view.share(claims)
+    ev: dict = {}
+    premise = stalled_premise(view, "finding.loads_interleaved_with_mfma.premise", loads, ev, rate=_pct(rate))
     lo, hi, n_mf, n_ld = max(loops, key=lambda t: (t[3], -t[0]))
     summary = (f"{_n(len(loads), 'load')} between MFMAs of the loop at pc {view.pc(lo)}-{view.pc(hi)} "
                f"({n_mf} MFMA) stall {_pct(rate)} of their cycles"
@@ -160,13 +166,13 @@ def detect_loads_interleaved(view: KernelView, taken: frozenset = frozenset()) -
                          "load_stall_rate": rate,
                          "loads": view.instr_json(loads, 6),
                          "wait_pcs": view.pcs(waits),
-                         "lines": view.lines_json(loads, 3),
+                         "lines": view.lines_json(loads, 3), **ev,
                      }, ("Batch the tile's loads before the MFMA block (or at the end of the previous "
                          "iteration) so the MFMAs run uninterrupted and the loads stop blocking issue."),
                      words("loads_interleaved_with_mfma", msg(
                          "finding.loads_interleaved_with_mfma.summary" + (".waits" if waits else ""),
                          n=len(loads), pcs=f"{view.pc(lo)}-{view.pc(hi)}", mfma=n_mf, rate=_pct(rate),
-                         waits=len(waits), share=_pct(share))))]
+                         waits=len(waits), share=_pct(share))), premise)]
 
 
 def load_runs(view: KernelView, taken: frozenset = frozenset()) -> list[list[int]]:
@@ -188,11 +194,33 @@ def load_runs(view: KernelView, taken: frozenset = frozenset()) -> list[list[int
     return runs
 
 
+def hot_width(view: KernelView, positions: list[int]) -> tuple[int, list[int], float]:
+    """(bytes per lane, those positions, their share of the positions' stall cycles) of the access
+    width that holds the most stall cycles (the wider on a tie): the width the hot path moves."""
+    by_width: dict[int, list[int]] = {}
+    for q in positions:
+        by_width.setdefault(isa.access_bytes(view.ins[q].asm) or 0, []).append(q)
+    stall = {w: sum(view.ins[q].stall_cycles for q in qs) for w, qs in by_width.items()}
+    w = max(by_width, key=lambda k: (stall[k], k))
+    total = sum(stall.values())
+    return w, sorted(by_width[w]), (stall[w] / total if total else 0.0)
+
+
+def narrow(width: int) -> bool:
+    """A known access width under 16 bytes per lane (dwordx4)."""
+    return 0 < width < 16
+
+
 @detector("back_to_back_loads")
 def detect_back_to_back_loads(view: KernelView, taken: frozenset = frozenset()) -> list[Finding]:
-    """Loads issued back to back with no compute between: the VMEM queue saturates."""
-    runs = load_runs(view, taken)
-    loads = {q for r in runs for q in r}
+    """Loads issued back to back with no compute between: the VMEM queue saturates.
+
+    Decided on the loads of the runs that stall (the hot path): the widening advice is given only
+    when the width holding most of their stall cycles is under 16 bytes per lane (cold narrow loads,
+    e.g. a tail that never stalls, do not count).
+    """
+    runs = [r for r in load_runs(view, taken) if hot(view, r)]
+    loads = set(hot(view, [q for r in runs for q in r]))
     if not loads:
         return []
     rate = _load_rate(view, loads)
@@ -200,11 +228,15 @@ def detect_back_to_back_loads(view: KernelView, taken: frozenset = frozenset()) 
         return []
     # In an MFMA kernel, waiting for a tile in the iteration that loaded it means no
     # prefetch distance; elsewhere the waits are plain memory latency (later detectors).
-    waits = _vmcnt_waits_on(view, loads, taken) if view.has_mfma else []
+    in_runs = {q for r in runs for q in r}
+    waits = _vmcnt_waits_on(view, in_runs, taken) if view.has_mfma else []
     claims = loads | set(waits)
     share, _ = view.share(claims)
     widths = sorted({isa.access_bytes(view.ins[q].asm) or 0 for q in loads})
-    narrow = [q for q in loads if (isa.access_bytes(view.ins[q].asm) or 16) < 16]
+    w, at_w, w_share = hot_width(view, sorted(loads))
+    ev: dict = {}
+    premise = stalled_premise(view, "finding.back_to_back_loads.premise", loads, ev, m=len(at_w),
+                              wshare=_pct(w_share), w=w)
     biggest = max(runs, key=lambda r: (len(r), -r[0]))
     summary = (f"{_n(len(runs), 'run')} of back-to-back loads ({len(loads)} loads, longest {len(biggest)} at pc "
                f"{view.pc(biggest[0])}-{view.pc(biggest[-1])}, {'/'.join(str(w) for w in widths)} bytes "
@@ -218,11 +250,10 @@ def detect_back_to_back_loads(view: KernelView, taken: frozenset = frozenset()) 
         advice = msg("finding.back_to_back_loads.try.mfma")
         suggestion = ("Prefetch the next tile during this tile's MFMAs (double buffering) so the loads "
                       "spread over the compute instead of filling the VMEM queue at once.")
-    elif narrow and len(narrow) * 2 >= len(loads):
-        w = min(isa.access_bytes(view.ins[q].asm) or 16 for q in narrow)
-        advice = msg("finding.back_to_back_loads.try.narrow", w=w, fewer=16 // max(w, 1))
+    elif narrow(w):
+        advice = msg("finding.back_to_back_loads.try.narrow", w=w, fewer=16 // w)
         suggestion = (f"The loads move {w} bytes per lane each: have each lane load 16 contiguous bytes "
-                      f"(dwordx4) so {16 // max(w, 1)}x fewer load instructions carry the same bytes and "
+                      f"(dwordx4) so {16 // w}x fewer load instructions carry the same bytes and "
                       "the VMEM queue stops saturating.")
     else:
         advice = msg("finding.back_to_back_loads.try")
@@ -234,11 +265,12 @@ def detect_back_to_back_loads(view: KernelView, taken: frozenset = frozenset()) 
                   "stall_cycles": sum(view.ins[q].stall_cycles for q in r)} for r in runs[:8]],
         "load_stall_rate": rate,
         "bytes_per_lane": widths,
-        "narrow_loads": len(narrow),
+        "hot_bytes_per_lane": w,
+        "narrow_loads": sum(1 for q in loads if narrow(isa.access_bytes(view.ins[q].asm) or 0)),
         "loads": view.instr_json(loads, 6),
         "wait_pcs": view.pcs(waits),
-        "lines": view.lines_json(loads, 3),
-    }, suggestion, words("back_to_back_loads", said, advice))]
+        "lines": view.lines_json(loads, 3), **ev,
+    }, suggestion, words("back_to_back_loads", said, advice), premise)]
 
 
 @detector("store_bound")
@@ -254,14 +286,23 @@ def detect_store_bound(view: KernelView, taken: frozenset = frozenset()) -> list
     if share < STORE_SHARE:
         return []
     widths = sorted({isa.access_bytes(view.ins[q].asm) or 0 for q in stores})
-    narrow = [q for q in stores if (isa.access_bytes(view.ins[q].asm) or 16) < 16]
+    stalled = hot(view, stores)
+    ev: dict = {}
+    if stalled:
+        w, at_w, w_share = hot_width(view, stalled)
+        premise = stalled_premise(view, "finding.store_bound.premise", claims, ev, m=len(at_w),
+                                  wshare=_pct(w_share), w=w)
+    else:
+        w = 0
+        premise = stalled_premise(view, "finding.store_bound.premise.waits", claims, ev)
     summary = (f"{_n(len(stores), 'store')} ({'/'.join(str(w) for w in widths)} bytes per lane)"
                + (f" and {_n(len(waits), 'wait')} on them" if waits else "")
                + f" hold {_pct(share)} of the stall cycles")
     said = msg("finding.store_bound.summary" + (".waits" if waits else ""), n=len(stores),
                widths="/".join(str(w) for w in widths), waits=len(waits), share=_pct(share))
-    advice = msg("finding.store_bound.try" + (".narrow" if narrow and len(narrow) * 2 >= len(stores) else ""))
-    if narrow and len(narrow) * 2 >= len(stores):
+    # the widening advice only when the stores that stall are narrow (DOMAIN §1.4: the hot path decides)
+    advice = msg("finding.store_bound.try" + (".narrow" if narrow(w) else ""))
+    if narrow(w):
         suggestion = ("Stores move few bytes per lane: pack the outputs so each lane stores 16 "
                       "contiguous bytes (dwordx4), staging through LDS (cshuffle) if the lane layout "
                       "does not allow it, so fewer store instructions fill the write queue.")
@@ -269,9 +310,10 @@ def detect_store_bound(view: KernelView, taken: frozenset = frozenset()) -> list
         suggestion = ("Spread the stores over the epilogue (interleave them with the last compute) and "
                       "make sure each output is written once, in full 64-byte lines.")
     return [_pattern(view, "store_bound", "Store-bound: global stores stall", claims, {
-        "summary": summary, "stores": len(stores), "bytes_per_lane": widths, "narrow_stores": len(narrow),
-        "instructions": view.instr_json(claims, 6), "lines": view.lines_json(stores, 3),
-    }, suggestion, words("store_bound", said, advice))]
+        "summary": summary, "stores": len(stores), "bytes_per_lane": widths, "hot_bytes_per_lane": w,
+        "narrow_stores": sum(1 for q in stores if narrow(isa.access_bytes(view.ins[q].asm) or 0)),
+        "instructions": view.instr_json(claims, 6), "lines": view.lines_json(stores, 3), **ev,
+    }, suggestion, words("store_bound", said, advice), premise)]
 
 
 @detector("vmem_latency_exposed")
@@ -287,13 +329,15 @@ def detect_vmem_latency(view: KernelView, taken: frozenset = frozenset()) -> lis
     dist = sorted(view.distance(view.youngest(p, "vmcnt"), p) for p in waits)
     median = dist[len(dist) // 2]
     lines = view.lines_json([view.youngest(p, "vmcnt") for p in waits], 3)
+    ev: dict = {}
+    premise = stalled_premise(view, "finding.vmem_latency_exposed.premise", waits, ev)
     summary = (f"{_n(len(waits), 'vmcnt wait')} at pc {_pc_list(view.pcs(waits))} stall {_pct(share)} of the "
                f"cycles, a median {_n(median, 'instruction')} after the load they wait for ({_lines_text(lines)})")
     return [_pattern(view, "vmem_latency_exposed", "Global-load latency exposed", waits, {
         "summary": summary, "waits": view.instr_json(waits, 6), "load_to_wait_median": median,
-        "load_lines": lines,
+        "load_lines": lines, **ev,
     }, ("Issue the loads earlier (software-pipeline the next row or tile before processing this one) "
         "and keep more bytes in flight per wave before the first wait; more resident waves also hide it."),
         words("vmem_latency_exposed", msg("finding.vmem_latency_exposed.summary", n=len(waits),
                                           pcs=_pc_list_msg(view.pcs(waits)), share=_pct(share), median=median,
-                                          lines=_lines_msg(lines))))]
+                                          lines=_lines_msg(lines))), premise)]

@@ -5,7 +5,9 @@ that moves the capture's bytes (``streaming.timed_bandwidth``) and the candidate
 parity or better there while the verdict loses elsewhere, the hotspots describe a shape
 the kernel already matches: the plan opens with "profile a losing shape". Kernels with
 MFMA are left out (their requested bytes count L2 re-reads, so they match no shape's
-ideal bytes).
+ideal bytes). The premise is the verdict's own evidence (VERDICTS rule 12): only a verdict
+that rests on the shapes says where the kernel loses, and each shape is read against its
+verdict baseline (rule 10), never a correctness anchor or a baseline that times more work.
 """
 
 from __future__ import annotations
@@ -25,18 +27,24 @@ def _shape_text(args: dict[str, Any]) -> str:
     return " ".join(f"{k}={v}" for k, v in args.items())
 
 
+def verdict_ratio(sh: Any) -> float | None:
+    """A shape's ratio as the verdict reads it (verdict baseline / candidate), None when it is no verdict shape."""
+    return sh.verdict_speedup if sh.is_verdict_shape else None
+
+
 def losing_shapes(score: Any) -> list[Any]:
-    """The candidate's measured losses (speedup below the HEADROOM threshold), worst first."""
+    """The verdict shapes the candidate loses (ratio below the HEADROOM threshold), worst first."""
     limit = score.thresholds.headroom
-    lost = [sh for sh in score.shapes if sh.measured and sh.speedup is not None and sh.speedup < limit]
-    return sorted(lost, key=lambda sh: sh.speedup)
+    lost = [sh for sh in score.shapes if (verdict_ratio(sh) or limit) < limit]
+    return sorted(lost, key=verdict_ratio)
 
 
 @detector("profiled_shape", kind="blocker")
 def detect_profiled_shape(view: KernelView, taken: frozenset = frozenset()) -> list[Finding]:
     """The capture's shape is one the kernel does not lose: profile a losing one."""
     score = view.context.verdict
-    if view.has_mfma or getattr(score, "verdict", None) != "HEADROOM" or not getattr(score, "shapes", None):
+    if (view.has_mfma or getattr(score, "verdict", None) != "HEADROOM" or not getattr(score, "shapes", None)
+            or score.verdict_basis != "shapes"):  # a pair or a bound decided: the shapes do not say where it loses
         return []
     bw = bandwidth(view)
     timed = (bw or {}).get("timed")
@@ -44,37 +52,39 @@ def detect_profiled_shape(view: KernelView, taken: frozenset = frozenset()) -> l
         return []
     here = next((sh for sh in score.shapes if sh.shape_id == timed["shape_id"]), None)
     lost = losing_shapes(score)
-    if here is None or here.speedup is None or here.speedup < score.thresholds.headroom or not lost:
+    ratio = verdict_ratio(here) if here is not None else None
+    if ratio is None or ratio < score.thresholds.headroom or not lost:
         return []
     worst = lost[:LOSSES_NAMED]
-    named = ", ".join(f"{_shape_text(sh.args)} ({sh.speedup:.2f}x)" for sh in worst)
-    cand = here.providers[score.candidate]
+    named = ", ".join(f"{_shape_text(sh.args)} ({verdict_ratio(sh):.2f}x)" for sh in worst)
     nums = {"mb": f"{bw['bytes'] / 1e6:.1f}", "shape": timed["shape"], "cand": score.candidate,
-            "cand_us": f"{cand.median_us:.2f}", "base_us": f"{here.best_baseline_us:.2f}", "base": here.best_baseline,
-            "x": f"{here.speedup:.2f}"}
+            "cand_us": f"{here.verdict_candidate_us:.2f}", "base_us": f"{here.verdict_baseline_us:.2f}",
+            "base": here.verdict_baseline, "x": f"{ratio:.2f}"}
     summary = (f"the capture moves {nums['mb']} MB per dispatch, the bytes of the timed shape {nums['shape']}, "
                f"where {nums['cand']} takes {nums['cand_us']} us against {nums['base_us']} us for {nums['base']} "
                f"({nums['x']}x); the verdict loses elsewhere, at {len(lost)} shape{'' if len(lost) == 1 else 's'}: "
                f"{named}")
-    first = {"shape": _shape_text(worst[0].args), "x": f"{worst[0].speedup:.2f}"}
+    first = {"shape": _shape_text(worst[0].args), "x": f"{verdict_ratio(worst[0]):.2f}"}
     said = words("profiled_shape", msg(
         "finding.profiled_shape.summary", n=len(lost), named=[
-            msg("finding.profiled_shape.loss", shape=_shape_text(sh.args), x=f"{sh.speedup:.2f}") for sh in worst],
+            msg("finding.profiled_shape.loss", shape=_shape_text(sh.args), x=f"{verdict_ratio(sh):.2f}") for sh in worst],
         **nums), msg("finding.profiled_shape.try", **first))
     return [Finding(
         detector="profiled_shape",
         title="The profiled shape is not where the kernel loses",
         stall_share=0.0,
         evidence={"summary": summary, "shape": timed["shape"], "shape_id": timed["shape_id"],
-                  "speedup": here.speedup, "losing_shapes": [
-                      {"shape": _shape_text(sh.args), "shape_id": sh.shape_id, "speedup": sh.speedup} for sh in worst],
-                  "n_losing": len(lost), "detail": f"profiled at {timed['shape']} ({here.speedup:.2f}x)"},
+                  "speedup": ratio, "losing_shapes": [
+                      {"shape": _shape_text(sh.args), "shape_id": sh.shape_id, "speedup": verdict_ratio(sh)} for sh in worst],
+                  "n_losing": len(lost), "detail": f"profiled at {timed['shape']} ({ratio:.2f}x)"},
         suggestion=(f"Profile a losing shape, first {first['shape']} at {first['x']}x, before "
                     "optimizing anything. This capture shows a size the kernel already matches, so its hotspots "
                     "need not be what costs time where it loses."),
         priority="high",
         kind="blocker",
         messages=said,
+        premise=msg("finding.profiled_shape.premise", mb=nums["mb"], shape=timed["shape"], x=nums["x"],
+                    n=len(lost), measured=sum(1 for sh in score.shapes if verdict_ratio(sh) is not None)),
     )]
 
 
@@ -100,4 +110,6 @@ def detect_timed_gap(view: KernelView, taken: frozenset = frozenset()) -> list[F
         priority="info",
         kind="flag",
         messages=words("timed_gap", gap_message(bw), **nums),
+        premise=msg("finding.timed_gap.premise", capture=f"{bw['kernel_time_ns'] / 1000.0:.2f}",
+                    timed=f"{timed['median_us']:.2f}", shape=timed["shape"]),
     )]

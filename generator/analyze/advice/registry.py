@@ -44,8 +44,11 @@ class Finding:
     kind: str = "pattern"  # blocker (read first: the capture misleads), pattern, limit, flag
     stall_cycles: int = 0
     claims: frozenset[int] = frozenset()  # instruction positions whose stall it owns
-    #: the same words by catalogue key ("title", "summary", "suggestion"; a limit's "detail"): the site's 中文; not in to_json
+    #: the same words by catalogue key ("title", "summary", "suggestion"; a limit's "detail"): the site's 中文;
+    #: not in to_json
     messages: dict[str, Msg] = field(default_factory=dict, compare=False, repr=False)
+    #: the checked fact of the hot path the suggestion rests on, with its numbers (``finding.<detector>.premise*``)
+    premise: Msg | None = field(default=None, compare=False, repr=False)
 
     @property
     def flagged(self) -> bool:
@@ -60,9 +63,11 @@ class Finding:
         return str(self.evidence.get("summary", ""))
 
     def to_json(self) -> dict[str, Any]:
-        """``{detector, title, stall_share, evidence, suggestion, priority, flagged, ranked}``."""
+        """``{detector, title, stall_share, evidence, suggestion, premise, priority, flagged, ranked}``;
+        ``premise`` is the message ``[key, {param: value}]`` (``message.Msg.to_json``) or null."""
         return {
             "detector": self.detector,
+            "premise": self.premise.to_json() if self.premise is not None else None,
             "title": self.title,
             "stall_share": self.stall_share,
             "stall_cycles": self.stall_cycles,
@@ -75,8 +80,12 @@ class Finding:
         }
 
     def messages_json(self) -> dict[str, list]:
-        """``{part: [key, {param: value}]}`` of the parts worded by key (``message.Msg.to_json``)."""
-        return {part: m.to_json() for part, m in self.messages.items()}
+        """``{part: [key, {param: value}]}`` of the parts worded by key (``message.Msg.to_json``), the
+        premise included."""
+        out = {part: m.to_json() for part, m in self.messages.items()}
+        if self.premise is not None:
+            out["premise"] = self.premise.to_json()
+        return out
 
 
 def pattern_priority(share: float) -> str:
@@ -89,12 +98,32 @@ def pattern_priority(share: float) -> str:
 
 
 def _pattern(view: KernelView, detector: str, title: str, claims: Iterable[int],
-             evidence: dict[str, Any], suggestion: str, messages: dict[str, Msg] | None = None) -> Finding:
+             evidence: dict[str, Any], suggestion: str, messages: dict[str, Msg] | None = None,
+             premise: Msg | None = None) -> Finding:
     claims = frozenset(claims)
     share, cycles = view.share(claims)
     return Finding(detector=detector, title=title, stall_share=share, evidence=evidence,
                    suggestion=suggestion, priority=pattern_priority(share), kind="pattern",
-                   stall_cycles=cycles, claims=claims, messages=messages or {})
+                   stall_cycles=cycles, claims=claims, messages=messages or {}, premise=premise)
+
+
+def hot(view: KernelView, positions: Iterable[int]) -> list[int]:
+    """The positions among ``positions`` that carry stall cycles (the hot path), in program order."""
+    ins = view.ins
+    return sorted(p for p in set(positions) if ins[p].stall_cycles > 0)
+
+
+def stalled_premise(view: KernelView, key: str, positions: Iterable[int], evidence: dict[str, Any],
+                    **params: Any) -> Msg:
+    """The premise ``key`` over the instructions of ``positions`` that stall: ``n`` of them hold
+    ``cycles`` stall cycles, ``share`` of all; their pcs go to ``evidence["premise_pcs"]`` (the audit
+    test recomputes the numbers from code.json)."""
+    from generator.analyze.message import msg
+
+    stalled = hot(view, positions)
+    share, cycles = view.share(stalled)
+    evidence["premise_pcs"] = view.pcs(stalled)
+    return msg(key, n=len(stalled), cycles=cycles, share=_pct(share), **params)
 
 
 def words(detector: str, summary: Msg, suggestion: Msg | None = None, title: Msg | None = None,
@@ -183,8 +212,9 @@ def rank(found: list[tuple[int, Finding]]) -> list[Finding]:
     return [f for _, f in ordered]
 
 
-def format_plan(findings: list[Finding]) -> list[str]:
-    """Text lines of the plan for the terminal (two-space indent)."""
+def format_plan(findings: list[Finding], word: Callable[[Msg], str] | None = None) -> list[str]:
+    """Text lines of the plan for the terminal (two-space indent); ``word`` renders a premise
+    (``site.wording.plain`` in English), which is left out without it."""
     lines: list[str] = []
     ranked = [f for f in findings if f.ranked]
     n = 0
@@ -199,6 +229,8 @@ def format_plan(findings: list[Finding]) -> list[str]:
         share = f"  ({_pct(f.stall_share)} of stall cycles)" if f.kind == "pattern" else ""
         lines.append(f"  {n:>2}. [{f.priority}] {f.title}{share}")
         lines.append(f"      evidence: {f.summary}")
+        if word is not None and f.premise is not None:
+            lines.append(f"      premise: {word(f.premise)}")
         lines.append(f"      try: {f.suggestion}")
     flags = [f for f in findings if f.flagged]
     if flags:
@@ -209,5 +241,7 @@ def format_plan(findings: list[Finding]) -> list[str]:
             on_line = f"  ({_pct(f.stall_share)} of stall cycles on the line)" if f.stall_share else ""
             lines.append(f"   - {f.title}{on_line}")
             lines.append(f"      evidence: {f.summary}")
+            if word is not None and f.premise is not None:
+                lines.append(f"      premise: {word(f.premise)}")
             lines.append(f"      note: {f.suggestion}")
     return lines

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from generator.analyze import isa
-from generator.analyze.advice.registry import Finding, _pattern, detector, words
+from generator.analyze.advice.registry import Finding, _pattern, detector, stalled_premise, words
 from generator.analyze.advice.view import KernelView, _pct
 from generator.analyze.message import Msg, msg
 
@@ -157,6 +157,9 @@ def detect_streaming(view: KernelView, taken: frozenset = frozenset()) -> list[F
         what = [msg("finding.streaming_roofline.mfma", n=n_mfma) if n_mfma else msg("finding.streaming_roofline.no_mfma")] + (
             [msg("finding.streaming_roofline.per_byte", v=f"{execs / per_wave:.3f}")] if per_wave else [])
         reading = "no_headroom" if not n_mfma else "memory_bound"
+    ev: dict = {}
+    premise = stalled_premise(view, "finding.streaming_roofline.premise", _vmem_typed(view), ev,
+                              bw=_pct(bw["fraction"]))
     said = msg("finding.streaming_roofline.summary", bw=_bw_msg(bw), vmem=_pct(vmem_share),
                compute=msg("finding.streaming_roofline.compute", what=what,
                            reading=msg(f"finding.streaming_roofline.{reading}")))
@@ -168,12 +171,12 @@ def detect_streaming(view: KernelView, taken: frozenset = frozenset()) -> list[F
                      "detail": f"{_pct(bw['fraction'])} of HBM peak",
                      "vmem_stall_share": vmem_share,
                      "mfma": n_mfma,
-                     "valu_instructions": valu,
+                     "valu_instructions": valu, **ev,
                  }, ("Nothing left to win on loads: the kernel moves its bytes near peak bandwidth. The "
                      "remaining levers are moving fewer bytes (fuse with the producer or consumer, narrower "
                      "data types) or overlapping it with other work."),
                  {**words("streaming_roofline", said, pct=_pct(bw["fraction"])),
-                  "detail": msg("finding.streaming_roofline.detail", pct=_pct(bw["fraction"]))})
+                  "detail": msg("finding.streaming_roofline.detail", pct=_pct(bw["fraction"]))}, premise)
     f.priority = "low"
     return [f]
 
@@ -242,6 +245,11 @@ def gap_message(bw: dict[str, Any]) -> Msg:
     return gap_text(bw["kernel_time_ns"] / 1000.0, bw["timed"])[1]
 
 
+def _vmem_typed(view: KernelView) -> list[int]:
+    """Positions of the VMEM-typed instructions (waits on, loads and stores to global memory)."""
+    return [p for p, i in enumerate(view.ins) if i.type in VMEM_TYPES]
+
+
 def _vector_per_byte(view: KernelView) -> float | None:
     """Vector instructions executed per byte moved (per wave, from exec counts)."""
     per_wave = _vmem_bytes_per_wave(view)
@@ -257,6 +265,8 @@ def _likely_streaming(view: KernelView, vmem_share: float, taken: frozenset) -> 
     if view.has_mfma or vmem_share < LIKELY_STREAMING_SHARE or per_byte is None or per_byte > LIKELY_STREAMING_OPS:
         return []
     claims = [p for p, i in enumerate(view.ins) if i.type in VMEM_TYPES and p not in taken]
+    ev: dict = {}
+    premise = stalled_premise(view, "finding.streaming_roofline.likely.premise", _vmem_typed(view), ev)
     f = _pattern(view, "streaming_roofline", "Likely streaming-bound (no bandwidth figure)", claims, {
         "summary": (f"VMEM types hold {_pct(vmem_share)} of the stall cycles, no MFMA, {per_byte:.3f} vector "
                     "instructions per byte moved; give the kernel trace (grid, time) or PMC counters "
@@ -264,12 +274,12 @@ def _likely_streaming(view: KernelView, vmem_share: float, taken: frozenset) -> 
         "bandwidth": None,
         "detail": "likely streaming",
         "vmem_stall_share": vmem_share,
-        "vector_instructions_per_byte": per_byte,
+        "vector_instructions_per_byte": per_byte, **ev,
     }, ("Probably nothing left to win on loads: confirm the achieved bandwidth; if it is near peak, "
         "the remaining levers are moving fewer bytes (fusion, narrower types)."),
         {**words("streaming_roofline", msg("finding.streaming_roofline.likely.summary", vmem=_pct(vmem_share),
                                         per_byte=f"{per_byte:.3f}"),
               msg("finding.streaming_roofline.likely.try"), msg("finding.streaming_roofline.likely.title")),
-        "detail": msg("finding.streaming_roofline.likely.detail")})
+        "detail": msg("finding.streaming_roofline.likely.detail")}, premise)
     f.priority = "low"
     return [f]

@@ -98,7 +98,9 @@ def _verdict_name(v: Any) -> str | None:
 
 
 def _deficit(verdict: Any, geomean: float | None) -> float:
-    """ln(1/geomean) of a HEADROOM kernel (its log-time deficit), else 0."""
+    """A HEADROOM kernel's gap, ln(1/geomean) (the log-time it must gain to break even); 0 for any other
+    verdict, and for a ratio at or above 1 (nothing to partition). Without a verdict, a geomean below
+    0.95 counts as HEADROOM."""
     name = _verdict_name(verdict)
     if geomean is None or geomean <= 0 or geomean >= 1:
         return 0.0
@@ -107,6 +109,38 @@ def _deficit(verdict: Any, geomean: float | None) -> float:
     if name is None and geomean >= 0.95:
         return 0.0
     return math.log(1.0 / geomean)
+
+
+def _is_headroom(verdict: Any, geomean: float | None) -> bool:
+    name = _verdict_name(verdict)
+    return name == "HEADROOM" or (name is None and geomean is not None and 0 < geomean < 0.95)
+
+
+#: Findings that rest on the capture's stall cycles (a capture with no working wave feeds none of them).
+STALL_KINDS = ("pattern",)
+#: Findings about one resource (a tie with another resource at the same count feeds none of them).
+ONE_RESOURCE = ("vgpr_occupancy", "lds_sgpr_occupancy")
+
+
+def _representative(findings: list[Finding]) -> bool:
+    """False when the plan opens with DOMAIN §1.5's blocker: no sampled wave did work."""
+    return not any(f.kind == "blocker" and f.detector == "early_exit_waves" for f in findings)
+
+
+def _tied(f: Finding) -> bool:
+    """An occupancy finding whose resource binds at the same count as another one (DOMAIN §1.3)."""
+    ev = f.evidence if isinstance(f.evidence, dict) else {}
+    waves, others = ev.get("waves_per_simd"), ev.get("other_limits") or {}
+    own = ev.get("limiter") or "VGPR"
+    return waves is not None and any(k != own and v == waves for k, v in others.items())
+
+
+def eligible(findings: list[Finding]) -> list[Finding]:
+    """The ranked findings a sweep reading may count: none of a capture's stall-based findings when it is not
+    representative, no single-resource finding on a tied occupancy."""
+    rep = _representative(findings)
+    return [f for f in findings if f.ranked and (rep or f.kind not in STALL_KINDS)
+            and not (f.detector in ONE_RESOURCE and _tied(f))]
 
 
 _LIMIT_KEYS = {"vgpr_occupancy": "VGPR", "small_grid": "grid", "early_exit_waves": "idle waves"}
@@ -162,77 +196,124 @@ def _words(title_m: Msg | str, members: list[Msg], tail: Msg | str) -> dict[str,
     return {"title": title_m, "body": body, "text": msg("advice.sweep.text", title=title_m, body=body)}
 
 
-def sweep_findings(per_kernel: dict[str, tuple[list[Finding], Any, float | None]]) -> list[SweepFinding]:
-    """Findings grouped across kernels: shared limiters and shared patterns, by headroom.
+def _group_key(f: Finding) -> str:
+    """The sweep group a finding belongs to: ``limiter:<resource>``, ``blocker:<detector>`` (read the capture
+    first) or ``pattern:<detector>``."""
+    if f.kind == "blocker":
+        return f"blocker:{f.detector}"
+    key = _limiter_key(f)
+    return f"limiter:{key}" if key is not None else f"pattern:{f.detector}"
 
-    ``per_kernel`` maps a kernel to (its findings, its verdict or None, its geomean
-    speedup or None). The sweep's headroom is the sum of ln(1/geomean) over HEADROOM
-    kernels (the log-time each must gain to break even; without a verdict, a geomean
-    below 0.95 counts). A *limiter* group (kernels bound by VGPRs, LDS, SGPRs, the
-    grid, idle waves or memory bandwidth) holds the headroom of its HEADROOM members;
-    a *pattern* group explains each member's deficit weighted by the pattern's stall
-    share (an estimate: removing stall cycles does not turn one for one into time).
-    Only findings of high or medium priority are grouped (the streaming reading is
-    always kept: it says where nothing is left to win).
+
+#: The groups of HEADROOM kernels without a first step: no capture at all, or no finding that counts.
+NO_CAPTURE, NO_FINDING = "capture:none", "finding:none"
+
+
+def first_steps(per_kernel: dict[str, tuple[list[Finding] | None, Any, float | None]]) -> dict[str, str]:
+    """Each HEADROOM kernel's group: that of its top-ranked eligible finding, else no capture / no finding."""
+    out = {}
+    for kernel, (findings, verdict, geomean) in per_kernel.items():
+        if not _is_headroom(verdict, geomean):
+            continue
+        if findings is None:
+            out[kernel] = NO_CAPTURE
+            continue
+        top = eligible(findings)
+        out[kernel] = _group_key(top[0]) if top else NO_FINDING
+    return out
+
+
+def sweep_findings(per_kernel: dict[str, tuple[list[Finding] | None, Any, float | None]]) -> list[SweepFinding]:
+    """Findings grouped across kernels, and the sweep's headroom partitioned among them.
+
+    ``per_kernel`` maps a kernel to (its findings, or None without a capture; its verdict or None; the ratio
+    its gap is read from, or None). A HEADROOM kernel's *gap* is ln(1/ratio), the log-time it must gain to
+    break even (0 for a ratio at or above 1). Each gap is counted once, under the group of the kernel's first
+    step: its top-ranked finding that the reading may count (``eligible``: a capture with no working wave
+    feeds no stall-based finding, a tied occupancy no single-resource finding); a HEADROOM kernel without a
+    capture goes to "no capture", one without such a finding to "no finding". A group's ``headroom_share``
+    is its gaps over the gaps of every HEADROOM kernel, so the shares add up to at most 100 %.
+
+    A group also lists every kernel with that finding (high or medium priority; the streaming reading is
+    always kept: it says where nothing is left to win), whether or not it is that kernel's first step.
+    Example: a (gap ln 2, first step a drain) and b (gap ln 1.25, first step VGPRs, also a drain): the
+    drain group lists a and b and holds ln 2 / (ln 2 + ln 1.25) = 75.6 %, the VGPR group 24.4 %.
     """
     deficits = {k: _deficit(v, g) for k, (_, v, g) in per_kernel.items()}
     total = sum(deficits.values())
-    limiters: dict[str, dict[str, str]] = {}
-    details: dict[str, dict[str, Msg | str]] = {}
-    patterns: dict[str, dict[str, Finding]] = {}
-    titles: dict[str, str] = {}
-    title_msgs: dict[str, Msg | str] = {}
+    firsts = first_steps(per_kernel)
+    members: dict[str, dict[str, Finding]] = {}
     for kernel in sorted(per_kernel):
-        for f in per_kernel[kernel][0]:
-            if f.flagged:
-                continue
-            key = _limiter_key(f)
-            if f.priority not in SWEEP_PRIORITIES and key != "memory bandwidth":
-                continue
-            if key is not None:
-                limiters.setdefault(key, {})[kernel], details.setdefault(key, {})[kernel] = _detail(f)
-            else:
-                patterns.setdefault(f.detector, {})[kernel] = f
-                titles.setdefault(f.detector, f.title)
-                title_msgs.setdefault(f.detector, f.messages.get("title") or f.title)
-    out: list[SweepFinding] = []
-    for key, members in limiters.items():
-        kernels = sorted(members)
-        losing = [k for k in kernels if deficits.get(k, 0) > 0]
-        held = sum(deficits[k] for k in losing) / total if total else None
-        title = LIMITER_TITLES.get(key, key)
-        text = f"{title}: " + "; ".join(f"{k} ({members[k]})" for k in kernels) + "."
-        tail: Msg | str = ""
-        if held is not None:
-            text += (f" Together they hold {_pct(held)} of the sweep's headroom (HEADROOM: {_and(losing)})."
-                     if losing else " None of them is HEADROOM.")
-            tail = (msg("advice.sweep.limiter.held", share=_pct(held), kernels=_and_msg(losing)) if losing
-                    else msg("advice.sweep.none"))
-        said = _words(msg(f"advice.sweep.limiter.{LIMITER_KEYS[key]}") if key in LIMITER_KEYS else key,
-                      [msg("advice.sweep.member", kernel=k, detail=details[key][k]) for k in kernels], tail)
-        out.append(SweepFinding(key=f"limiter:{key}", kind="limiter", title=title, kernels=kernels,
-                                per_kernel=dict(sorted(members.items())), headroom_share=held,
-                                headroom_kernels=losing, text=text, messages=said,
-                                priority="high" if held and held >= 0.25 else "medium" if losing else "low"))
-    for det, members in patterns.items():
-        kernels = sorted(members, key=lambda k: (-members[k].stall_share, k))
-        losing = [k for k in kernels if deficits.get(k, 0) > 0]
-        explained = (sum(deficits[k] * members[k].stall_share for k in losing) / total) if total else None
-        title = titles[det]
-        text = f"{title}: " + "; ".join(f"{k} ({_pct(members[k].stall_share)} of its stall cycles)"
-                                        for k in kernels) + "."
-        tail = ""
-        if explained is not None:
-            text += (f" Weighted by stall share it explains about {_pct(explained)} of the sweep's headroom "
-                     f"(HEADROOM: {_and(losing)})." if losing else " None of them is HEADROOM.")
-            tail = (msg("advice.sweep.pattern.held", share=_pct(explained), kernels=_and_msg(losing)) if losing
-                    else msg("advice.sweep.none"))
-        said = _words(title_msgs[det], [msg("advice.sweep.member.share", kernel=k, share=_pct(members[k].stall_share))
-                                        for k in kernels], tail)
-        out.append(SweepFinding(key=f"pattern:{det}", kind="pattern", title=title, kernels=kernels,
-                                per_kernel={k: _pct(members[k].stall_share) for k in sorted(members)},
-                                headroom_share=explained, headroom_kernels=losing, text=text, messages=said,
-                                priority="high" if explained and explained >= 0.10 else
-                                "medium" if losing else "low"))
+        findings = per_kernel[kernel][0]
+        if findings is None:
+            continue
+        for f in eligible(findings):
+            key = _group_key(f)
+            if f.priority in SWEEP_PRIORITIES or key == "limiter:memory bandwidth" or firsts.get(kernel) == key:
+                members.setdefault(key, {}).setdefault(kernel, f)
+    out = [_group(key, group, firsts, deficits, total) for key, group in members.items()]
+    for key in (NO_CAPTURE, NO_FINDING):
+        kernels = sorted(k for k, g in firsts.items() if g == key)
+        if kernels:
+            out.append(_unread(key, kernels, per_kernel, deficits, total))
     out.sort(key=lambda s: (-(s.headroom_share or 0.0), -len(s.kernels), s.key))
     return out
+
+
+def _held(key: str, firsts: dict[str, str], deficits: dict[str, float], total: float) -> tuple[list[str], float | None]:
+    """(the HEADROOM kernels whose first step is group ``key``, their share of the sweep's headroom)."""
+    losing = sorted(k for k, g in firsts.items() if g == key)
+    return losing, (sum(deficits[k] for k in losing) / total if total else None)
+
+
+def _group(key: str, members: dict[str, Finding], firsts: dict[str, str], deficits: dict[str, float],
+           total: float) -> SweepFinding:
+    """A limiter or pattern group: its members, and the headroom of the kernels it is the first step of."""
+    kind, name = key.split(":", 1)
+    losing, held = _held(key, firsts, deficits, total)
+    if kind in ("limiter", "blocker"):
+        kernels = sorted(members)
+        details = {k: _detail(members[k]) for k in kernels}
+        per = {k: details[k][0] for k in kernels}
+        if kind == "blocker":
+            f0 = members[kernels[0]]
+            title, title_m = f0.title, f0.messages.get("title") or f0.title
+        else:
+            title = LIMITER_TITLES.get(name, name)
+            title_m = msg(f"advice.sweep.limiter.{LIMITER_KEYS[name]}") if name in LIMITER_KEYS else name
+        text = f"{title}: " + "; ".join(f"{k} ({per[k]})" for k in kernels) + "."
+        said = [msg("advice.sweep.member", kernel=k, detail=details[k][1]) for k in kernels]
+    else:
+        kernels = sorted(members, key=lambda k: (-members[k].stall_share, k))
+        f0 = members[kernels[0]]
+        title, title_m = f0.title, f0.messages.get("title") or f0.title
+        per = {k: _pct(members[k].stall_share) for k in kernels}
+        text = f"{title}: " + "; ".join(f"{k} ({per[k]} of its stall cycles)" for k in kernels) + "."
+        said = [msg("advice.sweep.member.share", kernel=k, share=per[k]) for k in kernels]
+    tail: Msg | str = ""
+    if held is not None:
+        text += (f" It is the first step of {_and(losing)}: {_pct(held)} of the sweep's headroom." if losing
+                 else " It is the first step of no HEADROOM kernel.")
+        tail = (msg("advice.sweep.first", share=_pct(held), kernels=_and_msg(losing)) if losing
+                else msg("advice.sweep.first.none"))
+    return SweepFinding(key=key, kind=kind, title=title, kernels=kernels, per_kernel=dict(sorted(per.items())),
+                        headroom_share=held, headroom_kernels=losing, text=text, messages=_words(title_m, said, tail),
+                        priority="high" if held and held >= 0.25 else "medium" if losing else "low")
+
+
+def _unread(key: str, kernels: list[str], per_kernel: dict, deficits: dict[str, float], total: float) -> SweepFinding:
+    """HEADROOM kernels whose gap no finding reads: without a capture, or without a finding that counts."""
+    which = "nocapture" if key == NO_CAPTURE else "nofinding"
+    losing, held = _held(key, {k: key for k in kernels}, deficits, total)
+    per = {k: f"{per_kernel[k][2]:.2f}x" if per_kernel[k][2] is not None else "?" for k in kernels}
+    title = {"nocapture": "No capture", "nofinding": "No finding to count"}[which]
+    tails = {"nocapture": "profile them to read a first step", "nofinding": "no finding of their plans can be counted"}
+    text = f"{title}: " + "; ".join(f"{k} ({per[k]})" for k in kernels) + "."
+    if held is not None:
+        text += f" They hold {_pct(held)} of the sweep's headroom; {tails[which]}."
+    tail = msg(f"advice.sweep.{which}.held", share=_pct(held)) if held is not None else ""
+    return SweepFinding(key=key, kind=which, title=title, kernels=kernels, per_kernel=per, headroom_share=held,
+                        headroom_kernels=losing, text=text,
+                        messages=_words(msg(f"advice.sweep.{which}"),
+                                        [msg("advice.sweep.member", kernel=k, detail=per[k]) for k in kernels], tail),
+                        priority="high" if held and held >= 0.25 else "medium")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from generator.analyze import isa
-from generator.analyze.advice.registry import Finding, _pattern, detector, words
+from generator.analyze.advice.registry import Finding, _pattern, detector, hot, stalled_premise, words
 from generator.analyze.advice.view import KernelView, _lines_msg, _lines_text, _n, _pc_list, _pc_list_msg, _pct
 from generator.analyze.message import msg
 
@@ -20,7 +20,7 @@ def detect_lds_read_into_mfma(view: KernelView, taken: frozenset = frozenset()) 
         return []
     waits, reads, examples = [], set(), []
     for p in view.waits("lgkmcnt"):
-        if p in taken:
+        if p in taken or not view.ins[p].stall_cycles:
             continue
         y = view.youngest(p, "lgkmcnt")
         if y is None or not view.mnemonics[y].startswith(("ds_read", "ds_load")):
@@ -38,6 +38,8 @@ def detect_lds_read_into_mfma(view: KernelView, taken: frozenset = frozenset()) 
     gaps = sorted(d["read_to_mfma"] for d in examples)
     share, _ = view.share(waits)
     lines = view.lines_json(waits, 3)
+    ev: dict = {}
+    premise = stalled_premise(view, "finding.lds_read_into_mfma.premise", waits, ev, at=AT_ONCE + 1)
     summary = (f"{_n(len(waits), 'lgkmcnt wait')} at pc {_pc_list(view.pcs(waits))} ({_lines_text(lines)}) sit "
                f"between a ds_read and the MFMA that reads it {gaps[0]}-{gaps[-1]} instructions later; "
                f"{_pct(share)} of the stall cycles")
@@ -47,13 +49,13 @@ def detect_lds_read_into_mfma(view: KernelView, taken: frozenset = frozenset()) 
                          "examples": examples[:6],
                          "waits": view.instr_json(waits, 6),
                          "lines": lines,
-                         "lds_reads": len(reads),
+                         "lds_reads": len(reads), **ev,
                      }, ("Issue all LDS reads of the k-step first, then count lgkmcnt down (N-1, N-2, ...) "
                          "so each MFMA reads data loaded several instructions earlier; keep the next "
                          "k-step's reads in flight while this one's MFMAs run."),
                      words("lds_read_into_mfma", msg(
                          "finding.lds_read_into_mfma.summary", n=len(waits), pcs=_pc_list_msg(view.pcs(waits)),
-                         lines=_lines_msg(lines), gaps=f"{gaps[0]}-{gaps[-1]}", share=_pct(share))))]
+                         lines=_lines_msg(lines), gaps=f"{gaps[0]}-{gaps[-1]}", share=_pct(share))), premise)]
 
 
 def _serialized_steps(view: KernelView, ops: list[int], window: int = 8) -> int:
@@ -74,7 +76,7 @@ def _serialized_steps(view: KernelView, ops: list[int], window: int = 8) -> int:
 @detector("cross_lane_reduction")
 def detect_cross_lane_reduction(view: KernelView, taken: frozenset = frozenset()) -> list[Finding]:
     """Serialized cross-lane reduction steps (ds_swizzle/bpermute, v_permlane, DPP) stall."""
-    ops = [p for p, cross in enumerate(view.cross_lane) if cross]
+    ops = [p for p, cross in enumerate(view.cross_lane) if cross and view.ins[p].exec_count]  # the code that runs
     if len(ops) < 2:
         return []
     steps = _serialized_steps(view, ops)
@@ -84,7 +86,11 @@ def detect_cross_lane_reduction(view: KernelView, taken: frozenset = frozenset()
     waits = [p for p in view.waits("lgkmcnt") if p not in taken and view.youngest(p, "lgkmcnt") in ds_ops]
     own = [p for p in ops if p not in taken]
     claims = set(own) | set(waits)
+    if not hot(view, claims):
+        return []
     share, _ = view.share(claims)
+    ev: dict = {}
+    premise = stalled_premise(view, "finding.cross_lane_reduction.premise", claims, ev)
     kinds: dict[str, int] = {}
     for p in ops:
         m = view.mnemonics[p]
@@ -103,10 +109,10 @@ def detect_cross_lane_reduction(view: KernelView, taken: frozenset = frozenset()
         "serialized_steps": steps,
         "wait_pcs": view.pcs(waits),
         "instructions": view.instr_json(claims, 6),
-        "lines": view.lines_json(claims, 3),
+        "lines": view.lines_json(claims, 3), **ev,
     }, ("Reduce in registers first (each lane over its own elements), then use DPP row ops or "
         "v_permlane*_swap, which need no LDS round trip and no lgkmcnt wait, and reduce several "
-        "independent values per step so the steps overlap."), words("cross_lane_reduction", said))]
+        "independent values per step so the steps overlap."), words("cross_lane_reduction", said), premise)]
 
 
 @detector("scalar_load_waits")
@@ -114,7 +120,7 @@ def detect_scalar_load_waits(view: KernelView, taken: frozenset = frozenset()) -
     """lgkmcnt waits on scalar loads (kernel arguments, descriptors) are exposed."""
     waits, loads = [], set()
     for p in view.waits("lgkmcnt"):
-        if p in taken:
+        if p in taken or not view.ins[p].stall_cycles:
             continue
         y = view.youngest(p, "lgkmcnt")
         if y is not None and view.lgkm[y] == "smem":
@@ -126,6 +132,8 @@ def detect_scalar_load_waits(view: KernelView, taken: frozenset = frozenset()) -
     lines = view.lines_json(waits, 3)
     first_vmem = next((p for p, k in enumerate(view.vmem) if k), len(view.ins))
     at_entry = [p for p in waits if p < first_vmem]
+    ev: dict = {}
+    premise = stalled_premise(view, "finding.scalar_load_waits.premise", waits, ev)
     summary = (f"{_n(len(waits), 'lgkmcnt wait')} at pc {_pc_list(view.pcs(waits))} waiting on "
                f"{_n(len(loads), 'scalar load')} (s_load), {len(at_entry)} of the waits before the first vector memory op; "
                f"{_pct(share)} of the stall cycles on {_lines_text(lines, framework=True)}")
@@ -135,21 +143,21 @@ def detect_scalar_load_waits(view: KernelView, taken: frozenset = frozenset()) -
                          "waits": view.instr_json(waits, 6),
                          "scalar_load_pcs": view.pcs(loads),
                          "waits_before_first_vmem": len(at_entry),
-                         "lines": lines,
+                         "lines": lines, **ev,
                      }, ("The wave has too little work to hide scalar-load latency: issue all s_loads "
                          "together before the first wait (or preload kernel arguments into SGPRs), and "
                          "give each wave more work so this fixed cost is amortized."),
                      words("scalar_load_waits", msg(
                          "finding.scalar_load_waits.summary", n=len(waits), pcs=_pc_list_msg(view.pcs(waits)),
                          loads=len(loads), entry=len(at_entry), share=_pct(share),
-                         lines=_lines_msg(lines, framework=True))))]
+                         lines=_lines_msg(lines, framework=True))), premise)]
 
 
 @detector("barrier_dominated")
 def detect_barrier(view: KernelView, taken: frozenset = frozenset()) -> list[Finding]:
     """s_barrier holds a large share of the stall cycles (or is the top stall type)."""
     # By stall type: s_barrier / s_wait_idle on AMD, barrier-dominated instructions on NVIDIA.
-    bars = [p for p, i in enumerate(view.ins) if i.type == "barrier" and p not in taken]
+    bars = [p for p, i in enumerate(view.ins) if i.type == "barrier" and p not in taken and i.stall_cycles]
     if not bars:
         return []
     share, cycles = view.share(bars)
@@ -161,14 +169,16 @@ def detect_barrier(view: KernelView, taken: frozenset = frozenset()) -> list[Fin
     for p in sorted(bars, key=lambda p: -view.ins[p].stall_cycles)[:4]:
         prev = view.ins[p - 1].asm if p > 0 else ""
         before.append({"pc": view.pc(p), "stall_cycles": view.ins[p].stall_cycles, "after": prev})
+    ev: dict = {}
+    premise = stalled_premise(view, "finding.barrier_dominated.premise", bars, ev)
     summary = (f"{_n(len(bars), 'barrier instruction')} hold {_pct(share)} of the stall cycles "
                f"(top: pc {before[0]['pc']}, {before[0]['stall_cycles']} cycles)")
     return [_pattern(view, "barrier_dominated", "Barrier-dominated: waves wait for the slowest wave",
                      bars, {"summary": summary, "barriers": len(bars), "top": before,
-                            "lines": view.lines_json(bars, 3)},
+                            "lines": view.lines_json(bars, 3), **ev},
                      ("Cut barriers per iteration (double-buffer LDS so one barrier guards a tile), "
                       "balance the work between the waves of a workgroup, and move independent work "
                       "before the barrier so fast waves have something to do."),
                      words("barrier_dominated", msg(
                          "finding.barrier_dominated.summary", n=len(bars), share=_pct(share),
-                         pc=before[0]["pc"], cycles=before[0]["stall_cycles"])))]
+                         pc=before[0]["pc"], cycles=before[0]["stall_cycles"])), premise)]

@@ -516,6 +516,12 @@ def _verdict_reason(score: KernelScore, shapes: list[ShapeResult]) -> tuple[str,
         return (f"{plural(hard, 'hard failure')} > {plural(n_measured, 'measured shape')}",
                 msg("verdict.reason.blocked", hard=hard, n=n_measured))
     if score.verdict_basis == "none":
+        if score.verdict_geomean:  # a WIN against the reference alone, and no pair to rest on
+            g, n = score.verdict_geomean
+            return (f"no like-for-like baseline: the shapes win only against the reference {score.reference} "
+                    f"({g:.2f}x over {plural(n, 'shape')}), a correctness anchor, and no profiled pair decides; "
+                    "the campaign must add a library baseline",
+                    msg("verdict.reason.none.reference", ref=score.reference, g=f"{g:.2f}x", n=n))
         return (f"no like-for-like baseline: none of {plural(n_measured, 'measured shape')} has a baseline timed "
                 "the same way over the same work that the verdict may rest on; the campaign must add one",
                 msg("verdict.reason.none", n=n_measured))

@@ -11,7 +11,7 @@ from generator.site import i18n, wording
 from generator.site.views.base import DASH, KernelData, SiteContext, fmt_pct
 from generator.site.views.overview import IndexRow
 from generator.site.views.panel import register_panel
-from generator.site.views.source import isa_href
+from generator.site.views.source import isa_href, isa_pc_href
 from generator.site.wording import Seg
 
 
@@ -54,6 +54,9 @@ class FindingView:
     title_zh: list[Seg] | None = None
     summary_zh: list[Seg] | None = None
     suggestion_zh: list[Seg] | None = None
+    #: the checked fact of the hot path the suggestion rests on (``Finding.premise``), English and 中文
+    premise: str = ""
+    premise_zh: list[Seg] | None = None
 
 
 def _scalar(v: Any) -> str:
@@ -88,10 +91,10 @@ def evidence_items(ev: Any, isa: str | None, limit: int = 12) -> list[EvidenceIt
         label, lk = str(key).replace("_", " "), _label_zh(str(key))
         is_pc = str(key).endswith(("pc", "pcs", "pc_index"))
         if is_pc and isa and isinstance(v, int) and not isinstance(v, bool):
-            out.append(EvidenceItem(label, "", [Link(str(v), f"{isa}#pc{v}")], lk))
+            out.append(EvidenceItem(label, "", [Link(str(v), isa_pc_href(isa, v))], lk))
         elif is_pc and isa and isinstance(v, list) and all(isinstance(x, int) for x in v):
             more = f"+{len(v) - limit} more" if len(v) > limit else ""
-            out.append(EvidenceItem(label, more, [Link(str(x), f"{isa}#pc{x}") for x in v[:limit]], lk,
+            out.append(EvidenceItem(label, more, [Link(str(x), isa_pc_href(isa, x)) for x in v[:limit]], lk,
                                     text_zh=i18n.zh("advice.more", n=len(v) - limit) if more else ""))
         elif isinstance(v, bool):
             out.append(EvidenceItem(label, _scalar(v), [], lk, text_key="advice.yes" if v else "advice.no"))
@@ -119,6 +122,7 @@ def finding_view(f: dict[str, Any], isa: str | None = None) -> FindingView:
     ev = f.get("evidence")
     share = f.get("stall_share")
     said = f.get("i18n")
+    premise = f.get("premise")
     return FindingView(
         title=str(f.get("title", "")),
         detector=str(f.get("detector", "")),
@@ -131,6 +135,8 @@ def finding_view(f: dict[str, Any], isa: str | None = None) -> FindingView:
         title_zh=_zh(said, "title"),
         summary_zh=_zh(said, "summary"),
         suggestion_zh=_zh(said, "suggestion"),
+        premise=wording.plain("en", premise) if premise else "",
+        premise_zh=wording.segments("zh", premise) if premise else None,
     )
 
 

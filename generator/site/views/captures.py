@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from generator.analyze import waves
+from generator.analyze import occupancy, waves
 from generator.model import CaptureAnalysis, Hotspots, stall_reason
-from generator.site import charts, i18n
+from generator.site import charts, i18n, wording
 from generator.site.text_report import fmt_cycles
 from generator.site.views.advice import FindingView, finding_views
 from generator.site.views.base import (
@@ -138,7 +138,7 @@ def occupancy_view(a: CaptureAnalysis) -> OccupancyView | None:
     if o is None:
         return None
     def lim(name: str, value: int) -> Fact:
-        return Fact(name, i18n.en("cap.v.perSIMD", n=value), css="bind" if o.limiter == name else "",
+        return Fact(name, i18n.en("cap.v.perSIMD", n=value), css="bind" if name in (o.limiters or [o.limiter]) else "",
                     zh=i18n.marked("zh", "cap.v.perSIMD", n=value))
     limits = [lim("VGPR", o.vgpr_limit), lim("LDS", o.lds_limit), lim("SGPR", o.sgpr_limit)]
     csv = DASH if o.arch_vgpr_csv is None else str(o.arch_vgpr_csv)
@@ -154,10 +154,12 @@ def occupancy_view(a: CaptureAnalysis) -> OccupancyView | None:
     ]
     nxt = next_step(o)
     dis = i18n.en("occ.disagree", isa=o.arch_vgpr_isa, csv=csv) if o.vgpr_disagreement else ""
-    head = ("occ.head.max", {}) if o.limited_by == "hardware max" else ("occ.head", {"by": o.limited_by})
+    by = occupancy.binding_msg(o)
+    head = (("occ.head.max", {}, {}) if o.limited_by == "hardware max" else
+            ("occ.head", {"by": wording.plain("en", by)}, {"by": wording.plain("zh", by)}))
     return OccupancyView(i18n.en(head[0], n=o.waves_per_simd, **head[1]), limits, vgpr, nxt[0], dis,
                          [n for n in o.notes if "disagree" not in n],
-                         headline_zh=i18n.marked("zh", head[0], n=o.waves_per_simd, **head[1]), next_step_zh=nxt[1],
+                         headline_zh=i18n.marked("zh", head[0], n=o.waves_per_simd, **head[2]), next_step_zh=nxt[1],
                          disagreement_zh=i18n.marked("zh", "occ.disagree", isa=o.arch_vgpr_isa, csv=csv) if dis else "")
 
 
@@ -168,8 +170,12 @@ def next_step(o) -> tuple[str, str]:
         kw = {"w": o.next_waves, "n": o.next_vgpr_total, "t": o.vgpr_total, "f": free}
         key = "occ.next.free" if free > 0 else "occ.next"
         en, zh = i18n.en(key, **kw), i18n.marked("zh", key, **kw)
-        if o.limiter != "VGPR":
-            en, zh = en + i18n.en("occ.binds", lim=o.limiter), zh + i18n.marked("zh", "occ.binds", lim=o.limiter)
+        others = [r for r in (o.limiters or [o.limiter]) if r != "VGPR"]
+        if others:  # another resource binds first, or at the same count (a tie: DOMAIN §1.3)
+            key = "occ.binds.also" if o.tied and "VGPR" in o.limiters else "occ.binds"
+            lim = occupancy.binding_msg(replace(o, limiters=others))
+            en = en + i18n.en(key, lim=wording.plain("en", lim))
+            zh = zh + i18n.marked("zh", key, lim=wording.plain("zh", lim))
         return en, zh
     return i18n.both("occ.atmax") if o.at_hardware_max else ("", "")
 

@@ -32,6 +32,7 @@ from collections import Counter
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from generator.analyze import occupancy
 from generator.analyze.message import Msg, msg
 from generator.site import wording
 from generator.site.views.base import CaptureData, KernelData
@@ -165,18 +166,23 @@ def occupancy_clause(prim: CaptureData, anchor: str) -> tuple[Clause | None, dic
     occ = a.occupancy
     if occ is not None:
         w = occ.waves_per_simd
-        said = (msg("diag.occupancy.max", w=w) if occ.limiter == "NONE"
-                else msg("diag.occupancy.bound", w=w, limiter=occ.limiter))
+        if occ.limiter == "NONE":
+            said = msg("diag.occupancy.max", w=w)
+        elif occ.tied:  # several resources bind at the same count (DOMAIN §1.3)
+            said = msg("diag.occupancy.tied", w=w, limiters=occupancy.binding_msg(occ))
+        else:
+            said = msg("diag.occupancy.bound", w=w, limiter=occ.limiter)
         return clause("occupancy", said, anchor), {"waves_per_simd": w, "limiter": occ.limiter,
-                                                        "achieved_occupancy": None}
+                                                        "limiters": list(occ.limiters), "achieved_occupancy": None}
     ncu = (a.extra.get("ncu") or {}).get("occupancy") or {}
     achieved = ncu.get("achieved_pct")
     if isinstance(achieved, (int, float)):
         lim = ncu.get("limiter")
         said = msg("diag.occupancy.achieved" + (".bound" if lim else ""), pct=f"{achieved:.0f}%", limiter=lim or "")
         return clause("occupancy", said, anchor), {"waves_per_simd": None, "limiter": lim,
+                                                        "limiters": [lim] if lim else [],
                                                         "achieved_occupancy": achieved / 100}
-    return None, {"waves_per_simd": None, "limiter": None, "achieved_occupancy": None}
+    return None, {"waves_per_simd": None, "limiter": None, "limiters": [], "achieved_occupancy": None}
 
 
 def early_exit_clause(prim: CaptureData, anchor: str) -> tuple[Clause | None, dict[str, Any]]:

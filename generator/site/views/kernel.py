@@ -152,10 +152,12 @@ def capture_json(c: CaptureData) -> dict[str, Any]:
     for i in a.instructions:
         locs.setdefault(i.source_loc, len(locs))
     out["locs"] = list(locs)
+    # the last column: ATT's idle cycles (code.json column 9), or Nsight Compute's issued samples
+    last = "issued_samples" if a.vendor == "nvidia" else "idle_cycles"
     out["isa_columns"] = ["pc_index", "asm", "type", "loc", "exec_count", "total_cycles", "stall_cycles",
-                          "issue_cycles"]  # loc: position in "locs"
+                          last]  # loc: position in "locs"
     out["isa"] = [[i.pc_index, i.asm, i.type, locs[i.source_loc], i.exec_count, i.total_cycles, i.stall_cycles,
-                   i.issue_cycles] for i in a.instructions]
+                   getattr(i, last)] for i in a.instructions]
     if c.timeline is not None:
         t = c.timeline
         out["timeline"] = {"wave": t.wave.file, "begin": t.wave.begin, "end": t.wave.end,
@@ -188,6 +190,8 @@ def kernel_json(k: KernelData, row: IndexRow, format_version: int) -> dict[str, 
         "ncu_summary": k.ncu_summary,
         "report_html": k.report_html,
         "campaign_reports": [{"file": name, "html": html} for name, html in k.campaign_reports],
+        "report_checks": [{key: c[key] for key in ("what", "report", "computed", "holds", "why")}
+                          for c in k.report_checks],
         "missing": list(k.missing),
         "broken": list(k.broken),
         "notes": list(k.notes),

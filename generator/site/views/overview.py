@@ -9,6 +9,7 @@ from typing import Any
 
 from markupsafe import Markup
 
+from generator.analyze import occupancy
 from generator.model import CaptureAnalysis
 from generator.site import charts, i18n, wording
 from generator.site.wording import Said, Seg, runs
@@ -73,7 +74,13 @@ class IndexRow:
     shape_speedups: list[float]
     search: str
     noise: float | None = None
-    limiter_text: str = DASH  # the limiter as read: "hardware max" for NONE
+    limiter_text: str = DASH  # the limiter as read: "hardware max" for NONE, "VGPR and LDS" on a tie
+    limiters: list[str] = field(default_factory=list)  # every resource that binds (DOMAIN §1.3)
+    stall_basis: str | None = None  # "working waves" or "all waves": what top_stall and stall_ratio read
+    capture_representative: bool | None = None  # None without a capture (DOMAIN §1.5)
+    stall_title: str = ""  # why the stall cells read as they do (working waves; not evidence)
+    stall_title_zh: str = ""
+    limiter_text_zh: str = ""
     timed_commits: list[str] = field(default_factory=list)  # candidate commits the campaign timed
     profiled_commit: str | None = None  # candidate commit of the profile
     commit_note: str = ""  # said when the two disagree
@@ -90,7 +97,7 @@ class IndexRow:
     ratio_text: str = DASH
     verdict_basis: str | None = None
     basis_text: str = ""  # the basis in words beside a verdict not decided by its shapes
-    basis_zh: str = ""
+    basis_zh: str = ""  # HTML: the 中文 with its data marked translate="no" (``i18n.marked``)
     blocked_reason: str | None = None
     verdict_geomean: list | None = None
     at_floor: int | None = None
@@ -163,8 +170,15 @@ class IndexRow:
 
     @property
     def limiter_zh(self) -> str:
-        return i18n.zh("limiter.hardware") if self.limiter_text == "hardware max" else ""
+        return i18n.zh("limiter.hardware") if self.limiter_text == "hardware max" else self.limiter_text_zh
     # ---- end issue 13 (5)
+
+    @property
+    def stall_css(self) -> str:
+        """The mark of the two stall cells: "unrep" (no evidence), "basis-working", or none."""
+        if not self.stall_title:
+            return ""
+        return "unrep" if self.capture_representative is False else "basis-working"
 
     @property
     def headline_text_x(self) -> str:
@@ -204,8 +218,11 @@ class IndexRow:
             "best_baseline": self.best_baseline,
             "top_stall_type": self.top_stall,
             "stall_ratio": self.stall_ratio,
+            "stall_basis": self.stall_basis,
+            "capture_representative": self.capture_representative,
             "occupancy": self.occupancy,
             "limiter": self.limiter,
+            "limiters": list(self.limiters),
             "noise": self.noise,
             "flags": list(self.flag_keys),
             "timed_commits": list(self.timed_commits),
@@ -285,18 +302,49 @@ def best_baseline_of(score: Any) -> tuple[str | None, str]:
     return name, f"{name} ({k} of {score.n_measured})"
 
 
+def stall_cells(a: CaptureAnalysis | None) -> dict[str, Any]:
+    """Top stall type and stall ratio on the diagnosis's basis (DOMAIN §1.5), and whether they are evidence.
+
+    The working waves are the basis when the capture has their hotspots (early-exit waves hold
+    >= 20 % of the stalls; pa: "other" 15,732 of 44,892 stall cycles over 78,696 cycles, not the
+    whole capture's LDS/SMEM-wait at 65.7 %). A capture with no working wave keeps its numbers,
+    marked as no evidence.
+    """
+    if a is None:
+        return {"top_stall": None, "stall_ratio": None, "stall_ratio_text": DASH, "stall_basis": None,
+                "capture_representative": None, "stall_title": "", "stall_title_zh": ""}
+    working = a.working is not None and a.working.total_stall_cycles > 0
+    src = a.working if working else a
+    top = next((name for name, cycles in src.stall_by_type.items() if cycles > 0), None)
+    w = a.waves_summary
+    title = ("", {})
+    if not a.representative:
+        title = ("ov.stall.unrep", {"sampled": w.sampled})
+    elif working:
+        title = ("ov.stall.working", {"working": w.working, "early": w.early_exit, "sampled": w.sampled,
+                                      "share": fmt_pct(w.early_exit_stall_share)})
+    return {"top_stall": top, "stall_ratio": src.stall_ratio, "stall_ratio_text": fmt_pct(src.stall_ratio),
+            "stall_basis": "working waves" if working else "all waves", "capture_representative": a.representative,
+            "stall_title": i18n.en(title[0], **title[1]) if title[0] else "",
+            "stall_title_zh": i18n.zh(title[0], **title[1]) if title[0] else ""}
+
+
 def occupancy_cells(a: CaptureAnalysis | None) -> dict[str, Any]:
     """Occupancy sort value, text and limiter of a kernel row (AMD waves/SIMD, NCU achieved %)."""
     occ = a.occupancy if a else None
     if occ:
+        tie = occupancy.binding_msg(occ) if occ.tied else None
         return {"occupancy": occ.waves_per_simd, "occupancy_text": f"{occ.waves_per_simd}/SIMD",
-                "limiter": occ.limiter, "limiter_text": occ.limited_by}
+                "limiter": occ.limiter, "limiter_text": occ.limited_by, "limiters": list(occ.limiters),
+                "limiter_text_zh": wording.plain("zh", tie) if tie else ""}
     ncu_occ = ((a.extra.get("ncu") or {}).get("occupancy") or {}) if a else {}
     achieved = ncu_occ.get("achieved_pct")
     if isinstance(achieved, (int, float)):
+        lim = ncu_occ.get("limiter")
         return {"occupancy": round(achieved / 100, 4), "occupancy_text": f"{achieved:.1f}% achieved",
-                "limiter": ncu_occ.get("limiter"), "limiter_text": ncu_occ.get("limiter") or DASH}
-    return {"occupancy": None, "occupancy_text": DASH, "limiter": None, "limiter_text": DASH}
+                "limiter": lim, "limiter_text": lim or DASH, "limiters": [lim] if lim else [], "limiter_text_zh": ""}
+    return {"occupancy": None, "occupancy_text": DASH, "limiter": None, "limiter_text": DASH, "limiters": [],
+            "limiter_text_zh": ""}
 
 
 @dataclass
@@ -327,7 +375,6 @@ def index_row(k: KernelData, ctx: SiteContext | None = None) -> IndexRow:
     best, best_text = best_baseline_of(s) if scored else (None, DASH)
     prim = k.primary
     a = prim.analysis if prim else None
-    top = a.top_stall_type if a else None
     hard = s.hard_failures if scored else None
     harness = s.harness_failures if scored else None
     flags = list(s.flags) if scored else []
@@ -368,9 +415,7 @@ def index_row(k: KernelData, ctx: SiteContext | None = None) -> IndexRow:
         failures_sort=(hard or 0) * 1000 + (harness or 0) if scored else -1,
         best_baseline=best,
         best_baseline_text=best_text,
-        top_stall=top,
-        stall_ratio=a.stall_ratio if a else None,
-        stall_ratio_text=fmt_pct(a.stall_ratio) if a else DASH,
+        **stall_cells(a),
         **occupancy_cells(a),
         n_captures=sum(1 for c in k.captures if c.analysis is not None),
         flags=flags,
@@ -401,7 +446,7 @@ def ladder_cells(s: Any) -> dict[str, Any]:
         return {}
     basis = s.basis_msg
     return {"ratio": s.verdict_value, "ratio_text": fmt_x(s.verdict_value), "verdict_basis": s.verdict_basis,
-            "basis_text": s.basis_text, "basis_zh": wording.plain("zh", basis) if basis else "",
+            "basis_text": s.basis_text, "basis_zh": str(i18n.marked("zh", basis.key, **basis.kw)) if basis else "",
             "blocked_reason": s.blocked_reason, "verdict_geomean": s.verdict_geomean, "at_floor": s.at_floor,
             "not_comparable": s.not_comparable, "unverified": s.unverified}
 
@@ -417,17 +462,21 @@ def commit_cells(k: KernelData) -> dict[str, Any]:
 
 @dataclass
 class ChartView:
-    """A plotly figure to draw client-side: its element id and its JSON (script-safe)."""
+    """A plotly figure to draw client-side: its element id, its JSON (script-safe) and its height
+    in pixels (the box keeps it before the chart is drawn, when it comes into view)."""
 
     id: str
     json: Markup
     title: str = ""
     i18n: str = ""
+    height: int = 300
 
 
 def chart_view(fig_id: str, figure: dict[str, Any], title: str = "", i18n: str = "") -> ChartView:
     """Wrap a figure dict for embedding in a page."""
-    return ChartView(id=f"fig-{fig_id}", json=Markup(charts.script_json(figure)), title=title, i18n=i18n)
+    height = int(figure.get("layout", {}).get("height") or 300)  # site.js's height for a figure without one
+    return ChartView(id=f"fig-{fig_id}", json=Markup(charts.script_json(figure)), title=title, i18n=i18n,
+                     height=height)
 
 
 @dataclass

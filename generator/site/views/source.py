@@ -9,12 +9,18 @@ from the page and never builds one)::
     kernels/<slug>/src/<capture>/<file>.html#L<n>   line n of one source file
     kernels/<slug>/src/<capture>/isa.html#pc<pc>    instruction pc of the full ISA listing
 
+A long listing is split into parts (issue 23: no page over 1 MB): instruction ``pc`` lives on
+``isa.html`` when ``pc // ISA_PART_PCS`` is 0, else on ``isa-<pc // ISA_PART_PCS + 1>.html``
+(``isa_page``); every link into the listing is made by that rule, and each part lists the
+others with their first and last pc (``site.js`` forwards an ``isa.html#pc<pc>`` made
+elsewhere to its part by that list, naming no rule of its own).
+
 ``<capture>`` is the capture's anchor on the kernel page (``c0``, ``c1``...: its place
 in the bundle's sorted capture list). ``<file>`` is the file's base name with every
 character outside ``[A-Za-z0-9_.-]`` replaced by ``_``, leading dots dropped and cut to
 60 characters (``/ws/kernels/flash_attn_func.py`` -> ``flash_attn_func.py``). When two
 files of a capture would get the same name, or a name is reserved (``isa``, ``index``,
-empty), each such file gets ``-<first 8 hex digits of sha256(its full path)>``
+empty, or ``isa-<n>``), each such file gets ``-<first 8 hex digits of sha256(its full path)>``
 appended. So the name is deterministic, collision-free, holds no directory and no
 absolute path, and a hostile file name cannot leave the folder or inject markup.
 
@@ -44,6 +50,10 @@ from generator.site.views.base import TOP_K, CaptureData, KernelData, SiteContex
 SRC_DIR = "src"
 ISA_PAGE = "isa.html"
 RESERVED = frozenset({"isa", "index", ""})
+_RESERVED_PART = re.compile(r"isa-\d+")
+#: Instructions (a range of pcs) per ISA page: a row weighs about 210 bytes on the real sweep,
+#: so a full part is about 650 KB, under the 1 MB a page may weigh.
+ISA_PART_PCS = 3000
 MAX_NAME = 60
 #: Lines kept visible on each side of a hot line; cold runs longer than FOLD_MIN are folded.
 CONTEXT = 3
@@ -61,6 +71,18 @@ def isa_href(ci: int) -> str:
     return f"{SRC_DIR}/{capture_anchor(ci)}/{ISA_PAGE}"
 
 
+def isa_page(pc: int | None = None) -> str:
+    """The ISA page holding instruction ``pc`` (the listing's first page without one)."""
+    part = 0 if pc is None else max(pc, 0) // ISA_PART_PCS
+    return ISA_PAGE if part == 0 else f"isa-{part + 1}.html"
+
+
+def isa_pc_href(isa: str, pc: int) -> str:
+    """A link to instruction ``pc``, from a link to the listing (``src/c1/isa.html``)."""
+    folder = isa[: len(isa) - len(ISA_PAGE)] if isa.endswith(ISA_PAGE) else isa
+    return f"{folder}{isa_page(pc)}#pc{pc}"
+
+
 def file_names(paths: list[str]) -> dict[str, str]:
     """Each virtual path's page name (``<file>.html``) under the rule of the module docstring."""
     safe = {}
@@ -72,7 +94,7 @@ def file_names(paths: list[str]) -> dict[str, str]:
         count[s.lower()] = count.get(s.lower(), 0) + 1  # case-insensitive file systems too
     out = {}
     for p, s in safe.items():
-        if count[s.lower()] > 1 or s.lower() in RESERVED:
+        if count[s.lower()] > 1 or s.lower() in RESERVED or _RESERVED_PART.fullmatch(s.lower()):
             s = f"{s}-{hashlib.sha256(p.encode('utf-8', 'surrogatepass')).hexdigest()[:8]}"
         out[p] = s + ".html"
     return out
@@ -105,7 +127,7 @@ class SourceIndex:
 
     def isa(self, base: str = "", pc: int | None = None) -> str:
         """The ISA listing, or one instruction of it."""
-        return base + ISA_PAGE + ("" if pc is None else f"#pc{pc}")
+        return base + (ISA_PAGE if pc is None else f"{isa_page(pc)}#pc{pc}")
 
     def href(self, loc: str, base: str = "") -> str:
         """The link to ``file:line``; unmapped instructions go to the ISA listing."""
@@ -229,6 +251,7 @@ class IsaRow:
     note: str
     note_title: str
     note_zh: str = ""
+    idle: str = ""  # ATT: idle cycles (code.json column 9); Nsight Compute: issued samples
 
 
 def mfma_note(note: dict[str, Any] | None) -> tuple[str, str, str]:
@@ -280,6 +303,16 @@ class PageLink:
 
 
 @dataclass
+class IsaPart:
+    """One page of a long ISA listing: its pcs and its link."""
+
+    first: int
+    last: int
+    href: str
+    current: bool = False
+
+
+@dataclass
 class CapturePage:
     """A source page or the ISA page of one capture (``base.html`` needs root, site_title, history_nav)."""
 
@@ -299,8 +332,11 @@ class CapturePage:
     isa_link: PageLink
     blocks: list[Block] = field(default_factory=list)
     isa: list[IsaRow] = field(default_factory=list)
+    parts: list[IsaPart] = field(default_factory=list)  # the listing's pages, when it has several
     jump_href: str = ""
     history_nav: bool = False
+    #: header of the ISA listing's column after "total": idle cycles (ATT) or issued samples (NCU)
+    idle_key: str = "src.col.idle"
 
 
 def _isa_rows(ix: SourceIndex, c: CaptureData) -> dict[int, IsaRow]:
@@ -310,6 +346,7 @@ def _isa_rows(ix: SourceIndex, c: CaptureData) -> dict[int, IsaRow]:
     a = c.analysis
     max_ins = max((i.stall_cycles for i in a.instructions), default=0)
     mfma = c.mfma or {}
+    nvidia = a.vendor == "nvidia"
     cache: dict[str, tuple[str, str]] = {}
     texts: dict[int, str] = {0: ""}  # a cycle count's text; none for zero
     heats: dict[int, str] = {}
@@ -322,6 +359,10 @@ def _isa_rows(ix: SourceIndex, c: CaptureData) -> dict[int, IsaRow]:
         if lc is None:
             lc = cache[ins.source_loc] = (ix.loc_text(ins.source_loc), ix.href(ins.source_loc))
         stall, total, execs = ins.stall_cycles, ins.total_cycles, ins.exec_count
+        idle = ins.issued_samples if nvidia else ins.idle_cycles
+        idle_text = texts.get(idle)
+        if idle_text is None:
+            idle_text = texts[idle] = fmt_cycles(idle)
         stall_text = texts.get(stall)
         if stall_text is None:
             stall_text = texts[stall] = fmt_cycles(stall)
@@ -332,8 +373,8 @@ def _isa_rows(ix: SourceIndex, c: CaptureData) -> dict[int, IsaRow]:
         if hot is None:
             hot = heats[stall] = heat(stall, max_ins) if stall > 0 else ""
         note = mfma_note(mfma[pc]) if pc in mfma else ("", "", "")
-        rows[pc] = IsaRow(pc, f"pc{pc}", f"{ISA_PAGE}#pc{pc}", ins.asm, ins.type, hot, stall_text, total_text,
-                          str(execs) if execs else "", lc[0], lc[1], note[0], note[2], note[1])
+        rows[pc] = IsaRow(pc, f"pc{pc}", f"{isa_page(pc)}#pc{pc}", ins.asm, ins.type, hot, stall_text, total_text,
+                          str(execs) if execs else "", lc[0], lc[1], note[0], note[2], note[1], idle_text)
     return rows
 
 
@@ -410,8 +451,15 @@ def capture_pages(ci: int, c: CaptureData, k: KernelData, ctx: SiteContext, titl
             kind="source", rel=f"{ix.folder}{ix.names[p]}", title=ix.short.get(p, p), path=p,
             has_text=p in c.source_text, stall=fmt_cycles(stall), files=here, isa_link=PageLink(i18n.en("cap.isa"), ISA_PAGE),
             blocks=fold(lines, hot), jump_href=f"#L{jn}" if jp == p and jn is not None else "", **common))
-    pages.append(CapturePage(
-        kind="isa", rel=f"{ix.folder}{ISA_PAGE}", title=i18n.en("cap.isa"), path="", has_text=False,
-        stall=fmt_cycles(a.total_stall_cycles), files=files, isa_link=PageLink(i18n.en("cap.isa"), ISA_PAGE, True),
-        isa=list(rows.values()), **common))
+    parts: dict[str, list[IsaRow]] = {ISA_PAGE: []}  # the first page, even for an empty listing
+    for pc, row in rows.items():
+        parts.setdefault(isa_page(pc), []).append(row)
+    listing = [IsaPart(part[0].pc, part[-1].pc, name) for name, part in parts.items() if part] if len(parts) > 1 else []
+    idle_key = "src.col.issued" if a.vendor == "nvidia" else "src.col.idle"
+    for name, part in parts.items():
+        pages.append(CapturePage(
+            kind="isa", rel=f"{ix.folder}{name}", title=i18n.en("cap.isa"), path="", has_text=False,
+            stall=fmt_cycles(a.total_stall_cycles), files=files, isa_link=PageLink(i18n.en("cap.isa"), ISA_PAGE, True),
+            isa=part, parts=[IsaPart(x.first, x.last, x.href, x.href == name) for x in listing], idle_key=idle_key,
+            **common))
     return pages

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from generator.analyze import occupancy
 from generator.analyze.message import Msg, msg
 from generator.site.views.advice import FindingView, finding_view
 from generator.site.views.base import KernelData, SiteContext, fmt_pct
@@ -35,8 +36,8 @@ def _analysis_lines(a) -> list[Msg]:
     o = a.occupancy
     if o:
         nxt = (msg("advice.why.occupancy.next", n=o.next_waves, need=o.next_vgpr_total, total=o.vgpr_total)
-               if o.next_waves and o.limiter == "VGPR" else "")
-        by = msg("advice.why.hwmax") if o.at_hardware_max else o.limiter
+               if o.next_waves and o.binds_alone("VGPR") else "")
+        by = msg("advice.why.hwmax") if o.at_hardware_max else occupancy.binding_msg(o)
         out.append(msg("advice.why.occupancy", waves=o.waves_per_simd, by=by, next=nxt))
     top = a.top_stall_type
     if top:
