@@ -94,6 +94,7 @@ def test_occupancy_equals_expected(sweep, results):
         assert r.analyses[0].to_json()["occupancy"]["limiters"] == o.limiters
 
 
+@pytest.mark.full_sweep
 def test_fused_rope_csv_vgpr_is_the_captured_variants(sweep, results):
     """expected/occupancy.json says csv_vgpr 8 for fused_rope_cache; the raw trace says why.
 

@@ -40,6 +40,7 @@ def view_of(page) -> dict:
     })""")
 
 
+@pytest.mark.full_sweep
 def test_a_shared_address_opens_the_same_overview(site, browser):
     tab = Tab(browser)
     page = tab.open(url(site, "index.html"))
@@ -117,6 +118,7 @@ def bench_browser(browser):
     b.close()
 
 
+@pytest.mark.full_sweep
 def test_pages_load_within_a_generous_ratio_of_a_handmade_page(site, tmp_path, bench_browser):
     anchor = handmade_dashboard_page(tmp_path)
     result = bench_pages.run(site, anchor, "flash_attn_func", rounds=3, browser=bench_browser)
@@ -127,6 +129,7 @@ def test_pages_load_within_a_generous_ratio_of_a_handmade_page(site, tmp_path, b
     assert result["overview"]["dcl"] < result["overview"]["load"]
 
 
+@pytest.mark.full_sweep
 def test_a_page_without_charts_never_fetches_plotly(site, browser):
     tab = Tab(browser)
     page = tab.open(url(site, "kernels/flash_attn_func/src/c0/isa.html"))
@@ -173,6 +176,7 @@ def phone_tab(browser) -> Tab:
     return Tab(browser, width=PHONE["width"], height=PHONE["height"])
 
 
+@pytest.mark.full_sweep
 def test_on_a_phone_the_top_bar_takes_at_most_15_percent_of_the_screen(tmp_path, sweep, browser):
     from generator.site import build
 
@@ -192,6 +196,7 @@ def test_on_a_phone_the_top_bar_takes_at_most_15_percent_of_the_screen(tmp_path,
     tab.close()
 
 
+@pytest.mark.full_sweep
 def test_on_a_phone_the_kernel_table_keeps_each_name_in_view_when_scrolled_sideways(site, browser):
     tab = phone_tab(browser)
     page = tab.open(url(site, "index.html"))
@@ -214,6 +219,7 @@ def test_on_a_phone_the_kernel_table_keeps_each_name_in_view_when_scrolled_sidew
     tab.close()
 
 
+@pytest.mark.full_sweep
 def test_on_a_phone_charts_keep_their_axis_titles_and_the_toolbar_stays_off_the_plot(site, browser):
     tab = phone_tab(browser)
     seen = 0
@@ -241,6 +247,7 @@ def test_on_a_phone_charts_keep_their_axis_titles_and_the_toolbar_stays_off_the_
 
 # ---------------------------------------------------------------- 2: a long ISA listing in parts
 
+@pytest.mark.full_sweep
 def test_a_link_into_a_split_listing_lands_on_its_part(split_site, browser):
     tab = Tab(browser)
     page = tab.open(url(split_site, "kernels/flash_attn_func/src/c0/isa.html") + "#pc1500")
