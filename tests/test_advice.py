@@ -79,7 +79,6 @@ def test_flash_top_finding_is_the_vmcnt0_drain_after_dma_to_lds(plans, primaries
     assert "vmcnt(N)" in top.suggestion and "double-buffer" in top.suggestion
 
 
-@pytest.mark.full_sweep
 def test_flash_is_vgpr_bound_at_two_waves_and_a_third_needs_80_freed(plans):
     # v243 is the highest VGPR in the ISA (242 used), no AGPRs: round_up(242, 8) = 248;
     # 512 // 248 = 2 waves/SIMD. Three waves need 512 // 3 = 170 -> 168 (multiple of 8):
@@ -312,7 +311,6 @@ def test_sweep_findings_partition_the_headroom_on_the_shared_sweep(plans, sweep)
     assert [s.headroom_share for s in ordered] == sorted((s.headroom_share for s in ordered), reverse=True)
 
 
-@pytest.mark.full_sweep
 def test_analyze_cli_prints_and_emits_advice(sweep):
     out = io.StringIO()
     with redirect_stdout(out):

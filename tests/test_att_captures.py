@@ -66,7 +66,6 @@ def test_wave_states_equal_expected(sweep, results):
             assert got[rel][state] == pytest.approx(value, abs=1e-12), (rel, state)
 
 
-@pytest.mark.full_sweep
 def test_flash_small_wave_states_worked_example(sweep, results):
     r = next(r for r in results if r.ref.name == "ui_output_agent_32235_dispatch_44")
     ws = r.analyses[0].wave_states
@@ -113,7 +112,6 @@ def test_fused_rope_csv_vgpr_is_the_captured_variants(sweep, results):
     assert (o.arch_vgpr_csv, o.arch_vgpr_isa, o.limiter, o.limiters) == (8, 12, "NONE", [])
 
 
-@pytest.mark.full_sweep
 def test_hgemm_is_lds_bound_and_flash_flags_vgpr_disagreement(results):
     hg = next(r for r in results if r.bundle.name == "hgemm_splitk").analyses[0].occupancy
     assert (hg.waves_per_simd, hg.limiter, hg.lds_bytes) == (1, "LDS", 98304)

@@ -467,7 +467,6 @@ def test_diagnosis_and_coverage_in_chinese(site, browser):
     tab.close()
 
 
-@pytest.mark.full_sweep
 def test_advice_verdict_and_diagnosis_words_switch_language(site, browser):
     """The computed words of a kernel page (findings, why-not-winning, verdict reason and flags) show
     the 中文 the catalogues word, with the real numbers, and come back to English."""

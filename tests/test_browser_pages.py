@@ -118,7 +118,6 @@ def bench_browser(browser):
     b.close()
 
 
-@pytest.mark.full_sweep
 def test_pages_load_within_a_generous_ratio_of_a_handmade_page(site, tmp_path, bench_browser):
     anchor = handmade_dashboard_page(tmp_path)
     result = bench_pages.run(site, anchor, "flash_attn_func", rounds=3, browser=bench_browser)
@@ -129,7 +128,6 @@ def test_pages_load_within_a_generous_ratio_of_a_handmade_page(site, tmp_path, b
     assert result["overview"]["dcl"] < result["overview"]["load"]
 
 
-@pytest.mark.full_sweep
 def test_a_page_without_charts_never_fetches_plotly(site, browser):
     tab = Tab(browser)
     page = tab.open(url(site, "kernels/flash_attn_func/src/c0/isa.html"))
@@ -247,7 +245,6 @@ def test_on_a_phone_charts_keep_their_axis_titles_and_the_toolbar_stays_off_the_
 
 # ---------------------------------------------------------------- 2: a long ISA listing in parts
 
-@pytest.mark.full_sweep
 def test_a_link_into_a_split_listing_lands_on_its_part(split_site, browser):
     tab = Tab(browser)
     page = tab.open(url(split_site, "kernels/flash_attn_func/src/c0/isa.html") + "#pc1500")

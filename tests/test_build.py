@@ -320,7 +320,6 @@ def test_the_command_line_build_with_templates_compiled_elsewhere_gives_the_same
     assert set(sa) == set(sb) and all(sa[k][2] == sb[k][2] for k in sa)
 
 
-@pytest.mark.full_sweep  # the slice's timing floor is not the whole sweep's
 def test_history_draws_the_sweeps_and_marks_a_regression(small, tmp_path, sweep):
     out, hist = tmp_path / "site", tmp_path / "history"
     vec_add = small / "benchmarks" / "examples" / "vec_add"

@@ -82,7 +82,6 @@ kernel-atlas ingest raw --into sweep --kernel NAME --label small
     assert list(tmp_path.iterdir()) == []  # a dry run writes nothing
 
 
-@pytest.mark.full_sweep
 def test_dry_run_after_discovery_resolves_the_kernel(sweep, tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     copy_discovery(sweep, FLASH, tmp_path / "raw")
@@ -208,7 +207,6 @@ def test_kernel_regex_escapes_and_anchors_only_when_needed():
     assert job["kernel_include_regex"] == 'k"q\\\\x'  # the YAML keeps the escaped regex intact
 
 
-@pytest.mark.full_sweep
 def test_pick_kernel_and_ask(sweep):
     stats = runstats.read_kernel_stats(sweep / "examples" / FLASH / "compute_viewer" / "discover_kernel_stats.csv")
     kernel, matches = capture_amd.pick_kernel(stats, "reduce_kernel")
@@ -293,7 +291,6 @@ def capture_argv(*extra: str) -> list[str]:
             "--raw-dir", "raw", *extra, "--", "python3", "app.py", "runs.jsonl"]
 
 
-@pytest.mark.full_sweep
 def test_end_to_end_discover_pick_capture_ingest(standin, sweep, capsys):
     assert cli.main(capture_argv()) == 0
     out, err = capsys.readouterr()
@@ -345,7 +342,6 @@ def test_end_to_end_discover_pick_capture_ingest(standin, sweep, capsys):
     ("truncated", "truncated-trace", 1),
     ("data-lost", "data-lost", 0),
 ])
-@pytest.mark.full_sweep
 def test_end_to_end_failures_are_explained(standin, monkeypatch, capsys, mode, kind, rc):
     monkeypatch.setenv("KERNEL_ATLAS_STANDIN_MODE", mode)
     monkeypatch.setenv("KERNEL_ATLAS_STANDIN_SHELLS", "")
@@ -357,7 +353,6 @@ def test_end_to_end_failures_are_explained(standin, monkeypatch, capsys, mode, k
     assert (standin / "sweep").exists() == (rc == 0)
 
 
-@pytest.mark.full_sweep
 def test_missing_decoder_is_warned_before_the_capture(standin, monkeypatch, capsys):
     monkeypatch.delenv("ROCPROF_ATT_LIBRARY_PATH")
     monkeypatch.setattr(capture_amd, "DECODER_FALLBACK_DIRS", ())
@@ -367,7 +362,6 @@ def test_missing_decoder_is_warned_before_the_capture(standin, monkeypatch, caps
     assert "ROCPROF_ATT_LIBRARY_PATH=DIR" in err
 
 
-@pytest.mark.full_sweep
 def test_a_kernel_regex_without_match_stops_after_discovery(standin, capsys):
     argv = capture_argv()
     argv[argv.index("flash_attn")] = "no_such_kernel"

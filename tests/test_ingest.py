@@ -93,7 +93,7 @@ def snapshot(root: Path) -> dict[str, tuple[str, int]]:
     return out
 
 
-@pytest.mark.parametrize("name", [in_slice(f"examples/{n}", n) for n in BUNDLES])
+@pytest.mark.parametrize("name", [in_slice(f"examples/{n}/att_viewer/big", n) for n in BUNDLES])  # every run
 def test_rebuilt_raw_runs_ingest_to_the_same_analyses(sweep, tmp_path, name):
     bundle = sweep / "examples" / name
     into = tmp_path / "sweep"
@@ -179,7 +179,6 @@ def test_flash_small_report_provenance_and_layout(flash_raw, tmp_path):
                               "input": "source/input_trace.yaml", "results": "compute_viewer/small_results.json"}
 
 
-@pytest.mark.full_sweep
 def test_ingesting_the_same_run_twice_changes_nothing(flash_raw, tmp_path):
     into = tmp_path / "sweep"
     raw_before = snapshot(flash_raw)
@@ -193,7 +192,6 @@ def test_ingesting_the_same_run_twice_changes_nothing(flash_raw, tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["raw", "sweep"]  # nothing written elsewhere
 
 
-@pytest.mark.full_sweep
 def test_run_json_gives_the_provenance(flash_raw, tmp_path):
     (flash_raw / "run.json").write_text(json.dumps({
         "date": "2026-06-01T10:00:00Z", "label": "small", "command": "python bench.py", "commit": "18c5a7ed",
@@ -207,7 +205,6 @@ def test_run_json_gives_the_provenance(flash_raw, tmp_path):
         "commit": "18c5a7ed", "rocprofv3": "rocprofv3 1.1.0", "rocm": "7.2.0", "kernel": "flash_attn_func_kernel_0"}
 
 
-@pytest.mark.full_sweep
 def test_capture_without_source_mapping_is_kept_and_flagged(sweep, flash_raw, tmp_path):
     shutil.rmtree(flash_raw / "ui_output_agent_32235_dispatch_44")
     src = sweep / "examples/flash_attn_func/att_viewer/small/ui_output_agent_32235_dispatch_44"
@@ -251,7 +248,6 @@ def test_suffix_names_a_recapture_and_keeps_both(sweep, flash_raw, tmp_path):
     assert prov["captures"]["att_viewer/small/ui_output_agent_58550_dispatch_44_after_loc_fix"]["suffix"] == "after_loc_fix"
 
 
-@pytest.mark.full_sweep
 def test_same_capture_name_with_other_bytes_stops_before_writing(flash_raw, tmp_path):
     into = tmp_path / "sweep"
     ingest.ingest(str(flash_raw), str(into), "flash_attn_func", "small")
@@ -264,7 +260,6 @@ def test_same_capture_name_with_other_bytes_stops_before_writing(flash_raw, tmp_
     assert snapshot(into) == before
 
 
-@pytest.mark.full_sweep
 def test_a_differing_discovery_is_kept_not_overwritten(flash_raw, tmp_path):
     into = tmp_path / "sweep"
     ingest.ingest(str(flash_raw), str(into), "flash_attn_func", "small")
@@ -277,7 +272,6 @@ def test_a_differing_discovery_is_kept_not_overwritten(flash_raw, tmp_path):
         '"Name","Calls","TotalDurationNs"')
 
 
-@pytest.mark.full_sweep
 def test_counter_collections_go_under_pmc(flash_raw, tmp_path):
     """A hand-made counter file (the shared sweep has none) lands where the PMC reader looks."""
     f = flash_raw / "pmc" / "pass_1" / "pmc_counter_collection.csv"
@@ -312,7 +306,6 @@ def kinds(report) -> list[tuple[str, str]]:
     return [(p.kind, p.severity) for p in report.problems]
 
 
-@pytest.mark.full_sweep
 def test_att_files_without_captures_mean_no_decoder(flash_raw, tmp_path):
     make_handmade_att_files(only_files(flash_raw), 32235, 44, 16)
     report = ingest.ingest(str(flash_raw), str(tmp_path / "sweep"), "flash_attn_func", "small")
@@ -323,7 +316,6 @@ def test_att_files_without_captures_mean_no_decoder(flash_raw, tmp_path):
     assert "nothing was written: no capture has waves and instructions" in report.render()
 
 
-@pytest.mark.full_sweep
 def test_decoder_message_in_the_log(flash_raw, tmp_path):
     only_files(flash_raw)
     (flash_raw / "capture.log").write_text(
@@ -333,7 +325,6 @@ def test_decoder_message_in_the_log(flash_raw, tmp_path):
     assert "'rocprof-trace-decoder library path not found'" in report.problems[0].message
 
 
-@pytest.mark.full_sweep
 def test_no_dispatch_traced_names_the_cause(flash_raw, tmp_path):
     only_files(flash_raw)
     yml = flash_raw / "input_trace.yaml"
@@ -347,7 +338,6 @@ def test_no_dispatch_traced_names_the_cause(flash_raw, tmp_path):
     assert report.problems[0].fix.startswith("the regex matches no kernel of the discovery run")
 
 
-@pytest.mark.full_sweep
 def test_only_empty_shells_mean_an_empty_trace(flash_raw, tmp_path):
     only_files(flash_raw)
     make_handmade_empty_shell(flash_raw, "ui_output_agent_32235_dispatch_42")
@@ -357,7 +347,6 @@ def test_only_empty_shells_mean_an_empty_trace(flash_raw, tmp_path):
     assert "att_target_cu" in report.problems[0].fix and "HSA_CU_MASK" in report.problems[0].fix
 
 
-@pytest.mark.full_sweep
 def test_truncated_files_are_skipped_and_explained(flash_raw, tmp_path):
     cap = flash_raw / "ui_output_agent_32235_dispatch_44"
     code = (cap / "code.json").read_bytes()
@@ -373,7 +362,6 @@ def test_truncated_files_are_skipped_and_explained(flash_raw, tmp_path):
                                      "(first: se3_sm2_sl0_wv0.json)")
 
 
-@pytest.mark.full_sweep
 def test_lost_data_and_full_buffer_are_warnings(flash_raw, tmp_path):
     (flash_raw / "capture.log").write_text("[trace_decoder][se=3] INFO 1: DATA_LOST\n")
     yml = flash_raw / "input_trace.yaml"
@@ -402,7 +390,6 @@ def test_parse_iteration_range_rejects(text):
         ingest_raw.parse_iteration_range(text)
 
 
-@pytest.mark.full_sweep
 @pytest.mark.parametrize("bad", ["../x", "a/b", "", ".hidden", "x y"])
 def test_names_must_stay_one_path_component(flash_raw, tmp_path, bad):
     with pytest.raises(InputError, match="must be a plain name"):
@@ -412,7 +399,6 @@ def test_names_must_stay_one_path_component(flash_raw, tmp_path, bad):
     assert not (tmp_path / "sweep").exists()
 
 
-@pytest.mark.full_sweep
 def test_command_line(flash_raw, tmp_path, capsys):
     into = tmp_path / "sweep"
     argv = ["ingest", str(flash_raw), "--into", str(into), "--kernel", "flash_attn_func", "--label", "small"]
@@ -430,7 +416,6 @@ def test_command_line(flash_raw, tmp_path, capsys):
     assert err.count("\n") == 1 and "no rocprofv3 output here (expected ui_output_agent_*/ folders" in err
 
 
-@pytest.mark.full_sweep
 def test_into_defaults_to_the_current_sweep(flash_raw, tmp_path, monkeypatch, capsys):
     sweep = tmp_path / "my-sweep"
     (sweep / "benchmarks" / "examples").mkdir(parents=True)
@@ -449,7 +434,6 @@ def test_into_defaults_to_the_current_sweep(flash_raw, tmp_path, monkeypatch, ca
                                        "a sweep folder (created when absent)\n")
 
 
-@pytest.mark.full_sweep
 def test_provenance_comes_from_the_discovery_agent_info_when_the_att_run_has_none(flash_raw, tmp_path):
     """A raw folder with discover_agent_info.csv (8 GPUs, AMD Instinct MI350X, Cu_Count 256, gfx950)
     but no out_agent_info.csv: nothing ingest could know is left null."""

@@ -129,7 +129,6 @@ def test_a_long_isa_listing_is_split_into_pages_of_its_pcs(split_site, built_sit
     assert "isa-parts" not in (split_site / "kernels" / "rmsnorm" / "src" / "c0" / "isa.html").read_text(encoding="utf-8")
 
 
-@pytest.mark.full_sweep
 def test_every_link_into_a_split_listing_lands_on_its_part(split_site):
     from test_render import check_links
 

@@ -6,11 +6,13 @@ clone without ``../shared`` beside it can run most of the tests.
 The slice keeps the sweep's layout and copies files unchanged (the numbers the tests assert are the
 real ones): four bundles small enough to carry (``fused_rope_cache``, ``hgemm_splitk``, ``pa``,
 ``vec_add``: their code.json, wave files, agent info, hotspot_output.txt and kernel trace; a trace
-above 1 MB is cut to the first 40 dispatches of each kernel, and the bulky ``big_results.json`` is
-left out), five campaigns (four timed, one with a ledger only), ``docs/data/kernels.json``, and the
-``expected/`` files cut down to what the slice holds. Everything else stays in ``../shared``: tests
-that need it are marked ``full_sweep`` and skip without it. About 3.6 MB; the same sweep gives the
-same bytes. The slice is data, never edited by hand: rerun this script.
+above 1 MB is cut to the first 40 dispatches of each kernel, and the bulky ``*_results.json`` are
+left out), flash_attn_func's small run (one capture of four waves), five campaigns (four timed,
+one with a ledger only; the results CSV beside the JSONL for vec_add alone),
+``docs/data/kernels.json``, and the ``expected/`` files cut down to what the slice holds. Everything
+else stays in ``../shared``: tests that need it are marked ``full_sweep`` and skip without it.
+About 4.5 MB; the same sweep gives the same bytes. The slice is data, never edited by hand: rerun
+this script.
 """
 
 from __future__ import annotations
@@ -30,20 +32,24 @@ BUNDLES = ("fused_rope_cache", "hgemm_splitk", "pa", "vec_add")
 TRACE_ROWS_PER_KERNEL = 40
 TRACE_BYTES = 1_000_000  # traces above this size are trimmed; the others are copied whole
 CAMPAIGNS = ("attention_prefill", "moe_blockscale", "pa_decode", "quant", "vec_add")
+#: Parts of bundles too big to carry whole: flash_attn_func's small run (its first capture).
+BUNDLE_PARTS = {"flash_attn_func": ("att_viewer/small/ui_output_agent_32235_dispatch_44", "compute_viewer", "source")}
+#: Campaigns whose results CSV is kept beside the JSONL (the others carry the JSONL alone).
+CAMPAIGN_CSV = ("vec_add",)
 #: Bulky files no test of the slice reads.
-LEFT_OUT = ("big_results.json",)
+LEFT_OUT = ("big_results.json", "small_results.json")
 #: The expected/ files: those keyed by capture path keep the slice's captures, verdicts.json its campaigns.
 EXPECTED_BY_PATH = ("occupancy.json", "wave_states.json")
 
 
-def copy_tree(src: str, dest: str) -> None:
+def copy_tree(src: str, dest: str, leave_out: tuple[str, ...] = ()) -> None:
     """Copy a folder (files writable, in sorted order), leaving out ``LEFT_OUT``; kernel traces trimmed."""
     for folder, dirs, files in os.walk(src):
         dirs.sort()
         rel = os.path.relpath(folder, src)
         os.makedirs(os.path.join(dest, rel), exist_ok=True)
         for name in sorted(files):
-            if name in LEFT_OUT:
+            if name in LEFT_OUT or name in leave_out:
                 continue
             if name.endswith("kernel_trace.csv") and os.path.getsize(os.path.join(folder, name)) > TRACE_BYTES:
                 trim_trace(os.path.join(folder, name), os.path.join(dest, rel, name))
@@ -83,8 +89,12 @@ def make_slice(sweep: str, out: str = SLICE) -> int:
     shutil.rmtree(out, ignore_errors=True)
     for name in BUNDLES:
         copy_tree(os.path.join(sweep, "examples", name), os.path.join(out, "examples", name))
+    for name, parts in BUNDLE_PARTS.items():
+        for part in parts:
+            copy_tree(os.path.join(sweep, "examples", name, part), os.path.join(out, "examples", name, part))
     for op in CAMPAIGNS:
-        copy_tree(os.path.join(sweep, "benchmarks", "examples", op), os.path.join(out, "benchmarks", "examples", op))
+        copy_tree(os.path.join(sweep, "benchmarks", "examples", op), os.path.join(out, "benchmarks", "examples", op),
+                  () if op in CAMPAIGN_CSV else ("benchmark_results.csv",))
     os.makedirs(os.path.join(out, "docs", "data"))
     shutil.copyfile(os.path.join(sweep, "docs", "data", "kernels.json"), os.path.join(out, "docs", "data", "kernels.json"))
     os.makedirs(os.path.join(out, "expected"))
@@ -92,7 +102,7 @@ def make_slice(sweep: str, out: str = SLICE) -> int:
         with open(os.path.join(sweep, "expected", name), encoding="utf-8") as fh:
             doc = json.load(fh)
         write_json(os.path.join(out, "expected", name),
-                   {k: v for k, v in doc.items() if k.split("/")[1] in BUNDLES})
+                   {k: v for k, v in doc.items() if os.path.isdir(os.path.join(out, k))})
     with open(os.path.join(sweep, "expected", "verdicts.json"), encoding="utf-8") as fh:
         verdicts = json.load(fh)
     write_json(os.path.join(out, "expected", "verdicts.json"), {k: v for k, v in verdicts.items() if k in CAMPAIGNS})
