@@ -22,6 +22,9 @@ from the benchmark results. Example::
     name = "Paged-Attn Decode"
     category = "attention"
 
+    [campaigns.attn_fwd]          # one table per campaign (benchmarks/examples/<op>/)
+    candidate = "flydsl_auto"     # the provider judged there (default: flydsl, else auto)
+
     [provenance]                  # shown as-is; overrides what the results say
     gpu = "AMD Instinct MI350X"
     rocm = "7.2.0"
@@ -102,6 +105,7 @@ class SweepConfig:
     severity_near: float = DEFAULT_SEVERITY_NEAR
     severity_tune: float = DEFAULT_SEVERITY_TUNE
     floor_us: float | None = None  # None: the lowest usable time of the sweep (VERDICTS rule 11)
+    op_candidates: dict[str, str] = field(default_factory=dict)  # [campaigns.<op>] candidate
 
     @property
     def campaigns(self) -> dict[str, str]:
@@ -164,6 +168,7 @@ def config_from_dict(raw: dict[str, Any], path: str | None = None) -> SweepConfi
         peaks=dict(_table(raw, "peaks", where)),
         history_keep=_int(history, "keep", where, "history.keep"),
         floor_us=_number(verdicts, "floor_us", where, "verdicts.floor_us", 1.0) if "floor_us" in verdicts else None,
+        op_candidates=_op_candidates(raw, where),
     )
     # defaults follow a lower headroom threshold, so that [thresholds] alone stays valid
     cfg.severity_near = _number(severity, "near", where, "severity.near", min(DEFAULT_SEVERITY_NEAR, cfg.headroom))
@@ -174,6 +179,18 @@ def config_from_dict(raw: dict[str, Any], path: str | None = None) -> SweepConfi
         raise InputError(where, f"severity needs tune <= near <= thresholds.headroom (got tune {cfg.severity_tune}, "
                                 f"near {cfg.severity_near}, headroom {cfg.headroom})")
     return cfg
+
+
+def _op_candidates(raw: dict[str, Any], where: str) -> dict[str, str]:
+    """``[campaigns.<op>] candidate``: the provider judged in one campaign (op -> provider)."""
+    out = {}
+    for op, spec in _table(raw, "campaigns", where).items():
+        if not isinstance(spec, dict):
+            raise InputError(where, f"[campaigns.{op}] must be a table, got {type(spec).__name__}")
+        candidate = _str(spec, "candidate", where, f"campaigns.{op}.candidate")
+        if candidate:
+            out[str(op)] = candidate
+    return out
 
 
 def _table(raw: dict[str, Any], key: str, where: str) -> dict[str, Any]:

@@ -1,7 +1,14 @@
-"""Shared test fixtures: the real MI350X sweep beside the checkout."""
+"""Shared test fixtures: the real MI350X sweep beside the checkout, else its slice in the repo.
+
+Without ``../shared/mi350x-sweep`` (a fresh clone), ``sweep`` is ``tests/data/mi350x-slice``
+(made by ``tests/data/make_slice.py``: a few real bundles and campaigns, unchanged), and the tests
+marked ``full_sweep`` (they need what the slice leaves out) skip, saying so.
+``KERNEL_ATLAS_TEST_SLICE=1`` runs on the slice even where the whole sweep is there.
+"""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -9,14 +16,40 @@ import pytest
 REPO = Path(__file__).resolve().parent.parent
 SHARED = REPO.parent / "shared"
 SWEEP = SHARED / "mi350x-sweep"
+SLICE = REPO / "tests" / "data" / "mi350x-slice"
+ON_SLICE = os.environ.get("KERNEL_ATLAS_TEST_SLICE") == "1" or not (SWEEP / "examples").is_dir()
+FULL_SWEEP_REASON = ("needs the whole shared MI350X sweep (../shared/mi350x-sweep); "
+                     "tests/data/mi350x-slice holds only a part of it")
+
+
+def in_slice(path: str, *values):
+    """A parameter of a test over real items: marked ``full_sweep`` when the slice lacks ``path``
+    (a folder or file under the sweep), so that the items the slice holds still run without ../shared."""
+    return pytest.param(*values, marks=[] if (SLICE / path).exists() else [pytest.mark.full_sweep])
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", f"full_sweep: {FULL_SWEEP_REASON}")
+
+
+def pytest_collection_modifyitems(config, items):
+    """Skip the tests marked ``full_sweep`` when only the slice is there (before any fixture is set up)."""
+    if ON_SLICE:
+        skip = pytest.mark.skip(reason=FULL_SWEEP_REASON)
+        for item in items:
+            if item.get_closest_marker("full_sweep") is not None:
+                item.add_marker(skip)
 
 
 @pytest.fixture(scope="session")
 def sweep() -> Path:
-    """The real shared sweep; skip with a reason when it is not beside the repo."""
-    if not (SWEEP / "examples").is_dir():
-        pytest.skip("the shared MI350X sweep is absent (expected at ../shared/mi350x-sweep)")
-    return SWEEP
+    """The real shared sweep, else its slice in the repo; skip with a reason when neither is there."""
+    if not ON_SLICE:
+        return SWEEP
+    if not (SLICE / "examples").is_dir():
+        pytest.skip("the shared MI350X sweep is absent (expected at ../shared/mi350x-sweep) and so is its slice "
+                    "(make it with python3 tests/data/make_slice.py)")
+    return SLICE
 
 
 @pytest.fixture(scope="session")

@@ -39,6 +39,12 @@ REPO = Path(__file__).resolve().parent.parent
 SWEEP = REPO.parent / "shared" / "mi350x-sweep"
 BUNDLES = REPO / "bundles"
 CAPTURE = "examples/fused_rope_cache/att_viewer/big/ui_output_agent_4253_dispatch_8781"
+COMPUTE = "examples/fused_rope_cache/compute_viewer"
+if os.environ.get("KERNEL_ATLAS_TEST_SLICE") == "1" or not (SWEEP / CAPTURE).is_dir():
+    # a clone without ../shared: the seeds come from the slice (tests/data/make_slice.py)
+    SWEEP = REPO / "tests" / "data" / "mi350x-slice"
+    CAPTURE = "examples/vec_add/att_viewer/big/ui_output_agent_14705_dispatch_25"
+    COMPUTE = "examples/vec_add/compute_viewer"
 CAMPAIGN = "benchmarks/examples/vec_add"
 NCU = "examples/vec_add/ncu/prefill"
 
@@ -123,6 +129,24 @@ def _ledger(d: Path) -> None:
 def _matrix(d: Path) -> None:
     from generator.read import campaign
     campaign.read_matrix(d / "baseline_matrix.yaml")
+
+
+def _suite(d: Path) -> None:
+    """The second campaign layout: the folder read as a campaign (results, metadata, suites)."""
+    from generator.read import campaign_suite
+    campaign_suite.read_campaign_folder(d)
+
+
+def _suite_seed(kind: str) -> bytes:
+    """Seeds of the second layout, hand-made (tests/handmade.py: no real row)."""
+    from handmade import HANDMADE_FULL, HANDMADE_METADATA, write_csv
+
+    if kind == "jsonl":
+        return "".join(json.dumps(r) + "\n" for r in HANDMADE_FULL[:6]).encode()
+    if kind == "csv":
+        with tempfile.TemporaryDirectory() as tmp:
+            return write_csv(Path(tmp) / "r.csv", HANDMADE_FULL[:6]).read_bytes()
+    return json.dumps(HANDMADE_METADATA).encode()
 
 
 def _config(d: Path) -> None:
@@ -218,10 +242,10 @@ TARGETS: list[Target] = [
     Target("att snapshots.json", "snapshots.json", "json",
            lambda: (SWEEP / CAPTURE / "snapshots.json").read_bytes(), _att_snapshots),
     Target("kernel-trace CSV", "discover_kernel_trace.csv", "csv",
-           lambda: _head(SWEEP / "examples/fused_rope_cache/compute_viewer/discover_kernel_trace.csv", 12),
+           lambda: _head(SWEEP / COMPUTE / "discover_kernel_trace.csv", 12),
            _kernel_trace),
     Target("agent-info CSV", "big_agent_info.csv", "csv",
-           lambda: (SWEEP / "examples/fused_rope_cache/compute_viewer/big_agent_info.csv").read_bytes(),
+           lambda: (SWEEP / COMPUTE / "big_agent_info.csv").read_bytes(),
            _agent_info),
     Target("counter CSV", "4242_counter_collection.csv", "csv", lambda: _head_bytes(_handmade_counter_csv(), 14),
            _counter_csv),
@@ -246,6 +270,10 @@ TARGETS: list[Target] = [
            lambda: _head(SWEEP / CAMPAIGN / "shape_ledger.jsonl", 12), _ledger),
     Target("baseline_matrix.yaml", "baseline_matrix.yaml", "yaml",
            lambda: (SWEEP / CAMPAIGN / "baseline_matrix.yaml").read_bytes(), _matrix),
+    Target("suite results JSONL", "results_full.jsonl", "jsonl", lambda: _suite_seed("jsonl"), _suite),
+    Target("suite results CSV", "results_full.csv", "csv", lambda: _suite_seed("csv"), _suite),
+    Target("suite metadata", "metadata_full.json", "json", lambda: _suite_seed("metadata"), _suite,
+           lambda: {"results_full.jsonl": _suite_seed("jsonl")}),
     Target("kernel-atlas.toml", "kernel-atlas.toml", "toml",
            lambda: (BUNDLES / "kernel-atlas.toml").read_bytes(), _config),
     Target("REPORT.md", "REPORT.md", "text", lambda: HANDMADE_REPORT, _report),

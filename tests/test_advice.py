@@ -51,12 +51,14 @@ def ranked_patterns(findings):
     return [f for f in findings if f.kind == "pattern"]
 
 
+@pytest.mark.full_sweep
 def test_every_shared_kernel_gets_a_plan(plans):
     assert sorted(plans) == sorted(KERNELS)
     for kernel, findings in plans.items():
         assert ranked_patterns(findings), kernel
 
 
+@pytest.mark.full_sweep
 def test_flash_top_finding_is_the_vmcnt0_drain_after_dma_to_lds(plans, primaries):
     # Rows 972, 1010, 1708, 1741 of code.json are `s_waitcnt vmcnt(0)` with 146112, 94608,
     # 110408 and 87492 stall cycles (the top 4 instructions of hotspot_output.txt). Each
@@ -148,6 +150,7 @@ def test_fused_rope_cache_is_lgkmcnt_bound_on_a_framework_intrinsic_line(plans, 
     assert flag is findings[-1] or findings.index(flag) > findings.index(top)
 
 
+@pytest.mark.full_sweep
 def test_softmax_is_dominated_by_vmem_loads(plans, primaries):
     # VMEM-load is the top stall type (45.9 %): 29 `buffer_load_ushort` (2 bytes per lane)
     # issue back to back at pc 10..44 (the first stalls 8.47M of 31.8M cycles) with only
@@ -191,6 +194,7 @@ def test_vec_add_without_context_is_likely_streaming(primaries):
     assert top.detector == "streaming_roofline" and top.evidence["bandwidth"] is None
 
 
+@pytest.mark.full_sweep
 def test_decorator_line_is_flagged_not_ranked(plans):
     # flash_attn_func.py:258 holds 1402 of 2069 instructions and 47.7 % of the stall cycles,
     # mixing VMEM-wait (59 %) and other (37 %): the decorator-line artifact.
@@ -224,6 +228,7 @@ def test_finding_json_shape(plans):
     json.dumps(js, sort_keys=True)  # JSON-able
 
 
+@pytest.mark.full_sweep
 def test_format_plan_and_why_not_winning(plans, primaries):
     lines = advice.format_plan(plans["flash_attn_func"])
     assert lines[0].startswith("   1. [high] s_waitcnt vmcnt(0) drains after DMA-to-LDS loads")
@@ -236,6 +241,7 @@ def test_format_plan_and_why_not_winning(plans, primaries):
     assert why.startswith("Limiter: memory bandwidth")
 
 
+@pytest.mark.full_sweep
 def test_mfma_annotations(primaries):
     # flash: 64 x v_mfma_f32_32x32x16_bf16 (gfx950 double-rate bf16, not in the DOMAIN table:
     # inferred from its 32x32 tile like fp8 32x32x16 -> 32 cycles, 8 independent instructions).
@@ -279,6 +285,7 @@ def sweep_per_kernel(plans, sweep) -> dict:
     return per
 
 
+@pytest.mark.full_sweep
 def test_sweep_findings_partition_the_headroom_on_the_shared_sweep(plans, sweep):
     per_kernel = sweep_per_kernel(plans, sweep)
     groups = {s.key: s for s in advice.sweep_findings(per_kernel)}
@@ -333,6 +340,7 @@ def _plan(sweep, rel):
     return advice.advise(res.analyses[0], advice.AdviceContext(bundle=res.bundle)), res.analyses[0]
 
 
+@pytest.mark.full_sweep
 def test_flash_s_nop_padding_is_a_ranked_finding_with_the_pairs_it_pads(sweep):
     plan, a = _plan(sweep, "examples/flash_attn_func/att_viewer/big/ui_output_agent_55287_dispatch_44_after_loc_fix")
     snop = next(f for f in plan if f.detector == "snop_hazard")

@@ -21,6 +21,7 @@ def results(sweep):
     return all_results(sweep)
 
 
+@pytest.mark.full_sweep
 def test_discovery_finds_every_bundle_and_capture(sweep):
     swp = discover.discover(sweep)
     assert len(swp.bundles) == 13
@@ -42,6 +43,7 @@ def test_discovery_finds_every_bundle_and_capture(sweep):
     assert "pa_decode" in swp.campaigns and "flash_attn" in swp.campaigns
 
 
+@pytest.mark.full_sweep
 def test_discovery_accepts_bundle_and_capture_paths(sweep):
     one = discover.discover(sweep / "examples" / "pa_mqa_logits_fp4")
     assert [b.name for b in one.bundles] == ["pa_mqa_logits_fp4"]
@@ -73,6 +75,7 @@ def test_flash_small_wave_states_worked_example(sweep, results):
 FUSED_ROPE = "examples/fused_rope_cache/att_viewer/big/ui_output_agent_4253_dispatch_8781"
 
 
+@pytest.mark.full_sweep
 def test_occupancy_equals_expected(sweep, results):
     expected = json.loads((sweep / "expected" / "occupancy.json").read_text())
     assert len(results) == len(expected) == 17
@@ -90,6 +93,7 @@ def test_occupancy_equals_expected(sweep, results):
         assert r.analyses[0].to_json()["occupancy"]["limiters"] == o.limiters
 
 
+@pytest.mark.full_sweep
 def test_fused_rope_csv_vgpr_is_the_captured_variants(sweep, results):
     """expected/occupancy.json says csv_vgpr 8 for fused_rope_cache; the raw trace says why.
 
@@ -217,6 +221,7 @@ def test_analyze_json_for_one_capture(sweep, capsys):
     assert (occ["waves_per_simd"], occ["limiter"], occ["next_vgpr_total"]) == (2, "VGPR", 168)
 
 
+@pytest.mark.full_sweep
 def test_analyze_json_for_sweep_is_a_list(sweep, capsys):
     assert cli.main(["analyze", str(sweep), "--json", "--kernel", "flash_attn_func"]) == 0
     objs = json.loads(capsys.readouterr().out)
@@ -224,6 +229,7 @@ def test_analyze_json_for_sweep_is_a_list(sweep, capsys):
     assert sum(o["primary"] for o in objs) == 1
 
 
+@pytest.mark.full_sweep
 def test_analyze_text_modes_and_detail(sweep, capsys):
     bundle = sweep / "examples" / "softmax"
     assert cli.main(["analyze", str(bundle), "--mode", "src", "--topk", "5"]) == 0

@@ -25,6 +25,7 @@ def fields(ins: list[Instruction]) -> list[tuple]:
              i.idle_cycles) for i in ins]
 
 
+@pytest.mark.full_sweep
 def test_every_shared_code_json_names_its_columns(sweep):
     files = sorted(sweep.glob("examples/*/att_viewer/*/*/code.json"))
     assert len(files) == 17
@@ -63,6 +64,7 @@ def test_handmade_appended_columns_and_a_list_header_read_the_same(sweep, tmp_pa
     assert fields(att.load_code(str(path))[0]) == fields(real)
 
 
+@pytest.mark.full_sweep
 def test_idle_exceeds_latency_on_511_of_15983_shared_rows(sweep):
     """Column 9 cannot be issue cycles: on rows it exceeds the row's latency (column 7).
 

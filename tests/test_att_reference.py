@@ -15,6 +15,7 @@ import pytest
 from generator.analyze import analysis
 from generator.read import discover
 from generator.site.text_report import fmt_cycles, head
+from conftest import in_slice  # the same test folder
 
 ROW_LINE = re.compile(r"^\s+(\d+)\s+(\S+)\s+([\d.]+)%\s+\[[█░]+\]\s+([\d.]+)%\s+(\S+)\s+(\S+)\s*$")
 ROW_TYPE = re.compile(r"^\s{2}(\S+)\s+(\S+)\s+\[[█░]+\]\s+([\d.]+)%\s*$")
@@ -58,14 +59,15 @@ def primary_analysis(sweep: Path, name: str):
     return results[0].analyses[0]
 
 
+@pytest.mark.full_sweep
 def test_eleven_bundles_have_a_reference(sweep):
     assert len(reference_bundles(sweep)) == 11
 
 
-@pytest.mark.parametrize("name", [
+@pytest.mark.parametrize("name", [in_slice(f"examples/{n}", n) for n in (
     "fused_rope_cache", "hgemm_splitk", "layernorm", "moe_blockscale", "moe_gemm", "pa",
     "preshuffle_gemm", "quant", "rmsnorm", "softmax", "vec_add",
-])
+)])
 def test_primary_capture_equals_reference(sweep, name):
     ref = parse_reference((sweep / "examples" / name / "source" / "hotspot_output.txt").read_text())
     a = primary_analysis(sweep, name)

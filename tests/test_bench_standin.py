@@ -8,6 +8,7 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+import pytest
 
 from generator.read import att, discover
 
@@ -40,6 +41,7 @@ def test_the_standin_prints_the_references_numbers_for_vec_add(sweep):
     assert "1.73M   82.25%  VMEM-wait" in top[1] and "s_waitcnt vmcnt(0)" in top[1]
 
 
+@pytest.mark.full_sweep
 def test_the_standin_reads_register_pressure_as_the_reference_does(sweep):
     # every bundle whose reference output names a capture of the sweep
     seen = 0

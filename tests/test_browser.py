@@ -92,6 +92,7 @@ def visible_rows(page) -> list[str]:
                                                 ".map(r => r.id.slice(2))")
 
 
+@pytest.mark.full_sweep
 def test_every_page_loads_clean_and_draws_its_charts(site, browser):
     pages = sorted(site.rglob("*.html"))
     assert len([p for p in pages if p.name == "index.html"]) == 20  # the overview and 19 kernels
@@ -119,6 +120,7 @@ def test_every_page_loads_clean_and_draws_its_charts(site, browser):
     tab.close()
 
 
+@pytest.mark.full_sweep
 def test_filters_sorting_and_grouping_change_the_rows(site, browser):
     tab = Tab(browser)
     page = tab.open(url(site, "index.html"))
@@ -155,6 +157,7 @@ def test_filters_sorting_and_grouping_change_the_rows(site, browser):
     tab.close()
 
 
+@pytest.mark.full_sweep
 def test_a_row_leads_to_its_kernel_page(site, browser):
     tab = Tab(browser)
     page = tab.open(url(site, "index.html"))
@@ -197,6 +200,7 @@ def test_anchors_open_folded_listings(site, browser):
     tab.close()
 
 
+@pytest.mark.full_sweep
 def test_charts_keep_their_size_when_the_window_is_resized(site, browser):
     """Every chart's box stays equal to its plot, at its explicit height, through resizes."""
     # charts in a hidden block (the overview's other ranking) are resized when shown, not here
@@ -228,6 +232,7 @@ def test_charts_keep_their_size_when_the_window_is_resized(site, browser):
 NO_OVERFLOW = "() => document.documentElement.scrollWidth <= window.innerWidth"
 
 
+@pytest.mark.full_sweep
 def test_no_page_overflows_and_kernel_pages_keep_the_height_budget(site, browser):
     """No horizontal overflow at 1400 px or 390 px (wide tables scroll in their own box);
     every kernel page at most 30,000 px tall as first opened at 1400 px (issue 13)."""
@@ -246,6 +251,7 @@ def test_no_page_overflows_and_kernel_pages_keep_the_height_budget(site, browser
     assert max(heights.values()) <= 30_000, sorted(heights.items(), key=lambda kv: -kv[1])[:3]
 
 
+@pytest.mark.full_sweep
 def test_theme_and_language_toggles(site, browser):
     tab = Tab(browser)
     page = tab.open(url(site, "kernels/rmsnorm/index.html"))
@@ -330,6 +336,7 @@ def test_nvidia_demo_pages_load_clean(tmp_path, browser):
     tab.close()
 
 
+@pytest.mark.full_sweep
 def test_history_page_draws_every_kernel(tmp_path, sweep, browser):
     from test_build import make_small_sweep  # same test folder
 
@@ -360,6 +367,7 @@ def test_history_page_draws_every_kernel(tmp_path, sweep, browser):
 
 # ---------------------------------------------------------------- issue 16: severity, ranking, coverage
 
+@pytest.mark.full_sweep
 def test_severity_filter_and_sort(site, browser):
     tab = Tab(browser)
     page = tab.open(url(site, "index.html"))
@@ -389,6 +397,7 @@ def test_severity_filter_and_sort(site, browser):
     tab.close()
 
 
+@pytest.mark.full_sweep
 def test_ranking_switch_changes_the_chart_and_the_table(site, browser):
     tab = Tab(browser)
     page = tab.open(url(site, "index.html"))
@@ -411,6 +420,7 @@ def test_ranking_switch_changes_the_chart_and_the_table(site, browser):
     tab.close()
 
 
+@pytest.mark.full_sweep
 def test_a_coverage_cell_opens_the_kernel_page_filtered_to_its_model(site, browser):
     tab = Tab(browser)
     page = tab.open(url(site, "index.html"))
@@ -535,6 +545,7 @@ CHART_TEXT = """(id) => { const c = document.querySelector('.chart[data-figure="
   return {x: t('.g-xtitle text'), y: t('.g-ytitle text'), legend: t('.legendtext'), height: c.getBoundingClientRect().height}; }"""
 
 
+@pytest.mark.full_sweep
 def test_charts_follow_the_language_and_keep_their_size(site, browser):
     tab = Tab(browser)
     page = tab.open(url(site, "kernels/rmsnorm/index.html"))
@@ -555,6 +566,7 @@ def test_charts_follow_the_language_and_keep_their_size(site, browser):
     tab.close()
 
 
+@pytest.mark.full_sweep
 def test_chinese_leaves_no_english_interface_word(site, browser):
     for rel, sel in COVERED.items():
         tab = Tab(browser)
@@ -579,6 +591,7 @@ def test_chinese_leaves_no_english_interface_word(site, browser):
         tab.close()
 
 
+@pytest.mark.full_sweep
 def test_source_and_isa_rows_say_their_interface_words_in_chinese(site, browser):
     """Row cells are data (translate="no"); the words among them (instruction counts, MFMA
     notes) switch language with the rest of the page."""
@@ -599,6 +612,36 @@ def test_source_and_isa_rows_say_their_interface_words_in_chinese(site, browser)
     tab.close()
 
 
+def test_second_layout_findings_and_broken_campaign_pages(tmp_path, browser):
+    """A hand-made sweep (tests/handmade.py): a second-layout campaign with a variant and a report,
+    a folder that is no campaign, FINDINGS.md. No console error; the BROKEN card filters its row;
+    the variant's column group and the findings page show."""
+    from handmade import handmade_suite_campaign
+
+    root = tmp_path / "sweep"
+    handmade_suite_campaign(root / "benchmarks" / "examples" / "attn")
+    (root / "benchmarks" / "examples" / "odd").mkdir()
+    (root / "FINDINGS.md").write_text("# Findings 2026-06-01\n\n- attn loses at b4\n", encoding="utf-8")
+    out = tmp_path / "site"
+    build.build_site(root, out, progress=False)
+    tab = Tab(browser)
+    page = tab.page
+    page.goto(url(out, "index.html"))
+    assert sorted(visible_rows(page)) == ["attn", "odd"]
+    page.click('.card[data-filter-verdict="BROKEN"]')
+    assert visible_rows(page) == ["odd"]
+    page.click('a[href="findings.html"]')
+    page.wait_for_url("**/findings.html")
+    assert page.inner_text("h1") == "FINDINGS.md" and "attn loses at b4" in page.inner_text("main")
+    page.goto(url(out, "kernels/attn/index.html"))
+    page.wait_for_function(CHARTS_DRAWN, timeout=30_000)
+    assert page.locator("th.variant").count() == 1 and page.locator("td.t-variant").count() == 3
+    assert "Hand-made report" in page.inner_text("#campaign_reports")
+    assert tab.errors == []
+    tab.close()
+
+
+@pytest.mark.full_sweep
 def test_tally_chart_badge_and_row_show_the_ladder_verdicts(site, browser):
     """VERDICTS rule 12 as a reader sees it: 2 WIN (softmax on its shapes, moe_gemm on the profiled pair),
     moe_gemm's diamond at the pair's 1.11x (open: not decided by its shapes), the basis beside the verdict."""

@@ -40,6 +40,7 @@ def view_of(page) -> dict:
     })""")
 
 
+@pytest.mark.full_sweep
 def test_a_shared_address_opens_the_same_overview(site, browser):
     tab = Tab(browser)
     page = tab.open(url(site, "index.html"))
@@ -173,6 +174,7 @@ def phone_tab(browser) -> Tab:
     return Tab(browser, width=PHONE["width"], height=PHONE["height"])
 
 
+@pytest.mark.full_sweep
 def test_on_a_phone_the_top_bar_takes_at_most_15_percent_of_the_screen(tmp_path, sweep, browser):
     from generator.site import build
 
@@ -192,6 +194,7 @@ def test_on_a_phone_the_top_bar_takes_at_most_15_percent_of_the_screen(tmp_path,
     tab.close()
 
 
+@pytest.mark.full_sweep
 def test_on_a_phone_the_kernel_table_keeps_each_name_in_view_when_scrolled_sideways(site, browser):
     tab = phone_tab(browser)
     page = tab.open(url(site, "index.html"))
@@ -214,6 +217,7 @@ def test_on_a_phone_the_kernel_table_keeps_each_name_in_view_when_scrolled_sidew
     tab.close()
 
 
+@pytest.mark.full_sweep
 def test_on_a_phone_charts_keep_their_axis_titles_and_the_toolbar_stays_off_the_plot(site, browser):
     tab = phone_tab(browser)
     seen = 0

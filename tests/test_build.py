@@ -77,6 +77,7 @@ def snapshot(site: Path) -> dict[str, tuple[int, int, bytes]]:
     return out
 
 
+@pytest.mark.full_sweep
 def test_first_build_writes_every_file_and_a_manifest(small, tmp_path, writes):
     out = tmp_path / "site"
     s = build.build_site(small, out, progress=False)
@@ -146,6 +147,7 @@ def test_a_file_no_stage_reads_does_not_rebuild_but_a_counter_file_does(small, t
     assert build.build_site(small, out, progress=False).built == ["hgemm_splitk"]
 
 
+@pytest.mark.full_sweep
 def test_a_removed_bundle_loses_its_pages(small, tmp_path, writes):
     out = tmp_path / "site"
     build.build_site(small, out, progress=False)

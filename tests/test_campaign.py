@@ -38,6 +38,7 @@ def edit_lines(path, fn):
 # ---------------------------------------------------------------- real folders
 
 
+@pytest.mark.full_sweep
 def test_find_campaign_folders_accepts_root_examples_dir_and_one_folder(sweep):
     found = find_campaign_folders(sweep)
     assert len(found) == 18
@@ -46,6 +47,7 @@ def test_find_campaign_folders_accepts_root_examples_dir_and_one_folder(sweep):
     assert list(find_campaign_folders(campaign_dir(sweep, "quant"))) == ["quant"]
 
 
+@pytest.mark.full_sweep
 def test_read_real_campaign(sweep):
     c = read_campaign(campaign_dir(sweep, "flash_attn"))
     assert c.timed and c.results_file == "benchmark_results.jsonl"
@@ -62,6 +64,7 @@ def test_read_real_campaign(sweep):
     assert c.provider_notes()["aiter_asm"].startswith("aiter.fmha_v3_fwd")
 
 
+@pytest.mark.full_sweep
 def test_csv_and_jsonl_hold_the_same_rows_and_give_the_same_scores(sweep):
     for op in TIMED:
         folder = campaign_dir(sweep, op)
@@ -84,6 +87,7 @@ def test_rows_as_dataframe(sweep):
     assert df.groupby("provider")["median_us"].count()["flydsl"] == 12
 
 
+@pytest.mark.full_sweep
 def test_csv_line_numbers_and_empty_cells(sweep):
     rows, _ = read_results(campaign_dir(sweep, "flash_attn") / "benchmark_results.csv")
     assert rows[0].line == 2  # after the header
@@ -276,6 +280,7 @@ def test_bad_baseline_matrix_yaml(sweep, tmp_path):
     assert "baseline_matrix.yaml:" in msg and "invalid YAML" in msg
 
 
+@pytest.mark.full_sweep
 def test_broken_campaign_in_a_sweep_leaves_the_others_scored(sweep, tmp_path):
     copy_campaign(sweep, tmp_path, "vec_add")
     copy_campaign(sweep, tmp_path, "quant")
@@ -308,6 +313,7 @@ def test_results_file_is_parsed_once_until_its_bytes_change(sweep, tmp_path):
     assert roofline.read_result_rows(dest)[0]["median_us"] == 14.079999946057796
 
 
+@pytest.mark.full_sweep
 def test_plain_json_rows_read_as_the_field_by_field_reader_reads_them(sweep):
     """Every row of the sweep (7,210 JSONL rows, all plain; the CSV twins, none plain) and rows
     with odd values: the fast path and ``_checked_row`` give the same values of the same types."""

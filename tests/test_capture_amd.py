@@ -106,6 +106,7 @@ def test_dry_run_after_discovery_resolves_the_kernel(sweep, tmp_path, monkeypatc
     assert plan.endswith("kernel-atlas ingest raw --into sweep --kernel flash_attn_func --label small\n")
 
 
+@pytest.mark.full_sweep
 def test_yaml_reproduces_the_sweeps_own_jobs(sweep, tmp_path):
     """From each bundle's discovery and its regex, our job equals the hand-written one
     (the buffer size aside, chosen per bundle; pa and moe_blockscale picked other iterations)."""
@@ -125,6 +126,7 @@ def test_yaml_reproduces_the_sweeps_own_jobs(sweep, tmp_path):
     assert sorted(set(p.name for p in (sweep / "examples").iterdir()) - set(same_range)) == ["moe_blockscale", "pa"]
 
 
+@pytest.mark.full_sweep
 def test_iterations_count_dispatches_from_one(sweep):
     """The dispatch id in each real capture name is an iteration its YAML asked for,
     counted from 1 in the bundle's discovery trace. Two captures come from other runs

@@ -139,6 +139,7 @@ def test_summarize_samples_exact():
     assert steady["stable"] is True and steady["median_us"] == 100.0
 
 
+@pytest.mark.full_sweep
 def test_result_columns_are_the_amd_columns_then_cuda(sweep):
     with open(sweep / "benchmarks/examples/softmax/benchmark_results.csv", newline="") as fh:
         amd = next(csv.reader(fh))

@@ -48,6 +48,7 @@ def run(argv, capsys) -> tuple[int, str, str]:
     return rc, out, err
 
 
+@pytest.mark.full_sweep
 def test_verdicts_count_one_shape_and_many(sweep, tmp_path, capsys):
     one = one_kernel_sweep(sweep, tmp_path / "one")
     rc, out, _ = run(["verdicts", str(one)], capsys)
@@ -66,6 +67,7 @@ def test_verdicts_count_one_shape_and_many(sweep, tmp_path, capsys):
             "paged_attention (30 shapes), rope (35 shapes), serving_scenarios (18 shapes)") in out
 
 
+@pytest.mark.full_sweep
 def test_no_measured_shape_is_a_dash_not_0_of_0(sweep, tmp_path, capsys):
     one = one_kernel_sweep(sweep, tmp_path / "one", keep_candidate=False)
     rc, out, _ = run(["verdicts", str(one)], capsys)
@@ -76,6 +78,7 @@ def test_no_measured_shape_is_a_dash_not_0_of_0(sweep, tmp_path, capsys):
     assert "0 of 0" not in out
 
 
+@pytest.mark.full_sweep
 def test_build_closing_line_counts(sweep, tmp_path, capsys):
     one = one_kernel_sweep(sweep, tmp_path / "one")
     rc, _, err = run(["build", str(one), "--out", str(tmp_path / "site"), "--jobs", "1"], capsys)
@@ -89,6 +92,7 @@ def test_build_closing_line_counts(sweep, tmp_path, capsys):
                         "0 deleted; 1.00 s: site")
 
 
+@pytest.mark.full_sweep
 def test_analyze_text_counts(sweep, capsys):
     rc, out, _ = run(["analyze", str(sweep / "examples/hgemm_splitk"), "--primary"], capsys)
     assert rc == 0
@@ -136,6 +140,7 @@ def one_error(argv, capsys) -> str:
 SIDE = "expected a sweep folder, a built site, its api/ folder or a history snapshot (.json)"
 
 
+@pytest.mark.full_sweep
 def test_diff_wrong_paths(sweep, tmp_path, capsys):
     jsonl = sweep / "benchmarks/examples/softmax/benchmark_results.jsonl"
     assert one_error(["diff", str(jsonl), str(sweep)], capsys).startswith(
@@ -160,6 +165,7 @@ def test_serve_wrong_paths(tmp_path, capsys):
         f"{tmp_path}: not a built site (no index.html and kernel-atlas-manifest.json): {expected}")
 
 
+@pytest.mark.full_sweep
 def test_serve_accepts_a_built_site(sweep, tmp_path, capsys):
     from generator.commands import serve
 

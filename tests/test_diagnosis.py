@@ -78,6 +78,7 @@ def test_vec_add_first_step_is_to_profile_a_losing_shape(kernel):
     assert fs["title"] == "The profiled shape is not where the kernel loses"
 
 
+@pytest.mark.full_sweep
 def test_hgemm_splitk_is_lds_bound_at_one_wave(kernel):
     _, row = kernel("hgemm_splitk")
     d = row.diagnosis
@@ -115,6 +116,7 @@ def test_an_unrepresentative_capture_says_so_instead_of_a_bound(kernel):
     assert "stall" not in {c["key"] for c in d["clauses"]} and "early_exit" not in {c["key"] for c in d["clauses"]}
 
 
+@pytest.mark.full_sweep
 def test_rows_without_capture_or_campaign(kernel):
     _, row = kernel("fp8_gemm_rowscale")  # campaign only: the roofline alone
     assert row.diagnosis["text"] == "compute-bound (7 of 13 shapes), best shape at 51% of the roof"
@@ -140,6 +142,7 @@ def test_capture_bound_and_short_sentence_rules():
 
 # ---------------------------------------------------------------- severity
 
+@pytest.mark.full_sweep
 def test_severity_of_every_headroom_kernel(all_rows, sweep):
     ref = json.loads((sweep / "expected" / "verdicts.json").read_text())
     got = {r.slug: r.severity["level"] for r in all_rows if r.severity}
@@ -159,6 +162,7 @@ def test_severity_of_every_headroom_kernel(all_rows, sweep):
     assert fa.severity["detail"] == "needs 1.15x for parity, 11 of 16 shapes lose"  # 1 / 0.870
 
 
+@pytest.mark.full_sweep
 def test_severity_thresholds_and_configuration(kernel):
     assert [dg.severity_level(g, 0.90, 0.75) for g in (0.90, 0.8999, 0.75, 0.7499)] == ["near", "tune", "tune", "rewrite"]
     k, _ = kernel("flash_attn_func")  # 0.870
@@ -218,6 +222,7 @@ def _raw_coverage(folder):
     return out
 
 
+@pytest.mark.full_sweep
 def test_coverage_counts_equal_the_ledger_and_the_results(all_rows, sweep):
     timed = [r for r in all_rows if r.coverage and r.verdict in base_views.VERDICTS]
     assert len(timed) == 13
@@ -241,6 +246,7 @@ def test_coverage_counts_equal_the_ledger_and_the_results(all_rows, sweep):
     assert g["geomean"] is not None and 0 < g["geomean"] < 1 and k_score.verdict == "HEADROOM"
 
 
+@pytest.mark.full_sweep
 def test_coverage_matrix_and_its_links(all_rows):
     view = coverage_views.coverage_view(all_rows, base_views.SiteContext())
     slugs = [c.slug for c in view.columns]
@@ -257,6 +263,7 @@ def test_coverage_matrix_and_its_links(all_rows):
     assert total == sum(c["shapes"] for r in all_rows for c in r.coverage.values())
 
 
+@pytest.mark.full_sweep
 def test_shape_rows_carry_their_models(kernel):
     k, _ = kernel("hgemm_splitk")
     rows = speed_views.shape_rows(k.score, base_views.SiteContext())
@@ -266,6 +273,7 @@ def test_shape_rows_carry_their_models(kernel):
 
 # ---------------------------------------------------------------- ranking switch
 
+@pytest.mark.full_sweep
 def test_the_two_rankings_and_where_they_disagree(all_rows):
     page = overview_views.overview_page(all_rows, base_views.SiteContext(), [], "2026-06-01")
     fig = json.loads(page.headline_chart.json)
@@ -284,6 +292,7 @@ def test_the_two_rankings_and_where_they_disagree(all_rows):
     assert hg.api()["headline_verdict"] == "WIN"
 
 
+@pytest.mark.full_sweep
 def test_api_record_and_pr_snippet_carry_the_diagnosis(kernel):
     _, row = kernel("hgemm_splitk")
     api = row.api()
@@ -338,6 +347,7 @@ def test_vec_add_capture_is_checked_against_the_timed_runs_at_its_bytes(kernel):
     assert "even without it the timed run is 1.6x slower" in gap["evidence"]["summary"]
 
 
+@pytest.mark.full_sweep
 def test_softmax_streams_on_the_timed_rate_of_its_bytes(kernel):
     """1 GiB moves at two ledger shapes; the faster timed one (M=32768 N=8192, 4.94 TB/s) is the rate."""
     k, row = kernel("softmax")

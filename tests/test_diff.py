@@ -79,6 +79,7 @@ def fa_pair(sweep, tmp_path_factory):
     return old, new
 
 
+@pytest.mark.full_sweep
 def test_before_after_capture_is_a_hotspot_and_provenance_change(fa_pair):
     old, new = fa_pair
     d = diff_snapshots(snapshot_from_sweep(old), snapshot_from_sweep(new))
@@ -98,6 +99,7 @@ def test_before_after_capture_is_a_hotspot_and_provenance_change(fa_pair):
     assert d.regressions == [] and d.improvements == [] and d.notable == []
 
 
+@pytest.mark.full_sweep
 def test_before_after_markdown_has_no_table(fa_pair, capsys):
     old, new = fa_pair
     code, out, _ = run_cli(capsys, "diff", str(old), str(new), "--markdown")
@@ -124,6 +126,7 @@ def softmax_diff(softmax_pair):
     return diff_snapshots(snapshot_from_sweep(old), snapshot_from_sweep(new))
 
 
+@pytest.mark.full_sweep
 def test_scaled_candidate_verdict_and_geomean(softmax_diff):
     d = softmax_diff
     assert [k.slug for k in d.regressions] == ["softmax"] and d.improvements == []
@@ -141,6 +144,7 @@ def test_scaled_candidate_verdict_and_geomean(softmax_diff):
     assert v.causes == g.causes
 
 
+@pytest.mark.full_sweep
 def test_scaled_candidate_shapes(softmax_diff):
     k = softmax_diff.kernels[0]
     shapes = k.of_kind("shape")
@@ -160,6 +164,7 @@ def test_scaled_candidate_shapes(softmax_diff):
     assert [(c.item, c.old, c.new) for c in prov] == [("candidate_commit", "7255fff8", "abcdef12")]
 
 
+@pytest.mark.full_sweep
 def test_scaled_candidate_verdict_ratio(softmax_diff, sweep):
     """The headline number is the ratio the verdict rests on (VERDICTS rule 12), worked from the raw rows by
     an independent reading (tests/verdict_oracle.py): slowed 1.2x, fewer shapes sit at the timing floor."""
@@ -172,6 +177,7 @@ def test_scaled_candidate_verdict_ratio(softmax_diff, sweep):
     assert r.significant and r.direction == "regression" and r.text.startswith("verdict ratio (shapes) 1.19x → 0.92x")
 
 
+@pytest.mark.full_sweep
 def test_scaled_candidate_markdown(softmax_pair, capsys):
     old, new = softmax_pair
     code, out, _ = run_cli(capsys, "diff", str(old), str(new), "--markdown", "--site-url", "https://atlas.example/")
@@ -192,6 +198,7 @@ def test_scaled_candidate_markdown(softmax_pair, capsys):
     assert run_cli(capsys, "diff", str(old), str(new), "--markdown", "--site-url", "https://atlas.example/")[1] == out
 
 
+@pytest.mark.full_sweep
 def test_scaled_candidate_json_and_exit_status(softmax_pair, capsys):
     old, new = softmax_pair
     code, out, _ = run_cli(capsys, "diff", str(old), str(new), "--json", "--fail-on-regression")
@@ -208,6 +215,7 @@ def test_scaled_candidate_json_and_exit_status(softmax_pair, capsys):
     assert out.startswith("base → base: no significant change of any kernel's standing · verdicts WIN 1\n")
 
 
+@pytest.mark.full_sweep
 def test_github_summary_is_appended(softmax_pair, capsys, tmp_path, monkeypatch):
     old, new = softmax_pair
     summary = tmp_path / "summary.md"
@@ -223,6 +231,7 @@ def test_github_summary_is_appended(softmax_pair, capsys, tmp_path, monkeypatch)
 # ---------------------------------------------------------------- a baseline changed; the environment changed
 
 
+@pytest.mark.full_sweep
 def test_baselines_changed_are_named(sweep, tmp_path):
     # every baseline 1.25x slower, the aiter libraries at a new commit: every speedup x1.25
     faster = chain(scale_provider("pytorch", 1.25), scale_provider("triton", 1.25),
@@ -244,6 +253,7 @@ def test_baselines_changed_are_named(sweep, tmp_path):
     assert len(asm) == 6  # shapes whose best baseline is aiter_asm (the other 10: aiter_triton)
 
 
+@pytest.mark.full_sweep
 def test_environment_change_is_named(sweep, tmp_path):
     # ROCm upgraded everywhere and the candidate 10% faster with the same commit
     old = make_sweep_copy(sweep, tmp_path / "a", FA_AFTER, {"flash_attn": None})
@@ -267,6 +277,7 @@ def test_environment_change_is_named(sweep, tmp_path):
     assert "\nEnvironment changed: rocm 7.2.0 → 7.3.0 (1 kernel)\n" in render_markdown(d)
 
 
+@pytest.mark.full_sweep
 def test_same_speed_new_commit_is_unexplained_only_when_moved(sweep, tmp_path):
     # the candidate is 20% slower and nothing recorded changed: unexplained, rerun
     old = make_sweep_copy(sweep, tmp_path / "a", (), {"softmax": None})
@@ -280,6 +291,7 @@ def test_same_speed_new_commit_is_unexplained_only_when_moved(sweep, tmp_path):
 # ---------------------------------------------------------------- new, removed and renamed kernels and shapes
 
 
+@pytest.mark.full_sweep
 def test_new_removed_and_renamed_kernels(sweep, tmp_path, capsys):
     old = make_sweep_copy(sweep, tmp_path / "a", SOFTMAX_CAPTURE, {"softmax": None, "vec_add": None})
     new = make_sweep_copy(sweep, tmp_path / "b", SOFTMAX_CAPTURE, {"softmax": None, "quant": None},
@@ -305,6 +317,7 @@ def test_new_removed_and_renamed_kernels(sweep, tmp_path, capsys):
     assert code == 2 and err.strip() == "kernel-atlas: error: --rename: expected OLD_SLUG=NEW_SLUG, got 'softmax'"
 
 
+@pytest.mark.full_sweep
 def test_shapes_added_removed_and_failing(sweep, tmp_path):
     # NEW ledger: the first two shapes dropped, one hand-made shape added; then, apart, the first shape failing
     failing = "sha1:a5bf9702ded2560e"
@@ -341,6 +354,7 @@ def test_shapes_added_removed_and_failing(sweep, tmp_path):
 # ---------------------------------------------------------------- bad input
 
 
+@pytest.mark.full_sweep
 def test_different_format_versions(softmax_pair, tmp_path, capsys):
     old, _ = softmax_pair
     api = tmp_path / "site" / "api"
@@ -358,6 +372,7 @@ def test_different_format_versions(softmax_pair, tmp_path, capsys):
         diff_snapshots(old_snap, new_snap)
 
 
+@pytest.mark.full_sweep
 def test_empty_side(softmax_pair, tmp_path, capsys):
     old, _ = softmax_pair
     (tmp_path / "empty" / "examples").mkdir(parents=True)
@@ -366,12 +381,14 @@ def test_empty_side(softmax_pair, tmp_path, capsys):
     assert "no kernels found, nothing to compare" in err and err.count("\n") == 1
 
 
+@pytest.mark.full_sweep
 def test_bad_thresholds(softmax_pair, capsys):
     old, new = softmax_pair
     code, _, err = run_cli(capsys, "diff", str(old), str(new), "--min-change", "2")
     assert code == 2 and "--min-change: must be a fraction in [0, 1)" in err
 
 
+@pytest.mark.full_sweep
 def test_min_change_floor_hides_small_moves(softmax_diff):
     assert DiffOptions().min_change == 0.02
     md = render_markdown(softmax_diff, marker=False)
@@ -379,6 +396,7 @@ def test_min_change_floor_hides_small_moves(softmax_diff):
     assert diff_document(softmax_diff)["options"] == {"min_change": 0.02, "renames": [], "stall_points": 0.05}
 
 
+@pytest.mark.full_sweep
 def test_built_sites_diff_like_their_sweeps(softmax_pair, tmp_path, capsys):
     build = pytest.importorskip("generator.site.build")
     old, new = softmax_pair
@@ -396,6 +414,7 @@ def test_built_sites_diff_like_their_sweeps(softmax_pair, tmp_path, capsys):
 # ---------------------------------------------------------------- issue 14, points 1 and 5
 
 
+@pytest.mark.full_sweep
 def test_site_against_its_own_sweep_reports_no_change(sweep, tmp_path, capsys):
     """A freshly built site of the shared sweep and the sweep itself: nothing removed, nothing changed."""
     site = tmp_path / "site"
@@ -409,6 +428,7 @@ def test_site_against_its_own_sweep_reports_no_change(sweep, tmp_path, capsys):
     assert "removed" not in out and "no significant change of any kernel's standing" in out
 
 
+@pytest.mark.full_sweep
 def test_candidate_failing_every_shape_counts_its_shapes(sweep, tmp_path, capsys):
     """73 softmax shapes stop being measured: ``73 ↓ 0 ↑ of 73`` (it said ``of 0``)."""
     old = make_sweep_copy(sweep, tmp_path / "old", SOFTMAX_CAPTURE, {"softmax": None})
@@ -421,6 +441,7 @@ def test_candidate_failing_every_shape_counts_its_shapes(sweep, tmp_path, capsys
     assert "<summary>Per-shape changes beyond noise (73)</summary>" in out
 
 
+@pytest.mark.full_sweep
 def test_one_kernel_within_noise_is_singular(sweep, softmax_pair, tmp_path, capsys):
     old, _ = softmax_pair
     new = make_sweep_copy(sweep, tmp_path / "nudged", SOFTMAX_CAPTURE, {"softmax": scale_provider("flydsl", 1.01)})
@@ -429,6 +450,7 @@ def test_one_kernel_within_noise_is_singular(sweep, softmax_pair, tmp_path, caps
     assert "(1 kernels)" not in out
 
 
+@pytest.mark.full_sweep
 def test_a_change_of_verdict_flags_is_a_change(sweep):
     """The snapshot carries each verdict's flags (moe_gemm: not_like_for_like, above_roof), and
     losing or gaining one is reported in words."""

@@ -94,6 +94,7 @@ def sides(sweep, tmp_path_factory):
     return same, slow, snapshot_from_sweep(same), snapshot_from_sweep(slow)
 
 
+@pytest.mark.full_sweep
 def test_record_series_and_regression_mark(sides, tmp_path):
     same, slow, snap_same, snap_slow = sides
     hist = tmp_path / "history"
@@ -124,6 +125,7 @@ def test_record_series_and_regression_mark(sides, tmp_path):
     assert regression_marks(load_series(hist)) == {}
 
 
+@pytest.mark.full_sweep
 def test_blip_in_real_history_is_not_marked(sides, tmp_path):
     _, _, snap_same, snap_slow = sides
     hist = tmp_path / "history"
@@ -136,6 +138,7 @@ def test_blip_in_real_history_is_not_marked(sides, tmp_path):
     assert doc["format_version"] == 1
 
 
+@pytest.mark.full_sweep
 def test_retention_and_relabel(sides, tmp_path):
     _, _, snap_same, snap_slow = sides
     hist = tmp_path / "history"
@@ -155,6 +158,7 @@ def test_retention_and_relabel(sides, tmp_path):
     assert manifest["kind"] == "kernel-atlas-history" and manifest["retention"] == 3
 
 
+@pytest.mark.full_sweep
 def test_history_keeps_only_small_json(sides, sweep, tmp_path):
     # the whole shared sweep, recorded: no per-shape rows, no pages
     hist = tmp_path / "history"
@@ -168,6 +172,7 @@ def test_history_keeps_only_small_json(sides, sweep, tmp_path):
     assert str(sweep.resolve().parent) not in text and str(tmp_path) not in text
 
 
+@pytest.mark.full_sweep
 def test_chart_data(sides, tmp_path):
     _, _, snap_same, snap_slow = sides
     hist = tmp_path / "history"
@@ -191,6 +196,7 @@ def test_chart_data(sides, tmp_path):
 # ---------------------------------------------------------------- bad input
 
 
+@pytest.mark.full_sweep
 def test_bad_history_inputs(sides, tmp_path):
     _, _, snap_same, _ = sides
     with pytest.raises(InputError, match="retention must be a positive number of sweeps, got 0"):
@@ -213,6 +219,7 @@ def test_bad_history_inputs(sides, tmp_path):
     assert load_history(tmp_path / "nothing-yet").entries == []
 
 
+@pytest.mark.full_sweep
 def test_current_points_join_the_recorded_series(sides, tmp_path):
     _, _, snap_same, snap_slow = sides
     hist = tmp_path / "history"
@@ -235,6 +242,7 @@ def test_current_points_join_the_recorded_series(sides, tmp_path):
 # ---------------------------------------------------------------- issue 14, point 3: verdict transitions
 
 
+@pytest.mark.full_sweep
 def test_candidate_failing_every_shape_is_a_regression(sides, sweep, tmp_path):
     """HEADROOM/WIN -> BLOCKED has no geomean after it, yet it is marked, at the timed commit."""
     _, _, snap_same, _ = sides

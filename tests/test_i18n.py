@@ -118,6 +118,7 @@ def _sentences(k, row, page) -> list[str]:
     return out
 
 
+@pytest.mark.full_sweep
 def test_every_computed_sentence_of_the_shared_sweep_has_its_chinese(site_env, kernel):
     from generator.site.views import base as base_views, kernel as kernel_views
     _, plans = site_env
@@ -134,6 +135,7 @@ def test_every_computed_sentence_of_the_shared_sweep_has_its_chinese(site_env, k
     assert missing == [] and seen > 100
 
 
+@pytest.mark.full_sweep
 def test_capture_notes_have_their_own_keys(kernel):
     """The no-debug-info note and the kernel-trace variant note (fused_rope_cache) are worded by their own
     keys, the kernel's name and the variants as data."""
@@ -175,6 +177,7 @@ def test_every_computed_sentence_of_the_nvidia_demo_has_its_chinese():
     assert missing == [] and seen > 30
 
 
+@pytest.mark.full_sweep
 def test_charts_carry_their_chinese_with_the_real_figures(kernel):
     from generator.site import charts
     from generator.site.views import overview as overview_views
@@ -233,6 +236,7 @@ def test_history_figure_and_regression_in_chinese():
                                                  'bbb222</span>），未确认')
 
 
+@pytest.mark.full_sweep
 def test_coverage_tooltip_in_both_languages(kernel):
     from generator.site.views import base as base_views, coverage as coverage_views
     row = kernel("hgemm_splitk")[1]

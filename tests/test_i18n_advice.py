@@ -73,6 +73,7 @@ def test_the_chinese_holds_no_english_word_but_terms_and_code():
     assert left == {}
 
 
+@pytest.mark.full_sweep
 def test_catalogue_english_is_the_detectors_english_on_the_whole_sweep(sweep):
     """Each finding's title, summary and suggestion, and the why-not-winning sentence, worded from
     en.json equal what analyze prints (which stays byte-identical)."""
@@ -123,6 +124,7 @@ def test_every_key_a_message_names_is_in_the_catalogues():
     assert missing == []
 
 
+@pytest.mark.full_sweep
 def test_verdict_reasons_and_flags_are_worded_by_key(sweep):
     n_flags = 0
     for op, s in score_sweep(sweep).items():
@@ -139,6 +141,7 @@ def test_verdict_reasons_and_flags_are_worded_by_key(sweep):
         "2 行超出屋顶（HBM 或稠密算力）"]
 
 
+@pytest.mark.full_sweep
 def test_snop_hazard_of_flash_attn_func_in_chinese_with_its_numbers(kernel):
     k, _ = kernel("flash_attn_func")
     prim = k.captures[1]
@@ -181,6 +184,7 @@ def _sweep_findings(sweep):
     return advice.sweep_findings(sweep_per_kernel(plans, sweep))
 
 
+@pytest.mark.full_sweep
 def test_sweep_findings_are_worded_by_key(sweep):
     """Each sweep-level finding's title and text, worded from en.json, are the computed English; the
     中文 keeps kernels, numbers and terms as data."""

@@ -23,6 +23,7 @@ from generator import cli
 from generator.read import discover
 from generator.capture import ingest, ingest_raw
 from generator.errors import InputError
+from conftest import in_slice  # the same test folder
 
 BUNDLES = ["flash_attn_func", "fused_rope_cache", "hgemm_splitk", "layernorm", "moe_blockscale", "moe_gemm",
            "pa", "pa_mqa_logits_fp4", "preshuffle_gemm", "quant", "rmsnorm", "softmax", "vec_add"]
@@ -92,7 +93,7 @@ def snapshot(root: Path) -> dict[str, tuple[str, int]]:
     return out
 
 
-@pytest.mark.parametrize("name", BUNDLES)
+@pytest.mark.parametrize("name", [in_slice(f"examples/{n}/att_viewer/big", n) for n in BUNDLES])  # every run
 def test_rebuilt_raw_runs_ingest_to_the_same_analyses(sweep, tmp_path, name):
     bundle = sweep / "examples" / name
     into = tmp_path / "sweep"
@@ -136,6 +137,7 @@ def make_handmade_unmapped_capture(src: Path, dest: Path) -> Path:
     return dest
 
 
+@pytest.mark.full_sweep
 def test_flash_small_report_provenance_and_layout(flash_raw, tmp_path):
     make_handmade_empty_shell(flash_raw, "ui_output_agent_32235_dispatch_42")
     into = tmp_path / "sweep"
@@ -221,6 +223,7 @@ def test_capture_without_source_mapping_is_kept_and_flagged(sweep, flash_raw, tm
     assert any("built without debug info" in n for n in a.notes)
 
 
+@pytest.mark.full_sweep
 def test_suffix_names_a_recapture_and_keeps_both(sweep, flash_raw, tmp_path):
     bundle = sweep / "examples/flash_attn_func"
     into = tmp_path / "sweep"

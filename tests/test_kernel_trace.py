@@ -88,6 +88,7 @@ def test_any_text_reads_as_the_whole_parse_does(tmp_path, body):
         assert _fresh(path, wanted) == _reference(path, wanted), (body, wanted)
 
 
+@pytest.mark.full_sweep
 def test_the_sweep_traces_take_the_fast_path_and_agree(sweep):
     paths = sorted(glob.glob(str(sweep / "examples/*/compute_viewer/*kernel_trace.csv")))
     assert len(paths) == 13

@@ -80,6 +80,7 @@ def test_every_chart_uses_only_trace_types_of_the_basic_bundle(built_site, tmp_p
 
 # ---------------------------------------------------------------- 2: weight
 
+@pytest.mark.full_sweep
 def test_the_real_sweep_site_stays_light(built_site):
     """Issue 23 (2): the whole site <= 25 MB (measured: 19.8 MB, of which 8.1 MB API JSON and
     1.2 MB plotly.js) and no HTML file over 1 MB (the largest: a kernel page of 0.72 MB)."""
@@ -109,6 +110,7 @@ def _ids(page: Path) -> list[str]:
     return re.findall(r'<tr id="(pc\d+)"', page.read_text(encoding="utf-8"))
 
 
+@pytest.mark.full_sweep
 def test_a_long_isa_listing_is_split_into_pages_of_its_pcs(split_site, built_site):
     folder = split_site / "kernels" / "flash_attn_func" / "src" / "c0"
     parts = ["isa.html"] + sorted((p.name for p in folder.glob("isa-*.html")), key=lambda n: int(n[4:-5]))

@@ -4,6 +4,7 @@ give the bytes the per-row templates and the macros gave."""
 import dataclasses
 
 from markupsafe import Markup
+import pytest
 
 from generator.site import i18n, panel_rows, render
 from generator.site.views import advice as advice_views
@@ -121,6 +122,7 @@ def _macro(call: str, **values) -> str:
 EVIL = '<script>alert("x")</script> & \'q\''
 
 
+@pytest.mark.full_sweep
 def test_findings_and_facts_are_the_bytes_of_the_macros(kernel):
     """Every finding and fact of two real kernels (evidence links, 中文 runs, flagged, no share), then
     hostile text in every field."""
@@ -201,6 +203,7 @@ def _capture_rows_match(cv) -> int:
     return sum(len(rows) for _, rows, _ in tables)
 
 
+@pytest.mark.full_sweep
 def test_capture_tables_are_the_bytes_of_the_loops(kernel):
     """Real captures (working waves, unmapped instructions, framework files) and hostile text."""
     n = 0
@@ -256,6 +259,7 @@ OLD_KERNEL_ROWS = """      {% for r in g.rows %}{% set st %}{% if r.stall_css %}
 """
 
 
+@pytest.mark.full_sweep
 def test_overview_kernel_rows_are_the_bytes_of_the_loop(kernel):
     """Every row of the shared sweep (severity, diagnosis, first step, headline), then a row with a
     regression, a disagreeing headline and hostile text."""

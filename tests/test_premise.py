@@ -298,6 +298,7 @@ def sweep_plans(sweep):
     return out
 
 
+@pytest.mark.full_sweep
 def test_every_premise_on_the_shared_sweep_is_recomputed_from_the_capture_files(sweep_plans):
     audited: dict[str, int] = {}
     for path, findings, expected, trace in sweep_plans:
@@ -317,6 +318,7 @@ def test_every_premise_on_the_shared_sweep_is_recomputed_from_the_capture_files(
                                                                       "vgpr_occupancy", "small_grid", "early_exit_waves"}
 
 
+@pytest.mark.full_sweep
 def test_the_first_steps_on_the_shared_sweep(sweep_plans):
     """The top-ranked finding of each capture (the overview's first step), after the hot-path rule:
     softmax's stalled loads are 2 bytes per lane and keep the widening advice."""
@@ -381,6 +383,7 @@ def timed_plans(sweep):
     return out
 
 
+@pytest.mark.full_sweep
 def test_the_premises_of_the_timed_plans_are_recomputed_too(timed_plans, sweep):
     """With the campaign as context: the stall premises as above; the timed-gap and profiled-shape premises from
     the campaign's rows and the kernel trace (vec_add, the profiled dispatch against the timed shape)."""

@@ -43,6 +43,7 @@ def flash_occ(sweep):
     return a.occupancy
 
 
+@pytest.mark.full_sweep
 def test_handmade_wrong_report_differs_on_both_claims_and_says_why(flash_occ):
     occ = flash_occ
     assert (occ.waves_per_simd, occ.vgpr_total, occ.arch) == (2, 248, "gfx950")
@@ -62,6 +63,7 @@ def test_handmade_wrong_report_differs_on_both_claims_and_says_why(flash_occ):
     assert checks[0].to_json()["why"][0] == "report.why.pool256"
 
 
+@pytest.mark.full_sweep
 def test_handmade_right_report_holds(flash_occ):
     checks = report_checks.check_report(HANDMADE_REPORT_RIGHT, flash_occ)
     assert [(c.what, c.report, c.computed, c.holds, c.why) for c in checks] == [
@@ -71,6 +73,7 @@ def test_handmade_right_report_holds(flash_occ):
     ]
 
 
+@pytest.mark.full_sweep
 def test_handmade_report_that_read_the_csv_vgprs(flash_occ):
     """3 waves/SIMD is what the CSV's 124 VGPRs give (512 // 128 = 4, LDS caps at 3)."""
     (c,) = report_checks.check_report("Theoretical occupancy: 3 waves per SIMD\n", flash_occ)

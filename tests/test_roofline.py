@@ -93,6 +93,7 @@ def test_vec_add_shapes_worked_by_hand(sweep):
     assert roof.ridges == {"bf16": 287.5, "fp8": 575.0}
 
 
+@pytest.mark.full_sweep
 def test_preshuffle_gemm_fp8_worked_by_hand(sweep):
     peaks = rl.load_peaks()
     dev = rl.select_device(peaks, arch="gfx950")

@@ -11,6 +11,7 @@ import pytest
 
 from generator.analyze import runstats
 from generator.errors import InputError
+from conftest import in_slice  # the same test folder
 
 
 def test_hgemm_kernel_table_and_traced_kernel(sweep):
@@ -57,12 +58,14 @@ def test_hgemm_dispatch_timing_and_agent(sweep):
 @pytest.mark.parametrize(
     "bundle, rank, name, calls, total, percent, timing, agent",
     [
-        ("vec_add", 1, "vecAddKernel_0", 24, 461564, 39.91, (24, 18080, 18420, 22761), 2),
-        ("pa", 2, "pa_decode_ps_kernel_0", 13, 104521, 5.03, (13, 7680, 7920, 9960), 8),
-        ("moe_gemm", 12, "moe_gemm1_0", 18, 1372328, 4.16, (18, 67240, 73200.5, 100081), 7),
-        ("pa_mqa_logits_fp4", 21, "pa_mqa_logits_fp4_kernel_0", 12, 390121, 0.4046, (12, 30040, 30420, 48320), 2),
-        ("moe_blockscale", 1, "mfma_moe1_bs_fp8_f16_cshuffle_t16x256x128_wpe2_abi8", 9, 617923, 6.82,
-         (9, 65161, 65521, 91240), 5),
+        in_slice("examples/vec_add", "vec_add", 1, "vecAddKernel_0", 24, 461564, 39.91, (24, 18080, 18420, 22761), 2),
+        in_slice("examples/pa", "pa", 2, "pa_decode_ps_kernel_0", 13, 104521, 5.03, (13, 7680, 7920, 9960), 8),
+        in_slice("examples/moe_gemm", "moe_gemm", 12, "moe_gemm1_0", 18, 1372328, 4.16,
+                 (18, 67240, 73200.5, 100081), 7),
+        in_slice("examples/pa_mqa_logits_fp4", "pa_mqa_logits_fp4", 21, "pa_mqa_logits_fp4_kernel_0", 12, 390121,
+                 0.4046, (12, 30040, 30420, 48320), 2),
+        in_slice("examples/moe_blockscale", "moe_blockscale", 1, "mfma_moe1_bs_fp8_f16_cshuffle_t16x256x128_wpe2_abi8",
+                 9, 617923, 6.82, (9, 65161, 65521, 91240), 5),
     ],
 )
 def test_traced_kernel_of_real_bundles(sweep, bundle, rank, name, calls, total, percent, timing, agent):
@@ -75,6 +78,7 @@ def test_traced_kernel_of_real_bundles(sweep, bundle, rank, name, calls, total, 
     assert s.agent.node_id == agent and s.agent.product == "AMD Instinct MI350X"
 
 
+@pytest.mark.full_sweep
 def test_every_real_bundle_has_a_traced_kernel(sweep):
     for bundle in sorted((sweep / "examples").iterdir()):
         s = runstats.bundle_run_stats(bundle)
@@ -83,6 +87,7 @@ def test_every_real_bundle_has_a_traced_kernel(sweep):
         assert json.loads(json.dumps(s.to_json()))["traced"]["name"] == s.traced.name
 
 
+@pytest.mark.full_sweep
 def test_jit_name_picks_the_kernel_without_suffix(sweep):
     kernels = runstats.read_kernel_stats(sweep / "examples" / "moe_gemm" / "compute_viewer" / "discover_kernel_stats.csv")
     t = runstats.pick_traced(kernels, [], jit_kernel="moe_gemm1")
@@ -200,6 +205,7 @@ def test_bundle_without_run_files_gives_none(tmp_path):
 # ---------------------------------------------------------------- the busiest trace
 
 
+@pytest.mark.full_sweep
 def test_fused_rope_cache_trace_of_thousands_of_dispatches(sweep):
     """10,836 dispatch rows, 3,761 of the traced kernel: the rows picked are match_kernel's."""
     from generator.read import rocprof

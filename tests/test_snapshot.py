@@ -135,6 +135,7 @@ def full(sweep) -> SweepSnapshot:
     return snapshot_from_sweep(sweep)
 
 
+@pytest.mark.full_sweep
 def test_real_sweep_kernels_and_slugs(full):
     # 18 campaign folders (5 ledger-only) and one bundle without a campaign (pa_mqa_logits_fp4);
     # a campaign takes its bundle's name as slug: gemm -> hgemm_splitk, pa_decode -> pa.
@@ -160,6 +161,7 @@ def test_real_sweep_numbers_equal_the_expected_verdicts(full, sweep):
         assert (k.wins, k.n_measured, k.hard_failures) == (want["wins"], want["n_measured"], want["hard_failures"]), op
 
 
+@pytest.mark.full_sweep
 def test_real_sweep_softmax_kernel(full):
     k = full.kernels["softmax"]
     assert k.name == "Softmax"
@@ -250,6 +252,7 @@ def test_api_folder_versions(tmp_path):
         snapshot_from_api(api)
 
 
+@pytest.mark.full_sweep
 def test_small_sweep_copy(sweep, tmp_path):
     root = make_sweep_copy(sweep, tmp_path / "s", SOFTMAX_CAPTURE, {"softmax": None})
     snap = snapshot_from_sweep(root)
@@ -261,6 +264,7 @@ def test_small_sweep_copy(sweep, tmp_path):
 # ---------------------------------------------------------------- a built site's api/ reads as the sweep it was built from
 
 
+@pytest.mark.full_sweep
 def test_api_of_a_built_site_equals_the_sweep(sweep, tmp_path):
     build = pytest.importorskip("generator.site.build")
     root = make_sweep_copy(sweep, tmp_path / "s", FA_AFTER + SOFTMAX_CAPTURE, {"flash_attn": None, "softmax": None})

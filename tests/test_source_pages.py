@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 
 import markupsafe
+import pytest
 
 from generator.site import render, source_pages
 from generator.site.views import base as base_views
@@ -53,6 +54,7 @@ def test_the_hottest_vec_add_line_folds_its_seven_instructions(kernel):
     assert html.count("<tr") == 8 and html.endswith("</details></td></tr>\n")
 
 
+@pytest.mark.full_sweep
 def test_python_rows_are_the_bytes_of_the_templates_they_replace(kernel):
     env = render.environment()
     src_t, isa_t = env.from_string(OLD_SOURCE_ROW), env.from_string(OLD_ISA_ROW)
@@ -79,6 +81,7 @@ def test_python_rows_are_the_bytes_of_the_templates_they_replace(kernel):
     assert source_pages.source_row_html(cold, False) == src_t.render(l=cold, has_text=False)
 
 
+@pytest.mark.full_sweep
 def test_interface_words_carry_their_chinese_and_data_stays_untranslated(kernel):
     pages = _pages(kernel, "flash_attn_func")
     isa = next(p for p in pages if p.kind == "isa")

@@ -71,6 +71,7 @@ def _same(actual, want, where):
         assert actual == want, where
 
 
+@pytest.mark.full_sweep
 def test_every_expected_campaign_matches_reference_numbers(scores, expected):
     assert len(expected) == 13
     for op, want in expected.items():
@@ -79,6 +80,7 @@ def test_every_expected_campaign_matches_reference_numbers(scores, expected):
             _same(record[key], value, f"{op}.{key}")
 
 
+@pytest.mark.full_sweep
 def test_sweep_verdicts_and_counts_spelled_out(scores):
     verdicts = {op: s.verdict for op, s in scores.items()}
     assert verdicts == {
@@ -113,6 +115,7 @@ def test_vec_add_is_headroom_though_it_prints_095(scores):
     assert s.uncertain  # 0.9493 lies within the measured noise of 0.95
 
 
+@pytest.mark.full_sweep
 def test_worst_shape_carries_args_and_baseline(scores):
     w = scores["pa_decode"].worst
     assert w.best_baseline == "gluon"
@@ -122,6 +125,7 @@ def test_worst_shape_carries_args_and_baseline(scores):
     assert b.speedup == max(s.speedup for s in scores["moe_gemm"].shapes if s.measured)
 
 
+@pytest.mark.full_sweep
 def test_model_split_counts_joined_models_for_each(scores):
     s = scores["layernorm"]
     joined = [sh for sh in s.shapes if sh.measured and "|" in sh.model]
@@ -131,6 +135,7 @@ def test_model_split_counts_joined_models_for_each(scores):
     assert "Llama3 8B|Qwen3-235B-A22B" not in s.model_split
 
 
+@pytest.mark.full_sweep
 def test_headline_pairs_and_disagreement_notes(scores):
     gemm = scores["gemm"]
     assert gemm.headline.kernel == "hgemm_splitk"
@@ -143,6 +148,7 @@ def test_headline_pairs_and_disagreement_notes(scores):
     assert scores["vec_add"].headline is None  # kernels.json has no pair for vec_add
 
 
+@pytest.mark.full_sweep
 def test_names_categories_and_bundles_from_kernels_json(scores):
     pa = scores["pa_decode"]
     assert (pa.name, pa.category, pa.bundles) == ("Paged-Attn Decode (PS)", "attention", ["pa"])
@@ -163,6 +169,7 @@ def test_campaign_for_bundle_default_and_configured(sweep):
     assert campaign_for_bundle("softmax", cfg, kj) is None
 
 
+@pytest.mark.full_sweep
 def test_provenance_from_result_columns(scores):
     p = scores["flash_attn"].provenance
     assert p == {"gpu": "AMD Instinct MI350X", "arch": "gfx950", "rocm": "7.2.0", "driver": "6.14.14",
@@ -193,6 +200,7 @@ def test_thresholds_and_candidate_are_configuration(sweep):
     assert round(flipped.per_baseline["flydsl"][0], 3) == 1.040  # vec_add: flydsl beats pytorch
 
 
+@pytest.mark.full_sweep
 def test_shape_table_rows_are_display_ready(scores):
     s = scores["rmsnorm"]
     failed = [sh for sh in s.shapes if sh.hard_failure]
@@ -469,6 +477,7 @@ def test_rule9_rows_above_1_1x_the_hbm_roof_are_flagged_not_dropped():
     assert k.above_roof == [["s1", "flydsl"]] and "above_roof" in k.flag_keys
 
 
+@pytest.mark.full_sweep
 def test_real_rules_7_to_9_hand_checked(scores):
     moe = scores["moe_blockscale"]
     assert (moe.verdict, moe.suspect_reference) == (HEADROOM, 6)

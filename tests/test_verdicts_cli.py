@@ -32,6 +32,7 @@ def break_ledger(folder, at=4):
     path.write_text("".join(lines[:at] + ["{oops\n"] + lines[at:]))
 
 
+@pytest.mark.full_sweep
 def test_json_matches_reference_numbers(sweep, capsys):
     rc, out, err = run_cli(capsys, sweep, "--json")
     assert rc == 0 and err == ""
@@ -73,6 +74,7 @@ def test_json_with_shapes_is_deterministic(sweep, capsys):
     assert first["providers"]["triton"]["status"] == "failed"
 
 
+@pytest.mark.full_sweep
 def test_markdown_table(sweep, capsys):
     rc, out, _ = run_cli(capsys, sweep, "--markdown")
     assert rc == 0
@@ -90,6 +92,7 @@ def test_markdown_table(sweep, capsys):
     assert sum(1 for x in lines if x.startswith("| ") and "`)" in x) == 13
 
 
+@pytest.mark.full_sweep
 def test_text_table(sweep, capsys):
     rc, out, _ = run_cli(capsys, sweep)
     assert rc == 0
@@ -122,6 +125,7 @@ def test_single_bad_campaign_folder_exits_2_with_one_line(sweep, tmp_path, capsy
                                 "not JSON: Expecting property name enclosed in double quotes (column 2)"]
 
 
+@pytest.mark.full_sweep
 def test_sweep_with_a_broken_campaign_scores_the_others(sweep, tmp_path, capsys):
     root = make_tmp_sweep(sweep, tmp_path, ["vec_add", "softmax", "quant"])
     break_ledger(root / "benchmarks" / "examples" / "softmax")
@@ -158,6 +162,7 @@ def test_output_formats_are_exclusive(sweep, capsys):
     assert "not allowed with argument" in capsys.readouterr().err
 
 
+@pytest.mark.full_sweep
 def test_examples_folder_finds_the_sweep_root(sweep, capsys):
     rc, out, _ = run_cli(capsys, sweep / "benchmarks" / "examples", "--json")
     assert rc == 0
@@ -169,6 +174,7 @@ def test_examples_folder_finds_the_sweep_root(sweep, capsys):
 # ---------------------------------------------------------------- issue 14, point 2
 
 
+@pytest.mark.full_sweep
 def test_a_folder_under_examples_that_is_not_a_campaign_exits_2(sweep, tmp_path, capsys):
     """``benchmarks/examples/flash_attn_current`` without campaign files: one line, exit 2 (not the whole sweep)."""
     root = make_tmp_sweep(sweep, tmp_path, ["gemm", "quant"])
@@ -177,8 +183,8 @@ def test_a_folder_under_examples_that_is_not_a_campaign_exits_2(sweep, tmp_path,
     (odd / "notes.txt").write_text("not a campaign\n")
     rc, out, err = run_cli(capsys, odd)
     assert (rc, out) == (2, "")
-    assert err == (f"kernel-atlas: error: {odd}: not a campaign folder: no shape_ledger.jsonl and "
-                   "no benchmark_results.jsonl or benchmark_results.csv\n")
+    assert err == (f"kernel-atlas: error: {odd}: not a campaign folder: no shape_ledger.jsonl, "
+                   "benchmark_results.jsonl or .csv, or results_<suite>.jsonl or .csv\n")
     # a campaign copied without its ledger, outside any sweep
     lone = tmp_path / "lone" / "gemm"
     shutil.copytree(sweep / "benchmarks" / "examples" / "gemm", lone, copy_function=shutil.copyfile)
@@ -192,6 +198,7 @@ def test_a_folder_under_examples_that_is_not_a_campaign_exits_2(sweep, tmp_path,
     assert "not a folder (expected a sweep root, a folder of campaigns or a campaign folder" in err
 
 
+@pytest.mark.full_sweep
 def test_json_lists_broken_campaigns_as_build_does(sweep, tmp_path, capsys):
     """A folder under benchmarks/examples/ that is no campaign: ``errors`` in verdicts --json and broken in build."""
     root = make_tmp_sweep(sweep, tmp_path / "sweep", ["gemm", "quant"])
@@ -202,8 +209,8 @@ def test_json_lists_broken_campaigns_as_build_does(sweep, tmp_path, capsys):
     assert rc == 1
     doc = json.loads(out)
     assert doc["errors"] == {"flash_attn_current": "benchmarks/examples/flash_attn_current: not a campaign folder: "
-                                                   "no shape_ledger.jsonl and no benchmark_results.jsonl or "
-                                                   "benchmark_results.csv"}
+                                                   "no shape_ledger.jsonl, benchmark_results.jsonl or .csv, "
+                                                   "or results_<suite>.jsonl or .csv"}
     assert sorted(doc["campaigns"]) == ["gemm", "quant"]
     assert err == f"kernel-atlas: broken flash_attn_current: {doc['errors']['flash_attn_current']}\n"
     site = tmp_path / "site"

@@ -76,6 +76,7 @@ def test_script_json_keeps_hostile_text_inert():
 
 # ---------------------------------------------------------------- overview rows (real sweep)
 
+@pytest.mark.full_sweep
 def test_plan_has_every_bundle_and_every_unclaimed_campaign(site_env):
     _, plans = site_env
     # 13 bundles; 18 campaign folders, 12 claimed by bundles (pa -> pa_decode, flash_attn_func ->
@@ -91,6 +92,7 @@ def test_plan_has_every_bundle_and_every_unclaimed_campaign(site_env):
 
 @pytest.mark.parametrize("slug,op", [("flash_attn_func", "flash_attn"), ("rmsnorm", "rmsnorm"),
                                      ("hgemm_splitk", "gemm"), ("moe_blockscale", "moe_blockscale")])
+@pytest.mark.full_sweep
 def test_index_row_carries_the_reference_numbers(kernel, expected, slug, op):
     _, row = kernel(slug)
     ref = expected["verdicts"][op]
@@ -112,6 +114,7 @@ def test_index_row_carries_the_reference_numbers(kernel, expected, slug, op):
     assert api["op"] == op
 
 
+@pytest.mark.full_sweep
 def test_index_row_hotspot_columns_match_the_primary_capture(kernel, expected):
     _, row = kernel("flash_attn_func")
     occ = expected["occupancy"]["examples/flash_attn_func/att_viewer/big/ui_output_agent_55287_dispatch_44_after_loc_fix"]
@@ -120,6 +123,7 @@ def test_index_row_hotspot_columns_match_the_primary_capture(kernel, expected):
     assert row.href == "kernels/flash_attn_func/index.html" and row.permalink == "kernels/flash_attn_func/"
 
 
+@pytest.mark.full_sweep
 def test_rows_for_kernels_without_campaign_or_capture_say_what_is_missing(kernel):
     _, row = kernel("pa_mqa_logits_fp4")
     assert row.verdict is None and row.verdict_label == "NO CAMPAIGN" and row.geomean_text == base_views.DASH
@@ -133,12 +137,14 @@ def test_rows_for_kernels_without_campaign_or_capture_say_what_is_missing(kernel
     assert row.verdict == "HEADROOM" and row.top_stall is None and row.stall_ratio_text == base_views.DASH
 
 
+@pytest.mark.full_sweep
 def test_index_row_round_trips_through_json(kernel):
     _, row = kernel("rmsnorm")
     again = overview_views.IndexRow.from_json(json.loads(json.dumps(row.to_json())))
     assert again == row
 
 
+@pytest.mark.full_sweep
 def test_overview_groups_and_chart(kernel):
     rows = [kernel(s)[1] for s in ("flash_attn_func", "rmsnorm", "softmax", "pa_mqa_logits_fp4", "attention_prefill")]
     page = overview_views.overview_page(overview_views.order_rows(rows), base_views.SiteContext(), [], "2026-06-01")
@@ -161,6 +167,7 @@ def _panel(page, name):
     return next((p.data for p in page.panels if p.name == name), None)
 
 
+@pytest.mark.full_sweep
 def test_headroom_page_opens_with_why_not_winning(kernel):
     k, row = kernel("flash_attn_func")
     page = kernel_views.kernel_page(k, row, base_views.SiteContext())
@@ -176,6 +183,7 @@ def test_headroom_page_opens_with_why_not_winning(kernel):
     assert "why" not in [p.name for p in kernel_views.kernel_page(win_k, win_row, base_views.SiteContext()).panels]
 
 
+@pytest.mark.full_sweep
 def test_occupancy_panel_shows_both_vgpr_readings_and_the_next_step(kernel, expected):
     k, _ = kernel("flash_attn_func")
     cv = captures_views.capture_view(1, k.captures[1], base_views.SiteContext())
@@ -198,6 +206,7 @@ def _targets(page) -> set[str]:
     return {page.rel} | {f"{page.rel}#{i}" for i in ids}
 
 
+@pytest.mark.full_sweep
 def test_every_isa_and_source_link_of_a_capture_has_its_anchor(kernel):
     """Links of the kernel page (relative to it) and of the source / ISA pages (relative to
     the capture's folder) all land on a page of the capture and an id there."""
@@ -224,6 +233,7 @@ def test_every_isa_and_source_link_of_a_capture_has_its_anchor(kernel):
             assert isa.rel == folder + "isa.html" and cv.isa_href == isa.rel
 
 
+@pytest.mark.full_sweep
 def test_unmapped_capture_lists_its_lines_under_no_source_location(kernel):
     k, _ = kernel("pa_mqa_logits_fp4")
     cv = captures_views.capture_view(0, k.captures[0], base_views.SiteContext())
@@ -274,6 +284,7 @@ def test_top_tables_match_the_analysis(kernel):
     assert cv.top_lines[0].share == f"{a.lines[0].share * 100:.2f}%"
 
 
+@pytest.mark.full_sweep
 def test_speed_panel_makes_failures_explicit(kernel, expected):
     k, row = kernel("rmsnorm")
     sp = _panel(kernel_views.kernel_page(k, row, base_views.SiteContext()), "speed")
@@ -310,6 +321,7 @@ def test_pick_wave_takes_the_longest_and_the_first_on_ties():
     assert site_plan.pick_wave([]) is None
 
 
+@pytest.mark.full_sweep
 def test_pr_snippet_and_badge(kernel):
     _, row = kernel("flash_attn_func")
     assert kernel_views.pr_snippet(row, "").split("\n")[0] == (
@@ -354,6 +366,7 @@ def test_occupancy_cells_for_amd_and_nvidia(sweep):
     assert occupancy_cells(None)["occupancy"] is None
 
 
+@pytest.mark.full_sweep
 def test_pa_capture_shows_its_working_waves_and_flash_its_s_nop_share(kernel):
     """DOMAIN §1.5 / §1.6 on the page: pa's 8 working waves, flash_attn_func's s_nop 13.5 %."""
     k, _ = kernel("pa")
@@ -402,6 +415,7 @@ def test_speed_panel_shows_rules_7_to_9_on_the_shape_rows(kernel):
     assert sum("t-roof" in c.css for r in pv.shapes for c in r.cells) == 2
 
 
+@pytest.mark.full_sweep
 def test_jump_to_the_hottest_line_skips_a_flagged_decorator_line(kernel):
     """A kernel whose top line is flagged as the entry/decorator artifact jumps to the next hot line."""
     seen = 0
@@ -423,6 +437,7 @@ def test_jump_to_the_hottest_line_skips_a_flagged_decorator_line(kernel):
     assert seen == 9  # flash_attn_func (4 captures), hgemm_splitk, pa, preshuffle_gemm, quant, rmsnorm
 
 
+@pytest.mark.full_sweep
 def test_baseline_notes_beside_their_columns_and_roofline_points_above_the_roof(kernel):
     from generator.site.views import roofline as roofline_views
     from generator.site.views import speed
@@ -441,6 +456,7 @@ def test_baseline_notes_beside_their_columns_and_roofline_points_above_the_roof(
     assert [r[0] for r in above] == ["gluon", "gluon"] and "15.3 TB/s" in above[0][-1] + above[1][-1]
 
 
+@pytest.mark.full_sweep
 def test_the_basis_stands_beside_the_verdict_in_badge_and_pr_snippet(kernel):
     """moe_gemm: its shapes compare only with eager pytorch (aiter times the fused op end to end), so
     the profiled pair vs CK's two stages decides (VERDICTS rule 12): WIN 1.11x, not the 5.19x vs aiter."""
@@ -459,6 +475,7 @@ def test_the_basis_stands_beside_the_verdict_in_badge_and_pr_snippet(kernel):
     assert "34 shapes; vs any baseline 1.08x, wins 29 of 73; 39 at the timing floor" in pr_snippet(soft, "")
 
 
+@pytest.mark.full_sweep
 def test_profiled_and_timed_commits_and_their_mismatch(kernel):
     """kernels.json provenance: flydsl_commit 18c5a7ed (profiled); softmax's flydsl rows: candidate_commit
     7255fff8 (timed); moe_gemm's: 10793515. A campaign without a capture has no profiled commit."""
@@ -481,6 +498,7 @@ def test_commit_prefixes_name_the_same_commit():
     assert commits.commit_note(None, ["abc1234"]) == "" and commits.commit_note("abc1234", []) == ""
 
 
+@pytest.mark.full_sweep
 def test_a_framework_file_without_a_hot_line_is_listed_not_rendered(kernel, monkeypatch):
     """With only the top line and instruction hot, FlyDSL's numeric.py holds no hot line."""
     monkeypatch.setattr(source_views, "TOP_K", 1)
@@ -495,6 +513,7 @@ def test_a_framework_file_without_a_hot_line_is_listed_not_rendered(kernel, monk
     assert [p.rel for p in pages] == ["src/c1/flash_attn_func.py.html", "src/c1/isa.html"]
 
 
+@pytest.mark.full_sweep
 def test_overview_chart_draws_a_not_like_for_like_verdict_open_with_its_flags(kernel):
     rows = [kernel(s)[1] for s in ("moe_gemm", "softmax")]
     fig = charts.speedup_overview(rows, 1.05, 0.95)

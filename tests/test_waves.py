@@ -31,6 +31,7 @@ def test_pa_48_of_56_waves_exit_early_and_the_working_waves_hold_44892_stall_cyc
     assert len(r.working) == len(instructions) == 936
 
 
+@pytest.mark.full_sweep
 def test_moe_gemm_8_of_24_early_exit_waves_hold_too_little_stall_for_working_hotspots(sweep):
     r, _ = reading(sweep, MOE)
     s = r.summary
@@ -85,6 +86,7 @@ def test_early_exit_thresholds_by_hand():
     assert waves.early_exit_flags([], 10) == []
 
 
+@pytest.mark.full_sweep
 def test_stall_by_opcode_flash_s_nop_is_13_5_percent(sweep):
     instructions, _, _ = att.load_code(str(sweep / FLASH / "code.json"))
     table = waves.stall_by_opcode(instructions)

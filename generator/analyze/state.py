@@ -115,8 +115,11 @@ class KernelState:
 
 
 def campaign_problem(rel: str, err: InputError | str) -> str:
-    """The one line of a campaign that could not be scored."""
-    return f"campaign {rel}: {err.message if isinstance(err, InputError) else err}"
+    """The one line of a campaign that could not be scored, naming its path once."""
+    text = err.message if isinstance(err, InputError) else err
+    if text.startswith((rel + ":", rel + "/")):  # the message already starts with the folder
+        return f"campaign {text}"
+    return f"campaign {rel}: {text}"
 
 
 def capture_problem(rel: str, err: InputError | str) -> str:

@@ -6,7 +6,8 @@ comment, starting with the ``<!-- kernel-atlas-diff -->`` marker a bot looks for
 its one comment), ``--github-summary`` (the same Markdown without the marker, appended to
 ``$GITHUB_STEP_SUMMARY`` when that is set, else printed) or ``--json``.
 
-Exit status: 0; 1 with ``--fail-on-regression`` when a kernel regressed beyond noise;
+Exit status: 0; 1 with ``--fail-on-regression`` when a kernel regressed beyond noise, or one
+shape did (beyond its own noise and 5 %);
 2 with one line on bad input (a missing side, a side without kernels, an unreadable
 format version, a ``--rename`` naming no kernel).
 """
@@ -47,7 +48,7 @@ def add_arguments(p) -> None:
                    help="stall-ratio change, in percentage points, that counts as a hotspot shift (default 5)")
     p.add_argument("--max-rows", type=int, default=20, metavar="N", help="shape rows per kernel (default 20)")
     p.add_argument("--fail-on-regression", action="store_true",
-                   help="exit with status 1 when a kernel regressed beyond noise")
+                   help="exit with status 1 when a kernel, or one shape, regressed beyond noise")
 
 
 def parse_renames(items: list[str]) -> tuple[tuple[str, str], ...]:
@@ -93,7 +94,7 @@ def run(args) -> int:
             sys.stdout.write(text)
     else:
         sys.stdout.write(diffmod.render_text(result, max_rows=max_rows))
-    return 1 if args.fail_on_regression and result.regressions else 0
+    return 1 if args.fail_on_regression and (result.regressions or result.shape_regressions) else 0
 
 
 def _label(path: str) -> str:

@@ -36,6 +36,8 @@ HELP = "Judge each kernel from its multi-shape timings: WIN / PARITY / HEADROOM 
 ORDER = 40
 
 _DASH = "\u2014"
+#: The word of a campaign that could not be read, in the tables.
+BROKEN = "broken"
 
 
 def add_arguments(p) -> None:
@@ -108,9 +110,9 @@ def run(args) -> int:
         json.dump(doc, sys.stdout, indent=1, sort_keys=True, ensure_ascii=False)
         sys.stdout.write("\n")
     elif args.markdown:
-        sys.stdout.write(render_markdown(scored, args.shapes))
+        sys.stdout.write(render_markdown(scored, args.shapes, doc["errors"]))
     else:
-        sys.stdout.write(render_text(scored, args.shapes))
+        sys.stdout.write(render_text(scored, args.shapes, doc["errors"]))
     return 1 if broken else 0
 
 
@@ -143,9 +145,11 @@ def _floor_cell(s: KernelScore) -> str:
     return str(s.at_floor) if s.at_floor else _DASH
 
 
-def render_text(scores: list[KernelScore], shapes: bool = False) -> str:
-    """The readable table of every timed kernel, then untimed ones and notes."""
-    if not scores:
+def render_text(scores: list[KernelScore], shapes: bool = False, broken: dict[str, str] | None = None) -> str:
+    """The readable table of every timed kernel (a broken campaign a row of its own), then untimed
+    ones and notes (each broken campaign's one line)."""
+    broken = broken or {}
+    if not scores and not broken:
         return ""
     timed = [s for s in scores if s.verdict != UNTIMED]
     lines = []
@@ -155,16 +159,19 @@ def render_text(scores: list[KernelScore], shapes: bool = False) -> str:
                      f"(the ratio the verdict rests on, by its basis: shapes = geomean vs a comparable baseline "
                      f"over shapes above the timing floor, pair = the profiled pair; vs any = geomean vs the "
                      f"best baseline of any kind, and its wins, parity and losses over the measured shapes; ? = within noise of a threshold; * = not like-for-like)")
+    if timed or broken:
         rows = [[s.op, _verdict_cell(s), s.verdict_value_text, s.verdict_basis, s.geomean_text, _wins(s),
                  f"{s.parity}/{s.losses}", _floor_cell(s), s.weighted_text,
                  f"{s.candidate_ok}/{s.n_shapes}", s.failures_text, _clip(s.worst_text, 60)] for s in timed]
+        rows += [[op, BROKEN, *[_DASH] * 10] for op in broken]
+        rows.sort(key=lambda r: r[0])
         lines += _table(["kernel", "verdict", "ratio", "basis", "vs any", "wins", "par/loss", "at floor",
                          "weighted", "cand ok", "failures", "worst shape"], rows)
     untimed = [s for s in scores if s.verdict == UNTIMED]
     if untimed:
         lines.append("")
         lines.append("untimed (ledger only): " + ", ".join(f"{s.op} ({plural(s.n_shapes, 'shape')})" for s in untimed))
-    notes = [(s.op, n) for s in timed for n in _kernel_notes(s)]
+    notes = [(s.op, n) for s in timed for n in _kernel_notes(s)] + [(op, f"{BROKEN}: {e}") for op, e in broken.items()]
     if notes:
         lines.append("")
         lines += [f"{op}: {n}" for op, n in notes]
@@ -213,9 +220,11 @@ def _md(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
 
-def render_markdown(scores: list[KernelScore], shapes: bool = False) -> str:
-    """A Markdown table: verdict, geomean, wins k of n, weighted, failures, worst shape."""
-    if not scores:
+def render_markdown(scores: list[KernelScore], shapes: bool = False, broken: dict[str, str] | None = None) -> str:
+    """A Markdown table: verdict, geomean, wins k of n, weighted, failures, worst shape; a broken
+    campaign is a row saying so, with its one line under the table."""
+    broken = broken or {}
+    if not scores and not broken:
         return ""
     timed = [s for s in scores if s.verdict != UNTIMED]
     lines = ["| Kernel | Verdict | Ratio | Basis | Vs any baseline | Wins | At floor | Weighted | Failures "
@@ -234,6 +243,7 @@ def render_markdown(scores: list[KernelScore], shapes: bool = False) -> str:
         lines.append(f"| {_md(s.name)} (`{s.op}`) | {verdict} | {s.verdict_value_text} | {s.verdict_basis} | "
                      f"{s.geomean_text} | {_wins(s)} | {_floor_cell(s)} | {s.weighted_text} | {s.failures_text} "
                      f"| {worst} |")
+    lines += [f"| `{op}` | **{BROKEN}** |" + f" {_DASH} |" * 8 for op in broken]
     if timed:
         t = timed[0].thresholds
         lines.append("")
@@ -242,7 +252,7 @@ def render_markdown(scores: list[KernelScore], shapes: bool = False) -> str:
                      f"baseline timed the same way over the same work, shapes at the timing floor left out; "
                      f"`pair`: the profiling sweep's hand-matched pair). Vs any baseline: the geomean against "
                      f"the fastest baseline of any kind, for reference.")
-    notes = [(s.op, n) for s in timed for n in _kernel_notes(s)]
+    notes = [(s.op, n) for s in timed for n in _kernel_notes(s)] + [(op, f"{BROKEN}: {e}") for op, e in broken.items()]
     untimed = [s for s in scores if s.verdict == UNTIMED]
     if untimed:
         notes.append(("untimed", ", ".join(f"`{s.op}` ({plural(s.n_shapes, 'shape')})" for s in untimed)))

@@ -38,16 +38,26 @@ import json
 import math
 import operator
 import os
+import re
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Iterator
+from typing import Any, Iterator
 
 from generator.errors import InputError
-from generator.read import jsonio
+from generator.read.jsonl import (  # noqa: F401 (the older private names stay importable)
+    json_problem as _json_problem,
+    jsonl_file as _jsonl_file,
+    jsonl_records as _jsonl_records,
+    open_text as _open_text,
+    plain_jsonl as _plain_jsonl,
+    results_jsonl,
+)
 
 RESULTS_JSONL = "benchmark_results.jsonl"
 RESULTS_CSV = "benchmark_results.csv"
 LEDGER = "shape_ledger.jsonl"
 MATRIX = "baseline_matrix.yaml"
+#: A results file of the second layout (``results_<suite>[.partial].jsonl|csv``, read/campaign_suite.py).
+SUITE_RESULTS = re.compile(r"results_(?P<suite>[^/]+?)(?P<partial>\.partial)?\.(?P<ext>jsonl|csv)")
 
 #: Columns every results file must have (values may be empty).
 REQUIRED_COLUMNS = ("shape_id", "provider", "benchmark_status", "correct", "median_us")
@@ -163,6 +173,12 @@ class Campaign:
     matrix: dict[str, Any] = field(default_factory=dict)
     provenance: dict[str, dict[str, list[str]]] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    #: The second layout (``read/campaign_suite.py``): the suite read, the others (name -> rows),
+    #: a run still being written, and the folder's Markdown reports (paths).
+    suite: str | None = None
+    other_suites: dict[str, int] = field(default_factory=dict)
+    partial: bool = False
+    reports: list[str] = field(default_factory=list)
 
     @property
     def timed(self) -> bool:
@@ -245,7 +261,12 @@ def is_campaign_folder(path: str | os.PathLike) -> bool:
     path = os.fspath(path)
     if not os.path.isdir(path):
         return False
-    return os.path.isfile(os.path.join(path, LEDGER)) or _results_candidates(path) != []
+    if os.path.isfile(os.path.join(path, LEDGER)) or _results_candidates(path) != []:
+        return True
+    try:
+        return any(SUITE_RESULTS.fullmatch(n) for n in os.listdir(path))
+    except OSError:
+        return False
 
 
 def find_campaign_folders(path: str | os.PathLike) -> dict[str, str]:
@@ -288,14 +309,15 @@ def sweep_campaign_folders(root: str | os.PathLike) -> dict[str, str]:
 # ---------------------------------------------------------------- reading
 
 
-def read_campaign(folder: str | os.PathLike, name: str | None = None, rel: str | None = None) -> Campaign:
-    """Read one campaign folder (results, ledger, baseline matrix)."""
+def read_campaign(folder: str | os.PathLike, name: str | None = None, rel: str | None = None,
+                  results_path: str | None = None) -> Campaign:
+    """Read one campaign folder (results, ledger, baseline matrix); ``results_path`` picks the results file."""
     folder = os.fspath(folder)
     name = name or os.path.basename(os.path.abspath(folder))
     if not os.path.isdir(folder):
         raise InputError(folder, "no such campaign folder")
     ledger_path = os.path.join(folder, LEDGER)
-    results_path = results_file(folder)
+    results_path = results_path or results_file(folder)
     if not os.path.isfile(ledger_path):
         if results_path is None:
             raise InputError(folder, f"not a campaign folder: no {LEDGER} and no {RESULTS_JSONL} or {RESULTS_CSV}")
@@ -385,120 +407,15 @@ def _scalar(value: Any) -> Any:
     return value if isinstance(value, (str, int, float, bool, type(None))) else json.dumps(value, default=str)
 
 
-def _open_text(path: str):
-    """Open a text file, turning OS errors into InputError."""
-    try:
-        return open(path, encoding="utf-8", newline="")
-    except OSError as err:
-        raise InputError(path, f"cannot read: {err.strerror or err}") from None
-
-
-def _jsonl_records(path: str) -> Iterator[tuple[int, dict[str, Any]]]:
-    """(line number, object) for each non-blank line of a JSONL file."""
-    with _open_text(path) as fh:
-        line = 0
-        try:
-            for line, text in enumerate(fh, 1):
-                if not text or text.isspace():  # blank (as ``not text.strip()``, without a copy)
-                    continue
-                try:
-                    rec = jsonio.loads(text)
-                except ValueError as err:
-                    raise InputError(path, f"not JSON: {_json_problem(err)}", line=line) from None
-                except RecursionError:
-                    raise InputError(path, "not JSON: nested too deeply", line=line) from None
-                if not isinstance(rec, dict):
-                    raise InputError(path, f"expected a JSON object, got {type(rec).__name__}", line=line)
-                yield line, rec
-        except UnicodeDecodeError:
-            raise InputError(path, "not UTF-8 text", line=line + 1) from None
-
-
-#: The last few JSONL results files parsed: path -> (their bytes, their records). Scoring and the
-#: roofline of one kernel read the same file; a hit needs the very same bytes, so an edited file
-#: is always parsed again. Treat the records as read-only.
-_RECORDS: dict[str, tuple[bytes, list]] = {}
-_RECORDS_KEPT = 2
-
-
-def results_jsonl(path: str | os.PathLike) -> list:
-    """Every (line number, object) of a JSONL results file, in file order; when a line is bad the
-    list ends at it with the InputError that says why (raised by whoever reaches it).
-
-    A file parsed moments ago with the same bytes is not parsed again.
-    """
-    path = os.fspath(path)
-    key = os.path.abspath(path)
-    try:
-        with open(path, "rb") as fh:
-            data = fh.read()
-    except OSError:
-        data = None
-    hit = _RECORDS.get(key)
-    if data is not None and hit is not None and hit[0] == data:
-        return hit[1]
-    items = _plain_jsonl(data) if data is not None else None
-    if items is None:
-        items = []
-        try:
-            items.extend(_jsonl_records(path))
-        except InputError as err:
-            items.append(err)
-            return items
-    if data is not None:
-        _RECORDS.pop(key, None)
-        while len(_RECORDS) >= _RECORDS_KEPT:
-            del _RECORDS[next(iter(_RECORDS))]
-        _RECORDS[key] = (data, items)
-    return items
-
-
-def _plain_jsonl(data: bytes) -> list | None:
-    """``_jsonl_records`` of a file's bytes at once when every line is plain (``\\n`` endings, each
-    non-blank line a JSON object orjson reads); None otherwise, for the line by line reading that
-    gives the same records or says what is wrong."""
-    orjson = jsonio.orjson
-    if orjson is None or b"\r" in data:
-        return None
-    loads, items = orjson.loads, []
-    try:
-        for line, text in enumerate(data.split(b"\n"), 1):
-            if text and not text.isspace():
-                rec = loads(text)
-                if type(rec) is not dict:
-                    return None
-                items.append((line, rec))
-    except orjson.JSONDecodeError:
-        return None
-    return items
-
-
-def _jsonl_file(path: str) -> Iterable[tuple[int, dict[str, Any]]]:
-    """``_jsonl_records`` of a file, read at once when every line is plain (``_plain_jsonl``)."""
-    try:
-        with open(path, "rb") as fh:
-            records = _plain_jsonl(fh.read())
-    except OSError:
-        records = None  # said by the line by line reading
-    return _jsonl_records(path) if records is None else records
-
-
-def _json_problem(err: ValueError) -> str:
-    """The decoder's message with the column in the line (its own suffix counts lines of one line)."""
-    msg = getattr(err, "msg", None) or str(err)
-    pos = getattr(err, "pos", None)
-    return f"{msg} (column {pos + 1})" if pos is not None else msg
-
-
-def _csv_records(path: str) -> Iterator[tuple[int, dict[str, Any]]]:
-    """(line number, row dict) for each data row of a CSV file with a header."""
+def _csv_records(path: str, required: tuple[str, ...] = REQUIRED_COLUMNS) -> Iterator[tuple[int, dict[str, Any]]]:
+    """(line number, row dict) for each data row of a CSV file with a header holding ``required``."""
     with _open_text(path) as fh:
         try:
             reader = csv.reader(fh)
             header = next(reader, None)
             if header is None:
                 raise InputError(path, "empty results file (no CSV header)", line=1)
-            missing = [c for c in REQUIRED_COLUMNS if c not in header]
+            missing = [c for c in required if c not in header]
             if missing:
                 raise InputError(path, f"not a results CSV: missing column {', '.join(repr(c) for c in missing)}",
                                  line=1)
@@ -610,7 +527,8 @@ def _number(value: Any, column: str, path: str, line: int) -> float | None:
     try:
         number = float(value)
     except (TypeError, ValueError, OverflowError):  # OverflowError: an int beyond any float
-        raise InputError(path, f"{column} is not a number: {repr(value)[:80]}", line=line) from None
+        shown = repr(value)[:80] if isinstance(value, (str, int)) else f"a {type(value).__name__}"  # no deep repr
+        raise InputError(path, f"{column} is not a number: {shown}", line=line) from None
     return None if math.isnan(number) else number
 
 

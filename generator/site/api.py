@@ -7,7 +7,7 @@
      "sweep": {"title": "...", "date": "2026-06-01", "candidate": "flydsl",
                "thresholds": {"win": 1.05, "headroom": 0.95},
                "provenance": {"gpu": "AMD Instinct MI350X", "rocm": "7.2.0", ...}},
-     "tallies": {"win": 4, "parity": 0, "headroom": 9, "blocked": 0, "untimed": 5, "unscored": 1},
+     "tallies": {"win": 4, "parity": 0, "headroom": 9, "blocked": 0, "untimed": 5, "unscored": 1, "broken": 0},
      "kernels": [{"slug": "softmax", "name": "Softmax", "op": "softmax", "category": "reduction",
                   "verdict": "WIN", "geomean_vs_best": 1.079, "weighted_geomean_vs_best": null,
                   "wins": 40, "parity": 20, "losses": 13, "n_measured": 73, "n_shapes": 73,
@@ -24,7 +24,7 @@
 ``verdict`` is WIN, PARITY, HEADROOM, BLOCKED, UNTIMED (a campaign with a ledger and no
 results) or null (no campaign). ``flags`` are machine words shown beside the verdict
 (``hard_failures``, ``uncertain``, ``reference_only``, ``not_like_for_like``,
-``suspect_reference``, ``above_roof``); ``flag_texts`` the same as a person reads them. Each kernel
+``suspect_reference``, ``above_roof``, ``partial``); ``flag_texts`` the same as a person reads them. Each kernel
 also has ``diagnosis``, ``first_step``, ``severity``, ``coverage`` (per model), ``headline_speedup`` /
 ``headline_verdict`` (``generator.site.views.diagnosis``, ``.coverage``), ``timed_commits``,
 ``profiled_commit`` and ``commit_note``; the index adds ``coverage`` (models x kernels).
@@ -34,17 +34,20 @@ HEADROOM kernels whose first step it is (``headroom_kernels``) over the gaps of 
 ``api/kernels/<slug>.json`` holds ``format_version``,
 ``kernel`` (the index record), ``state`` (``analyze.state.KernelState``: status, verdict,
 flags, broken / missing / skipped lines, hotspot, commits; what ``diff`` and ``history`` read), ``score`` (``verdicts.KernelScore.to_json()``, with
-``shapes``), ``headline``, ``hotspot`` (primary capture: top stall type, stall ratio,
+``shapes``; a campaign of the second layout adds ``variants`` {provider: [geomean vs the verdict
+baseline, n]} and each shape's ``variants`` rows), ``headline``, ``hotspot`` (primary capture: top stall type, stall ratio,
 waves per SIMD, limiter), ``captures`` (each: ``analysis`` as ``analyze --json``,
 every ``lines`` entry, the ``isa`` rows (columns in ``isa_columns``; ``loc`` indexes
 ``locs``; the last is ``idle_cycles`` on ATT captures, ``issued_samples`` on Nsight Compute ones), the
 ``timeline`` bins, ``advice`` (each finding as ``analyze --json --advice`` prints it, its ``premise`` a message
 ``[catalogue key, {param: value}]``, plus ``i18n``: its title, summary, suggestion and premise as
 such messages, worded by ``generator.site.wording``), ``mfma``),
-``counters``, ``runstats``, ``roofline``, ``compare``, ``report_html``, ``report_checks``
+``counters``, ``runstats``, ``roofline``, ``compare``, ``report_html``, ``campaign_reports``
+(the campaign folder's ``BENCHMARK_REPORT.md`` / ``REPORT_<suite>.md``: ``[{file, html}]``), ``report_checks``
 (REPORT.md's occupancy and wave-state claims: ``[{what, report, computed, holds, why}]``,
 ``generator.analyze.report_checks``), ``missing``,
-``broken``. A reader must check ``format_version`` and refuse versions it does not know.
+``broken``. ``tallies.broken`` counts kernels whose campaign could not be read (``unscored``: no campaign).
+A reader must check ``format_version`` and refuse versions it does not know.
 """
 
 from __future__ import annotations

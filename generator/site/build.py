@@ -48,6 +48,7 @@ from generator.analyze.kernels import category_labels
 from generator.site import api, gather, plan, publish, render, source_pages
 from generator.site.views import base as base_views
 from generator.site.views import glossary as glossary_views
+from generator.site.views import findings as findings_views
 from generator.site.views import history as history_views
 from generator.site.views import kernel as kernel_views
 from generator.site.views import overview as overview_views
@@ -96,6 +97,7 @@ class BuildSummary:
     jobs: int = 1  # worker processes used (1: serial)
     problems: dict[str, list[str]] = field(default_factory=dict)  # broken kernel -> its reasons
     skipped_captures: dict[str, list[str]] = field(default_factory=dict)  # kernel -> captures not analyzed
+    history: str = ""  # the one line on what the build did to the history (``--history``)
 
     def text(self) -> str:
         """The closing lines: the counts, then every broken kernel and every kernel with a
@@ -107,7 +109,7 @@ class BuildSummary:
             head = (f"kernel-atlas: {plural(self.kernels, 'kernel')}: {len(self.built)} built, {len(self.skipped)} skipped "
                     f"(unchanged), {len(self.broken)} broken; {plural(len(self.written), 'file')} written, "
                     f"{len(self.deleted)} deleted; {self.seconds:.2f} s: {self.out}")
-        return "\n".join([head, *self.problem_lines()])
+        return "\n".join([head, *([self.history] if self.history else []), *self.problem_lines()])
 
     def problem_lines(self) -> list[str]:
         """``broken <slug>: <first reason>`` and ``skipped <slug>: <reason>``, sorted by slug."""
@@ -167,6 +169,8 @@ def build_site(sweep_path: str | os.PathLike, out_dir: str | os.PathLike, *, bas
     if bp.up_to_date():
         summary.up_to_date = True
         summary.skipped = sorted(bp.hashes)
+        if bp.hmod is not None:  # the previous build of these very inputs recorded them
+            summary.history = "history: unchanged, the site is up to date"
         record_problems(summary, {s: (it.row.get("broken") or [], it.extra.get("skipped") or [])
                                   for s, it in bp.manifest.items.items()})
         summary.seconds = time.perf_counter() - t0
@@ -185,17 +189,26 @@ def build_site(sweep_path: str | os.PathLike, out_dir: str | os.PathLike, *, bas
     ordered = overview_views.order_rows(list(site.rows.values()))
     prov = provenance.sweep_provenance([site.extras[s].get("provenance") or {} for s in sorted(site.extras)],
                                        bp.config, bp.kernels_json)
-    hist_label = hist_commit = None
+    placed = identity = hist_commit = None
     if bp.hmod is not None:
-        hist_label = history_label or (bp.date if re.match(r"^\d{4}-\d{2}-\d{2}", bp.date) else "sweep")
         hist_commit = history_commit or prov.get("candidate_commit") or prov.get("flydsl_commit")
-        site.files.update(history_files(bp.hmod, os.fspath(history_dir), hist_label, hist_commit, bp.date, ordered,
+        kj = os.path.join(bp.root, "docs", "data", "kernels.json")  # the sweep-wide input beside the kernels'
+        identity = bp.hmod.sweep_identity([prov.get("candidate_commit"), prov.get("flydsl_commit"),
+                                           prov.get("profiled_commit"),
+                                           publish.sha256_file(kj) if os.path.isfile(kj) else None],
+                                          {s: it.input_hash for s, it in site.items.items()})
+        placed = bp.hmod.place(os.fspath(history_dir), identity,
+                               history_label or (bp.date if re.match(r"^\d{4}-\d{2}-\d{2}", bp.date) else "sweep"),
+                               explicit=bool(history_label))
+        site.files.update(history_files(bp.hmod, os.fspath(history_dir), placed, hist_commit, bp.date, ordered,
                                         ctx, bp.assets))
     overview_pages(bp, ctx, site, ordered, prov)
     publish_site(bp, site, summary, out)
     if bp.hmod is not None:
-        bp.hmod.record(os.path.join(out, "api"), os.fspath(history_dir), hist_label, hist_commit,
-                       retention=bp.config.history_keep)
+        bp.hmod.record(os.path.join(out, "api"), os.fspath(history_dir), placed.label, hist_commit,
+                       retention=bp.config.history_keep, identity=identity)
+        kept = len(bp.hmod.load_history(os.fspath(history_dir)).entries)
+        summary.history = bp.hmod.placement_text(placed, kept)
     summary.seconds = time.perf_counter() - t0
     return summary
 
@@ -348,6 +361,13 @@ def overview_pages(bp: plan.BuildPlan, ctx: base_views.SiteContext, site: Site,
     facts = [overview_views.Fact(gather.PROVENANCE_LABELS.get(key, key.replace("_", " ")), value)
              for key, value in prov.items()]
     overview = overview_views.overview_page(ordered, ctx, facts, bp.date, reading, notes=gather.overview_notes(bp.root))
+    findings = os.path.join(bp.root, findings_views.FINDINGS)
+    if os.path.isfile(findings):
+        text = render.read_report(findings)
+        date = findings_views.findings_date(text, os.path.getmtime(findings))
+        page = findings_views.findings_page(ctx.title, render.render_markdown(text), date, ctx.history)
+        site.files["findings.html"] = render.render_findings(page, bp.assets)
+        overview.findings = findings_views.FindingsLink("findings.html", date)
     site.files["index.html"] = render.render_overview(overview, bp.assets)
     site.files["glossary.html"] = render.render_glossary(glossary_views.glossary_page(ctx), bp.assets)
     site.files["api/index.json"] = publish.json_bytes(api.index_doc(ordered, overview, ctx, prov, bp.date, reading))
@@ -367,20 +387,22 @@ def publish_site(bp: plan.BuildPlan, site: Site, summary: BuildSummary, out: str
     summary.written, summary.deleted = result.written, result.deleted
 
 
-def history_files(hmod, history_dir: str, label: str, commit: str | None, date: str,
+def history_files(hmod, history_dir: str, placed, commit: str | None, date: str,
                   rows: list[overview_views.IndexRow], ctx: base_views.SiteContext, assets: render.Assets) -> dict[str, bytes]:
-    """history.html and api/history.json: the recorded sweeps plus this one (nothing written yet);
-    marks each overview row that regressed at its latest step."""
+    """history.html and api/history.json: the recorded sweeps plus this one where ``placed``
+    (``history.place``) puts it (nothing written yet); marks each overview row that regressed at its latest step."""
+    label = placed.label
+    replaced = placed.replaces.label if placed.replaces is not None else None
     series = hmod.load_series(history_dir)
     day = date if re.match(r"^\d{4}-\d{2}-\d{2}", date) else None
     current = hmod.points_from_rows([r.api() for r in rows], label, commit, day)
-    full = hmod.with_current(series, current)
+    full = hmod.with_current(series, current, replaced)
     marks = hmod.regression_marks(full)
     for r in rows:
         r.regression = history_views.regression_text(marks[r.slug]) if r.slug in marks else ""
         r.regression_zh = history_views.regression_zh(marks[r.slug]) if r.slug in marks else ""
     figures = hmod.history_chart_data(full, thresholds=(ctx.headroom, ctx.win))
-    labels = [e.label for e in hmod.load_history(history_dir).entries if e.label != label] + [label]
+    labels = [e.label for e in hmod.load_history(history_dir).entries if e.label not in (label, replaced)] + [label]
     page = history_views.history_page(rows, figures, marks, labels, ctx)
     return {"history.html": render.render_history(page, assets),
             "api/history.json": publish.json_bytes(hmod.history_document(full))}

@@ -14,7 +14,7 @@ from generator.analyze import analysis, commits, message, report_checks, state
 from generator.config import CONFIG_NAME, SweepConfig
 from generator.errors import InputError, relative_text
 from generator.model import STALL_TYPES, Bundle, CaptureAnalysis
-from generator.read import att, discover
+from generator.read import att, campaign_suite, discover
 from generator.read.gcpause import gc_paused
 from generator.site import render, wording
 from generator.site.plan import KernelPlan, pick_wave
@@ -130,6 +130,10 @@ def gather_kernel(plan: KernelPlan, env: Env) -> tuple[base_views.KernelData, di
         k.headline = vmod.headline_pair(plan.entry, env.config.candidate, t)
     if plan.bundle is not None:
         _gather_bundle(plan.bundle, k, env, plan.campaign_dir)
+    for path in campaign_suite.campaign_reports(plan.campaign_dir) if plan.campaign_dir else ():
+        text = _stage(k, env, os.path.basename(path), render.read_report, path)
+        if text is not None:
+            k.campaign_reports.append((os.path.basename(path), render.render_markdown(text)))
     if plan.campaign_dir and m.get("roofline") is not None and k.score is not None and k.score.is_verdict:
         r = _stage(k, env, "roofline", m["roofline"].campaign_roofline, plan.campaign_dir, env.config)
         if r is not None and r.points:
@@ -219,9 +223,7 @@ def _gather_bundle(bundle: Bundle, k: base_views.KernelData, env: Env, campaign_
         launches = [c.analysis for c in k.captures if c.analysis is not None and c.rel == prim.rel]
         rows, ledger = [], []
         if campaign_dir:
-            from generator.read import campaign as campaign_mod
-
-            camp = _stage(k, env, "campaign rows", campaign_mod.read_campaign, campaign_dir)
+            camp = _stage(k, env, "campaign rows", campaign_suite.read_campaign_folder, campaign_dir)
             if camp is not None:
                 rows, ledger = camp.rows, camp.ledger
         summary = _stage(k, env, "Nsight Compute summary", nsum.ncu_summary, launches, rows, ledger,

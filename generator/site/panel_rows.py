@@ -321,7 +321,7 @@ def _kernel_rest_cells(r) -> str:
 
 def kernel_row_html(r) -> str:
     """One kernel of the overview table (``views.overview.IndexRow``): fifteen cells, sort keys in ``data-sort``."""
-    return (f'      <tr class="krow" id="k-{esc(r.slug)}" data-verdict="{esc(r.verdict if r.verdict else "NONE")}" '
+    return (f'      <tr class="krow" id="k-{esc(r.slug)}" data-verdict="{esc(r.verdict or ("BROKEN" if r.campaign_broken else "NONE"))}" '
             f'data-category="{esc(r.category)}" data-severity="{esc(r.severity_level)}" data-search="{esc(r.search)}" '
             f'data-href="{esc(r.href)}">\n'
             f"{_kernel_name_cell(r)}{_kernel_verdict_cells(r)}{_kernel_diagnosis_cell(r)}{_kernel_rest_cells(r)}"

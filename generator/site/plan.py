@@ -117,6 +117,9 @@ def global_hash(sweep, config: SweepConfig, base_url: str, assets: render.Assets
         parts.append("config:" + publish.sha256_file(config.path))
     if sweep.kernels_json and os.path.isfile(sweep.kernels_json):
         parts.append("kernels_json:" + publish.sha256_file(sweep.kernels_json))
+    findings = os.path.join(sweep.root, "FINDINGS.md")  # views.findings.FINDINGS, on the overview
+    if os.path.isfile(findings):
+        parts.append("findings:" + publish.sha256_file(findings))
     return publish.combine(parts)
 
 
@@ -192,6 +195,9 @@ def plan_build(sweep_path: str | os.PathLike, out: str, base_url: str, force: bo
     """Discover the sweep, load the stages, plan every kernel and hash its inputs."""
     sweep = discover.discover(sweep_path)
     root = sweep.root
+    if not sweep.bundles and not sweep.campaigns:  # an empty site would replace the previous one
+        raise InputError(os.fspath(sweep_path), "nothing to build: no kernel bundle (examples/<kernel>/ with "
+                                                "att_viewer/ or ncu/ captures) and no campaign (benchmarks/examples/<op>/)")
     config = load_config(root)
     mods = {name: optional(name) for name in OPTIONAL}
     missing = [OPTIONAL[n] for n, mod in mods.items() if mod is None and n != "ncu_summary"]

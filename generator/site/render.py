@@ -263,6 +263,11 @@ def render_glossary(page: Any, assets: Assets) -> bytes:
     return render_template("glossary.html", page=page, assets=assets)
 
 
+def render_findings(page: Any, assets: Assets) -> bytes:
+    """``findings.html``."""
+    return render_template("findings.html", page=page, assets=assets)
+
+
 def render_badge(badge: Any) -> bytes:
     """``badges/<slug>.svg``."""
     return render_template("badge.svg", badge=badge)

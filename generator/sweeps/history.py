@@ -14,7 +14,11 @@ is ever copied, so twenty sweeps of the shared MI350X sweep take a few hundred k
      "entries": [{"seq": 1, "label": "2026-06-01", "commit": "18c5a7ed",
                   "date": "2026-06-01", "file": "sweeps/0001-2026-06-01.json"}]}
 
-``record`` adds a sweep (recording a label again replaces that entry in place) and
+An entry's identity is the sweep's content (``sweep_identity``: its timed and profiled
+commits and a hash of its inputs), not its date: ``place`` says where a build's sweep goes (a
+rebuild of the same sweep replaces its own entry; a different sweep whose default label, its
+date, is taken gets ``<date>.2``; an explicit label names its entry). ``record`` adds a sweep
+(an entry of the same identity, else of the same label, is replaced in place) and
 drops the oldest entries beyond the retention limit (default 20, ``[history] keep``
 of ``kernel-atlas.toml``). ``load_series`` turns the history into one series of points
 per kernel; ``detect_steps`` finds the real changes in a series (math below);
@@ -48,6 +52,7 @@ whose later segment is the last point alone is *unconfirmed*: it may yet be a bl
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import json
 import math
 import os
@@ -89,9 +94,11 @@ class HistoryEntry:
     commit: str | None
     date: str | None
     file: str  # relative to the history folder, "/" separated
+    identity: str | None = None  # ``sweep_identity`` (None in entries recorded before it existed)
 
     def to_json(self) -> dict[str, Any]:
-        return {"seq": self.seq, "label": self.label, "commit": self.commit, "date": self.date, "file": self.file}
+        doc = {"seq": self.seq, "label": self.label, "commit": self.commit, "date": self.date, "file": self.file}
+        return {**doc, "identity": self.identity} if self.identity else doc
 
 
 @dataclass
@@ -131,7 +138,8 @@ def load_history(history_dir: str | os.PathLike) -> History:
         if not _inside(e["file"]):
             raise InputError(path, f"entries[{i}]: file {e['file']!r} is outside the history folder")
         entries.append(HistoryEntry(seq=int(e.get("seq") or i + 1), label=e["label"], commit=e.get("commit"),
-                                    date=e.get("date"), file=e["file"]))
+                                    date=e.get("date"), file=e["file"],
+                                    identity=e["identity"] if isinstance(e.get("identity"), str) else None))
     retention = doc.get("retention")
     return History(path=history_dir, retention=retention if isinstance(retention, int) and retention > 0
                    else DEFAULT_RETENTION, entries=entries)
@@ -161,16 +169,58 @@ def compact(snap: SweepSnapshot) -> SweepSnapshot:
 # ---------------------------------------------------------------- recording
 
 
+def sweep_identity(commits: Sequence[str | None], input_hashes: Mapping[str, str]) -> str:
+    """A sweep's identity by content: its commits (timed, profiled) and each kernel's input hash."""
+    parts = [c or "" for c in commits] + [f"{slug}:{h}" for slug, h in sorted(input_hashes.items())]
+    return "sha256:" + hashlib.sha256("\0".join(parts).encode("utf-8", "surrogatepass")).hexdigest()[:16]
+
+
+@dataclass
+class Placement:
+    """Where a sweep goes in the history: its label, and the entry it replaces (None: a new one)."""
+
+    label: str
+    replaces: HistoryEntry | None
+    why: str  # "the same sweep", "a new sweep", "a different sweep of the same date", "the label given"
+
+
+def place(history_dir: str | os.PathLike, identity: str, label: str, explicit: bool = False) -> Placement:
+    """Where a sweep of ``identity`` goes: the entry of the same identity is replaced (under
+    ``label`` when given explicitly, else under its own label); otherwise an explicit label
+    replaces its entry, and a default label (the date) that another sweep holds gets a suffix."""
+    entries = load_history(history_dir).entries
+    same = next((e for e in entries if e.identity == identity), None)
+    if same is not None:
+        return Placement(label if explicit else same.label, same, "the same sweep")
+    named = next((e for e in entries if e.label == label), None)
+    if named is None:
+        return Placement(label, None, "a new sweep")
+    if explicit:
+        return Placement(label, named, "the label given")
+    taken, n = {e.label for e in entries}, 2
+    while f"{label}.{n}" in taken:
+        n += 1
+    return Placement(f"{label}.{n}", None, "a different sweep of the same date")
+
+
+def placement_text(p: Placement, kept: int) -> str:
+    """The one line a build prints about the history."""
+    did = f"replaced {p.replaces.label!r}" + (f" (now {p.label!r})" if p.label != p.replaces.label else "") \
+        if p.replaces is not None else f"added {p.label!r}"
+    return f"history: {did}, {p.why}; {kept} sweep{'s' if kept != 1 else ''} kept"
+
+
 def record(api_dir: str | os.PathLike, history_dir: str | os.PathLike, label: str, commit: str | None = None,
-           retention: int | None = DEFAULT_RETENTION) -> HistoryEntry:
+           retention: int | None = DEFAULT_RETENTION, identity: str | None = None) -> HistoryEntry:
     """Add the sweep of a built site's ``api/`` (or a sweep folder) to the history."""
     snap = load_snapshot(api_dir, label)
-    return record_snapshot(snap, history_dir, label, commit, retention)
+    return record_snapshot(snap, history_dir, label, commit, retention, identity)
 
 
 def record_snapshot(snap: SweepSnapshot, history_dir: str | os.PathLike, label: str, commit: str | None = None,
-                    retention: int | None = DEFAULT_RETENTION) -> HistoryEntry:
-    """Add one snapshot to the history; the same label again replaces its entry in place.
+                    retention: int | None = DEFAULT_RETENTION, identity: str | None = None) -> HistoryEntry:
+    """Add one snapshot to the history; the entry of the same ``identity`` (else of the same
+    label) is replaced in place.
 
     Entries beyond ``retention`` (oldest first) are dropped with their files.
     """
@@ -183,10 +233,12 @@ def record_snapshot(snap: SweepSnapshot, history_dir: str | os.PathLike, label: 
     history_dir = os.fspath(history_dir)
     hist = load_history(history_dir)
     os.makedirs(os.path.join(history_dir, SWEEPS), exist_ok=True)
-    old = next((e for e in hist.entries if e.label == label), None)
+    old = next((e for e in hist.entries if identity and e.identity == identity), None) \
+        or next((e for e in hist.entries if e.label == label), None)
     seq = old.seq if old else max((e.seq for e in hist.entries), default=0) + 1
     entry = HistoryEntry(seq=seq, label=label, commit=commit, date=snap.date,
-                         file=f"{SWEEPS}/{seq:04d}-{_SAFE.sub('-', label).strip('-') or 'sweep'}.json")
+                         file=f"{SWEEPS}/{seq:04d}-{_SAFE.sub('-', label).strip('-') or 'sweep'}.json",
+                         identity=identity)
     stored = compact(snap)
     stored.label = label
     if old and old.file != entry.file:
@@ -299,13 +351,14 @@ def points_from_rows(rows: Sequence[Mapping[str, Any]], label: str, commit: str 
 
 
 def with_current(series: Mapping[str, Sequence[HistoryPoint]],
-                 current: Mapping[str, HistoryPoint]) -> dict[str, list[HistoryPoint]]:
-    """The recorded series with the current sweep's points appended (replacing the same label).
+                 current: Mapping[str, HistoryPoint], replaces: str | None = None) -> dict[str, list[HistoryPoint]]:
+    """The recorded series with the current sweep's points appended (replacing the same label,
+    and the points of the entry it ``replaces``).
 
     Lets a build draw the history, current sweep included, before it writes anything;
     ``record`` stores the current sweep once the site is published.
     """
-    out = {slug: [p for p in pts if not (slug in current and p.label == current[slug].label)]
+    out = {slug: [p for p in pts if p.label != replaces and not (slug in current and p.label == current[slug].label)]
            for slug, pts in series.items()}
     for slug, point in current.items():
         out.setdefault(slug, []).append(point)
@@ -505,6 +558,8 @@ def history_chart_data(series: Mapping[str, Sequence[HistoryPoint]], min_change:
     figures = {}
     for slug, points in sorted(series.items()):
         pts = [p for p in points]
+        if all(p.geomean is None for p in pts):
+            continue  # no timings in any sweep: nothing to draw
         x = [p.label for p in pts]
         bands = [p.band for p in pts]
         report = series_steps(pts, min_change)

@@ -90,6 +90,8 @@ class KernelScore:
     pair_speedup: float | None = None  # the headline pair's ratio when rung ``pair`` read it
     blocked_reason: str | None = None  # "no measured shape" / "hard failures" / "no like-for-like baseline"
     unverified: int = 0  # measured shapes timed without a correctness check (rule 1)
+    variants: dict[str, list] = field(default_factory=dict)  # variant -> [geomean vs the verdict baseline, n]
+    partial: bool = False  # read from a run still being written (``results_<suite>.partial.*``)
     # display and context, filled by score_campaign
     name: str = ""
     category: str | None = None
@@ -197,6 +199,7 @@ class KernelScore:
             "not_like_for_like": self.not_like_for_like,
             "suspect_reference": bool(self.suspect_reference),
             "above_roof": bool(self.above_roof),
+            "partial": self.partial,
         }
         return [k for k, on in keys.items() if on]
 
@@ -217,6 +220,8 @@ class KernelScore:
                        f"({self.candidate} and an independent library both fail it)")
         if self.above_roof:
             out.append(f"{plural(len(self.above_roof), 'row')} above a roof (HBM or dense compute)")
+        if self.partial:
+            out.append("partial run (still being written)")
         return out
 
     @property
@@ -241,6 +246,8 @@ class KernelScore:
             out.append(msg("verdict.flag.suspect", n=self.suspect_reference, candidate=self.candidate))
         if self.above_roof:
             out.append(msg("verdict.flag.above_roof", n=len(self.above_roof)))
+        if self.partial:
+            out.append(msg("verdict.flag.partial"))
         return out
 
     @property
@@ -279,6 +286,8 @@ class KernelScore:
             "floor_us": self.floor_us,
             "bound_geomean": self.bound_geomean,
             "unverified": self.unverified,
+            "variants": dict(self.variants),
+            "partial": self.partial,
             "n_shapes": self.n_shapes,
             "n_measured": self.n_measured,
             "n_measurable": self.n_measurable,
@@ -422,6 +431,7 @@ def summarize(op: str, shapes: list[ShapeResult], thresholds: Thresholds = Thres
         blocked_reason=_BLOCKED_REASONS.get(basis) if verdict == BLOCKED else None,
         unverified=sum(1 for s in measured if s.unverified),
         headline=headline,
+        variants=_variant_geomeans(shapes),
     )
     if verdict == BLOCKED and basis == "failures" and hard <= len(measured):
         score.blocked_reason = "no measured shape"
@@ -458,6 +468,17 @@ def _evidence(measured: list[ShapeResult], reference: str) -> dict[str, Any]:
         "bound_g": bound_g,
         "bound_geomean": [bound_g, len(bound)] if bound else None,
     }
+
+
+def _variant_geomeans(shapes: list[ShapeResult]) -> dict[str, list]:
+    """Each variant's [geomean of verdict baseline / variant, n] over the shapes where it has one."""
+    ratios: dict[str, list[float]] = {}
+    for s in shapes:
+        for p, r in s.variants.items():
+            ratios.setdefault(p, [])
+            if r.speedup is not None:
+                ratios[p].append(r.speedup)
+    return {p: [geomean(xs), len(xs)] if xs else [None, 0] for p, xs in ratios.items()}
 
 
 def spread_of(shape: ShapeResult, provider: str | None) -> float | None:

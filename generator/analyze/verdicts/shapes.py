@@ -146,6 +146,8 @@ class ShapeResult:
     at_floor: bool = False  # rule 11: both compared times below 1.25 x the timing floor
     bound_speedup: float | None = None  # best non-comparable baseline / candidate (rule 12, ``bound``)
     unverified: bool = False  # rule 1: measured with the candidate's or verdict baseline's check not run
+    # variants (``variants.py``): provider -> its row, ``speedup`` = verdict baseline / variant (common method)
+    variants: dict[str, ProviderResult] = field(default_factory=dict)
 
     @property
     def verdict_speedup(self) -> float | None:
@@ -215,6 +217,7 @@ class ShapeResult:
             "at_floor": self.at_floor,
             "unverified": self.unverified,
             "providers": {p: r.to_json() for p, r in self.providers.items()},
+            "variants": {p: r.to_json() for p, r in self.variants.items()},
         }
 
 
@@ -222,12 +225,16 @@ def score_shape(shape: LedgerShape, rows: Mapping[str, Sequence[ResultRow]], can
                 thresholds: Thresholds = Thresholds(),
                 weight_keys: tuple[str, ...] = ("baseline_time_weight", "traffic_weight"),
                 reference: str | None = DEFAULT_REFERENCE, roofs: Roofs | None = None,
-                floor_us: float | None = None) -> ShapeResult:
+                floor_us: float | None = None, variants: Sequence[str] = ()) -> ShapeResult:
     """Score one ledger shape from its rows (provider -> rows in file order).
 
     ``reference`` names the provider rule 7 does not count as independent; ``roofs`` holds
     the device's peaks for rule 9 (None: not checked); ``floor_us`` the timing floor of rule 11.
+    The rows of ``variants`` are no baselines: each is set beside the verdict baseline instead.
     """
+    var_rows = {p: rows[p] for p in variants if rows.get(p)}
+    if var_rows:
+        rows = {p: rs for p, rs in rows.items() if p not in var_rows}
     # providers in file order of their first row: the order of the table's columns
     present = sorted(((p, rs) for p, rs in rows.items() if rs), key=lambda item: item[1][0].index)
     chosen = {p: pick_row(rs) for p, rs in present}
@@ -281,7 +288,22 @@ def score_shape(shape: LedgerShape, rows: Mapping[str, Sequence[ResultRow]], can
         at_floor=judged is not None and at_floor(v_cand_us, v_base_us, floor_us),
         bound_speedup=_bound_speedup(chosen, candidate, cand) if measured else None,
         unverified=measured and (cand.correct is None or (vrow is not None and vrow.correct is None)),
+        variants=_variant_results(var_rows, vrow, candidate, cand, roofs, shape.dtype) if var_rows else {},
     )
+
+
+def _variant_results(var_rows: Mapping[str, Sequence[ResultRow]], vrow: ResultRow | None, candidate: str,
+                     cand: ResultRow | None, roofs: Roofs | None, dtype: str) -> dict[str, ProviderResult]:
+    """Each variant's chosen row, its ``speedup`` the verdict baseline's time over the variant's
+    on their common timing method (None without a verdict baseline or a common method)."""
+    out = {}
+    for p, rs in var_rows.items():
+        row = pick_row(rs)
+        res = _provider_result(p, row, len(rs), effective_status(row), candidate, cand, False, roofs, dtype)
+        times = common_times(row, vrow) if vrow is not None else None
+        res.speedup = times[1] / times[0] if times else None
+        out[p] = res
+    return out
 
 
 def _bound_speedup(chosen: Mapping[str, ResultRow], candidate: str, cand: ResultRow) -> float | None:

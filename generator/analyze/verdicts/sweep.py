@@ -15,8 +15,9 @@ from generator.analyze.verdicts.headline import (
     load_kernels_json,
 )
 from generator.analyze.verdicts.kernel import KernelScore, summarize
-from generator.analyze.verdicts.rules import UNTIMED, Roofs, Thresholds, timing_floor
+from generator.analyze.verdicts.rules import BLOCKED, UNTIMED, Roofs, Thresholds, timing_floor
 from generator.analyze.verdicts.shapes import score_shape
+from generator.analyze.verdicts.variants import DISPATCHER, choose_candidate, variants_of
 from generator.config import DEFAULT_REFERENCE, SweepConfig, load_config
 from generator.errors import InputError
 from generator.words import plural
@@ -25,10 +26,10 @@ from generator.read.campaign import (
     Campaign,
     ResultRow,
     find_campaign_folders,
-    read_campaign,
     read_results,
     results_file,
 )
+from generator.read.campaign_suite import read_campaign_folder
 from generator.read.discover import rel_path
 
 
@@ -41,14 +42,20 @@ def score_campaign(campaign: Campaign, config: SweepConfig | None = None,
     """
     config = config or SweepConfig()
     thresholds = Thresholds.from_config(config)
-    candidate = config.candidate
+    configured = config.op_candidates.get(campaign.name)
+    if campaign.suite is None:  # the classic layout: the configured candidate, every other provider a baseline
+        chosen, variants = configured or config.candidate, []
+    else:  # the second layout: FlyDSL variants beside the libraries (``variants.py``)
+        chosen = choose_candidate(campaign.providers, configured, config.candidate)
+        variants = variants_of(campaign.providers, chosen or "")
+    candidate = chosen or ""  # none: nothing is judged
     reference = config.reference or campaign.reference_provider or DEFAULT_REFERENCE
     by_shape = campaign.rows_by_shape()
     roofs = device_roofs(config, campaign.provenance_for(candidate))
     if floor_us is None:
         floor_us = config.floor_us or timing_floor(campaign.rows)
     shapes = [score_shape(sh, by_shape.get(sh.shape_id, {}), candidate, thresholds, config.weight_keys,
-                          reference, roofs, floor_us)
+                          reference, roofs, floor_us, variants)
               for sh in campaign.ledger]
     headline = headline_for_campaign(campaign.name, config, kernels_json)
     score = summarize(campaign.name, shapes, thresholds, reference, candidate, headline, floor_us)
@@ -60,6 +67,7 @@ def score_campaign(campaign: Campaign, config: SweepConfig | None = None,
     score.baseline_commits = campaign.baseline_commits(candidate)
     score.provider_notes = campaign.provider_notes()
     score.notes = list(campaign.notes) + _row_notes(campaign, by_shape)
+    score.partial = campaign.partial
     if not campaign.timed:
         score.verdict = UNTIMED
         score.verdict_basis = "none"
@@ -67,8 +75,23 @@ def score_campaign(campaign: Campaign, config: SweepConfig | None = None,
         score.verdict_reason = f"no benchmark results: {plural(score.n_shapes, 'shape')} in the ledger, none timed"
         score.verdict_reason_msg = msg("verdict.reason.untimed", n=score.n_shapes)
         score.uncertain = False
+    elif chosen is None:
+        _no_candidate(score, campaign, config)
     score.headline_note = headline_note(score.headline, score)
     return score
+
+
+def _no_candidate(score: KernelScore, campaign: Campaign, config: SweepConfig) -> None:
+    """BLOCKED: the campaign has neither the sweep's candidate nor a dispatcher (``auto``); the
+    configuration must name the provider to judge."""
+    score.verdict, score.verdict_basis, score.blocked_reason = BLOCKED, "none", "no candidate"
+    score.uncertain = False
+    providers = ", ".join(campaign.providers)
+    score.verdict_reason = (f"no candidate: neither {config.candidate} nor {DISPATCHER} among {providers}; "
+                            f"name one in kernel-atlas.toml: [campaigns.{campaign.name}] candidate = \"...\"")
+    score.verdict_reason_msg = msg("verdict.reason.nocandidate", candidate=config.candidate, auto=DISPATCHER,
+                                   providers=providers, file="kernel-atlas.toml",
+                                   setting=f'[campaigns.{campaign.name}] candidate = "..."')
 
 
 def device_roofs(config: SweepConfig, provenance: Mapping[str, str]) -> Roofs | None:
@@ -157,12 +180,13 @@ def score_sweep(sweep_root: str | os.PathLike, config: SweepConfig | None = None
     read: dict[str, Campaign | InputError] = {}
     for op, folder in find_campaign_folders(root).items():
         try:
-            read[op] = read_campaign(folder, name=op, rel=rel_path(folder, root))
+            read[op] = read_campaign_folder(folder, name=op, rel=rel_path(folder, root))
         except InputError as err:
             read[op] = err
-    floor = config.floor_us or min((f for f in (timing_floor(c.rows) for c in read.values()
-                                                 if isinstance(c, Campaign)) if f is not None), default=None)
-    return {op: c if isinstance(c, InputError) else score_campaign(c, config, kernels_json, floor)
+    classic = [c for c in read.values() if isinstance(c, Campaign) and c.suite is None]  # the second layout: its own
+    floor = config.floor_us or min((f for f in (timing_floor(c.rows) for c in classic) if f is not None), default=None)
+    return {op: c if isinstance(c, InputError) else score_campaign(c, config, kernels_json,
+                                                                   floor if c.suite is None else None)
             for op, c in read.items()}
 
 
@@ -174,7 +198,8 @@ def score_folder(folder: str, config: SweepConfig, kernels_json: Mapping[str, An
     ``floor_us``: the sweep's timing floor (``sweep_floor``); None for a campaign read alone.
     """
     try:
-        return score_campaign(read_campaign(folder, name=name, rel=rel), config, kernels_json, floor_us)
+        campaign = read_campaign_folder(folder, name=name, rel=rel)
+        return score_campaign(campaign, config, kernels_json, floor_us if campaign.suite is None else None)
     except InputError as err:
         return err
 

@@ -151,6 +151,7 @@ class KernelData:
     headline: Any = None  # generator.analyze.verdicts.HeadlinePair
     headline_note: str | None = None
     report_html: str | None = None  # REPORT.md rendered and sanitized
+    campaign_reports: list[tuple[str, str]] = field(default_factory=list)  # (file name, its Markdown rendered)
     report_checks: list[dict[str, Any]] = field(default_factory=list)  # analyze.report_checks, as JSON
     counters: dict[str, Any] | None = None  # PmcResult.to_json()
     counter_reading: list[str] = field(default_factory=list)

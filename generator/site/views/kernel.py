@@ -47,7 +47,8 @@ class KernelPage:
 
 #: Flags the one-line PR snippet and the badge name beside the verdict (the page says why).
 FLAG_WORDS = {"uncertain": "uncertain (within noise)", "not_like_for_like": "not like-for-like",
-              "suspect_reference": "suspect reference check", "above_roof": "rows above a roof"}
+              "suspect_reference": "suspect reference check", "above_roof": "rows above a roof",
+              "partial": "partial run"}
 
 
 def pr_snippet(row: IndexRow, base_url: str) -> str:
@@ -126,7 +127,8 @@ def kernel_page(k: KernelData, row: IndexRow, ctx: SiteContext) -> KernelPage:
         prev=NavItem(k.prev[1], f"../{k.prev[0]}/") if k.prev else None,
         next=NavItem(k.next[1], f"../{k.next[0]}/") if k.next else None,
         candidate=ctx.candidate,
-        history_href=f"../../history.html#h-{k.slug}" if ctx.history else "",
+        # a kernel without timings has no history chart (``history.history_chart_data``)
+        history_href=f"../../history.html#h-{k.slug}" if ctx.history and row.geomean is not None else "",
         diagnosis=clause_links(row.diagnosis, ""),
         diagnosis_said=[Said(c.text, c.zh_runs) for c in clause_links(row.diagnosis, "")],
         first_step=row.first_step_said,
@@ -187,6 +189,7 @@ def kernel_json(k: KernelData, row: IndexRow, format_version: int) -> dict[str, 
         "why_not_winning": k.why_not,
         "ncu_summary": k.ncu_summary,
         "report_html": k.report_html,
+        "campaign_reports": [{"file": name, "html": html} for name, html in k.campaign_reports],
         "report_checks": [{key: c[key] for key in ("what", "report", "computed", "holds", "why")}
                           for c in k.report_checks],
         "missing": list(k.missing),

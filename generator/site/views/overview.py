@@ -107,6 +107,7 @@ class IndexRow:
     floor_speedups: list[float] = field(default_factory=list)  # verdict-baseline speedups of shapes at the floor
     timing: dict[str, Any] | None = None  # measurement.kernel_timing(): what the campaign timed, how
     category_text: str = ""  # the category as its owners write it (GEMM, MoE, RoPE)
+    campaign_broken: bool = False  # its campaign could not be read: the tile and filter say "broken"
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -257,11 +258,12 @@ class Tally:
     blocked: int = 0
     untimed: int = 0
     unscored: int = 0
+    broken: int = 0  # a campaign that could not be read (not "no campaign")
 
     @classmethod
-    def of(cls, verdict: str | None) -> Tally:
+    def of(cls, verdict: str | None, broken: bool = False) -> Tally:
         key = {"WIN": "win", "PARITY": "parity", "HEADROOM": "headroom", "BLOCKED": "blocked",
-               "UNTIMED": "untimed"}.get(verdict or "", "unscored")
+               "UNTIMED": "untimed"}.get(verdict or "", "broken" if broken else "unscored")
         return cls(**{key: 1})
 
     def __add__(self, other: Tally) -> Tally:
@@ -283,6 +285,8 @@ class Tally:
             parts.append(i18n.text(lang, "ov.tally.untimed", n=self.untimed))
         if self.unscored:
             parts.append(i18n.text(lang, "ov.tally.nocampaign", n=self.unscored))
+        if self.broken:
+            parts.append(i18n.text(lang, "ov.tally.broken", n=self.broken))
         return ("，" if lang == "zh" else ", ").join(parts) or i18n.text(lang, "ov.tally.none")
 
     def to_json(self) -> dict[str, int]:
@@ -377,6 +381,7 @@ def index_row(k: KernelData, ctx: SiteContext | None = None) -> IndexRow:
     hard = s.hard_failures if scored else None
     harness = s.harness_failures if scored else None
     flags = list(s.flags) if scored else []
+    broken = s is None and bool(k.score_error)
     if s is not None and not scored:
         wins_text = f"{s.n_shapes} shapes, untimed"
     elif scored:
@@ -394,7 +399,7 @@ def index_row(k: KernelData, ctx: SiteContext | None = None) -> IndexRow:
         badge=f"badges/{k.slug}.svg",
         json=f"api/kernels/{k.slug}.json",
         verdict=verdict,
-        verdict_label=verdict_label(verdict),
+        verdict_label="BROKEN" if broken else verdict_label(verdict),
         verdict_css=verdict_css(verdict),
         verdict_rank=VERDICT_RANK.get(verdict, 5),
         geomean=s.geomean_vs_best if scored else None,
@@ -436,6 +441,7 @@ def index_row(k: KernelData, ctx: SiteContext | None = None) -> IndexRow:
         **ladder_cells(s if scored else None),
         timing=measurement.kernel_timing(s) if scored else None,
         category_text=ctx.category_labels.get(k.category or UNCATEGORIZED, k.category or UNCATEGORIZED),
+        campaign_broken=broken,
     )
 
 
@@ -555,6 +561,7 @@ class OverviewPage:
     measured: list[measurement.MeasuredFact] = field(default_factory=list)  # how it was measured
     category_options: list[tuple[str, str]] = field(default_factory=list)  # (value, as its owners write it)
     open_markers: bool = False  # the chart draws a flagged verdict open: its caption says what that means
+    findings: Any = None  # views.findings.FindingsLink when the sweep has a FINDINGS.md
 
 
 @dataclass
@@ -593,14 +600,14 @@ OFF_CHART = {"UNTIMED": "ov.offchart.untimed", None: "ov.offchart.none", "BLOCKE
 
 def off_chart_reason(r: IndexRow) -> tuple[str, str]:
     """``(English, 中文)`` of why ``r`` has no point on the overview chart."""
-    key = OFF_CHART.get(r.verdict)
+    key = "ov.offchart.broken" if r.campaign_broken else OFF_CHART.get(r.verdict)
     return i18n.both(key) if key else (r.verdict_label.lower(), r.verdict_label.lower())
 
 
 def overview_page(rows: list[IndexRow], ctx: SiteContext, provenance: list[Fact], build_date: str,
                   sweep_reading: list[dict[str, Any]] | None = None, notes: list[str] | None = None) -> OverviewPage:
     """The overview page from every kernel's row (rows already in display order)."""
-    tally = sum((Tally.of(r.verdict) for r in rows), Tally())
+    tally = sum((Tally.of(r.verdict, r.campaign_broken) for r in rows), Tally())
     hints = {"WIN": f"verdict ratio \u2265 {ctx.win:g}x", "PARITY": f"{ctx.headroom:g}x \u2264 verdict ratio < {ctx.win:g}x",
              "HEADROOM": f"verdict ratio < {ctx.headroom:g}x",
              "BLOCKED": "does not build, run or verify, or no like-for-like baseline"}
@@ -613,11 +620,14 @@ def overview_page(rows: list[IndexRow], ctx: SiteContext, provenance: list[Fact]
     if tally.unscored:
         cards.append(TallyCard("NO CAMPAIGN", tally.unscored, "v-none", "NONE", "verdict.none", "capture only",
                                i18n.zh("hint.none")))
+    if tally.broken:
+        cards.append(TallyCard("BROKEN", tally.broken, "v-none", "BROKEN", "verdict.broken", "campaign unreadable",
+                               i18n.zh("hint.broken")))
     by_cat: dict[str, list[IndexRow]] = {}
     for r in rows:
         by_cat.setdefault(r.category, []).append(r)
     cats = sorted(by_cat, key=lambda c: (c == UNCATEGORIZED, c))
-    tallies = {c: sum((Tally.of(r.verdict) for r in by_cat[c]), Tally()) for c in cats}
+    tallies = {c: sum((Tally.of(r.verdict, r.campaign_broken) for r in by_cat[c]), Tally()) for c in cats}
     labels = {c: ctx.category_labels.get(c, c) for c in cats}
     groups = [CategoryGroup(c, by_cat[c], tallies[c].text(), tallies[c].text("zh"), labels[c]) for c in cats]
     plotted = sorted((r for r in rows if r.ratio is not None), key=lambda r: (-r.ratio, r.name.lower()))
@@ -632,7 +642,9 @@ def overview_page(rows: list[IndexRow], ctx: SiteContext, provenance: list[Fact]
     sev_help = {"near": f"{ctx.severity_near:g}", "tune": f"{ctx.severity_tune:g}", "section": "[severity]",
                 "file": "kernel-atlas.toml"}
     filters = [("", "all verdicts")] + [(v, v) for v in VERDICTS] + [("UNTIMED", "no timings"), ("NONE", "no campaign")]
-    filter_keys = {"": "filter.allverdicts", "UNTIMED": "filter.untimed", "NONE": "filter.none"}  # issue 13 (5)
+    filters += [("BROKEN", "broken campaign")] if tally.broken else []
+    filter_keys = {"": "filter.allverdicts", "UNTIMED": "filter.untimed", "NONE": "filter.none",
+                   "BROKEN": "filter.broken"}  # issue 13 (5)
     return OverviewPage(
         title=ctx.title,
         root="",

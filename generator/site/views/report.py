@@ -54,3 +54,9 @@ def _report_panel(k: KernelData, row: IndexRow, ctx: SiteContext) -> ReportView 
     if not k.report_html:
         return None
     return ReportView(check_rows(k.report_checks), Markup(k.report_html))
+
+
+@register_panel("campaign_reports", "Campaign reports", 71)
+def _campaign_reports_panel(k: KernelData, row: IndexRow, ctx: SiteContext) -> list[tuple[str, Markup]] | None:
+    """The campaign folder's Markdown reports (``BENCHMARK_REPORT.md``, ``REPORT_<suite>.md``), sanitized."""
+    return [(name, Markup(html)) for name, html in k.campaign_reports] or None

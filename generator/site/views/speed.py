@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from markupsafe import Markup
@@ -100,6 +100,8 @@ class SpeedView:
     headline_note: str | None
     provenance: list[Fact]
     headline_zh: str = ""
+    variants: list[str] = field(default_factory=list)  # the variant columns, after the providers
+    variant_split: list[SplitRow] = field(default_factory=list)  # each variant's [geomean, n]
 
 
 def outcome_css(speedup: float | None, ctx: SiteContext) -> str:
@@ -141,15 +143,36 @@ def _cells(sh: Any, providers: list[str], norow: ProviderCell) -> list[ProviderC
     return cells
 
 
+def _variant_cells(sh: Any, variants: list[str], norow: ProviderCell) -> list[ProviderCell]:
+    """One shape's variant cells: the time, and the ratio to the verdict baseline in the tooltip."""
+    cells = []
+    for p in variants:
+        r = sh.variants.get(p)
+        if r is None:
+            cells.append(ProviderCell(norow.text, norow.css + " t-variant", norow.title, norow.sort, norow.title_zh))
+            continue
+        css = ("t-ok" if r.usable else ("t-fail" if r.status in ("failed", "oom", "incorrect") else "t-na")) + " t-variant"
+        title = r.reason or ""
+        if r.speedup is not None:
+            kw = {"x": fmt_x(r.speedup), "baseline": sh.verdict_baseline}
+            title, title_zh = i18n.en("speed.cell.variant", **kw), i18n.zh("speed.cell.variant", **kw)
+        else:
+            title_zh = ""
+        cells.append(ProviderCell(r.time_text, css, title, sort_key(r.median_us if r.usable else None), title_zh))
+    return cells
+
+
 def shape_rows(score: Any, ctx: SiteContext) -> list[ShapeRowView]:
-    """The per-shape table: every provider's time and status, failures explicit."""
+    """The per-shape table: every provider's time and status, then each variant's, failures explicit."""
     norow = ProviderCell(DASH, "t-none", i18n.en("speed.cell.norow"), "", i18n.zh("speed.cell.norow"))
     providers = list(score.providers)
+    variants = list(getattr(score, "variants", None) or {})
     out = []
     for i, sh in enumerate(score.shapes):
         out.append(ShapeRowView(
             f"s{i}", sh.args_text, sh.stage or DASH, sh.model or DASH, sh.dtype or DASH, fmt_num(sh.weight),
-            _cells(sh, providers, norow), sh.best_baseline or DASH, sh.speedup_text, sort_key(sh.speedup),
+            _cells(sh, providers, norow) + (_variant_cells(sh, variants, norow) if variants else []),
+            sh.best_baseline or DASH, sh.speedup_text, sort_key(sh.speedup),
             outcome_css(sh.speedup, ctx), sh.failure_short or "", sh.failure_reason or "", shape_flags(sh),
             "|".join(shape_models(sh))))
     return out
@@ -274,4 +297,5 @@ def _speed_panel(k: KernelData, row: IndexRow, ctx: SiteContext) -> SpeedView:
         provider_titles={p: " ".join(n.split()) for p, n in s.provider_notes.items()},
         headline_text=k.headline.text if k.headline else None,
         headline_note=k.headline_note, provenance=prov, headline_zh=headline_pair_zh(k.headline) if k.headline else "",
+        variants=list(s.variants), variant_split=_splits(s.variants, ctx),
     )

@@ -9,6 +9,9 @@ from typing import Any, Mapping
 from generator.analyze.verdicts import args_text
 
 REGRESSION, IMPROVEMENT, NEUTRAL = "regression", "improvement", "neutral"
+#: The relative move a shape's speedup must beat (besides its own noise) to be a regression or
+#: an improvement (issue 22: one shape 17 % slower with 3 % noise is a regression).
+SHAPE_MIN_CHANGE = 0.05
 CANDIDATE, BASELINE, ENVIRONMENT, NOISE, UNEXPLAINED = "candidate", "baseline", "environment", "noise", "unexplained"
 DIFF_MARKER = "<!-- kernel-atlas-diff -->"
 #: Verdicts from best to worst (a move right is a regression).
@@ -151,6 +154,19 @@ class KernelDiff:
         return next(iter(self.of_kind("verdict")), None)
 
     @property
+    def causes_subject(self) -> str:
+        """What ``causes`` are about: "verdict", "geomean" or "shapes"."""
+        for c in self.of_kind("verdict", "geomean"):
+            if c.causes:
+                return c.kind
+        return "shapes"
+
+    @property
+    def shape_regressions(self) -> list[Change]:
+        """Shapes whose speedup fell beyond their own noise and ``SHAPE_MIN_CHANGE``."""
+        return [c for c in self.changes if c.kind == "shape" and c.significant and c.direction == REGRESSION]
+
+    @property
     def causes(self) -> list[Cause]:
         """The causes of the kernel's headline change (verdict / geomean), else of its shapes."""
         for c in self.of_kind("verdict", "verdict_ratio", "geomean"):
@@ -197,6 +213,11 @@ class SweepDiff:
     @property
     def regressions(self) -> list[KernelDiff]:
         return [k for k in self.kernels if k.direction == REGRESSION]
+
+    @property
+    def shape_regressions(self) -> list[Change]:
+        """Every shape of every kernel that regressed beyond its own noise (``--fail-on-regression``)."""
+        return [c for k in self.kernels for c in k.shape_regressions]
 
     @property
     def improvements(self) -> list[KernelDiff]:

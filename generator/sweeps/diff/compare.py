@@ -13,6 +13,7 @@ from generator.sweeps.diff.changes import (
     IMPROVEMENT,
     NEUTRAL,
     REGRESSION,
+    SHAPE_MIN_CHANGE,
     UNEXPLAINED,
     Cause,
     Change,
@@ -168,7 +169,7 @@ def _shape_speedup_change(old: KernelSnapshot, new: KernelSnapshot, a: ShapePoin
     ratio = ratio_of(b.speedup, a.speedup)
     if ratio is None or ratio == 1.0:
         return []
-    factor = threshold_factor([a.noise, b.noise], options.min_change)
+    factor = threshold_factor([a.noise, b.noise], max(options.min_change, SHAPE_MIN_CHANGE))
     significant = beats(ratio, factor)
     base = "" if a.best_baseline == b.best_baseline else f", best baseline {_arrow(a.best_baseline, b.best_baseline)}"
     return [Change("shape", new.slug, "speedup", a.speedup, b.speedup, significant, direction_of(ratio),

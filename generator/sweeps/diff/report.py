@@ -37,6 +37,10 @@ def headline(d: SweepDiff) -> str:
     reg, imp = len(d.regressions), len(d.improvements)
     parts = [f"{plural(reg, 'regression')}, {plural(imp, 'improvement')}"
              if reg or imp else "no significant change of any kernel's standing"]
+    slower = [c for k in d.kernels if k.direction != REGRESSION for c in k.shape_regressions]
+    if slower:  # in kernels that did not regress as a whole (those say so above)
+        parts.append(f"{plural(len(slower), 'shape')} slower beyond {'its' if len(slower) == 1 else 'their'} noise "
+                     f"in {plural(len({c.slug for c in slower}), 'kernel')} that held {'its' if len({c.slug for c in slower}) == 1 else 'their'} geomean")
     parts.append(f"verdicts {counts_text(d.old_counts, d.new_counts)}")
     moves = d.biggest_moves()
     if moves:
@@ -68,6 +72,7 @@ def diff_document(d: SweepDiff) -> dict[str, Any]:
         "headline": headline(d),
         "environment": environment_summary(d),
         "regressions": [k.slug for k in d.regressions],
+        "shape_regressions": [[c.slug, c.shape_id] for c in d.shape_regressions],
         "improvements": [k.slug for k in d.improvements],
         "kernels": [k.to_json() for k in d.kernels if k.changes],
         "unchanged": [k.slug for k in d.kernels if not k.changes],
@@ -92,7 +97,7 @@ def render_text(d: SweepDiff, max_rows: int = 20) -> str:
         if len(shapes) > max_rows:
             lines.append(f"  ... and {plural(len(shapes) - max_rows, 'more shape')}")
         if k.causes:
-            lines.append(f"  cause: {'; '.join(c.text for c in k.causes)}")
+            lines.append(f"  cause of the {k.causes_subject} change: {'; '.join(c.text for c in k.causes)}")
     quiet = [k for k in d.kernels if k.changes and not k.significant]
     if quiet:
         lines.append("")

@@ -1,0 +1,119 @@
+"""JSON Lines files read for the campaign readers: one JSON object per non-blank line.
+
+Every problem is an ``InputError`` naming the file and line (a line that is not JSON, one that
+is not an object, bytes that are not UTF-8). ``results_jsonl`` keeps the records of the last
+files parsed, so that the scoring and the roofline of one kernel parse a file once.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Iterable, Iterator
+
+from generator.errors import InputError
+from generator.read import jsonio
+
+
+def open_text(path: str):
+    """Open a text file, turning OS errors into InputError."""
+    try:
+        return open(path, encoding="utf-8", newline="")
+    except OSError as err:
+        raise InputError(path, f"cannot read: {err.strerror or err}") from None
+
+
+def jsonl_records(path: str) -> Iterator[tuple[int, dict[str, Any]]]:
+    """(line number, object) for each non-blank line of a JSONL file."""
+    with open_text(path) as fh:
+        line = 0
+        try:
+            for line, text in enumerate(fh, 1):
+                if not text or text.isspace():  # blank (as ``not text.strip()``, without a copy)
+                    continue
+                try:
+                    rec = jsonio.loads(text)
+                except ValueError as err:
+                    raise InputError(path, f"not JSON: {json_problem(err)}", line=line) from None
+                except RecursionError:
+                    raise InputError(path, "not JSON: nested too deeply", line=line) from None
+                if not isinstance(rec, dict):
+                    raise InputError(path, f"expected a JSON object, got {type(rec).__name__}", line=line)
+                yield line, rec
+        except UnicodeDecodeError:
+            raise InputError(path, "not UTF-8 text", line=line + 1) from None
+
+
+#: The last few JSONL results files parsed: path -> (their bytes, their records). Scoring and the
+#: roofline of one kernel read the same file; a hit needs the very same bytes, so an edited file
+#: is always parsed again. Treat the records as read-only.
+_RECORDS: dict[str, tuple[bytes, list]] = {}
+_RECORDS_KEPT = 2
+
+
+def results_jsonl(path: str | os.PathLike) -> list:
+    """Every (line number, object) of a JSONL results file, in file order; when a line is bad the
+    list ends at it with the InputError that says why (raised by whoever reaches it).
+
+    A file parsed moments ago with the same bytes is not parsed again.
+    """
+    path = os.fspath(path)
+    key = os.path.abspath(path)
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read()
+    except OSError:
+        data = None
+    hit = _RECORDS.get(key)
+    if data is not None and hit is not None and hit[0] == data:
+        return hit[1]
+    items = plain_jsonl(data) if data is not None else None
+    if items is None:
+        items = []
+        try:
+            items.extend(jsonl_records(path))
+        except InputError as err:
+            items.append(err)
+            return items
+    if data is not None:
+        _RECORDS.pop(key, None)
+        while len(_RECORDS) >= _RECORDS_KEPT:
+            del _RECORDS[next(iter(_RECORDS))]
+        _RECORDS[key] = (data, items)
+    return items
+
+
+def plain_jsonl(data: bytes) -> list | None:
+    """``jsonl_records`` of a file's bytes at once when every line is plain (``\\n`` endings, each
+    non-blank line a JSON object orjson reads); None otherwise, for the line by line reading that
+    gives the same records or says what is wrong."""
+    orjson = jsonio.orjson
+    if orjson is None or b"\r" in data:
+        return None
+    loads, items = orjson.loads, []
+    try:
+        for line, text in enumerate(data.split(b"\n"), 1):
+            if text and not text.isspace():
+                rec = loads(text)
+                if type(rec) is not dict:
+                    return None
+                items.append((line, rec))
+    except orjson.JSONDecodeError:
+        return None
+    return items
+
+
+def jsonl_file(path: str) -> Iterable[tuple[int, dict[str, Any]]]:
+    """``jsonl_records`` of a file, read at once when every line is plain (``plain_jsonl``)."""
+    try:
+        with open(path, "rb") as fh:
+            records = plain_jsonl(fh.read())
+    except OSError:
+        records = None  # said by the line by line reading
+    return jsonl_records(path) if records is None else records
+
+
+def json_problem(err: ValueError) -> str:
+    """The decoder's message with the column in the line (its own suffix counts lines of one line)."""
+    msg = getattr(err, "msg", None) or str(err)
+    pos = getattr(err, "pos", None)
+    return f"{msg} (column {pos + 1})" if pos is not None else msg
