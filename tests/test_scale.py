@@ -1,0 +1,58 @@
+"""Thousands of kernels (issue 25): no depth that grows with the sweep, memory flat in the
+number of kernels. The kernels are the real sweep's, linked many times under new names (as
+``benchmarks/bench_build.py --scale N`` does)."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+from generator.analyze import advice, analysis, message
+from generator.read import discover
+from generator.site import wording
+
+N_KERNELS = 10_000
+
+
+def _pa_findings(sweep):
+    """The real findings of pa's primary capture and its expected verdict and geomean."""
+    expected = json.loads((sweep / "expected" / "verdicts.json").read_text())["pa_decode"]
+    bundle = next(b for b in discover.discover(sweep).bundles if b.name == "pa")
+    prim = next(r for r in analysis.analyze_bundle(bundle) if r.is_primary)
+    found = advice.advise(prim.analyses[0], advice.AdviceContext(bundle=bundle))
+    return found, expected["verdict"], expected["geomean_vs_best"]
+
+
+def test_a_sweep_finding_over_ten_thousand_kernels_words_and_serializes(sweep):
+    """pa's real VGPR limit shared by 10,000 kernels: one flat list of members, so the message
+    serializes, reads back and words in English and 中文 far above the recursion limit."""
+    found, verdict, geomean = _pa_findings(sweep)
+    per_kernel = {f"pa_x{i:05d}": (found, verdict, geomean) for i in range(N_KERNELS)}
+    vgpr = next(sf for sf in advice.sweep_findings(per_kernel) if sf.key == "limiter:VGPR")
+    assert len(vgpr.kernels) == N_KERNELS > sys.getrecursionlimit()
+    doc = vgpr.messages["text"].to_json()
+    text = json.dumps(doc)  # the site's JSON: no RecursionError
+    assert message.from_json(json.loads(text)) == vgpr.messages["text"]
+    en = wording.plain("en", vgpr.messages["text"])
+    assert en == vgpr.text
+    # worked by hand: pa's detail "2 waves/SIMD, free 24 VGPRs", every kernel HEADROOM, all the headroom
+    assert en.startswith("VGPR-bound occupancy: pa_x00000 (2 waves/SIMD, free 24 VGPRs); pa_x00001 (")
+    assert en.count("; ") == N_KERNELS - 1
+    assert ("pa_x09999 (2 waves/SIMD, free 24 VGPRs). Together they hold 100.0% of the sweep's headroom "
+            "(HEADROOM: pa_x00000, pa_x00001, ") in en
+    assert en.endswith(", pa_x09998 and pa_x09999).")
+    zh = wording.plain("zh", vgpr.messages["text"])
+    assert zh.startswith("占用率受 VGPR 限制：pa_x00000（每 SIMD 2 个 wave，可释放 24 个 VGPR）；pa_x00001（")
+    assert zh.count("；") == N_KERNELS - 1
+    assert zh.endswith("pa_x09998 和 pa_x09999）。")
+
+
+def test_a_flat_list_keeps_its_separator_through_json():
+    """An ``Items`` list names its separator; a plain list keeps the catalogue's ``finding.sep``."""
+    m = message.msg("advice.sweep.body", members=message.Items(("a", "b"), "advice.sweep.sep"), tail=["x", "y"])
+    doc = m.to_json()
+    assert doc == ["advice.sweep.body", {"members": {"list": ["a", "b"], "sep": "advice.sweep.sep"},
+                                         "tail": {"list": ["x", "y"]}}]
+    assert message.from_json(doc) == m
+    assert wording.plain("en", doc) == "a; b.x, y"
+    assert wording.plain("zh", doc) == "a；b。x、y"
