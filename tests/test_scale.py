@@ -6,13 +6,15 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
 
 from generator.analyze import advice, analysis, message
 from generator.read import discover
-from generator.site import wording
+from generator.site import build, deferred, wording
+from test_render import built_site  # noqa: F401  (the real site, built once per session)
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "benchmarks"))
@@ -94,3 +96,42 @@ def test_three_times_the_kernels_peak_within_ten_percent_of_one(sweep, tmp_path)
     assert len(kernels) == 3 * len(json.loads((tmp_path / "site1" / "kernel-atlas-manifest.json").read_text())["items"])
     assert {"pa", "pa_x1", "pa_x2", "pa_decode_x2"} - set(kernels) == {"pa_decode_x2"}  # paired by the toml
     assert peak3 <= 1.10 * peak1, (peak1, peak3)
+
+
+def _moved(site: Path) -> dict[str, str]:
+    text = (site / deferred.DATA_FILE).read_text(encoding="utf-8")
+    head = "window.KA_DEFERRED = "
+    assert text.startswith(head) and text.endswith(";\n")
+    return json.loads(text[len(head):-2])
+
+
+def test_an_overview_beyond_one_page_keeps_the_first_page_and_moves_the_rest(sweep, built_site, tmp_path,
+                                                                           monkeypatch):
+    """The real 19 kernels in pages of 5 (a page size set by hand: the real sweep is smaller than one
+    page): index.html holds the first 5 rows in table order, index-data.js the other 14 and the parts
+    that grow with the sweep, each put where its placeholder stands; every kernel is listed once."""
+    monkeypatch.setattr(deferred, "PAGE_ROWS", 5)
+    out = tmp_path / "site"
+    build.build_site(sweep, out, progress=False)
+    html = (out / "index.html").read_text(encoding="utf-8")
+    moved = _moved(out)
+    slugs = set(json.loads((out / "kernel-atlas-manifest.json").read_text())["items"])
+    inline = re.findall(r'<tr class="krow" id="k-([^"]+)"', html)
+    later = re.findall(r'<tr class="krow" id="k-([^"]+)"', "".join(v for k, v in moved.items() if k.startswith("rows-")))
+    assert len(inline) == 5 and len(later) == 14 and sorted(inline + later) == sorted(slugs)
+    one_file = re.findall(r'<tr class="krow" id="k-([^"]+)"', (built_site / "index.html").read_text(encoding="utf-8"))
+    assert inline + later == one_file  # the table's order
+    assert inline == ["flash_attn_func", "pa", "vec_add", "moe_gemm", "preshuffle_gemm"]
+    assert set(re.findall(r'<template data-deferred="([^"]+)"></template>', html)) == set(moved)
+    assert {"coverage", "reading", "disagreements", "fig-overview-speedups", "fig-overview-headline"} <= set(moved)
+    assert 'id="pager" data-page-size="5"' in html and '<span id="page-at" translate="no">1 / 4</span>' in html
+    assert html.index('<script src="index-data.js">') < html.index('<script src="static/site.')
+    assert "index-data.js" in json.loads((out / "kernel-atlas-manifest.json").read_text())["files"]
+
+
+def test_an_overview_of_one_page_is_one_file(built_site):
+    """The real sweep (19 kernels) is below one page: nothing is moved out, no pager."""
+    html = (built_site / "index.html").read_text(encoding="utf-8")
+    assert not (built_site / deferred.DATA_FILE).exists()
+    assert "data-deferred" not in html and 'id="pager"' not in html
+    assert len(re.findall(r'<tr class="krow"', html)) == 19

@@ -20,6 +20,8 @@ plan, then takes one kernel at a time through gather and render (STYLE.md 2, per
 Site layout (every link relative, so it works from ``file://`` and under a sub-path)::
 
     index.html                       the overview
+    index-data.js                    its table beyond the first page and its sweep-wide parts,
+                                     for a sweep of more than 100 kernels (generator.site.deferred)
     kernels/<slug>/index.html        one page per kernel (slug: the bundle folder name,
                                      lower-cased, other characters -> "-"; or the campaign
                                      name for a kernel with no bundle)
@@ -48,7 +50,7 @@ from typing import Any
 
 from generator import __version__
 from generator.analyze import provenance
-from generator.site import api, gather, plan, publish, render, source_pages
+from generator.site import api, deferred, gather, plan, publish, render, source_pages
 from generator.site.views import base as base_views
 from generator.site.views import history as history_views
 from generator.site.views import kernel as kernel_views
@@ -359,7 +361,10 @@ def overview_pages(bp: plan.BuildPlan, ctx: base_views.SiteContext, site: Site,
     facts = [overview_views.Fact(gather.PROVENANCE_LABELS.get(key, key.replace("_", " ")), value)
              for key, value in prov.items()]
     overview = overview_views.overview_page(ordered, ctx, facts, bp.date, reading, notes=gather.overview_notes(bp.root))
-    site.files["index.html"] = render.render_overview(overview, bp.assets)
+    moved = deferred.Deferred.for_rows(len(ordered))
+    site.files["index.html"] = render.render_overview(overview, bp.assets, moved)
+    if moved.active:
+        site.files[deferred.DATA_FILE] = moved.data_js()
     site.files["api/index.json"] = publish.json_bytes(api.index_doc(ordered, overview, ctx, prov, bp.date, reading))
     site.files.update(bp.assets.files)
     site.files[".nojekyll"] = b""
