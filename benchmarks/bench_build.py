@@ -26,6 +26,17 @@ a shared machine decides nothing):
   interpreter start-up, warm imports).
 
     python3 benchmarks/bench_build.py [SWEEP] [--jobs N]   # default ../shared/mi350x-sweep
+
+Thousands of kernels (issue 25), ``--scale N [M ...]``: the sweep linked N times (each bundle
+and each campaign a symlink under a new name, ``<name>_x<i>``, paired by a generated
+``kernel-atlas.toml``; kernels.json linked once) in a temporary folder, then for 1x and each
+scale, each command in a fresh interpreter: ``build``, ``verdicts --json``, ``diff`` (the scaled
+sweep against itself) and ``build --history``. Budgets: each takes at most N x its 1x time,
+measured in the same run (CPU seconds of the command and its workers: on a shared machine the
+wall time measures the neighbours too; it is printed beside); the largest process (the command or one of its workers) peaks at
+<= 1 GB; the overview lists every kernel in <= 1 MB of HTML.
+
+    python3 benchmarks/bench_build.py --scale 10 100 [--jobs N]
 """
 
 from __future__ import annotations
@@ -53,15 +64,18 @@ RAW = re.compile(r"(code|filenames|snapshots|occupancy|realtime|wstates\d)\.json
 COPIES = 10
 ROUNDS = 5
 
-# A cold build as users run it, ``kernel-atlas build SWEEP --out DIR --jobs N`` in a fresh
-# interpreter (timed from outside, start-up included, as the stand-in is); then prints the
-# peak RSS (KiB) of itself and of its largest child (a pool worker).
+# A command as users run it, e.g. ``kernel-atlas build SWEEP --out DIR --jobs N``, in a fresh
+# interpreter (timed from outside, start-up included, as the stand-in is), its printing sent to
+# /dev/null; then prints the peak RSS (KiB) of itself and of its largest child (a pool worker), and
+# the CPU seconds of both together.
 CHILD = """
-import json, resource, sys
+import contextlib, json, os, resource, sys
 from generator import cli
-rc = cli.main(["build", sys.argv[1], "--out", sys.argv[2], "--jobs", sys.argv[3], "--quiet"])
-print(json.dumps({"rc": rc, "self_kb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
-                  "child_kb": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss}))
+with open(os.devnull, "w") as null, contextlib.redirect_stdout(null):
+    rc = cli.main(sys.argv[1:])
+me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+print(json.dumps({"rc": rc, "self_kb": me.ru_maxrss, "child_kb": kids.ru_maxrss,
+                  "cpu": me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime}))
 """
 
 
@@ -69,6 +83,7 @@ print(json.dumps({"rc": rc, "self_kb": resource.getrusage(resource.RUSAGE_SELF).
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import hotspot_standin  # noqa: E402  (the STAND-IN, next to this file)
+from scaled_sweep import make_scaled_sweep  # noqa: E402
 
 STANDIN = Path(hotspot_standin.__file__)
 
@@ -122,17 +137,23 @@ def verdict(ok: bool) -> str:
     return "ok " if ok else "OVER"
 
 
-def cold_build(sweep: Path, out: Path, jobs: int) -> dict:
-    """A full build in a fresh interpreter (start-up, imports and template compilation included)."""
+def run_command(argv: list[str]) -> dict:
+    """``kernel-atlas ARGV`` in a fresh interpreter: seconds, exit status, peak RSS of it and its largest child."""
     t = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-c", CHILD, str(sweep), str(out), str(jobs)], cwd=REPO, env=CHILD_ENV,
-                          capture_output=True, text=True)
+    proc = subprocess.run([sys.executable, "-c", CHILD, *argv], cwd=REPO, env=CHILD_ENV, capture_output=True, text=True)
     seconds = time.perf_counter() - t
     if proc.returncode != 0:
-        raise SystemExit(f"build failed:\n{proc.stderr}")
-    r = json.loads(proc.stdout.strip().splitlines()[-1])
+        raise SystemExit(f"kernel-atlas {' '.join(argv[:1])} failed:\n{proc.stderr[-3000:]}")
+    return {**json.loads(proc.stdout.strip().splitlines()[-1]), "seconds": seconds}
+
+
+def cold_build(sweep: Path, out: Path, jobs: int, *more: str) -> dict:
+    """A full build in a fresh interpreter (start-up, imports and template compilation included)."""
+    r = run_command(["build", str(sweep), "--out", str(out), "--jobs", str(jobs), "--quiet", *more])
+    if r["rc"] != 0:
+        raise SystemExit(f"build of {sweep} exited {r['rc']}")
     kernels = len(json.loads((out / "kernel-atlas-manifest.json").read_text())["items"])
-    return {**r, "seconds": seconds, "kernels": kernels, "jobs": max(1, min(jobs, kernels))}
+    return {**r, "kernels": kernels, "jobs": max(1, min(jobs, kernels))}
 
 
 def make_larger_sweep(sweep: Path, dst: Path, copies: int = COPIES) -> Path:
@@ -154,15 +175,80 @@ def peak_mb(r: dict) -> tuple[float, float, float]:
     return own, child, own + (r["jobs"] if r["jobs"] > 1 else 0) * child
 
 
+# ---------------------------------------------------------------- thousands of kernels (--scale)
+
+#: The largest process of any command (itself or one worker), in MB.
+SCALE_PEAK_MB = 1024
+#: The overview's HTML at any scale, in bytes.
+SCALE_OVERVIEW_BYTES = 1_000_000
+SCALE_COMMANDS = ("build", "verdicts", "diff", "build --history")
+
+
+def scale_figures(sweep: Path, tmp: Path, copies: int, jobs: int) -> dict[str, dict]:
+    """Each command of SCALE_COMMANDS on the sweep linked ``copies`` times: seconds, peak MB of the
+    largest process; for the build also the kernels, the overview's size and the kernels it links."""
+    big = make_scaled_sweep(sweep, tmp / f"sweep_x{copies}", copies)
+    out = {}
+    site = tmp / f"site_x{copies}"
+    r = cold_build(big, site, jobs)
+    index = (site / "index.html").read_text(encoding="utf-8")
+    moved = site / "index-data.js"  # the table beyond its first page (generator/site/deferred.py)
+    rows = index + (moved.read_text(encoding="utf-8") if moved.exists() else "")
+    listed = set(re.findall(r'<tr class=\\?"krow\\?" id=\\?"k-([^"\\]+)', rows))
+    r.update(overview=len(index.encode()), listed=len(listed), moved=moved.stat().st_size if moved.exists() else 0)
+    out["build"] = r
+    out["verdicts"] = run_command(["verdicts", str(big), "--json"])
+    out["diff"] = run_command(["diff", str(big), str(big)])
+    if out["verdicts"]["rc"] not in (0, 1) or out["diff"]["rc"] != 0:  # verdicts: 1 = some campaign broken
+        raise SystemExit(f"verdicts exited {out['verdicts']['rc']}, diff {out['diff']['rc']}")
+    out["build --history"] = cold_build(big, tmp / f"site_h{copies}", jobs, "--history", str(tmp / f"history_x{copies}"))
+    for r in out.values():
+        r["peak_mb"] = max(r["self_kb"], r["child_kb"]) / 1024
+    shutil.rmtree(site, ignore_errors=True)
+    shutil.rmtree(tmp / f"site_h{copies}", ignore_errors=True)
+    return out
+
+
+def scale_main(sweep: Path, scales: list[int], jobs: int) -> int:
+    """Print the 1x figures, then each scale's against them (the budgets of the module docstring)."""
+    print(f"sweep: {sweep} linked 1x, {', '.join(f'{n}x' for n in scales)} (benchmarks/scaled_sweep.py); "
+          f"--jobs {jobs}; each command in a fresh interpreter")
+    ok = True
+    with tempfile.TemporaryDirectory() as tmp:
+        one = scale_figures(sweep, Path(tmp), 1, jobs)
+        for n in [1, *scales]:
+            fig = one if n == 1 else scale_figures(sweep, Path(tmp), n, jobs)
+            b = fig["build"]
+            within = b["overview"] <= SCALE_OVERVIEW_BYTES and b["listed"] == b["kernels"]
+            ok &= within
+            print(f"{n:>4}x: {b['kernels']} kernels; overview {b['overview'] / 1e3:.0f} KB (+ index-data.js "
+                  f"{b['moved'] / 1e3:.0f} KB) listing {b['listed']} kernels   budget 1 MB, every kernel  {verdict(within)}")
+            for cmd in SCALE_COMMANDS:
+                r = fig[cmd]
+                ratio, wall = r["cpu"] / one[cmd]["cpu"], r["seconds"] / one[cmd]["seconds"]
+                good = (n == 1 or ratio <= n) and r["peak_mb"] <= SCALE_PEAK_MB
+                ok &= good
+                print(f"  {cmd:<16} CPU {r['cpu']:7.2f} s = {ratio:6.1f}x the 1x (budget {n}x; wall {r['seconds']:.2f} s "
+                      f"= {wall:.1f}x); largest process {r['peak_mb']:5.0f} MB (self {r['self_kb'] / 1024:.0f}, worker "
+                      f"{r['child_kb'] / 1024:.0f}; budget 1 GB)  {verdict(good)}")
+    return 0 if ok else 1
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("sweep", nargs="?", default=str(REPO.parent / "shared" / "mi350x-sweep"))
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    ap.add_argument("--scale", type=int, nargs="+", metavar="N",
+                    help="only the thousands-of-kernels budgets: the sweep linked N times (several N: each)")
     args = ap.parse_args()
     sweep = Path(args.sweep)
     if not (sweep / "examples").is_dir():
         print(f"no sweep at {sweep}", file=sys.stderr)
         return 2
+    if args.scale:
+        pyc = tempfile.TemporaryDirectory()
+        warm_bytecode(Path(pyc.name))
+        return scale_main(sweep, sorted(n for n in set(args.scale) if n > 1), args.jobs)
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
     print(f"sweep: {sweep}  ({cores} cores available, --jobs {args.jobs}; children with a bytecode cache; compiled templates not cached: KERNEL_ATLAS_TEMPLATE_CACHE is opt-in)")
 

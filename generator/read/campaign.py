@@ -44,6 +44,7 @@ from typing import Any, Iterator
 
 from generator.errors import InputError
 from generator.read.jsonl import (  # noqa: F401 (the older private names stay importable)
+    forget_records,
     json_problem as _json_problem,
     jsonl_file as _jsonl_file,
     jsonl_records as _jsonl_records,

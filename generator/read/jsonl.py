@@ -50,6 +50,11 @@ _RECORDS: dict[str, tuple[bytes, list]] = {}
 _RECORDS_KEPT = 2
 
 
+def forget_records() -> None:
+    """Drop the results files kept (a build calls it when a kernel is done)."""
+    _RECORDS.clear()
+
+
 def results_jsonl(path: str | os.PathLike) -> list:
     """Every (line number, object) of a JSONL results file, in file order; when a line is bad the
     list ends at it with the InputError that says why (raised by whoever reaches it).

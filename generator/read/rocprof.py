@@ -209,6 +209,11 @@ def kernel_trace(path: str | os.PathLike) -> KernelTrace:
     return trace
 
 
+def forget_traces() -> None:
+    """Drop the traces kept (a build calls it when a kernel is done: its traces are not read again)."""
+    _TRACES.clear()
+
+
 def read_kernel_trace(path: str | os.PathLike) -> list[dict[str, str]]:
     """Rows of a kernel-trace CSV (one per dispatch)."""
     return kernel_trace(path).dicts()

@@ -1,21 +1,28 @@
 """Build the site in four named steps: plan -> gather -> render -> publish.
 
-``build_site(sweep, out)`` gathers everything before it writes (STYLE.md 2):
+``build_site(sweep, out)`` computes every cross-page fact (page order, neighbours) in the
+plan, then takes one kernel at a time through gather and render (STYLE.md 2, per kernel):
 
 1. *plan* (``generator.site.plan``): one kernel per bundle and per campaign no bundle
    claims, and a hash of each kernel's inputs;
 2. *gather* (``generator.site.gather``): analyze and score only the kernels whose inputs
    changed since the last build (the manifest in the output keeps the overview row of the
-   others), then the sweep-level facts of the overview;
-3. *render*: the view models (``generator.site.views``) to HTML (``generator.site.render``)
-   and the JSON documents (``generator.site.api``), all as bytes;
-4. *publish* (``generator.site.publish``): a fresh folder and a swap, so a failed build
+   others);
+3. *render*: the kernel's view models (``generator.site.views``) to HTML
+   (``generator.site.render``) and its JSON document (``generator.site.api``), placed at
+   once in the build's fresh folder (``publish.Staging``, in the worker that gathered it).
+   Only its overview row and ``extra`` (provenance, the primary capture's findings: what
+   the sweep-level findings need) are kept, so memory stays flat in the number of kernels;
+   then the overview, from the rows;
+4. *publish* (``generator.site.publish``): the fresh folder is swapped in, so a failed build
    leaves the previous site untouched.
 
 Site layout (every link relative, so it works from ``file://`` and under a sub-path)::
 
     index.html                       the overview
     glossary.html                    the words the pages use, one entry each (#<term>)
+    index-data.js                    its table beyond the first page and its sweep-wide parts,
+                                     for a sweep of more than 100 kernels (generator.site.deferred)
     kernels/<slug>/index.html        one page per kernel (slug: the bundle folder name,
                                      lower-cased, other characters -> "-"; or the campaign
                                      name for a kernel with no bundle)
@@ -45,7 +52,7 @@ from typing import Any
 from generator import __version__
 from generator.analyze import provenance
 from generator.analyze.kernels import category_labels
-from generator.site import api, gather, plan, publish, render, source_pages
+from generator.site import api, deferred, gather, plan, publish, render, source_pages
 from generator.site.views import base as base_views
 from generator.site.views import glossary as glossary_views
 from generator.site.views import findings as findings_views
@@ -132,9 +139,12 @@ def one_line(text: str, width: int = 300) -> str:
 
 @dataclass
 class Site:
-    """The files of the new site, as bytes, and what the manifest records per kernel."""
+    """The sweep-wide files of the new site, as bytes, the kernels' files already placed, and
+    what the manifest records per kernel."""
 
-    files: dict[str, bytes] = field(default_factory=dict)
+    files: dict[str, bytes] = field(default_factory=dict)  # the overview, history, assets
+    placed: list[str] = field(default_factory=list)  # kernels' files, in the staging folder
+    written: list[str] = field(default_factory=list)  # of those, new or changed bytes
     keep: list[str] = field(default_factory=list)  # files of unchanged kernels, kept as they are
     rows: dict[str, overview_views.IndexRow] = field(default_factory=dict)
     extras: dict[str, dict[str, Any]] = field(default_factory=dict)
@@ -184,26 +194,31 @@ def build_site(sweep_path: str | os.PathLike, out_dir: str | os.PathLike, *, bas
                                  category_labels=category_labels(bp.kernels))
     site = Site()
     render.adopt(templates)
-    with lean_gc():
-        kernel_pages(bp, env, ctx, site, summary, Progress(len(bp.kernels), stream, progress), jobs)
-    ordered = overview_views.order_rows(list(site.rows.values()))
-    prov = provenance.sweep_provenance([site.extras[s].get("provenance") or {} for s in sorted(site.extras)],
-                                       bp.config, bp.kernels_json)
-    placed = identity = hist_commit = None
-    if bp.hmod is not None:
-        hist_commit = history_commit or prov.get("candidate_commit") or prov.get("flydsl_commit")
-        kj = os.path.join(bp.root, "docs", "data", "kernels.json")  # the sweep-wide input beside the kernels'
-        identity = bp.hmod.sweep_identity([prov.get("candidate_commit"), prov.get("flydsl_commit"),
-                                           prov.get("profiled_commit"),
-                                           publish.sha256_file(kj) if os.path.isfile(kj) else None],
-                                          {s: it.input_hash for s, it in site.items.items()})
-        placed = bp.hmod.place(os.fspath(history_dir), identity,
-                               history_label or (bp.date if re.match(r"^\d{4}-\d{2}-\d{2}", bp.date) else "sweep"),
-                               explicit=bool(history_label))
-        site.files.update(history_files(bp.hmod, os.fspath(history_dir), placed, hist_commit, bp.date, ordered,
-                                        ctx, bp.assets))
-    overview_pages(bp, ctx, site, ordered, prov)
-    publish_site(bp, site, summary, out)
+    staging = publish.Staging.open(out)
+    try:
+        with lean_gc():
+            kernel_pages(bp, env, ctx, site, summary, Progress(len(bp.kernels), stream, progress), jobs, staging)
+        ordered = overview_views.order_rows(list(site.rows.values()))
+        prov = provenance.sweep_provenance([site.extras[s].get("provenance") or {} for s in sorted(site.extras)],
+                                           bp.config, bp.kernels_json)
+        placed = identity = hist_commit = None
+        if bp.hmod is not None:
+            hist_commit = history_commit or prov.get("candidate_commit") or prov.get("flydsl_commit")
+            kj = os.path.join(bp.root, "docs", "data", "kernels.json")  # the sweep-wide input beside the kernels'
+            identity = bp.hmod.sweep_identity([prov.get("candidate_commit"), prov.get("flydsl_commit"),
+                                               prov.get("profiled_commit"),
+                                               publish.sha256_file(kj) if os.path.isfile(kj) else None],
+                                              {s: it.input_hash for s, it in site.items.items()})
+            placed = bp.hmod.place(os.fspath(history_dir), identity,
+                                   history_label or (bp.date if re.match(r"^\d{4}-\d{2}-\d{2}", bp.date) else "sweep"),
+                                   explicit=bool(history_label))
+            site.files.update(history_files(bp.hmod, os.fspath(history_dir), placed, hist_commit, bp.date, ordered,
+                                            ctx, bp.assets))
+        overview_pages(bp, ctx, site, ordered, prov)
+        publish_site(bp, site, summary, staging)
+    except BaseException:
+        staging.discard()
+        raise
     if bp.hmod is not None:
         bp.hmod.record(os.path.join(out, "api"), os.fspath(history_dir), placed.label, hist_commit,
                        retention=bp.config.history_keep, identity=identity)
@@ -234,10 +249,10 @@ def lean_gc():
 
 
 def kernel_pages(bp: plan.BuildPlan, env: gather.Env, ctx: base_views.SiteContext, site: Site,
-                 summary: BuildSummary, bar: Progress, jobs: int | None = 1) -> None:
-    """Gather and render each changed kernel (in worker processes when ``jobs`` > 1); keep the
-    files of the unchanged ones. Results are taken in plan order, so the bytes never depend on
-    which worker finished first."""
+                 summary: BuildSummary, bar: Progress, jobs: int | None, staging: publish.Staging) -> None:
+    """Gather and render each changed kernel (in worker processes when ``jobs`` > 1), its files
+    placed in ``staging`` at once; keep the files of the unchanged ones. Results are taken in
+    plan order, so the manifest never depends on which worker finished first."""
     todo = [kp for kp in bp.kernels if not bp.reusable(kp.slug)]
     jobs = max(1, min(jobs or os.cpu_count() or 1, len(todo)))
     summary.jobs = jobs
@@ -251,7 +266,7 @@ def kernel_pages(bp: plan.BuildPlan, env: gather.Env, ctx: base_views.SiteContex
                 render.compile_templates(kernel_only=True)  # once here, not once per worker
                 gc.freeze()  # the compiled templates too
             wctx = WorkerContext(bp.root, bp.config, bp.kernels_json, ctx, dataclasses.replace(bp.assets, files={}),
-                                 hash_inputs=not bp.hashes, floor_us=bp.floor_us)
+                                 staging, hash_inputs=not bp.hashes, floor_us=bp.floor_us)
             with ProcessPoolExecutor(max_workers=jobs) as pool:
                 futures = {pool.submit(build_kernel_in_worker, kp, wctx): kp.slug for kp in todo}
                 render.compile_templates()  # the overview's, while the workers work
@@ -270,15 +285,15 @@ def kernel_pages(bp: plan.BuildPlan, env: gather.Env, ctx: base_views.SiteContex
                 continue
             res = done.pop(kp.slug, None)
             if res is None:
-                res = build_kernel(kp, env, ctx, bp.assets)
+                res = build_kernel(kp, env, ctx, bp.assets, staging)
                 bar.step(kp.slug)
             for w in res.warnings:
                 env.warn(w)
-            site.files.update(res.files)
+            site.placed += res.files
+            site.written += res.written
             site.rows[kp.slug], site.extras[kp.slug] = res.row, res.extra
             ihash = bp.hashes.get(kp.slug) or res.input_hash or plan.input_hash(kp, bp.root)
-            site.items[kp.slug] = publish.ManifestItem(ihash, sorted(res.files), res.row.to_json(),
-                                                       res.extra)
+            site.items[kp.slug] = publish.ManifestItem(ihash, res.files, res.row.to_json(), res.extra)
             summary.built.append(kp.slug)
     finally:
         bar.close()
@@ -286,10 +301,12 @@ def kernel_pages(bp: plan.BuildPlan, env: gather.Env, ctx: base_views.SiteContex
 
 @dataclass
 class KernelResult:
-    """One changed kernel, gathered and rendered: its files, its overview row and extra."""
+    """One changed kernel, gathered, rendered and placed: its overview row, the paths of its
+    files (sorted) and of those written (not linked from the previous site), and its extra."""
 
     row: overview_views.IndexRow
-    files: dict[str, bytes]
+    files: list[str]
+    written: list[str]
     extra: dict[str, Any]
     warnings: list[str] = field(default_factory=list)  # said by a worker; the parent prints them
     input_hash: str = ""  # taken by a worker when the plan has none (no previous manifest)
@@ -305,19 +322,21 @@ class WorkerContext:
     kernels_json: dict[str, Any] | None
     ctx: base_views.SiteContext
     assets: render.Assets
+    staging: publish.Staging
     hash_inputs: bool = False  # take each kernel's input hash (the plan has none)
     floor_us: float | None = None  # the sweep's timing floor (VERDICTS rule 11)
 
 
 def build_kernel(kp: plan.KernelPlan, env: gather.Env, ctx: base_views.SiteContext,
-                 assets: render.Assets) -> KernelResult:
-    """Gather and render one kernel."""
+                 assets: render.Assets, staging: publish.Staging) -> KernelResult:
+    """Gather and render one kernel and place its files; only its row and extra stay."""
     k, extra = gather.gather_kernel(kp, env)
     skipped = [n for n in k.notes if " skipped: " in n]
     if skipped:
         extra["skipped"] = skipped
     row, kfiles = render_kernel(kp.slug, k, ctx, assets)
-    return KernelResult(row, kfiles, extra)
+    written = staging.put(kfiles)
+    return KernelResult(row, sorted(kfiles), written, extra)
 
 
 def build_kernel_in_worker(kp: plan.KernelPlan, w: WorkerContext) -> KernelResult:
@@ -326,7 +345,7 @@ def build_kernel_in_worker(kp: plan.KernelPlan, w: WorkerContext) -> KernelResul
     mods = {name: plan.optional(name) for name in plan.OPTIONAL}
     env = gather.Env(root=w.root, config=w.config, kernels_json=w.kernels_json, mods=mods, warn=warnings.append,
                      floor_us=w.floor_us)
-    res = build_kernel(kp, env, w.ctx, w.assets)
+    res = build_kernel(kp, env, w.ctx, w.assets, w.staging)
     res.warnings = warnings
     if w.hash_inputs:
         res.input_hash = plan.input_hash(kp, w.root)
@@ -368,22 +387,26 @@ def overview_pages(bp: plan.BuildPlan, ctx: base_views.SiteContext, site: Site,
         page = findings_views.findings_page(ctx.title, render.render_markdown(text), date, ctx.history)
         site.files["findings.html"] = render.render_findings(page, bp.assets)
         overview.findings = findings_views.FindingsLink("findings.html", date)
-    site.files["index.html"] = render.render_overview(overview, bp.assets)
+    moved = deferred.Deferred.for_rows(len(ordered))
+    site.files["index.html"] = render.render_overview(overview, bp.assets, moved)
+    if moved.active:
+        site.files[deferred.DATA_FILE] = moved.data_js()
     site.files["glossary.html"] = render.render_glossary(glossary_views.glossary_page(ctx), bp.assets)
     site.files["api/index.json"] = publish.json_bytes(api.index_doc(ordered, overview, ctx, prov, bp.date, reading))
     site.files.update(bp.assets.files)
     site.files[".nojekyll"] = b""
 
 
-def publish_site(bp: plan.BuildPlan, site: Site, summary: BuildSummary, out: str) -> None:
-    """Write the manifest and swap the new site in (``generator.site.publish``)."""
+def publish_site(bp: plan.BuildPlan, site: Site, summary: BuildSummary, staging: publish.Staging) -> None:
+    """Place the sweep-wide files and the manifest, and swap the new site in (``generator.site.publish``)."""
     record_problems(summary, {s: (r.broken, site.extras.get(s, {}).get("skipped") or [])
                               for s, r in site.rows.items()})
-    all_files = sorted(set(site.files) | set(site.keep) | {publish.MANIFEST})
+    all_files = sorted(set(site.files) | set(site.placed) | set(site.keep) | {publish.MANIFEST})
     man = publish.Manifest(tool_version=__version__, global_hash=bp.global_hash, build_date=bp.date,
                            items=site.items, files=all_files)
     site.files[publish.MANIFEST] = man.to_bytes()
-    result = publish.publish(out, site.files, site.keep)
+    written = site.written + staging.put(site.files)
+    result = staging.finish(set(site.placed) | set(site.files), written, site.keep)
     summary.written, summary.deleted = result.written, result.deleted
 
 

@@ -14,7 +14,7 @@ from generator.analyze import analysis, commits, message, report_checks, state
 from generator.config import CONFIG_NAME, SweepConfig
 from generator.errors import InputError, relative_text
 from generator.model import STALL_TYPES, Bundle, CaptureAnalysis
-from generator.read import att, campaign_suite, discover
+from generator.read import att, campaign, campaign_suite, discover, rocprof
 from generator.read.gcpause import gc_paused
 from generator.site import render, wording
 from generator.site.plan import KernelPlan, pick_wave
@@ -103,7 +103,17 @@ def _stage(k: base_views.KernelData, env: Env, what: str, fn: Callable, *args, *
 
 
 def gather_kernel(plan: KernelPlan, env: Env) -> tuple[base_views.KernelData, dict[str, Any]]:
-    """Analyze and score one kernel: its KernelData, and the extra the overview caches."""
+    """Analyze and score one kernel: its KernelData, and the extra the overview caches. The files
+    its stages shared (kernel traces, results) are let go when it is done: memory stays flat in
+    the number of kernels (issue 25)."""
+    try:
+        return _gather_kernel(plan, env)
+    finally:
+        rocprof.forget_traces()
+        campaign.forget_records()
+
+
+def _gather_kernel(plan: KernelPlan, env: Env) -> tuple[base_views.KernelData, dict[str, Any]]:
     m = env.mods
     k = base_views.KernelData(slug=plan.slug, name=plan.name, op=plan.op, category=plan.category,
                          bundle_rel=relative_text(plan.bundle.path, env.root).replace(os.sep, "/") if plan.bundle else None,

@@ -217,48 +217,85 @@ def check_output(out_dir: str) -> None:
                                   "it is not a Kernel Atlas site, so it is not replaced (choose another --out)")
 
 
+@dataclass
+class Staging:
+    """The fresh folder a build fills beside the output, file by file, as each kernel is made.
+
+    ``put`` writes a file, or hard-links it from the previous site when the bytes there are
+    the same; ``finish`` links the files carried over, swaps the folder in and says what
+    changed; ``discard`` removes it. Picklable (paths only): worker processes put their
+    kernel's files themselves, so no process holds more than one kernel's bytes.
+    """
+
+    out_dir: str
+    tmp: str
+    old: str | None
+
+    @classmethod
+    def open(cls, out_dir: str) -> Staging:
+        """A new temporary folder next to ``out_dir`` (which must be a site or absent)."""
+        out_dir = os.path.abspath(out_dir)
+        check_output(out_dir)
+        parent = os.path.dirname(out_dir)
+        os.makedirs(parent, exist_ok=True)
+        tmp = tempfile.mkdtemp(prefix=f".{os.path.basename(out_dir)}.tmp-", dir=parent)
+        return cls(out_dir, tmp, out_dir if os.path.isdir(out_dir) else None)
+
+    def put(self, files: dict[str, bytes]) -> list[str]:
+        """Place ``files`` (relative path -> bytes); the paths written (the others were linked)."""
+        written = []
+        for rel in sorted(files):
+            dst = os.path.join(self.tmp, *rel.split("/"))
+            src = os.path.join(self.old, *rel.split("/")) if self.old else None
+            if src is not None and _same_bytes(src, files[rel]):
+                _link_or_copy(src, dst)
+            else:
+                write_bytes(dst, files[rel])
+                written.append(rel)
+        return written
+
+    def finish(self, placed: Iterable[str], written: Iterable[str], keep: Iterable[str] = ()) -> PublishResult:
+        """Link ``keep`` (paths of the previous site not placed), then swap the folder in, unless
+        nothing was written and nothing is deleted: then the output is left alone."""
+        placed = set(placed)
+        keep = sorted(set(keep) - placed)
+        result = PublishResult(written=sorted(written))
+        old_files = set(site_files(self.old)) if self.old else set()
+        for rel in keep:
+            if rel not in old_files:
+                raise RuntimeError(f"cannot keep {rel}: the previous site does not have it")
+        new_set = placed | set(keep)
+        result.deleted = sorted(old_files - new_set)
+        result.kept = sorted(new_set - set(result.written))
+        if self.old and not result.written and not result.deleted:
+            self.discard()
+            result.deleted = []
+            return result
+        for rel in keep:
+            _link_or_copy(os.path.join(self.old, *rel.split("/")), os.path.join(self.tmp, *rel.split("/")))
+        os.chmod(self.tmp, 0o755)
+        _swap(self.tmp, self.out_dir, self.old is not None)
+        result.swapped = True
+        return result
+
+    def discard(self) -> None:
+        """Remove the temporary folder (a failed build leaves the previous site as it was)."""
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+
 def publish(out_dir: str, files: dict[str, bytes], keep: Iterable[str] = ()) -> PublishResult:
     """Make ``out_dir`` hold exactly ``files`` plus ``keep`` (paths carried over from the old site).
 
     Unchanged bytes are linked, not rewritten; when nothing changed and nothing is
     deleted, the output folder is left alone.
     """
-    out_dir = os.path.abspath(out_dir)
-    check_output(out_dir)
-    old = out_dir if os.path.isdir(out_dir) else None
-    keep = sorted(set(keep) - set(files))
-    result = PublishResult()
-    old_files = set(site_files(old)) if old else set()
-    for rel in keep:
-        if rel not in old_files:
-            raise RuntimeError(f"cannot keep {rel}: the previous site does not have it")
-    changed = [rel for rel in sorted(files) if not (old and rel in old_files and _same_bytes(os.path.join(old, rel), files[rel]))]
-    new_set = set(files) | set(keep)
-    deleted = sorted(old_files - new_set)
-    if old and not changed and not deleted:
-        result.kept = sorted(new_set)
-        return result
-    parent = os.path.dirname(out_dir)
-    os.makedirs(parent, exist_ok=True)
-    name = os.path.basename(out_dir)
-    tmp = tempfile.mkdtemp(prefix=f".{name}.tmp-", dir=parent)
+    staging = Staging.open(out_dir)
     try:
-        for rel in sorted(new_set):
-            dst = os.path.join(tmp, *rel.split("/"))
-            if rel in files and rel in changed:
-                write_bytes(dst, files[rel])
-                result.written.append(rel)
-            else:
-                _link_or_copy(os.path.join(old, *rel.split("/")), dst)
-                result.kept.append(rel)
-        os.chmod(tmp, 0o755)
-        _swap(tmp, out_dir, old is not None)
+        written = staging.put(files)
+        return staging.finish(files, written, keep)
     except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
+        staging.discard()
         raise
-    result.deleted = deleted
-    result.swapped = True
-    return result
 
 
 def _swap(tmp: str, out_dir: str, had_old: bool) -> None:

@@ -243,9 +243,14 @@ def render_template(name: str, **context: Any) -> bytes:
     return environment().get_template(name).render(**context).encode("utf-8")
 
 
-def render_overview(page: Any, assets: Assets) -> bytes:
-    """``index.html``, its terms linked to the glossary."""
-    return terms.link_terms(render_template("index.html", page=page, assets=assets), page.root)
+def render_overview(page: Any, assets: Assets, deferred: Any = None) -> bytes:
+    """``index.html``, its terms linked to the glossary; with a ``site.deferred.Deferred`` that is
+    active, its parts beyond the first page are left in ``deferred`` for ``index-data.js``."""
+    if deferred is None:
+        from generator.site.deferred import Deferred  # the one-file overview
+
+        deferred = Deferred(active=False)
+    return terms.link_terms(render_template("index.html", page=page, assets=assets, deferred=deferred), page.root)
 
 
 def render_kernel(page: Any, assets: Assets) -> bytes:

@@ -2,7 +2,8 @@
 
 A message is ``[key, {param: value}]``: the catalogue string of ``key`` with its ``{param}``
 placeholders filled. A value is data (a number, an instruction, a file:line: shown as is,
-``translate="no"``), a nested message, or ``{"list": [...]}`` (joined by ``finding.sep``).
+``translate="no"``), a nested message, or ``{"list": [...]}`` (joined by ``finding.sep``, or by the catalogue
+string its ``"sep"`` names).
 The result is a list of :class:`Seg`, which the templates print with data in
 ``<span translate="no">`` (macro ``said``).
 
@@ -22,6 +23,7 @@ from typing import Any
 
 from markupsafe import Markup, escape
 
+from generator.analyze.message import LIST_SEP, Items
 from generator.site import i18n
 
 #: A Latin run in a 中文 string: a technical term, an instruction or a number, kept as is.
@@ -87,13 +89,17 @@ def _zh_runs(text: str) -> tuple[Seg, ...]:
 def _value(lang: str, v: Any, spec: str) -> list[Seg]:
     if _is_message(v) or hasattr(v, "to_json"):
         return segments(lang, v)
-    if isinstance(v, dict) and "list" in v:
-        v = v["list"]
+    sep = LIST_SEP
+    if isinstance(v, Items):
+        v, sep = v.items, v.sep
+    elif isinstance(v, dict) and "list" in v:
+        v, sep = v["list"], v.get("sep", LIST_SEP)
     if isinstance(v, (list, tuple)):
         out: list[Seg] = []
+        between = _literal(lang, i18n.text(lang, sep))
         for k, x in enumerate(v):
             if k:
-                out += _literal(lang, i18n.text(lang, "finding.sep"))
+                out += between
             out += _value(lang, x, "")
         return out
     if v is None or v == "":

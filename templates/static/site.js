@@ -35,6 +35,10 @@
  *   on every page (over localStorage; templates/base.html reads theme in <head>); on the overview
  *   q (search), verdict, category, severity, group=0 (flat), rank=headline and
  *   sort=<column>-<asc|desc> (<column>: the header's data-i18n key without "col.").
+ * - A large overview (generator/site/deferred.py says the same): <template data-deferred="KEY">
+ *   marks a part held by index-data.js as window.KA_DEFERRED = {KEY: html}, put back first;
+ *   #pager (data-page-size) then shows the kernel table a page at a time, filters, sorting and
+ *   search working over every row; #page-prev, #page-next, #page-at ("page / pages").
  * No fetch(): every page carries its own data, so the site works from file://.
  */
 (function () {
@@ -342,6 +346,7 @@
       });
       rows.forEach(function (r) { body.appendChild(r); });
     });
+    table.dispatchEvent(new Event("ka-sorted"));  // the overview shows its first page again
   }
 
   // a kernel-table column in the address: its header's data-i18n key without "col."
@@ -375,19 +380,33 @@
     var count = document.getElementById("row-count");
     var flat = table.querySelector("tbody.flat");
     var groups = table.querySelectorAll("tbody.group");
+    var pager = document.getElementById("pager");
+    var pageSize = pager ? parseInt(pager.getAttribute("data-page-size"), 10) || 0 : 0;
+    var page = 0;
 
     function rows() { return table.querySelectorAll("tr.krow"); }
 
+    // Of the rows that pass the filters (in table order), only the current page's are shown.
+    function showPage(matched) {
+      var pages = Math.max(1, Math.ceil(matched.length / pageSize));
+      page = Math.min(page, pages - 1);
+      matched.forEach(function (r, i) { r.hidden = i < page * pageSize || i >= (page + 1) * pageSize; });
+      document.getElementById("page-at").textContent = (page + 1) + " / " + pages;
+      document.getElementById("page-prev").disabled = page === 0;
+      document.getElementById("page-next").disabled = page >= pages - 1;
+    }
+
     function apply() {
       var q = (search.value || "").trim().toLowerCase(), v = verdict.value, c = category.value, shown = 0;
-      var sev = severity ? severity.value : "";
+      var sev = severity ? severity.value : "", matched = [];
       rows().forEach(function (r) {
         var ok = (!v || r.getAttribute("data-verdict") === v) && (!c || r.getAttribute("data-category") === c) &&
           (!sev || r.getAttribute("data-severity") === sev) &&
           (!q || r.getAttribute("data-search").indexOf(q) !== -1);
         r.hidden = !ok;
-        if (ok) { shown++; }
+        if (ok) { shown++; matched.push(r); }
       });
+      if (pageSize) { showPage(matched); }
       groups.forEach(function (g) { g.hidden = !group.checked || !g.querySelector("tr.krow:not([hidden])"); });
       flat.hidden = group.checked;
       count.textContent = shown + " / " + count.getAttribute("data-total");
@@ -408,13 +427,19 @@
           Array.prototype.slice.call(g.rows).forEach(function (r) { if (r.classList.contains("krow")) { flat.appendChild(r); } });
         });
       }
-      apply();
+      refilter();
     }
 
-    search.addEventListener("input", apply);
-    verdict.addEventListener("change", apply);
-    category.addEventListener("change", apply);
-    if (severity) { severity.addEventListener("change", apply); }
+    function refilter() { page = 0; apply(); }
+    search.addEventListener("input", refilter);
+    verdict.addEventListener("change", refilter);
+    category.addEventListener("change", refilter);
+    if (severity) { severity.addEventListener("change", refilter); }
+    table.addEventListener("ka-sorted", refilter);
+    if (pageSize) {
+      document.getElementById("page-prev").addEventListener("click", function () { page = Math.max(0, page - 1); apply(); });
+      document.getElementById("page-next").addEventListener("click", function () { page++; apply(); });
+    }
     var rankBy = setupRankSwitch(table);
     group.addEventListener("change", regroup);
     // a shared address: read all its choices (applying one rewrites the address), then apply
@@ -435,7 +460,7 @@
       card.addEventListener("click", function () {
         var v = card.getAttribute("data-filter-verdict");
         verdict.value = verdict.value === v ? "" : v;
-        apply();
+        refilter();
       });
     });
     table.addEventListener("click", function (ev) {
@@ -610,8 +635,22 @@
     revealTarget();
   }
 
+  // ------------------------------------------------------------------ deferred parts
+  // A large overview's parts beyond its first page, from index-data.js, put back where their
+  // <template data-deferred> placeholders stand (before the language, tables and charts start).
+  function materialize() {
+    var parts = window.KA_DEFERRED;
+    if (!parts) { return; }
+    document.querySelectorAll("template[data-deferred]").forEach(function (t) {
+      var html = parts[t.getAttribute("data-deferred")];
+      if (html) { t.insertAdjacentHTML("afterend", html); }
+      t.parentNode.removeChild(t);
+    });
+  }
+
   // ------------------------------------------------------------------ start
   function start() {
+    materialize();
     var themeButton = document.getElementById("theme-toggle");
     if (themeButton) {
       themeButton.addEventListener("click", function () { setTheme(effectiveTheme() === "dark" ? "light" : "dark"); });

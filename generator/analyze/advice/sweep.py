@@ -8,7 +8,7 @@ from typing import Any
 
 from generator.analyze.advice.registry import PRIORITIES, Finding
 from generator.analyze.advice.view import _pct, _waves, _waves_msg
-from generator.analyze.message import Msg, msg
+from generator.analyze.message import Items, Msg, msg
 from generator.model import CaptureAnalysis
 
 
@@ -171,9 +171,9 @@ def _and_msg(names: list[str]) -> Msg | str:
     return names[0] if len(names) == 1 else msg("advice.sweep.and", names=names[:-1], last=names[-1])
 
 
-def _chain(items: list[Msg]) -> Msg:
-    """Items joined by "; " (``advice.sweep.then``, nested)."""
-    return items[0] if len(items) == 1 else msg("advice.sweep.then", first=items[0], rest=_chain(items[1:]))
+def _joined(items: list[Msg]) -> Items:
+    """Items joined by "; " (``advice.sweep.sep``): one flat list, whatever the number of kernels."""
+    return Items(tuple(items), "advice.sweep.sep")
 
 
 def _detail(f: Finding) -> tuple[str, Msg | str]:
@@ -192,7 +192,7 @@ LIMITER_KEYS = {"VGPR": "vgpr", "LDS": "lds", "SGPR": "sgpr", "grid": "grid", "i
 def _words(title_m: Msg | str, members: list[Msg], tail: Msg | str) -> dict[str, Msg]:
     """A sweep finding's messages: its title, its body and the whole text ("title: body")."""
     title_m = title_m if isinstance(title_m, Msg) else msg("advice.sweep.data", text=title_m)
-    body = msg("advice.sweep.body", members=_chain(members), tail=tail)
+    body = msg("advice.sweep.body", members=_joined(members), tail=tail)
     return {"title": title_m, "body": body, "text": msg("advice.sweep.text", title=title_m, body=body)}
 
 

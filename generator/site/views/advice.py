@@ -142,7 +142,10 @@ def finding_view(f: dict[str, Any], isa: str | None = None) -> FindingView:
 
 #: The latest captures' finding views: (findings list, ISA page) -> views. The captures panel and the
 #: advice panel show the same findings, so each is worded once; the list is held, so its id is not reused.
+#: A few kernels' worth (oldest dropped first): holding more kept dead kernels' findings alive, and the
+#: build's memory grew with the sweep (issue 25).
 _VIEWS: dict[tuple[int, str], tuple[list[dict[str, Any]], list[FindingView]]] = {}
+_VIEWS_KEPT = 16
 
 
 def finding_views(findings: list[dict[str, Any]], isa: str) -> list[FindingView]:
@@ -150,8 +153,8 @@ def finding_views(findings: list[dict[str, Any]], isa: str) -> list[FindingView]
     key = (id(findings), isa)
     hit = _VIEWS.get(key)
     if hit is None or hit[0] is not findings:
-        if len(_VIEWS) >= 64:
-            _VIEWS.clear()
+        while len(_VIEWS) >= _VIEWS_KEPT:
+            del _VIEWS[next(iter(_VIEWS))]
         hit = _VIEWS[key] = (findings, [finding_view(f, isa) for f in findings])
     return hit[1]
 
