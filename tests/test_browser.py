@@ -683,7 +683,7 @@ def test_a_paged_overview_filters_sorts_and_searches_every_row(tmp_path, sweep, 
     assert page.locator("tr.krow").count() == 19 and page.locator("#coverage-table").count() == 1
     assert page.locator("#reading li").count() > 0
     first = visible_rows(page)
-    assert first == ["flash_attn_func", "pa", "vec_add", "moe_gemm", "preshuffle_gemm"]
+    assert first == ["flash_attn_func", "pa", "vec_add", "moe_gemm", "fp8_gemm_rowscale"]
     assert page.inner_text("#page-at") == "1 / 4" and page.inner_text("#row-count") == "19 / 19"
     page.click("#page-next")
     assert len(visible_rows(page)) == 5 and not set(visible_rows(page)) & set(first)
