@@ -141,8 +141,7 @@ class Site:
 def build_site(sweep_path: str | os.PathLike, out_dir: str | os.PathLike, *, base_url: str = "",
                force: bool = False, progress: bool | None = None, stream=None,
                history_dir: str | os.PathLike | None = None, history_label: str | None = None,
-               history_commit: str | None = None, jobs: int | None = 1,
-               templates: render.Compiling | None = None) -> BuildSummary:
+               history_commit: str | None = None, jobs: int | None = 1) -> BuildSummary:
     """Build (or update) the site of a sweep in ``out_dir``; see the module docstring.
 
     With ``history_dir`` the site gains ``history.html`` and ``api/history.json`` (every
@@ -152,7 +151,6 @@ def build_site(sweep_path: str | os.PathLike, out_dir: str | os.PathLike, *, bas
 
     ``jobs`` worker processes gather and render the changed kernels (None: one per core);
     the output bytes are those of a serial build, which runs for ``jobs`` 1 or one kernel.
-    ``templates``: the templates a forked process is compiling (``render.compile_elsewhere``).
     """
     t0 = time.perf_counter()
     stream = stream or sys.stderr
@@ -175,7 +173,6 @@ def build_site(sweep_path: str | os.PathLike, out_dir: str | os.PathLike, *, bas
                                  base_url=base_url, missing_stages=bp.missing, history=bp.hmod is not None,
                                  severity_near=bp.config.severity_near, severity_tune=bp.config.severity_tune)
     site = Site()
-    render.adopt(templates)
     with lean_gc():
         kernel_pages(bp, env, ctx, site, summary, Progress(len(bp.kernels), stream, progress), jobs)
     ordered = overview_views.order_rows(list(site.rows.values()))
