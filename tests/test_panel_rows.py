@@ -91,22 +91,6 @@ def test_roofline_rows_are_the_template_bytes():
     assert '<span class="zh-only">计算 &lt;受限&gt;</span>' in got
 
 
-def test_roofline_rows_escape_text_cells_at_once_and_the_rest_one_by_one():
-    """Text cells are escaped in one call (joined by NUL); a cell holding a NUL, markup or a number
-    falls back to cell-by-cell escaping, and a bound given as markup and as text of the same
-    characters is written each its own way: the bytes the template loop wrote."""
-    points = [["a<b", "x\0y", "1", "2", "3", "memory"],
-              [Markup("<i>m</i>"), 7, "1", "2", "3", "memory"],
-              ["p&q", "r", "1", "2", "3", "<b>"],
-              ["p&q", "r", "1", "2", "3", "<b>"]]
-    zh = ["访存", "访存", Markup("<b>"), "<b>"]
-    want = render.environment().from_string(ROOF_LOOP).render(points=points, bounds_zh=zh).lstrip("\n")
-    got = "<tbody>" + str(panel_rows.roofline_rows_html(points, zh)) + "</tbody>"
-    assert got == want
-    assert '<td translate="no">x\0y</td>' in got and '<td translate="no"><i>m</i></td><td translate="no">7</td>' in got
-    assert '<span class="zh-only"><b></span>' in got and '<span class="zh-only">&lt;b&gt;</span>' in got
-
-
 def test_esc_matches_autoescape():
     for value in ['a"b\'c<d>&e', 3, 1.5, None, Markup("<b>x</b>")]:
         assert panel_rows.esc(value) == str(Markup.escape(value))

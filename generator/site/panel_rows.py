@@ -10,33 +10,17 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from markupsafe import Markup
+from markupsafe import Markup, escape
 
 from generator.model import UNKNOWN_LOC
 from generator.site import i18n
 from generator.site.views.base import DASH
 
 
-try:  # markupsafe's own C escaping of a str (what escape() does inside), 4x the replaces below
-    from markupsafe._speedups import _escape_inner as _escape_str
-except ImportError:  # another markupsafe: the same five replacements in Python
-    def _escape_str(s: str) -> str:
-        return (s.replace("&", "&amp;").replace(">", "&gt;").replace("<", "&lt;")
-                .replace("'", "&#39;").replace('"', "&#34;"))
-
-
-#: A plain ``str`` (never markup, never a number) as autoescaped HTML, without ``esc``'s checks:
-#: the hot rows' text fields, called straight into markupsafe's C code.
-esc_str = _escape_str
-
-
 def esc(value: object) -> str:
-    """``value`` as autoescaped HTML: markup (``__html__``) as it is, anything else escaped."""
-    if type(value) is not str:
-        if hasattr(value, "__html__"):
-            return value.__html__()
-        value = str(value)
-    return _escape_str(value)
+    """``value`` as autoescaped HTML (markupsafe's ``escape``): markup (``__html__``) as it is,
+    anything else escaped."""
+    return escape(value)
 
 
 def bi(en: object, zh: object) -> str:
@@ -120,20 +104,20 @@ def finding(f) -> str:
 
 
 def _cell(c) -> str:
-    title = f' title="{esc_str(c.title)}"' if c.title else ""
-    title_zh = f' data-zh-title="{esc_str(c.title_zh)}"' if c.title_zh else ""
-    return (f'<td class="num {esc_str(c.css)}" data-sort="{esc_str(c.sort)}"{title}{title_zh} translate="no">'
-            f'{esc_str(c.text)}</td>')
+    title = f' title="{esc(c.title)}"' if c.title else ""
+    title_zh = f' data-zh-title="{esc(c.title_zh)}"' if c.title_zh else ""
+    return (f'<td class="num {esc(c.css)}" data-sort="{esc(c.sort)}"{title}{title_zh} translate="no">'
+            f'{esc(c.text)}</td>')
 
 
 def shape_row_html(r) -> str:
     """One ledger shape of the per-shape table (a ``views.speed.ShapeRowView``: its fields are text)."""
     cells = "".join(_cell(c) for c in r.cells)
-    failure_full = f' title="{esc_str(r.failure_full)}"' if r.failure_full else ""
+    failure_full = f' title="{esc(r.failure_full)}"' if r.failure_full else ""
     flags = "".join(f'<div class="flag small">{msg(f)}</div>' for f in r.flags)
-    args, stage, model, dtype = esc_str(r.args), esc_str(r.stage), esc_str(r.model), esc_str(r.dtype)
-    weight, best, failure = esc_str(r.weight), esc_str(r.best_baseline), esc_str(r.failure)
-    return (f'  <tr id="{esc_str(r.anchor)}" data-models="{esc_str(r.models)}">\n'
+    args, stage, model, dtype = esc(r.args), esc(r.stage), esc(r.model), esc(r.dtype)
+    weight, best, failure = esc(r.weight), esc(r.best_baseline), esc(r.failure)
+    return (f'  <tr id="{esc(r.anchor)}" data-models="{esc(r.models)}">\n'
             f'    <td data-sort="{args}" class="args" translate="no">{args}</td>\n'
             f'    <td data-sort="{stage}" translate="no">{stage}</td>\n'
             f'    <td data-sort="{model}" translate="no">{model}</td>\n'
@@ -141,8 +125,8 @@ def shape_row_html(r) -> str:
             f'    <td class="num" data-sort="{weight}" translate="no">{weight}</td>\n'
             f'{cells}'
             f'    <td data-sort="{best}" translate="no">{best}</td>\n'
-            f'    <td class="num {esc_str(r.outcome_css)}" data-sort="{esc_str(r.speedup_sort)}" translate="no">'
-            f'{esc_str(r.speedup_text)}</td>\n'
+            f'    <td class="num {esc(r.outcome_css)}" data-sort="{esc(r.speedup_sort)}" translate="no">'
+            f'{esc(r.speedup_text)}</td>\n'
             f'    <td class="failure" data-sort="{failure}"{failure_full}><span translate="no">{failure}'
             f'</span>{flags}</td>\n'
             f'  </tr>\n')
@@ -153,17 +137,8 @@ def shape_rows_html(rows: Sequence) -> Markup:
     return Markup("".join(shape_row_html(r) for r in rows))
 
 
-_CELL = '</td><td translate="no">'
-_NUL = "\0"
-
-
 def _data_cells(cells: Sequence[object]) -> str:
-    """Data cells ``<td translate="no">``: text cells (the usual case) joined by a NUL, which no
-    escaping touches, escaped in one call and split into cells again; anything else cell by cell."""
-    if all(type(x) is str for x in cells):
-        joined = _NUL.join(cells)
-        if cells and joined.count(_NUL) == len(cells) - 1:  # no cell holds a NUL of its own
-            return f'<td translate="no">{_escape_str(joined).replace(_NUL, _CELL)}</td>'
+    """Data cells ``<td translate="no">``."""
     return "".join([f'<td translate="no">{esc(x)}</td>' for x in cells])
 
 

@@ -15,9 +15,9 @@ autoescape does; ``source.html`` and ``isa.html`` only wrap them.
 from __future__ import annotations
 
 from markupsafe import Markup
+from markupsafe import escape as esc  # as Jinja's autoescape does
 
 from generator.site import render
-from generator.site.panel_rows import esc, esc_str  # escaped as Jinja's autoescape does
 from generator.site.views.base import KernelData, SiteContext
 from generator.site.views.source import IsaRow, SourceLine, capture_pages
 
@@ -25,13 +25,13 @@ TEMPLATES = {"source": "source.html", "isa": "isa.html"}
 
 
 def _heat(heat: str) -> str:
-    return f' class="{esc_str(heat)}"' if heat else ""
+    return f' class="{esc(heat)}"' if heat else ""
 
 
 def _mini_row(i: IsaRow) -> str:
-    heat = f' class="{esc_str(i.heat)}"' if i.heat else ""
-    return (f'<tr{heat}><td><a href="{esc_str(i.href)}">{i.pc}</a></td><td>{esc_str(i.stall)}</td>'
-            f'<td>{esc_str(i.asm)}</td></tr>')
+    heat = f' class="{esc(i.heat)}"' if i.heat else ""
+    return (f'<tr{heat}><td><a href="{esc(i.href)}">{i.pc}</a></td><td>{esc(i.stall)}</td>'
+            f'<td>{esc(i.asm)}</td></tr>')
 
 
 def mini_isa_html(rows: list[IsaRow]) -> str:
@@ -62,12 +62,12 @@ def source_rows_html(lines: list[SourceLine], has_text: bool) -> Markup:
 
 def isa_row_html(i: IsaRow) -> str:
     """One instruction of the ISA listing."""
-    note = (f' <span class="note" title="{esc_str(i.note_title)}" translate="yes" data-zh="{esc_str(i.note_zh)}">'
-            f'{esc_str(i.note)}</span>' if i.note else "")
-    loc = f'<a href="{esc_str(i.loc_href)}">{esc_str(i.loc)}</a>' if i.loc_href else esc_str(i.loc)
-    heat = f' class="{esc_str(i.heat)}"' if i.heat else ""
-    return (f'<tr id="{esc_str(i.anchor)}"{heat}><td>{i.pc}</td><td>{esc_str(i.stall)}</td>'
-            f'<td>{esc_str(i.total)}</td><td>{esc_str(i.execs)}</td><td>{esc_str(i.type)}</td><td>{esc_str(i.asm)}{note}</td>'
+    note = (f' <span class="note" title="{esc(i.note_title)}" translate="yes" data-zh="{esc(i.note_zh)}">'
+            f'{esc(i.note)}</span>' if i.note else "")
+    loc = f'<a href="{esc(i.loc_href)}">{esc(i.loc)}</a>' if i.loc_href else esc(i.loc)
+    heat = f' class="{esc(i.heat)}"' if i.heat else ""
+    return (f'<tr id="{esc(i.anchor)}"{heat}><td>{i.pc}</td><td>{esc(i.stall)}</td>'
+            f'<td>{esc(i.total)}</td><td>{esc(i.execs)}</td><td>{esc(i.type)}</td><td>{esc(i.asm)}{note}</td>'
             f'<td>{loc}</td></tr>\n')
 
 
