@@ -15,7 +15,6 @@ from generator.config import CONFIG_NAME, SweepConfig
 from generator.errors import InputError, relative_text
 from generator.model import STALL_TYPES, Bundle, CaptureAnalysis
 from generator.read import att, discover
-from generator.read.gcpause import gc_paused
 from generator.site import render, wording
 from generator.site.plan import KernelPlan, pick_wave
 from generator.site.views import base as base_views, overview as overview_views
@@ -24,10 +23,8 @@ TIMELINE_BINS = 120
 MAX_SOURCE_BYTES = 2_000_000
 
 
-@gc_paused()
 def load_timeline(capture_dir: str, a: CaptureAnalysis, bins: int = TIMELINE_BINS) -> tuple[base_views.WaveTimeline | None, str]:
-    """Issue and stall cycles over time of the longest sampled wave (only that wave file is parsed).
-    No cyclic collection inside: the wave's thousands of rows are freed before one could scan them."""
+    """Issue and stall cycles over time of the longest sampled wave (only that wave file is parsed)."""
     wave = pick_wave(a.waves)
     if wave is None:
         return None, "No sampled wave is listed in filenames.json."
