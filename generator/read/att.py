@@ -27,7 +27,6 @@ from dataclasses import dataclass
 
 from generator.errors import InputError
 from generator.read import formats, jsonio
-from generator.read.gcpause import gc_paused
 from generator.model import UNKNOWN_LOC, WAVE_STATES, CaptureRef, Instruction, WaveFile
 
 CODE_ROW_LEN = 10
@@ -146,7 +145,6 @@ def _odd_cells(row: list, path: str, row_no: int) -> tuple[list[int], int]:
 _classify_seen = functools.lru_cache(maxsize=1 << 16)(classify)
 
 
-@gc_paused()
 def load_code(path: str) -> tuple[list[Instruction], str | None, int]:
     """Instructions of ``code.json``, the kernel name from its label row, and non-int cells."""
     data = read_json(path)
@@ -287,7 +285,6 @@ def load_wave_states(capture_dir: str) -> dict[str, float] | None:
     return {name: areas.get(name, 0) / total for name in WAVE_STATES}
 
 
-@gc_paused()
 def read_wave(capture_dir: str, wave: WaveFile) -> list[list[int]]:
     """Instruction rows ``[time, type, stall, duration, pc_index]`` of one sampled wave."""
     if not _WAVE_FILE.match(wave.file):
