@@ -31,9 +31,7 @@ The JSON documents (``api/index.json``, ``api/kernels/<slug>.json``) are describ
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
-import gc
 import os
 import re
 import sys
@@ -173,8 +171,7 @@ def build_site(sweep_path: str | os.PathLike, out_dir: str | os.PathLike, *, bas
                                  base_url=base_url, missing_stages=bp.missing, history=bp.hmod is not None,
                                  severity_near=bp.config.severity_near, severity_tune=bp.config.severity_tune)
     site = Site()
-    with lean_gc():
-        kernel_pages(bp, env, ctx, site, summary, Progress(len(bp.kernels), stream, progress), jobs)
+    kernel_pages(bp, env, ctx, site, summary, Progress(len(bp.kernels), stream, progress), jobs)
     ordered = overview_views.order_rows(list(site.rows.values()))
     prov = provenance.sweep_provenance([site.extras[s].get("provenance") or {} for s in sorted(site.extras)],
                                        bp.config, bp.kernels_json)
@@ -193,26 +190,6 @@ def build_site(sweep_path: str | os.PathLike, out_dir: str | os.PathLike, *, bas
     return summary
 
 
-#: The cyclic collector's first threshold while kernels are built (Python's default: 700).
-GC_YOUNG = 50_000
-
-
-@contextlib.contextmanager
-def lean_gc():
-    """Collect cycles rarely while the kernels are gathered: parsing a capture allocates
-    hundreds of thousands of objects and hardly any cycle, and the default thresholds spent
-    about 8% of a build in the collector. What exists now (modules, templates) is frozen out
-    of the collector's sight, and so shared by forked workers without being copied."""
-    before = gc.get_threshold()
-    gc.freeze()
-    gc.set_threshold(GC_YOUNG, *before[1:])
-    try:
-        yield
-    finally:
-        gc.set_threshold(*before)
-        gc.unfreeze()
-
-
 def kernel_pages(bp: plan.BuildPlan, env: gather.Env, ctx: base_views.SiteContext, site: Site,
                  summary: BuildSummary, bar: Progress, jobs: int | None = 1) -> None:
     """Gather and render each changed kernel (in worker processes when ``jobs`` > 1); keep the
@@ -229,7 +206,6 @@ def kernel_pages(bp: plan.BuildPlan, env: gather.Env, ctx: base_views.SiteContex
 
             if multiprocessing.get_start_method() == "fork":
                 render.compile_templates(kernel_only=True)  # once here, not once per worker
-                gc.freeze()  # the compiled templates too
             wctx = WorkerContext(bp.root, bp.config, bp.kernels_json, ctx, dataclasses.replace(bp.assets, files={}),
                                  hash_inputs=not bp.hashes)
             with ProcessPoolExecutor(max_workers=jobs) as pool:
