@@ -47,12 +47,16 @@ def run(args) -> int:
     (the build's worker processes inherit it). Measured by ``benchmarks/bench_tricks.py``
     (medians of 5 cold builds of the shared MI350X sweep, a loaded 2-core machine): 7.7 % of the
     build's CPU time (1.59 s with Python's default vs 1.47 s)."""
-    gc.set_threshold(GC_YOUNG, *gc.get_threshold()[1:])
     from generator.site.build import build_site
 
-    summary = build_site(args.sweep, args.out, base_url=args.base_url, force=args.force,
-                         progress=False if args.quiet else None, history_dir=args.history,
-                         history_label=args.label, history_commit=args.commit, jobs=max(1, args.jobs))
+    before = gc.get_threshold()
+    gc.set_threshold(GC_YOUNG, *before[1:])
+    try:
+        summary = build_site(args.sweep, args.out, base_url=args.base_url, force=args.force,
+                             progress=False if args.quiet else None, history_dir=args.history,
+                             history_label=args.label, history_commit=args.commit, jobs=max(1, args.jobs))
+    finally:
+        gc.set_threshold(*before)
     if not args.quiet:
         for w in summary.warnings:
             print(f"kernel-atlas: warning: {w}", file=sys.stderr)
