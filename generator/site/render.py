@@ -23,7 +23,7 @@ from typing import Any
 
 import jinja2
 
-from generator.site import i18n, panel_rows
+from generator.site import i18n
 
 # A source checkout has top-level templates/; a wheel installs them as kernel_atlas_templates/.
 _ROOT = Path(__file__).resolve().parent.parent.parent
@@ -85,7 +85,6 @@ def environment() -> jinja2.Environment:
         auto_reload=False,  # a build never sees a template change under it
     )
     i18n.install(env)  # issue 13 (5): the catalogues' `_` and `zh`
-    panel_rows.install(env)  # the long tables, written in Python
     return env
 
 
