@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
 
+from generator.analyze.message import sentence
 from generator.errors import InputError
 from generator.read import campaign, jsonio
 
@@ -426,8 +427,9 @@ def precision_for(peaks: Peaks, device: Device, dtype: str | None) -> tuple[str,
     if prec and prec in device.tflops:
         return prec, None
     fallback = peaks.default_precision if peaks.default_precision in device.tflops else sorted(device.tflops)[0]
-    why = f"no {prec} peak for {device.key}" if prec else f"dtype {dtype or '?'} has no peak mapping"
-    return fallback, f"{why}: used the {fallback} peak"
+    if prec:
+        return fallback, sentence("msg.roof.noprec", prec=prec, device=device.key, fallback=fallback)
+    return fallback, sentence("msg.roof.nomap", dtype=dtype or "?", fallback=fallback)
 
 
 # ---------------------------------------------------------------- shapes
@@ -516,7 +518,7 @@ def _place(get: Callable[[str], Any], device: Device, peaks: Peaks,
         fraction_of_roof=fraction,
         ridge=ridge_point(peak, device.hbm_tbs),
         bound=bound,
-        above_roof=(f"{gbps / 1000:.1f} TB/s {ABOVE_ROOF_TEXT}"
+        above_roof=(sentence("msg.roof.above", tbs=f"{gbps / 1000:.1f}")
                     if gbps > ABOVE_ROOF_FACTOR * device.hbm_tbs * 1000 else ""),
     )
     return point, None, note
@@ -609,5 +611,5 @@ def campaign_roofline(campaign_dir: str | os.PathLike, config: Any = None,
                            arch=archs[0] if archs else None)
     result = build_roofline(rows, device, peaks, measured_bytes)
     if len(archs) > 1:
-        result.notes.append(f"rows from several archs ({', '.join(archs)}): used {device.key}")
+        result.notes.append(sentence("msg.roof.archs", archs=", ".join(archs), device=device.key))
     return result

@@ -370,11 +370,16 @@ def present_waves(capture_dir: str, waves: list[WaveFile]) -> list[WaveFile]:
     return [w for w in waves if w.file in files or os.path.isfile(os.path.join(capture_dir, w.file))]
 
 
+#: Why a capture is an empty shell (``empty_reason``; ``analyze.analysis.SKIP_KEYS`` names their messages).
+NO_FILES = "empty shell: no code.json and no wave files"
+NO_INSTRUCTIONS = "empty shell: no instructions and no wave files"
+
+
 def empty_reason(capture_dir: str) -> str | None:
     """Why a capture folder is an empty shell (no waves, no instructions), else None."""
     code = os.path.join(capture_dir, "code.json")
     if not os.path.exists(code):
-        return None if has_wave_files(capture_dir) else "empty shell: no code.json and no wave files"
+        return None if has_wave_files(capture_dir) else NO_FILES
     if os.path.getsize(code) > 4096 or has_wave_files(capture_dir):
         return None
     try:
@@ -385,7 +390,7 @@ def empty_reason(capture_dir: str) -> str | None:
     if isinstance(rows, list) and not any(
         isinstance(r, list) and len(r) > 2 and type(r[2]) is int and r[2] != 0 for r in rows
     ):
-        return "empty shell: no instructions and no wave files"
+        return NO_INSTRUCTIONS
     return None
 
 

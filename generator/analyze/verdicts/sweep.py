@@ -6,7 +6,7 @@ import os
 from typing import Any, Mapping
 
 from generator.analyze import roofline
-from generator.analyze.message import msg
+from generator.analyze.message import counted, msg, sentence
 from generator.analyze.verdicts.headline import (
     bundles_for_campaign,
     headline_for_campaign,
@@ -98,12 +98,10 @@ def _row_notes(campaign: Campaign, by_shape: Mapping[str, Mapping[str, list[Resu
     known = {s.shape_id for s in campaign.ledger}
     stray = sum(len(rs) for sid, provs in by_shape.items() if sid not in known for rs in provs.values())
     if stray:
-        notes.append(f"{plural(stray, 'result row')} {'names a shape that is' if stray == 1 else 'name shapes that are'} "
-                     "not in the ledger (ignored)")
+        notes.append(sentence(counted("msg.sweep.stray", stray), n=stray))
     repeated = sum(1 for sid, provs in by_shape.items() if sid in known for rs in provs.values() if len(rs) > 1)
     if repeated:
-        notes.append(f"{plural(repeated, '(shape, provider) pair')} {'has' if repeated == 1 else 'have'} several rows: "
-                     "the last usable one counts")
+        notes.append(sentence(counted("msg.sweep.repeated", repeated), n=repeated))
     return notes
 
 
