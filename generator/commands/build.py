@@ -44,9 +44,10 @@ def run(args) -> int:
 
     The one garbage-collector policy of the tool: reading a sweep allocates millions of objects and
     hardly a cycle, so the young generation is collected every GC_YOUNG allocations, not every 700
-    (the build's worker processes inherit it). Measured by ``benchmarks/bench_tricks.py``
-    (medians of 5 cold builds of the shared MI350X sweep, a loaded 2-core machine): 7.7 % of the
-    build's CPU time (1.59 s with Python's default vs 1.47 s)."""
+    (the build's worker processes inherit it). Measured by ``benchmarks/bench_tricks.py`` on the
+    shared MI350X sweep (cold builds, a loaded 2-core machine, so CPU time, the build and its
+    workers): 6.5 % of the build's CPU time (medians of 11 rounds, 1.460 s with Python's default vs
+    1.365 s); two runs of 5 rounds gave 7.7 % and 4.6 %."""
     from generator.site.build import build_site
 
     before = gc.get_threshold()
