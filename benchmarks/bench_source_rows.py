@@ -4,8 +4,8 @@ source / ISA lines is measured too slow, >= 5 % of a cold build).
 
 Gathers every kernel of the sweep once, then renders every row of every capture's source pages and
 ISA listing both ways, checking they give the same bytes: ``generator.site.source_pages`` (Python,
-one f-string per line) and the Jinja loops below (what the templates would hold), medians of 5
-rounds. The difference is set against a cold build of the same sweep (a fresh ``kernel-atlas build``
+one f-string per line) and the Jinja loops below (what the templates would hold), CPU time, medians
+of 5 rounds. The difference is set against a cold build of the same sweep (a fresh ``kernel-atlas build``
 into an empty folder, median of 5; wall and CPU seconds of the build and its workers).
 
     python3 benchmarks/bench_source_rows.py [SWEEP]   # default ../shared/mi350x-sweep
@@ -96,9 +96,10 @@ def cold_build(sweep: Path, out: Path) -> tuple[float, float]:
 
 
 def timed(fn, *args) -> float:
-    t = time.perf_counter()
+    """CPU seconds of ``fn(*args)`` (this process: a shared machine's load moves them less than wall time)."""
+    t = time.process_time()
     fn(*args)
-    return time.perf_counter() - t
+    return time.process_time() - t
 
 
 def main() -> int:
@@ -119,8 +120,8 @@ def main() -> int:
         builds = [cold_build(sweep, Path(tmp) / "site") for _ in range(ROUNDS)]
     wall, cpu = (statistics.median(b[i] for b in builds) for i in (0, 1))
     print(f"{len(pages)} source and ISA pages of {sweep}: {n_isa} ISA rows, {n_src} source lines (same bytes both ways)")
-    print(f"  rows in Python:       {py * 1000:7.1f} ms (median of {ROUNDS})")
-    print(f"  rows in a Jinja loop: {tpl * 1000:7.1f} ms (median of {ROUNDS})")
+    print(f"  rows in Python:       {py * 1000:7.1f} ms CPU (median of {ROUNDS})")
+    print(f"  rows in a Jinja loop: {tpl * 1000:7.1f} ms CPU (median of {ROUNDS})")
     print(f"  cold build: wall {wall:.3f} s, CPU {cpu:.3f} s (medians of {ROUNDS})")
     print(f"  the loop costs {(tpl - py) * 1000:+.1f} ms = {(tpl - py) / cpu * 100:+.1f} % of the cold build's CPU time, "
           f"{(tpl - py) / wall * 100:+.1f} % of its wall time (the rows are rendered by the workers in parallel)")
