@@ -2,8 +2,9 @@
 
 Budgets (issue 13, point 3; issue 5 for sizes):
 
-* a cold full build (a fresh process, an empty output folder) in at most the reference
-  analyzer's time over the same captures, measured in the same run (aim: below 0.5x);
+* a cold full build (a fresh process, an empty output folder) in at most 1.5x the reference
+  analyzer's time over the same captures, measured in the same run (issue 24: the speed tricks
+  that bought less than 5 % went; it was 1.0x, aim 0.5x, under issue 13);
 * a rebuild with no change <= 0.5 s;
 * a sweep ten times larger (every bundle linked ten times under other names) builds in at
   most 10.5x the time of the sweep, within 1.5 GB of peak memory (the build process plus
@@ -276,7 +277,7 @@ def main() -> int:
         print(f"  in process, lower bound (the same reports in one interpreter, no start-up):        {t_low:6.2f} s (best)")
         print(f"kernel-atlas build, cold ({r['kernels']} kernels, {r['jobs']} jobs):      {t_full:6.2f} s (best)")
         print(f"  each round, build / STAND-IN per process: {' '.join(f'{x:.2f}x' for x in ratios)}")
-        print(f"  = {ratio:4.2f}x the STAND-IN per process (median round)   budget 1.0x (aim 0.5x)  {verdict(ratio <= 1.0)}")
+        print(f"  = {ratio:4.2f}x the STAND-IN per process (median round)   budget 1.5x  {verdict(ratio <= 1.5)}")
         print(f"  = {t_full / t_low:4.1f}x the STAND-IN in process (best to best, a lower bound)")
         print(f"  peak memory: build {own:.0f} MB, largest worker {child:.0f} MB (bound {bound:.0f} MB)")
         t_again, s2 = timed(build.build_site, sweep, out, progress=False)

@@ -1,18 +1,23 @@
 """The interface strings' catalogues (issue 13 point 5): one JSON per language,
 ``templates/i18n/en.json`` and ``templates/i18n/zh.json``, with the same keys and the same
 placeholders; every ``data-i18n`` key a template or a built page uses is in both. Computed text:
-every sentence another layer writes in English on the shared sweep's and the NVIDIA demo's pages
-finds its ``msg.`` key, and the charts carry their 中文 (real figures).
+every sentence another layer makes for the shared sweep's and the NVIDIA demo's pages is a
+``message.Sentence`` (made from its ``msg.`` key; a strict build fails on one that is not), and the
+charts carry their 中文 (real figures).
 """
 
 from __future__ import annotations
 
+import json
+import pickle
 import re
 import string
 from pathlib import Path
 
 import pytest
 
+from generator.analyze import message
+from generator.analyze.message import sentence
 from generator.site import i18n, render
 from test_render import build_real_site  # same test folder
 
@@ -49,6 +54,19 @@ def test_every_key_the_templates_and_views_use_is_in_the_catalogues():
     assert sorted(used - set(i18n.catalogue("en"))) == []
 
 
+def test_every_sentence_the_code_makes_has_its_keys():
+    """``sentence("msg.x", ...)`` anywhere in the package names a key of both catalogues, and
+    ``counted("msg.x", n)`` its plural and its singular ``msg.x.one``."""
+    made, counted = set(), set()
+    for path in Path(message.__file__).resolve().parent.parent.rglob("*.py"):
+        text = path.read_text(encoding="utf-8")
+        made |= set(re.findall(r'\bsentence\(\s*"(msg\.[^"]+)"\s*[,)]', text))  # whole keys, not prefixes
+        counted |= set(re.findall(r'\bcounted\(\s*"(msg\.[^"]+)"', text))
+    assert len(made) > 60 and len(counted) >= 8
+    keys = made | counted | {k + ".one" for k in counted}
+    assert sorted(keys - set(i18n.catalogue("en"))) == []
+
+
 def test_every_key_on_the_built_pages_is_in_the_catalogues(tmp_path_factory, sweep):
     site = build_real_site(tmp_path_factory, sweep)
     used: set[str] = set()
@@ -66,20 +84,57 @@ def test_marked_escapes_the_values_and_keeps_them_out_of_translation():
         '计时任务 <span translate="no">&lt;b&gt;x&lt;/b&gt;</span> 有形状台账，但没有基准测试结果')
 
 
-def test_zh_msg_finds_the_template_that_printed_a_sentence():
-    # the most specific template wins: the like-for-like reading with its reference
-    flag = "not like-for-like: the best baseline times another scope on 9 of 9 shapes; like-for-like 166.72x over 9, reference pytorch only"
-    assert i18n.msg_key(flag) == ("msg.flag.scope.lflref", {"m": "9", "n": "9", "g": "166.72x", "k": "9", "ref": "pytorch"})
-    assert i18n.msg_key("1 hard failure")[0] == "msg.flag.hard.one" and i18n.msg_key("6 hard failures")[0] == "msg.flag.hard"
-    assert i18n.zh_msg_text("no timing campaign: no verdict") == "没有计时任务：没有判定"
-    assert i18n.zh_msg("a sentence no key knows") == "" and i18n.zh_msg_text("a sentence no key knows") == "a sentence no key knows"
-    # no catch-all: a field that names something is narrow, and a nested sentence no key knows stays visible
-    assert i18n.msg_key("small vs big")[0] == "msg.cmp.labels" and i18n.msg_key("this kernel vs that one") is None
-    assert i18n.zh_msg("roofline: bad.toml: no [devices.*] table") == (
-        '屋顶线模型：<span translate="no">bad.toml: no [devices.*] table</span>')
-    assert i18n.zh_msg("frobnicate failed: KeyError: x") == 'frobnicate失败：<span translate="no">KeyError: x</span>'
-    assert i18n.zh_msg_text("capture big/x skipped: empty shell: no code.json and no wave files") == (
-        "采集 big/x 已跳过：空壳：没有 code.json，也没有 wave 文件")
+def test_a_sentence_is_its_english_and_carries_its_message():
+    """A sentence is made once, from its message: the English is the catalogue's, the 中文 a rendering of
+    the same message (values as data, a nested sentence worded in its turn); nothing is matched back."""
+    flag = sentence("msg.flag.scope.lflref", m=9, n=9, g="166.72x", k=9, ref="pytorch")
+    assert flag == ("not like-for-like: the best baseline times another scope on 9 of 9 shapes; like-for-like "
+                    "166.72x over 9, reference pytorch only")
+    assert flag.msg.key == "msg.flag.scope.lflref" and flag.msg.kw["ref"] == "pytorch"
+    assert i18n.zh_said_text(sentence("msg.missing.campaign")) == "没有计时任务：没有判定"
+    assert i18n.zh_said("a text no message made") == "" and i18n.zh_said_text("a text no message made") == "a text no message made"
+    note = sentence("msg.note.skipped", rel="big/x", msg_problem=sentence("msg.skip.att"))
+    assert note == "capture big/x skipped: empty shell: no code.json and no wave files"
+    assert i18n.zh_said_text(note) == "采集 big/x 已跳过：空壳：没有 code.json，也没有 wave 文件"
+    # a nested part that is data (a file name) stays as it is, marked
+    assert i18n.zh_said(sentence("msg.broken.failed", msg_what="frobnicate", error="KeyError: x")) == (
+        'frobnicate失败：<span translate="no">KeyError: x</span>')
+    # it survives the trip to a worker process and through the manifest
+    assert pickle.loads(pickle.dumps(note)).msg == note.msg
+    back = message.sentence_from_json(json.loads(json.dumps(message.sentence_json(note))))
+    assert back == note and back.msg == note.msg and isinstance(back.msg.kw["msg_problem"], message.Sentence)
+
+
+def test_a_shown_text_without_a_message_fails_a_strict_build(monkeypatch):
+    """Under ``i18n.STRICT`` (the tests) a sentence shown without a message key fails the build."""
+    monkeypatch.setattr(i18n, "STRICT", True)
+    with pytest.raises(ValueError, match="has no message key"):
+        i18n.zh_said("capture x: something computed in English")
+    assert i18n.zh_said(sentence("msg.missing.bundle")) != ""
+
+
+def test_every_sentence_the_real_sites_show_has_its_message(monkeypatch, tmp_path):
+    """The shared sweep and the NVIDIA demo build with ``STRICT`` on: every sentence their pages, charts
+    and history show was made as a message, and its English is the catalogue's rendering of it."""
+    from generator.site import build
+    monkeypatch.setattr(i18n, "STRICT", True)
+    seen = []
+    real = i18n.message_of
+
+    def checked(text):
+        m = real(text)
+        if m is not None:
+            assert str(text) == i18n.catalogue("en")[m.key].format(**m.kw), text
+            seen.append(m.key)
+        return m
+    monkeypatch.setattr(i18n, "message_of", checked)
+    root = Path(__file__).resolve().parent.parent
+    sweeps = [p for p in (root.parent / "shared" / "mi350x-sweep", root / "bundles") if (p / "examples").is_dir()]
+    if not sweeps:
+        pytest.skip("neither the shared MI350X sweep nor bundles/ is present")
+    for i, sweep in enumerate(sweeps):
+        build.build_site(sweep, tmp_path / f"site{i}", progress=False, jobs=1, history_dir=tmp_path / f"h{i}")
+    assert len(set(seen)) > 25
 
 
 def test_the_sentences_copied_from_the_analysis_are_its_own():
@@ -93,7 +148,7 @@ def test_the_sentences_copied_from_the_analysis_are_its_own():
     assert i18n.en("speed.cell.roof", tbs="9.1") == f"9.1 TB/s: {ABOVE_ROOF_TEXT}"
     fields = {f: 0 for f in WavesSummary.__dataclass_fields__}
     text = waves.not_representative_text(WavesSummary(**{**fields, "sampled": 4, "working": 0, "early_exit": 4}))
-    assert i18n.msg_key(text) == ("msg.notrep", {"n": "4"})
+    assert text.msg.key == "msg.notrep" and text.msg.kw == {"n": 4}
 
 
 def _sentences(k, row, page) -> list[str]:
@@ -127,10 +182,7 @@ def test_every_computed_sentence_of_the_shared_sweep_has_its_chinese(site_env, k
         k, row = kernel(slug)
         for text in _sentences(k, row, kernel_views.kernel_page(k, row, base_views.SiteContext())):
             seen += 1
-            found = i18n.msg_key(text)
-            if found is None:
-                missing.append((slug, text))
-            elif found[0] == "msg.broken" and not k.broken:  # "{msg_what}: {error}" is for broken inputs only
+            if not isinstance(text, message.Sentence):
                 missing.append((slug, text))
     assert missing == [] and seen > 100
 
@@ -141,13 +193,13 @@ def test_capture_notes_have_their_own_keys(kernel):
     keys, the kernel's name and the variants as data."""
     k, _ = kernel("pa_mqa_logits_fp4")
     note = next(n for c in k.captures for n in c.analysis.notes if n.startswith("no instruction"))
-    assert i18n.msg_key(note) == ("msg.cap.nosource", {})
+    assert note.msg.key == "msg.cap.nosource"
     k, _ = kernel("fused_rope_cache")
     note = next(n for n in k.captures[0].analysis.occupancy.notes if "compiled variants" in n)
-    assert i18n.msg_key(note) == ("msg.occ.variants.isa.nolds", {
-        "n": "2", "name": "fused_qk_rope_reshape_and_cache_0", "v": "8", "isa": "12",
-        "desc": "VGPR 4, SGPR 32, LDS 0 (1105 dispatches); VGPR 8, SGPR 32, LDS 0 (2656 dispatches)"})
-    assert str(i18n.zh_msg(note)).endswith("采用 VGPR <span translate=\"no\">8</span>：唯一与 ISA 相符的变体（未用 LDS，"
+    assert note.msg.key == "msg.occ.variants.isa.nolds" and note.msg.kw == {
+        "n": 2, "name": "fused_qk_rope_reshape_and_cache_0", "v": "8", "isa": 12,
+        "desc": "VGPR 4, SGPR 32, LDS 0 (1105 dispatches); VGPR 8, SGPR 32, LDS 0 (2656 dispatches)"}
+    assert str(i18n.zh_said(note)).endswith("采用 VGPR <span translate=\"no\">8</span>：唯一与 ISA 相符的变体（未用 LDS，"
                                             "扫描到 <span translate=\"no\">12</span> 个 VGPR）")
 
 
@@ -173,7 +225,7 @@ def test_every_computed_sentence_of_the_nvidia_demo_has_its_chinese():
         texts = _sentences(k, row, page) + ([ncu.bottleneck, ncu.root_cause, ncu.locality] + [s.key_issue for s in ncu.stages]
                                             if ncu else [])
         seen += len(texts)
-        missing += [(p.slug, t) for t in texts if t and t != "\u2014" and i18n.msg_key(t) is None]
+        missing += [(p.slug, t) for t in texts if t and t != "\u2014" and not isinstance(t, message.Sentence)]
     assert missing == [] and seen > 30
 
 
@@ -248,42 +300,19 @@ def test_coverage_tooltip_in_both_languages(kernel):
 
 
 def test_nsight_compute_sentences_translate_with_their_nested_clauses():
-    from generator.analyze.ncu_summary import REASON_TEXT, TITLES
-    assert all(i18n.msg_key(t) for t in REASON_TEXT.values()) and all(i18n.msg_key(t) for t in TITLES.values())
-    issue = f"27 % of stalled samples wait for {REASON_TEXT['stall_barrier']} at k.py:12"
-    rc = (f"Neither DRAM (55.3 %) nor the tensor pipe (0.4 %) reaches 60 % of peak, so warps wait on latency rather "
-          f"than on a saturated unit. {issue} and achieved occupancy is 50.0 % (theoretical 100.0 %, limited by "
-          f"registers); more independent work per SM (occupancy, ILP, pipelining) is the lever.")
-    # the reason keeps its own " at " (a location is file:line), and the nested clauses are translated too
-    assert i18n.msg_key(issue) == ("msg.ncu.issue.at", {"share": "27", "msg_reason": REASON_TEXT["stall_barrier"], "loc": "k.py:12"})
-    assert i18n.zh_msg_text(rc) == (
+    from generator.analyze.ncu_summary import REASON_KEYS, REASON_TEXT, TITLE_KEYS, TITLES
+    assert all(i18n.en(REASON_KEYS[r]) == t for r, t in REASON_TEXT.items())
+    assert all(i18n.en(TITLE_KEYS[k]) == t for k, t in TITLES.items())
+    issue = sentence("msg.ncu.issue.at", share="27", msg_reason=sentence(REASON_KEYS["stall_barrier"]), loc="k.py:12")
+    rc = sentence("msg.ncu.rc.latency", dram="55.3 %", tc="0.4 %", high="60", msg_issue=issue,
+                  msg_occ=sentence("msg.ncu.occ.limited", occ="50.0 %", theo="100.0 %", lim="registers"))
+    assert rc == (f"Neither DRAM (55.3 %) nor the tensor pipe (0.4 %) reaches 60 % of peak, so warps wait on latency rather "
+                  f"than on a saturated unit. 27 % of stalled samples wait for {REASON_TEXT['stall_barrier']} at k.py:12 and "
+                  f"achieved occupancy is 50.0 % (theoretical 100.0 %, limited by registers); more independent work per SM "
+                  f"(occupancy, ILP, pipelining) is the lever.")
+    assert i18n.zh_said_text(rc) == (
         "DRAM（55.3 %）和张量流水线（0.4 %）都没有达到峰值的 60 %，warp 在等延迟，而不是等某个饱和的单元。"
         "27 % 的停顿采样在等待CTA 屏障处的其他 warp（位于 k.py:12），且实际占用率为 50.0 %（理论值 100.0 %，受 registers 限制）；"
         "关键是让每个 SM 有更多独立的工作（占用率、ILP、流水化）。")
-    html = i18n.zh_msg(rc)
+    html = i18n.zh_said(rc)
     assert '<span translate="no">k.py:12</span>' in html and "CTA 屏障处的其他 warp" in html and "sibling" not in html
-
-
-def test_msg_key_tries_only_the_patterns_a_sentence_can_match():
-    """The literal test before a pattern is compiled changes no match: every msg. template filled
-    (and with a final newline, a character more or less at either end) finds the key the full scan of
-    every compiled pattern finds."""
-    import string
-
-    en = i18n.catalogue("en")
-    keys = sorted((k for k in en if k.startswith("msg.")), key=lambda k: (-len(en[k]), k))
-    every = [(k, i18n._template_pattern(en[k])) for k in keys]
-
-    def scan(text):
-        m = next(((k, p.match(text)) for k, p in every if p.match(text)), None)
-        return (m[0], m[1].groupdict()) if m else None
-
-    texts = ["", "\n", "6 hard failures", "small vs big"]
-    for k in keys:
-        for value in ("3", "a.py:12", "1.66x", "x y", ""):
-            t = en[k].format(**{f: value for _, f, _, _ in string.Formatter().parse(en[k]) if f})
-            texts += [t, t + "\n", t + "x", "x" + t, t[:-1]]
-    assert len(texts) > 3000
-    assert sum(scan(t) is not None for t in texts) > 1000
-    for t in texts:
-        assert i18n.msg_key(t) == scan(t), t

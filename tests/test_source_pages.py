@@ -74,7 +74,8 @@ def test_python_rows_are_the_bytes_of_the_templates_they_replace(kernel):
     evil = '<script>alert("x")</script> & \'q\''
     row = source_views.IsaRow(1, "pc1", "isa.html#pc1", evil, evil, "h1", "1", "2", "3", evil, evil, evil, evil)
     assert source_pages.isa_row_html(row) == isa_t.render(i=row)
-    assert source_pages.esc(evil) == str(markupsafe.escape(evil))
+    for value in (evil, "", "&amp;", 3, markupsafe.Markup("<b>x</b>")):  # text, a number, markup
+        assert source_pages.esc(value) == str(markupsafe.escape(value))
     line = source_views.SourceLine(7, "L7", evil, "h2", "5", "1%", evil, [row], evil, "")
     assert source_pages.source_row_html(line, True) == src_t.render(l=line, has_text=True)
     cold = dataclasses.replace(line, isa=[], isa_href=evil)

@@ -10,9 +10,24 @@ from dataclasses import dataclass, field
 
 from generator.analyze import hotspots, ncu_capture, waves
 from generator.analyze import occupancy as occ_model
+from generator.analyze.message import sentence
 from generator.errors import InputError
 from generator.model import Bundle, CaptureAnalysis, CaptureRef, Sweep
-from generator.read import att, formats
+from generator.read import att, formats, ncu
+
+#: The message of each reason a reader gives for skipping an empty capture (``CaptureRef.skipped``).
+SKIP_KEYS = {att.NO_FILES: "msg.skip.att", att.NO_INSTRUCTIONS: "msg.skip.att.noinstr",
+             ncu.EMPTY_FILE: "msg.skip.ncufile", ncu.EMPTY_EXPORTS: "msg.skip.ncu"}
+
+
+def skip_reason(reason: str) -> str:
+    """A reader's reason for skipping a capture, as the sentence of its message."""
+    return sentence(SKIP_KEYS[reason]) if reason in SKIP_KEYS else reason
+
+
+def skipped_note(rel: str, reason: str) -> str:
+    """``capture <rel> skipped: <why>``."""
+    return sentence("msg.note.skipped", rel=rel, msg_problem=skip_reason(reason))
 
 
 @dataclass
@@ -41,14 +56,12 @@ def analyze_att(ref: CaptureRef, bundle: Bundle | None = None) -> list[CaptureAn
     instructions = cap.instructions
     notes = []
     if cap.odd_cells:
-        notes.append(f"{cap.odd_cells} numeric cells of code.json were not integers; counted as 0 "
-                     "(as the reference does)")
+        notes.append(sentence("msg.cap.oddcells", n=cap.odd_cells))
     if not instructions:
-        notes.append("code.json lists no instructions")
+        notes.append(sentence("msg.cap.noinstructions"))
     summary = hotspots.summarize(instructions)
     if instructions and summary["source_mapped"][0] == 0:
-        notes.append("no instruction is mapped to source: the kernel was built without debug info "
-                     "(or a cached no-debug build was reused)")
+        notes.append(sentence("msg.cap.nosource"))
     occupancy, arch, arch_source = occ_model.for_capture(ref, bundle, instructions, cap.jit_name)
     if occupancy:
         notes.extend(occupancy.notes)

@@ -21,6 +21,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from generator.analyze.message import sentence
 from generator.model import FORMAT_VERSION, STALL_TYPES, WAVE_STATES, Bundle, CaptureAnalysis, LineHotspot
 
 #: ``ui_output_agent_<pid>_dispatch_<n>`` plus an optional ``_<suffix>`` of a re-capture.
@@ -222,23 +223,20 @@ def comparison_notes(a: CaptureAnalysis, b: CaptureAnalysis, lines: list[LineRow
     """What a reader must know before trusting the deltas."""
     notes = []
     if a.kernel != b.kernel:
-        notes.append(f"the captures are of different kernels ({a.kernel} vs {b.kernel})")
+        notes.append(sentence("msg.cmp.kernels", a=a.kernel, b=b.kernel))
     if a.stall_unit != b.stall_unit:
-        notes.append(f"the stall units differ ({a.stall_unit} vs {b.stall_unit}): compare shares only")
+        notes.append(sentence("msg.cmp.units", a=a.stall_unit, b=b.stall_unit))
     if len(a.instructions) != len(b.instructions):
-        notes.append(f"the ISA differs ({len(a.instructions)} vs {len(b.instructions)} instructions): "
-                     "the kernel was changed between the captures")
+        notes.append(sentence("msg.cmp.isa", a=len(a.instructions), b=len(b.instructions)))
     if len(a.waves) != len(b.waves):
-        notes.append(f"{len(a.waves)} vs {len(b.waves)} sampled waves: cycle totals are not comparable, shares are")
+        notes.append(sentence("msg.cmp.waves", a=len(a.waves), b=len(b.waves)))
     only_a = sum(1 for r in lines if r.b_share is None)
     only_b = sum(1 for r in lines if r.a_share is None)
     if only_a or only_b:
-        notes.append(f"{only_a} top line(s) appear only in A and {only_b} only in B: "
-                     "the source attribution changed between the captures")
+        notes.append(sentence("msg.cmp.lines", a=only_a, b=only_b))
     if a.source_mapped[0] == 0 or b.source_mapped[0] == 0:
         which = [x for x, c in (("A", a), ("B", b)) if c.source_mapped[0] == 0]
-        notes.append(f"{' and '.join(which)} {'have' if len(which) > 1 else 'has'} no source mapping: "
-                     "line rows cannot match")
+        notes.append(sentence("msg.cmp.nomap.both" if len(which) > 1 else "msg.cmp.nomap", which=" and ".join(which)))
     return notes
 
 
@@ -318,10 +316,11 @@ def pairs_to_compare(bundle: Bundle, analyses: list[CaptureAnalysis]) -> list[Ca
                 continue
             a = _original_for(b, originals)
             if a is not None:
-                pairs.append(CapturePair(a, b, "recapture", f"{label or '(no label)'}: before vs {suffix}"))
+                pairs.append(CapturePair(a, b, "recapture", sentence("msg.cmp.recapture", label=label or "(no label)",
+                                                                     suffix=suffix)))
     latest = {label: by_label[label][-1] for label in labels}
     for i, la in enumerate(labels):
         for lb in labels[i + 1:]:
             pairs.append(CapturePair(latest[la], latest[lb], "labels",
-                                     f"{la or '(no label)'} vs {lb or '(no label)'}"))
+                                     sentence("msg.cmp.labels", label=la or "(no label)", label_b=lb or "(no label)")))
     return pairs

@@ -16,7 +16,10 @@ Example: ``Msg("finding.snop_hazard.title")``; ``msg("verdict.reason.blocked", h
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
 from typing import Any, Union
 
 Param = Union[str, int, float, "Msg", list, "Items"]
@@ -76,3 +79,60 @@ def _param_from_json(v: Any) -> Any:
         items = [_param_from_json(x) for x in v["list"]]
         return Items(tuple(items), v["sep"]) if "sep" in v else items
     return v
+
+
+# ---------------------------------------------------------------- sentences: English text carrying its message
+
+# The catalogues (one per language, same keys): top-level templates/i18n/, or the wheel's copy.
+_ROOT = Path(__file__).resolve().parent.parent.parent
+CATALOGUES = next((p for p in (_ROOT / "templates", _ROOT / "kernel_atlas_templates")
+                   if (p / "base.html").is_file()), _ROOT / "templates") / "i18n"
+
+
+@lru_cache(maxsize=None)
+def catalogue(lang: str) -> dict[str, str]:
+    """The catalogue of one language (key -> string with ``{name}`` placeholders)."""
+    return json.loads((CATALOGUES / f"{lang}.json").read_text(encoding="utf-8"))
+
+
+class Sentence(str):
+    """A sentence made from a message: its English text (printed, compared and stored as the plain
+    text it is) and ``msg``, from which the site words it in any language. Make one with
+    :func:`sentence` where its facts are known; a ``msg_*`` parameter holds a nested sentence."""
+
+    msg: Msg
+
+    def __new__(cls, text: str, m: Msg) -> Sentence:
+        obj = super().__new__(cls, text)
+        obj.msg = m
+        return obj
+
+    def __reduce__(self):
+        return Sentence, (str(self), self.msg)
+
+
+def sentence(key: str, **params: Any) -> Sentence:
+    """The English of catalogue string ``key`` filled with ``params`` (as ``str.format`` fills it),
+    carrying the message: ``sentence("msg.flag.hard", n=3)`` is "3 hard failures"."""
+    return Sentence(catalogue("en")[key].format(**params), Msg(key, tuple(params.items())))
+
+
+def sentence_json(s: str) -> Any:
+    """A shown text for a JSON record: a sentence as ``{"sentence": [text, key, {name: value}]}``
+    (nested sentences alike), any other text as it is."""
+    if not isinstance(s, Sentence):
+        return s
+    return {"sentence": [str(s), s.msg.key, {k: sentence_json(v) for k, v in s.msg.params}]}
+
+
+def sentence_from_json(v: Any) -> Any:
+    """The text of :func:`sentence_json`'s record."""
+    if isinstance(v, dict) and "sentence" in v:
+        text, key, params = v["sentence"]
+        return Sentence(text, Msg(key, tuple((k, sentence_from_json(x)) for k, x in params.items())))
+    return v
+
+
+def counted(key: str, n: int) -> str:
+    """``key``, or its singular ``key.one`` when ``n`` is 1 (``msg.flag.hard.one``: "1 hard failure")."""
+    return f"{key}.one" if n == 1 else key

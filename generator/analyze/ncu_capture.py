@@ -21,6 +21,7 @@ import os
 import re
 from typing import Any
 
+from generator.analyze.message import sentence
 from generator.analyze.ncu_metrics import classify_bottleneck, details_table, ncu_metrics
 from generator.errors import InputError
 from generator.model import (
@@ -198,13 +199,14 @@ _PIPE_RULE = re.compile(r"Tensor[^.]*? is the highest-utilized pipeline \(([\d.]
 
 
 def tensor_fallback(d: DetailsLaunch | None, instructions: list[Instruction]) -> tuple[float | None, str]:
-    """Tensor-pipe % without the raw page: the HighPipeUtilization rule, or 0 without MMA."""
+    """Tensor-pipe % without the raw page, and how it was found: "rule" (the HighPipeUtilization rule) or
+    "nomma" (0: no MMA instruction); None when neither tells."""
     for rule in (d.rules if d else []):
         m = _PIPE_RULE.search(rule.description)
         if rule.name == "HighPipeUtilization" and m:
-            return float(m.group(1)), "read from the HighPipeUtilization rule"
+            return float(m.group(1)), "rule"
     if instructions and not any(opcode(i.asm).endswith("MMA") for i in instructions):
-        return 0.0, "taken as 0: the SASS holds no MMA instruction"
+        return 0.0, "nomma"
     return None, ""
 
 
@@ -296,11 +298,11 @@ def analyze_launch(i: int, n: int, s: SassLaunch | None, c: CudaLaunch | None, d
         loc = f"{virtual_path(where[0], root)}:{where[1]}" if where else UNKNOWN_LOC
         instructions.append(build_instruction(k, row, loc))
     if not s and c:
-        notes.append("instructions read from the cuda,sass page (no source_sass.csv)")
+        notes.append(sentence("msg.ncu.cap.cudasass"))
     if s and not c:
-        notes.append("no per-line view (source_cuda_sass.csv absent): instructions are not mapped to source lines")
+        notes.append(sentence("msg.ncu.cap.noline"))
     if not rows:
-        notes.append("no source page: metrics only, no per-instruction warp-stall samples")
+        notes.append(sentence("msg.ncu.cap.nosource"))
     total = sum(x.total_cycles for x in instructions)
     stall = sum(x.stall_cycles for x in instructions)
     by_reason: dict[str, int] = {}
@@ -327,7 +329,7 @@ def analyze_launch(i: int, n: int, s: SassLaunch | None, c: CudaLaunch | None, d
             metrics["sol"]["tensor_pipe_pct"] = tc
             metrics["bottleneck"] = classify_bottleneck(metrics["dram_throughput_pct"], tc,
                                                         metrics["sm_throughput_pct"], metrics["l2_hit_rate_pct"])
-            notes.append(f"tensor-pipe % {why} (no raw page)")
+            notes.append(sentence(f"msg.ncu.cap.tensor.{why}"))
     shapes = prov.get("profiled_shapes") or []
     extra: dict[str, Any] = {
         "ncu": metrics,

@@ -42,6 +42,7 @@ from __future__ import annotations
 import re
 from typing import Any, Iterable
 
+from generator.analyze.message import sentence
 from generator.model import UNKNOWN_LOC, CaptureAnalysis
 
 FORMAT_VERSION = 1
@@ -87,6 +88,13 @@ RULE_METRICS: dict[str, tuple[tuple[str, str], ...]] = {
     "ThreadDivergence": (("Warp State Statistics", "Avg. Not Predicated Off Threads Per Warp"),),
     "RegisterSpilling": (("Memory Workload Analysis", "Local Memory Spilling Requests"),),
 }
+
+#: The message of each reason's words (``msg.ncu.reason.*``).
+REASON_KEYS = {r: "msg.ncu.reason." + r.removeprefix("stall_").replace("_resolving", "") for r in REASON_TEXT}
+
+#: The message of each bottleneck's title (``msg.ncu.*``).
+TITLE_KEYS = {"memory-bound": "msg.ncu.memory", "compute-bound": "msg.ncu.compute",
+              "compute+memory-bound": "msg.ncu.both", "latency-bound": "msg.ncu.latency", "unknown": "msg.ncu.unknown"}
 
 TITLES = {
     "memory-bound": "Memory-bound",
@@ -179,19 +187,20 @@ def reason_text(a: CaptureAnalysis, reason: str) -> str:
     if reason == "stall_barrier":
         share = wgmma_wait_share(a)
         if share > 0.5:
-            return (f"asynchronous warpgroup MMA (wgmma) results ({share * 100:.0f} % of these samples sit on "
-                    f"{WGMMA_WAIT}, not at a CTA barrier: the tensor cores, or too shallow a wgmma pipeline, bind)")
-    return REASON_TEXT.get(reason, reason)
+            return sentence("msg.ncu.reason.wgmma", share=f"{share * 100:.0f}", op=WGMMA_WAIT)
+    return sentence(REASON_KEYS[reason]) if reason in REASON_KEYS else reason
 
 
-def key_issue(a: CaptureAnalysis) -> str:
-    """One line: what most stalled warps wait for, and where."""
+def key_issue(a: CaptureAnalysis, capital: bool = False) -> str:
+    """One line: what most stalled warps wait for, and where (``capital``: to open a sentence)."""
     reason, share = top_reason(a)
     if not reason:
-        return "no warp-stall samples"
+        return sentence("msg.ncu.nosamples.cap" if capital else "msg.ncu.nosamples")
     where = hottest_line(a, reason)
-    at = f" at {short_loc(where)}" if where and where != UNKNOWN_LOC else ""
-    return f"{share * 100:.0f} % of stalled samples wait for {reason_text(a, reason)}{at}"
+    said = dict(share=f"{share * 100:.0f}", msg_reason=reason_text(a, reason))
+    if where and where != UNKNOWN_LOC:
+        return sentence("msg.ncu.issue.at", **said, loc=short_loc(where))
+    return sentence("msg.ncu.issue", **said)
 
 
 def root_cause(a: CaptureAnalysis) -> tuple[str, str | None]:
@@ -201,36 +210,28 @@ def root_cause(a: CaptureAnalysis) -> tuple[str, str | None]:
     kind = b.get("kind", "unknown")
     dram, tc, high = b.get("dram_pct"), b.get("tensor_pct"), b.get("high_pct", 60.0)
     occ = (m.get("occupancy") or {})
-    issue = key_issue(a)
+    issue = key_issue(a, capital=True)
     if kind == "memory-bound":
         bw = m.get("dram_bandwidth_gbs")
-        bw_text = f" ({bw / 1000:.2f} TB/s)" if bw else ""
-        first = (f"DRAM throughput is {pct(dram)} of peak{bw_text} while the tensor pipe is at {pct(tc)}, "
-                 f"so the kernel is limited by moving bytes, not by math.")
-        second = f"{issue[0].upper() + issue[1:]}; only fewer bytes per result (fusion, narrower types, reuse) makes it faster."
+        cause = sentence("msg.ncu.rc.memory", dram=pct(dram), bw=f" ({bw / 1000:.2f} TB/s)" if bw else "", tc=pct(tc),
+                         msg_issue=issue)
     elif kind == "compute-bound":
-        first = (f"The tensor pipe is busy {pct(tc)} of the time while DRAM is at {pct(dram)}, "
-                 f"so math throughput limits the kernel.")
-        second = f"{issue[0].upper() + issue[1:]}; keep the tensor pipe fed (larger tiles, fewer non-MMA instructions per MMA)."
+        cause = sentence("msg.ncu.rc.compute", tc=pct(tc), dram=pct(dram), msg_issue=issue)
     elif kind == "compute+memory-bound":
-        first = (f"Both DRAM ({pct(dram)}) and the tensor pipe ({pct(tc)}) run above {high:.0f} % of peak, "
-                 f"so the kernel sits near the roofline ridge.")
-        second = f"{issue[0].upper() + issue[1:]}; further gains need less data movement and less math at once."
+        cause = sentence("msg.ncu.rc.both", dram=pct(dram), tc=pct(tc), high=f"{high:.0f}", msg_issue=issue)
     elif kind == "latency-bound":
         limiter = occ.get("limiter")
-        occ_text = (f"achieved occupancy is {pct(occ.get('achieved_pct'))}"
-                    + (f" (theoretical {pct(occ.get('theoretical_pct'))}, limited by {limiter})" if limiter else ""))
-        first = (f"Neither DRAM ({pct(dram)}) nor the tensor pipe ({pct(tc)}) reaches {high:.0f} % of peak, "
-                 f"so warps wait on latency rather than on a saturated unit.")
-        second = f"{issue[0].upper() + issue[1:]} and {occ_text}; more independent work per SM (occupancy, ILP, pipelining) is the lever."
+        achieved = pct(occ.get("achieved_pct"))
+        occ_said = (sentence("msg.ncu.occ.limited", occ=achieved, theo=pct(occ.get("theoretical_pct")), lim=limiter)
+                    if limiter else sentence("msg.ncu.occ", occ=achieved))
+        cause = sentence("msg.ncu.rc.latency", dram=pct(dram), tc=pct(tc), high=f"{high:.0f}", msg_issue=issue,
+                         msg_occ=occ_said)
     else:
-        first = "The details page is missing, so the throughput percentages that decide the bottleneck are unknown."
-        second = f"{issue[0].upper() + issue[1:]}."
+        cause = sentence("msg.ncu.rc.unknown", msg_issue=issue)
     locality = None
     if b.get("locality") and b.get("l2_hit_pct") is not None:
-        locality = (f"L2 hit rate is {pct(b['l2_hit_pct'])} (< 80 %): data is fetched from DRAM more than once "
-                    f"or not reused across blocks; expected for pure streaming kernels.")
-    return f"{first} {second}", locality
+        locality = sentence("msg.ncu.locality", pct=pct(b["l2_hit_pct"]))
+    return cause, locality
 
 
 def _detail(a: CaptureAnalysis, section: str, metric: str) -> str | None:
@@ -478,7 +479,7 @@ def ncu_summary(analyses: CaptureAnalysis | list[CaptureAnalysis], rows: Iterabl
     profiled = {(a.extra.get("shape") or {}).get("shape_id") for a in launches} - {None}
     notes = []
     if not primary.extra.get("ncu"):
-        notes.append("no details page: durations, throughputs and rules are unavailable")
+        notes.append(sentence("msg.ncu.nodetails"))
     return {
         "format_version": FORMAT_VERSION,
         "kernel": primary.kernel,
@@ -490,7 +491,7 @@ def ncu_summary(analyses: CaptureAnalysis | list[CaptureAnalysis], rows: Iterabl
         "stages": [stage(a) for a in launches],
         "bottleneck": {
             "kind": kind,
-            "title": TITLES.get(kind, kind),
+            "title": sentence(TITLE_KEYS[kind]) if kind in TITLE_KEYS else kind,
             "css": "bound-" + kind.replace("+", "-"),
             "root_cause": cause,
             "locality": locality,

@@ -21,6 +21,7 @@ from __future__ import annotations
 import os
 import re
 
+from generator.analyze.message import sentence
 from generator.read import rocprof
 from generator.errors import InputError
 from generator.analyze.message import Msg, msg
@@ -203,16 +204,15 @@ def pick_variant(rows: list[dict], instructions: list[Instruction], isa_vgprs: i
     by_dispatch = next((r for r in rows if m and r.get("Dispatch_Id") == m.group(1)), None)
     desc = "; ".join(f"VGPR {vs[0].get('VGPR_Count')}, SGPR {vs[0].get('SGPR_Count')}, "
                      f"LDS {vs[0].get('LDS_Block_Size')} ({plural(len(vs), 'dispatch')})" for vs in variants.values())
-    head = f"the kernel trace holds {len(variants)} compiled variants of {rows[0].get('Kernel_Name')} ({desc}); "
+    head = dict(n=len(variants), name=rows[0].get("Kernel_Name"), desc=desc)
     if len(agreeing) == 1:
         row = agreeing[0][0]
-        return row, head + (f"using VGPR {row.get('VGPR_Count')}: the only one the ISA agrees with "
-                            f"({'uses' if uses_lds else 'no'} LDS, {isa_vgprs} VGPRs scanned)")
+        return row, sentence("msg.occ.variants.isa." + ("lds" if uses_lds else "nolds"), **head,
+                             v=row.get("VGPR_Count"), isa=isa_vgprs)
     if by_dispatch is not None:
-        return by_dispatch, head + (f"using VGPR {by_dispatch.get('VGPR_Count')}: the variant of dispatch "
-                                    f"{m.group(1)}, the captured one (the ISA fits "
-                                    f"{'several' if agreeing else 'none'})")
-    return rows[0], head + "using the first: neither the ISA nor the dispatch number tells them apart"
+        return by_dispatch, sentence("msg.occ.variants.dispatch." + ("several" if agreeing else "none"), **head,
+                                     v=by_dispatch.get("VGPR_Count"), d=m.group(1))
+    return rows[0], sentence("msg.occ.variants.first", **head)
 
 
 def for_capture(ref: CaptureRef, bundle: Bundle | None, instructions: list[Instruction],
@@ -230,12 +230,12 @@ def for_capture(ref: CaptureRef, bundle: Bundle | None, instructions: list[Instr
             rows = rocprof.kernel_dispatches(trace, jit_name)
         except InputError as err:
             rows = []
-            notes.append(f"kernel trace unreadable: {err.message}")
+            notes.append(sentence("msg.occ.unreadable", error=err.message))
         row, variant_note = pick_variant(rows, instructions, isa_v, ref.name)
         if variant_note:
             notes.append(variant_note)
         if not rows:
-            notes.append(f"kernel {jit_name} not found in {os.path.basename(trace)}; using the ISA alone")
+            notes.append(sentence("msg.occ.notfound", name=jit_name, file=os.path.basename(trace)))
     to_int = rocprof.to_int
     csv_v = to_int(row.get("VGPR_Count")) if row else None
     csv_a = to_int(row.get("Accum_VGPR_Count")) if row else None

@@ -47,6 +47,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
+from generator.analyze.message import counted, sentence
 from generator.errors import InputError
 from generator.model import FORMAT_VERSION
 from generator.read.rocprof import read_csv_dicts
@@ -457,13 +458,13 @@ def analyze_samples(
     else:
         chosen = list(samples)
         if len(all_kernels) > 1:
-            notes.append(f"{len(all_kernels)} kernels mixed together: pass --kernel-contains to pick one")
+            notes.append(sentence("msg.pmc.mixed", n=len(all_kernels), flag="--kernel-contains"))
     kernels = sorted({s.kernel for s in chosen})
     if kernel_substr and len(kernels) > 1:
-        notes.append(f"{len(kernels)} kernels contain {kernel_substr!r}: their dispatches are summed")
+        notes.append(sentence("msg.pmc.summed", n=len(kernels), sub=repr(kernel_substr)))
     if kernel_substr and not chosen and samples:
         shown = ", ".join(all_kernels[:6]) + (" ..." if len(all_kernels) > 6 else "")
-        notes.append(f"no dispatch of a kernel containing {kernel_substr!r} (kernels: {shown or 'none'})")
+        notes.append(sentence("msg.pmc.nodispatch", sub=repr(kernel_substr), shown=shown or "none"))
 
     by_file: dict[str, set[int]] = {}
     for s in chosen:
@@ -485,10 +486,10 @@ def analyze_samples(
     if hit and miss:
         l2 = ratio(hit.mean, hit.mean + miss.mean)
         if l2 is None:
-            notes.append("TCC_HIT + TCC_MISS = 0: no L2 traffic recorded, no hit rate")
+            notes.append(sentence("msg.pmc.nol2", hit=TCC_HIT, miss=TCC_MISS))
         if hit.dispatches != miss.dispatches:
-            notes.append(f"TCC_HIT and TCC_MISS cover {hit.dispatches} and "
-                         f"{plural(miss.dispatches, 'dispatch')}: per-dispatch means used")
+            notes.append(sentence(counted("msg.pmc.cover", miss.dispatches), hit=TCC_HIT, miss=TCC_MISS,
+                                  a=hit.dispatches, b=miss.dispatches))
 
     rd, rd32 = resolved.get(RDREQ), resolved.get(RDREQ_32B)
     frac = hbm = over = None
@@ -497,15 +498,15 @@ def analyze_samples(
         if rd32:
             frac = ratio(rd32.mean, rd.mean)
             if frac is None:
-                notes.append("TCC_EA0_RDREQ = 0: no HBM reads recorded, no 32B fraction")
+                notes.append(sentence("msg.pmc.nohbm", req=RDREQ))
             rd32_total = rd32.mean * rd.dispatches
         hbm = hbm_read_bytes(rd.total, rd32_total, ea_channels)
         if not rd32:
-            notes.append("TCC_EA0_RDREQ_32B missing: HBM bytes assume full 64B requests")
+            notes.append(sentence("msg.pmc.no32b", req=RDREQ_32B))
         if ideal_bytes is not None:
             over = ratio(hbm, ideal_bytes * rd.dispatches)
             if over is None:
-                notes.append("ideal bytes are 0: no over-fetch")
+                notes.append(sentence("msg.pmc.noideal"))
 
     durations = [
         e - b
@@ -558,38 +559,32 @@ def read_metrics(r: PmcResult) -> list[str]:
     if r.l2_hit_rate is not None:
         pct = r.l2_hit_rate * 100
         if r.l2_hit_rate < STREAMING_HIT_RATE:
-            out.append(f"L2 hit rate {pct:.1f} %: pure streaming, each byte is read once "
-                       "(expected for paged-KV decode; not a goal to raise)")
+            out.append(sentence("msg.pmc.l2.stream", pct=f"{pct:.1f}", case="paged-KV decode"))
         else:
-            out.append(f"L2 hit rate {pct:.1f} %: L2 serves re-used data across workgroups")
+            out.append(sentence("msg.pmc.l2.reuse", pct=f"{pct:.1f}"))
     if r.frac_32b is not None:
         pct = r.frac_32b * 100
         if r.frac_32b <= FULL_LINE_32B_FRACTION:
-            out.append(f"32B fraction {pct:.1f} %: full 64B lines, loads are coalesced")
+            out.append(sentence("msg.pmc.32b.ok", pct=f"{pct:.1f}"))
         else:
-            out.append(f"32B fraction {pct:.1f} %: many half-line (32B) HBM reads: "
-                       "partial or misaligned accesses waste bandwidth; widen or align the loads")
+            out.append(sentence("msg.pmc.32b.bad", pct=f"{pct:.1f}"))
     if r.over_fetch is not None:
         lo, hi = OVER_FETCH_OK
         if lo <= r.over_fetch <= hi:
-            out.append(f"over-fetch {r.over_fetch:.2f}x: no redundant reads")
+            out.append(sentence("msg.pmc.of.ok", x=f"{r.over_fetch:.2f}x"))
         elif r.over_fetch > hi:
-            out.append(f"over-fetch {r.over_fetch:.2f}x: HBM reads exceed the ideal: redundant "
-                       "reads (data fetched by several workgroups, or tiles wider than needed)")
+            out.append(sentence("msg.pmc.of.high", x=f"{r.over_fetch:.2f}x"))
         else:
-            out.append(f"over-fetch {r.over_fetch:.2f}x: fewer HBM bytes than the ideal: the ideal "
-                       "is overstated, data came from cache, or --ea-channels is too low")
+            out.append(sentence("msg.pmc.of.low", x=f"{r.over_fetch:.2f}x", flag="--ea-channels"))
     elif r.hbm_read_bytes is not None and r.ideal_bytes is None:
-        out.append("give --ideal-gb (bytes one dispatch must read) to judge over-fetch")
+        out.append(sentence("msg.pmc.of.noideal", flag="--ideal-gb"))
     if r.bw_fraction is not None:
         pct = r.bw_fraction * 100
         lo, hi = NORMAL_STREAMING_BW
         if r.bw_fraction >= lo:
-            out.append(f"achieved bandwidth {pct:.0f} % of peak: normal for clean streaming "
-                       f"({lo * 100:.0f}-{hi * 100:.0f} % is typical)")
+            out.append(sentence("msg.pmc.bw.ok", pct=f"{pct:.0f}", lo=f"{lo * 100:.0f}", hi=f"{hi * 100:.0f}"))
         else:
-            out.append(f"achieved bandwidth {pct:.0f} % of peak: below the {lo * 100:.0f}-"
-                       f"{hi * 100:.0f} % of clean streaming: latency or too few bytes in flight")
+            out.append(sentence("msg.pmc.bw.low", pct=f"{pct:.0f}", lo=f"{lo * 100:.0f}", hi=f"{hi * 100:.0f}"))
     return out
 
 
@@ -617,10 +612,10 @@ def analyze_files(
         except InputError as err:
             if not skip_unusable:
                 raise
-            notes.append(f"skipped {err.message}")
+            notes.append(sentence("msg.pmc.skipped", error=err.message))
             continue
         if not got:
-            notes.append(f"{p}: no counter rows")
+            notes.append(sentence("msg.pmc.norows", file=p))
         samples.extend(got)
         used.append(p)
         if arch is None and (p.endswith(".db") or is_sqlite(p)):

@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
 
+from generator.analyze.message import sentence
 from generator.errors import InputError
 from generator.read import campaign, jsonio
 
@@ -431,8 +432,9 @@ def precision_for(peaks: Peaks, device: Device, dtype: str | None) -> tuple[str,
     if prec and prec in device.tflops:
         return prec, None
     fallback = peaks.default_precision if peaks.default_precision in device.tflops else sorted(device.tflops)[0]
-    why = f"no {prec} peak for {device.key}" if prec else f"dtype {dtype or '?'} has no peak mapping"
-    return fallback, f"{why}: used the {fallback} peak"
+    if prec:
+        return fallback, sentence("msg.roof.noprec", prec=prec, device=device.key, fallback=fallback)
+    return fallback, sentence("msg.roof.nomap", dtype=dtype or "?", fallback=fallback)
 
 
 # ---------------------------------------------------------------- shapes
@@ -529,10 +531,10 @@ def _place(get: Callable[[str], Any], device: Device, peaks: Peaks,
 def _above_roof_text(tflops: float, gbps: float, dtype: str, device: Device) -> str:
     """What rule 9 says of a row above a roof (HBM first, then compute), or ""."""
     if gbps > ABOVE_ROOF_FACTOR * device.hbm_tbs * 1000:
-        return f"{gbps / 1000:.1f} TB/s {ABOVE_ROOF_TEXT}"
+        return sentence("msg.roof.above", tbs=f"{gbps / 1000:.1f}")
     peak = device.tflops.get(COMPUTE_ROOF_DTYPES.get(dtype.lower(), ""))
     if peak and tflops > COMPUTE_ROOF_FACTOR * peak:
-        return f"{tflops:,.0f} TFLOP/s {ABOVE_COMPUTE_TEXT}"
+        return sentence("msg.roof.compute", tflops=f"{tflops:,.0f}")
     return ""
 
 
@@ -623,5 +625,5 @@ def campaign_roofline(campaign_dir: str | os.PathLike, config: Any = None,
                            arch=archs[0] if archs else None)
     result = build_roofline(rows, device, peaks, measured_bytes)
     if len(archs) > 1:
-        result.notes.append(f"rows from several archs ({', '.join(archs)}): used {device.key}")
+        result.notes.append(sentence("msg.roof.archs", archs=", ".join(archs), device=device.key))
     return result

@@ -34,6 +34,7 @@ import yaml
 
 from generator.errors import InputError
 from generator.model import FORMAT_VERSION
+from generator.analyze.message import sentence
 from generator.analyze.pmc import connect_readonly
 from generator.read.rocprof import (
     agent_arch,
@@ -564,7 +565,7 @@ def bundle_run_stats(bundle_dir: str | os.PathLike, jit_kernel: str | None = Non
     regexes = bundle_trace_regexes(root / "source") if (root / "source").is_dir() else []
     traced = pick_traced(kernels, regexes, jit_kernel)
     if (regexes or jit_kernel) and traced is None:
-        notes.append(f"the traced kernel ({jit_kernel or ', '.join(regexes)}) is not in the kernel table")
+        notes.append(sentence("msg.run.notraced", name=jit_kernel or ", ".join(regexes)))
 
     timing = None
     trace_csv = _first(cv, (KERNEL_TRACE,), "*kernel_trace.csv") if cv.is_dir() else None
@@ -578,7 +579,7 @@ def bundle_run_stats(bundle_dir: str | os.PathLike, jit_kernel: str | None = Non
             timing = DispatchTiming(traced.name, len(durs), min(durs), statistics.median(durs),
                                     max(durs), statistics.fmean(durs), sum(durs))
     if traced and timing is None:
-        notes.append("no dispatch timing for the traced kernel (no kernel trace)")
+        notes.append(sentence("msg.run.notiming"))
 
     agent = None
     agent_csv = _first(cv, (AGENT_INFO,), "*agent_info.csv") if cv.is_dir() else None
@@ -586,7 +587,7 @@ def bundle_run_stats(bundle_dir: str | os.PathLike, jit_kernel: str | None = Non
         agent = pick_agent(read_agent_info(agent_csv), timing.agent if timing else None)
         sources["agent_info"] = rel(agent_csv)
     if agent is None:
-        notes.append("no GPU agent info")
+        notes.append(sentence("msg.run.noagent"))
 
     return RunStats(
         kernels=kernels,

@@ -21,6 +21,7 @@ from typing import Any
 
 from generator.analyze import analysis, commits
 from generator.analyze.kernels import KernelRef, pair_kernels, read_first
+from generator.analyze.message import sentence
 from generator.analyze.verdicts import load_kernels_json, score_folder, sweep_floor
 from generator.config import load_config
 from generator.errors import InputError, relative_text
@@ -118,13 +119,13 @@ def campaign_problem(rel: str, err: InputError | str) -> str:
     """The one line of a campaign that could not be scored, naming its path once."""
     text = err.message if isinstance(err, InputError) else err
     if text.startswith((rel + ":", rel + "/")):  # the message already starts with the folder
-        return f"campaign {text}"
-    return f"campaign {rel}: {text}"
+        return sentence("msg.broken.campaign.path", error=text)
+    return sentence("msg.broken.campaign", rel=rel, error=text)
 
 
 def capture_problem(rel: str, err: InputError | str) -> str:
     """The one line of a capture that could not be analyzed."""
-    return f"capture {rel}: {err.message if isinstance(err, InputError) else err}"
+    return sentence("msg.broken.capture", rel=rel, error=err.message if isinstance(err, InputError) else err)
 
 
 def kernel_state(ref: KernelRef, score: Any = None, *, broken: list[str] = (), skipped: list[str] = (),
@@ -142,15 +143,15 @@ def kernel_state(ref: KernelRef, score: Any = None, *, broken: list[str] = (), s
     scored = score is not None and score.is_verdict
     missing = []
     if ref.bundle is None:
-        missing.append("no profiling bundle: nothing was captured")
+        missing.append(sentence("msg.missing.bundle"))
     elif not ref.bundle.captures:
-        missing.append("the bundle holds no capture")
+        missing.append(sentence("msg.missing.captures"))
     elif not analyzed:
-        missing.append("no capture could be analyzed")
+        missing.append(sentence("msg.missing.analyzed"))
     if ref.op is None:
-        missing.append("no timing campaign: no verdict")
+        missing.append(sentence("msg.missing.campaign"))
     elif score is not None and not scored:
-        missing.append(f"campaign {ref.op} has a shape ledger but no benchmark results")
+        missing.append(sentence("msg.missing.results", op=ref.op))
     hotspot = hotspot_of(*primary) if primary is not None else None
     profiled = (commits.capture_commit(primary[1]) or sweep_profiled) if primary is not None else None
     return KernelState(
@@ -197,7 +198,7 @@ def read_kernel_state(ref: KernelRef, root: str, config, kernels_json, sweep_pro
     if ref.bundle is not None:
         primary, problems = read_primary(ref.bundle, root)
         broken.extend(problems)
-    skipped = [f"capture {c.rel} skipped: {c.skipped}" for c in ref.bundle.captures if c.skipped] if ref.bundle else []
+    skipped = [analysis.skipped_note(c.rel, c.skipped) for c in ref.bundle.captures if c.skipped] if ref.bundle else []
     st = kernel_state(ref, score, broken=broken, skipped=skipped, primary=primary, analyzed=primary is not None,
                       sweep_profiled=sweep_profiled)
     return st, score

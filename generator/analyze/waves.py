@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Iterable, Mapping, Sequence
 
+from generator.analyze.message import sentence
 from generator.model import Instruction, WavesSummary, WaveFile
 from generator.read import att
 
@@ -28,9 +29,7 @@ def not_representative_text(summary: WavesSummary | None) -> str:
     """What a capture with no working wave says first, wherever it is shown ("" otherwise)."""
     if summary is None or summary.representative:
         return ""
-    return (f"Not representative: all {summary.sampled} sampled waves exit early (each runs under 5 % of the "
-            "longest wave's or 2 % of the kernel's instructions), so these hotspots describe launch and exit "
-            "only. Re-capture another dispatch or iteration range, or a grid that gives the traced CU work.")
+    return sentence("msg.notrep", n=summary.sampled)
 
 
 def early_exit_flags(counts: Sequence[int], static_instructions: int) -> list[bool]:
@@ -105,8 +104,7 @@ def read_waves(capture_dir: str, waves: Sequence[WaveFile], instructions: Sequen
     notes: list[str] = []
     present = att.present_waves(capture_dir, waves)
     if len(present) < len(waves):
-        notes.append(f"{len(waves) - len(present)} of {len(waves)} wave files listed in filenames.json "
-                     "are missing: the wave summary counts the others")
+        notes.append(sentence("msg.waves.missing", n=len(waves) - len(present), total=len(waves)))
     counts = att.wave_instruction_counts(capture_dir, present)
     flags = early_exit_flags(counts, len(instructions))
     early, early_cycles = stall_by_pc(row for w, f in zip(present, flags) if f

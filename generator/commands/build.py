@@ -36,20 +36,15 @@ def add_arguments(p) -> None:
 
 
 def run(args) -> int:
-    """Build, print warnings and the summary (every broken kernel with its reason) on stderr."""
-    from generator.site import render
-
-    templates = render.compile_elsewhere()  # on another core while the rest is imported and planned
+    """Build (under the tool's garbage-collector policy, ``commands.collector_policy``), print warnings
+    and the summary (every broken kernel with its reason) on stderr."""
+    from generator.commands import collector_policy
     from generator.site.build import build_site
 
-    try:
+    with collector_policy():
         summary = build_site(args.sweep, args.out, base_url=args.base_url, force=args.force,
                              progress=False if args.quiet else None, history_dir=args.history,
-                             history_label=args.label, history_commit=args.commit, jobs=max(1, args.jobs),
-                             templates=templates)
-    finally:
-        if templates is not None:
-            templates.cancel()  # unused when nothing changed or the build failed; spent otherwise
+                             history_label=args.label, history_commit=args.commit, jobs=max(1, args.jobs))
     if not args.quiet:
         for w in summary.warnings:
             print(f"kernel-atlas: warning: {w}", file=sys.stderr)

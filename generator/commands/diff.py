@@ -73,10 +73,14 @@ def options_from_args(args) -> diffmod.DiffOptions:
 
 
 def run(args) -> int:
-    """Load both sides, compare, print; see the module docstring for the exit status."""
+    """Load both sides (under the tool's garbage-collector policy), compare, print; see the module
+    docstring for the exit status."""
+    from generator.commands import collector_policy
+
     options = options_from_args(args)
-    old = load_snapshot(args.old, args.old_label or _label(args.old))
-    new = load_snapshot(args.new, args.new_label or _label(args.new))
+    with collector_policy():
+        old = load_snapshot(args.old, args.old_label or _label(args.old))
+        new = load_snapshot(args.new, args.new_label or _label(args.new))
     result = diffmod.diff_snapshots(old, new, options)
     max_rows = max(1, args.max_rows)
     if args.json:

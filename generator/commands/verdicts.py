@@ -99,8 +99,12 @@ def collect(paths: list[str], config_file: str | None = None) -> tuple[dict, str
 
 
 def run(args) -> int:
-    """Score and print; see the module docstring for the exit status."""
-    scores, root = collect(args.paths, args.config)
+    """Score (under the tool's garbage-collector policy) and print; see the module docstring for the
+    exit status."""
+    from generator.commands import collector_policy
+
+    with collector_policy():
+        scores, root = collect(args.paths, args.config)
     broken = {op: e for op, e in scores.items() if isinstance(e, InputError)}
     doc = verdicts_document(scores, root, shapes=args.shapes)
     for op in sorted(broken):

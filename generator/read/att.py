@@ -28,7 +28,6 @@ from dataclasses import dataclass
 
 from generator.errors import InputError
 from generator.read import formats, jsonio
-from generator.read.gcpause import gc_paused
 from generator.model import UNKNOWN_LOC, WAVE_STATES, CaptureRef, Instruction, WaveFile
 
 CAPTURE_PREFIX = "ui_output_agent_"
@@ -168,7 +167,6 @@ def _odd_cells(values: tuple, path: str, row_no: int) -> tuple[list[int], int]:
 _classify_seen = functools.lru_cache(maxsize=1 << 16)(classify)
 
 
-@gc_paused()
 def load_code(path: str) -> tuple[list[Instruction], str | None, int]:
     """Instructions of ``code.json``, the kernel name from its label row, and non-int cells.
 
@@ -318,7 +316,6 @@ def load_wave_states(capture_dir: str) -> dict[str, float] | None:
     return {name: areas.get(name, 0) / total for name in WAVE_STATES}
 
 
-@gc_paused()
 def read_wave(capture_dir: str, wave: WaveFile) -> list[list[int]]:
     """Instruction rows ``[time, type, stall, duration, pc_index]`` of one sampled wave."""
     if not _WAVE_FILE.match(wave.file):
@@ -404,11 +401,16 @@ def present_waves(capture_dir: str, waves: list[WaveFile]) -> list[WaveFile]:
     return [w for w in waves if w.file in files or os.path.isfile(os.path.join(capture_dir, w.file))]
 
 
+#: Why a capture is an empty shell (``empty_reason``; ``analyze.analysis.SKIP_KEYS`` names their messages).
+NO_FILES = "empty shell: no code.json and no wave files"
+NO_INSTRUCTIONS = "empty shell: no instructions and no wave files"
+
+
 def empty_reason(capture_dir: str) -> str | None:
     """Why a capture folder is an empty shell (no waves, no instructions), else None."""
     code = os.path.join(capture_dir, "code.json")
     if not os.path.exists(code):
-        return None if has_wave_files(capture_dir) else "empty shell: no code.json and no wave files"
+        return None if has_wave_files(capture_dir) else NO_FILES
     if os.path.getsize(code) > 4096 or has_wave_files(capture_dir):
         return None
     try:
@@ -419,7 +421,7 @@ def empty_reason(capture_dir: str) -> str | None:
     if isinstance(rows, list) and not any(
         isinstance(r, list) and len(r) > 2 and type(r[2]) is int and r[2] != 0 for r in rows
     ):
-        return "empty shell: no instructions and no wave files"
+        return NO_INSTRUCTIONS
     return None
 
 

@@ -160,13 +160,18 @@ def is_capture(path: str) -> bool:
     return os.path.isdir(path) and any(os.path.isfile(os.path.join(path, f)) for f in EXPORT_FILES)
 
 
+#: Why a capture holds nothing (``empty_reason``; ``analyze.analysis.SKIP_KEYS`` names their messages).
+EMPTY_FILE = "empty export file"
+EMPTY_EXPORTS = "empty shell: every Nsight Compute export is empty"
+
+
 def empty_reason(path: str) -> str | None:
     """Why a capture holds nothing to analyze (every export empty), else None."""
     if os.path.isfile(path):
-        return None if os.path.getsize(path) > 0 else "empty export file"
+        return None if os.path.getsize(path) > 0 else EMPTY_FILE
     sizes = [os.path.getsize(os.path.join(path, f)) for f in EXPORT_FILES if os.path.isfile(os.path.join(path, f))]
     if sizes and not any(sizes):
-        return "empty shell: every Nsight Compute export is empty"
+        return EMPTY_EXPORTS
     return None
 
 

@@ -16,7 +16,6 @@ import os
 import re
 
 from generator.errors import InputError
-from generator.read.gcpause import gc_paused
 
 csv.field_size_limit(1 << 26)
 
@@ -24,7 +23,7 @@ csv.field_size_limit(1 << 26)
 def read_csv_rows(path: str | os.PathLike) -> tuple[list[str], list[list[str]]]:
     """The header and the non-blank rows of a CSV, as ``csv.reader`` gives them; bad files raise InputError."""
     try:
-        with open(path, newline="", encoding="utf-8", errors="replace") as fh, gc_paused():
+        with open(path, newline="", encoding="utf-8", errors="replace") as fh:
             return _header_and_rows(path, csv.reader(fh))
     except OSError as err:
         raise InputError(path, f"cannot read: {err.strerror or err}") from None
@@ -49,8 +48,7 @@ def row_dicts(header: list[str], rows: list[list[str]]) -> list[dict]:
 def read_csv_dicts(path: str | os.PathLike) -> list[dict[str, str]]:
     """Read a CSV with a header row into dicts, as ``csv.DictReader`` does; bad files raise InputError."""
     header, rows = read_csv_rows(path)
-    with gc_paused():
-        return row_dicts(header, rows)
+    return row_dicts(header, rows)
 
 
 def _ragged_row(header: list[str], row: list[str]) -> dict:
@@ -135,8 +133,7 @@ class KernelTrace:
 
     def dicts(self) -> list[dict[str, str]]:
         """Every row as a dict (a new list each call; the dicts are built anew too)."""
-        with gc_paused():
-            return row_dicts(self.header, self._rows())
+        return row_dicts(self.header, self._rows())
 
     def dispatches(self, wanted: str) -> list[dict[str, str]]:
         """The rows of the wanted kernel (``match_kernel``'s rule), in file order; a new list each call."""
@@ -153,8 +150,7 @@ class KernelTrace:
         else:  # a matching line holds the shortest name wanted: the others add "_0" to it
             key = min(names, key=len)
             rows = [row for row in csv.reader([line for line in self._lines[1:] if key in line]) if row]
-        with gc_paused():
-            return row_dicts(self.header, [r for r in rows if len(r) > at and r[at].strip() in names])
+        return row_dicts(self.header, [r for r in rows if len(r) > at and r[at].strip() in names])
 
 
 #: A quote in the text once quoted fields are cut out of it (``_one_line_records``) that does not

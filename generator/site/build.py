@@ -39,9 +39,7 @@ The JSON documents (``api/index.json``, ``api/kernels/<slug>.json``) are describ
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
-import gc
 import os
 import re
 import sys
@@ -156,8 +154,7 @@ class Site:
 def build_site(sweep_path: str | os.PathLike, out_dir: str | os.PathLike, *, base_url: str = "",
                force: bool = False, progress: bool | None = None, stream=None,
                history_dir: str | os.PathLike | None = None, history_label: str | None = None,
-               history_commit: str | None = None, jobs: int | None = 1,
-               templates: render.Compiling | None = None) -> BuildSummary:
+               history_commit: str | None = None, jobs: int | None = 1) -> BuildSummary:
     """Build (or update) the site of a sweep in ``out_dir``; see the module docstring.
 
     With ``history_dir`` the site gains ``history.html`` and ``api/history.json`` (every
@@ -167,7 +164,6 @@ def build_site(sweep_path: str | os.PathLike, out_dir: str | os.PathLike, *, bas
 
     ``jobs`` worker processes gather and render the changed kernels (None: one per core);
     the output bytes are those of a serial build, which runs for ``jobs`` 1 or one kernel.
-    ``templates``: the templates a forked process is compiling (``render.compile_elsewhere``).
     """
     t0 = time.perf_counter()
     stream = stream or sys.stderr
@@ -193,11 +189,9 @@ def build_site(sweep_path: str | os.PathLike, out_dir: str | os.PathLike, *, bas
                                  severity_near=bp.config.severity_near, severity_tune=bp.config.severity_tune,
                                  category_labels=category_labels(bp.kernels))
     site = Site()
-    render.adopt(templates)
     staging = publish.Staging.open(out)
     try:
-        with lean_gc():
-            kernel_pages(bp, env, ctx, site, summary, Progress(len(bp.kernels), stream, progress), jobs, staging)
+        kernel_pages(bp, env, ctx, site, summary, Progress(len(bp.kernels), stream, progress), jobs, staging)
         ordered = overview_views.order_rows(list(site.rows.values()))
         prov = provenance.sweep_provenance([site.extras[s].get("provenance") or {} for s in sorted(site.extras)],
                                            bp.config, bp.kernels_json)
@@ -228,26 +222,6 @@ def build_site(sweep_path: str | os.PathLike, out_dir: str | os.PathLike, *, bas
     return summary
 
 
-#: The cyclic collector's first threshold while kernels are built (Python's default: 700).
-GC_YOUNG = 50_000
-
-
-@contextlib.contextmanager
-def lean_gc():
-    """Collect cycles rarely while the kernels are gathered: parsing a capture allocates
-    hundreds of thousands of objects and hardly any cycle, and the default thresholds spent
-    about 8% of a build in the collector. What exists now (modules, templates) is frozen out
-    of the collector's sight, and so shared by forked workers without being copied."""
-    before = gc.get_threshold()
-    gc.freeze()
-    gc.set_threshold(GC_YOUNG, *before[1:])
-    try:
-        yield
-    finally:
-        gc.set_threshold(*before)
-        gc.unfreeze()
-
-
 def kernel_pages(bp: plan.BuildPlan, env: gather.Env, ctx: base_views.SiteContext, site: Site,
                  summary: BuildSummary, bar: Progress, jobs: int | None, staging: publish.Staging) -> None:
     """Gather and render each changed kernel (in worker processes when ``jobs`` > 1), its files
@@ -264,7 +238,6 @@ def kernel_pages(bp: plan.BuildPlan, env: gather.Env, ctx: base_views.SiteContex
 
             if multiprocessing.get_start_method() == "fork":
                 render.compile_templates(kernel_only=True)  # once here, not once per worker
-                gc.freeze()  # the compiled templates too
             wctx = WorkerContext(bp.root, bp.config, bp.kernels_json, ctx, dataclasses.replace(bp.assets, files={}),
                                  staging, hash_inputs=not bp.hashes, floor_us=bp.floor_us)
             with ProcessPoolExecutor(max_workers=jobs) as pool:

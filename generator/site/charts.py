@@ -24,6 +24,7 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
+from generator.analyze.message import Sentence
 from generator.model import STALL_TYPES
 from generator.site import i18n
 
@@ -185,7 +186,7 @@ def speedup_overview(rows: list[Any], win: float, headroom: float) -> dict[str, 
         if not sel:
             continue
         traces_zh[len(data)] = {"hovertemplate": _t("zh", "chart.hover.geomean"), "customdata": [
-            [r.wins_zh or r.wins_text, r.verdict_label, "".join(f"<br>{i18n.zh_msg_text(f)}" for f in r.flags),
+            [r.wins_zh or r.wins_text, r.verdict_label, "".join(f"<br>{i18n.zh_said_text(f)}" for f in r.flags),
              _plain(r.basis_zh) or i18n.zh("chart.basis.shapes")] for r in sel]}
         data.append({
             "type": "scatter", "mode": "markers", "name": verdict,
@@ -235,7 +236,7 @@ def headline_overview(rows: list[Any], win: float, headroom: float) -> dict[str,
             continue
         traces_zh[len(data)] = {"name": _t("zh", "chart.trace.headline", v=verdict),
                                 "hovertemplate": _t("zh", "chart.hover.headline"),
-                                "customdata": [[i18n.zh_msg_text(r.headline_text or ""), r.verdict_label] for r in sel]}
+                                "customdata": [[_said_zh(r.headline_text or ""), r.verdict_label] for r in sel]}
         data.append({
             "type": "scatter", "mode": "markers", "name": _t("en", "chart.trace.headline", v=verdict),
             "x": [r.headline_speedup for r in sel], "y": [r.name for r in sel],
@@ -409,8 +410,13 @@ def roofline(r: dict[str, Any]) -> dict[str, Any]:
         yaxis={"type": "log", "title": {"text": "TFLOP/s"}})}, {"xaxis.title.text": _t("zh", "chart.axis.ai")}, traces_zh)
 
 
+def _said_zh(text: str) -> str:
+    """A sentence's 中文 (``i18n.zh_said_text``); data (a speedup alone) as it is."""
+    return i18n.zh_said_text(text) if isinstance(text, Sentence) else text
+
+
 def _bound_text_zh(p: dict[str, Any]) -> str:
     """A roofline point's bound label (and its above-the-roof note) in 中文, for the hover."""
     bound = str(p.get("bound", ""))
     text = i18n.catalogue("zh").get(f"roof.bound.{bound}", bound)
-    return text + (f" — {i18n.zh_msg_text(p['above_roof'])}" if p.get("above_roof") else "")
+    return text + (f" — {i18n.zh_said_text(p['above_roof'])}" if p.get("above_roof") else "")

@@ -12,13 +12,13 @@ at most ``PAGE_ROWS`` kernels is rendered as before, in one file.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from markupsafe import Markup, escape
 
 from generator.read import jsonio
-from generator.site.panel_rows import kernel_rows_html
 
 #: Rows of the overview table per page; a sweep with more kernels is paged.
 PAGE_ROWS = 100
@@ -33,6 +33,7 @@ class Deferred:
     active: bool
     page_rows: int = PAGE_ROWS
     parts: dict[str, str] = field(default_factory=dict)
+    row: Callable[[Any], str] | None = None  # one table row as HTML (the template's ``kernel_row`` macro)
     _inline: int = 0  # table rows printed in index.html so far
 
     @classmethod
@@ -51,13 +52,16 @@ class Deferred:
     def rows(self, key: str, rows: Sequence) -> Markup:
         """A group's table rows: those of the first page in the page, the rest moved out."""
         if not self.active:
-            return kernel_rows_html(rows)
+            return self._html(rows)
         keep = max(0, min(len(rows), self.page_rows - self._inline))
         self._inline += keep
-        html = kernel_rows_html(rows[:keep])
+        html = self._html(rows[:keep])
         if keep < len(rows):
-            html += self(key, kernel_rows_html(rows[keep:]))
+            html += self(key, self._html(rows[keep:]))
         return html
+
+    def _html(self, rows: Sequence) -> Markup:
+        return Markup("".join(str(self.row(r)) for r in rows))
 
     def script(self, root: str) -> Markup:
         """The ``<script>`` loading the moved parts (before site.js), or nothing."""

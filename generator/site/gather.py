@@ -11,11 +11,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from generator.analyze import analysis, commits, message, report_checks, state
+from generator.analyze.message import sentence
 from generator.config import CONFIG_NAME, SweepConfig
 from generator.errors import InputError, relative_text
 from generator.model import STALL_TYPES, Bundle, CaptureAnalysis
 from generator.read import att, campaign, campaign_suite, discover, rocprof
-from generator.read.gcpause import gc_paused
 from generator.site import render, wording
 from generator.site.plan import KernelPlan, pick_wave
 from generator.site.views import base as base_views, overview as overview_views
@@ -24,16 +24,14 @@ TIMELINE_BINS = 120
 MAX_SOURCE_BYTES = 2_000_000
 
 
-@gc_paused()
 def load_timeline(capture_dir: str, a: CaptureAnalysis, bins: int = TIMELINE_BINS) -> tuple[base_views.WaveTimeline | None, str]:
-    """Issue and stall cycles over time of the longest sampled wave (only that wave file is parsed).
-    No cyclic collection inside: the wave's thousands of rows are freed before one could scan them."""
+    """Issue and stall cycles over time of the longest sampled wave (only that wave file is parsed)."""
     wave = pick_wave(a.waves)
     if wave is None:
-        return None, "No sampled wave is listed in filenames.json."
+        return None, sentence("msg.cap.nowavefile")
     rows = att.read_wave(capture_dir, wave)
     if not rows:
-        return None, f"The sampled wave {wave.file} holds no instructions."
+        return None, sentence("msg.cap.emptywave", file=wave.file)
     types = {ins.pc_index: ins.type for ins in a.instructions}
     start = rows[0][0]
     end = max([r[0] + r[3] if r[3] > 0 else r[0] for r in rows])  # a row ends at time + duration (if > 0)
@@ -94,10 +92,10 @@ def _stage(k: base_views.KernelData, env: Env, what: str, fn: Callable, *args, *
     try:
         return fn(*args, **kwargs)
     except InputError as err:
-        k.broken.append(f"{what}: {relative_text(err.message, env.root)}")
+        k.broken.append(sentence("msg.broken", msg_what=what, error=relative_text(err.message, env.root)))
     except Exception as err:  # a bug in one stage must not take the whole site down
         msg = relative_text(f"{type(err).__name__}: {err}", env.root)
-        k.broken.append(f"{what} failed: {msg}")
+        k.broken.append(sentence("msg.broken.failed", msg_what=what, error=msg))
         env.warn(f"{k.slug}: {what} failed: {msg}")
     return None
 
@@ -124,8 +122,8 @@ def _gather_kernel(plan: KernelPlan, env: Env) -> tuple[base_views.KernelData, d
     vmod = m.get("verdicts")
     if plan.op and plan.campaign_dir and vmod is not None:
         rel = discover.rel_path(plan.campaign_dir, env.root)
-        res = _stage(k, env, "scoring", vmod.score_folder, plan.campaign_dir, env.config, env.kernels_json,
-                     name=plan.op, rel=rel, floor_us=env.floor_us)
+        res = _stage(k, env, sentence("msg.stage.scoring"), vmod.score_folder, plan.campaign_dir, env.config,
+                     env.kernels_json, name=plan.op, rel=rel, floor_us=env.floor_us)
         if isinstance(res, InputError):
             k.score_error = relative_text(res.message, env.root)
             problem = state.campaign_problem(rel, k.score_error)
@@ -145,7 +143,7 @@ def _gather_kernel(plan: KernelPlan, env: Env) -> tuple[base_views.KernelData, d
         if text is not None:
             k.campaign_reports.append((os.path.basename(path), render.render_markdown(text)))
     if plan.campaign_dir and m.get("roofline") is not None and k.score is not None and k.score.is_verdict:
-        r = _stage(k, env, "roofline", m["roofline"].campaign_roofline, plan.campaign_dir, env.config)
+        r = _stage(k, env, sentence("msg.stage.roofline"), m["roofline"].campaign_roofline, plan.campaign_dir, env.config)
         if r is not None and r.points:
             k.roofline = r.to_json()
     _missing(plan, k)
@@ -163,7 +161,7 @@ def _gather_bundle(bundle: Bundle, k: base_views.KernelData, env: Env, campaign_
     for r in results:
         base = dict(label=r.ref.label, rel=r.ref.rel, is_primary=r.is_primary)
         if r.status == "skipped":
-            k.captures.append(base_views.CaptureData(name=r.ref.name, status="skipped", problem=r.ref.skipped, **base))
+            k.captures.append(base_views.CaptureData(name=r.ref.name, status="skipped", problem=analysis.skip_reason(r.ref.skipped), **base))
             continue
         if r.error is not None:
             msg = relative_text(r.error.message, env.root)
@@ -177,11 +175,11 @@ def _gather_bundle(bundle: Bundle, k: base_views.KernelData, env: Env, campaign_
             cd = base_views.CaptureData(name=name, status="ok", analysis=a, **base)
             cd.is_primary = r.is_primary and j == 0
             if a.vendor == "amd" and r.ref.format == "att":
-                tl = _stage(k, env, f"timeline of {r.ref.rel}", load_timeline, r.ref.path, a)
+                tl = _stage(k, env, sentence("msg.stage.timeline", rel=r.ref.rel), load_timeline, r.ref.path, a)
                 if tl is not None:
                     cd.timeline, cd.timeline_note = tl
             else:
-                cd.timeline_note = "Nsight Compute samples warps, not one wave's timeline: no timeline."
+                cd.timeline_note = sentence("msg.cap.ncutimeline")
             cd.source_text = read_sources(a)
             k.captures.append(cd)
             analyses.append(a)
@@ -192,12 +190,12 @@ def _gather_bundle(bundle: Bundle, k: base_views.KernelData, env: Env, campaign_
     jit = prim.analysis.jit_kernel if prim and prim.analysis else None
     counters = None
     if m.get("pmc") is not None:
-        counters = _stage(k, env, "counters", m["pmc"].analyze_bundle_counters, bundle.path, jit or None)
+        counters = _stage(k, env, sentence("msg.stage.counters"), m["pmc"].analyze_bundle_counters, bundle.path, jit or None)
         if counters is not None:
             k.counters = counters.to_json()
             k.counter_reading = list(getattr(counters, "reading", []) or [])
     if m.get("runstats") is not None:
-        rs = _stage(k, env, "run statistics", m["runstats"].bundle_run_stats, bundle.path, jit)
+        rs = _stage(k, env, sentence("msg.stage.runstats"), m["runstats"].bundle_run_stats, bundle.path, jit)
         if rs is not None:
             k.runstats = rs.to_json()
     adv = m.get("advice")
@@ -205,27 +203,27 @@ def _gather_bundle(bundle: Bundle, k: base_views.KernelData, env: Env, campaign_
         for cd in k.captures:
             if cd.analysis is None:
                 continue
-            ctx = _stage(k, env, f"advice context of {cd.rel}", adv.context_for, cd.analysis, bundle,
+            ctx = _stage(k, env, sentence("msg.stage.context", rel=cd.rel), adv.context_for, cd.analysis, bundle,
                          counters if cd.is_primary else None, verdict, geomean, env.config)
-            found = _stage(k, env, f"advice for {cd.rel}", adv.advise, cd.analysis, ctx)
+            found = _stage(k, env, sentence("msg.stage.advice", rel=cd.rel), adv.advise, cd.analysis, ctx)
             if found is not None:
                 cd.findings = [finding_json(f) for f in found]
                 if cd.is_primary and score is not None and score.verdict == "HEADROOM":
-                    text = _stage(k, env, "why not winning", adv.why_not_winning, found, cd.analysis)
+                    text = _stage(k, env, sentence("msg.stage.why"), adv.why_not_winning, found, cd.analysis)
                     if text:
                         k.why_not = {"text": text, "findings": [finding_json(f) for f in found if f.ranked][:3]}
-                        said = _stage(k, env, "why not winning", adv.why_not_winning_message, found, cd.analysis)
+                        said = _stage(k, env, sentence("msg.stage.why"), adv.why_not_winning_message, found, cd.analysis)
                         if said is not None:
                             k.why_not["i18n"] = said.to_json()
             if cd.analysis.vendor != "amd":
                 continue  # MFMA latencies are CDNA facts
-            notes = _stage(k, env, f"MFMA notes of {cd.rel}", adv.mfma_annotations, cd.analysis)
+            notes = _stage(k, env, sentence("msg.stage.mfma", rel=cd.rel), adv.mfma_annotations, cd.analysis)
             if notes:
                 cd.mfma = {pc: n.to_json() for pc, n in notes.items()}
     if m.get("compare") is not None and len(analyses) > 1:
-        pairs = _stage(k, env, "comparison", m["compare"].pairs_to_compare, bundle, analyses) or []
+        pairs = _stage(k, env, sentence("msg.stage.comparison"), m["compare"].pairs_to_compare, bundle, analyses) or []
         for pair in pairs:
-            cmp = _stage(k, env, "comparison", m["compare"].compare_captures, pair.a, pair.b)
+            cmp = _stage(k, env, sentence("msg.stage.comparison"), m["compare"].compare_captures, pair.a, pair.b)
             if cmp is not None:
                 k.compare.append({"title": pair.title, "kind": pair.kind, "comparison": cmp.to_json()})
     nsum = m.get("ncu_summary")
@@ -233,10 +231,10 @@ def _gather_bundle(bundle: Bundle, k: base_views.KernelData, env: Env, campaign_
         launches = [c.analysis for c in k.captures if c.analysis is not None and c.rel == prim.rel]
         rows, ledger = [], []
         if campaign_dir:
-            camp = _stage(k, env, "campaign rows", campaign_suite.read_campaign_folder, campaign_dir)
+            camp = _stage(k, env, sentence("msg.stage.campaign"), campaign_suite.read_campaign_folder, campaign_dir)
             if camp is not None:
                 rows, ledger = camp.rows, camp.ledger
-        summary = _stage(k, env, "Nsight Compute summary", nsum.ncu_summary, launches, rows, ledger,
+        summary = _stage(k, env, sentence("msg.stage.ncu"), nsum.ncu_summary, launches, rows, ledger,
                          env.config.candidate, env.config.win, env.config.headroom)
         if summary is not None:
             k.ncu_summary = summary
@@ -261,14 +259,14 @@ def _missing(plan: KernelPlan, k: base_views.KernelData) -> None:
     prim = k.primary
     k.state = state.kernel_state(
         plan, k.score, broken=k.standing_problems,
-        skipped=[f"capture {c.rel} skipped: {c.problem}" for c in k.captures if c.status == "skipped"],
+        skipped=[analysis.skipped_note(c.rel, c.problem) for c in k.captures if c.status == "skipped"],
         primary=(prim.rel, prim.analysis) if prim is not None else None,
         analyzed=any(c.analysis is not None for c in k.captures), sweep_profiled=k.profiled_commit)
     k.missing.extend(k.state.missing)
     k.notes.extend(k.state.skipped)
     for c in k.captures:
         if c.analysis is not None and c.analysis.instructions and c.analysis.source_mapped[0] == 0:
-            k.notes.append(f"capture {c.rel}: no instruction maps to source (built without debug info)")
+            k.notes.append(sentence("msg.note.nodebug", rel=c.rel))
 
 
 # ---------------------------------------------------------------- the sweep
@@ -336,5 +334,5 @@ def default_title(kernels_json: dict[str, Any] | None) -> str:
 def overview_notes(root: str) -> list[str]:
     """Sweep-level notes: which configuration is in use."""
     if os.path.isfile(os.path.join(root, CONFIG_NAME)):
-        return [f"configuration: {CONFIG_NAME} at the sweep root"]
-    return [f"no {CONFIG_NAME}: defaults (candidate flydsl, thresholds 1.05 / 0.95)"]
+        return [sentence("msg.note.config", name=CONFIG_NAME)]
+    return [sentence("msg.note.noconfig", name=CONFIG_NAME, cand="flydsl", win="1.05", headroom="0.95")]

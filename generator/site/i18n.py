@@ -11,31 +11,22 @@ Data (kernel, file and GPU names, numbers, code, verdict words) is marked ``tran
 Text that mixes words and data (``6 hard failures``, ``flydsl and an independent library``) is
 printed in both languages, ``<span class="en-only">`` and ``<span class="zh-only">`` (site.css
 shows the one of ``html[data-lang]``), the 中文 made by :func:`marked` with every value in a
-``translate="no"`` span. Sentences other layers compute in English (notes, flags, missing parts)
-find their 中文 by :func:`zh_msg`: the ``msg.`` key whose English template prints them.
+``translate="no"`` span. Sentences other layers make (notes, flags, missing parts) are
+``message.Sentence``: English text carrying the message (a ``msg.`` key and its values) it was made
+from, which :func:`zh_said` words in 中文; nothing is ever matched back from English.
 """
 
 from __future__ import annotations
 
 import json
-import re
 import string
-from functools import lru_cache
-from pathlib import Path
 
 from markupsafe import Markup, escape
 
+from generator.analyze.message import CATALOGUES, Msg, catalogue
+
 LANGS = ("en", "zh")
-# the templates folder as render.py finds it: top-level templates/, or the wheel's kernel_atlas_templates/
-_ROOT = Path(__file__).resolve().parent.parent.parent
-FOLDER = next((p for p in (_ROOT / "templates", _ROOT / "kernel_atlas_templates")
-               if (p / "base.html").is_file()), _ROOT / "templates") / "i18n"
-
-
-@lru_cache(maxsize=None)
-def catalogue(lang: str) -> dict[str, str]:
-    """The catalogue of one language (key -> string)."""
-    return json.loads((FOLDER / f"{lang}.json").read_text(encoding="utf-8"))
+FOLDER = CATALOGUES
 
 
 def text(lang: str, key: str, **kw) -> str:
@@ -62,106 +53,55 @@ def zh_or(key: str, default: str) -> str:
     return catalogue("zh").get(key, default)
 
 
-#: What a field of a ``msg.`` template matches: ``loc`` a source location (``file.py:12``), ``label``,
-#: ``label_b`` and ``suffix`` a capture's label (one word), ``g`` a speedup (``0.87x``), any other
-#: field the shortest text that lets the whole sentence match (possibly none). A sentence another
-#: layer computed has its own key: no template is a catch-all that would pass unknown English off as
-#: data (a ``msg_*`` field holds a nested sentence, translated by its own key or left visible).
-FIELD_PATTERNS = {"loc": r"\S+:\d+", "label": r"\S+", "label_b": r"\S+", "suffix": r"\S+", "g": r"\d[\d.]*x"}
-
-
-def _template_pattern(s: str) -> re.Pattern:
-    """A regular expression matching what ``s.format(...)`` can print; each field a named group."""
-    parts = []
-    for literal, name, _, _ in string.Formatter().parse(s):
-        parts.append(re.escape(literal))
-        if name is not None:
-            parts.append(f"(?P<{name}>{FIELD_PATTERNS.get(name, '.*?')})")
-    return re.compile("^" + "".join(parts) + "$", re.S)
-
-
-@lru_cache(maxsize=None)
-def _sentences() -> tuple[tuple[str, str, str], ...]:
-    """The ``msg.`` keys, the longest English first (the most specific wins), each with the literal
-    text its sentence starts with and ends with: a cheap test before its pattern is compiled and tried
-    (compiling every pattern cost each build process tens of milliseconds)."""
-    en_ = catalogue("en")
-    keys = sorted((k for k in en_ if k.startswith("msg.")), key=lambda k: (-len(en_[k]), k))
-    out = []
-    for k in keys:
-        parts = list(string.Formatter().parse(en_[k]))
-        first = parts[0][0] if parts else ""
-        last = parts[-1][0] if parts and parts[-1][1] is None else ""
-        out.append((k, first, last))
-    return tuple(out)
-
-
-@lru_cache(maxsize=None)
-def _pattern(key: str) -> re.Pattern:
-    """The pattern of a ``msg.`` key's English (compiled on first use)."""
-    return _template_pattern(catalogue("en")[key])
-
-
-def _may_match(text: str, first: str, last: str) -> bool:
-    """Whether ``text`` starts and ends as a template's literals require (``$`` also matches before a
-    final newline)."""
-    return text.startswith(first) and (text.endswith(last) or text.endswith(last + "\n"))
-
-
 def marked(lang: str, key: str, **kw) -> Markup:
     """The string ``key`` in ``lang`` as HTML, each filled value escaped in a ``translate="no"`` span;
-    a ``msg_*`` field holds a nested sentence, translated in its turn (:func:`zh_msg`)."""
+    a ``msg_*`` field holds a nested sentence, worded in its turn (:func:`zh_said`)."""
     out = []
     for literal, name, spec, conv in string.Formatter().parse(catalogue(lang)[key]):
         out.append(str(escape(literal)))
         if name is not None:
             value = format(kw[name], spec or "") if not conv else str(kw[name])
             if name.startswith("msg_"):
-                out.append(str((zh_msg(value) if lang == "zh" else "") or escape(value)))
+                m = getattr(kw[name], "msg", None) if lang == "zh" else None  # a nested sentence, or data
+                out.append(str(marked("zh", m.key, **m.kw) if m is not None else escape(value)))
             else:
                 out.append(f'<span translate="no">{escape(value)}</span>')
     return Markup("".join(out))
 
 
-def msg_key(text: str) -> tuple[str, dict[str, str]] | None:
-    """The ``msg.`` key whose English template prints ``text``, with the values it was filled with."""
-    found = _msg_key(text)
-    return (found[0], dict(found[1])) if found else None
+#: Set by the tests: a shown text that is no sentence (``message.Sentence``) fails the build.
+STRICT = False
 
 
-@lru_cache(maxsize=4096)
-def _msg_key(text: str) -> tuple[str, tuple[tuple[str, str], ...]] | None:
-    """``msg_key`` kept per sentence (notes and flags recur on every kernel; each match tries every key)."""
-    for key, first, last in _sentences():
-        m = _pattern(key).match(text) if _may_match(text, first, last) else None
-        if m:
-            return key, tuple(m.groupdict().items())
-    return None
+def message_of(text: object) -> Msg | None:
+    """The message a shown sentence was made from; None for other text (under ``STRICT``, an error)."""
+    m = getattr(text, "msg", None)
+    if m is None and STRICT and text:
+        raise ValueError(f"a shown sentence has no message key: {str(text)!r}")
+    return m
 
 
-def zh_msg(text: str) -> Markup:
-    """The 中文 of an English sentence another layer computed (a note, a flag, a missing part), as
-    HTML with its values marked (data stay as they are); empty when no key matches (the sentence
-    stays English, and the browser test names it)."""
-    found = msg_key(str(text))
-    return marked("zh", found[0], **found[1]) if found else Markup("")
+def zh_said(text: object) -> Markup:
+    """The 中文 of a sentence another layer made (``message.sentence``: a note, a flag, a missing
+    part), as HTML with its values marked; empty for other text (it stays English)."""
+    m = message_of(text)
+    return marked("zh", m.key, **m.kw) if m is not None else Markup("")
 
 
-def zh_msg_text(text: str) -> str:
-    """:func:`zh_msg` as plain text (a chart's hover); a sentence no key matches comes back as it is."""
-    found = msg_key(str(text))
-    if not found:
+def zh_said_text(text: object) -> str:
+    """:func:`zh_said` as plain text (a chart's hover); other text comes back as it is."""
+    m = message_of(text)
+    if m is None:
         return str(text)
-    key, values = found
-    return zh(key, **{k: zh_msg_text(v) if k.startswith("msg_") else v for k, v in values.items()})
+    return zh(m.key, **{k: zh_said_text(v) if k.startswith("msg_") else v for k, v in m.params})
 
 
 def install(env) -> None:
-    """Jinja globals: ``_`` (English), ``zh`` (中文), ``zh_or``; the filter ``zh_msg``."""
+    """Jinja globals: ``_`` (English), ``zh`` (中文), ``zh_or``; the filter ``zh_said``."""
     env.globals["_"] = en
     env.globals["zh"] = zh
     env.globals["zh_or"] = zh_or
-    env.filters["zh_msg"] = zh_msg
+    env.filters["zh_said"] = zh_said
 
 
 def bundle_js(site_js: bytes) -> bytes:

@@ -23,7 +23,7 @@ from typing import Any
 
 import jinja2
 
-from generator.site import i18n, panel_rows, terms
+from generator.site import i18n, terms
 
 # A source checkout has top-level templates/; a wheel installs them as kernel_atlas_templates/.
 _ROOT = Path(__file__).resolve().parent.parent.parent
@@ -85,7 +85,6 @@ def environment() -> jinja2.Environment:
         auto_reload=False,  # a build never sees a template change under it
     )
     i18n.install(env)  # issue 13 (5): the catalogues' `_` and `zh`
-    panel_rows.install(env)  # the long tables, written in Python
     return env
 
 
@@ -162,82 +161,6 @@ def compile_templates(*, kernel_only: bool = False) -> None:
             env.get_template(name)
 
 
-class _MemoryCache(jinja2.BytecodeCache):
-    """Compiled templates held in memory (handed from one process to another, never on disk).
-    Jinja checks each entry against its template's source, so a stale one is compiled again."""
-
-    def __init__(self, entries: dict[str, bytes] | None = None) -> None:
-        self.entries = dict(entries or {})
-
-    def load_bytecode(self, bucket) -> None:
-        data = self.entries.get(bucket.key)
-        if data is not None:
-            bucket.bytecode_from_string(data)
-
-    def dump_bytecode(self, bucket) -> None:
-        self.entries[bucket.key] = bucket.bytecode_to_string()
-
-
-@dataclass
-class Compiling:
-    """Templates being compiled by a forked process (``compile_elsewhere``)."""
-
-    process: Any
-    conn: Any
-
-    def cancel(self) -> None:
-        """Stop the process if it still runs (nothing to render after all, or a failed build)."""
-        self.conn.close()
-        self.process.terminate()
-        self.process.join()
-
-
-def compile_elsewhere() -> Compiling | None:
-    """Start compiling every template in a forked process, so that the compilation (about
-    0.1 s) runs on another core while this one imports and plans; ``adopt`` takes the result.
-    None where processes are not forked, or when compiled templates come from a folder
-    (``KERNEL_ATLAS_TEMPLATE_CACHE``)."""
-    import multiprocessing
-
-    if multiprocessing.get_start_method() != "fork" or environment().bytecode_cache is not None:
-        return None
-    ctx = multiprocessing.get_context("fork")
-    recv, send = ctx.Pipe(duplex=False)
-    proc = ctx.Process(target=_compile_and_send, args=(send,), daemon=True)
-    proc.start()
-    send.close()
-    return Compiling(proc, recv)
-
-
-def _compile_and_send(conn) -> None:
-    """In the forked process: compile every template into memory and send the bytecode."""
-    env = environment()
-    env.bytecode_cache = cache = _MemoryCache()
-    compile_templates()
-    conn.send(cache.entries)
-    conn.close()
-
-
-def adopt(pending: Compiling | None) -> None:
-    """Load the templates ``compile_elsewhere`` compiled (whatever did not arrive is compiled
-    here as usual; the bytes rendered are the same either way)."""
-    if pending is None:
-        return
-    try:
-        entries = pending.conn.recv()
-    except (EOFError, OSError):  # the process died: compile here
-        entries = {}
-    finally:
-        pending.conn.close()
-        pending.process.join()
-    env = environment()
-    own, env.bytecode_cache = env.bytecode_cache, _MemoryCache(entries)
-    try:
-        compile_templates()
-    finally:
-        env.bytecode_cache = own
-
-
 def render_template(name: str, **context: Any) -> bytes:
     """Render one template to UTF-8 bytes."""
     return environment().get_template(name).render(**context).encode("utf-8")
@@ -250,6 +173,7 @@ def render_overview(page: Any, assets: Assets, deferred: Any = None) -> bytes:
         from generator.site.deferred import Deferred  # the one-file overview
 
         deferred = Deferred(active=False)
+    deferred.row = environment().get_template("macros.html").module.kernel_row
     return terms.link_terms(render_template("index.html", page=page, assets=assets, deferred=deferred), page.root)
 
 

@@ -61,6 +61,7 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
 from generator.analyze.commits import same_commit, split_commits
+from generator.analyze.message import sentence
 from generator.read.att import read_json
 from generator.errors import InputError
 from generator.model import FORMAT_VERSION
@@ -530,26 +531,33 @@ def regression_marks(series: Mapping[str, Sequence[HistoryPoint]],
 # ---------------------------------------------------------------- charts and the api document
 
 
-def _point_text(p: HistoryPoint) -> str:
-    """Hover text of one point: sweep, commit, date, geomean with its noise, verdict."""
+def _point_lines(p: HistoryPoint) -> list[str]:
+    """Hover lines of one point: sweep, commit, date, geomean with its noise, verdict (worded lines
+    are sentences, ``message.sentence``; the others data)."""
     head = p.label + (f" @ {p.commit}" if p.commit else "")
-    if p.profiled_commit:
-        head += f" (profiled at {p.profiled_commit})"
-    lines = [head]
+    lines = [sentence("msg.hist.profiled", head=head, commit=p.profiled_commit) if p.profiled_commit else head]
     if p.date:
         lines.append(p.date)
     if p.geomean is not None:
-        noise = f" (noise ±{(p.noise - 1) * 100:.1f}%)" if p.noise and p.noise > 1 else ""
-        lines.append(f"verdict ratio {p.geomean:.3f}x{noise}")
-    lines.append(p.verdict or "no verdict")
-    return "<br>".join(lines)
+        g = f"{p.geomean:.3f}x"
+        lines.append(sentence("msg.hist.noise", g=g, n=f"{(p.noise - 1) * 100:.1f}%") if p.noise and p.noise > 1
+                     else sentence("msg.hist.geomean", g=g))
+    lines.append(p.verdict or sentence("msg.hist.noverdict"))
+    return lines
+
+
+def _step_lines(s: Any) -> list[str]:
+    """The hover line of a regression step."""
+    r = f"{(s.ratio - 1) * 100:+.1f}%"
+    return [sentence("msg.hist.regression" if s.confirmed else "msg.hist.regression.unconfirmed", r=r)]
 
 
 def history_chart_data(series: Mapping[str, Sequence[HistoryPoint]], min_change: float = DEFAULT_MIN_CHANGE,
                        thresholds: tuple[float, float] = (0.95, 1.05)) -> dict[str, dict[str, Any]]:
     """Per kernel slug a Plotly figure ``{"data": [...], "layout": {...}}`` (plain JSON values).
 
-    Traces: the noise band (two lines, the lower filled up to the upper), the geomean
+    A trace with hover ``text`` carries its lines in ``text_lines`` (worded lines are sentences, for the
+    site to word in 中文; not part of the drawn figure). Traces: the noise band (two lines, the lower filled up to the upper), the geomean
     line with one marker per sweep coloured by its verdict and labelled with its sweep
     and commit, and triangles on regression steps. The x axis is categorical (sweep
     labels, oldest first); dashed lines mark the HEADROOM and WIN thresholds. Draw with
@@ -572,7 +580,8 @@ def history_chart_data(series: Mapping[str, Sequence[HistoryPoint]], min_change:
              "y": [b[0] if b else None for b in bands], "line": {"width": 0}, "fill": "tonexty",
              "fillcolor": "rgba(110,119,129,0.18)", "hoverinfo": "skip"},
             {"type": "scatter", "mode": "lines+markers", "name": "verdict ratio", "x": x,
-             "y": [p.geomean for p in pts], "text": [_point_text(p) for p in pts],
+             "y": [p.geomean for p in pts], "text": ["<br>".join(_point_lines(p)) for p in pts],
+             "text_lines": [_point_lines(p) for p in pts],
              "hovertemplate": "%{text}<extra></extra>", "line": {"color": "#0969da"},
              "marker": {"size": 9, "color": [VERDICT_COLORS.get(p.verdict or "", "#8c959f") for p in pts]},
              "customdata": [[p.verdict, p.commit] for p in pts]},
@@ -580,8 +589,8 @@ def history_chart_data(series: Mapping[str, Sequence[HistoryPoint]], min_change:
         if regress:
             data.append({"type": "scatter", "mode": "markers", "name": "regression",
                          "x": [x[s.index] for s in regress], "y": [pts[s.index].geomean for s in regress],
-                         "text": [f"regression {(s.ratio - 1) * 100:+.1f}%" + ("" if s.confirmed else " (unconfirmed)")
-                                  for s in regress],
+                         "text": ["<br>".join(_step_lines(s)) for s in regress],
+                         "text_lines": [_step_lines(s) for s in regress],
                          "hovertemplate": "%{text}<extra></extra>",
                          "marker": {"symbol": "triangle-down", "size": 14, "color": VERDICT_COLORS["BLOCKED"]}})
         layout = {

@@ -48,7 +48,6 @@ from generator.analyze.commits import declared_provenance, sweep_profiled_commit
 from generator.analyze.provenance import display_text as _text, sweep_provenance
 from generator.analyze.state import Hotspot, KernelState
 from generator.read.att import read_json
-from generator.read.gcpause import gc_paused
 from generator.errors import InputError
 from generator.model import FORMAT_VERSION
 
@@ -228,15 +227,11 @@ def snapshot_from_sweep(path: str | os.PathLike, label: str | None = None, confi
     kernels: dict[str, KernelSnapshot] = {}
     provenances = []
     floor = sweep_floor(root, config)
-    # No cyclic collection while the kernels are read (the readers make no cycles): what is kept
-    # grows with the sweep and full collections rescanned it; the sweep linked 30 times against
-    # itself: 19.2 -> 15.1 s CPU for `diff`, peak 121 -> 124 MB (issue 25).
-    with gc_paused():
-        for ref in pair_kernels(sweep, config, kernels_json):
-            st, score = read_kernel_state(ref, root, config, kernels_json, profiled, floor)
-            kernels[ref.slug] = kernel_snapshot(st, score)
-            if score is not None:
-                provenances.append(score.provenance)
+    for ref in pair_kernels(sweep, config, kernels_json):
+        st, score = read_kernel_state(ref, root, config, kernels_json, profiled, floor)
+        kernels[ref.slug] = kernel_snapshot(st, score)
+        if score is not None:
+            provenances.append(score.provenance)
     provenance = sweep_provenance(provenances, config, kernels_json)
     return SweepSnapshot(
         format_version=FORMAT_VERSION,

@@ -9,11 +9,11 @@ import re
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping
 
+from generator.analyze.message import counted, sentence
 from generator.analyze.verdicts.rules import UNTIMED, Thresholds, verdict_of_speedup
 from generator.analyze.verdicts.shapes import _fmt_x
 from generator.config import SweepConfig
 from generator.errors import InputError
-from generator.words import plural
 
 KERNELS_JSON = os.path.join("docs", "data", "kernels.json")
 _CAMPAIGN_URL = re.compile(r"benchmarks/examples/([^/]+)/")
@@ -33,13 +33,13 @@ class HeadlinePair:
     @property
     def text(self) -> str:
         """``7.00 us vs 11.60 us (PyTorch), 1.66x``."""
-        times = ""
-        if self.candidate_us is not None and self.baseline_us is not None:
-            times = f"{self.candidate_us:.2f} us vs {self.baseline_us:.2f} us"
-            if self.baseline_name:
-                times += f" ({self.baseline_name})"
-            times += ", "
-        return f"{times}{_fmt_x(self.speedup)}"
+        x = _fmt_x(self.speedup)
+        if self.candidate_us is None or self.baseline_us is None:
+            return x  # data alone
+        c, b = f"{self.candidate_us:.2f}", f"{self.baseline_us:.2f}"
+        if self.baseline_name:
+            return sentence("msg.headline.pair", c=c, b=b, name=self.baseline_name, x=x)
+        return sentence("msg.headline.pair.bare", c=c, b=b, x=x)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -172,8 +172,8 @@ def headline_note(headline: HeadlinePair | None, score: "KernelScore") -> str | 
     """A sentence when the headline pair's verdict differs from the multi-shape verdict."""
     if headline is None or score.verdict == UNTIMED or headline.verdict == score.verdict:
         return None
-    geo = ""
-    if score.verdict_geomean:
-        g, n = score.verdict_geomean
-        geo = f" (verdict geomean {_fmt_x(g)} over {plural(n, 'shape')})"
-    return f"Headline pair {headline.text} reads {headline.verdict}, but the multi-shape verdict is {score.verdict}{geo}."
+    said = dict(pair=headline.text, hv=headline.verdict, v=score.verdict)
+    if not score.verdict_geomean:
+        return sentence("msg.headline.note.nogeo", **said)
+    g, n = score.verdict_geomean
+    return sentence(counted("msg.headline.note", n), **said, n=n, g=_fmt_x(g))

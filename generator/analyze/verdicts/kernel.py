@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from generator.analyze.message import Msg, msg
+from generator.analyze.message import Msg, counted, msg, sentence
 from generator.analyze.verdicts.headline import HeadlinePair
 from generator.analyze.verdicts.rules import (
     BLOCKED,
@@ -208,20 +208,20 @@ class KernelScore:
         """Words shown beside the verdict, in the order of ``flag_keys``."""
         out = []
         if self.hard_failures:
-            out.append(plural(self.hard_failures, "hard failure"))
+            out.append(sentence(counted("msg.flag.hard", self.hard_failures), n=self.hard_failures))
         if self.uncertain:
-            out.append(f"uncertain (noise {_fmt_x(self.noise)})")
+            out.append(sentence("msg.flag.uncertain", noise=_fmt_x(self.noise)))
         if self.reference_only:
-            out.append(f"reference only ({self.reference})")
+            out.append(sentence("msg.flag.refonly", ref=self.reference))
         if self.not_like_for_like:
             out.append(self.scope_text)
         if self.suspect_reference:
-            out.append(f"{plural(self.suspect_reference, 'suspect reference check')} "
-                       f"({self.candidate} and an independent library both fail it)")
+            out.append(sentence(counted("msg.flag.suspect", self.suspect_reference), n=self.suspect_reference,
+                                cand=self.candidate))
         if self.above_roof:
-            out.append(f"{plural(len(self.above_roof), 'row')} above a roof (HBM or dense compute)")
+            out.append(sentence(counted("msg.flag.roof", len(self.above_roof)), n=len(self.above_roof)))
         if self.partial:
-            out.append("partial run (still being written)")
+            out.append(sentence("msg.flag.partial"))
         return out
 
     @property
@@ -253,13 +253,13 @@ class KernelScore:
     @property
     def scope_text(self) -> str:
         """``not like-for-like: 9 of 9 shapes' best baseline times another scope; like-for-like 166.72x``."""
-        text = (f"not like-for-like: the best baseline times another scope on {self.scope_mismatch_shapes} "
-                f"of {plural(self.n_measured, 'shape')}")
-        if self.like_for_like_geomean:
-            g, n = self.like_for_like_geomean
-            ref = f", reference {self.reference} only" if self.like_for_like_reference_only else ""
-            text += f"; like-for-like {_fmt_x(g)} over {n}{ref}"
-        return text
+        scope = dict(m=self.scope_mismatch_shapes, n=self.n_measured)
+        if not self.like_for_like_geomean:
+            return sentence(counted("msg.flag.scope", self.n_measured), **scope)
+        g, n = self.like_for_like_geomean
+        if self.like_for_like_reference_only:
+            return sentence(counted("msg.flag.scope.lflref", self.n_measured), **scope, g=_fmt_x(g), k=n, ref=self.reference)
+        return sentence(counted("msg.flag.scope.lfl", self.n_measured), **scope, g=_fmt_x(g), k=n)
 
     def to_json(self, shapes: bool = True) -> dict[str, Any]:
         """The ``verdicts --json`` record (every key of expected/verdicts.json, and more)."""

@@ -22,7 +22,7 @@ from generator.analyze.verdicts.rules import (
     spread,
     verdict_baseline,
 )
-from generator.analyze.roofline import ABOVE_COMPUTE_TEXT, ABOVE_ROOF_TEXT
+from generator.analyze.message import sentence
 from generator.config import DEFAULT_REFERENCE
 from generator.read.campaign import SCOPE_FLAGS, LedgerShape, ResultRow
 from generator.read.jsonio import compact
@@ -74,9 +74,9 @@ class ProviderResult:
     def roof_text(self) -> str:
         """What rule 9 says of this row ("" when it is below every roof)."""
         if self.roof_kind == "hbm":
-            return f"{self.effective_gbps / 1000:.1f} TB/s {ABOVE_ROOF_TEXT}"
+            return sentence("msg.roof.above", tbs=f"{self.effective_gbps / 1000:.1f}")
         if self.roof_kind == "compute":
-            return f"{self.effective_tflops:,.0f} TFLOP/s {ABOVE_COMPUTE_TEXT}"
+            return sentence("msg.roof.compute", tflops=f"{self.effective_tflops:,.0f}")
         return ""
 
     @property

@@ -6,7 +6,7 @@ import os
 from typing import Any, Mapping
 
 from generator.analyze import roofline
-from generator.analyze.message import msg
+from generator.analyze.message import counted, msg, sentence
 from generator.analyze.verdicts.headline import (
     bundles_for_campaign,
     headline_for_campaign,
@@ -31,7 +31,6 @@ from generator.read.campaign import (
 )
 from generator.read.campaign_suite import read_campaign_folder
 from generator.read.discover import rel_path
-from generator.read.gcpause import gc_paused
 
 
 def score_campaign(campaign: Campaign, config: SweepConfig | None = None,
@@ -157,12 +156,10 @@ def _row_notes(campaign: Campaign, by_shape: Mapping[str, Mapping[str, list[Resu
     known = {s.shape_id for s in campaign.ledger}
     stray = sum(len(rs) for sid, provs in by_shape.items() if sid not in known for rs in provs.values())
     if stray:
-        notes.append(f"{plural(stray, 'result row')} {'names a shape that is' if stray == 1 else 'name shapes that are'} "
-                     "not in the ledger (ignored)")
+        notes.append(sentence(counted("msg.sweep.stray", stray), n=stray))
     repeated = sum(1 for sid, provs in by_shape.items() if sid in known for rs in provs.values() if len(rs) > 1)
     if repeated:
-        notes.append(f"{plural(repeated, '(shape, provider) pair')} {'has' if repeated == 1 else 'have'} several rows: "
-                     "the last usable one counts")
+        notes.append(sentence(counted("msg.sweep.repeated", repeated), n=repeated))
     return notes
 
 
@@ -178,21 +175,17 @@ def score_sweep(sweep_root: str | os.PathLike, config: SweepConfig | None = None
     config = config if config is not None else load_config(root)
     if kernels_json is None:
         kernels_json = load_kernels_json(root)
-    # No cyclic collection while reading and scoring (nothing here makes cycles): the scores kept grow
-    # with the sweep and full collections rescanned them; 570 campaigns (the sweep linked 30 times):
-    # 6.1 -> 4.0 s CPU for `verdicts --json`, peak 230 -> 239 MB (issue 25).
-    with gc_paused():
-        read: dict[str, Campaign | InputError] = {}
-        for op, folder in find_campaign_folders(root).items():
-            try:
-                read[op] = read_campaign_folder(folder, name=op, rel=rel_path(folder, root))
-            except InputError as err:
-                read[op] = err
-        classic = [c for c in read.values() if isinstance(c, Campaign) and c.suite is None]  # the second layout: its own
-        floor = config.floor_us or min((f for f in (timing_floor(c.rows) for c in classic) if f is not None), default=None)
-        return {op: c if isinstance(c, InputError) else score_campaign(c, config, kernels_json,
-                                                                       floor if c.suite is None else None)
-                for op, c in read.items()}
+    read: dict[str, Campaign | InputError] = {}
+    for op, folder in find_campaign_folders(root).items():
+        try:
+            read[op] = read_campaign_folder(folder, name=op, rel=rel_path(folder, root))
+        except InputError as err:
+            read[op] = err
+    classic = [c for c in read.values() if isinstance(c, Campaign) and c.suite is None]  # the second layout: its own
+    floor = config.floor_us or min((f for f in (timing_floor(c.rows) for c in classic) if f is not None), default=None)
+    return {op: c if isinstance(c, InputError) else score_campaign(c, config, kernels_json,
+                                                                   floor if c.suite is None else None)
+            for op, c in read.items()}
 
 
 def score_folder(folder: str, config: SweepConfig, kernels_json: Mapping[str, Any] | None = None,

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from generator.analyze import occupancy, waves
+from generator.analyze.message import sentence
 from generator.model import CaptureAnalysis, Hotspots, stall_reason
 from generator.site import charts, i18n, wording
 from generator.site.text_report import fmt_cycles
@@ -274,7 +275,7 @@ def capture_view(ci: int, c: CaptureData, ctx: SiteContext) -> CaptureView:
     if a is None:
         return CaptureView(**base, facts=[], stall_types=[], stall_chart=None, wave_states=[], occupancy=None,
                            top_lines=[], top_instructions=[], timeline=None, timeline_facts=[],
-                           timeline_note=c.timeline_note or "", files=[], hottest_href="", isa_href="", isa_count=0,
+                           timeline_note=c.timeline_note or sentence("msg.cap.notimeline"), files=[], hottest_href="", isa_href="", isa_count=0,
                            findings=[], notes=[], unit="cycles", vendor="amd")
     unit = a.stall_unit
     total_stall = a.total_stall_cycles
@@ -316,7 +317,7 @@ def capture_view(ci: int, c: CaptureData, ctx: SiteContext) -> CaptureView:
     return CaptureView(
         **base, facts=facts, stall_types=stall_rows, stall_chart=stall_chart, wave_states=ws_rows,
         occupancy=occupancy_view(a), top_lines=top_lines, top_instructions=top_ins, timeline=tl_chart,
-        timeline_facts=tl_facts, timeline_note=c.timeline_note or "", files=file_entries(ix, c),
+        timeline_facts=tl_facts, timeline_note=c.timeline_note or sentence("msg.cap.notimeline"), files=file_entries(ix, c),
         hottest_href=ix.href(jump, ix.folder) if jump else "", jump_note=jump_note(c, jump), isa_href=ix.isa(ix.folder),
         isa_count=len(a.instructions), findings=list(finding_views(c.findings or [], ix.isa(ix.folder))),
         notes=[n for n in a.notes if not (a.occupancy and n in a.occupancy.notes)], unit=unit, vendor=a.vendor,
@@ -329,6 +330,6 @@ def capture_view(ci: int, c: CaptureData, ctx: SiteContext) -> CaptureView:
 def _captures_panel(k: KernelData, row: IndexRow, ctx: SiteContext) -> list[CaptureView] | str:
     if not k.captures:
         if k.bundle_rel is None:
-            return i18n.en("msg.cap.nobundle")
-        return i18n.en("msg.cap.nocapture")
+            return sentence("msg.cap.nobundle")
+        return sentence("msg.cap.nocapture")
     return [capture_view(i, c, ctx) for i, c in enumerate(k.captures)]

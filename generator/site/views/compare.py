@@ -88,7 +88,7 @@ def compare_view(i: int, title: str, cmp: dict[str, Any], hrefs: dict[str, str])
                        "Stall-type shares, A and B", "chart.compare") if shares else None
     return CompareView(title=title, a_name=a_name, b_name=b_name, a_href=hrefs.get(str(a.get("path", "")), ""),
                        b_href=hrefs.get(str(b.get("path", "")), ""), totals=totals, stall_types=stalls,
-                       wave_states=waves, lines=lines, chart=chart, notes=[str(n) for n in cmp.get("notes", [])])
+                       wave_states=waves, lines=lines, chart=chart, notes=list(cmp.get("notes", []))) 
 
 
 @register_panel("compare", "Captures side by side", 40)
@@ -96,5 +96,5 @@ def _compare_panel(k: KernelData, row: IndexRow, ctx: SiteContext) -> list[Compa
     if not k.compare:
         return None
     hrefs = {c.rel: f"#c{i}" for i, c in enumerate(k.captures)}
-    return [compare_view(i, str(item.get("title", "")), item.get("comparison", {}), hrefs)
+    return [compare_view(i, item.get("title") or "", item.get("comparison", {}), hrefs)
             for i, item in enumerate(k.compare)]

@@ -7,6 +7,7 @@ from typing import Any
 
 from markupsafe import Markup
 
+from generator.analyze.message import Sentence
 from generator.site import charts, i18n
 from generator.site.views.base import SiteContext
 from generator.site.views.overview import ChartView, IndexRow, chart_view
@@ -84,8 +85,9 @@ def figure_zh(fig: dict[str, Any]) -> dict[str, Any]:
         over: dict[str, Any] = {}
         if tr.get("name") in TRACE_KEYS:
             over["name"] = i18n.zh(TRACE_KEYS[tr["name"]])
-        if isinstance(tr.get("text"), list):
-            over["text"] = ["<br>".join(i18n.zh_msg_text(line) for line in str(t).split("<br>")) for t in tr["text"]]
+        if isinstance(tr.get("text_lines"), list):
+            over["text"] = ["<br>".join(i18n.zh_said_text(line) if isinstance(line, Sentence) else line for line in lines)
+                            for lines in tr["text_lines"]]
         if over:
             traces[str(i)] = over
     return {"layout": {"xaxis.title.text": i18n.zh("hist.axis.sweep"), "yaxis.title.text": i18n.zh("hist.axis.geomean")},
@@ -108,7 +110,8 @@ def history_page(rows: list[IndexRow], figures: dict[str, dict[str, Any]], marks
         layout = {k_: v for k_, v in fig.get("layout", {}).items() if k_ != "title"}  # the section heading names it
         layout.setdefault("height", 260)
         layout["margin"] = {"l": 60, "r": 20, "t": 10, "b": 50}
-        fig = {**fig, "layout": layout, "zh": figure_zh(fig)}
+        data = [{k_: v for k_, v in tr.items() if k_ != "text_lines"} for tr in fig.get("data", [])]
+        fig = {**fig, "data": data, "layout": layout, "zh": figure_zh(fig)}
         charts_.append(HistoryChart(slug=slug, anchor=f"h-{slug}", name=row.name if row else slug,
                                     href=row.href if row else "", points=n,
                                     chart=chart_view(f"history-{slug}", fig),

@@ -75,7 +75,7 @@ _CLASS_CSS = {"win": "o-win", "parity": "o-parity", "headroom": "o-loss", "loss"
 def ncu_view(d: dict[str, Any]) -> NcuView:
     """Display values of an NCU summary dict (already display-ready strings, mostly)."""
     def txt(v: Any) -> str:
-        return DASH if v is None or v == "" else str(v)
+        return DASH if v is None or v == "" else v if isinstance(v, str) else str(v)
     conf = []
     for c in d.get("configuration") or []:
         title = txt(c.get("shape")) + (f" (launch {c.get('launch')})" if len(d.get("configuration") or []) > 1 else "")
@@ -107,7 +107,7 @@ def ncu_view(d: dict[str, Any]) -> NcuView:
         provenance=txt(prov.get("text")) if isinstance(prov, dict) else txt(prov),
         configuration=conf, stages=stages, bottleneck=txt(b.get("title")),
         bottleneck_css=re.sub(r"[^a-z0-9-]+", "-", str(b.get("kind", "")).lower()),
-        root_cause=str(b.get("root_cause") or ""), locality=str(b.get("locality") or ""),
+        root_cause=b.get("root_cause") or "", locality=b.get("locality") or "",
         opportunities=opps, candidate=txt(base.get("candidate")), providers=providers, baseline=rows,
         unit=txt(base.get("unit")), notes=[str(n) for n in d.get("notes") or []],
     )

@@ -10,6 +10,7 @@ from typing import Any
 from markupsafe import Markup
 
 from generator.analyze import occupancy
+from generator.analyze.message import sentence_from_json, sentence_json
 from generator.model import CaptureAnalysis
 from generator.site import charts, i18n, wording
 from generator.site.wording import Said, Seg, runs
@@ -109,13 +110,24 @@ class IndexRow:
     category_text: str = ""  # the category as its owners write it (GEMM, MoE, RoPE)
     campaign_broken: bool = False  # its campaign could not be read: the tile and filter say "broken"
 
+    #: The fields that hold sentences (``message.Sentence``): kept with their messages in the manifest.
+    SAID = ("flags", "missing", "broken", "headline_text", "headline_note")
+
     def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+        out = asdict(self)
+        for name in self.SAID:
+            v = getattr(self, name)
+            out[name] = [sentence_json(x) for x in v] if isinstance(v, list) else sentence_json(v)
+        return out
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> IndexRow:
         names = {f.name for f in fields(cls)}
-        return cls(**{k: v for k, v in data.items() if k in names})
+        row = {k: v for k, v in data.items() if k in names}
+        for name in cls.SAID:
+            v = row.get(name)
+            row[name] = [sentence_from_json(x) for x in v] if isinstance(v, list) else sentence_from_json(v)
+        return cls(**row)
 
     @property
     def wins_sort(self) -> float | str:

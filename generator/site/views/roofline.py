@@ -46,13 +46,13 @@ def _roofline_panel(k: KernelData, row: IndexRow, ctx: SiteContext) -> RooflineV
            for p in r["points"]]
     bounds = [point_bound_zh(p) for p in r["points"]]
     return RooflineView(chart_view("roofline", charts.roofline(r), "Roofline: throughput against arithmetic intensity",
-                                   "chart.roofline"), facts, pts, [str(n) for n in r.get("notes") or []], bounds)
+                                   "chart.roofline"), facts, pts, list(r.get("notes") or []), bounds)
 
 
 def point_bound_zh(p: dict) -> Markup:
     """A point's bound in 中文, and its above-the-roof note (the last column of the points table)."""
     zh = bound_zh(str(p.get("bound", "")))
-    return zh + Markup(" — ") + i18n.zh_msg(p["above_roof"]) if p.get("above_roof") else zh
+    return zh + Markup(" — ") + i18n.zh_said(p["above_roof"]) if p.get("above_roof") else zh
 
 
 @lru_cache(maxsize=64)

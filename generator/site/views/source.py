@@ -43,6 +43,7 @@ from typing import Any
 
 from generator.analyze.advice.view import is_framework_path
 from generator.analyze.isa import branch_targets
+from generator.analyze.message import sentence
 from generator.model import UNKNOWN_LOC
 from generator.analyze.message import msg
 from generator.site import i18n, wording
@@ -234,18 +235,19 @@ def file_entries(ix: SourceIndex, c: CaptureData) -> list[FileEntry]:
         page = ix.page(path, ix.folder)
         note = ""
         if not page:
-            note = "framework file, no hot line: listed, not rendered"
+            note = sentence("msg.files.framework")
         elif path not in c.source_text:
-            note = "no snapshot in the bundle: lines listed by number"
+            note = sentence("msg.files.nosnapshot")
         out.append(FileEntry(
             anchor=f"{ix.anchor}-f{j}", path=path, short=ix.short.get(path, path), href=page,
             hottest_href=ix.href(hottest.source_loc, ix.folder) if page and hottest and hottest.stall_cycles else "",
-            stall=fmt_cycles(stall), lines=f"{len(lines)} mapped line" + ("" if len(lines) == 1 else "s"), note=note))
+            stall=fmt_cycles(stall), lines=sentence("msg.files.line" if len(lines) == 1 else "msg.files.lines", n=len(lines)),
+            note=note))
     unk = next((ln for ln in a.lines if ln.source_loc == UNKNOWN_LOC), None)
     if unk is not None:
-        out.append(FileEntry(f"{ix.anchor}-unk", UNKNOWN_LOC, "(no source location)", ix.isa(ix.folder), "",
-                             fmt_cycles(unk.stall_cycles), f"{len(unk.pc_indices)} instructions",
-                             "listed in the ISA listing"))
+        out.append(FileEntry(f"{ix.anchor}-unk", UNKNOWN_LOC, sentence("msg.files.noloc"), ix.isa(ix.folder), "",
+                             fmt_cycles(unk.stall_cycles), sentence("msg.files.instructions", n=len(unk.pc_indices)),
+                             sentence("msg.files.inisa")))
     return out
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from generator.analyze.message import Sentence, sentence
 from markupsafe import Markup
 
 from generator.site import charts, i18n, wording
@@ -56,17 +57,26 @@ def shape_flags(sh: Any) -> list[str]:
     if sh.suspect_reference:
         errors = [f"{p}: {r.correctness_error}" for p, r in sh.providers.items()
                   if r.correctness_error and r.status == "incorrect"]
-        out.append("suspect reference check (an independent library fails it too): " + "; ".join(errors))
+        out.append(sentence("msg.shape.suspect", errors="; ".join(errors)))
     if sh.scope_mismatch:
         best = sh.providers.get(sh.best_baseline)
         scope = ", ".join(f"{k.replace('includes_', '')} {'yes' if v else 'no'}"
                           for k, v in (best.scope if best else {}).items() if v is not None)
-        like = (f"; like-for-like best {sh.like_for_like_baseline} {sh.like_for_like_speedup:.2f}x"
-                if sh.like_for_like_baseline else "; no like-for-like baseline")
-        out.append(f"scope mismatch: {sh.best_baseline} times another scope ({scope}){like}")
+        if sh.like_for_like_baseline:
+            out.append(sentence("msg.shape.scope", baseline=sh.best_baseline, scope=scope, lfl=sh.like_for_like_baseline,
+                                x=f"{sh.like_for_like_speedup:.2f}x"))
+        else:
+            out.append(sentence("msg.shape.scope.none", baseline=sh.best_baseline, scope=scope))
     for p in sh.above_roof:
-        out.append(f"{p} at {sh.providers[p].roof_text}")
+        out.append(_roof_sentence(p, sh.providers[p]))
     return out
+
+
+def _roof_sentence(provider: str, r: Any) -> Sentence:
+    """What rule 9 says of one provider's row above a roof (HBM or dense compute)."""
+    if r.roof_kind == "compute":
+        return sentence("msg.shape.roof.compute", provider=provider, tflops=f"{r.effective_tflops:,.0f}")
+    return sentence("msg.shape.roof", provider=provider, tbs=f"{r.effective_gbps / 1000:.1f}")
 
 
 @dataclass
@@ -138,7 +148,7 @@ def _cells(sh: Any, providers: list[str], norow: ProviderCell) -> list[ProviderC
         if r.above_roof:
             css += " t-roof"
             rest = f"; {title}" if title else ""
-            title, title_zh = r.roof_text + rest, i18n.zh_msg_text(r.roof_text) + rest
+            title, title_zh = r.roof_text + rest, i18n.zh_said_text(r.roof_text) + rest
         cells.append(ProviderCell(r.time_text, css, title, sort_key(r.median_us if r.usable else None), title_zh))
     return cells
 
@@ -258,7 +268,9 @@ def score_facts(s: Any, row: IndexRow | None) -> list[Fact]:
 
 def headline_pair_zh(h: Any) -> Markup:
     """The 中文 of ``7.00 us vs 11.60 us (PyTorch), 1.66x`` (values marked as data)."""
-    return i18n.zh_msg(h.text) or Markup('<span translate="no">{}</span>').format(h.text)
+    if not isinstance(h.text, Sentence):  # the speedup alone: data
+        return Markup('<span translate="no">{}</span>').format(h.text)
+    return i18n.zh_said(h.text)
 
 
 @register_panel("speed", "Speed across shapes", 20)
@@ -269,12 +281,12 @@ def _speed_panel(k: KernelData, row: IndexRow, ctx: SiteContext) -> SpeedView:
                  headline_text=k.headline.text if k.headline else None, headline_note=k.headline_note,
                  headline_zh=headline_pair_zh(k.headline) if k.headline else "")
     if k.score_error:
-        return SpeedView(status="error", message=i18n.en("msg.campaignerror", error=k.score_error), **empty)
+        return SpeedView(status="error", message=sentence("msg.campaignerror", error=k.score_error), **empty)
     if s is None:
-        return SpeedView(status="none", message=i18n.en("msg.nocampaign", file="kernel-atlas.toml",
+        return SpeedView(status="none", message=sentence("msg.nocampaign", file="kernel-atlas.toml",
                                                         code="[kernels.<name>] campaign = ..."), **empty)
     if s.verdict not in VERDICTS:
-        msg = i18n.en("msg.untimed", op=s.op, n=s.n_shapes)
+        msg = sentence("msg.untimed", op=s.op, n=s.n_shapes)
         ledger = shape_rows(s, ctx)
         for r in ledger:  # nothing ran: the ledger alone (no provider cells, no failure)
             r.cells, r.failure, r.failure_full = [], "", ""
