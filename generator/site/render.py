@@ -173,7 +173,7 @@ def render_overview(page: Any, assets: Assets, deferred: Any = None) -> bytes:
         from generator.site.deferred import Deferred  # the one-file overview
 
         deferred = Deferred(active=False)
-    deferred.row = environment().get_template("macros.html").module.kernel_row
+    deferred.row = environment().get_template("kernel_row.html").module.kernel_row
     return terms.link_terms(render_template("index.html", page=page, assets=assets, deferred=deferred), page.root)
 
 
