@@ -34,7 +34,8 @@ HEADROOM kernels whose first step it is (``headroom_kernels``) over the gaps of 
 ``api/kernels/<slug>.json`` holds ``format_version``,
 ``kernel`` (the index record), ``state`` (``analyze.state.KernelState``: status, verdict,
 flags, broken / missing / skipped lines, hotspot, commits; what ``diff`` and ``history`` read), ``score`` (``verdicts.KernelScore.to_json()``, with
-``shapes``, each shape's ``providers`` records without their null fields (an absent field is null);
+``shapes``, each shape's ``providers`` records without their null fields (an absent field is null)
+and without a ``scope`` whose flags are all false (an absent scope: the kernel alone was timed);
 a campaign of the second layout adds ``variants`` {provider: [geomean vs the verdict
 baseline, n]} and each shape's ``variants`` rows), ``headline``, ``hotspot`` (primary capture: top stall type, stall ratio,
 waves per SIMD, limiter), ``captures`` (each: ``analysis`` as ``analyze --json``,
@@ -42,13 +43,14 @@ every ``lines`` entry, the ``timeline`` bins, ``advice`` (each finding as ``anal
 ``[catalogue key, {param: value}]``, plus ``i18n``: its title, summary, suggestion and premise as
 such messages, worded by ``generator.site.wording``)),
 ``counters``, ``runstats``, ``roofline`` (without the rows it could not place: each shape's
-provider statuses say why), ``compare``, ``report_html``, ``campaign_reports``
+provider statuses say why; a point's args are its shape's, by ``shape_id``, and an absent
+``ridge`` is ``ridges[precision]``), ``compare``, ``report_html``, ``campaign_reports``
 (the campaign folder's ``BENCHMARK_REPORT.md`` / ``REPORT_<suite>.md``: ``[{file, html}]``), ``report_checks``
 (REPORT.md's occupancy and wave-state claims: ``[{what, report, computed, holds, why}]``,
 ``generator.analyze.report_checks``), ``missing``,
 ``broken``. ``tallies.broken`` counts kernels whose campaign could not be read (``unscored``: no campaign).
 Format 1 also had each capture's ``isa`` rows (``isa_columns``, ``locs``) and ``mfma`` notes, the
-roofline's ``skipped`` rows and null provider fields: the pages show the ISA listing
+roofline's ``skipped`` rows, each point's ``args`` and ``ridge``, null provider fields and all-false scopes: the pages show the ISA listing
 (``kernels/<slug>/src/c<i>/isa.html``) and no reader needed the rest; every field ``diff`` and
 ``history`` read is in both, and ``generator.sweeps.snapshot`` reads both formats.
 A reader must check ``format_version`` and refuse versions it does not know.
