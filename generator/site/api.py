@@ -90,8 +90,8 @@ def lean_score(score: dict[str, Any] | None) -> dict[str, Any] | None:
 def lean_provider(rec: dict[str, Any]) -> dict[str, Any]:
     """A provider record without its null fields, and without ``scope`` when every flag is false.
 
-    On the real MI350X sweep 40 % of the records' bytes were nulls (most providers of a shape did
-    not run: not configured, failed) and a fifth an all-false ``scope``."""
+    On the real MI350X sweep a third of the records' 3.4 MB were null fields (most providers of a
+    shape did not run: not configured, failed) and 0.5 MB all-false scopes."""
     out = {key: v for key, v in rec.items() if v is not None}
     if isinstance(out.get("scope"), dict) and all(v is False for v in out["scope"].values()):
         del out["scope"]

@@ -371,7 +371,8 @@ def snapshot_from_api(api_dir: str | os.PathLike, label: str | None = None) -> S
     ``index.json`` carries ``format_version``, the sweep (its provenance) and one row per
     kernel (``slug``, ``name``, ``op``, ``verdict``, ``geomean_vs_best``...); a kernel's
     own document adds the shapes, the hotspot and the provenance. A kernel document that
-    is missing leaves the index row's numbers (no shapes, no hotspot).
+    is missing leaves the index row's numbers (no shapes, no hotspot). API formats 1 and 2
+    (``API_FORMATS``) hold the same fields for this reader; the snapshot is of ``FORMAT_VERSION``.
     """
     api_dir = os.fspath(api_dir)
     index_path = os.path.join(api_dir, API_INDEX)
