@@ -12,6 +12,9 @@ from typing import Any
 
 #: Version of every JSON document this tool writes (analyze, verdicts, api/).
 FORMAT_VERSION = 1
+#: Version of the site's ``api/`` documents (``generator.site.api``): 2 leaves out what only the
+#: pages show (ISA rows, MFMA notes, the roofline's skipped rows) and null provider fields.
+API_FORMAT_VERSION = 2
 
 UNKNOWN_LOC = "<unknown>"
 

@@ -88,9 +88,9 @@ def test_idle_exceeds_latency_on_511_of_15983_shared_rows(sweep):
 def test_analyze_json_and_the_api_say_idle_cycles(sweep, kernel):
     from generator.site.views import kernel as kernel_views
     k, row = kernel("vec_add")
-    cap = kernel_views.kernel_json(k, row, 1)["captures"][0]
-    assert cap["isa_columns"][-1] == "idle_cycles"
-    assert next(r for r in cap["isa"] if r[0] == 18)[-1] == 0
+    cap = kernel_views.kernel_json(k, row, 2)["captures"][0]
+    api_top = cap["analysis"]["top_instructions"][0]
+    assert (api_top["pc_index"], api_top["idle_cycles"]) == (18, 0)
     a = k.captures[0].analysis
     doc = a.to_json()
     assert doc["total_idle_cycles"] == sum(r[9] for r in json.loads((sweep / VEC_ADD / "code.json").read_text())["code"]

@@ -16,7 +16,7 @@ from typing import Callable
 import pytest
 
 from generator.errors import InputError
-from generator.model import FORMAT_VERSION
+from generator.model import API_FORMAT_VERSION, FORMAT_VERSION
 from generator.sweeps.snapshot import (
     SweepSnapshot,
     check_format_version,
@@ -240,7 +240,7 @@ def test_empty_sides_are_clear_errors(tmp_path):
 def test_api_folder_versions(tmp_path):
     api = tmp_path / "site" / "api"
     api.mkdir(parents=True)
-    (api / "index.json").write_text(json.dumps({"format_version": 2, "kernels": []}))
+    (api / "index.json").write_text(json.dumps({"format_version": API_FORMAT_VERSION + 1, "kernels": []}))
     with pytest.raises(InputError) as err:
         load_snapshot(tmp_path / "site")
     assert err.value.path.endswith("index.json") and "upgrade kernel-atlas" in err.value.problem
@@ -279,3 +279,9 @@ def test_api_of_a_built_site_equals_the_sweep(sweep, tmp_path):
         # both sides record each baseline library's commit (KernelScore.baseline_commits)
         assert a["baselines"] == {p: "32e1e6d76" for p in ("aiter", "aiter_asm", "aiter_ck", "aiter_triton")}
         assert a == s
+    # an api/ of format 1 (written before the trim) holds every field the reader reads: still read
+    for doc_path in (tmp_path / "site" / "api").rglob("*.json"):
+        doc = json.loads(doc_path.read_text())
+        assert doc["format_version"] == API_FORMAT_VERSION == 2
+        doc_path.write_text(json.dumps(dict(doc, format_version=1)))
+    assert load_snapshot(tmp_path / "site").to_json() == from_api

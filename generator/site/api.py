@@ -1,8 +1,8 @@
 """The JSON documents of the site: ``api/index.json`` and ``api/kernels/<slug>.json``.
 
-``api/index.json``, format_version 1 (``generator.model.FORMAT_VERSION``)::
+``api/index.json``, format_version 2 (``generator.model.API_FORMAT_VERSION``)::
 
-    {"format_version": 1,
+    {"format_version": 2,
      "generator": {"name": "kernel-atlas", "version": "0.1.0"},
      "sweep": {"title": "...", "date": "2026-06-01", "candidate": "flydsl",
                "thresholds": {"win": 1.05, "headroom": 0.95},
@@ -27,26 +27,34 @@ results) or null (no campaign). ``flags`` are machine words shown beside the ver
 ``suspect_reference``, ``above_roof``, ``partial``); ``flag_texts`` the same as a person reads them. Each kernel
 also has ``diagnosis``, ``first_step``, ``severity``, ``coverage`` (per model), ``headline_speedup`` /
 ``headline_verdict`` (``generator.site.views.diagnosis``, ``.coverage``), ``timed_commits``,
-``profiled_commit`` and ``commit_note``; the index adds ``coverage`` (models x kernels).
+``profiled_commit`` and ``commit_note``; the index adds ``coverage``: the models x kernels matrix's
+``models`` and ``kernels`` in page order, a cell being that kernel row's ``coverage[model]``
+(format 1 also had them as ``cells``).
 A ``sweep_findings`` group's ``headroom_share`` is the gaps (ln 1/ratio the verdict rests on) of the
 HEADROOM kernels whose first step it is (``headroom_kernels``) over the gaps of every HEADROOM kernel
 (``advice.sweep_findings``): each gap counted once, the shares add up to at most 1.
 ``api/kernels/<slug>.json`` holds ``format_version``,
 ``kernel`` (the index record), ``state`` (``analyze.state.KernelState``: status, verdict,
 flags, broken / missing / skipped lines, hotspot, commits; what ``diff`` and ``history`` read), ``score`` (``verdicts.KernelScore.to_json()``, with
-``shapes``; a campaign of the second layout adds ``variants`` {provider: [geomean vs the verdict
+``shapes``, each shape's ``providers`` records without their null fields (an absent field is null)
+and without a ``scope`` whose flags are all false (an absent scope: the kernel alone was timed);
+a campaign of the second layout adds ``variants`` {provider: [geomean vs the verdict
 baseline, n]} and each shape's ``variants`` rows), ``headline``, ``hotspot`` (primary capture: top stall type, stall ratio,
 waves per SIMD, limiter), ``captures`` (each: ``analysis`` as ``analyze --json``,
-every ``lines`` entry, the ``isa`` rows (columns in ``isa_columns``; ``loc`` indexes
-``locs``; the last is ``idle_cycles`` on ATT captures, ``issued_samples`` on Nsight Compute ones), the
-``timeline`` bins, ``advice`` (each finding as ``analyze --json --advice`` prints it, its ``premise`` a message
+every ``lines`` entry, the ``timeline`` bins, ``advice`` (each finding as ``analyze --json --advice`` prints it, its ``premise`` a message
 ``[catalogue key, {param: value}]``, plus ``i18n``: its title, summary, suggestion and premise as
-such messages, worded by ``generator.site.wording``), ``mfma``),
-``counters``, ``runstats``, ``roofline``, ``compare``, ``report_html``, ``campaign_reports``
+such messages, worded by ``generator.site.wording``)),
+``counters``, ``runstats``, ``roofline`` (without the rows it could not place: each shape's
+provider statuses say why; a point's args are its shape's, by ``shape_id``, and an absent
+``ridge`` is ``ridges[precision]``), ``compare``, ``report_html``, ``campaign_reports``
 (the campaign folder's ``BENCHMARK_REPORT.md`` / ``REPORT_<suite>.md``: ``[{file, html}]``), ``report_checks``
 (REPORT.md's occupancy and wave-state claims: ``[{what, report, computed, holds, why}]``,
 ``generator.analyze.report_checks``), ``missing``,
 ``broken``. ``tallies.broken`` counts kernels whose campaign could not be read (``unscored``: no campaign).
+Format 1 also had each capture's ``isa`` rows (``isa_columns``, ``locs``) and ``mfma`` notes, the
+roofline's ``skipped`` rows, each point's ``args`` and ``ridge``, null provider fields and all-false scopes: the pages show the ISA listing
+(``kernels/<slug>/src/c<i>/isa.html``) and no reader needed the rest; every field ``diff`` and
+``history`` read is in both, and ``generator.sweeps.snapshot`` reads both formats.
 A reader must check ``format_version`` and refuse versions it does not know.
 """
 
@@ -55,13 +63,15 @@ from __future__ import annotations
 from typing import Any
 
 from generator import __version__
-from generator.model import FORMAT_VERSION
+from generator.model import API_FORMAT_VERSION
 from generator.site.views import base as base_views, kernel as kernel_views, overview as overview_views
 
 
 def kernel_doc(k: base_views.KernelData, row: overview_views.IndexRow) -> dict[str, Any]:
     """``api/kernels/<slug>.json``."""
-    doc = kernel_views.kernel_json(k, row, FORMAT_VERSION)
+    doc = kernel_views.kernel_json(k, row, API_FORMAT_VERSION)
+    doc["score"] = lean_score(doc["score"])
+    doc["roofline"] = lean_roofline(doc["roofline"])
     st = k.state
     doc["hotspot"] = st.hotspot.to_json() if st is not None and st.hotspot is not None else None
     doc["state"] = st.to_json() if st is not None else None
@@ -70,11 +80,45 @@ def kernel_doc(k: base_views.KernelData, row: overview_views.IndexRow) -> dict[s
     return doc
 
 
+def lean_score(score: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The score with each shape's provider records trimmed (``lean_provider``); a copy."""
+    if not score or not score.get("shapes"):
+        return score
+    shapes = [dict(s, providers={p: lean_provider(rec) for p, rec in s["providers"].items()})
+              if isinstance(s.get("providers"), dict) else s for s in score["shapes"]]
+    return dict(score, shapes=shapes)
+
+
+def lean_provider(rec: dict[str, Any]) -> dict[str, Any]:
+    """A provider record without its null fields, and without ``scope`` when every flag is false.
+
+    On the real MI350X sweep a third of the records' 3.4 MB were null fields (most providers of a
+    shape did not run: not configured, failed) and 0.5 MB all-false scopes."""
+    out = {key: v for key, v in rec.items() if v is not None}
+    if isinstance(out.get("scope"), dict) and all(v is False for v in out["scope"].values()):
+        del out["scope"]
+    return out
+
+
+def lean_roofline(roofline: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The roofline without what the document says elsewhere: the ``skipped`` rows (each shape's
+    provider statuses), each point's ``args`` (its shape's, by ``shape_id``) and ``ridge``
+    (``ridges`` by its ``precision``)."""
+    if not isinstance(roofline, dict):
+        return roofline
+    out = {key: v for key, v in roofline.items() if key != "skipped"}
+    ridges = roofline.get("ridges") or {}
+    out["points"] = [{key: v for key, v in p.items() if key != "args"
+                      and not (key == "ridge" and ridges.get(p.get("precision")) == v)}
+                     for p in roofline.get("points") or []]
+    return out
+
+
 def index_doc(rows: list[overview_views.IndexRow], overview: overview_views.OverviewPage, ctx: base_views.SiteContext,
                prov: dict[str, str], date: str, reading: list[dict[str, Any]]) -> dict[str, Any]:
     """``api/index.json``."""
     return {
-        "format_version": FORMAT_VERSION,
+        "format_version": API_FORMAT_VERSION,
         "generator": {"name": "kernel-atlas", "version": __version__},
         "sweep": {"title": ctx.title, "date": date, "candidate": ctx.candidate,
                   "thresholds": {"win": ctx.win, "headroom": ctx.headroom}, "provenance": prov},
@@ -82,5 +126,12 @@ def index_doc(rows: list[overview_views.IndexRow], overview: overview_views.Over
         "kernels": [r.api() for r in rows],
         "errors": {r.slug: "; ".join(r.broken) for r in rows if r.broken},
         "sweep_findings": [item["json"] for item in reading],
-        "coverage": overview.coverage.to_json() if overview.coverage else None,
+        "coverage": coverage_axes(overview.coverage.to_json()) if overview.coverage else None,
     }
+
+
+def coverage_axes(coverage: dict[str, Any]) -> dict[str, Any]:
+    """The index's models x kernels matrix by its axes: each cell is already its kernel row's
+    ``coverage[model]`` (98 cells, 14 KB of the real sweep's index said twice)."""
+    return {key: v for key, v in coverage.items() if key != "cells"}
+

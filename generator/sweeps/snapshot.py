@@ -49,10 +49,12 @@ from generator.analyze.provenance import display_text as _text, sweep_provenance
 from generator.analyze.state import Hotspot, KernelState
 from generator.read.att import read_json
 from generator.errors import InputError
-from generator.model import FORMAT_VERSION
+from generator.model import API_FORMAT_VERSION, FORMAT_VERSION
 
-#: Format versions of snapshots and ``api/`` documents this module reads.
+#: Format versions of snapshots this module reads.
 SUPPORTED_FORMATS = (FORMAT_VERSION,)
+#: Format versions of ``api/`` documents this module reads: 2 drops only fields it does not read.
+API_FORMATS = (1, API_FORMAT_VERSION)
 SNAPSHOT_KIND = "kernel-atlas-snapshot"
 #: Environment keys (campaign provenance names) that, when they change, change every number.
 ENVIRONMENT_KEYS = ("gpu", "arch", "rocm", "driver", "torch", "triton")
@@ -189,22 +191,22 @@ class SweepSnapshot:
 # ---------------------------------------------------------------- format versions
 
 
-def check_format_version(doc: Mapping[str, Any], path: str, what: str = "this site's api/ JSON") -> int:
+def check_format_version(doc: Mapping[str, Any], path: str, what: str = "this site's api/ JSON",
+                         supported: tuple[int, ...] = SUPPORTED_FORMATS) -> int:
     """The document's format version; an InputError that says what to do when unsupported."""
     version = doc.get("format_version")
+    known = ", ".join(map(str, supported))
     if isinstance(version, bool) or not isinstance(version, int):
         raise InputError(path, f"no format_version: {what} was written by an older kernel-atlas; "
                                f"rebuild it with this version (`kernel-atlas build`), which writes format "
-                               f"{FORMAT_VERSION}")
-    if version in SUPPORTED_FORMATS:
+                               f"{max(supported)}")
+    if version in supported:
         return version
-    if version > max(SUPPORTED_FORMATS):
+    if version > max(supported):
         raise InputError(path, f"format_version {version} is newer than this kernel-atlas reads "
-                               f"({', '.join(map(str, SUPPORTED_FORMATS))}): upgrade kernel-atlas, or "
-                               f"rebuild both sides with the same version")
+                               f"({known}): upgrade kernel-atlas, or rebuild both sides with the same version")
     raise InputError(path, f"format_version {version} is older than this kernel-atlas reads "
-                           f"({', '.join(map(str, SUPPORTED_FORMATS))}): rebuild it with this version "
-                           f"(`kernel-atlas build`)")
+                           f"({known}): rebuild it with this version (`kernel-atlas build`)")
 
 
 # ---------------------------------------------------------------- from a sweep folder
@@ -369,14 +371,15 @@ def snapshot_from_api(api_dir: str | os.PathLike, label: str | None = None) -> S
     ``index.json`` carries ``format_version``, the sweep (its provenance) and one row per
     kernel (``slug``, ``name``, ``op``, ``verdict``, ``geomean_vs_best``...); a kernel's
     own document adds the shapes, the hotspot and the provenance. A kernel document that
-    is missing leaves the index row's numbers (no shapes, no hotspot).
+    is missing leaves the index row's numbers (no shapes, no hotspot). API formats 1 and 2
+    (``API_FORMATS``) hold the same fields for this reader; the snapshot is of ``FORMAT_VERSION``.
     """
     api_dir = os.fspath(api_dir)
     index_path = os.path.join(api_dir, API_INDEX)
     index = read_json(index_path)
     if not isinstance(index, dict):
         raise InputError(index_path, "expected a JSON object")
-    version = check_format_version(index, index_path)
+    check_format_version(index, index_path, supported=API_FORMATS)
     rows = index.get("kernels")
     if isinstance(rows, dict):
         rows = [dict(v, slug=v.get("slug", k)) for k, v in sorted(rows.items()) if isinstance(v, dict)]
@@ -395,7 +398,7 @@ def snapshot_from_api(api_dir: str | os.PathLike, label: str | None = None) -> S
             if not isinstance(loaded, dict):
                 raise InputError(doc_path, "expected a JSON object")
             if "format_version" in loaded:
-                check_format_version(loaded, doc_path)
+                check_format_version(loaded, doc_path, supported=API_FORMATS)
             doc = loaded
         kernels[slug] = kernel_from_api(row, doc, doc_path)
         stated += isinstance(doc.get("state"), dict)
@@ -405,7 +408,7 @@ def snapshot_from_api(api_dir: str | os.PathLike, label: str | None = None) -> S
     if kernels and stated == len(kernels):  # every kernel's state, as a sweep's snapshot has them
         errors = state_errors(kernels.values())
     return SweepSnapshot(
-        format_version=version,
+        format_version=FORMAT_VERSION,  # a snapshot, whichever api/ format it was read from
         label=label or _api_label(api_dir),
         provenance={str(k): _text(v) for k, v in sorted(provenance.items())
                     if v is not None and not isinstance(v, (dict, list))},

@@ -138,7 +138,10 @@ def kernel_page(k: KernelData, row: IndexRow, ctx: SiteContext) -> KernelPage:
 # ---------------------------------------------------------------- machine-readable kernel record
 
 def capture_json(c: CaptureData) -> dict[str, Any]:
-    """One capture in ``api/kernels/<slug>.json``: the analysis plus every line and instruction."""
+    """One capture in ``api/kernels/<slug>.json``: the analysis, every hot line, the timeline and the advice.
+
+    The ISA rows and MFMA notes are left out: the capture's ``isa.html`` pages show them and no
+    reader of ``api/`` needs them (API format 2)."""
     out: dict[str, Any] = {"label": c.label, "name": c.name, "path": c.rel, "status": c.status,
                            "primary": c.is_primary, "problem": c.problem}
     a = c.analysis
@@ -148,16 +151,6 @@ def capture_json(c: CaptureData) -> dict[str, Any]:
     out["lines"] = [{"source_loc": ln.source_loc, "stall_cycles": ln.stall_cycles, "total_cycles": ln.total_cycles,
                      "share": ln.share, "stall_rate": ln.stall_rate, "dominant_type": ln.dominant_type,
                      "stall_by_type": dict(ln.stall_by_type), "pc_indices": list(ln.pc_indices)} for ln in a.lines]
-    locs: dict[str, int] = {}
-    for i in a.instructions:
-        locs.setdefault(i.source_loc, len(locs))
-    out["locs"] = list(locs)
-    # the last column: ATT's idle cycles (code.json column 9), or Nsight Compute's issued samples
-    last = "issued_samples" if a.vendor == "nvidia" else "idle_cycles"
-    out["isa_columns"] = ["pc_index", "asm", "type", "loc", "exec_count", "total_cycles", "stall_cycles",
-                          last]  # loc: position in "locs"
-    out["isa"] = [[i.pc_index, i.asm, i.type, locs[i.source_loc], i.exec_count, i.total_cycles, i.stall_cycles,
-                   getattr(i, last)] for i in a.instructions]
     if c.timeline is not None:
         t = c.timeline
         out["timeline"] = {"wave": t.wave.file, "begin": t.wave.begin, "end": t.wave.end,
@@ -165,8 +158,6 @@ def capture_json(c: CaptureData) -> dict[str, Any]:
                            "issue": t.issue, "stall": t.stall}
     if c.findings is not None:
         out["advice"] = c.findings
-    if c.mfma:
-        out["mfma"] = {str(pc): note for pc, note in sorted(c.mfma.items())}
     return out
 
 
