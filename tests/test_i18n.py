@@ -113,8 +113,8 @@ def test_a_shown_text_without_a_message_fails_a_strict_build(monkeypatch):
     assert i18n.zh_said(sentence("msg.missing.bundle")) != ""
 
 
-def test_every_sentence_the_real_sites_show_has_its_message(monkeypatch, tmp_path):
-    """The shared sweep and the NVIDIA demo build with ``STRICT`` on: every sentence their pages, charts
+def test_every_sentence_the_real_sites_show_has_its_message(monkeypatch, tmp_path, sweep):
+    """The shared sweep (else its slice) and the NVIDIA demo build with ``STRICT`` on: every sentence their pages, charts
     and history show was made as a message, and its English is the catalogue's rendering of it."""
     from generator.site import build
     monkeypatch.setattr(i18n, "STRICT", True)
@@ -129,11 +129,9 @@ def test_every_sentence_the_real_sites_show_has_its_message(monkeypatch, tmp_pat
         return m
     monkeypatch.setattr(i18n, "message_of", checked)
     root = Path(__file__).resolve().parent.parent
-    sweeps = [p for p in (root.parent / "shared" / "mi350x-sweep", root / "bundles") if (p / "examples").is_dir()]
-    if not sweeps:
-        pytest.skip("neither the shared MI350X sweep nor bundles/ is present")
-    for i, sweep in enumerate(sweeps):
-        build.build_site(sweep, tmp_path / f"site{i}", progress=False, jobs=1, history_dir=tmp_path / f"h{i}")
+    sweeps = [p for p in (sweep, root / "bundles") if (p / "examples").is_dir()]
+    for i, folder in enumerate(sweeps):
+        build.build_site(folder, tmp_path / f"site{i}", progress=False, jobs=1, history_dir=tmp_path / f"h{i}")
     assert len(set(seen)) > 25
 
 
