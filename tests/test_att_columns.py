@@ -25,10 +25,9 @@ def fields(ins: list[Instruction]) -> list[tuple]:
              i.idle_cycles) for i in ins]
 
 
-@pytest.mark.full_sweep
 def test_every_shared_code_json_names_its_columns(sweep):
     files = sorted(sweep.glob("examples/*/att_viewer/*/*/code.json"))
-    assert len(files) == 17
+    assert len(files) == len(list(sweep.glob("examples/*/att_viewer/*/ui_output_agent_*"))) > 0  # 17 in the sweep
     for f in files:
         assert json.loads(f.read_text())["header"] == ", ".join(HEADER), f
 
