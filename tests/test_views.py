@@ -13,6 +13,7 @@ import re
 
 import pytest
 
+from conftest import in_slice  # the same test folder
 from generator.site import charts
 from generator.site import gather as site_gather
 from generator.site import plan as site_plan
@@ -90,9 +91,9 @@ def test_plan_has_every_bundle_and_every_unclaimed_campaign(site_env):
         "fp8_gemm_rowscale", "attention_prefill", "batched_gemm", "paged_attention", "rope", "serving_scenarios"}
 
 
-@pytest.mark.parametrize("slug,op", [("flash_attn_func", "flash_attn"), ("rmsnorm", "rmsnorm"),
-                                     ("hgemm_splitk", "gemm"), ("moe_blockscale", "moe_blockscale")])
-@pytest.mark.full_sweep
+@pytest.mark.parametrize("slug,op", [in_slice(f"benchmarks/examples/{op}", slug, op) for slug, op in (
+    ("flash_attn_func", "flash_attn"), ("rmsnorm", "rmsnorm"), ("hgemm_splitk", "gemm"), ("moe_blockscale", "moe_blockscale"),
+    ("pa", "pa_decode"), ("vec_add", "vec_add"), ("quant", "quant"))])
 def test_index_row_carries_the_reference_numbers(kernel, expected, slug, op):
     _, row = kernel(slug)
     ref = expected["verdicts"][op]
@@ -123,23 +124,26 @@ def test_index_row_hotspot_columns_match_the_primary_capture(kernel, expected):
     assert row.href == "kernels/flash_attn_func/index.html" and row.permalink == "kernels/flash_attn_func/"
 
 
+def test_row_of_a_ledger_without_results_or_capture_says_what_is_missing(kernel):
+    _, row = kernel("attention_prefill")
+    assert row.verdict == "UNTIMED" and row.wins_text == "42 shapes, untimed"
+    assert row.missing == ["no profiling bundle: nothing was captured",
+                           "campaign attention_prefill has a shape ledger but no benchmark results"]
+
+
 @pytest.mark.full_sweep
 def test_rows_for_kernels_without_campaign_or_capture_say_what_is_missing(kernel):
     _, row = kernel("pa_mqa_logits_fp4")
     assert row.verdict is None and row.verdict_label == "NO CAMPAIGN" and row.geomean_text == base_views.DASH
     assert row.missing == ["no timing campaign: no verdict"]
     assert row.occupancy == 5  # the capture is there: its columns are filled
-    _, row = kernel("attention_prefill")
-    assert row.verdict == "UNTIMED" and row.wins_text == "42 shapes, untimed"
-    assert row.missing == ["no profiling bundle: nothing was captured",
-                           "campaign attention_prefill has a shape ledger but no benchmark results"]
     _, row = kernel("fp8_gemm_rowscale")
     assert row.verdict == "HEADROOM" and row.top_stall is None and row.stall_ratio_text == base_views.DASH
 
 
-@pytest.mark.full_sweep
-def test_index_row_round_trips_through_json(kernel):
-    _, row = kernel("rmsnorm")
+@pytest.mark.parametrize("slug", [in_slice("examples/rmsnorm", "rmsnorm"), "pa", "moe_blockscale"])
+def test_index_row_round_trips_through_json(kernel, slug):
+    _, row = kernel(slug)
     again = overview_views.IndexRow.from_json(json.loads(json.dumps(row.to_json())))
     assert again == row
 
