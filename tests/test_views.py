@@ -210,31 +210,31 @@ def _targets(page) -> set[str]:
     return {page.rel} | {f"{page.rel}#{i}" for i in ids}
 
 
-@pytest.mark.full_sweep
-def test_every_isa_and_source_link_of_a_capture_has_its_anchor(kernel):
+@pytest.mark.parametrize("slug", [in_slice(f"examples/{slug}", slug) for slug in (
+    "flash_attn_func", "pa_mqa_logits_fp4", "hgemm_splitk", "pa", "vec_add", "fused_rope_cache")])
+def test_every_isa_and_source_link_of_a_capture_has_its_anchor(kernel, slug):
     """Links of the kernel page (relative to it) and of the source / ISA pages (relative to
     the capture's folder) all land on a page of the capture and an id there."""
-    for slug in ("flash_attn_func", "pa_mqa_logits_fp4", "hgemm_splitk"):
-        k, _ = kernel(slug)
-        for i, c in enumerate(k.captures):
-            cv = captures_views.capture_view(i, c, base_views.SiteContext())
-            pages = source_views.capture_pages(i, c, k, base_views.SiteContext(), cv.title)
-            targets = set().union(*(_targets(p) for p in pages))
-            hrefs = {r.href for r in cv.top_lines} | {r.href for r in cv.top_instructions}
-            hrefs |= {r.loc_href for r in cv.top_instructions} | {cv.hottest_href, cv.isa_href}
-            hrefs |= {f.href for f in cv.files} | {f.hottest_href for f in cv.files}
-            hrefs |= {lk.href for f in cv.findings for e in f.evidence for lk in e.links}
-            assert {h for h in hrefs if h} <= targets, slug
-            folder = f"src/c{i}/"
-            for p in pages:
-                inner = {r.loc_href for r in p.isa} | {r.href for r in p.isa}
-                inner |= {x.href for b in p.blocks for ln in b.lines for x in ln.isa}
-                inner |= {ln.isa_href for b in p.blocks for ln in b.lines} | {f.href for f in p.files}
-                inner |= {p.rel.rsplit("/", 1)[1] + p.jump_href} if p.jump_href else set()
-                assert {folder + h for h in inner if h} <= targets, (slug, p.rel)
-            isa = next(p for p in pages if p.kind == "isa")
-            assert len(isa.isa) == cv.isa_count == len(c.analysis.instructions)
-            assert isa.rel == folder + "isa.html" and cv.isa_href == isa.rel
+    k, _ = kernel(slug)
+    for i, c in enumerate(k.captures):
+        cv = captures_views.capture_view(i, c, base_views.SiteContext())
+        pages = source_views.capture_pages(i, c, k, base_views.SiteContext(), cv.title)
+        targets = set().union(*(_targets(p) for p in pages))
+        hrefs = {r.href for r in cv.top_lines} | {r.href for r in cv.top_instructions}
+        hrefs |= {r.loc_href for r in cv.top_instructions} | {cv.hottest_href, cv.isa_href}
+        hrefs |= {f.href for f in cv.files} | {f.hottest_href for f in cv.files}
+        hrefs |= {lk.href for f in cv.findings for e in f.evidence for lk in e.links}
+        assert {h for h in hrefs if h} <= targets, slug
+        folder = f"src/c{i}/"
+        for p in pages:
+            inner = {r.loc_href for r in p.isa} | {r.href for r in p.isa}
+            inner |= {x.href for b in p.blocks for ln in b.lines for x in ln.isa}
+            inner |= {ln.isa_href for b in p.blocks for ln in b.lines} | {f.href for f in p.files}
+            inner |= {p.rel.rsplit("/", 1)[1] + p.jump_href} if p.jump_href else set()
+            assert {folder + h for h in inner if h} <= targets, (slug, p.rel)
+        isa = next(p for p in pages if p.kind == "isa")
+        assert len(isa.isa) == cv.isa_count == len(c.analysis.instructions)
+        assert isa.rel == folder + "isa.html" and cv.isa_href == isa.rel
 
 
 @pytest.mark.full_sweep
