@@ -290,11 +290,10 @@ def test_environment_change_is_named(sweep, tmp_path):
     assert "\nEnvironment changed: rocm 7.2.0 → 7.3.0 (1 kernel)\n" in render_markdown(d)
 
 
-@pytest.mark.full_sweep
 def test_same_speed_new_commit_is_unexplained_only_when_moved(sweep, tmp_path):
     # the candidate is 20% slower and nothing recorded changed: unexplained, rerun
-    old = make_sweep_copy(sweep, tmp_path / "a", (), {"softmax": None})
-    new = make_sweep_copy(sweep, tmp_path / "b", (), {"softmax": scale_provider("flydsl", 1.2)})
+    old = make_sweep_copy(sweep, tmp_path / "a", (), {"vec_add": None})
+    new = make_sweep_copy(sweep, tmp_path / "b", (), {"vec_add": scale_provider("flydsl", 1.2)})
     d = diff_snapshots(load_snapshot(old), load_snapshot(new))
     g = d.kernels[0].geomean_change
     assert [c.text for c in g.causes] == [
@@ -304,30 +303,32 @@ def test_same_speed_new_commit_is_unexplained_only_when_moved(sweep, tmp_path):
 # ---------------------------------------------------------------- new, removed and renamed kernels and shapes
 
 
-@pytest.mark.full_sweep
 def test_new_removed_and_renamed_kernels(sweep, tmp_path, capsys):
-    old = make_sweep_copy(sweep, tmp_path / "a", SOFTMAX_CAPTURE, {"softmax": None, "vec_add": None})
-    new = make_sweep_copy(sweep, tmp_path / "b", SOFTMAX_CAPTURE, {"softmax": None, "quant": None},
-                          rename={"softmax": "softmax_v2"})
+    old = make_sweep_copy(sweep, tmp_path / "a", VEC_ADD_CAPTURE, {"vec_add": None, "quant": None})
+    new = make_sweep_copy(sweep, tmp_path / "b", VEC_ADD_CAPTURE, {"vec_add": None, "pa_decode": None},
+                          rename={"vec_add": "vec_add_v2"})
+    ledger = (sweep / "benchmarks/examples/vec_add/shape_ledger.jsonl").read_text().splitlines()
+    n = sum(1 for line in ledger if line.strip())  # 12 shapes
     d = diff_snapshots(load_snapshot(old), load_snapshot(new))
     status = {k.slug: k.status for k in d.kernels}
-    assert status == {"quant": "new", "softmax": "removed", "softmax_v2": "new", "vec_add": "removed"}
-    assert d.notes == ["kernel 'softmax' is gone and 'softmax_v2' is new (73 of 73 shape ids in common): "
-                       "if it was renamed, compare them with --rename softmax=softmax_v2"]
-    code, out, _ = run_cli(capsys, "diff", str(old), str(new), "--rename", "softmax=softmax_v2", "--json")
+    # pa_decode takes its bundle's name from kernels.json (pa), though the bundle is not copied
+    assert status == {"pa": "new", "quant": "removed", "vec_add": "removed", "vec_add_v2": "new"}
+    assert d.notes == [f"kernel 'vec_add' is gone and 'vec_add_v2' is new ({n} of {n} shape ids in common): "
+                       "if it was renamed, compare them with --rename vec_add=vec_add_v2"]
+    code, out, _ = run_cli(capsys, "diff", str(old), str(new), "--rename", "vec_add=vec_add_v2", "--json")
     doc = json.loads(out)
     assert code == 0 and doc["notes"] == []
-    renamed = next(k for k in doc["kernels"] if k["slug"] == "softmax_v2")
-    assert renamed["old_slug"] == "softmax" and renamed["status"] == "changed"
+    renamed = next(k for k in doc["kernels"] if k["slug"] == "vec_add_v2")
+    assert renamed["old_slug"] == "vec_add" and renamed["status"] == "changed"
     # the same numbers on both sides: only the slug and the capture's folder differ
     assert [(c["kind"], c["item"]) for c in renamed["changes"]] == [("kernel-renamed", "slug"),
                                                                       ("provenance", "capture")]
-    code, _, err = run_cli(capsys, "diff", str(old), str(new), "--rename", "nosuch=softmax_v2")
+    code, _, err = run_cli(capsys, "diff", str(old), str(new), "--rename", "nosuch=vec_add_v2")
     assert code == 2
-    assert err.strip() == ("kernel-atlas: error: a: --rename nosuch=softmax_v2: no kernel 'nosuch' on the old side "
-                           "(kernels: softmax, vec_add)")
-    code, _, err = run_cli(capsys, "diff", str(old), str(new), "--rename", "softmax")
-    assert code == 2 and err.strip() == "kernel-atlas: error: --rename: expected OLD_SLUG=NEW_SLUG, got 'softmax'"
+    assert err.strip() == ("kernel-atlas: error: a: --rename nosuch=vec_add_v2: no kernel 'nosuch' on the old side "
+                           "(kernels: quant, vec_add)")
+    code, _, err = run_cli(capsys, "diff", str(old), str(new), "--rename", "vec_add")
+    assert code == 2 and err.strip() == "kernel-atlas: error: --rename: expected OLD_SLUG=NEW_SLUG, got 'vec_add'"
 
 
 @pytest.mark.full_sweep
