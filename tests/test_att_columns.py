@@ -25,10 +25,9 @@ def fields(ins: list[Instruction]) -> list[tuple]:
              i.idle_cycles) for i in ins]
 
 
-@pytest.mark.full_sweep
 def test_every_shared_code_json_names_its_columns(sweep):
     files = sorted(sweep.glob("examples/*/att_viewer/*/*/code.json"))
-    assert len(files) == 17
+    assert len(files) == len(list(sweep.glob("examples/*/att_viewer/*/ui_output_agent_*"))) > 0  # 17 in the sweep
     for f in files:
         assert json.loads(f.read_text())["header"] == ", ".join(HEADER), f
 
@@ -64,14 +63,8 @@ def test_handmade_appended_columns_and_a_list_header_read_the_same(sweep, tmp_pa
     assert fields(att.load_code(str(path))[0]) == fields(real)
 
 
-@pytest.mark.full_sweep
-def test_idle_exceeds_latency_on_511_of_15983_shared_rows(sweep):
-    """Column 9 cannot be issue cycles: on rows it exceeds the row's latency (column 7).
-
-    Counted from the raw files here, and again through our reader's ``idle_cycles``. DOMAIN §1.1
-    says 588 of 23,342 in the full reference sweep; the shared copy holds 17 of its captures:
-    511 of 15,983 instruction rows (rows with an int pc_index > 0).
-    """
+def _idle_over_latency(sweep):
+    """(rows where column 9 exceeds column 7, instruction rows), from the raw files and through our reader."""
     raw_rows = over = 0
     ours_rows = ours_over = 0
     for f in sorted(sweep.glob("examples/*/att_viewer/*/*/code.json")):
@@ -82,7 +75,21 @@ def test_idle_exceeds_latency_on_511_of_15983_shared_rows(sweep):
         ins = att.load_code(str(f))[0]
         ours_rows += len(ins)
         ours_over += sum(i.idle_cycles > i.total_cycles for i in ins)
-    assert (over, raw_rows) == (ours_over, ours_rows) == (511, 15983)
+    return (over, raw_rows), (ours_over, ours_rows)
+
+
+def test_idle_exceeds_latency_on_some_rows(sweep):
+    """Column 9 cannot be issue cycles: on rows it exceeds the row's latency (column 7). Counted from the raw
+    files here, and again through our reader's ``idle_cycles`` (rows with an int pc_index > 0)."""
+    raw, ours = _idle_over_latency(sweep)
+    assert raw == ours and 0 < raw[0] < raw[1]
+
+
+@pytest.mark.full_sweep
+def test_idle_exceeds_latency_on_511_of_15983_shared_rows(sweep):
+    """DOMAIN §1.1 says 588 of 23,342 in the full reference sweep; the shared copy holds 17 of its captures:
+    511 of 15,983 instruction rows."""
+    assert _idle_over_latency(sweep) == ((511, 15983), (511, 15983))
 
 
 def test_analyze_json_and_the_api_say_idle_cycles(sweep, kernel):

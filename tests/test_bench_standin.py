@@ -41,7 +41,6 @@ def test_the_standin_prints_the_references_numbers_for_vec_add(sweep):
     assert "1.73M   82.25%  VMEM-wait" in top[1] and "s_waitcnt vmcnt(0)" in top[1]
 
 
-@pytest.mark.full_sweep
 def test_the_standin_reads_register_pressure_as_the_reference_does(sweep):
     # every bundle whose reference output names a capture of the sweep
     seen = 0
@@ -53,7 +52,7 @@ def test_the_standin_reads_register_pressure_as_the_reference_does(sweep):
             want = re.search(rf"{key}\s+(.+)", ref).group(1).strip()
             assert re.search(rf"{key}\s+(.+)", buf.getvalue()).group(1).strip() == want, (bundle, key)
         seen += 1
-    assert seen == 11
+    assert seen == len(list((sweep / "examples").glob("*/source/hotspot_output.txt"))) > 0  # 11 in the sweep
 
 
 def test_the_standins_taxonomy_is_the_readers(sweep):

@@ -174,14 +174,15 @@ def phone_tab(browser) -> Tab:
     return Tab(browser, width=PHONE["width"], height=PHONE["height"])
 
 
-@pytest.mark.full_sweep
 def test_on_a_phone_the_top_bar_takes_at_most_15_percent_of_the_screen(tmp_path, sweep, browser):
     from generator.site import build
 
     out = tmp_path / "site"
     build.build_site(sweep, out, progress=False, history_dir=tmp_path / "history", history_label="one")
     tab = phone_tab(browser)
-    for rel in PHONE_PAGES:
+    pages = [rel for rel in PHONE_PAGES if (out / rel).is_file()]  # the slice has no rmsnorm
+    assert {"index.html", "history.html", "kernels/flash_attn_func/src/c0/isa.html"} <= set(pages)
+    for rel in pages:
         page = tab.open(url(out, rel))
         bar = page.evaluate("() => document.querySelector('.topbar').getBoundingClientRect().height")
         assert 0 < bar <= 0.15 * PHONE["height"], (rel, bar)
@@ -194,7 +195,6 @@ def test_on_a_phone_the_top_bar_takes_at_most_15_percent_of_the_screen(tmp_path,
     tab.close()
 
 
-@pytest.mark.full_sweep
 def test_on_a_phone_the_kernel_table_keeps_each_name_in_view_when_scrolled_sideways(site, browser):
     tab = phone_tab(browser)
     page = tab.open(url(site, "index.html"))
@@ -210,7 +210,8 @@ def test_on_a_phone_the_kernel_table_keeps_each_name_in_view_when_scrolled_sidew
             return [r.id, c.left >= t.left - 1 && c.right <= t.right + 1 && c.width > 40, getComputedStyle(r.cells[0]).backgroundColor];
         });
     }""")
-    assert len(names) == 19 and all(inside for _, inside, _ in names), names
+    # every kernel's row (19 in the sweep, 8 in the slice)
+    assert len(names) == len(list((site / "kernels").glob("*/index.html"))) and all(inside for _, inside, _ in names), names
     assert all(bg not in ("rgba(0, 0, 0, 0)", "transparent") for _, _, bg in names)  # opaque over the cells below
     tab.shot("phone-kernel-table-scrolled")
     assert tab.errors == []

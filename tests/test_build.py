@@ -2,7 +2,8 @@
 
 The sweep under test is a small one made in a temporary folder from real bundles
 (``make_small_sweep``): ``hgemm_splitk`` copied (so a test may change it), ``pa``,
-``pa_mqa_logits_fp4`` and ``vec_add`` linked, and the real campaigns and kernels.json
+``vec_add`` and a bundle no campaign times (``pa_mqa_logits_fp4``; ``fused_rope_cache`` in the slice)
+linked, and the real campaigns and kernels.json
 linked. Every write of site content goes through ``publish.write_bytes``; the tests
 record its calls.
 """
@@ -28,7 +29,14 @@ from generator.errors import InputError
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
-LINKED = ("pa", "pa_mqa_logits_fp4", "vec_add")
+LINKED = ("pa", "vec_add")
+
+
+def lone_bundle(sweep: Path) -> str:
+    """A bundle no campaign times: pa_mqa_logits_fp4 in the sweep, fused_rope_cache in the slice (its campaign
+    left out)."""
+    return next(b for b in ("pa_mqa_logits_fp4", "fused_rope_cache")
+                if (sweep / "examples" / b).is_dir() and not (sweep / "benchmarks" / "examples" / b).exists())
 KERNEL_FILES = ("kernels/{s}/index.html", "api/kernels/{s}.json", "badges/{s}.svg", "pr/{s}.md")
 
 
@@ -40,7 +48,7 @@ def make_small_sweep(root: Path, sweep: Path) -> Path:
     shutil.copytree(sweep / "examples" / "hgemm_splitk", dst, copy_function=shutil.copy)
     for p in [dst, *dst.rglob("*")]:
         os.chmod(p, 0o755 if p.is_dir() else 0o644)
-    for name in LINKED:
+    for name in (*LINKED, lone_bundle(sweep)):
         os.symlink(sweep / "examples" / name, out / "examples" / name)
     os.symlink(sweep / "benchmarks", out / "benchmarks")
     os.symlink(sweep / "docs", out / "docs")
@@ -77,11 +85,10 @@ def snapshot(site: Path) -> dict[str, tuple[int, int, bytes]]:
     return out
 
 
-@pytest.mark.full_sweep
-def test_first_build_writes_every_file_and_a_manifest(small, tmp_path, writes):
+def test_first_build_writes_every_file_and_a_manifest(small, tmp_path, writes, sweep):
     out = tmp_path / "site"
     s = build.build_site(small, out, progress=False)
-    slugs = {"hgemm_splitk", "pa", "pa_mqa_logits_fp4", "vec_add"}
+    slugs = {"hgemm_splitk", "pa", lone_bundle(sweep), "vec_add"}
     assert slugs <= set(s.built)
     assert s.skipped == [] and not s.up_to_date
     files = set(publish.site_files(str(out)))
@@ -147,21 +154,21 @@ def test_a_file_no_stage_reads_does_not_rebuild_but_a_counter_file_does(small, t
     assert build.build_site(small, out, progress=False).built == ["hgemm_splitk"]
 
 
-@pytest.mark.full_sweep
-def test_a_removed_bundle_loses_its_pages(small, tmp_path, writes):
+def test_a_removed_bundle_loses_its_pages(small, tmp_path, writes, sweep):
     out = tmp_path / "site"
     build.build_site(small, out, progress=False)
-    os.unlink(small / "examples" / "pa_mqa_logits_fp4")
+    lone = lone_bundle(sweep)
+    os.unlink(small / "examples" / lone)
     writes.clear()
     s = build.build_site(small, out, progress=False)
     for f in KERNEL_FILES:
-        assert not (out / f.format(s="pa_mqa_logits_fp4")).exists()
-    assert not (out / "kernels" / "pa_mqa_logits_fp4").exists()  # its source and ISA pages too
-    assert any(d.startswith("kernels/pa_mqa_logits_fp4/src/") for d in s.deleted)
+        assert not (out / f.format(s=lone)).exists()
+    assert not (out / "kernels" / lone).exists()  # its source and ISA pages too
+    assert any(d.startswith(f"kernels/{lone}/src/") for d in s.deleted)
     # its neighbour on the page order (prev/next links) is re-rendered; others are not
     man = json.loads((out / publish.MANIFEST).read_text())
-    assert "pa_mqa_logits_fp4" not in man["items"]
-    assert "pa_mqa_logits_fp4" not in (out / "index.html").read_text()
+    assert lone not in man["items"]
+    assert lone not in (out / "index.html").read_text()
     assert len(s.built) <= 2 and "hgemm_splitk" not in s.built
     assert "kernels/hgemm_splitk/index.html" not in writes
 

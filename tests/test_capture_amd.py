@@ -106,7 +106,6 @@ def test_dry_run_after_discovery_resolves_the_kernel(sweep, tmp_path, monkeypatc
     assert plan.endswith("kernel-atlas ingest raw --into sweep --kernel flash_attn_func --label small\n")
 
 
-@pytest.mark.full_sweep
 def test_yaml_reproduces_the_sweeps_own_jobs(sweep, tmp_path):
     """From each bundle's discovery and its regex, our job equals the hand-written one
     (the buffer size aside, chosen per bundle; pa and moe_blockscale picked other iterations)."""
@@ -123,10 +122,10 @@ def test_yaml_reproduces_the_sweeps_own_jobs(sweep, tmp_path):
         assert {k: ours[k] for k in keys} == {k: real[k] for k in keys}, bundle.name
         if ours["kernel_iteration_range"] == real["kernel_iteration_range"]:
             same_range.append(bundle.name)
-    assert sorted(set(p.name for p in (sweep / "examples").iterdir()) - set(same_range)) == ["moe_blockscale", "pa"]
+    bundles = {p.name for p in (sweep / "examples").iterdir()}
+    assert sorted(bundles - set(same_range)) == sorted({"moe_blockscale", "pa"} & bundles)  # the slice: pa
 
 
-@pytest.mark.full_sweep
 def test_iterations_count_dispatches_from_one(sweep):
     """The dispatch id in each real capture name is an iteration its YAML asked for,
     counted from 1 in the bundle's discovery trace. Two captures come from other runs
@@ -142,8 +141,10 @@ def test_iterations_count_dispatches_from_one(sweep):
                                                   kernel.name, job["kernel_iteration_range"])
             if ingest.CaptureCheck(str(cap), cap.name).dispatch not in ids:
                 missed.append(f"{bundle.name}/{cap.parent.name}/{cap.name}")
-    assert missed == ["fused_rope_cache/big/ui_output_agent_4253_dispatch_8781",
-                      "pa_mqa_logits_fp4/small/ui_output_agent_32435_dispatch_197"]
+    whole = ["fused_rope_cache/big/ui_output_agent_4253_dispatch_8781",
+             "pa_mqa_logits_fp4/small/ui_output_agent_32435_dispatch_197"]
+    # the slice: fused_rope_cache (its cut trace cannot hold the iteration; the untrimmed traces carry the check)
+    assert missed == [m for m in whole if (sweep / "examples" / m.split("/")[0]).is_dir()]
 
 
 def test_pmc_jobs_hold_at_most_four_counters(tmp_path, monkeypatch, capsys):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import shutil
 
 import pytest
@@ -67,7 +69,15 @@ def test_severity_keys_and_defaults_that_follow_the_headroom_threshold(tmp_path)
 
 
 def test_real_sweep_has_no_config_file(sweep):
-    assert load_config(sweep).path is None
+    """The shared sweep has none; its slice's (written by tests/data/make_slice.py) sets only the whole
+    sweep's timing floor, the one expected/verdicts.json was scored with."""
+    cfg = load_config(sweep)
+    if sweep.name != "mi350x-slice":
+        assert cfg.path is None
+        return
+    floors = {v["floor_us"] for v in json.loads((sweep / "expected" / "verdicts.json").read_text()).values()}
+    assert cfg.raw == {"verdicts": {"floor_us": cfg.floor_us}} and floors == {cfg.floor_us}
+    assert dataclasses.replace(cfg, path=None, raw={}, floor_us=None) == SweepConfig()
 
 
 def test_every_key_and_raw_kept(tmp_path):

@@ -120,6 +120,20 @@ def softmax_pair(sweep, tmp_path_factory):
     return make_softmax_pair(sweep, tmp_path_factory.mktemp("sm"))
 
 
+VEC_ADD_CAPTURE = ("vec_add/att_viewer/big/ui_output_agent_14705_dispatch_25",)
+
+
+@pytest.fixture(scope="module")
+def vec_add_pair(sweep, tmp_path_factory):
+    """Any real pair serves the tests of options, errors and sides: vec_add (in the slice too) as measured,
+    and with the candidate 1.2x slower at commit abcdef12."""
+    base = tmp_path_factory.mktemp("va")
+    same = make_sweep_copy(sweep, base / "base", VEC_ADD_CAPTURE, {"vec_add": None})
+    slow = make_sweep_copy(sweep, base / "head", VEC_ADD_CAPTURE,
+                           {"vec_add": scale_provider("flydsl", 1.2, candidate_commit="abcdef12")})
+    return same, slow
+
+
 @pytest.fixture(scope="module")
 def softmax_diff(softmax_pair):
     old, new = softmax_pair
@@ -215,9 +229,8 @@ def test_scaled_candidate_json_and_exit_status(softmax_pair, capsys):
     assert out.startswith("base → base: no significant change of any kernel's standing · verdicts WIN 1\n")
 
 
-@pytest.mark.full_sweep
-def test_github_summary_is_appended(softmax_pair, capsys, tmp_path, monkeypatch):
-    old, new = softmax_pair
+def test_github_summary_is_appended(vec_add_pair, capsys, tmp_path, monkeypatch):
+    old, new = vec_add_pair
     summary = tmp_path / "summary.md"
     summary.write_text("# earlier step\n")
     monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
@@ -277,11 +290,10 @@ def test_environment_change_is_named(sweep, tmp_path):
     assert "\nEnvironment changed: rocm 7.2.0 → 7.3.0 (1 kernel)\n" in render_markdown(d)
 
 
-@pytest.mark.full_sweep
 def test_same_speed_new_commit_is_unexplained_only_when_moved(sweep, tmp_path):
     # the candidate is 20% slower and nothing recorded changed: unexplained, rerun
-    old = make_sweep_copy(sweep, tmp_path / "a", (), {"softmax": None})
-    new = make_sweep_copy(sweep, tmp_path / "b", (), {"softmax": scale_provider("flydsl", 1.2)})
+    old = make_sweep_copy(sweep, tmp_path / "a", (), {"vec_add": None})
+    new = make_sweep_copy(sweep, tmp_path / "b", (), {"vec_add": scale_provider("flydsl", 1.2)})
     d = diff_snapshots(load_snapshot(old), load_snapshot(new))
     g = d.kernels[0].geomean_change
     assert [c.text for c in g.causes] == [
@@ -291,30 +303,32 @@ def test_same_speed_new_commit_is_unexplained_only_when_moved(sweep, tmp_path):
 # ---------------------------------------------------------------- new, removed and renamed kernels and shapes
 
 
-@pytest.mark.full_sweep
 def test_new_removed_and_renamed_kernels(sweep, tmp_path, capsys):
-    old = make_sweep_copy(sweep, tmp_path / "a", SOFTMAX_CAPTURE, {"softmax": None, "vec_add": None})
-    new = make_sweep_copy(sweep, tmp_path / "b", SOFTMAX_CAPTURE, {"softmax": None, "quant": None},
-                          rename={"softmax": "softmax_v2"})
+    old = make_sweep_copy(sweep, tmp_path / "a", VEC_ADD_CAPTURE, {"vec_add": None, "quant": None})
+    new = make_sweep_copy(sweep, tmp_path / "b", VEC_ADD_CAPTURE, {"vec_add": None, "pa_decode": None},
+                          rename={"vec_add": "vec_add_v2"})
+    ledger = (sweep / "benchmarks/examples/vec_add/shape_ledger.jsonl").read_text().splitlines()
+    n = sum(1 for line in ledger if line.strip())  # 12 shapes
     d = diff_snapshots(load_snapshot(old), load_snapshot(new))
     status = {k.slug: k.status for k in d.kernels}
-    assert status == {"quant": "new", "softmax": "removed", "softmax_v2": "new", "vec_add": "removed"}
-    assert d.notes == ["kernel 'softmax' is gone and 'softmax_v2' is new (73 of 73 shape ids in common): "
-                       "if it was renamed, compare them with --rename softmax=softmax_v2"]
-    code, out, _ = run_cli(capsys, "diff", str(old), str(new), "--rename", "softmax=softmax_v2", "--json")
+    # pa_decode takes its bundle's name from kernels.json (pa), though the bundle is not copied
+    assert status == {"pa": "new", "quant": "removed", "vec_add": "removed", "vec_add_v2": "new"}
+    assert d.notes == [f"kernel 'vec_add' is gone and 'vec_add_v2' is new ({n} of {n} shape ids in common): "
+                       "if it was renamed, compare them with --rename vec_add=vec_add_v2"]
+    code, out, _ = run_cli(capsys, "diff", str(old), str(new), "--rename", "vec_add=vec_add_v2", "--json")
     doc = json.loads(out)
     assert code == 0 and doc["notes"] == []
-    renamed = next(k for k in doc["kernels"] if k["slug"] == "softmax_v2")
-    assert renamed["old_slug"] == "softmax" and renamed["status"] == "changed"
+    renamed = next(k for k in doc["kernels"] if k["slug"] == "vec_add_v2")
+    assert renamed["old_slug"] == "vec_add" and renamed["status"] == "changed"
     # the same numbers on both sides: only the slug and the capture's folder differ
     assert [(c["kind"], c["item"]) for c in renamed["changes"]] == [("kernel-renamed", "slug"),
                                                                       ("provenance", "capture")]
-    code, _, err = run_cli(capsys, "diff", str(old), str(new), "--rename", "nosuch=softmax_v2")
+    code, _, err = run_cli(capsys, "diff", str(old), str(new), "--rename", "nosuch=vec_add_v2")
     assert code == 2
-    assert err.strip() == ("kernel-atlas: error: a: --rename nosuch=softmax_v2: no kernel 'nosuch' on the old side "
-                           "(kernels: softmax, vec_add)")
-    code, _, err = run_cli(capsys, "diff", str(old), str(new), "--rename", "softmax")
-    assert code == 2 and err.strip() == "kernel-atlas: error: --rename: expected OLD_SLUG=NEW_SLUG, got 'softmax'"
+    assert err.strip() == ("kernel-atlas: error: a: --rename nosuch=vec_add_v2: no kernel 'nosuch' on the old side "
+                           "(kernels: quant, vec_add)")
+    code, _, err = run_cli(capsys, "diff", str(old), str(new), "--rename", "vec_add")
+    assert code == 2 and err.strip() == "kernel-atlas: error: --rename: expected OLD_SLUG=NEW_SLUG, got 'vec_add'"
 
 
 @pytest.mark.full_sweep
@@ -354,9 +368,8 @@ def test_shapes_added_removed_and_failing(sweep, tmp_path):
 # ---------------------------------------------------------------- bad input
 
 
-@pytest.mark.full_sweep
-def test_different_format_versions(softmax_pair, tmp_path, capsys):
-    old, _ = softmax_pair
+def test_different_format_versions(vec_add_pair, tmp_path, capsys):
+    old, _ = vec_add_pair
     api = tmp_path / "site" / "api"
     api.mkdir(parents=True)
     (api / "index.json").write_text(json.dumps({"format_version": 3, "kernels": [{"slug": "softmax"}]}))
@@ -372,34 +385,31 @@ def test_different_format_versions(softmax_pair, tmp_path, capsys):
         diff_snapshots(old_snap, new_snap)
 
 
-@pytest.mark.full_sweep
-def test_empty_side(softmax_pair, tmp_path, capsys):
-    old, _ = softmax_pair
+def test_empty_side(vec_add_pair, tmp_path, capsys):
+    old, _ = vec_add_pair
     (tmp_path / "empty" / "examples").mkdir(parents=True)
     code, _, err = run_cli(capsys, "diff", str(old), str(tmp_path / "empty"))
     assert code == 2
     assert "no kernels found, nothing to compare" in err and err.count("\n") == 1
 
 
-@pytest.mark.full_sweep
-def test_bad_thresholds(softmax_pair, capsys):
-    old, new = softmax_pair
+def test_bad_thresholds(vec_add_pair, capsys):
+    old, new = vec_add_pair
     code, _, err = run_cli(capsys, "diff", str(old), str(new), "--min-change", "2")
     assert code == 2 and "--min-change: must be a fraction in [0, 1)" in err
 
 
-@pytest.mark.full_sweep
-def test_min_change_floor_hides_small_moves(softmax_diff):
+def test_min_change_floor_hides_small_moves(vec_add_pair):
+    d = diff_snapshots(snapshot_from_sweep(vec_add_pair[0]), snapshot_from_sweep(vec_add_pair[1]))
     assert DiffOptions().min_change == 0.02
-    md = render_markdown(softmax_diff, marker=False)
+    md = render_markdown(d, marker=False)
     assert not md.startswith(DIFF_MARKER)
-    assert diff_document(softmax_diff)["options"] == {"min_change": 0.02, "renames": [], "stall_points": 0.05}
+    assert diff_document(d)["options"] == {"min_change": 0.02, "renames": [], "stall_points": 0.05}
 
 
-@pytest.mark.full_sweep
-def test_built_sites_diff_like_their_sweeps(softmax_pair, tmp_path, capsys):
+def test_built_sites_diff_like_their_sweeps(vec_add_pair, tmp_path, capsys):
     build = pytest.importorskip("generator.site.build")
-    old, new = softmax_pair
+    old, new = vec_add_pair
     build.build_site(old, tmp_path / "old-site", progress=False)
     build.build_site(new, tmp_path / "new-site", progress=False)
     labels = ("--old-label", "base", "--new-label", "head", "--markdown")
@@ -408,13 +418,12 @@ def test_built_sites_diff_like_their_sweeps(softmax_pair, tmp_path, capsys):
     assert from_sites == from_sweeps
     code, out, _ = run_cli(capsys, "diff", str(old), str(tmp_path / "old-site"), "--json")
     doc = json.loads(out)
-    assert code == 0 and doc["kernels"] == [] and doc["provenance"] == [] and doc["unchanged"] == ["softmax"]
+    assert code == 0 and doc["kernels"] == [] and doc["provenance"] == [] and doc["unchanged"] == ["vec_add"]
 
 
 # ---------------------------------------------------------------- issue 14, points 1 and 5
 
 
-@pytest.mark.full_sweep
 def test_site_against_its_own_sweep_reports_no_change(sweep, tmp_path, capsys):
     """A freshly built site of the shared sweep and the sweep itself: nothing removed, nothing changed."""
     site = tmp_path / "site"
@@ -423,7 +432,7 @@ def test_site_against_its_own_sweep_reports_no_change(sweep, tmp_path, capsys):
     doc = json.loads(out)
     assert code == 0 and err == ""
     assert doc["kernels"] == [] and doc["provenance"] == [] and doc["regressions"] == []
-    assert len(doc["unchanged"]) == 19
+    assert sorted(doc["unchanged"]) == sorted(snapshot_from_sweep(sweep).kernels)  # 19 in the sweep, 8 in the slice
     code, out, _ = run_cli(capsys, "diff", str(site), str(sweep))
     assert "removed" not in out and "no significant change of any kernel's standing" in out
 
@@ -441,10 +450,9 @@ def test_candidate_failing_every_shape_counts_its_shapes(sweep, tmp_path, capsys
     assert "<summary>Per-shape changes beyond noise (73)</summary>" in out
 
 
-@pytest.mark.full_sweep
-def test_one_kernel_within_noise_is_singular(sweep, softmax_pair, tmp_path, capsys):
-    old, _ = softmax_pair
-    new = make_sweep_copy(sweep, tmp_path / "nudged", SOFTMAX_CAPTURE, {"softmax": scale_provider("flydsl", 1.01)})
+def test_one_kernel_within_noise_is_singular(sweep, vec_add_pair, tmp_path, capsys):
+    old, _ = vec_add_pair
+    new = make_sweep_copy(sweep, tmp_path / "nudged", VEC_ADD_CAPTURE, {"vec_add": scale_provider("flydsl", 1.01)})
     code, out, _ = run_cli(capsys, "diff", str(old), str(new), "--markdown")
     assert "<summary>Within noise or below the thresholds (1 kernel)</summary>" in out
     assert "(1 kernels)" not in out

@@ -113,8 +113,8 @@ def test_a_shown_text_without_a_message_fails_a_strict_build(monkeypatch):
     assert i18n.zh_said(sentence("msg.missing.bundle")) != ""
 
 
-def test_every_sentence_the_real_sites_show_has_its_message(monkeypatch, tmp_path):
-    """The shared sweep and the NVIDIA demo build with ``STRICT`` on: every sentence their pages, charts
+def test_every_sentence_the_real_sites_show_has_its_message(monkeypatch, tmp_path, sweep):
+    """The shared sweep (else its slice) and the NVIDIA demo build with ``STRICT`` on: every sentence their pages, charts
     and history show was made as a message, and its English is the catalogue's rendering of it."""
     from generator.site import build
     monkeypatch.setattr(i18n, "STRICT", True)
@@ -129,11 +129,9 @@ def test_every_sentence_the_real_sites_show_has_its_message(monkeypatch, tmp_pat
         return m
     monkeypatch.setattr(i18n, "message_of", checked)
     root = Path(__file__).resolve().parent.parent
-    sweeps = [p for p in (root.parent / "shared" / "mi350x-sweep", root / "bundles") if (p / "examples").is_dir()]
-    if not sweeps:
-        pytest.skip("neither the shared MI350X sweep nor bundles/ is present")
-    for i, sweep in enumerate(sweeps):
-        build.build_site(sweep, tmp_path / f"site{i}", progress=False, jobs=1, history_dir=tmp_path / f"h{i}")
+    sweeps = [p for p in (sweep, root / "bundles") if (p / "examples").is_dir()]
+    for i, folder in enumerate(sweeps):
+        build.build_site(folder, tmp_path / f"site{i}", progress=False, jobs=1, history_dir=tmp_path / f"h{i}")
     assert len(set(seen)) > 25
 
 
@@ -173,7 +171,6 @@ def _sentences(k, row, page) -> list[str]:
     return out
 
 
-@pytest.mark.full_sweep
 def test_every_computed_sentence_of_the_shared_sweep_has_its_chinese(site_env, kernel):
     from generator.site.views import base as base_views, kernel as kernel_views
     _, plans = site_env
@@ -184,21 +181,32 @@ def test_every_computed_sentence_of_the_shared_sweep_has_its_chinese(site_env, k
             seen += 1
             if not isinstance(text, message.Sentence):
                 missing.append((slug, text))
-    assert missing == [] and seen > 100
+    assert missing == [] and seen > 50  # 61 sentences on the slice, more on the whole sweep
+
+
+def _variants_note(kernel):
+    k, _ = kernel("fused_rope_cache")
+    return next(n for n in k.captures[0].analysis.occupancy.notes if "compiled variants" in n)
 
 
 @pytest.mark.full_sweep
 def test_capture_notes_have_their_own_keys(kernel):
-    """The no-debug-info note and the kernel-trace variant note (fused_rope_cache) are worded by their own
-    keys, the kernel's name and the variants as data."""
+    """The no-debug-info note and the kernel-trace variant note's dispatch counts (the whole trace)."""
     k, _ = kernel("pa_mqa_logits_fp4")
     note = next(n for c in k.captures for n in c.analysis.notes if n.startswith("no instruction"))
     assert note.msg.key == "msg.cap.nosource"
-    k, _ = kernel("fused_rope_cache")
-    note = next(n for n in k.captures[0].analysis.occupancy.notes if "compiled variants" in n)
-    assert note.msg.key == "msg.occ.variants.isa.nolds" and note.msg.kw == {
-        "n": 2, "name": "fused_qk_rope_reshape_and_cache_0", "v": "8", "isa": 12,
-        "desc": "VGPR 4, SGPR 32, LDS 0 (1105 dispatches); VGPR 8, SGPR 32, LDS 0 (2656 dispatches)"}
+    assert _variants_note(kernel).msg.kw["desc"] == \
+        "VGPR 4, SGPR 32, LDS 0 (1105 dispatches); VGPR 8, SGPR 32, LDS 0 (2656 dispatches)"
+
+
+def test_the_variants_note_has_its_own_key(kernel):
+    """The kernel-trace variant note (fused_rope_cache) is worded by its own key, the kernel's name and the
+    variants as data (the slice's trace is cut, so its dispatch counts are the whole sweep test's)."""
+    note = _variants_note(kernel)
+    assert note.msg.key == "msg.occ.variants.isa.nolds"
+    assert {k: v for k, v in note.msg.kw.items() if k != "desc"} == {
+        "n": 2, "name": "fused_qk_rope_reshape_and_cache_0", "v": "8", "isa": 12}
+    assert note.msg.kw["desc"].startswith("VGPR 4, SGPR 32, LDS 0 (") and "; VGPR 8, SGPR 32, LDS 0 (" in note.msg.kw["desc"]
     assert str(i18n.zh_said(note)).endswith("采用 VGPR <span translate=\"no\">8</span>：唯一与 ISA 相符的变体（未用 LDS，"
                                             "扫描到 <span translate=\"no\">12</span> 个 VGPR）")
 
@@ -288,15 +296,15 @@ def test_history_figure_and_regression_in_chinese():
                                                  'bbb222</span>），未确认')
 
 
-@pytest.mark.full_sweep
 def test_coverage_tooltip_in_both_languages(kernel):
     from generator.site.views import base as base_views, coverage as coverage_views
-    row = kernel("hgemm_splitk")[1]
+    row = kernel("pa")[1]
     view = coverage_views.coverage_view([row], base_views.SiteContext())
-    cell = next(c for r in view.rows for c in r.cells if c and r.model == "Llama3 8B")
+    model, cell = next((r.model, c) for r in view.rows for c in r.cells if c)
     c = cell.counts
-    assert cell.title.startswith(f"Llama3 8B: {c['shapes']} shapes, {c['measured']} measured, {c['won']} won")
-    assert cell.title_zh.startswith(f"Llama3 8B：{c['shapes']} 个形状，已测 {c['measured']} 个，胜 {c['won']} 个")
+    assert c["shapes"] > 0
+    assert cell.title.startswith(f"{model}: {c['shapes']} shapes, {c['measured']} measured, {c['won']} won")
+    assert cell.title_zh.startswith(f"{model}：{c['shapes']} 个形状，已测 {c['measured']} 个，胜 {c['won']} 个")
 
 
 def test_nsight_compute_sentences_translate_with_their_nested_clauses():

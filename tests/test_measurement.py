@@ -68,7 +68,7 @@ def _block_text(site: Path) -> str:
 
 def test_the_block_counts_what_the_result_files_hold(tmp_path_factory, sweep):
     methods, campaigns, shapes, baselines = counted_from_files(sweep)
-    assert methods[("cudagraph", "l2_flushed_graph")] > 1000 and methods[("eager_event", "")] > 0
+    assert methods[("cudagraph", "l2_flushed_graph")] > 100 and methods[("eager_event", "")] > 0  # both, on the slice too
     text = _block_text(build_real_site(tmp_path_factory, sweep))
     graph, eager = methods[("cudagraph", "l2_flushed_graph")], methods[("eager_event", "")]
     assert f"{graph:,} rows graph-replayed, L2 flushed before each sample; " in text

@@ -5,11 +5,14 @@ number of kernels. The kernels are the real sweep's, linked many times under new
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 from generator.analyze import advice, analysis, message
 from generator.read import discover
@@ -106,8 +109,8 @@ def _moved(site: Path) -> dict[str, str]:
 
 def test_an_overview_beyond_one_page_keeps_the_first_page_and_moves_the_rest(sweep, built_site, tmp_path,
                                                                            monkeypatch):
-    """The real 19 kernels in pages of 5 (a page size set by hand: the real sweep is smaller than one
-    page): index.html holds the first 5 rows in table order, index-data.js the other 14 and the parts
+    """The real kernels (19; 8 on the slice) in pages of 5 (a page size set by hand: the real sweep is smaller
+    than one page): index.html holds the first 5 rows in table order, index-data.js the others and the parts
     that grow with the sweep, each put where its placeholder stands; every kernel is listed once."""
     monkeypatch.setattr(deferred, "PAGE_ROWS", 5)
     out = tmp_path / "site"
@@ -117,20 +120,30 @@ def test_an_overview_beyond_one_page_keeps_the_first_page_and_moves_the_rest(swe
     slugs = set(json.loads((out / "kernel-atlas-manifest.json").read_text())["items"])
     inline = re.findall(r'<tr class="krow" id="k-([^"]+)"', html)
     later = re.findall(r'<tr class="krow" id="k-([^"]+)"', "".join(v for k, v in moved.items() if k.startswith("rows-")))
-    assert len(inline) == 5 and len(later) == 14 and sorted(inline + later) == sorted(slugs)
+    pages = sorted((out / "kernels").glob("*/index.html"))  # one kernel page per kernel
+    assert len(slugs) == len(pages) > 5
+    assert len(inline) == 5 and len(later) == len(pages) - 5 and sorted(inline + later) == sorted(slugs)
     one_file = re.findall(r'<tr class="krow" id="k-([^"]+)"', (built_site / "index.html").read_text(encoding="utf-8"))
     assert inline + later == one_file  # the table's order
-    assert inline == ["flash_attn_func", "pa", "vec_add", "moe_gemm", "fp8_gemm_rowscale"]  # by verdict ratio
     assert set(re.findall(r'<template data-deferred="([^"]+)"></template>', html)) == set(moved)
     assert {"coverage", "reading", "disagreements", "fig-overview-speedups", "fig-overview-headline"} <= set(moved)
-    assert 'id="pager" data-page-size="5"' in html and '<span id="page-at" translate="no">1 / 4</span>' in html
+    assert 'id="pager" data-page-size="5"' in html
+    assert f'<span id="page-at" translate="no">1 / {math.ceil(len(pages) / 5)}</span>' in html
     assert html.index('<script src="index-data.js">') < html.index('<script src="static/site.')
     assert "index-data.js" in json.loads((out / "kernel-atlas-manifest.json").read_text())["files"]
 
 
 def test_an_overview_of_one_page_is_one_file(built_site):
-    """The real sweep (19 kernels) is below one page: nothing is moved out, no pager."""
+    """The real sweep (19 kernels; 8 on the slice) is below one page: nothing is moved out, no pager."""
     html = (built_site / "index.html").read_text(encoding="utf-8")
     assert not (built_site / deferred.DATA_FILE).exists()
     assert "data-deferred" not in html and 'id="pager"' not in html
-    assert len(re.findall(r'<tr class="krow"', html)) == 19
+    assert len(re.findall(r'<tr class="krow"', html)) == len(list((built_site / "kernels").glob("*/index.html")))
+
+
+@pytest.mark.full_sweep
+def test_the_first_page_of_the_real_sweep_orders_by_verdict_ratio(built_site):
+    """The table's first five rows of the whole sweep, by verdict ratio (the paged overview keeps them inline)."""
+    rows = re.findall(r'<tr class="krow" id="k-([^"]+)"', (built_site / "index.html").read_text(encoding="utf-8"))
+    assert len(rows) == 19
+    assert rows[:5] == ["flash_attn_func", "pa", "vec_add", "moe_gemm", "fp8_gemm_rowscale"]

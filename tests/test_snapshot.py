@@ -15,6 +15,7 @@ from typing import Callable
 
 import pytest
 
+from conftest import in_slice  # the same test folder
 from generator.errors import InputError
 from generator.model import API_FORMAT_VERSION, FORMAT_VERSION
 from generator.sweeps.snapshot import (
@@ -252,13 +253,15 @@ def test_api_folder_versions(tmp_path):
         snapshot_from_api(api)
 
 
-@pytest.mark.full_sweep
-def test_small_sweep_copy(sweep, tmp_path):
-    root = make_sweep_copy(sweep, tmp_path / "s", SOFTMAX_CAPTURE, {"softmax": None})
+@pytest.mark.parametrize("captures, op, slug", [
+    in_slice("examples/softmax", SOFTMAX_CAPTURE, "softmax", "softmax"),
+    (("vec_add/att_viewer/big/ui_output_agent_14705_dispatch_25",), "vec_add", "vec_add")])
+def test_small_sweep_copy(sweep, tmp_path, captures, op, slug):
+    root = make_sweep_copy(sweep, tmp_path / "s", captures, {op: None})
     snap = snapshot_from_sweep(root)
-    assert list(snap.kernels) == ["softmax"]
+    assert list(snap.kernels) == [slug]
     assert snap.label == "s"
-    assert snap.kernels["softmax"].to_json() == snapshot_from_sweep(sweep).kernels["softmax"].to_json()
+    assert snap.kernels[slug].to_json() == snapshot_from_sweep(sweep).kernels[slug].to_json()
 
 
 # ---------------------------------------------------------------- a built site's api/ reads as the sweep it was built from

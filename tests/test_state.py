@@ -32,10 +32,9 @@ def api_states(site) -> dict[str, dict]:
             for r in index["kernels"]}
 
 
-@pytest.mark.full_sweep
 def test_every_output_tells_the_same_state_of_the_shared_sweep(sweep, shared_site, capsys):
     states = api_states(shared_site)
-    assert len(states) == 19
+    assert {d.name for d in (sweep / "examples").iterdir()} <= set(states)  # 19 kernels in the sweep, 8 in the slice
     from_sweep = snapshot.snapshot_from_sweep(sweep)
     from_site = snapshot.snapshot_from_api(shared_site / "api")
     assert sorted(from_sweep.kernels) == sorted(from_site.kernels) == sorted(states)
@@ -50,7 +49,7 @@ def test_every_output_tells_the_same_state_of_the_shared_sweep(sweep, shared_sit
     # worked from the raw files: flash_attn_func is VGPR-limited at 2 waves/SIMD and timed at 7255fff8
     fa = states["flash_attn_func"]
     assert fa["hotspot"]["waves_per_simd"] == 2 and fa["hotspot"]["limiter"] == "VGPR"
-    assert fa["profiled_commit"] == "18c5a7ed" and fa["status"] == "scored"
+    assert fa["profiled_commit"] == "18c5a7ed"
     assert states["moe_blockscale"]["verdict"] == "HEADROOM" and "suspect_reference" in states["moe_blockscale"]["flags"]
     assert (states["moe_blockscale"]["verdict_basis"], round(states["moe_blockscale"]["verdict_value"], 3)) == ("pair", 0.818)
     assert states["attention_prefill"]["status"] == "untimed"
@@ -69,7 +68,7 @@ def test_every_output_tells_the_same_state_of_the_shared_sweep(sweep, shared_sit
             assert (d["occupancy"]["waves_per_simd"], d["occupancy"]["limiter"]) == (hot["waves_per_simd"], hot["limiter"])
             assert d["stall_ratio"] == pytest.approx(hot["stall_ratio"], abs=1e-12)
             checked += 1
-    assert checked == 13
+    assert checked == len(list((sweep / "examples").iterdir()))  # a primary capture per bundle: 13 in the sweep
     # verdicts: each campaign's verdict and flags are its kernel's
     code, out, _ = run(capsys, "verdicts", str(sweep), "--json")
     doc = json.loads(out)
@@ -123,7 +122,6 @@ def test_state_round_trips_and_says_its_status():
     assert st.status == "broken"
 
 
-@pytest.mark.full_sweep
 def test_analyze_advice_is_the_sites_advice(sweep, shared_site, capsys):
     """``analyze --advice`` reads the campaign that times each bundle, as build does: the same plan
     (vec_add opens with profiled_shape, worked from its results file) in both outputs."""
@@ -138,7 +136,7 @@ def test_analyze_advice_is_the_sites_advice(sweep, shared_site, capsys):
                 mine = [(f["detector"], f["title"]) for f in by_capture[cap["path"]]["advice"]]
                 assert mine == [(f["detector"], f["title"]) for f in cap["advice"]], slug
                 compared += 1
-    assert compared == 13
+    assert compared == len(list((sweep / "examples").iterdir()))  # a primary capture per bundle: 13 in the sweep
     vec = next(d for d in by_capture.values() if d["path"].startswith("examples/vec_add/"))
     assert vec["advice"][0]["detector"] == "profiled_shape"
     code, out, _ = run(capsys, "analyze", str(sweep / "examples" / "vec_add"), "--primary", "--advice")
@@ -162,3 +160,8 @@ def test_the_capture_a_kernel_is_read_by_is_one_rule():
     assert read_first(["small", "big", "tiny"], lambda n: n == "big", read) == ("small", "S")
     assert seen == ["big", "small"]  # the broken primary first, then discovery order; "tiny" never read
     assert read_first(["big"], lambda n: True, read) is None
+
+
+@pytest.mark.full_sweep
+def test_flash_attn_func_is_scored_by_its_campaign(shared_site):
+    assert len(api_states(shared_site)) == 19 and api_states(shared_site)["flash_attn_func"]["status"] == "scored"

@@ -13,6 +13,7 @@ import re
 
 import pytest
 
+from conftest import in_slice  # the same test folder
 from generator.site import charts
 from generator.site import gather as site_gather
 from generator.site import plan as site_plan
@@ -90,9 +91,9 @@ def test_plan_has_every_bundle_and_every_unclaimed_campaign(site_env):
         "fp8_gemm_rowscale", "attention_prefill", "batched_gemm", "paged_attention", "rope", "serving_scenarios"}
 
 
-@pytest.mark.parametrize("slug,op", [("flash_attn_func", "flash_attn"), ("rmsnorm", "rmsnorm"),
-                                     ("hgemm_splitk", "gemm"), ("moe_blockscale", "moe_blockscale")])
-@pytest.mark.full_sweep
+@pytest.mark.parametrize("slug,op", [in_slice(f"benchmarks/examples/{op}", slug, op) for slug, op in (
+    ("flash_attn_func", "flash_attn"), ("rmsnorm", "rmsnorm"), ("hgemm_splitk", "gemm"), ("moe_blockscale", "moe_blockscale"),
+    ("pa", "pa_decode"), ("vec_add", "vec_add"), ("quant", "quant"))])
 def test_index_row_carries_the_reference_numbers(kernel, expected, slug, op):
     _, row = kernel(slug)
     ref = expected["verdicts"][op]
@@ -123,23 +124,26 @@ def test_index_row_hotspot_columns_match_the_primary_capture(kernel, expected):
     assert row.href == "kernels/flash_attn_func/index.html" and row.permalink == "kernels/flash_attn_func/"
 
 
+def test_row_of_a_ledger_without_results_or_capture_says_what_is_missing(kernel):
+    _, row = kernel("attention_prefill")
+    assert row.verdict == "UNTIMED" and row.wins_text == "42 shapes, untimed"
+    assert row.missing == ["no profiling bundle: nothing was captured",
+                           "campaign attention_prefill has a shape ledger but no benchmark results"]
+
+
 @pytest.mark.full_sweep
 def test_rows_for_kernels_without_campaign_or_capture_say_what_is_missing(kernel):
     _, row = kernel("pa_mqa_logits_fp4")
     assert row.verdict is None and row.verdict_label == "NO CAMPAIGN" and row.geomean_text == base_views.DASH
     assert row.missing == ["no timing campaign: no verdict"]
     assert row.occupancy == 5  # the capture is there: its columns are filled
-    _, row = kernel("attention_prefill")
-    assert row.verdict == "UNTIMED" and row.wins_text == "42 shapes, untimed"
-    assert row.missing == ["no profiling bundle: nothing was captured",
-                           "campaign attention_prefill has a shape ledger but no benchmark results"]
     _, row = kernel("fp8_gemm_rowscale")
     assert row.verdict == "HEADROOM" and row.top_stall is None and row.stall_ratio_text == base_views.DASH
 
 
-@pytest.mark.full_sweep
-def test_index_row_round_trips_through_json(kernel):
-    _, row = kernel("rmsnorm")
+@pytest.mark.parametrize("slug", [in_slice("examples/rmsnorm", "rmsnorm"), "pa", "moe_blockscale"])
+def test_index_row_round_trips_through_json(kernel, slug):
+    _, row = kernel(slug)
     again = overview_views.IndexRow.from_json(json.loads(json.dumps(row.to_json())))
     assert again == row
 
@@ -206,31 +210,31 @@ def _targets(page) -> set[str]:
     return {page.rel} | {f"{page.rel}#{i}" for i in ids}
 
 
-@pytest.mark.full_sweep
-def test_every_isa_and_source_link_of_a_capture_has_its_anchor(kernel):
+@pytest.mark.parametrize("slug", [in_slice(f"examples/{slug}", slug) for slug in (
+    "flash_attn_func", "pa_mqa_logits_fp4", "hgemm_splitk", "pa", "vec_add", "fused_rope_cache")])
+def test_every_isa_and_source_link_of_a_capture_has_its_anchor(kernel, slug):
     """Links of the kernel page (relative to it) and of the source / ISA pages (relative to
     the capture's folder) all land on a page of the capture and an id there."""
-    for slug in ("flash_attn_func", "pa_mqa_logits_fp4", "hgemm_splitk"):
-        k, _ = kernel(slug)
-        for i, c in enumerate(k.captures):
-            cv = captures_views.capture_view(i, c, base_views.SiteContext())
-            pages = source_views.capture_pages(i, c, k, base_views.SiteContext(), cv.title)
-            targets = set().union(*(_targets(p) for p in pages))
-            hrefs = {r.href for r in cv.top_lines} | {r.href for r in cv.top_instructions}
-            hrefs |= {r.loc_href for r in cv.top_instructions} | {cv.hottest_href, cv.isa_href}
-            hrefs |= {f.href for f in cv.files} | {f.hottest_href for f in cv.files}
-            hrefs |= {lk.href for f in cv.findings for e in f.evidence for lk in e.links}
-            assert {h for h in hrefs if h} <= targets, slug
-            folder = f"src/c{i}/"
-            for p in pages:
-                inner = {r.loc_href for r in p.isa} | {r.href for r in p.isa}
-                inner |= {x.href for b in p.blocks for ln in b.lines for x in ln.isa}
-                inner |= {ln.isa_href for b in p.blocks for ln in b.lines} | {f.href for f in p.files}
-                inner |= {p.rel.rsplit("/", 1)[1] + p.jump_href} if p.jump_href else set()
-                assert {folder + h for h in inner if h} <= targets, (slug, p.rel)
-            isa = next(p for p in pages if p.kind == "isa")
-            assert len(isa.isa) == cv.isa_count == len(c.analysis.instructions)
-            assert isa.rel == folder + "isa.html" and cv.isa_href == isa.rel
+    k, _ = kernel(slug)
+    for i, c in enumerate(k.captures):
+        cv = captures_views.capture_view(i, c, base_views.SiteContext())
+        pages = source_views.capture_pages(i, c, k, base_views.SiteContext(), cv.title)
+        targets = set().union(*(_targets(p) for p in pages))
+        hrefs = {r.href for r in cv.top_lines} | {r.href for r in cv.top_instructions}
+        hrefs |= {r.loc_href for r in cv.top_instructions} | {cv.hottest_href, cv.isa_href}
+        hrefs |= {f.href for f in cv.files} | {f.hottest_href for f in cv.files}
+        hrefs |= {lk.href for f in cv.findings for e in f.evidence for lk in e.links}
+        assert {h for h in hrefs if h} <= targets, slug
+        folder = f"src/c{i}/"
+        for p in pages:
+            inner = {r.loc_href for r in p.isa} | {r.href for r in p.isa}
+            inner |= {x.href for b in p.blocks for ln in b.lines for x in ln.isa}
+            inner |= {ln.isa_href for b in p.blocks for ln in b.lines} | {f.href for f in p.files}
+            inner |= {p.rel.rsplit("/", 1)[1] + p.jump_href} if p.jump_href else set()
+            assert {folder + h for h in inner if h} <= targets, (slug, p.rel)
+        isa = next(p for p in pages if p.kind == "isa")
+        assert len(isa.isa) == cv.isa_count == len(c.analysis.instructions)
+        assert isa.rel == folder + "isa.html" and cv.isa_href == isa.rel
 
 
 @pytest.mark.full_sweep
@@ -366,9 +370,8 @@ def test_occupancy_cells_for_amd_and_nvidia(sweep):
     assert occupancy_cells(None)["occupancy"] is None
 
 
-@pytest.mark.full_sweep
-def test_pa_capture_shows_its_working_waves_and_flash_its_s_nop_share(kernel):
-    """DOMAIN §1.5 / §1.6 on the page: pa's 8 working waves, flash_attn_func's s_nop 13.5 %."""
+def test_pa_capture_shows_its_working_waves(kernel):
+    """DOMAIN §1.5 on the page: pa's 8 working waves."""
     k, _ = kernel("pa")
     cv = captures_views.capture_view(0, k.captures[0], base_views.SiteContext())
     assert cv.warning == ""  # 8 waves work: representative
@@ -376,6 +379,11 @@ def test_pa_capture_shows_its_working_waves_and_flash_its_s_nop_share(kernel):
     assert waves_fact.startswith("56 (48 exit early, 35.9% of stall cycles; 8 working)")
     assert cv.working is not None and "hold 44.9K" in cv.working.summary
     assert sum(1 for r in cv.working.top_instructions) > 0
+
+
+@pytest.mark.full_sweep
+def test_flash_capture_shows_its_s_nop_share(kernel):
+    """DOMAIN §1.6 on the page: flash_attn_func's s_nop 13.5 %."""
     flash, _ = kernel("flash_attn_func")
     fv = captures_views.capture_view(1, flash.captures[1], base_views.SiteContext())
     assert [(o.opcode, o.share) for o in fv.opcodes[:2]] == [("s_waitcnt", fv.opcodes[0].share), ("s_nop", "13.5%")]
@@ -415,12 +423,10 @@ def test_speed_panel_shows_rules_7_to_9_on_the_shape_rows(kernel):
     assert sum("t-roof" in c.css for r in pv.shapes for c in r.cells) == 2
 
 
-@pytest.mark.full_sweep
-def test_jump_to_the_hottest_line_skips_a_flagged_decorator_line(kernel):
-    """A kernel whose top line is flagged as the entry/decorator artifact jumps to the next hot line."""
+def _jumps_past_a_flagged_top_line(kernel, sweep) -> int:
+    """Check the jump of every capture of the sweep's bundles; return how many skip a flagged top line."""
     seen = 0
-    for slug in ("flash_attn_func", "pa", "moe_gemm", "moe_blockscale", "preshuffle_gemm", "hgemm_splitk",
-                 "fused_rope_cache", "layernorm", "rmsnorm", "softmax", "quant", "vec_add"):
+    for slug in sorted(d.name for d in (sweep / "examples").iterdir()):
         k, _ = kernel(slug)
         for i, c in enumerate(k.captures):
             flagged = {(f.get("evidence") or {}).get("source") for f in (c.findings or [])
@@ -434,7 +440,19 @@ def test_jump_to_the_hottest_line_skips_a_flagged_decorator_line(kernel):
                 seen += 1
             else:
                 assert cv.top_lines[0].href == cv.hottest_href, (slug, c.name)
-    assert seen == 9  # flash_attn_func (4 captures), hgemm_splitk, pa, preshuffle_gemm, quant, rmsnorm
+    return seen
+
+
+def test_jump_to_the_hottest_line_skips_a_flagged_decorator_line(kernel, sweep):
+    """A kernel whose top line is flagged as the entry/decorator artifact jumps to the next hot line
+    (pa's top line is its decorator line, on the slice too)."""
+    assert _jumps_past_a_flagged_top_line(kernel, sweep) >= 1
+
+
+@pytest.mark.full_sweep
+def test_nine_captures_of_the_sweep_skip_a_flagged_top_line(kernel, sweep):
+    # flash_attn_func (4 captures), hgemm_splitk, pa, preshuffle_gemm, quant, rmsnorm
+    assert _jumps_past_a_flagged_top_line(kernel, sweep) == 9
 
 
 @pytest.mark.full_sweep
@@ -473,6 +491,21 @@ def test_the_basis_stands_beside_the_verdict_in_badge_and_pr_snippet(kernel):
     _, soft = kernel("softmax")
     assert pr_views.badge_view(soft).value == "1.19x \u00b7 34 shapes"
     assert "34 shapes; vs any baseline 1.08x, wins 29 of 73; 39 at the timing floor" in pr_snippet(soft, "")
+
+
+def test_profiled_and_timed_commits_of_the_slices_kernels(kernel, sweep):
+    """The profiled commit is kernels.json's flydsl_commit, the timed ones the candidate rows' candidate_commit
+    (read here from the raw files); a campaign without a capture has no profiled commit."""
+    profiled = json.loads((sweep / "docs" / "data" / "kernels.json").read_text())["provenance"]["flydsl_commit"]
+    lines = (sweep / "benchmarks" / "examples" / "vec_add" / "benchmark_results.jsonl").read_text().splitlines()
+    timed = sorted({r["candidate_commit"] for r in map(json.loads, filter(str.strip, lines)) if r["provider"] == "flydsl"})
+    _, row = kernel("vec_add")
+    assert (row.timed_commits, row.profiled_commit) == (timed, profiled) and timed != [profiled]
+    assert row.commit_note.startswith(f"The profile was captured at commit {profiled} but the timings ran at "
+                                      f"commit {timed[0]}")
+    assert row.api()["timed_commits"] == timed and row.api()["profiled_commit"] == profiled
+    _, untimed = kernel("attention_prefill")
+    assert (untimed.profiled_commit, untimed.commit_note) == (None, "")
 
 
 @pytest.mark.full_sweep

@@ -7,10 +7,13 @@ The slice keeps the sweep's layout and copies files unchanged (the numbers the t
 real ones): four bundles small enough to carry (``fused_rope_cache``, ``hgemm_splitk``, ``pa``,
 ``vec_add``: their code.json, wave files, agent info, hotspot_output.txt and kernel trace; a trace
 above 1 MB is cut to the first 40 dispatches of each kernel, and the bulky ``*_results.json`` are
-left out), flash_attn_func's small run (one capture of four waves), five campaigns (four timed,
-one with a ledger only; the results CSV beside the JSONL for vec_add alone),
-``docs/data/kernels.json``, and the ``expected/`` files cut down to what the slice holds. Everything
-else stays in ``../shared``: tests that need it are marked ``full_sweep`` and skip without it.
+left out; the rows of the captured dispatches stay), flash_attn_func's small run (one capture of four
+waves), five campaigns (four timed, one with a ledger only; the results CSV beside the JSONL for vec_add
+alone), ``docs/data/kernels.json``, the ``expected/`` files cut down to what the slice holds, and a
+``kernel-atlas.toml`` that sets the whole sweep's timing floor (VERDICTS rule 11: one harness, one floor;
+the lowest usable time is in a campaign the slice leaves out), so that the slice's campaigns score as in
+the sweep. Everything else stays in ``../shared``: tests that need it are marked ``full_sweep`` and skip
+without it.
 About 4.5 MB; the same sweep gives the same bytes. The slice is data, never edited by hand: rerun
 this script.
 """
@@ -52,24 +55,36 @@ def copy_tree(src: str, dest: str, leave_out: tuple[str, ...] = ()) -> None:
             if name in LEFT_OUT or name in leave_out:
                 continue
             if name.endswith("kernel_trace.csv") and os.path.getsize(os.path.join(folder, name)) > TRACE_BYTES:
-                trim_trace(os.path.join(folder, name), os.path.join(dest, rel, name))
+                trim_trace(os.path.join(folder, name), os.path.join(dest, rel, name), captured_dispatches(src))
             else:
                 shutil.copyfile(os.path.join(folder, name), os.path.join(dest, rel, name))
 
 
-def trim_trace(src: str, dest: str) -> None:
-    """A rocprofv3 kernel trace with the first ``TRACE_ROWS_PER_KERNEL`` rows of each kernel name
-    (lines kept as they are, in file order)."""
+def captured_dispatches(bundle: str) -> set[str]:
+    """The dispatch ids a bundle's captures name (``ui_output_agent_<PID>_dispatch_<N>[_suffix]``)."""
+    found = set()
+    for _folder, dirs, _files in os.walk(os.path.join(bundle, "att_viewer")):
+        for d in dirs:
+            parts = d.split("_")
+            if d.startswith("ui_output_agent_") and len(parts) > 5 and parts[4] == "dispatch":
+                found.add(parts[5])
+    return found
+
+
+def trim_trace(src: str, dest: str, keep: set[str] = frozenset()) -> None:
+    """A rocprofv3 kernel trace with the first ``TRACE_ROWS_PER_KERNEL`` rows of each kernel name and
+    the rows of the dispatch ids in ``keep`` (lines kept as they are, in file order)."""
     with open(src, encoding="utf-8", newline="") as fh:
         lines = fh.read().splitlines(keepends=True)
     header, rows = lines[:1], lines[1:]
-    column = next(csv.reader(header)).index("Kernel_Name")
+    names = next(csv.reader(header))
+    column, dispatch = names.index("Kernel_Name"), names.index("Dispatch_Id")
     seen: dict[str, int] = {}
     kept = []
     for line, cells in zip(rows, csv.reader(rows)):
         name = cells[column] if len(cells) > column else ""
         seen[name] = seen.get(name, 0) + 1
-        if seen[name] <= TRACE_ROWS_PER_KERNEL:
+        if seen[name] <= TRACE_ROWS_PER_KERNEL or (len(cells) > dispatch and cells[dispatch] in keep):
             kept.append(line)
     with open(dest, "w", encoding="utf-8", newline="") as fh:
         fh.write("".join(header + kept))
@@ -80,6 +95,28 @@ def write_json(path: str, doc: dict) -> None:
     with open(path, "w", encoding="utf-8") as fh:
         json.dump(doc, fh, indent=1, sort_keys=True)
         fh.write("\n")
+
+
+def sweep_floor(sweep: str) -> float:
+    """The lowest usable ``median_us`` of every campaign of the whole sweep (status ok, not incorrect)."""
+    times = []
+    root = os.path.join(sweep, "benchmarks", "examples")
+    for op in sorted(os.listdir(root)):
+        path = os.path.join(root, op, "benchmark_results.jsonl")
+        if os.path.isfile(path):
+            with open(path, encoding="utf-8") as fh:
+                rows = [json.loads(line) for line in fh if line.strip()]
+            times += [r["median_us"] for r in rows if r.get("benchmark_status") == "ok"
+                      and r.get("correct") is not False and (r.get("median_us") or 0) > 0]
+    return min(times)
+
+
+def write_config(out: str, floor: float) -> None:
+    """The slice's kernel-atlas.toml: the whole sweep's timing floor."""
+    with open(os.path.join(out, "kernel-atlas.toml"), "w", encoding="utf-8") as fh:
+        fh.write("# Made by tests/data/make_slice.py: the whole sweep's timing floor (VERDICTS rule 11), so that\n"
+                 "# the slice's campaigns score as they do in the sweep.\n"
+                 f"[verdicts]\nfloor_us = {floor!r}\n")
 
 
 def make_slice(sweep: str, out: str = SLICE) -> int:
@@ -106,6 +143,7 @@ def make_slice(sweep: str, out: str = SLICE) -> int:
     with open(os.path.join(sweep, "expected", "verdicts.json"), encoding="utf-8") as fh:
         verdicts = json.load(fh)
     write_json(os.path.join(out, "expected", "verdicts.json"), {k: v for k, v in verdicts.items() if k in CAMPAIGNS})
+    write_config(out, sweep_floor(sweep))
     return sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(out) for f in fs)
 
 
