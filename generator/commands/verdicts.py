@@ -65,8 +65,9 @@ def _is_op_folder(path: str) -> bool:
     return is_examples_folder(os.path.dirname(os.path.abspath(path)))
 
 
-def collect(paths: list[str], config_file: str | None = None) -> tuple[dict, str | None]:
-    """Score every campaign under the paths: ({op: KernelScore | InputError}, common root)."""
+def collect(paths: list[str], config_file: str | None = None, shapes: bool = True) -> tuple[dict, str | None]:
+    """Score every campaign under the paths: ({op: KernelScore | InputError}, common root); without
+    ``shapes`` a sweep's per-shape tables are let go as it is scored (``score_sweep``)."""
     scores: dict = {}
     roots = []
     for path in paths:
@@ -89,7 +90,7 @@ def collect(paths: list[str], config_file: str | None = None) -> tuple[dict, str
                 raise item
             scores[name] = item
         else:
-            found = score_sweep(root, config, kernels_json)
+            found = score_sweep(root, config, kernels_json, keep_shapes=shapes)
             if not found:
                 raise InputError(path, "no campaign folders found (expected benchmarks/examples/<op>/ "
                                        "with shape_ledger.jsonl and benchmark_results.jsonl or .csv)")
@@ -104,7 +105,7 @@ def run(args) -> int:
     from generator.commands import collector_policy
 
     with collector_policy():
-        scores, root = collect(args.paths, args.config)
+        scores, root = collect(args.paths, args.config, shapes=args.shapes)
     broken = {op: e for op, e in scores.items() if isinstance(e, InputError)}
     doc = verdicts_document(scores, root, shapes=args.shapes)
     for op in sorted(broken):
