@@ -26,7 +26,7 @@ from generator.analyze.verdicts import (
     best_baseline,
     campaign_for_bundle,
     classify_speedup,
-    decide_verdict,
+    decide_ladder,
     geomean,
     headline_for_campaign,
     is_uncertain,
@@ -350,10 +350,10 @@ def test_threshold_boundaries():
     assert classify_speedup(0.95, t) == "parity"
     assert classify_speedup(1.0499, t) == "parity"
     assert classify_speedup(1.05, t) == "win"
-    assert decide_verdict(0.949, 3, 0) == HEADROOM
-    assert decide_verdict(0.95, 3, 0) == PARITY
-    assert decide_verdict(1.0499, 3, 0) == PARITY
-    assert decide_verdict(1.05, 3, 0) == WIN
+    assert decide_ladder(3, 0, 0.949, False, None, 0, None) == (HEADROOM, "shapes")
+    assert decide_ladder(3, 0, 0.95, False, None, 0, None) == (PARITY, "shapes")
+    assert decide_ladder(3, 0, 1.0499, False, None, 0, None) == (PARITY, "shapes")
+    assert decide_ladder(3, 0, 1.05, False, None, 0, None) == (WIN, "shapes")
 
 
 def test_boundaries_through_timings():
@@ -364,7 +364,7 @@ def test_boundaries_through_timings():
 
 
 def test_blocked_without_measured_shape():
-    assert decide_verdict(None, 0, 0) == BLOCKED
+    assert decide_ladder(0, 0, None, False, 2.0, 0, None) == (BLOCKED, "failures")  # a pair never rescues it
     rows = {"flydsl": [make_handmade_row("flydsl", 5.0)]}  # no baseline at all
     k = summarize("op", [score_shape(make_handmade_shape(), rows, "flydsl")])
     assert k.verdict == BLOCKED and k.n_measured == 0 and k.geomean_vs_best is None

@@ -20,15 +20,28 @@ Implements ``VERDICTS.md``. The rules, with the math:
   as ``[geomean, n]``.
 * wins / parity / losses: measured shapes with ``s >= win``, ``headroom <= s < win``,
   ``s < headroom`` (1.05 / 0.95 by default).
-* Verdict: BLOCKED when no shape is measured or hard failures outnumber measured
-  shapes; else WIN (``geomean >= win``), PARITY, or HEADROOM (``geomean < headroom``).
+* Verdict, by the evidence ladder (rule 12; ``verdict_basis`` names the rung that decided):
+  ``failures`` (BLOCKED: no measured shape, or hard failures outnumber measured shapes);
+  ``shapes`` (the geomean of verdict baseline / candidate over the *verdict shapes*: measured,
+  with a comparable baseline, not at the timing floor; WIN / PARITY / HEADROOM by the
+  thresholds, except that a WIN against the reference provider alone goes on); ``pair`` (the
+  profiling sweep's headline pair); ``floor`` (every comparable shape at the floor: PARITY);
+  ``bound`` (only non-comparable baselines remain: a loss against them is HEADROOM); ``none``
+  (BLOCKED, "no like-for-like baseline"). ``verdict_value`` is the ratio that decided.
   Thresholds apply to unrounded values (0.949 is HEADROOM though it prints 0.95x); a
   value within 1e-9 (relative) of a threshold counts as reaching it, so that a ratio
   such as 1.05 does not fall below 1.05 through floating-point rounding alone.
+* Comparable baseline (rule 10): a usable baseline row whose scope flags agree with the
+  candidate's and that was timed the same way (equal ``timing_method`` or either unknown;
+  methods that differ compare ``eager_median_us`` to ``eager_median_us`` when both rows carry
+  it). The *verdict baseline* of a shape is the comparable one the candidate does worst against.
+* Timing floor (rule 11): the lowest usable ``median_us`` of the sweep's classic campaigns (a
+  campaign read alone: its own; ``[verdicts] floor_us`` overrides); a shape is *at the floor*
+  when the candidate and its verdict baseline both run below 1.25 x it.
 * Noise: per measured shape the larger of ``p90/p10`` of the candidate and of the best
   baseline; the kernel's noise is the median over shapes. The verdict is *uncertain*
-  when the geomean lies within that factor of a threshold
-  (``t / noise <= geomean <= t * noise``).
+  when the ratio it rests on lies within that factor of a threshold
+  (``t / noise <= ratio <= t * noise``).
 * ``reference_only``: the best baseline of every measured shape is the reference
   provider (``pytorch`` unless configured or named by ``baseline_matrix.yaml``).
 * Suspect reference (rule 7): the candidate is incorrect and so is another provider that
@@ -41,8 +54,9 @@ Implements ``VERDICTS.md``. The rules, with the math:
   candidate us), n]`` over measured shapes that have one; ``not_like_for_like`` when
   ``2 * scope_mismatch_shapes > n_measured``.
 * Above the roof (rule 9): a usable row whose ``effective_gbps`` exceeds 1.10 x the
-  device's HBM peak is flagged (``above_roof``: sorted ``[shape_id, provider]`` pairs),
-  never dropped.
+  device's HBM peak, or whose ``effective_tflops`` exceeds 0.95 x the dense peak of its dtype
+  (bf16/fp16, fp8/fp8_e4m3), is flagged (``above_roof``: sorted ``[shape_id, provider]``
+  pairs), never dropped.
 
 A campaign with a ledger but no results file gets the status ``UNTIMED`` instead of a
 verdict: BLOCKED would claim the candidate fails to run, when nothing was run at all.
@@ -55,7 +69,7 @@ Public API (used by the site builder): ``score_campaign``, ``score_sweep``,
 ``KernelScore``, ``ShapeResult``, ``ProviderResult``, ``HeadlinePair``,
 ``campaign_for_bundle``, ``read_kernels_json``, ``headline_for_campaign`` and the pure
 rule functions (``pick_row``, ``best_baseline``, ``geomean``, ``weighted_geomean``,
-``classify_speedup``, ``decide_verdict``, ``is_uncertain``).
+``classify_speedup``, ``decide_ladder``, ``is_uncertain``).
 """
 
 from __future__ import annotations
@@ -91,7 +105,6 @@ from generator.analyze.verdicts.rules import (
     above_roof,
     best_baseline,
     classify_speedup,
-    decide_verdict,
     effective_status,
     geomean,
     is_incorrect,
@@ -116,7 +129,6 @@ from generator.analyze.verdicts.rules import (
 from generator.analyze.verdicts.shapes import ProviderResult, ShapeResult, args_text, score_shape
 from generator.analyze.verdicts.sweep import (
     device_roofs,
-    hbm_roof_gbps,
     score_campaign,
     score_folder,
     score_sweep,
@@ -128,8 +140,8 @@ __all__ = [
     "ABOVE_ROOF_FACTOR", "ABOVE_ROOF_TEXT", "BLOCKED", "COMPARED_SCOPE_FLAGS", "FAILED_STATUSES", "HEADROOM", "HeadlinePair",
     "KERNELS_JSON", "KernelScore", "PARITY", "ProviderResult", "ShapeResult", "THRESHOLD_EPS", "Thresholds",
     "UNTIMED", "VERDICTS", "WIN", "above_roof", "args_text", "best_baseline", "bundles_for_campaign",
-    "campaign_for_bundle", "classify_speedup", "decide_verdict", "effective_status", "entry_campaign",
-    "geomean", "hbm_roof_gbps", "headline_for_campaign", "headline_note", "headline_pair", "is_incorrect",
+    "campaign_for_bundle", "classify_speedup", "effective_status", "entry_campaign",
+    "geomean", "headline_for_campaign", "headline_note", "headline_pair", "is_incorrect",
     "is_suspect_reference", "is_uncertain", "kernel_entries", "like_for_like", "load_kernels_json", "median",
     "pick_row", "plural", "reaches", "read_kernels_json", "score_campaign", "score_folder", "score_shape",
     "score_sweep", "split_geomeans", "spread", "spread_of", "summarize", "verdict_of_speedup",

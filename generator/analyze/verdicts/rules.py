@@ -217,14 +217,6 @@ def verdict_of_speedup(speedup: float, thresholds: Thresholds = Thresholds()) ->
     return {"win": WIN, "parity": PARITY, "loss": HEADROOM}[classify_speedup(speedup, thresholds)]
 
 
-def decide_verdict(geomean_vs_best: float | None, n_measured: int, hard_failures: int,
-                   thresholds: Thresholds = Thresholds()) -> str:
-    """BLOCKED (nothing measured, or hard failures > measured shapes), else by the geomean."""
-    if n_measured == 0 or geomean_vs_best is None or hard_failures > n_measured:
-        return BLOCKED
-    return verdict_of_speedup(geomean_vs_best, thresholds)
-
-
 def decide_ladder(n_measured: int, hard_failures: int, verdict_g: float | None, reference_only: bool,
                   pair: float | None, n_floor_only: int, bound_g: float | None,
                   thresholds: Thresholds = Thresholds()) -> tuple[str, str]:

@@ -113,12 +113,6 @@ def device_roofs(config: SweepConfig, provenance: Mapping[str, str]) -> Roofs | 
     return Roofs(dev.hbm_tbs * 1000.0, dict(dev.tflops)) if dev else None
 
 
-def hbm_roof_gbps(config: SweepConfig, provenance: Mapping[str, str]) -> float | None:
-    """HBM peak in GB/s of the campaign's device (rule 9); None when no device is known."""
-    roofs = device_roofs(config, provenance)
-    return roofs.gbps if roofs else None
-
-
 def sweep_floor(root: str | os.PathLike, config: SweepConfig | None = None) -> float | None:
     """Rule 11: the configured ``[verdicts] floor_us``, else the lowest usable ``median_us`` of any
     row of the sweep's campaigns (one harness, one floor); unreadable campaigns are passed over."""
