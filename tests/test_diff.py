@@ -25,7 +25,7 @@ from generator.sweeps.diff import (
 )
 from generator.errors import InputError
 from generator.sweeps.snapshot import load_snapshot, snapshot_from_sweep
-from verdict_oracle import verdict_geomean
+from verdict_oracle import kernel_noise, shape_noises, shape_pairs, verdict_geomean
 from test_snapshot import (
     FA_AFTER,
     FA_BEFORE,
@@ -227,6 +227,123 @@ def test_scaled_candidate_json_and_exit_status(softmax_pair, capsys):
     code, out, _ = run_cli(capsys, "diff", str(old), str(old), "--fail-on-regression")
     assert code == 0
     assert out.startswith("base → base: no significant change of any kernel's standing · verdicts WIN 1\n")
+
+
+@pytest.fixture(scope="module")
+def vec_add_expect(sweep):
+    """What the vec_add pair should show, from the raw rows (tests/verdict_oracle.py) and the sweep's
+    expected/verdicts.json (worked apart from the code): ratios, noises, per-shape speedups."""
+    folder = sweep / "benchmarks" / "examples" / "vec_add"
+    expected = json.loads((sweep / "expected" / "verdicts.json").read_text())["vec_add"]
+    pairs = shape_pairs(folder)
+    return {"g": expected["geomean_vs_best"], "verdict": expected["verdict"],
+            "ratio": verdict_geomean(folder)[0], "slow_ratio": verdict_geomean(folder, scale=1.2)[0],
+            "noise": kernel_noise(folder), "shape_noise": shape_noises(folder),
+            "speedup": {sid: b["median_us"] / c["median_us"] for sid, (c, b) in pairs.items()},
+            "args": {sid: c["args"] for sid, (c, _) in pairs.items()}}
+
+
+@pytest.fixture(scope="module")
+def vec_add_diff(vec_add_pair):
+    old, new = vec_add_pair
+    return diff_snapshots(snapshot_from_sweep(old), snapshot_from_sweep(new))
+
+
+def test_vec_add_scaled_candidate_ratios_and_causes(vec_add_diff, vec_add_expect):
+    d, e = vec_add_diff, vec_add_expect
+    assert e["verdict"] == "HEADROOM" and e["slow_ratio"] < e["ratio"] < 0.95  # HEADROOM on both sides
+    assert [k.slug for k in d.regressions] == ["vec_add"] and d.improvements == []
+    assert d.old_counts == d.new_counts == {"HEADROOM": 1}
+    k = d.kernels[0]
+    assert k.verdict_change is None and (k.old_verdict, k.new_verdict) == ("HEADROOM", "HEADROOM")
+    cause = [{"kind": "candidate", "detail": "commit 7255fff8 → abcdef12 (candidate time ×1.20)"}]
+    g = k.geomean_change
+    assert (g.old, g.new, g.ratio) == (pytest.approx(e["g"], rel=1e-12), pytest.approx(e["g"] / 1.2, rel=1e-12),
+                                       pytest.approx(1 / 1.2, rel=1e-12))
+    assert g.threshold == pytest.approx(e["noise"], rel=1e-12)  # p10 and p90 scaled too: the noise stays
+    assert g.significant and g.direction == "regression" and [c.to_json() for c in g.causes] == cause
+    r = k.headline_change
+    assert (r.kind, r.old, r.new) == ("verdict_ratio", pytest.approx(e["ratio"], rel=1e-12),
+                                      pytest.approx(e["slow_ratio"], rel=1e-12))
+    assert r.ratio == pytest.approx(e["slow_ratio"] / e["ratio"], rel=1e-12) and r.significant
+    assert r.text == (f"verdict ratio (shapes) {e['ratio']:.2f}x → {e['slow_ratio']:.2f}x "
+                      f"({(e['slow_ratio'] / e['ratio'] - 1) * 100:.1f}%, noise ±{(e['noise'] - 1) * 100:.1f}%)")
+    # uncertain (VERDICTS): the ratio lies within the noise of the 0.95 threshold before, below it after
+    assert 0.95 / e["noise"] <= e["ratio"] and e["slow_ratio"] < 0.95 / e["noise"]
+    assert [c.text for c in k.of_kind("flags")] == ["verdict flags: no longer uncertain"]
+    assert [(c.item, c.old, c.new) for c in k.of_kind("provenance")] == [("candidate_commit", "7255fff8", "abcdef12")]
+
+
+def test_vec_add_scaled_candidate_shapes(vec_add_diff, vec_add_expect):
+    """Each shape's speedup falls by 1/1.2; it counts when 1.2 beats the shape's own noise and 5%."""
+    e = vec_add_expect
+    k = vec_add_diff.kernels[0]
+    shapes = k.of_kind("shape")
+    assert [c.shape_id for c in shapes] == list(e["speedup"]) and k.n_shapes_common == len(e["speedup"])
+    for c in shapes:
+        assert c.old == pytest.approx(e["speedup"][c.shape_id], rel=1e-12)
+        assert c.ratio == pytest.approx(1 / 1.2, rel=1e-12) and c.direction == "regression"
+        assert c.threshold == pytest.approx(max(e["shape_noise"][c.shape_id], 1.05), rel=1e-12)
+        assert c.significant == (c.threshold < 1.2)
+        assert c.args == e["args"][c.shape_id]
+    assert sum(c.significant for c in shapes) == sum(max(n, 1.05) < 1.2 for n in e["shape_noise"].values())
+    assert not k.of_kind("shape-new", "shape-removed", "shape-status", "hotspot")
+
+
+def test_vec_add_scaled_candidate_markdown(vec_add_pair, vec_add_diff, vec_add_expect, capsys):
+    old, new = vec_add_pair
+    e = vec_add_expect
+    code, out, _ = run_cli(capsys, "diff", str(old), str(new), "--markdown", "--site-url", "https://atlas.example/")
+    assert code == 0
+    lines = out.splitlines()
+    move = (f"{e['ratio']:.2f}x → {e['slow_ratio']:.2f}x ({(e['slow_ratio'] / e['ratio'] - 1) * 100:.1f}%)")
+    n, down = len(e["speedup"]), sum(c.significant for c in vec_add_diff.kernels[0].of_kind("shape"))
+    assert lines[0] == DIFF_MARKER
+    assert lines[3] == f"**1 regression, 0 improvements · verdicts HEADROOM 1 · biggest moves: Vector Add {move}**"
+    row = next(ln for ln in lines if ln.startswith("| [Vector Add]"))
+    assert row == (f"| [Vector Add](https://atlas.example/kernels/vec_add/) | HEADROOM | {move} | {down} ↓ 0 ↑ of {n} | "
+                   "— | candidate: commit 7255fff8 → abcdef12 (candidate time ×1.20) |")
+    assert f"<summary>Per-shape changes beyond noise ({down})</summary>" in out
+    first = next(iter(e["speedup"]))
+    assert (f"| `n={e['args'][first]['n']} fp32` | {e['speedup'][first]:.2f}x → {e['speedup'][first] / 1.2:.2f}x | "
+            "-16.7% |") in out
+    assert run_cli(capsys, "diff", str(old), str(new), "--markdown", "--site-url", "https://atlas.example/")[1] == out
+
+
+def test_vec_add_scaled_candidate_json_and_exit_status(vec_add_pair, vec_add_expect, capsys):
+    old, new = vec_add_pair
+    code, out, _ = run_cli(capsys, "diff", str(old), str(new), "--json", "--fail-on-regression")
+    assert code == 1
+    doc = json.loads(out)
+    assert doc["format_version"] == 1 and doc["kind"] == "kernel-atlas-diff"
+    assert doc["regressions"] == ["vec_add"] and doc["unchanged"] == []
+    assert doc["old"] == {"label": "base", "verdict_counts": {"HEADROOM": 1}}
+    kinds = [c["kind"] for c in doc["kernels"][0]["changes"]]
+    assert kinds.count("shape") == len(vec_add_expect["speedup"]) and kinds[:2] == ["verdict_ratio", "geomean"]
+    assert str(old) not in out
+    code, out, _ = run_cli(capsys, "diff", str(old), str(old), "--fail-on-regression")
+    assert code == 0
+    assert out.startswith("base → base: no significant change of any kernel's standing · verdicts HEADROOM 1\n")
+
+
+def test_vec_add_candidate_failing_every_shape(sweep, vec_add_expect, tmp_path, capsys):
+    """Every vec_add shape stops being measured: HEADROOM → BLOCKED, each shape counted as lost."""
+    e = vec_add_expect
+    old = make_sweep_copy(sweep, tmp_path / "old", VEC_ADD_CAPTURE, {"vec_add": None})
+    new = make_sweep_copy(sweep, tmp_path / "new", VEC_ADD_CAPTURE,
+                          {"vec_add": fail_provider("flydsl", candidate_commit="abcdef12")})
+    code, out, _ = run_cli(capsys, "diff", str(old), str(new), "--markdown")
+    n = len(e["speedup"])
+    row = next(ln for ln in out.splitlines() if ln.startswith("| [Vector Add]"))
+    assert row == (f"| [Vector Add](kernels/vec_add/) | HEADROOM → **BLOCKED** | {e['g']:.2f}x → — | {n} ↓ 0 ↑ of {n} | — | "
+                   "candidate: commit 7255fff8 → abcdef12 |")
+    assert f"<summary>Per-shape changes beyond noise ({n})</summary>" in out
+    k = diff_snapshots(load_snapshot(old), load_snapshot(new)).kernels[0]
+    status = k.of_kind("shape-status")
+    assert [c.shape_id for c in status] == list(e["speedup"])
+    assert all(c.significant and c.direction == "regression" for c in status)
+    first = next(iter(e["speedup"]))
+    assert status[0].text == f"no longer measured: failed (was {e['speedup'][first]:.2f}x)"
 
 
 def test_github_summary_is_appended(vec_add_pair, capsys, tmp_path, monkeypatch):
