@@ -252,6 +252,8 @@ def vec_add_diff(vec_add_pair):
 def test_vec_add_scaled_candidate_ratios_and_causes(vec_add_diff, vec_add_expect):
     d, e = vec_add_diff, vec_add_expect
     assert e["verdict"] == "HEADROOM" and e["slow_ratio"] < e["ratio"] < 0.95  # HEADROOM on both sides
+    sp = e["speedup"].values()  # expected/verdicts.json's geomean is the raw rows' geomean over every shape
+    assert e["g"] == pytest.approx(math.exp(sum(math.log(x) for x in sp) / len(sp)), rel=1e-12)
     assert [k.slug for k in d.regressions] == ["vec_add"] and d.improvements == []
     assert d.old_counts == d.new_counts == {"HEADROOM": 1}
     k = d.kernels[0]
@@ -407,6 +409,51 @@ def test_environment_change_is_named(sweep, tmp_path):
     assert "\nEnvironment changed: rocm 7.2.0 → 7.3.0 (1 kernel)\n" in render_markdown(d)
 
 
+def test_vec_add_baselines_changed_are_named(sweep, vec_add_expect, tmp_path):
+    """Every baseline 1.25x slower, the aiter ones at a new commit: every speedup x1.25, and the cause
+    named is the baseline each shape is compared with (vec_add's fastest: aiter_triton, pytorch or triton)."""
+    e = vec_add_expect
+    slower = chain(scale_provider("pytorch", 1.25), scale_provider("triton", 1.25),
+                   *[scale_provider(p, 1.25, candidate_commit="feedbeef", baseline_commit="feedbeef")
+                     for p in ("aiter", "aiter_asm", "aiter_ck", "aiter_triton")])
+    old = make_sweep_copy(sweep, tmp_path / "a", VEC_ADD_CAPTURE, {"vec_add": None})
+    new = make_sweep_copy(sweep, tmp_path / "b", VEC_ADD_CAPTURE, {"vec_add": slower})
+    k = diff_snapshots(load_snapshot(old), load_snapshot(new)).kernels[0]
+    g = k.geomean_change
+    assert g.ratio == pytest.approx(1.25, rel=1e-12) and g.new == pytest.approx(e["g"] * 1.25, rel=1e-12)
+    assert e["ratio"] * 1.25 >= 1.05  # the verdict ratio crosses the WIN threshold (VERDICTS)
+    assert (k.old_verdict, k.new_verdict, k.direction) == ("HEADROOM", "WIN", "improvement")
+    best = {sid: b["provider"] for sid, (_, b) in shape_pairs(sweep / "benchmarks/examples/vec_add").items()}
+    assert [c.text for c in g.causes] == ["baseline: aiter_triton 32e1e6d76 → feedbeef (baseline time ×1.25)"]
+    shapes = k.of_kind("shape")
+    assert [c.shape_id for c in shapes] == list(best)
+    assert all(c.ratio == pytest.approx(1.25, rel=1e-12) and c.direction == "improvement" for c in shapes)
+    assert all(c.significant == (max(e["shape_noise"][c.shape_id], 1.05) < 1.25) for c in shapes)
+    named = {c.shape_id for c in shapes if c.causes and c.causes[0].detail.startswith("aiter_triton")}
+    assert named == {sid for sid, p in best.items() if p == "aiter_triton"} and named
+
+
+def test_vec_add_environment_change_is_named(sweep, vec_add_expect, tmp_path):
+    """ROCm upgraded everywhere and the candidate 10% faster at the same commit: HEADROOM -> PARITY."""
+    e = vec_add_expect
+    old = make_sweep_copy(sweep, tmp_path / "a", VEC_ADD_CAPTURE, {"vec_add": None})
+    new = make_sweep_copy(sweep, tmp_path / "b", VEC_ADD_CAPTURE, {
+        "vec_add": chain(set_fields(rocm_version="7.3.0"), scale_provider("flydsl", 0.9))})
+    d = diff_snapshots(load_snapshot(old), load_snapshot(new))
+    k = d.kernels[0]
+    g = k.geomean_change
+    assert g.new == pytest.approx(e["g"] / 0.9, rel=1e-12) and g.threshold == pytest.approx(e["noise"], rel=1e-12)
+    assert 0.95 <= e["ratio"] / 0.9 < 1.05  # PARITY by the VERDICTS thresholds
+    assert (k.old_verdict, k.new_verdict, k.direction) == ("HEADROOM", "PARITY", "improvement")
+    assert [c.text for c in g.causes] == ["environment: rocm 7.2.0 → 7.3.0"]
+    shapes = k.of_kind("shape")
+    noisy = {sid for sid, n in e["shape_noise"].items() if max(n, 1.05) >= 1 / 0.9}
+    assert {c.shape_id for c in shapes if not c.significant} == noisy
+    assert sum(c.significant for c in shapes) == len(e["speedup"]) - len(noisy)
+    assert [(c.item, c.old, c.new) for c in k.of_kind("provenance")] == [("rocm", "7.2.0", "7.3.0")]
+    assert render_text(d).splitlines()[1] == "environment: rocm 7.2.0 → 7.3.0 (1 kernel)"
+
+
 def test_same_speed_new_commit_is_unexplained_only_when_moved(sweep, tmp_path):
     # the candidate is 20% slower and nothing recorded changed: unexplained, rerun
     old = make_sweep_copy(sweep, tmp_path / "a", (), {"vec_add": None})
@@ -480,6 +527,40 @@ def test_shapes_added_removed_and_failing(sweep, tmp_path):
     # the geomean now runs over 72 shapes: exp((73 ln G - ln s0) / 72)
     assert k2.geomean_change.new == pytest.approx(
         math.exp((73 * math.log(SOFTMAX_G) - math.log(1.4772839214741198)) / 72), rel=1e-12)
+
+
+def test_vec_add_shapes_added_removed_and_failing(sweep, vec_add_expect, tmp_path):
+    """The NEW ledger drops vec_add's first two shapes and adds a hand-made one; apart, the first shape fails."""
+    e = vec_add_expect
+    ledger = (sweep / "benchmarks/examples/vec_add/shape_ledger.jsonl").read_text().splitlines()
+    first, second = (json.loads(ledger[i])["shape_id"] for i in (0, 1))
+
+    def fail_first(row):
+        if row["shape_id"] == first and row["provider"] == "flydsl":
+            row.update(benchmark_status="failed", correct=None, median_us=None)
+        return row
+
+    old = make_sweep_copy(sweep, tmp_path / "a", (), {"vec_add": None})
+    new = make_sweep_copy(sweep, tmp_path / "b", (), {"vec_add": fail_first})
+    target = new / "benchmarks/examples/vec_add/shape_ledger.jsonl"
+    target.unlink()
+    extra = json.loads(ledger[1])
+    extra.update(shape_id="sha1:handmade0000001", args={"n": 3})
+    target.write_text("\n".join(ledger[2:] + [json.dumps(extra)]) + "\n")
+    k = diff_snapshots(load_snapshot(old), load_snapshot(new)).kernels[0]
+    assert [(c.kind, c.shape_id) for c in k.of_kind("shape-new", "shape-removed")] == [
+        ("shape-new", "sha1:handmade0000001"), ("shape-removed", first), ("shape-removed", second)]
+    old2 = make_sweep_copy(sweep, tmp_path / "c", (), {"vec_add": None})
+    new2 = make_sweep_copy(sweep, tmp_path / "d", (), {"vec_add": fail_first})
+    k2 = diff_snapshots(load_snapshot(old2), load_snapshot(new2)).kernels[0]
+    status = k2.of_kind("shape-status")
+    assert [c.shape_id for c in status] == [first]
+    assert status[0].significant and status[0].direction == "regression"
+    assert status[0].text == f"no longer measured: failed (was {e['speedup'][first]:.2f}x)"
+    # the geomean vs any baseline now runs over the other shapes: exp((n ln G - ln s0) / (n - 1))
+    n = len(e["speedup"])
+    assert k2.geomean_change.new == pytest.approx(
+        math.exp((n * math.log(e["g"]) - math.log(e["speedup"][first])) / (n - 1)), rel=1e-12)
 
 
 # ---------------------------------------------------------------- bad input
