@@ -303,8 +303,8 @@ def test_vec_add_scaled_candidate_markdown(vec_add_pair, vec_add_diff, vec_add_e
     assert lines[0] == DIFF_MARKER
     assert lines[3] == f"**1 regression, 0 improvements · verdicts HEADROOM 1 · biggest moves: Vector Add {move}**"
     row = next(ln for ln in lines if ln.startswith("| [Vector Add]"))
-    assert row == (f"| [Vector Add](https://atlas.example/kernels/vec_add/) | HEADROOM | {move} | {down} ↓ 0 ↑ of {n} | "
-                   "— | candidate: commit 7255fff8 → abcdef12 (candidate time ×1.20) |")
+    assert row == (f"| [Vector Add](https://atlas.example/kernels/vec_add/) | HEADROOM | {move} | "
+                   f"{down} ↓ 0 ↑ of {n} | — | candidate: commit 7255fff8 → abcdef12 (candidate time ×1.20) |")
     assert f"<summary>Per-shape changes beyond noise ({down})</summary>" in out
     first = next(iter(e["speedup"]))
     assert (f"| `n={e['args'][first]['n']} fp32` | {e['speedup'][first]:.2f}x → {e['speedup'][first] / 1.2:.2f}x | "
@@ -337,8 +337,8 @@ def test_vec_add_candidate_failing_every_shape(sweep, vec_add_expect, tmp_path, 
     code, out, _ = run_cli(capsys, "diff", str(old), str(new), "--markdown")
     n = len(e["speedup"])
     row = next(ln for ln in out.splitlines() if ln.startswith("| [Vector Add]"))
-    assert row == (f"| [Vector Add](kernels/vec_add/) | HEADROOM → **BLOCKED** | {e['g']:.2f}x → — | {n} ↓ 0 ↑ of {n} | — | "
-                   "candidate: commit 7255fff8 → abcdef12 |")
+    assert row == (f"| [Vector Add](kernels/vec_add/) | HEADROOM → **BLOCKED** | {e['g']:.2f}x → — | "
+                   f"{n} ↓ 0 ↑ of {n} | — | candidate: commit 7255fff8 → abcdef12 |")
     assert f"<summary>Per-shape changes beyond noise ({n})</summary>" in out
     k = diff_snapshots(load_snapshot(old), load_snapshot(new)).kernels[0]
     status = k.of_kind("shape-status")

@@ -333,7 +333,8 @@ def test_vec_add_record_series_and_regression_mark(va_sides, tmp_path):
     pts = series["vec_add"]
     # both sides under the PARITY threshold (0.95, VERDICTS): HEADROOM, yet the ratio steps down beyond the noise
     assert [(p.label, p.commit, p.profiled_commit, p.date, p.verdict) for p in pts] == [
-        ("s1", "7255fff8", e["profiled"], e["date"], "HEADROOM"), ("s2", "7255fff8", e["profiled"], e["date"], "HEADROOM"),
+        ("s1", "7255fff8", e["profiled"], e["date"], "HEADROOM"),
+        ("s2", "7255fff8", e["profiled"], e["date"], "HEADROOM"),
         ("s3", "abcdef12", e["profiled"], e["date"], "HEADROOM")]
     assert [p.geomean for p in pts] == pytest.approx([e["g"], e["g"], e["slow"]], rel=1e-12)
     assert pts[0].band == (pytest.approx(e["g"] / e["noise"], rel=1e-12), pytest.approx(e["g"] * e["noise"], rel=1e-12))

@@ -12,8 +12,8 @@ and eight waves, before and after the source-location fix), five campaigns (four
 ledger only; the results CSV beside the JSONL for vec_add alone), ``docs/data/kernels.json``, the
 ``expected/`` files cut down to what the slice holds, and a ``kernel-atlas.toml`` that sets the whole
 sweep's timing floor (VERDICTS rule 11: one harness, one floor; the lowest usable time is in a campaign
-the slice leaves out), so that the slice's campaigns score as in the sweep. Everything else stays in ``../shared``: tests that need it are marked ``full_sweep`` and skip
-without it.
+the slice leaves out), so that the slice's campaigns score as in the sweep. Everything else stays in
+``../shared``: tests that need it are marked ``full_sweep`` and skip without it.
 About 6 MB; the same sweep gives the same bytes. The slice is data, never edited by hand: rerun
 this script.
 """
