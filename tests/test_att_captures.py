@@ -84,7 +84,7 @@ FUSED_ROPE = "examples/fused_rope_cache/att_viewer/big/ui_output_agent_4253_disp
 
 def test_occupancy_equals_expected(sweep, results):
     expected = json.loads((sweep / "expected" / "occupancy.json").read_text())
-    captures = list((sweep / "examples").glob("*/att_viewer/*/ui_output_agent_*"))  # 17 in the sweep, 7 in the slice
+    captures = list((sweep / "examples").glob("*/att_viewer/*/ui_output_agent_*"))  # 17 in the sweep, 6 in the slice
     assert len(results) == len(expected) == len(captures)
     for r in results:
         o, e = r.analyses[0].occupancy, expected[r.ref.rel]
