@@ -82,6 +82,40 @@ def test_csv_and_jsonl_hold_the_same_rows_and_give_the_same_scores(sweep):
         assert a == b, op
 
 
+def test_read_vec_add_campaign_row_by_row(sweep):
+    """vec_add (the slice holds it) read against its raw JSONL, row by row and shape by shape."""
+    folder = campaign_dir(sweep, "vec_add")
+    raw = [json.loads(ln) for ln in (folder / "benchmark_results.jsonl").read_text().splitlines() if ln.strip()]
+    ledger = [json.loads(ln) for ln in (folder / "shape_ledger.jsonl").read_text().splitlines() if ln.strip()]
+    c = read_campaign(folder)
+    assert c.timed and c.results_file == "benchmark_results.jsonl"
+    assert (len(c.rows), len(c.ledger)) == (len(raw), len(ledger))
+    assert c.providers == list(dict.fromkeys(r["provider"] for r in raw))
+    for i, (row, r) in enumerate(zip(c.rows, raw), start=1):
+        assert (row.line, row.shape_id, row.provider, row.status, row.correct) == (
+            i, r["shape_id"], r["provider"], r["benchmark_status"], r["correct"])
+        assert (row.median_us, row.p10_us, row.p90_us) == (r["median_us"], r["p10_us"], r["p90_us"])
+    assert [(s.shape_id, s.args) for s in c.ledger] == [(s["shape_id"], s["args"]) for s in ledger]
+
+
+def test_csv_and_jsonl_of_vec_add_hold_the_same_rows_and_give_the_same_scores(sweep):
+    """The slice keeps vec_add's CSV beside its JSONL: the two read and score alike."""
+    folder = campaign_dir(sweep, "vec_add")
+    c = read_campaign(folder)
+    csv_rows, csv_prov = read_results(folder / "benchmark_results.csv")
+    assert len(csv_rows) == len(c.rows) and csv_rows[0].line == 2  # after the header
+    for a, b in zip(csv_rows, c.rows):
+        assert (a.shape_id, a.provider, a.status, a.correct, a.median_us, a.p10_us, a.p90_us, a.stable) == \
+               (b.shape_id, b.provider, b.status, b.correct, b.median_us, b.p10_us, b.p90_us, b.stable)
+    assert csv_prov == c.provenance
+    nc = next(r for r in csv_rows if r.status == "not_configured")
+    assert (nc.correct, nc.median_us, nc.timing_method) == (None, None, None)  # empty cells read as None
+    from_csv = Campaign(c.name, c.path, c.rel, "benchmark_results.csv", csv_rows, c.ledger, c.matrix, csv_prov)
+    a, b = score_campaign(from_csv).to_json(shapes=False), score_campaign(c).to_json(shapes=False)
+    a.pop("results_file"), b.pop("results_file")
+    assert a == b
+
+
 def test_rows_as_dataframe(sweep):
     df = read_campaign(campaign_dir(sweep, "quant")).to_dataframe()
     assert df.shape == (120, 22)  # 14 + correctness_error, effective_gbps, 3 scope flags, eager_median_us, effective_tflops, dtype

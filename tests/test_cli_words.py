@@ -4,6 +4,7 @@ name (old spellings kept for a release, with a warning), and wrong paths as one 
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -14,6 +15,7 @@ from generator.words import noun, plural
 
 DEPRECATION = "kernel-atlas: warning: {old} is deprecated here, use {new} (the old spelling goes away in the next release)\n"
 SOFTMAX_SHAPE = "sha1:a5bf9702ded2560e"  # M=32768 N=8192, the shape of softmax's ATT capture
+VEC_ADD_SHAPE = "sha1:7df3e2cdfd1c2c10"  # n=1024, the first of vec_add's ledger
 
 
 def test_plural():
@@ -27,18 +29,19 @@ def test_plural():
 # ---------------------------------------------------------------- a one-kernel sweep
 
 
-def one_kernel_sweep(shared: Path, root: Path, keep_candidate: bool = True) -> Path:
-    """softmax alone (its bundle linked), its campaign cut to the one shape it captured."""
+def one_kernel_sweep(shared: Path, root: Path, keep_candidate: bool = True, name: str = "softmax",
+                     shape: str = SOFTMAX_SHAPE) -> Path:
+    """One kernel alone (softmax unless ``name``: its bundle linked), its campaign cut to one shape."""
     (root / "examples").mkdir(parents=True)
-    (root / "examples" / "softmax").symlink_to(shared / "examples" / "softmax")
-    src, dst = shared / "benchmarks/examples/softmax", root / "benchmarks/examples/softmax"
+    (root / "examples" / name).symlink_to(shared / "examples" / name)
+    src, dst = shared / "benchmarks/examples" / name, root / "benchmarks/examples" / name
     dst.mkdir(parents=True)
     (dst / "baseline_matrix.yaml").write_bytes((src / "baseline_matrix.yaml").read_bytes())
-    for name in ("shape_ledger.jsonl", "benchmark_results.jsonl"):
-        rows = [json.loads(line) for line in (src / name).read_text().splitlines() if line.strip()]
-        rows = [r for r in rows if r["shape_id"] == SOFTMAX_SHAPE
+    for fname in ("shape_ledger.jsonl", "benchmark_results.jsonl"):
+        rows = [json.loads(line) for line in (src / fname).read_text().splitlines() if line.strip()]
+        rows = [r for r in rows if r["shape_id"] == shape
                 and (keep_candidate or r.get("provider") != "flydsl")]
-        (dst / name).write_text("".join(json.dumps(r) + "\n" for r in rows))
+        (dst / fname).write_text("".join(json.dumps(r) + "\n" for r in rows))
     return root
 
 
@@ -96,6 +99,30 @@ def test_analyze_text_counts(sweep, capsys):
     rc, out, _ = run(["analyze", str(sweep / "examples/hgemm_splitk"), "--primary"], capsys)
     assert rc == 0
     assert "  occupancy:      1 wave/SIMD, limited by LDS\n" in out
+
+
+def test_one_vec_add_shape_without_candidate_rows_is_a_dash(sweep, tmp_path, capsys):
+    """The same on vec_add (the slice holds it), its first shape alone, the flydsl rows dropped."""
+    one = one_kernel_sweep(sweep, tmp_path / "one", keep_candidate=False, name="vec_add", shape=VEC_ADD_SHAPE)
+    rc, out, _ = run(["verdicts", str(one)], capsys)
+    row = out.splitlines()[2]
+    assert row.split()[:6] == ["vec_add", "BLOCKED", "\u2014", "failures", "\u2014", "\u2014"] and " of " not in row
+    assert "vec_add: BLOCKED: no measured shape: flydsl has no rows" in out
+    rc, out, _ = run(["verdicts", str(one), "--markdown"], capsys)
+    assert "0 of 0" not in out
+
+
+def test_build_closing_line_counts_the_files_of_one_vec_add_shape(sweep, tmp_path, capsys):
+    one = one_kernel_sweep(sweep, tmp_path / "one", name="vec_add", shape=VEC_ADD_SHAPE)
+    rc, _, err = run(["build", str(one), "--out", str(tmp_path / "site"), "--jobs", "1"], capsys)
+    files = sum(len(fs) for _, _, fs in os.walk(tmp_path / "site"))  # every file of the site, counted apart
+    assert rc == 0 and err.startswith(f"kernel-atlas: 1 kernel: 1 built, 0 skipped (unchanged), 0 broken; "
+                                      f"{files} files written, 0 deleted; ")
+    rc, _, err = run(["build", str(one), "--out", str(tmp_path / "site"), "--jobs", "1"], capsys)
+    assert err.startswith("kernel-atlas: 1 kernel, site up to date (nothing rewritten), 0 broken; ")
+    from generator.commands import serve
+
+    serve.check_site(str(tmp_path / "site"))  # a built site of one kernel serves: no error
 
 
 @pytest.mark.full_sweep

@@ -25,7 +25,7 @@ from generator.sweeps.diff import (
 )
 from generator.errors import InputError
 from generator.sweeps.snapshot import load_snapshot, snapshot_from_sweep
-from verdict_oracle import verdict_geomean
+from verdict_oracle import kernel_noise, shape_noises, shape_pairs, verdict_geomean
 from test_snapshot import (
     FA_AFTER,
     FA_BEFORE,
@@ -229,6 +229,125 @@ def test_scaled_candidate_json_and_exit_status(softmax_pair, capsys):
     assert out.startswith("base → base: no significant change of any kernel's standing · verdicts WIN 1\n")
 
 
+@pytest.fixture(scope="module")
+def vec_add_expect(sweep):
+    """What the vec_add pair should show, from the raw rows (tests/verdict_oracle.py) and the sweep's
+    expected/verdicts.json (worked apart from the code): ratios, noises, per-shape speedups."""
+    folder = sweep / "benchmarks" / "examples" / "vec_add"
+    expected = json.loads((sweep / "expected" / "verdicts.json").read_text())["vec_add"]
+    pairs = shape_pairs(folder)
+    return {"g": expected["geomean_vs_best"], "verdict": expected["verdict"],
+            "ratio": verdict_geomean(folder)[0], "slow_ratio": verdict_geomean(folder, scale=1.2)[0],
+            "noise": kernel_noise(folder), "shape_noise": shape_noises(folder),
+            "speedup": {sid: b["median_us"] / c["median_us"] for sid, (c, b) in pairs.items()},
+            "args": {sid: c["args"] for sid, (c, _) in pairs.items()}}
+
+
+@pytest.fixture(scope="module")
+def vec_add_diff(vec_add_pair):
+    old, new = vec_add_pair
+    return diff_snapshots(snapshot_from_sweep(old), snapshot_from_sweep(new))
+
+
+def test_vec_add_scaled_candidate_ratios_and_causes(vec_add_diff, vec_add_expect):
+    d, e = vec_add_diff, vec_add_expect
+    assert e["verdict"] == "HEADROOM" and e["slow_ratio"] < e["ratio"] < 0.95  # HEADROOM on both sides
+    sp = e["speedup"].values()  # expected/verdicts.json's geomean is the raw rows' geomean over every shape
+    assert e["g"] == pytest.approx(math.exp(sum(math.log(x) for x in sp) / len(sp)), rel=1e-12)
+    assert [k.slug for k in d.regressions] == ["vec_add"] and d.improvements == []
+    assert d.old_counts == d.new_counts == {"HEADROOM": 1}
+    k = d.kernels[0]
+    assert k.verdict_change is None and (k.old_verdict, k.new_verdict) == ("HEADROOM", "HEADROOM")
+    cause = [{"kind": "candidate", "detail": "commit 7255fff8 → abcdef12 (candidate time ×1.20)"}]
+    g = k.geomean_change
+    assert (g.old, g.new, g.ratio) == (pytest.approx(e["g"], rel=1e-12), pytest.approx(e["g"] / 1.2, rel=1e-12),
+                                       pytest.approx(1 / 1.2, rel=1e-12))
+    assert g.threshold == pytest.approx(e["noise"], rel=1e-12)  # p10 and p90 scaled too: the noise stays
+    assert g.significant and g.direction == "regression" and [c.to_json() for c in g.causes] == cause
+    r = k.headline_change
+    assert (r.kind, r.old, r.new) == ("verdict_ratio", pytest.approx(e["ratio"], rel=1e-12),
+                                      pytest.approx(e["slow_ratio"], rel=1e-12))
+    assert r.ratio == pytest.approx(e["slow_ratio"] / e["ratio"], rel=1e-12) and r.significant
+    assert r.text == (f"verdict ratio (shapes) {e['ratio']:.2f}x → {e['slow_ratio']:.2f}x "
+                      f"({(e['slow_ratio'] / e['ratio'] - 1) * 100:.1f}%, noise ±{(e['noise'] - 1) * 100:.1f}%)")
+    # uncertain (VERDICTS): the ratio lies within the noise of the 0.95 threshold before, below it after
+    assert 0.95 / e["noise"] <= e["ratio"] and e["slow_ratio"] < 0.95 / e["noise"]
+    assert [c.text for c in k.of_kind("flags")] == ["verdict flags: no longer uncertain"]
+    assert [(c.item, c.old, c.new) for c in k.of_kind("provenance")] == [("candidate_commit", "7255fff8", "abcdef12")]
+
+
+def test_vec_add_scaled_candidate_shapes(vec_add_diff, vec_add_expect):
+    """Each shape's speedup falls by 1/1.2; it counts when 1.2 beats the shape's own noise and 5%."""
+    e = vec_add_expect
+    k = vec_add_diff.kernels[0]
+    shapes = k.of_kind("shape")
+    assert [c.shape_id for c in shapes] == list(e["speedup"]) and k.n_shapes_common == len(e["speedup"])
+    for c in shapes:
+        assert c.old == pytest.approx(e["speedup"][c.shape_id], rel=1e-12)
+        assert c.ratio == pytest.approx(1 / 1.2, rel=1e-12) and c.direction == "regression"
+        assert c.threshold == pytest.approx(max(e["shape_noise"][c.shape_id], 1.05), rel=1e-12)
+        assert c.significant == (c.threshold < 1.2)
+        assert c.args == e["args"][c.shape_id]
+    assert sum(c.significant for c in shapes) == sum(max(n, 1.05) < 1.2 for n in e["shape_noise"].values())
+    assert not k.of_kind("shape-new", "shape-removed", "shape-status", "hotspot")
+
+
+def test_vec_add_scaled_candidate_markdown(vec_add_pair, vec_add_diff, vec_add_expect, capsys):
+    old, new = vec_add_pair
+    e = vec_add_expect
+    code, out, _ = run_cli(capsys, "diff", str(old), str(new), "--markdown", "--site-url", "https://atlas.example/")
+    assert code == 0
+    lines = out.splitlines()
+    move = (f"{e['ratio']:.2f}x → {e['slow_ratio']:.2f}x ({(e['slow_ratio'] / e['ratio'] - 1) * 100:.1f}%)")
+    n, down = len(e["speedup"]), sum(c.significant for c in vec_add_diff.kernels[0].of_kind("shape"))
+    assert lines[0] == DIFF_MARKER
+    assert lines[3] == f"**1 regression, 0 improvements · verdicts HEADROOM 1 · biggest moves: Vector Add {move}**"
+    row = next(ln for ln in lines if ln.startswith("| [Vector Add]"))
+    assert row == (f"| [Vector Add](https://atlas.example/kernels/vec_add/) | HEADROOM | {move} | "
+                   f"{down} ↓ 0 ↑ of {n} | — | candidate: commit 7255fff8 → abcdef12 (candidate time ×1.20) |")
+    assert f"<summary>Per-shape changes beyond noise ({down})</summary>" in out
+    first = next(iter(e["speedup"]))
+    assert (f"| `n={e['args'][first]['n']} fp32` | {e['speedup'][first]:.2f}x → {e['speedup'][first] / 1.2:.2f}x | "
+            "-16.7% |") in out
+    assert run_cli(capsys, "diff", str(old), str(new), "--markdown", "--site-url", "https://atlas.example/")[1] == out
+
+
+def test_vec_add_scaled_candidate_json_and_exit_status(vec_add_pair, vec_add_expect, capsys):
+    old, new = vec_add_pair
+    code, out, _ = run_cli(capsys, "diff", str(old), str(new), "--json", "--fail-on-regression")
+    assert code == 1
+    doc = json.loads(out)
+    assert doc["format_version"] == 1 and doc["kind"] == "kernel-atlas-diff"
+    assert doc["regressions"] == ["vec_add"] and doc["unchanged"] == []
+    assert doc["old"] == {"label": "base", "verdict_counts": {"HEADROOM": 1}}
+    kinds = [c["kind"] for c in doc["kernels"][0]["changes"]]
+    assert kinds.count("shape") == len(vec_add_expect["speedup"]) and kinds[:2] == ["verdict_ratio", "geomean"]
+    assert str(old) not in out
+    code, out, _ = run_cli(capsys, "diff", str(old), str(old), "--fail-on-regression")
+    assert code == 0
+    assert out.startswith("base → base: no significant change of any kernel's standing · verdicts HEADROOM 1\n")
+
+
+def test_vec_add_candidate_failing_every_shape(sweep, vec_add_expect, tmp_path, capsys):
+    """Every vec_add shape stops being measured: HEADROOM → BLOCKED, each shape counted as lost."""
+    e = vec_add_expect
+    old = make_sweep_copy(sweep, tmp_path / "old", VEC_ADD_CAPTURE, {"vec_add": None})
+    new = make_sweep_copy(sweep, tmp_path / "new", VEC_ADD_CAPTURE,
+                          {"vec_add": fail_provider("flydsl", candidate_commit="abcdef12")})
+    code, out, _ = run_cli(capsys, "diff", str(old), str(new), "--markdown")
+    n = len(e["speedup"])
+    row = next(ln for ln in out.splitlines() if ln.startswith("| [Vector Add]"))
+    assert row == (f"| [Vector Add](kernels/vec_add/) | HEADROOM → **BLOCKED** | {e['g']:.2f}x → — | "
+                   f"{n} ↓ 0 ↑ of {n} | — | candidate: commit 7255fff8 → abcdef12 |")
+    assert f"<summary>Per-shape changes beyond noise ({n})</summary>" in out
+    k = diff_snapshots(load_snapshot(old), load_snapshot(new)).kernels[0]
+    status = k.of_kind("shape-status")
+    assert [c.shape_id for c in status] == list(e["speedup"])
+    assert all(c.significant and c.direction == "regression" for c in status)
+    first = next(iter(e["speedup"]))
+    assert status[0].text == f"no longer measured: failed (was {e['speedup'][first]:.2f}x)"
+
+
 def test_github_summary_is_appended(vec_add_pair, capsys, tmp_path, monkeypatch):
     old, new = vec_add_pair
     summary = tmp_path / "summary.md"
@@ -288,6 +407,51 @@ def test_environment_change_is_named(sweep, tmp_path):
     assert d.provenance == []
     assert render_text(d).splitlines()[1] == "environment: rocm 7.2.0 → 7.3.0 (1 kernel)"
     assert "\nEnvironment changed: rocm 7.2.0 → 7.3.0 (1 kernel)\n" in render_markdown(d)
+
+
+def test_vec_add_baselines_changed_are_named(sweep, vec_add_expect, tmp_path):
+    """Every baseline 1.25x slower, the aiter ones at a new commit: every speedup x1.25, and the cause
+    named is the baseline each shape is compared with (vec_add's fastest: aiter_triton, pytorch or triton)."""
+    e = vec_add_expect
+    slower = chain(scale_provider("pytorch", 1.25), scale_provider("triton", 1.25),
+                   *[scale_provider(p, 1.25, candidate_commit="feedbeef", baseline_commit="feedbeef")
+                     for p in ("aiter", "aiter_asm", "aiter_ck", "aiter_triton")])
+    old = make_sweep_copy(sweep, tmp_path / "a", VEC_ADD_CAPTURE, {"vec_add": None})
+    new = make_sweep_copy(sweep, tmp_path / "b", VEC_ADD_CAPTURE, {"vec_add": slower})
+    k = diff_snapshots(load_snapshot(old), load_snapshot(new)).kernels[0]
+    g = k.geomean_change
+    assert g.ratio == pytest.approx(1.25, rel=1e-12) and g.new == pytest.approx(e["g"] * 1.25, rel=1e-12)
+    assert e["ratio"] * 1.25 >= 1.05  # the verdict ratio crosses the WIN threshold (VERDICTS)
+    assert (k.old_verdict, k.new_verdict, k.direction) == ("HEADROOM", "WIN", "improvement")
+    best = {sid: b["provider"] for sid, (_, b) in shape_pairs(sweep / "benchmarks/examples/vec_add").items()}
+    assert [c.text for c in g.causes] == ["baseline: aiter_triton 32e1e6d76 → feedbeef (baseline time ×1.25)"]
+    shapes = k.of_kind("shape")
+    assert [c.shape_id for c in shapes] == list(best)
+    assert all(c.ratio == pytest.approx(1.25, rel=1e-12) and c.direction == "improvement" for c in shapes)
+    assert all(c.significant == (max(e["shape_noise"][c.shape_id], 1.05) < 1.25) for c in shapes)
+    named = {c.shape_id for c in shapes if c.causes and c.causes[0].detail.startswith("aiter_triton")}
+    assert named == {sid for sid, p in best.items() if p == "aiter_triton"} and named
+
+
+def test_vec_add_environment_change_is_named(sweep, vec_add_expect, tmp_path):
+    """ROCm upgraded everywhere and the candidate 10% faster at the same commit: HEADROOM -> PARITY."""
+    e = vec_add_expect
+    old = make_sweep_copy(sweep, tmp_path / "a", VEC_ADD_CAPTURE, {"vec_add": None})
+    new = make_sweep_copy(sweep, tmp_path / "b", VEC_ADD_CAPTURE, {
+        "vec_add": chain(set_fields(rocm_version="7.3.0"), scale_provider("flydsl", 0.9))})
+    d = diff_snapshots(load_snapshot(old), load_snapshot(new))
+    k = d.kernels[0]
+    g = k.geomean_change
+    assert g.new == pytest.approx(e["g"] / 0.9, rel=1e-12) and g.threshold == pytest.approx(e["noise"], rel=1e-12)
+    assert 0.95 <= e["ratio"] / 0.9 < 1.05  # PARITY by the VERDICTS thresholds
+    assert (k.old_verdict, k.new_verdict, k.direction) == ("HEADROOM", "PARITY", "improvement")
+    assert [c.text for c in g.causes] == ["environment: rocm 7.2.0 → 7.3.0"]
+    shapes = k.of_kind("shape")
+    noisy = {sid for sid, n in e["shape_noise"].items() if max(n, 1.05) >= 1 / 0.9}
+    assert {c.shape_id for c in shapes if not c.significant} == noisy
+    assert sum(c.significant for c in shapes) == len(e["speedup"]) - len(noisy)
+    assert [(c.item, c.old, c.new) for c in k.of_kind("provenance")] == [("rocm", "7.2.0", "7.3.0")]
+    assert render_text(d).splitlines()[1] == "environment: rocm 7.2.0 → 7.3.0 (1 kernel)"
 
 
 def test_same_speed_new_commit_is_unexplained_only_when_moved(sweep, tmp_path):
@@ -363,6 +527,40 @@ def test_shapes_added_removed_and_failing(sweep, tmp_path):
     # the geomean now runs over 72 shapes: exp((73 ln G - ln s0) / 72)
     assert k2.geomean_change.new == pytest.approx(
         math.exp((73 * math.log(SOFTMAX_G) - math.log(1.4772839214741198)) / 72), rel=1e-12)
+
+
+def test_vec_add_shapes_added_removed_and_failing(sweep, vec_add_expect, tmp_path):
+    """The NEW ledger drops vec_add's first two shapes and adds a hand-made one; apart, the first shape fails."""
+    e = vec_add_expect
+    ledger = (sweep / "benchmarks/examples/vec_add/shape_ledger.jsonl").read_text().splitlines()
+    first, second = (json.loads(ledger[i])["shape_id"] for i in (0, 1))
+
+    def fail_first(row):
+        if row["shape_id"] == first and row["provider"] == "flydsl":
+            row.update(benchmark_status="failed", correct=None, median_us=None)
+        return row
+
+    old = make_sweep_copy(sweep, tmp_path / "a", (), {"vec_add": None})
+    new = make_sweep_copy(sweep, tmp_path / "b", (), {"vec_add": fail_first})
+    target = new / "benchmarks/examples/vec_add/shape_ledger.jsonl"
+    target.unlink()
+    extra = json.loads(ledger[1])
+    extra.update(shape_id="sha1:handmade0000001", args={"n": 3})
+    target.write_text("\n".join(ledger[2:] + [json.dumps(extra)]) + "\n")
+    k = diff_snapshots(load_snapshot(old), load_snapshot(new)).kernels[0]
+    assert [(c.kind, c.shape_id) for c in k.of_kind("shape-new", "shape-removed")] == [
+        ("shape-new", "sha1:handmade0000001"), ("shape-removed", first), ("shape-removed", second)]
+    old2 = make_sweep_copy(sweep, tmp_path / "c", (), {"vec_add": None})
+    new2 = make_sweep_copy(sweep, tmp_path / "d", (), {"vec_add": fail_first})
+    k2 = diff_snapshots(load_snapshot(old2), load_snapshot(new2)).kernels[0]
+    status = k2.of_kind("shape-status")
+    assert [c.shape_id for c in status] == [first]
+    assert status[0].significant and status[0].direction == "regression"
+    assert status[0].text == f"no longer measured: failed (was {e['speedup'][first]:.2f}x)"
+    # the geomean vs any baseline now runs over the other shapes: exp((n ln G - ln s0) / (n - 1))
+    n = len(e["speedup"])
+    assert k2.geomean_change.new == pytest.approx(
+        math.exp((n * math.log(e["g"]) - math.log(e["speedup"][first])) / (n - 1)), rel=1e-12)
 
 
 # ---------------------------------------------------------------- bad input

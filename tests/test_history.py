@@ -24,7 +24,8 @@ from generator.sweeps.history import (
     with_current,
 )
 from generator.sweeps.snapshot import snapshot_from_sweep
-from test_snapshot import SOFTMAX_CAPTURE, fail_provider, make_softmax_pair, make_sweep_copy
+from test_snapshot import SOFTMAX_CAPTURE, fail_provider, make_softmax_pair, make_sweep_copy, scale_provider
+from verdict_oracle import kernel_noise, verdict_geomean
 
 # the ratio softmax's verdict rests on (VERDICTS rule 12), as measured and slowed 1.2x: worked from the raw
 # rows by tests/verdict_oracle.py (verdict_geomean(<softmax>), verdict_geomean(<softmax>, scale=1.2))
@@ -293,3 +294,112 @@ def test_current_point_from_index_rows_carries_timed_and_profiled_commits():
     got = points_from_rows(rows, "now", "sweepcommit")
     assert [(s, p.commit, p.profiled_commit) for s, p in got.items()] == [
         ("same", "18c5a7ed9", None), ("softmax", "7255fff8", "18c5a7ed"), ("untimed", "sweepcommit", None)]
+
+
+# ---------------------------------------------------------------- the same on vec_add (the slice holds it)
+
+VEC_ADD_CAPTURE = ("vec_add/att_viewer/big/ui_output_agent_14705_dispatch_25",)
+
+
+@pytest.fixture(scope="module")
+def va_sides(sweep, tmp_path_factory):
+    """vec_add as measured, slowed 1.2x at commit abcdef12, and failing every shape at abcdef12; with the
+    numbers each side should carry, worked from the raw rows by tests/verdict_oracle.py."""
+    base = tmp_path_factory.mktemp("va-hist")
+    same = make_sweep_copy(sweep, base / "same", VEC_ADD_CAPTURE, {"vec_add": None})
+    slow = make_sweep_copy(sweep, base / "slow", VEC_ADD_CAPTURE,
+                           {"vec_add": scale_provider("flydsl", 1.2, candidate_commit="abcdef12")})
+    broken = make_sweep_copy(sweep, base / "broken", VEC_ADD_CAPTURE,
+                             {"vec_add": fail_provider("flydsl", candidate_commit="abcdef12")})
+    folder = sweep / "benchmarks" / "examples" / "vec_add"
+    kj = json.loads((sweep / "docs" / "data" / "kernels.json").read_text())["provenance"]
+    expect = {"g": verdict_geomean(folder)[0], "slow": verdict_geomean(folder, scale=1.2)[0],
+              "noise": kernel_noise(folder), "date": kj["capture_date"], "profiled": kj["flydsl_commit"],
+              "shapes": sum(1 for ln in (folder / "shape_ledger.jsonl").read_text().splitlines() if ln.strip())}
+    return ({n: snapshot_from_sweep(p) for n, p in (("same", same), ("slow", slow), ("broken", broken))},
+            same, expect)
+
+
+def test_vec_add_record_series_and_regression_mark(va_sides, tmp_path):
+    snaps, same, e = va_sides
+    assert (e["g"], e["slow"]) == (pytest.approx(0.9151231704652795, rel=1e-12),
+                                   pytest.approx(0.7777767042716599, rel=1e-12))  # the oracle, on vec_add
+    hist = tmp_path / "history"
+    record(same, hist, "s1", "c1")
+    record_snapshot(snaps["same"], hist, "s2", "c2")
+    record_snapshot(snaps["slow"], hist, "s3", "c3")
+    series = load_series(hist)
+    assert list(series) == ["vec_add"]
+    pts = series["vec_add"]
+    # both sides under the PARITY threshold (0.95, VERDICTS): HEADROOM, yet the ratio steps down beyond the noise
+    assert [(p.label, p.commit, p.profiled_commit, p.date, p.verdict) for p in pts] == [
+        ("s1", "7255fff8", e["profiled"], e["date"], "HEADROOM"),
+        ("s2", "7255fff8", e["profiled"], e["date"], "HEADROOM"),
+        ("s3", "abcdef12", e["profiled"], e["date"], "HEADROOM")]
+    assert [p.geomean for p in pts] == pytest.approx([e["g"], e["g"], e["slow"]], rel=1e-12)
+    assert pts[0].band == (pytest.approx(e["g"] / e["noise"], rel=1e-12), pytest.approx(e["g"] * e["noise"], rel=1e-12))
+    assert pts[2].band == (pytest.approx(e["slow"] / e["noise"], rel=1e-12),
+                           pytest.approx(e["slow"] * e["noise"], rel=1e-12))  # p10 and p90 scaled too
+    mark = regression_marks(series)["vec_add"]
+    assert mark == {"from": "s2", "to": "s3", "commit": "abcdef12", "before": pytest.approx(e["g"], rel=1e-12),
+                    "after": pytest.approx(e["slow"], rel=1e-12), "ratio": pytest.approx(e["slow"] / e["g"], rel=1e-12),
+                    "confirmed": False, "verdict": None}
+    record_snapshot(snaps["slow"], hist, "s4", "c4")
+    assert regression_marks(load_series(hist))["vec_add"]["confirmed"] is True
+    record_snapshot(snaps["same"], hist, "s5", "c5")  # fixed again: the latest step is an improvement
+    assert regression_marks(load_series(hist)) == {}
+
+
+def test_vec_add_blip_is_not_marked(va_sides, tmp_path):
+    snaps, _, _ = va_sides
+    hist = tmp_path / "history"
+    for label, name in (("a", "same"), ("b", "same"), ("c", "slow"), ("d", "same")):
+        record_snapshot(snaps[name], hist, label)
+    k = history_document(load_series(hist))["kernels"]["vec_add"]
+    assert k["steps"] == [] and k["blips"] == [2] and k["regression"] is None
+
+
+def test_vec_add_retention(va_sides, tmp_path):
+    snaps, _, e = va_sides
+    hist = tmp_path / "history"
+    for i in range(1, 6):
+        record_snapshot(snaps["same"] if i % 2 else snaps["slow"], hist, f"sweep {i}", f"c{i}", retention=2)
+    assert [(e.seq, e.file) for e in load_history(hist).entries] == [
+        (4, "sweeps/0004-sweep-4.json"), (5, "sweeps/0005-sweep-5.json")]
+    assert sorted(os.listdir(hist / "sweeps")) == ["0004-sweep-4.json", "0005-sweep-5.json"]
+    assert [p.geomean for p in load_series(hist)["vec_add"]] == pytest.approx([e["slow"], e["g"]], rel=1e-12)
+
+
+def test_vec_add_chart_data(va_sides, tmp_path):
+    snaps, _, e = va_sides
+    hist = tmp_path / "history"
+    for label, name in (("a", "same"), ("b", "same"), ("c", "slow"), ("d", "slow")):
+        record_snapshot(snaps[name], hist, label, f"sha-{label}")
+    upper, lower, line, marks = history_chart_data(load_series(hist))["vec_add"]["data"]
+    assert line["x"] == ["a", "b", "c", "d"]
+    assert line["y"] == pytest.approx([e["g"], e["g"], e["slow"], e["slow"]], rel=1e-12)
+    assert upper["y"][0] == pytest.approx(e["g"] * e["noise"], rel=1e-12)
+    assert lower["y"][3] == pytest.approx(e["slow"] / e["noise"], rel=1e-12)
+    noise_pct = f"{(e['noise'] - 1) * 100:.1f}"
+    assert line["text"][2] == (f"c @ abcdef12 (profiled at {e['profiled']})<br>{e['date']}<br>"
+                               f"verdict ratio {e['slow']:.3f}x (noise ±{noise_pct}%)<br>HEADROOM")
+    drop = f"{(e['slow'] / e['g'] - 1) * 100:.1f}"
+    assert marks["x"] == ["c"] and marks["text"] == [f"regression {drop}%"]
+
+
+def test_vec_add_candidate_failing_every_shape_is_a_regression(va_sides, tmp_path):
+    """HEADROOM -> BLOCKED has no ratio after it, yet it is marked, at the timed commit."""
+    snaps, _, e = va_sides
+    k = snaps["broken"].kernels["vec_add"]
+    assert (k.verdict, k.geomean_vs_best, k.hard_failures, k.candidate_commit) == (
+        "BLOCKED", None, e["shapes"], "abcdef12")  # every flydsl row failed
+    hist = tmp_path / "history"
+    record_snapshot(snaps["same"], hist, "s1")
+    record_snapshot(snaps["broken"], hist, "s2")
+    series = load_series(hist)
+    assert [(p.verdict, p.commit) for p in series["vec_add"]] == [("HEADROOM", "7255fff8"), ("BLOCKED", "abcdef12")]
+    assert regression_marks(series)["vec_add"] == {
+        "from": "s1", "to": "s2", "commit": "abcdef12", "before": pytest.approx(e["g"], rel=1e-12),
+        "after": None, "ratio": None, "confirmed": False, "verdict": "HEADROOM → BLOCKED"}
+    record_snapshot(snaps["same"], hist, "s3")
+    assert regression_marks(load_series(hist)) == {}

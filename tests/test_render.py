@@ -22,6 +22,7 @@ import markupsafe
 import pytest
 
 from generator.site import build, render
+from verdict_oracle import verdict_geomean
 
 _CACHE: dict[str, Path] = {}
 
@@ -290,6 +291,24 @@ def test_pr_markdown(built_site):
                          "**HEADROOM** 0.81x vs a comparable baseline over 70 shapes; vs any baseline 0.88x, wins 6 of 153; "
                          "83 at the timing floor, 6 hard failures")
     assert "| failures | 6 hard |" in md
+
+
+@pytest.mark.parametrize("slug, op, name", [("vec_add", "vec_add", "Vector Add"),
+                                             ("pa", "pa_decode", "Paged-Attn Decode (PS)")])
+def test_pr_markdown_and_badge_of_a_slice_kernel(built_site, sweep, slug, op, name):
+    """The kernels the slice holds: the PR line's and the badge's numbers worked from the raw rows
+    (tests/verdict_oracle.py, at the sweep's floor) and expected/verdicts.json."""
+    want = json.loads((sweep / "expected" / "verdicts.json").read_text())[op]
+    ratio, n, at_floor, _ = verdict_geomean(sweep / "benchmarks" / "examples" / op, floor=want["floor_us"])
+    md = (built_site / "pr" / f"{slug}.md").read_text()
+    floor = f"; {at_floor} at the timing floor" if at_floor else ""
+    assert md.startswith(f"[![{name}: {want['verdict']}](badges/{slug}.svg)](kernels/{slug}/) [{name}](kernels/{slug}/): "
+                         f"**{want['verdict']}** {ratio:.2f}x vs a comparable baseline over {n} shapes; "
+                         f"vs any baseline {want['geomean_vs_best']:.2f}x, wins {want['wins']} of {want['n_measured']}"
+                         f"{floor} (")
+    assert f"needs {1 / ratio:.2f}x for parity, {want['losses']} of {want['n_measured']} shapes lose)" in md
+    badge = (built_site / "badges" / f"{slug}.svg").read_text()
+    assert f">{want['verdict']}<" in badge and f">{ratio:.2f}x \u00b7 {n} shapes<" in badge
 
 
 def test_nvidia_demo_site_opens_with_the_profile_summary(tmp_path):

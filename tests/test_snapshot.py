@@ -16,6 +16,7 @@ from typing import Callable
 import pytest
 
 from conftest import in_slice  # the same test folder
+from verdict_oracle import kernel_noise, shape_pairs
 from generator.errors import InputError
 from generator.model import API_FORMAT_VERSION, FORMAT_VERSION
 from generator.sweeps.snapshot import (
@@ -185,6 +186,30 @@ def test_real_sweep_softmax_kernel(full):
                              "torch": "2.9.1+rocm7.2.0.git7e1940d4", "triton": "3.6.0"}
 
 
+def test_real_sweep_vec_add_kernel(full, sweep):
+    """vec_add (the slice holds it) against its raw rows: noise, shapes, the first shape's numbers, commits."""
+    folder = sweep / "benchmarks" / "examples" / "vec_add"
+    k = full.kernels["vec_add"]
+    pairs = shape_pairs(folder)
+    rows = [json.loads(ln) for ln in (folder / "benchmark_results.jsonl").read_text().splitlines() if ln.strip()]
+    ledger = [json.loads(ln) for ln in (folder / "shape_ledger.jsonl").read_text().splitlines() if ln.strip()]
+    assert k.name == "Vector Add" and k.op == "vec_add" and k.bundle == "vec_add"
+    assert k.noise == pytest.approx(kernel_noise(folder), rel=1e-12)
+    assert [p.shape_id for p in k.shapes] == [s["shape_id"] for s in ledger] == list(pairs)
+    for point in k.shapes:
+        c, b = pairs[point.shape_id]
+        assert (point.args, point.dtype, point.best_baseline) == (c["args"], c["dtype"], b["provider"])
+        assert point.speedup == pytest.approx(b["median_us"] / c["median_us"], rel=1e-12)
+        assert (point.candidate_us, point.best_baseline_us) == (c["median_us"], b["median_us"])
+    assert k.candidate_commit == {r["candidate_commit"] for r in rows if r["provider"] == "flydsl"}.pop()
+    assert k.baselines == {r["provider"]: r["baseline_commit"] for r in rows if r["baseline_commit"]}
+    r0 = rows[0]
+    assert k.environment == {"gpu": r0["gpu"], "arch": r0["arch"], "rocm": r0["rocm_version"],
+                             "driver": r0["driver_version"], "torch": r0["torch_version"],
+                             "triton": r0["triton_version"]}
+    assert k.hotspot.capture == "examples/vec_add/att_viewer/big/ui_output_agent_14705_dispatch_25"
+
+
 def test_real_sweep_provenance(full):
     # the values every kernel's results share, overridden by docs/data/kernels.json's provenance
     assert full.provenance["capture_date"] == "2026-06-01" and full.date == "2026-06-01"
@@ -265,6 +290,24 @@ def test_small_sweep_copy(sweep, tmp_path, captures, op, slug):
 
 
 # ---------------------------------------------------------------- a built site's api/ reads as the sweep it was built from
+
+
+def test_api_of_a_built_site_equals_the_slice_kernels(sweep, tmp_path):
+    """The same on vec_add and pa_decode with their captures (the slice holds them)."""
+    build = pytest.importorskip("generator.site.build")
+    root = make_sweep_copy(sweep, tmp_path / "s", ("vec_add/att_viewer/big/ui_output_agent_14705_dispatch_25",
+                                                   "pa/att_viewer/big/ui_output_agent_10886_dispatch_209"),
+                           {"vec_add": None, "pa_decode": None})
+    build.build_site(root, tmp_path / "site", progress=False)
+    from_api = load_snapshot(tmp_path / "site").to_json()
+    assert load_snapshot(tmp_path / "site" / "api").to_json() == from_api
+    from_sweep = snapshot_from_sweep(root).to_json()
+    assert sorted(from_api["kernels"]) == ["pa", "vec_add"]
+    assert from_api["provenance"] == from_sweep["provenance"]
+    for slug in ("pa", "vec_add"):
+        assert from_api["kernels"][slug]["baselines"] == {
+            p: "32e1e6d76" for p in ("aiter", "aiter_asm", "aiter_ck", "aiter_triton")}
+        assert from_api["kernels"][slug] == from_sweep["kernels"][slug]
 
 
 @pytest.mark.full_sweep

@@ -107,6 +107,30 @@ def test_sweep_verdicts_and_counts_spelled_out(scores):
         assert s.wins + s.parity + s.losses == s.n_measured
 
 
+def test_every_campaigns_counts_add_up_and_its_best_shape_is_the_fastest(scores):
+    """On whatever sweep is there (19 campaigns, or the slice's 5): the candidate's outcomes add up to the
+    ledger, wins + parity + losses to the measured shapes, and the best shape is the fastest measured."""
+    assert scores
+    for op, s in scores.items():
+        assert (s.candidate_ok + s.candidate_failed + s.candidate_incorrect + s.candidate_unsupported
+                + s.candidate_other + s.candidate_missing) == s.n_shapes, op
+        assert s.wins + s.parity + s.losses == s.n_measured, op
+        measured = [sh.speedup for sh in s.shapes if sh.measured]
+        if measured:
+            assert s.best.speedup == max(measured) and s.worst.speedup == min(measured), op
+
+
+def test_provenance_of_vec_add_from_its_result_columns(scores, sweep):
+    raw = [json.loads(ln) for ln in
+           (sweep / "benchmarks/examples/vec_add/benchmark_results.jsonl").read_text().splitlines() if ln.strip()]
+    one = {key: {r[col] for r in raw if r[col] is not None} for key, col in (
+        ("gpu", "gpu"), ("arch", "arch"), ("rocm", "rocm_version"), ("driver", "driver_version"),
+        ("torch", "torch_version"), ("triton", "triton_version"), ("baseline_commit", "baseline_commit"))}
+    one["candidate_commit"] = {r["candidate_commit"] for r in raw if r["provider"] == "flydsl"}  # the candidate's
+    assert all(len(v) == 1 for v in one.values())  # each column holds one value over the campaign
+    assert scores["vec_add"].provenance == {k: v.pop() for k, v in one.items()}
+
+
 def test_vec_add_is_headroom_though_it_prints_095(scores):
     s = scores["vec_add"]
     assert s.geomean_text == "0.95x"

@@ -9,6 +9,7 @@ import pytest
 
 from generator.cli import main
 from generator.model import FORMAT_VERSION
+from verdict_oracle import kernel_noise, verdict_geomean
 
 
 def run_cli(capsys, *argv):
@@ -108,6 +109,24 @@ def test_text_table(sweep, capsys):
     assert rows["gemm"][1:5] == ["HEADROOM", "0.48x", "shapes", "0.50x"]
     assert rows["moe_gemm"][1:5] == ["WIN*", "1.11x", "pair", "5.19x"]
     assert "untimed (ledger only): attention_prefill (42 shapes)" in out
+
+
+@pytest.mark.parametrize("op", ["pa_decode", "quant", "vec_add"])
+def test_text_table_row_of_a_slice_campaign(sweep, capsys, op):
+    """The campaigns the slice holds: each row's ratio, at-floor count and uncertainty worked from the raw
+    rows (tests/verdict_oracle.py, at the sweep's floor), the rest from expected/verdicts.json."""
+    want = json.loads((sweep / "expected" / "verdicts.json").read_text())[op]
+    folder = sweep / "benchmarks" / "examples" / op
+    ratio, _, at_floor, _ = verdict_geomean(folder, floor=want["floor_us"])
+    noise = kernel_noise(folder)
+    uncertain = any(t / noise <= ratio <= t * noise for t in (0.95, 1.05))
+    rc, out, _ = run_cli(capsys, sweep)
+    assert rc == 0
+    row = next(line.split() for line in out.splitlines()[2:] if line.split()[:1] == [op])
+    assert row[:9] == [op, want["verdict"] + ("?" if uncertain else ""), f"{ratio:.2f}x", "shapes",
+                       f"{want['geomean_vs_best']:.2f}x", str(want["wins"]), "of", str(want["n_measured"]),
+                       f"{want['parity']}/{want['losses']}"]
+    assert row[9] == (str(at_floor) if at_floor else "\u2014")
 
 
 def test_text_shapes_table(sweep, tmp_path, capsys):

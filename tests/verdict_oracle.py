@@ -72,3 +72,46 @@ def verdict_geomean(folder: Path, floor: float | None = None, candidate: str = "
         logs.append(math.log(best[1] / best[0]))
     g = math.exp(sum(logs) / len(logs)) if logs else None
     return g, len(logs), at_floor, floor
+
+
+
+
+def shape_pairs(folder: Path, candidate: str = "flydsl") -> dict[str, tuple[dict, dict]]:
+    """shape id -> (the candidate's last usable row, the fastest usable baseline's last usable row), in
+    ledger order, for the shapes where both were measured, from the raw rows."""
+    rows: dict[tuple[str, str], list[dict]] = defaultdict(list)
+    for line in (Path(folder) / "benchmark_results.jsonl").read_text().splitlines():
+        if line.strip():
+            r = json.loads(line)
+            rows[(r["shape_id"], r["provider"])].append(r)
+    providers = list(dict.fromkeys(p for _, p in rows))
+    out = {}
+    for line in (Path(folder) / "shape_ledger.jsonl").read_text().splitlines():
+        if not line.strip():
+            continue
+        sid = json.loads(line)["shape_id"]
+        last = {p: [r for r in rows.get((sid, p), []) if _usable(r)] for p in providers}
+        bases = [rs[-1] for p, rs in last.items() if p != candidate and rs]
+        if last[candidate] and bases:
+            out[sid] = (last[candidate][-1], min(bases, key=lambda r: r["median_us"]))
+    return out
+
+
+def shape_noises(folder: Path, candidate: str = "flydsl") -> dict[str, float]:
+    """shape id -> the larger p90/p10 of the candidate and the fastest usable baseline."""
+    out = {}
+    for sid, pair in shape_pairs(folder, candidate).items():
+        mine = [r["p90_us"] / r["p10_us"] for r in pair if r.get("p10_us") and r.get("p90_us") is not None]
+        if mine:
+            out[sid] = max(mine)
+    return out
+
+
+def kernel_noise(folder: Path, candidate: str = "flydsl") -> float | None:
+    """The kernel's noise (VERDICTS: the median over measured shapes of the larger p90/p10 of the
+    candidate and the fastest usable baseline); a candidate scaled as a whole keeps it."""
+    spreads = sorted(shape_noises(folder, candidate).values())
+    if not spreads:
+        return None
+    n = len(spreads)
+    return spreads[n // 2] if n % 2 else (spreads[n // 2 - 1] + spreads[n // 2]) / 2

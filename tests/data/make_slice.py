@@ -7,14 +7,14 @@ The slice keeps the sweep's layout and copies files unchanged (the numbers the t
 real ones): four bundles small enough to carry (``fused_rope_cache``, ``hgemm_splitk``, ``pa``,
 ``vec_add``: their code.json, wave files, agent info, hotspot_output.txt and kernel trace; a trace
 above 1 MB is cut to the first 40 dispatches of each kernel, and the bulky ``*_results.json`` are
-left out; the rows of the captured dispatches stay), flash_attn_func's small run (one capture of four
-waves), five campaigns (four timed, one with a ledger only; the results CSV beside the JSONL for vec_add
-alone), ``docs/data/kernels.json``, the ``expected/`` files cut down to what the slice holds, and a
-``kernel-atlas.toml`` that sets the whole sweep's timing floor (VERDICTS rule 11: one harness, one floor;
-the lowest usable time is in a campaign the slice leaves out), so that the slice's campaigns score as in
-the sweep. Everything else stays in ``../shared``: tests that need it are marked ``full_sweep`` and skip
-without it.
-About 4.5 MB; the same sweep gives the same bytes. The slice is data, never edited by hand: rerun
+left out; the rows of the captured dispatches stay), flash_attn_func's small run (its two captures, four
+and eight waves, before and after the source-location fix), five campaigns (four timed, one with a
+ledger only; the results CSV beside the JSONL for vec_add alone), ``docs/data/kernels.json``, the
+``expected/`` files cut down to what the slice holds, and a ``kernel-atlas.toml`` that sets the whole
+sweep's timing floor (VERDICTS rule 11: one harness, one floor; the lowest usable time is in a campaign
+the slice leaves out), so that the slice's campaigns score as in the sweep. Everything else stays in
+``../shared``: tests that need it are marked ``full_sweep`` and skip without it.
+About 6 MB; the same sweep gives the same bytes. The slice is data, never edited by hand: rerun
 this script.
 """
 
@@ -35,8 +35,10 @@ BUNDLES = ("fused_rope_cache", "hgemm_splitk", "pa", "vec_add")
 TRACE_ROWS_PER_KERNEL = 40
 TRACE_BYTES = 1_000_000  # traces above this size are trimmed; the others are copied whole
 CAMPAIGNS = ("attention_prefill", "moe_blockscale", "pa_decode", "quant", "vec_add")
-#: Parts of bundles too big to carry whole: flash_attn_func's small run (its first capture).
-BUNDLE_PARTS = {"flash_attn_func": ("att_viewer/small/ui_output_agent_32235_dispatch_44", "compute_viewer", "source")}
+#: Parts of bundles too big to carry whole: flash_attn_func's small run (before and after the source-location fix).
+BUNDLE_PARTS = {"flash_attn_func": ("att_viewer/small/ui_output_agent_32235_dispatch_44",
+                                   "att_viewer/small/ui_output_agent_58550_dispatch_44_after_loc_fix",
+                                   "compute_viewer", "source")}
 #: Campaigns whose results CSV is kept beside the JSONL (the others carry the JSONL alone).
 CAMPAIGN_CSV = ("vec_add",)
 #: Bulky files no test of the slice reads.
