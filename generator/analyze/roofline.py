@@ -98,7 +98,6 @@ ABOVE_ROOF_TEXT = "exceeds the HBM roof: less work than modelled, or cached"
 COMPUTE_ROOF_FACTOR = 0.95
 #: ... for these dtypes (DOMAIN §5), mapped to the precision whose peak applies.
 COMPUTE_ROOF_DTYPES = {"bf16": "bf16", "fp16": "bf16", "fp8": "fp8", "fp8_e4m3": "fp8"}
-ABOVE_COMPUTE_TEXT = "exceeds 95% of the dense compute peak: no real kernel sustains that"
 
 
 @dataclass

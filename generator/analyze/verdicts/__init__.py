@@ -102,7 +102,6 @@ from generator.analyze.verdicts.rules import (
     VERDICTS,
     WIN,
     Thresholds,
-    above_roof,
     best_baseline,
     classify_speedup,
     effective_status,
@@ -139,7 +138,7 @@ from generator.analyze.verdicts.sweep import (
 __all__ = [
     "ABOVE_ROOF_FACTOR", "ABOVE_ROOF_TEXT", "BLOCKED", "COMPARED_SCOPE_FLAGS", "FAILED_STATUSES", "HEADROOM", "HeadlinePair",
     "KERNELS_JSON", "KernelScore", "PARITY", "ProviderResult", "ShapeResult", "THRESHOLD_EPS", "Thresholds",
-    "UNTIMED", "VERDICTS", "WIN", "above_roof", "args_text", "best_baseline", "bundles_for_campaign",
+    "UNTIMED", "VERDICTS", "WIN", "args_text", "best_baseline", "bundles_for_campaign",
     "campaign_for_bundle", "classify_speedup", "effective_status", "entry_campaign",
     "geomean", "headline_for_campaign", "headline_note", "headline_pair", "is_incorrect",
     "is_suspect_reference", "is_uncertain", "kernel_entries", "like_for_like", "load_kernels_json", "median",

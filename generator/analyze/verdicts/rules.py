@@ -106,11 +106,6 @@ def roof_kind(row: ResultRow, roofs: Roofs | None, dtype: str | None = None) -> 
     return ""
 
 
-def above_roof(row: ResultRow, roofs: Roofs | None, dtype: str | None = None) -> bool:
-    """Rule 9: the row runs above a roof (``roof_kind``)."""
-    return bool(roof_kind(row, roofs, dtype))
-
-
 def common_times(cand: ResultRow, base: ResultRow) -> tuple[float, float] | None:
     """Rule 10: (candidate us, baseline us) timed the same way, or None when not comparable.
 
