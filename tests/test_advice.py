@@ -194,8 +194,9 @@ def test_vec_add_without_context_is_likely_streaming(primaries):
     assert top.detector == "streaming_roofline" and top.evidence["bandwidth"] is None
 
 
+@pytest.mark.full_sweep  # the slice keeps the small run before the source-location fix only
 def test_decorator_line_is_flagged_not_ranked(plans):
-    # the primary capture (big after the fix in the sweep, small after the fix in the slice): same code,
+    # the primary capture (big, after the fix): same code as the small run,
     # flash_attn_func.py:258 holds 1402 of 2069 instructions and (in the big capture) 47.7 % of the stall cycles,
     # mixing VMEM-wait (59 %) and other (37 %): the decorator-line artifact.
     findings = plans["flash_attn_func"]

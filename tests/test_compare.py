@@ -34,6 +34,7 @@ def small_fix(flash):
     return compare.compare_captures(by_name[SMALL], by_name[SMALL_FIX])
 
 
+@pytest.mark.full_sweep  # the slice keeps the small run before the fix only
 def test_totals_of_small_before_and_after_loc_fix(small_fix):
     rows = {t.name: (t.a, t.b, t.delta) for t in small_fix.totals}
     assert rows["instructions"] == (2069, 2069, 0)
@@ -44,6 +45,7 @@ def test_totals_of_small_before_and_after_loc_fix(small_fix):
     assert rows["mapped_fraction"] == (1.0, 1.0, 0.0)
 
 
+@pytest.mark.full_sweep  # the slice keeps the small run before the fix only
 def test_stall_type_shares_side_by_side(small_fix):
     got = [(r.type, r.a_cycles, r.b_cycles) for r in small_fix.stall_types]
     assert got == [
@@ -64,6 +66,7 @@ def test_stall_type_shares_side_by_side(small_fix):
     assert round(store.delta * 100, 2) == 2.29
 
 
+@pytest.mark.full_sweep  # the slice keeps the small run before the fix only
 def test_top_lines_matched_by_source_loc(small_fix):
     rows = {r.source_loc: r for r in small_fix.lines}
     # the fix moved the attribution: line 257 (69.1 % before) is gone, 258 leads after
@@ -81,6 +84,7 @@ def test_top_lines_matched_by_source_loc(small_fix):
     assert small_fix.lines[-1].source_loc == LOC + "514" and small_fix.lines[-1].a_stall_cycles == 16
 
 
+@pytest.mark.full_sweep  # the slice keeps the small run before the fix only
 def test_wave_states_side_by_side(small_fix, sweep):
     expected = json.loads((sweep / "expected" / "wave_states.json").read_text())
     a = expected[f"examples/flash_attn_func/att_viewer/small/{SMALL}"]
@@ -95,6 +99,7 @@ def test_wave_states_side_by_side(small_fix, sweep):
     assert round(got["EXEC"].delta * 100, 2) == 0.66
 
 
+@pytest.mark.full_sweep  # the slice keeps the small run before the fix only
 def test_notes_explain_the_difference(small_fix):
     assert small_fix.notes == [
         "4 vs 8 sampled waves: cycle totals are not comparable, shares are",
@@ -102,6 +107,7 @@ def test_notes_explain_the_difference(small_fix):
     ]
 
 
+@pytest.mark.full_sweep  # the slice keeps the small run before the fix only
 def test_to_json_is_plain_json(small_fix):
     obj = json.loads(json.dumps(small_fix.to_json(), sort_keys=True))
     assert obj["a"]["capture"] == SMALL and obj["b"]["capture"] == SMALL_FIX

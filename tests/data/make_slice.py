@@ -6,15 +6,15 @@ clone without ``../shared`` beside it can run most of the tests.
 The slice keeps the sweep's layout and copies files unchanged (the numbers the tests assert are the
 real ones): four bundles small enough to carry (``fused_rope_cache``, ``hgemm_splitk``, ``pa``,
 ``vec_add``: their code.json, wave files, agent info, hotspot_output.txt and kernel trace; a trace
-above 1 MB is cut to the first 40 dispatches of each kernel, and the bulky ``*_results.json`` are
-left out; the rows of the captured dispatches stay), flash_attn_func's small run (its two captures, four
-and eight waves, before and after the source-location fix), five campaigns (four timed, one with a
+above 1 MB is cut to the first 10 dispatches of each kernel, and the bulky ``*_results.json`` are
+left out; the rows of the captured dispatches stay), flash_attn_func's small run (its capture before the
+source-location fix, four waves), five campaigns (four timed, one with a
 ledger only; the results CSV beside the JSONL for vec_add alone), ``docs/data/kernels.json``, the
 ``expected/`` files cut down to what the slice holds, and a ``kernel-atlas.toml`` that sets the whole
 sweep's timing floor (VERDICTS rule 11: one harness, one floor; the lowest usable time is in a campaign
 the slice leaves out), so that the slice's campaigns score as in the sweep. Everything else stays in
 ``../shared``: tests that need it are marked ``full_sweep`` and skip without it.
-About 6 MB; the same sweep gives the same bytes. The slice is data, never edited by hand: rerun
+About 4.1 MB; the same sweep gives the same bytes. The slice is data, never edited by hand: rerun
 this script.
 """
 
@@ -32,12 +32,12 @@ DEFAULT_SWEEP = os.path.join(HERE, "..", "..", "..", "shared", "mi350x-sweep")
 #: Whole bundles (examples/<name>/) and campaigns (benchmarks/examples/<op>/) copied.
 BUNDLES = ("fused_rope_cache", "hgemm_splitk", "pa", "vec_add")
 #: Kernel traces cut to their first rows of each kernel name (fused_rope_cache's holds 10,836 dispatches).
-TRACE_ROWS_PER_KERNEL = 40
+TRACE_ROWS_PER_KERNEL = 10
 TRACE_BYTES = 1_000_000  # traces above this size are trimmed; the others are copied whole
 CAMPAIGNS = ("attention_prefill", "moe_blockscale", "pa_decode", "quant", "vec_add")
-#: Parts of bundles too big to carry whole: flash_attn_func's small run (before and after the source-location fix).
+#: Parts of bundles too big to carry whole: flash_attn_func's small run, before the source-location fix
+#: (the capture after it holds twice the waves; the tests comparing the two need the whole sweep).
 BUNDLE_PARTS = {"flash_attn_func": ("att_viewer/small/ui_output_agent_32235_dispatch_44",
-                                   "att_viewer/small/ui_output_agent_58550_dispatch_44_after_loc_fix",
                                    "compute_viewer", "source")}
 #: Campaigns whose results CSV is kept beside the JSONL (the others carry the JSONL alone).
 CAMPAIGN_CSV = ("vec_add",)
