@@ -13,7 +13,7 @@ import re
 
 import pytest
 
-from conftest import in_slice  # the same test folder
+from conftest import ON_SLICE, in_slice  # the same test folder
 from generator.site import charts
 from generator.site import gather as site_gather
 from generator.site import plan as site_plan
@@ -91,6 +91,23 @@ def test_plan_has_every_bundle_and_every_unclaimed_campaign(site_env):
         "fp8_gemm_rowscale", "attention_prefill", "batched_gemm", "paged_attention", "rope", "serving_scenarios"}
 
 
+def test_plan_is_the_bundles_and_the_campaigns_no_bundle_claims(site_env, sweep):
+    """On any sweep: one plan per bundle folder, named after it; every campaign folder is the op of
+    exactly one plan, and a plan without a bundle is a campaign of its own name (pa claims pa_decode
+    through kernels.json on the slice and the whole sweep alike)."""
+    _, plans = site_env
+    bundles = {d.name for d in (sweep / "examples").iterdir() if d.is_dir()}
+    campaigns = {d.name for d in (sweep / "benchmarks" / "examples").iterdir() if d.is_dir()}
+    assert {s for s, p in plans.items() if p.bundle is not None} == bundles
+    ops = [p.op for p in plans.values() if p.op is not None]
+    assert sorted(ops) == sorted(campaigns)  # each campaign once
+    only = {s for s, p in plans.items() if p.bundle is None}
+    assert only and all(plans[s].op == s for s in only)
+    assert len(plans) == len(bundles) + len(only)
+    assert plans["pa"].op == "pa_decode" and plans["vec_add"].op == "vec_add"
+    assert plans["attention_prefill"].bundle is None
+
+
 @pytest.mark.parametrize("slug,op", [in_slice(f"benchmarks/examples/{op}", slug, op) for slug, op in (
     ("flash_attn_func", "flash_attn"), ("rmsnorm", "rmsnorm"), ("hgemm_splitk", "gemm"), ("moe_blockscale", "moe_blockscale"),
     ("pa", "pa_decode"), ("vec_add", "vec_add"), ("quant", "quant"))])
@@ -124,6 +141,21 @@ def test_index_row_hotspot_columns_match_the_primary_capture(kernel, expected):
     assert row.href == "kernels/flash_attn_func/index.html" and row.permalink == "kernels/flash_attn_func/"
 
 
+def test_index_row_hotspot_columns_match_each_bundles_primary_capture(kernel, expected, sweep):
+    """Every bundle's row shows its primary capture's occupancy and limiter (expected/occupancy.json)."""
+    slugs = sorted(d.name for d in (sweep / "examples").iterdir() if d.is_dir())
+    for slug in slugs:
+        k, row = kernel(slug)
+        prim = [c for c in k.captures if c.is_primary]
+        assert len(prim) == 1, slug
+        occ = expected["occupancy"][prim[0].rel]
+        assert (row.occupancy, row.limiter) == (occ["waves"], occ["limiter"]), slug
+        assert row.occupancy_text == f"{occ['waves']}/SIMD", slug
+        assert row.href == f"kernels/{slug}/index.html" and row.permalink == f"kernels/{slug}/"
+    # pa, the same capture on the slice and the whole sweep: 2 waves/SIMD, VGPR-bound
+    assert kernel("pa")[1].occupancy_text == "2/SIMD" and kernel("pa")[1].limiter == "VGPR"
+
+
 def test_row_of_a_ledger_without_results_or_capture_says_what_is_missing(kernel):
     _, row = kernel("attention_prefill")
     assert row.verdict == "UNTIMED" and row.wins_text == "42 shapes, untimed"
@@ -141,7 +173,28 @@ def test_rows_for_kernels_without_campaign_or_capture_say_what_is_missing(kernel
     assert row.verdict == "HEADROOM" and row.top_stall is None and row.stall_ratio_text == base_views.DASH
 
 
-@pytest.mark.parametrize("slug", [in_slice("examples/rmsnorm", "rmsnorm"), "pa", "moe_blockscale"])
+def test_every_row_without_campaign_or_capture_says_what_is_missing(kernel, site_env, expected):
+    """On any sweep: a bundle without a campaign has no verdict but its capture's columns; a campaign
+    without a bundle has its verdict but no stall columns (the slice: flash_attn_func, hgemm_splitk and
+    fused_rope_cache lack their campaigns, moe_blockscale and quant their bundles)."""
+    _, plans = site_env
+    no_campaign = [s for s, p in plans.items() if p.op is None]
+    no_bundle = [s for s, p in plans.items() if p.bundle is None and kernel(s)[1].verdict not in (None, "UNTIMED")]
+    assert no_campaign and no_bundle
+    for slug in no_campaign:
+        _, row = kernel(slug)
+        assert row.verdict is None and row.verdict_label == "NO CAMPAIGN" and row.geomean_text == base_views.DASH
+        assert row.missing == ["no timing campaign: no verdict"], slug
+        assert row.occupancy is not None and row.limiter is not None, slug
+    for slug in no_bundle:
+        _, row = kernel(slug)
+        ref = expected["verdicts"][plans[slug].op]
+        assert (row.verdict, row.geomean_text) == (ref["verdict"], f"{ref['geomean_vs_best']:.2f}x"), slug
+        assert row.top_stall is None and row.stall_ratio_text == base_views.DASH and row.occupancy is None, slug
+
+
+@pytest.mark.parametrize("slug", [in_slice("examples/rmsnorm", "rmsnorm"), "pa", "moe_blockscale", "vec_add",
+                                  "flash_attn_func", "quant", "attention_prefill"])
 def test_index_row_round_trips_through_json(kernel, slug):
     _, row = kernel(slug)
     again = overview_views.IndexRow.from_json(json.loads(json.dumps(row.to_json())))
