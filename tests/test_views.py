@@ -218,6 +218,24 @@ def test_overview_groups_and_chart(kernel):
                                  ("pa_mqa_logits_fp4", "no timing campaign", "没有计时任务")]
 
 
+def test_overview_groups_and_chart_of_the_campaigns_in_both(kernel, expected):
+    """The five campaigns the slice and the whole sweep both hold (expected/verdicts.json: all four scored
+    ones HEADROOM; attention_prefill a ledger only): groups by kernels.json's op_category, one dot each."""
+    rows = [kernel(s)[1] for s in ("vec_add", "attention_prefill", "quant", "pa", "moe_blockscale")]
+    assert [expected["verdicts"][op]["verdict"] for op in ("vec_add", "quant", "pa_decode", "moe_blockscale")] == ["HEADROOM"] * 4
+    page = overview_views.overview_page(overview_views.order_rows(rows), base_views.SiteContext(), [], "2026-06-01")
+    assert [g.name for g in page.groups] == ["attention", "elementwise", "moe", "quant", "uncategorized"]
+    assert (page.tally.win, page.tally.headroom, page.tally.untimed, page.tally.unscored) == (0, 4, 1, 0)
+    fig = json.loads(page.chart.json)
+    geo = [t for t in fig["data"] if t["name"] in ("WIN", "HEADROOM")]
+    assert sorted(n for t in geo for n in t["y"]) == [
+        "MoE Block-Scale (2-stage)", "Paged-Attn Decode (PS)", "Per-Token Quant", "Vector Add"]
+    assert fig["layout"]["xaxis"]["type"] == "log"
+    band = fig["layout"]["shapes"][0]
+    assert (band["x0"], band["x1"]) == (0.95, 1.05)
+    assert page.not_on_chart == [("attention_prefill", "ledger only, nothing timed", "只有形状台账，没有计时")]
+
+
 # ---------------------------------------------------------------- kernel page panels
 
 def _panel(page, name):
@@ -265,6 +283,19 @@ def test_occupancy_panel_shows_both_vgpr_readings_and_the_next_step(kernel, expe
     ws = {r.name: r.share for r in cv.wave_states}
     ref = expected["wave_states"][FLASH_SMALL]
     assert ws == {s: f"{ref[s] * 100:.1f}%" for s in ("IDLE", "EXEC", "WAIT", "STALL")}
+
+
+def test_headroom_page_of_pa_opens_with_why_not_winning(kernel, expected):
+    """pa (in both): HEADROOM, expected/verdicts.json pa_decode geomean_vs_best 0.4934 -> 0.49x, wins 0 of 12."""
+    k, row = kernel("pa")
+    ref = expected["verdicts"]["pa_decode"]
+    assert (ref["verdict"], ref["wins"], ref["n_measured"]) == ("HEADROOM", 0, 12)
+    page = kernel_views.kernel_page(k, row, base_views.SiteContext())
+    assert [p.name for p in page.panels][:3] == ["why", "speed", "captures"]
+    assert [n.href for n in page.nav][:3] == ["#why", "#speed", "#captures"]
+    assert _panel(page, "why").lines[0].en.startswith("Geomean 0.49x against the best baseline, wins 0 of 12")
+    caps = _panel(page, "captures")
+    assert [(c.anchor, c.is_primary) for c in caps] == [("c0", True)]
 
 
 def _targets(page) -> set[str]:
@@ -579,6 +610,31 @@ def test_the_basis_stands_beside_the_verdict_in_badge_and_pr_snippet(kernel):
     _, soft = kernel("softmax")
     assert pr_views.badge_view(soft).value == "1.19x \u00b7 34 shapes"
     assert "34 shapes; vs any baseline 1.08x, wins 29 of 73; 39 at the timing floor" in pr_snippet(soft, "")
+
+
+def test_the_pair_basis_and_the_floor_stand_beside_the_verdict(kernel, expected, sweep):
+    """moe_blockscale (in both): its shapes compare only across scopes (expected/verdicts.json:
+    not_like_for_like, verdict_basis pair), so kernels.json's profiled pair decides: CK 44.0 us vs flydsl
+    53.8 us, speedup_vs_baseline 0.818 -> 0.82x, tune (>= 0.75), 1 / 0.818 = 1.22x for parity, 0 of 4 lose;
+    vs any baseline 7.09x, wins 4 of 4. quant: verdict_geomean 0.8367 over 7 shapes, 5 at the timing floor."""
+    from generator.site.views.kernel import pr_snippet
+
+    entry = next(e for e in json.loads((sweep / "docs" / "data" / "kernels.json").read_text())["kernels"]
+                 if e["example"] == "moe_blockscale")
+    assert (entry["baseline_name"], entry["speedup_vs_baseline"]) == ("CK", 0.818)
+    ref = expected["verdicts"]["moe_blockscale"]
+    _, row = kernel("moe_blockscale")
+    assert "not_like_for_like" in row.flag_keys and row.verdict_basis == ref["verdict_basis"] == "pair"
+    badge = pr_views.badge_view(row)
+    assert (badge.label, badge.value) == ("HEADROOM", "0.82x \u00b7 pair")
+    line = pr_snippet(row, "").splitlines()[0]
+    assert "**HEADROOM**, from the profiled pair vs CK: 0.82x; vs any baseline 7.09x, wins 4 of 4" in line
+    assert "(tune: needs 1.22x for parity, 0 of 4 shapes lose), not like-for-like" in line
+    ref = expected["verdicts"]["quant"]
+    assert (ref["verdict_geomean"][1], ref["at_floor"], ref["wins"], ref["n_measured"]) == (7, 5, 1, 12)
+    _, quant = kernel("quant")
+    assert pr_views.badge_view(quant).value == "0.84x \u00b7 7 shapes"
+    assert "0.84x vs a comparable baseline over 7 shapes; vs any baseline 0.89x, wins 1 of 12; 5 at the timing floor" in pr_snippet(quant, "")
 
 
 def test_profiled_and_timed_commits_of_the_slices_kernels(kernel, sweep):
