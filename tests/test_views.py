@@ -652,19 +652,19 @@ def test_profiled_and_timed_commits_of_the_slices_kernels(kernel, sweep):
     assert (untimed.profiled_commit, untimed.commit_note) == (None, "")
 
 
-@pytest.mark.full_sweep
 def test_profiled_and_timed_commits_and_their_mismatch(kernel):
-    """kernels.json provenance: flydsl_commit 18c5a7ed (profiled); softmax's flydsl rows: candidate_commit
-    7255fff8 (timed); moe_gemm's: 10793515. A campaign without a capture has no profiled commit."""
-    _, row = kernel("softmax")
+    """kernels.json provenance: flydsl_commit 18c5a7ed (profiled); pa_decode's flydsl rows: candidate_commit
+    7255fff8 (timed); moe_blockscale's: 10793515. A campaign without a capture (attention_prefill, a ledger
+    only) has no profiled commit."""
+    _, row = kernel("pa")
     assert (row.timed_commits, row.profiled_commit) == (["7255fff8"], "18c5a7ed")
     assert row.commit_note.startswith("The profile was captured at commit 18c5a7ed but the timings ran at commit 7255fff8")
     api = row.api()
     assert api["timed_commits"] == ["7255fff8"] and api["profiled_commit"] == "18c5a7ed"
-    _, moe = kernel("moe_gemm")
+    _, moe = kernel("moe_blockscale")
     assert moe.timed_commits == ["10793515"]
-    _, rope = kernel("rope")
-    assert (rope.profiled_commit, rope.commit_note) == (None, "")
+    _, ledger = kernel("attention_prefill")
+    assert (ledger.profiled_commit, ledger.commit_note) == (None, "")
 
 
 def test_commit_prefixes_name_the_same_commit():
