@@ -490,6 +490,24 @@ def test_flash_capture_shows_its_s_nop_share(kernel):
     assert fv.working is None
 
 
+def test_opcode_table_of_flash_small_capture_matches_its_code_json(kernel, sweep):
+    """flash_attn_func's small capture (in both): its code.json's Stall column sums to 107,884 cycles,
+    s_waitcnt 46,792 (43.4%) then s_nop 19,872 (18.4%); no early-exit waves, so no working-wave view."""
+    rows = [r for r in json.loads((sweep / FLASH_SMALL / "code.json").read_text())["code"] if not r[0].startswith(";")]
+    stall = {}
+    for r in rows:
+        op = r[0].split()[0].lower()
+        stall[op] = stall.get(op, 0) + r[8]
+    total = sum(stall.values())
+    assert (total, stall["s_waitcnt"], stall["s_nop"]) == (107884, 46792, 19872)
+    k, _ = kernel("flash_attn_func")
+    i, c = _capture(k, FLASH_SMALL)
+    fv = captures_views.capture_view(i, c, base_views.SiteContext())
+    assert [(o.opcode, o.share) for o in fv.opcodes[:2]] == [("s_waitcnt", "43.4%"), ("s_nop", "18.4%")]
+    assert fv.opcodes[1].instructions == f"{sum(1 for r in rows if r[0].split()[0].lower() == 's_nop'):,}"
+    assert fv.working is None
+
+
 def test_analyze_json_carries_the_wave_summary_and_working_waves(sweep, capsys):
     from generator import cli
 
