@@ -24,6 +24,7 @@ from generator.analyze.verdicts import (
     WIN,
     Thresholds,
     best_baseline,
+    bundles_for_campaign,
     campaign_for_bundle,
     classify_speedup,
     decide_ladder,
@@ -39,7 +40,6 @@ from generator.analyze.verdicts import (
     summarize,
     weighted_geomean,
 )
-from generator.analyze.verdicts import bundles_for_campaign
 from verdict_oracle import shape_pairs, verdict_geomean
 
 
