@@ -120,7 +120,7 @@ def test_moe_blockscale_counts_and_the_pair_that_decides(scores, sweep):
 
 
 def test_every_campaigns_counts_add_up_and_its_best_shape_is_the_fastest(scores):
-    """On whatever sweep is there (19 campaigns, or the slice's 5): the candidate's outcomes add up to the
+    """On whatever sweep is there (18 campaigns, or the slice's 5): the candidate's outcomes add up to the
     ledger, wins + parity + losses to the measured shapes, and the best shape is the fastest measured."""
     assert scores
     for op, s in scores.items():
