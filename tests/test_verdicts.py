@@ -24,6 +24,7 @@ from generator.analyze.verdicts import (
     WIN,
     Thresholds,
     best_baseline,
+    bundles_for_campaign,
     campaign_for_bundle,
     classify_speedup,
     decide_ladder,
@@ -39,6 +40,7 @@ from generator.analyze.verdicts import (
     summarize,
     weighted_geomean,
 )
+from verdict_oracle import shape_pairs, verdict_geomean
 
 
 # ---------------------------------------------------------------- real sweep
@@ -92,12 +94,6 @@ def test_sweep_verdicts_and_counts_spelled_out(scores):
         "rmsnorm": HEADROOM, "softmax": WIN, "vec_add": HEADROOM,
     }
     assert sum(s.n_shapes for s in scores.values() if s.verdict != UNTIMED) == 721
-    moe = scores["moe_blockscale"]
-    assert (moe.n_measured, moe.hard_failures, moe.harness_failures, moe.suspect_reference) == (4, 0, 2, 6)
-    # the fused aiter op times routing and layout conversion, pytorch is the reference: the pair decides
-    assert moe.verdict_reason == ("profiled pair 53.80 us vs 44.00 us (CK), 0.82x < 0.95; the shapes win only "
-                                  "against the reference pytorch (59.41x over 4 shapes)")
-    assert moe.basis_text == "from the profiled pair vs CK: 0.82x"
     gemm = scores["gemm"]
     assert (gemm.harness_failures, gemm.hard_failures, gemm.candidate_failed) == (195, 0, 195)
     # counts add up to the ledger
@@ -107,8 +103,24 @@ def test_sweep_verdicts_and_counts_spelled_out(scores):
         assert s.wins + s.parity + s.losses == s.n_measured
 
 
+def test_moe_blockscale_counts_and_the_pair_that_decides(scores, sweep):
+    """moe_blockscale (the slice holds it, unchanged): of its 12 ledger shapes flydsl is usable on 4; on 2
+    every provider failed (HIP out of memory building the inputs: harness failures); on 6 flydsl and aiter
+    are both incorrect (rule 7: suspect reference, not hard failures)."""
+    moe = scores["moe_blockscale"]
+    assert (moe.n_measured, moe.hard_failures, moe.harness_failures, moe.suspect_reference) == (4, 0, 2, 6)
+    # the fused aiter op times routing and layout conversion, pytorch is the reference: the pair decides.
+    # kernels.json: flydsl_us 53.8, baseline_us 44.0 (CK): 44.0 / 53.8 = 0.818; the raw rows vs pytorch at
+    # the sweep's floor (tests/verdict_oracle.py): 59.41x over 4 shapes
+    ref, n, _, _ = verdict_geomean(sweep / "benchmarks/examples/moe_blockscale", floor=moe.floor_us)
+    assert (f"{44.0 / 53.8:.2f}", f"{ref:.2f}", n) == ("0.82", "59.41", 4)
+    assert moe.verdict_reason == ("profiled pair 53.80 us vs 44.00 us (CK), 0.82x < 0.95; the shapes win only "
+                                  "against the reference pytorch (59.41x over 4 shapes)")
+    assert moe.basis_text == "from the profiled pair vs CK: 0.82x"
+
+
 def test_every_campaigns_counts_add_up_and_its_best_shape_is_the_fastest(scores):
-    """On whatever sweep is there (19 campaigns, or the slice's 5): the candidate's outcomes add up to the
+    """On whatever sweep is there (18 campaigns, or the slice's 5): the candidate's outcomes add up to the
     ledger, wins + parity + losses to the measured shapes, and the best shape is the fastest measured."""
     assert scores
     for op, s in scores.items():
@@ -146,10 +158,18 @@ def test_worst_shape_carries_args_and_baseline(scores):
     assert w.args["context_length"] == 8192 and w.args["block_size"] == 1024
 
 
-@pytest.mark.full_sweep
-def test_best_shape_is_the_fastest_measured(scores):
-    b = scores["moe_gemm"].best
-    assert b.speedup == max(s.speedup for s in scores["moe_gemm"].shapes if s.measured)
+def test_best_shape_is_the_fastest_measured(scores, sweep):
+    """moe_blockscale (was moe_gemm, which the slice lacks): its best shape, worked apart from the raw rows."""
+    b = scores["moe_blockscale"].best
+    assert b.speedup == max(s.speedup for s in scores["moe_blockscale"].shapes if s.measured)
+    # the raw rows: the fastest usable baseline's median / flydsl's on the 4 shapes flydsl passes; the best
+    # is sha1:a5d3bd10c9e71288 (kimi-k2), where aiter takes 17.77x flydsl's time
+    pairs = shape_pairs(sweep / "benchmarks/examples/moe_blockscale")
+    ratios = {sid: base["median_us"] / cand["median_us"] for sid, (cand, base) in pairs.items()}
+    assert len(ratios) == 4
+    assert (b.shape_id, b.best_baseline) == (max(ratios, key=ratios.get), pairs[b.shape_id][1]["provider"])
+    assert b.shape_id == "sha1:a5d3bd10c9e71288" and b.best_baseline == "aiter"
+    assert round(b.speedup, 3) == round(max(ratios.values()), 3) == 17.770
 
 
 @pytest.mark.full_sweep
@@ -168,14 +188,33 @@ def test_headline_pairs_that_agree_or_are_absent(scores):
     assert scores["vec_add"].headline is None  # kernels.json has no pair for vec_add
 
 
-@pytest.mark.full_sweep
-def test_headline_pairs_and_disagreement_notes(scores):
-    gemm = scores["gemm"]
-    assert gemm.headline.kernel == "hgemm_splitk"
-    assert (gemm.headline.candidate_us, gemm.headline.baseline_us) == (7.0, 11.6)
-    assert gemm.headline.verdict == WIN
-    assert gemm.headline_note == ("Headline pair 7.00 us vs 11.60 us (PyTorch), 1.66x reads WIN, but the "
-                                  "multi-shape verdict is HEADROOM (verdict geomean 0.48x over 28 shapes).")
+def test_headline_pairs_and_disagreement_notes(scores, sweep):
+    """A pair whose verdict differs from the multi-shape one gets a note: quant (the slice holds it; was gemm,
+    which it lacks) reads PARITY by its pair, HEADROOM by its shapes. gemm's pair is read from kernels.json
+    (both hold it whole), and every scored campaign's note is checked (gemm's too, in the whole sweep)."""
+    quant = scores["quant"]
+    assert quant.headline.kernel == "quant"
+    # kernels.json: flydsl_us 16.742, baseline_us 16.045: 16.045 / 16.742 = 0.958, PARITY (0.95 <= x < 1.05)
+    assert (quant.headline.candidate_us, quant.headline.baseline_us) == (16.742, 16.045)
+    assert quant.headline.verdict == PARITY and quant.verdict == HEADROOM
+    # the raw rows at the sweep's floor (tests/verdict_oracle.py): 0.837 over 7 shapes, 5 at the floor
+    g, n, _, _ = verdict_geomean(sweep / "benchmarks/examples/quant", floor=quant.floor_us)
+    assert (f"{g:.2f}", n) == ("0.84", 7)
+    assert quant.headline_note == ("Headline pair 16.74 us vs 16.05 us (aiter per_token_quant_hip (aiter.ops.quant, "
+                                   "fp16->int8 per-token quant)), 0.96x reads PARITY, but the multi-shape verdict "
+                                   "is HEADROOM (verdict geomean 0.84x over 7 shapes).")
+    # gemm's pair: kernels.json's hgemm_splitk, flydsl_us 7.0, baseline_us 11.6 (PyTorch): 1.66x, WIN
+    gemm = headline_for_campaign("gemm", SweepConfig(), load_kernels_json(sweep))
+    assert (gemm.kernel, gemm.candidate_us, gemm.baseline_us, gemm.verdict) == ("hgemm_splitk", 7.0, 11.6, WIN)
+    assert gemm.text == "7.00 us vs 11.60 us (PyTorch), 1.66x"
+    for op, s in scores.items():
+        differ = s.headline is not None and s.verdict != UNTIMED and s.headline.verdict != s.verdict
+        assert (s.headline_note is not None) == differ, op
+        if differ and s.verdict_geomean:
+            g, n = s.verdict_geomean
+            assert s.headline_note == (f"Headline pair {s.headline.text} reads {s.headline.verdict}, but the "
+                                       f"multi-shape verdict is {s.verdict} (verdict geomean {g:.2f}x over "
+                                       f"{n} shape{'s' if n != 1 else ''})."), op
 
 
 def test_names_categories_and_bundles_from_kernels_json(scores):
@@ -183,10 +222,24 @@ def test_names_categories_and_bundles_from_kernels_json(scores):
     assert (pa.name, pa.category, pa.bundles) == ("Paged-Attn Decode (PS)", "attention", ["pa"])
 
 
-@pytest.mark.full_sweep
-def test_names_and_bundles_of_the_campaigns_the_slice_leaves_out(scores):
-    assert scores["flash_attn"].bundles == ["flash_attn_func"]
-    assert scores["gemm"].name == "HGEMM Split-K"
+def test_names_and_bundles_of_campaigns_named_apart_from_their_bundle(scores, sweep):
+    """flash_attn (bundle flash_attn_func) and gemm (bundle hgemm_splitk, "HGEMM Split-K") get their bundles
+    from kernels.json's summary_url (the slice holds kernels.json whole); every scored campaign's name,
+    category and bundles are kernels.json's, read here apart from the raw file (in the whole sweep that
+    includes scores["flash_attn"].bundles == ["flash_attn_func"] and scores["gemm"].name == "HGEMM Split-K")."""
+    kj = load_kernels_json(sweep)
+    assert bundles_for_campaign("flash_attn", None, kj) == ["flash_attn_func"]
+    assert bundles_for_campaign("gemm", None, kj) == ["hgemm_splitk"]
+    by_op = {}
+    for e in json.loads((sweep / "docs/data/kernels.json").read_text())["kernels"]:
+        op = e["multishape"]["summary_url"].split("/benchmarks/examples/")[1].split("/")[0]
+        by_op.setdefault(op, []).append(e)
+    assert [(e["example"], e["name"]) for e in by_op["gemm"]] == [("hgemm_splitk", "HGEMM Split-K")]
+    assert [e["example"] for e in by_op["flash_attn"]] == ["flash_attn_func"]
+    for op, s in scores.items():
+        entries = by_op.get(op, [])
+        assert s.bundles == [e["example"] for e in entries], op
+        assert (s.name, s.category) == ((entries[0]["name"], entries[0]["op_category"]) if entries else (op, None)), op
 
 
 def test_campaign_for_bundle_default_and_configured(sweep):
@@ -202,12 +255,15 @@ def test_campaign_for_bundle_default_and_configured(sweep):
     assert campaign_for_bundle("softmax", cfg, kj) is None
 
 
-@pytest.mark.full_sweep
 def test_provenance_from_result_columns(scores):
-    p = scores["flash_attn"].provenance
+    # moe_blockscale's raw rows (was flash_attn's, which the slice lacks): gpu, arch, rocm_version,
+    # driver_version, torch_version, triton_version hold one value over all 120 rows; candidate_commit is
+    # 10793515 on the 12 flydsl rows (the other campaigns' candidate is 7255fff8; the baselines' rows say
+    # 32e1e6d76 there, as their baseline_commit does on 48 rows, empty on the rest)
+    p = scores["moe_blockscale"].provenance
     assert p == {"gpu": "AMD Instinct MI350X", "arch": "gfx950", "rocm": "7.2.0", "driver": "6.14.14",
                  "torch": "2.9.1+rocm7.2.0.git7e1940d4", "triton": "3.6.0",
-                 "candidate_commit": "7255fff8", "baseline_commit": "32e1e6d76"}
+                 "candidate_commit": "10793515", "baseline_commit": "32e1e6d76"}
 
 
 def test_reference_provider_from_matrix_and_reference_only(sweep):
@@ -233,8 +289,31 @@ def test_thresholds_and_candidate_are_configuration(sweep):
     assert round(flipped.per_baseline["flydsl"][0], 3) == 1.040  # vec_add: flydsl beats pytorch
 
 
-@pytest.mark.full_sweep
 def test_shape_table_rows_are_display_ready(scores):
+    """moe_blockscale (the slice holds it): the raw rows have 2 shapes where all 10 providers failed (HIP out
+    of memory building the inputs), 6 where flydsl and aiter are incorrect; besides flydsl only aiter and
+    pytorch say anything but not_configured on the other shapes: the table's columns."""
+    s = scores["moe_blockscale"]
+    failed = [sh for sh in s.shapes if sh.harness_failure]
+    assert [sh.shape_id for sh in failed] == ["sha1:7a3ebe51210ffa29", "sha1:f2d47f12b81acc6f"]
+    assert all(sh.failure_reason.startswith("failed: input/reference build: HIP out of memory. Tried to allocate")
+               and sh.providers["flydsl"].time_text == "failed" for sh in failed)
+    incorrect = [sh for sh in s.shapes if sh.suspect_reference]
+    assert len(incorrect) == 6 and all(sh.providers["flydsl"].time_text == "incorrect" for sh in incorrect)
+    assert incorrect[0].failure_reason == "incorrect: max_abs=3.245e+00 max_rel=2.101e+04 rtol=0.4 atol=0.4"
+    assert s.providers == ["flydsl", "aiter", "pytorch"]
+    for op, k in scores.items():  # every campaign: the candidate's column first, times to 2 decimals
+        if k.verdict == UNTIMED:
+            continue
+        assert k.providers[0] == k.candidate and "not_configured" not in k.providers, op
+        for sh in k.shapes:
+            if sh.measured:
+                assert sh.providers[k.candidate].time_text == f"{sh.candidate_us:.2f}", op
+
+
+@pytest.mark.full_sweep
+def test_shape_table_of_rmsnorm_hard_failures_and_weights(scores):
+    """rmsnorm's hard failures and baseline time weights (no campaign of the slice has either)."""
     s = scores["rmsnorm"]
     failed = [sh for sh in s.shapes if sh.hard_failure]
     assert len(failed) == 6
@@ -510,7 +589,6 @@ def test_rule9_rows_above_1_1x_the_hbm_roof_are_flagged_not_dropped():
     assert k.above_roof == [["s1", "flydsl"]] and "above_roof" in k.flag_keys
 
 
-@pytest.mark.full_sweep
 def test_real_rules_7_to_9_hand_checked(scores):
     moe = scores["moe_blockscale"]
     assert (moe.verdict, moe.suspect_reference) == (HEADROOM, 6)
@@ -518,8 +596,16 @@ def test_real_rules_7_to_9_hand_checked(scores):
              for sh in moe.shapes if sh.suspect_reference]
     assert pairs[0] == ("max_abs=3.245e+00 max_rel=2.101e+04 rtol=0.4 atol=0.4",
                         "max_abs=3.236e+00 max_rel=4.862e+04 rtol=0.4 atol=0.4")
-    assert scores["moe_gemm"].not_like_for_like and not scores["softmax"].not_like_for_like
+    # rule 8, the raw rows: moe_blockscale's aiter rows say includes_layout_conversion true, flydsl's false, on
+    # the 4 measured shapes (not like-for-like); pa_decode's flydsl and gluon rows all say true (like-for-like)
+    assert moe.not_like_for_like and moe.scope_mismatch_shapes == 4
+    assert not scores["pa_decode"].not_like_for_like and scores["pa_decode"].scope_mismatch_shapes == 0
     assert [p for _, p in scores["pa_decode"].above_roof] == ["gluon", "gluon"]
+
+
+@pytest.mark.full_sweep
+def test_real_rule_8_of_moe_gemm_and_softmax(scores):
+    assert scores["moe_gemm"].not_like_for_like and not scores["softmax"].not_like_for_like
 
 
 # ---------------------------------------------------------------- rules 9-12: the evidence ladder (synthetic)

@@ -100,6 +100,40 @@ def test_markdown_table_row_of_rmsnorm(sweep, capsys):
            "0.58x vs aiter_triton `M=16384 N=7168 eps=1e-05` |" in out.splitlines()
 
 
+def test_markdown_rows_agree_with_the_reference_numbers(sweep, capsys):
+    """Every campaign's Markdown row (rmsnorm's 6 hard failures and weighted 0.82x in the whole sweep) against
+    expected/verdicts.json; a pair's ratio from kernels.json's baseline_us / flydsl_us."""
+    expected = json.loads((sweep / "expected" / "verdicts.json").read_text())
+    pairs = {e["multishape"]["summary_url"].split("/benchmarks/examples/")[1].split("/")[0]: e["baseline_us"] / e["flydsl_us"]
+             for e in json.loads((sweep / "docs/data/kernels.json").read_text())["kernels"] if e.get("flydsl_us")}
+    rc, out, _ = run_cli(capsys, sweep, "--markdown")
+    assert rc == 0
+    for op, want in expected.items():
+        row = next(x for x in out.splitlines() if f"(`{op}`) |" in x)
+        cells = [c.strip() for c in row.strip().strip("|").split("|")]
+        ratio = want["verdict_geomean"][0] if want["verdict_basis"] == "shapes" else pairs[op]
+        weighted = want["weighted_geomean_vs_best"]
+        assert cells[1].startswith(f"**{want['verdict']}**"), op
+        assert cells[2:8] == [f"{ratio:.2f}x", want["verdict_basis"], f"{want['geomean_vs_best']:.2f}x",
+                              f"{want['wins']} of {want['n_measured']}", str(want["at_floor"] or "\u2014"),
+                              f"{weighted:.2f}x" if weighted else "\u2014"], op
+        assert cells[8].startswith(f"{want['hard_failures']} hard") if want["hard_failures"] else "hard" not in cells[8], op
+        assert cells[9].startswith(f"{want['worst_speedup']:.2f}x vs "), op
+
+
+def test_text_table_row_of_a_pair_campaign(sweep, capsys):
+    """moe_blockscale (the slice holds it; moe_gemm is the whole sweep's other "*" pair row): kernels.json's
+    pair 44.0 us (CK) / 53.8 us = 0.82x decides; 7.09x against any baseline (expected/verdicts.json);
+    attention_prefill's ledger holds 42 lines."""
+    want = json.loads((sweep / "expected" / "verdicts.json").read_text())["moe_blockscale"]
+    rc, out, _ = run_cli(capsys, sweep)
+    assert rc == 0
+    row = next(line.split() for line in out.splitlines()[2:] if line.split()[:1] == ["moe_blockscale"])
+    assert row[:5] == ["moe_blockscale", "HEADROOM*", f"{44.0 / 53.8:.2f}x", "pair", f"{want['geomean_vs_best']:.2f}x"]
+    assert row[1:5] == ["HEADROOM*", "0.82x", "pair", "7.09x"]
+    assert "untimed (ledger only): attention_prefill (42 shapes)" in out
+
+
 @pytest.mark.full_sweep
 def test_text_table(sweep, capsys):
     rc, out, _ = run_cli(capsys, sweep)
