@@ -18,6 +18,7 @@ import copy
 import dataclasses
 import json
 from collections import Counter, defaultdict
+from urllib.parse import quote
 
 import pytest
 
@@ -78,15 +79,22 @@ def test_vec_add_first_step_is_to_profile_a_losing_shape(kernel):
     assert fs["title"] == "The profiled shape is not where the kernel loses"
 
 
-@pytest.mark.full_sweep
+def test_hgemm_splitk_capture_is_lds_bound_at_one_wave(kernel):
+    """The capture's clauses (the bundle is whole in the slice; its gemm campaign is not, see below)."""
+    _, row = kernel("hgemm_splitk")
+    d = row.diagnosis
+    assert (d["waves_per_simd"], d["limiter"]) == (1, "LDS")
+    assert clauses(row)["stall"] == ("56% VMEM-wait", "#c0") and clauses(row)["occupancy"] == ("1 wave/SIMD (LDS-bound)", "#c0")
+    assert d["stall_share"] == pytest.approx(32508 / 58228, abs=1e-3)  # hotspot_output: 32.5K of 58.2K, 55.8 %
+    assert row.first_step["detector"] == "lds_dma_drain" and row.first_step["share_text"] == "53% of stalls"
+    assert row.first_step["text"].startswith("Wait with vmcnt(N) for just the tile about to be read")
+
+
+@pytest.mark.full_sweep  # the bound and roof clauses read the gemm campaign, which the slice lacks
 def test_hgemm_splitk_is_lds_bound_at_one_wave(kernel):
     _, row = kernel("hgemm_splitk")
     d = row.diagnosis
     assert d["text"] == "latency-bound (29 of 30 shapes), 56% VMEM-wait, 1 wave/SIMD (LDS-bound), best shape at 27% of the roof"
-    assert (d["waves_per_simd"], d["limiter"]) == (1, "LDS")
-    assert d["stall_share"] == pytest.approx(32508 / 58228, abs=1e-3)  # hotspot_output: 32.5K of 58.2K, 55.8 %
-    assert row.first_step["detector"] == "lds_dma_drain" and row.first_step["share_text"] == "53% of stalls"
-    assert row.first_step["text"].startswith("Wait with vmcnt(N) for just the tile about to be read")
 
 
 def test_pa_is_vgpr_bound_at_two_waves_and_notes_the_early_exits(kernel):
@@ -123,8 +131,28 @@ def test_rows_without_capture_or_campaign(kernel):
     assert row.first_step is None
     _, row = kernel("pa_mqa_logits_fp4")  # capture only: the capture's stalls decide
     assert row.diagnosis["bound"] == "latency-bound" and row.diagnosis["bound_source"] == "capture stalls"
-    _, row = kernel("attention_prefill")  # ledger only
-    assert row.diagnosis is None and row.first_step is None and row.severity is None
+    # attention_prefill (ledger only): in the test below, which the slice runs too
+
+
+def test_what_each_row_is_diagnosed_from(all_rows, sweep):
+    """The rule of the test above on every row of the sweep read: a timed campaign without a capture is
+    diagnosed by its roofline alone, a capture without a campaign by its stalls, a ledger alone not at all
+    (whole sweep: fp8_gemm_rowscale / pa_mqa_logits_fp4 / 5 ledgers; the slice: moe_blockscale and quant /
+    flash_attn_func, hgemm_splitk, fused_rope_cache / attention_prefill)."""
+    timed = {d.name for d in (sweep / "benchmarks" / "examples").iterdir() if (d / "benchmark_results.jsonl").is_file()}
+    campaign_only = [r for r in all_rows if r.n_captures == 0 and r.op in timed]
+    capture_only = [r for r in all_rows if r.n_captures and r.op is None]
+    ledger_only = [r for r in all_rows if r.n_captures == 0 and r.op is not None and r.op not in timed]
+    assert campaign_only and capture_only and ledger_only
+    for r in campaign_only:
+        assert r.diagnosis["bound_source"] == "roofline" and r.first_step is None, r.slug
+        assert {c["key"] for c in r.diagnosis["clauses"]} <= {"bound", "roof"}, r.slug
+    for r in capture_only:
+        assert r.diagnosis["bound_source"] == "capture stalls" and r.severity is None, r.slug
+        assert r.diagnosis["bound"] in ("memory-bound", "compute-bound", "latency-bound"), r.slug
+    for r in ledger_only:
+        assert r.diagnosis is None and r.first_step is None and r.severity is None, r.slug
+    assert "attention_prefill" in {r.slug for r in ledger_only}  # ledger only in both
 
 
 def test_capture_bound_and_short_sentence_rules():
@@ -168,6 +196,7 @@ def test_severity_of_every_headroom_kernel(all_rows, sweep):
             assert r.severity["geomean"] == pytest.approx(want, abs=5e-4) and r.ratio == r.severity["geomean"]
             assert (r.severity["losses"], r.severity["n_measured"]) == (e["losses"], e["n_measured"])
             assert r.severity["to_parity"] == pytest.approx(1 / r.ratio)
+            assert r.severity["detail"] == f"needs {1 / r.ratio:.2f}x for parity, {e['losses']} of {e['n_measured']} shapes lose"
 
 
 def test_severity_thresholds_and_configuration(kernel, sweep):
@@ -244,6 +273,17 @@ def test_coverage_counts_equal_the_ledger_and_the_results(all_rows, sweep):
     assert sum(c["suspect"] for c in moe.values()) == 6 and sum(c["failed"] for c in moe.values()) == 0
 
 
+def test_coverage_of_moe_blockscale_counts_harness_failures(all_rows):
+    """The rule below on a campaign both hold: moe_blockscale's ledger has 12 shapes (deepseek-v3 7, kimi-k2 5);
+    on sha1:7a3ebe51210ffa2 (deepseek-v3) and sha1:f2d47f12b81acc6 (kimi-k2) every one of the 10 providers
+    'failed' (expected/verdicts.json: candidate_failed 2, hard_failures 0): harness failures, never "failed".
+    Six shapes have flydsl and aiter both incorrect (suspect); 4 are measured, all won (3 + 1)."""
+    h = next(r for r in all_rows if r.slug == "moe_blockscale").coverage
+    assert {m: {k: c[k] for k in ("shapes", "measured", "won", "failed", "harness", "suspect")} for m, c in h.items()} == {
+        "deepseek-v3": {"shapes": 7, "measured": 3, "won": 3, "failed": 0, "harness": 1, "suspect": 3},
+        "kimi-k2": {"shapes": 5, "measured": 1, "won": 1, "failed": 0, "harness": 1, "suspect": 3}}
+
+
 @pytest.mark.full_sweep
 def test_coverage_of_gemm_counts_harness_failures(all_rows):
     h = next(r for r in all_rows if r.slug == "hgemm_splitk").coverage
@@ -259,6 +299,26 @@ def test_coverage_of_gemm_counts_harness_failures(all_rows):
     assert g["geomean"] is not None and 0 < g["geomean"] < 1 and k_score.verdict == "HEADROOM"
 
 
+def test_coverage_matrix_has_every_campaign_and_links_each_cell(all_rows, sweep):
+    """The matrix on any sweep: a column per campaign (timed or not: 18 in the sweep, 5 in the slice), none for a
+    capture alone; rows by shapes, most first; each cell links to its kernel page filtered to the model."""
+    view = coverage_views.coverage_view(all_rows, base_views.SiteContext())
+    slugs = [c.slug for c in view.columns]
+    ops = {r.slug: r.op for r in all_rows}
+    assert sorted(ops[s] for s in slugs) == sorted(d.name for d in (sweep / "benchmarks" / "examples").iterdir())
+    assert not {r.slug for r in all_rows if r.op is None} & set(slugs)
+    assert [r.n_shapes for r in view.rows] == sorted((r.n_shapes for r in view.rows), reverse=True)
+    doc = view.to_json()
+    for row in view.rows:
+        for slug, cell in zip(slugs, row.cells):
+            if cell is not None:
+                assert cell.href == f"kernels/{slug}/index.html#model={quote(row.model, safe='')}"
+                assert cell.text == f"{cell.counts['measured']}/{cell.counts['shapes']}"
+                assert doc["cells"][row.model][slug] == cell.counts
+    total = sum(c["shapes"] for m in doc["cells"].values() for c in m.values())
+    assert total == sum(c["shapes"] for r in all_rows for c in r.coverage.values()) == sum(r.n_shapes for r in view.rows)
+
+
 @pytest.mark.full_sweep
 def test_coverage_matrix_and_its_links(all_rows):
     view = coverage_views.coverage_view(all_rows, base_views.SiteContext())
@@ -272,19 +332,44 @@ def test_coverage_matrix_and_its_links(all_rows):
     doc = view.to_json()
     assert doc["cells"]["Llama3 8B"]["hgemm_splitk"]["harness"] == 40 and doc["models"][0] == "DeepSeek-R1"
     assert doc["cells"]["Llama3 8B"]["hgemm_splitk"]["failed"] == 0
-    total = sum(c["shapes"] for m in doc["cells"].values() for c in m.values())
-    assert total == sum(c["shapes"] for r in all_rows for c in r.coverage.values())
 
 
-@pytest.mark.full_sweep
 def test_shape_rows_carry_their_models(kernel):
-    k, _ = kernel("hgemm_splitk")
+    # moe_blockscale's shape_ledger.jsonl: 12 shapes, 7 of deepseek-v3 and 5 of kimi-k2 (failed and
+    # incorrect shapes included); hgemm_splitk's 40 Llama3 8B shapes are counted in the coverage test above
+    k, _ = kernel("moe_blockscale")
     rows = speed_views.shape_rows(k.score, base_views.SiteContext())
-    assert sum("Llama3 8B" in r.models.split("|") for r in rows) == 40
+    assert len(rows) == 12 and sum("deepseek-v3" in r.models.split("|") for r in rows) == 7
+    assert sum("kimi-k2" in r.models.split("|") for r in rows) == 5
     assert all(r.models for r in rows)
 
 
 # ---------------------------------------------------------------- ranking switch
+
+def test_the_headline_chart_and_the_disagreements_read_the_rows(all_rows, sweep):
+    """On any sweep: every row with a headline pair is on the chart (the largest at the top), the others are named
+    off it, and each disagreement gives both ranks. Per-Token Quant disagrees in both: docs/data/kernels.json's
+    pair 16.045 / 16.742 us = 0.96x (PARITY) against expected/verdicts.json's geomean 0.837 over 7 shapes (HEADROOM)."""
+    page = overview_views.overview_page(all_rows, base_views.SiteContext(), [], "2026-06-01")
+    fig = json.loads(page.headline_chart.json)
+    paired = [r for r in all_rows if r.headline_speedup is not None]
+    assert sum(len(t["x"]) for t in fig["data"] if t["name"].startswith("headline")) == len(paired)  # 11; 6 in the slice
+    assert fig["layout"]["yaxis"]["categoryarray"][-1] == max(paired, key=lambda r: r.headline_speedup).name
+    assert sorted(page.not_on_headline_chart) == sorted(r.name for r in all_rows if r.headline_speedup is None)
+    by_head = sorted(paired, key=lambda r: (-r.headline_speedup, r.name.lower()))
+    by_geo = sorted((r for r in all_rows if r.ratio is not None), key=lambda r: (-r.ratio, r.name.lower()))
+    names = {d.name: d.text for d in page.disagreements}
+    assert set(names) == {r.name for r in all_rows if r.headline_note}
+    for r in all_rows:
+        if r.headline_note:
+            assert names[r.name] == (f"headline pair {r.headline_speedup:.2f}x reads {r.headline_verdict} (rank "
+                                     f"{by_head.index(r) + 1} of {len(by_head)}); verdict ratio {r.ratio:.2f}x over "
+                                     f"{r.verdict_geomean[1]} shapes reads {r.verdict} (rank {by_geo.index(r) + 1} of {len(by_geo)})")
+    q = json.loads((sweep / "expected" / "verdicts.json").read_text())["quant"]
+    assert (q["verdict"], q["verdict_geomean"][1]) == ("HEADROOM", 7)
+    assert names["Per-Token Quant"].startswith("headline pair 0.96x reads PARITY (rank ")
+    assert "verdict ratio 0.84x over 7 shapes reads HEADROOM" in names["Per-Token Quant"]
+
 
 @pytest.mark.full_sweep
 def test_the_two_rankings_and_where_they_disagree(all_rows):
@@ -297,12 +382,35 @@ def test_the_two_rankings_and_where_they_disagree(all_rows):
         ["Vector Add", "FP8 Row-Scale GEMM", "attention_prefill", "batched_gemm", "paged_attention", "rope",
          "serving_scenarios", "pa_mqa_logits_fp4"])
     names = {d.name: d.text for d in page.disagreements}
-    assert set(names) == {r.name for r in all_rows if r.headline_note}
     assert names["HGEMM Split-K"] == ("headline pair 1.66x reads WIN (rank 2 of 11); "
                                       "verdict ratio 0.48x over 28 shapes reads HEADROOM (rank 12 of 13)")
     hg = next(r for r in all_rows if r.slug == "hgemm_splitk")
     assert hg.headline_disagrees and hg.headline_speedup == pytest.approx(11.6 / 7.0)
     assert hg.api()["headline_verdict"] == "WIN"
+
+
+def test_api_record_and_pr_snippet_of_pa_carry_the_diagnosis(kernel, sweep):
+    """pa's row (bundle and pa_decode campaign whole in both): expected/verdicts.json's pa_decode has verdict
+    geomean 0.5418 over 12 shapes (0.54x; 1 / 0.5418 = 1.85x to parity), geomean vs best 0.4934 (0.49x),
+    wins 0, losses 12 of 12, at_floor 0 and 2 rows above a roof; the clauses are those worked above."""
+    _, row = kernel("pa")
+    api = row.api()
+    assert api["diagnosis"]["limiter"] == "VGPR" and api["first_step"]["detector"] == "scalar_load_waits"
+    assert api["severity"]["level"] == "rewrite" and api["coverage"]["test_pa normal_accuracy"]["measured"] == 8
+    again = overview_views.IndexRow.from_json(json.loads(json.dumps(row.to_json())))
+    assert again == row
+    v = json.loads((sweep / "expected" / "verdicts.json").read_text())["pa_decode"]
+    assert (v["verdict_geomean"][1], v["wins"], v["losses"], v["n_measured"], v["at_floor"], len(v["above_roof"])) == \
+        (12, 0, 12, 12, 0, 2)
+    lines = kernel_views.pr_snippet(row, "").split("\n")
+    assert lines[0].endswith("HEADROOM** 0.54x vs a comparable baseline over 12 shapes; vs any baseline 0.49x, wins 0 of 12 "
+                             "(rewrite: needs 1.85x for parity, 12 of 12 shapes lose), rows above a roof")
+    assert lines[2].startswith("- diagnosis: [latency-bound (11 of 12 shapes)](kernels/pa/#roofline), "
+                               "[35% other (working waves)](kernels/pa/#c0), [2 waves/SIMD (VGPR-bound)](kernels/pa/#c0), "
+                               "[48 of 56 waves exit early (36% of stalls)](kernels/pa/#c0), [best shape at ")
+    assert lines[2].endswith("of the roof](kernels/pa/#roofline)")
+    assert lines[3].startswith("- first step: [Issue all s\\_loads together") and lines[3].endswith(
+        f"](kernels/pa/#advice-c0-f0) ({row.first_step['share_text']})")
 
 
 @pytest.mark.full_sweep
