@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 
 import pytest
 
@@ -48,6 +49,34 @@ def test_discovery_keeps_both_captures_of_a_label(sweep):
     # no hotspot_output.txt: the documented rule picks big, last by name
     assert flash.primary.endswith("big/ui_output_agent_55287_dispatch_44_after_loc_fix")
     assert "flash_attn" in swp.campaigns
+
+
+def make_handmade_two_label_bundle(sweep, into):
+    """flash_attn_func's files with four copies of its small capture (the slice holds it too), two per label,
+    an original and a suffixed re-capture each, and no source/hotspot_output.txt."""
+    src = sweep / "examples" / "flash_attn_func"
+    dest = into / "examples" / "flash_attn_func"
+    (dest / "compute_viewer").mkdir(parents=True)
+    for f in (src / "compute_viewer").glob("*.csv"):
+        shutil.copyfile(f, dest / "compute_viewer" / f.name)
+    cap = src / "att_viewer/small/ui_output_agent_32235_dispatch_44"
+    for label, name in (("small", "ui_output_agent_1_dispatch_44"), ("small", "ui_output_agent_2_dispatch_44_handmade_fix"),
+                        ("big", "ui_output_agent_3_dispatch_44"), ("big", "ui_output_agent_4_dispatch_44_handmade_fix")):
+        shutil.copytree(cap, dest / "att_viewer" / label / name)
+    return dest
+
+
+def test_discovery_keeps_both_captures_of_a_handmade_label(sweep, tmp_path):
+    """The layout of the sweep's flash_attn_func (checked above on the real one), made from one real capture."""
+    make_handmade_two_label_bundle(sweep, tmp_path)
+    [flash] = discover.discover(tmp_path).bundles
+    assert [(c.label, c.name) for c in flash.captures] == [
+        ("big", "ui_output_agent_3_dispatch_44"), ("big", "ui_output_agent_4_dispatch_44_handmade_fix"),
+        ("small", "ui_output_agent_1_dispatch_44"), ("small", "ui_output_agent_2_dispatch_44_handmade_fix")]
+    assert all(c.skipped is None for c in flash.captures)
+    # no hotspot_output.txt: the documented rule picks big, last by name
+    assert flash.primary == "examples/flash_attn_func/att_viewer/big/ui_output_agent_4_dispatch_44_handmade_fix"
+    assert flash.primary_rule == "label big, last capture by name"
 
 
 def test_discovery_accepts_bundle_and_capture_paths(sweep):
