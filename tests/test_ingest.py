@@ -261,6 +261,39 @@ def test_suffix_names_a_recapture_and_keeps_both(sweep, flash_raw, tmp_path):
     assert prov["captures"]["att_viewer/small/ui_output_agent_58550_dispatch_44_after_loc_fix"]["suffix"] == "after_loc_fix"
 
 
+def test_suffix_names_a_handmade_recapture_and_keeps_both(flash_raw, tmp_path):
+    """The test above on the small run the slice holds too: its re-run is a hand-made copy of the raw folder
+    whose capture has another process id (1). Each run gets a hand-made results JSON of its own (the slice
+    leaves the real one out), so that the second lands under the suffixed name in both modes."""
+    into = tmp_path / "sweep"
+    (flash_raw / "out_results.json").write_text('{"rocprofiler-sdk-tool": [], "run": "first"}\n')
+    ingest.ingest(str(flash_raw), str(into), "flash_attn_func", "small")
+    rerun = tmp_path / "raw_rerun"
+    shutil.copytree(flash_raw, rerun)
+    (rerun / "ui_output_agent_32235_dispatch_44").rename(rerun / "ui_output_agent_1_dispatch_44")
+    (rerun / "out_results.json").write_text('{"rocprofiler-sdk-tool": [], "run": "rerun"}\n')
+    report = ingest.ingest(str(rerun), str(into), "flash_attn_func", "small", "handmade_rerun")
+    assert [(a.dest, a.status) for a in report.actions] == [
+        ("att_viewer/small/ui_output_agent_1_dispatch_44_handmade_rerun/", "written"),
+        ("compute_viewer/discover_agent_info.csv", "unchanged"),
+        ("compute_viewer/discover_domain_stats.csv", "unchanged"),
+        ("compute_viewer/discover_kernel_stats.csv", "unchanged"),
+        ("compute_viewer/discover_kernel_trace.csv", "unchanged"),
+        ("compute_viewer/small_agent_info.csv", "unchanged"),
+        ("compute_viewer/small_handmade_rerun_results.json", "written"),
+        ("source/input_trace.yaml", "unchanged"),
+        ("source/provenance.json", "written"),
+    ]
+    small = into / "examples/flash_attn_func/att_viewer/small"
+    assert sorted(p.name for p in small.iterdir()) == ["ui_output_agent_1_dispatch_44_handmade_rerun",
+                                                       "ui_output_agent_32235_dispatch_44"]
+    prov = json.loads((into / "examples/flash_attn_func/source/provenance.json").read_text())
+    assert sorted(prov["captures"]) == ["att_viewer/small/ui_output_agent_1_dispatch_44_handmade_rerun",
+                                        "att_viewer/small/ui_output_agent_32235_dispatch_44"]
+    assert prov["captures"]["att_viewer/small/ui_output_agent_1_dispatch_44_handmade_rerun"]["suffix"] == "handmade_rerun"
+    assert prov["captures"]["att_viewer/small/ui_output_agent_32235_dispatch_44"]["suffix"] is None
+
+
 def test_same_capture_name_with_other_bytes_stops_before_writing(flash_raw, tmp_path):
     into = tmp_path / "sweep"
     ingest.ingest(str(flash_raw), str(into), "flash_attn_func", "small")
