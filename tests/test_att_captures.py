@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 
 import pytest
 
@@ -50,16 +51,57 @@ def test_discovery_keeps_both_captures_of_a_label(sweep):
     assert "flash_attn" in swp.campaigns
 
 
-@pytest.mark.full_sweep
+def make_handmade_two_label_bundle(sweep, into):
+    """flash_attn_func's files with four copies of its small capture (the slice holds it too), two per label,
+    an original and a suffixed re-capture each, and no source/hotspot_output.txt."""
+    src = sweep / "examples" / "flash_attn_func"
+    dest = into / "examples" / "flash_attn_func"
+    (dest / "compute_viewer").mkdir(parents=True)
+    for f in (src / "compute_viewer").glob("*.csv"):
+        shutil.copyfile(f, dest / "compute_viewer" / f.name)
+    cap = src / "att_viewer/small/ui_output_agent_32235_dispatch_44"
+    for label, name in (("small", "ui_output_agent_1_dispatch_44"), ("small", "ui_output_agent_2_dispatch_44_handmade_fix"),
+                        ("big", "ui_output_agent_3_dispatch_44"), ("big", "ui_output_agent_4_dispatch_44_handmade_fix")):
+        shutil.copytree(cap, dest / "att_viewer" / label / name)
+    return dest
+
+
+def test_discovery_keeps_both_captures_of_a_handmade_label(sweep, tmp_path):
+    """The layout of the sweep's flash_attn_func (checked above on the real one), made from one real capture."""
+    make_handmade_two_label_bundle(sweep, tmp_path)
+    [flash] = discover.discover(tmp_path).bundles
+    assert [(c.label, c.name) for c in flash.captures] == [
+        ("big", "ui_output_agent_3_dispatch_44"), ("big", "ui_output_agent_4_dispatch_44_handmade_fix"),
+        ("small", "ui_output_agent_1_dispatch_44"), ("small", "ui_output_agent_2_dispatch_44_handmade_fix")]
+    assert all(c.skipped is None for c in flash.captures)
+    # no hotspot_output.txt: the documented rule picks big, last by name
+    assert flash.primary == "examples/flash_attn_func/att_viewer/big/ui_output_agent_4_dispatch_44_handmade_fix"
+    assert flash.primary_rule == "label big, last capture by name"
+
+
 def test_discovery_accepts_bundle_and_capture_paths(sweep):
-    one = discover.discover(sweep / "examples" / "pa_mqa_logits_fp4")
-    assert [b.name for b in one.bundles] == ["pa_mqa_logits_fp4"]
-    assert len(one.bundles[0].captures) == 2
+    """A bundle path, a capture path and the examples folder, on bundles both the sweep and the slice hold."""
+    one = discover.discover(sweep / "examples" / "pa")
+    assert [b.name for b in one.bundles] == ["pa"]
+    assert [c.name for c in one.bundles[0].captures] == ["ui_output_agent_10886_dispatch_209"]
+    flash = discover.discover(sweep / "examples" / "flash_attn_func")
+    on_disk = sorted(p.name for p in sweep.glob("examples/flash_attn_func/att_viewer/*/ui_output_agent_*"))
+    assert sorted(c.name for c in flash.bundles[0].captures) == on_disk  # 4 in the sweep, 1 in the slice
     cap = sweep / "examples/flash_attn_func/att_viewer/small/ui_output_agent_32235_dispatch_44"
     swp = discover.discover(cap)
     assert [c.name for b in swp.bundles for c in b.captures] == [cap.name]
     # the capture keeps its bundle's files (agent info, kernel trace)
     assert swp.bundles[0].name == "flash_attn_func"
+    assert "discover_kernel_trace.csv" in swp.bundles[0].compute_files
+    folder = discover.discover(sweep / "examples")
+    assert sorted(b.name for b in folder.bundles) == sorted(d.name for d in (sweep / "examples").iterdir())
+
+
+@pytest.mark.full_sweep
+def test_discovery_of_a_two_capture_bundle_and_the_whole_examples_folder(sweep):
+    one = discover.discover(sweep / "examples" / "pa_mqa_logits_fp4")
+    assert [b.name for b in one.bundles] == ["pa_mqa_logits_fp4"]
+    assert len(one.bundles[0].captures) == 2
     folder = discover.discover(sweep / "examples")
     assert len(folder.bundles) == 13
 
@@ -235,21 +277,23 @@ def test_analyze_json_for_one_capture(sweep, capsys):
     assert (occ["waves_per_simd"], occ["limiter"], occ["next_vgpr_total"]) == (2, "VGPR", 168)
 
 
-@pytest.mark.full_sweep
 def test_analyze_json_for_sweep_is_a_list(sweep, capsys):
     assert cli.main(["analyze", str(sweep), "--json", "--kernel", "flash_attn_func"]) == 0
     objs = json.loads(capsys.readouterr().out)
-    assert isinstance(objs, list) and len(objs) == 4
+    on_disk = sorted(p.name for p in sweep.glob("examples/flash_attn_func/att_viewer/*/ui_output_agent_*"))
+    # a list even when the slice holds one flash capture: 4 objects in the sweep, 1 in the slice
+    assert isinstance(objs, list) and len(objs) == len(on_disk)
+    assert sorted(o["capture"] for o in objs) == on_disk
     assert sum(o["primary"] for o in objs) == 1
 
 
-@pytest.mark.full_sweep
 def test_analyze_text_modes_and_detail(sweep, capsys):
-    bundle = sweep / "examples" / "softmax"
+    bundle = sweep / "examples" / "pa"
     assert cli.main(["analyze", str(bundle), "--mode", "src", "--topk", "5"]) == 0
     out = capsys.readouterr().out
     assert "Top-5 Hotspot Source Lines" in out and "Hotspot Instructions" not in out
-    assert "VMEM-load         14.60M" in out
+    # pa's 25,320 LDS/SMEM-wait stall cycles, as the reference prints them (source/hotspot_output.txt, line 28)
+    assert "  LDS/SMEM-wait      25.3K  [" in out
     assert cli.main(["analyze", str(bundle), "--mode", "asm", "--detail", "--context", "2"]) == 0
     out = capsys.readouterr().out
     assert "Hotspot Source Lines" not in out and "Hot lines in detail (context 2)" in out

@@ -92,6 +92,26 @@ def test_idle_exceeds_latency_on_511_of_15983_shared_rows(sweep):
     assert _idle_over_latency(sweep) == ((511, 15983), (511, 15983))
 
 
+#: (rows where column 9 exceeds column 7, instruction rows) of the five captures the slice and the sweep
+#: both hold, counted from the raw code.json files (rows whose column 2 is an int > 0): 134 of 3,755 in all.
+IDLE_OVER_LATENCY = {
+    "examples/flash_attn_func/att_viewer/small/ui_output_agent_32235_dispatch_44": (64, 2069),
+    "examples/fused_rope_cache/att_viewer/big/ui_output_agent_4253_dispatch_8781": (11, 207),
+    "examples/hgemm_splitk/att_viewer/big/ui_output_agent_4716_dispatch_319": (38, 521),
+    "examples/pa/att_viewer/big/ui_output_agent_10886_dispatch_209": (21, 936),
+    VEC_ADD: (0, 22),
+}
+
+
+def test_idle_exceeds_latency_per_capture_through_our_reader(sweep):
+    """The per-capture counts behind the totals, through our reader's ``idle_cycles`` and ``total_cycles``."""
+    got = {}
+    for rel in IDLE_OVER_LATENCY:
+        ins = att.load_code(str(sweep / rel / "code.json"))[0]
+        got[rel] = (sum(i.idle_cycles > i.total_cycles for i in ins), len(ins))
+    assert got == IDLE_OVER_LATENCY
+
+
 def test_analyze_json_and_the_api_say_idle_cycles(sweep, kernel):
     from generator.site.views import kernel as kernel_views
     k, row = kernel("vec_add")

@@ -139,12 +139,15 @@ def test_summarize_samples_exact():
     assert steady["stable"] is True and steady["median_us"] == 100.0
 
 
-@pytest.mark.full_sweep
 def test_result_columns_are_the_amd_columns_then_cuda(sweep):
-    with open(sweep / "benchmarks/examples/softmax/benchmark_results.csv", newline="") as fh:
-        amd = next(csv.reader(fh))
-    assert list(AMD_RESULT_COLUMNS) == amd
-    assert list(RESULT_COLUMNS) == amd + ["cuda_version"]
+    """Every results CSV of the sweep (13 in the sweep, softmax's among them; vec_add's alone in the slice)."""
+    paths = sorted(sweep.glob("benchmarks/examples/*/benchmark_results.csv"))
+    assert sweep / "benchmarks/examples/vec_add/benchmark_results.csv" in paths
+    for path in paths:
+        with open(path, newline="") as fh:
+            amd = next(csv.reader(fh))
+        assert list(AMD_RESULT_COLUMNS) == amd, path
+    assert list(RESULT_COLUMNS) == list(AMD_RESULT_COLUMNS) + ["cuda_version"]
 
 
 def test_rows_and_csv_cells():

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 
 import pytest
 
@@ -132,13 +133,90 @@ def test_pairs_of_flash_attn_func(flash):
 
 
 @pytest.mark.full_sweep
-def test_pairs_of_two_labels_and_of_one_capture(sweep):
+def test_pairs_of_two_labels(sweep):
     bundle, analyses = bundle_analyses(sweep, "pa_mqa_logits_fp4")
     pairs = compare.pairs_to_compare(bundle, analyses)
     assert [(p.kind, p.a.capture, p.b.capture) for p in pairs] == [
         ("labels", "ui_output_agent_32435_dispatch_197", "ui_output_agent_55351_dispatch_426")]
+
+
+def test_no_pairs_of_one_capture(sweep):
     bundle, analyses = bundle_analyses(sweep, "vec_add")
+    assert [c.name for c in bundle.captures] == ["ui_output_agent_14705_dispatch_25"]
     assert compare.pairs_to_compare(bundle, analyses) == []
+
+
+# ---------------------------------------------------------------- a hand-made re-capture of a real one
+
+MOVED = "ui_output_agent_1_dispatch_44_handmade_loc_moved"
+
+
+def make_handmade_loc_moved_bundle(sweep, into):
+    """flash_attn_func with its small capture SMALL (the slice holds it too) and a hand-made re-capture of it:
+    the same files, but code.json's rows of flash_attn_func.py:283 (130 instructions, 26,908 stall cycles)
+    say line 284, which no row of SMALL names: a source attribution that moved, as the loc fix moved it."""
+    src, dest = sweep / "examples" / "flash_attn_func", into / "examples" / "flash_attn_func"
+    for sub in ("compute_viewer", "source"):
+        (dest / sub).mkdir(parents=True)
+        for f in (src / sub).iterdir():
+            if f.suffix in (".csv", ".yaml"):
+                shutil.copyfile(f, dest / sub / f.name)
+    small = dest / "att_viewer" / "small"
+    shutil.copytree(src / "att_viewer" / "small" / SMALL, small / SMALL)
+    shutil.copytree(src / "att_viewer" / "small" / SMALL, small / MOVED)
+    code = json.loads((small / MOVED / "code.json").read_text())
+    moved = 0
+    for row in code["code"]:
+        if row[3] == LOC + "283":
+            row[3], moved = LOC + "284", moved + 1
+    assert moved == 130
+    (small / MOVED / "code.json").write_text(json.dumps(code))
+    return dest
+
+
+@pytest.fixture(scope="module")
+def moved(sweep, tmp_path_factory):
+    bundle = make_handmade_loc_moved_bundle(sweep, tmp_path_factory.mktemp("moved"))
+    return bundle_analyses(bundle.parent.parent, "flash_attn_func")
+
+
+def test_handmade_recapture_pairs_with_its_original(moved):
+    bundle, analyses = moved
+    assert [(p.kind, p.title, p.a.capture, p.b.capture) for p in compare.pairs_to_compare(bundle, analyses)] == [
+        ("recapture", "small: before vs handmade_loc_moved", SMALL, MOVED)]
+
+
+def test_handmade_moved_line_changes_only_the_line_rows(moved):
+    """Worked from SMALL's code.json (rows with an int pc > 0): 2,069 instructions, 208,060 cycles, 107,884
+    stall cycles on four lines: 257 (74,564), 283 (26,908), numeric.py:872 (6,396), 514 (16). The copy
+    moves 283 to 284 and nothing else: every total, type and wave state equal, one line only in each."""
+    _, analyses = moved
+    by_name = {a.capture: a for a in analyses}
+    c = compare.compare_captures(by_name[SMALL], by_name[MOVED])
+    rows = {t.name: (t.a, t.b, t.delta) for t in c.totals}
+    assert rows["instructions"] == (2069, 2069, 0)
+    assert rows["total_cycles"] == (208060, 208060, 0)
+    assert rows["total_stall_cycles"] == (107884, 107884, 0)
+    assert rows["waves"] == (4, 4, 0) and rows["mapped_fraction"] == (1.0, 1.0, 0.0)
+    # A's column of the before/after comparison above, now on both sides
+    assert [(r.type, r.a_cycles, r.b_cycles, r.delta) for r in c.stall_types] == [
+        ("other", 30096, 30096, 0.0), ("LDS/SMEM-wait", 24556, 24556, 0.0), ("VMEM-wait", 22236, 22236, 0.0),
+        ("VMEM-store", 10964, 10964, 0.0), ("MFMA/FMA", 8924, 8924, 0.0), ("barrier", 5236, 5236, 0.0),
+        ("VMEM-load", 4416, 4416, 0.0), ("LDS", 1456, 1456, 0.0)]
+    assert [(r.source_loc, r.a_rank, r.b_rank, r.a_stall_cycles, r.b_stall_cycles) for r in c.lines] == [
+        (LOC + "257", 1, 1, 74564, 74564),
+        (LOC + "283", 2, None, 26908, None),  # a tie on share: by source_loc
+        (LOC + "284", None, 2, None, 26908),
+        (NUMERIC, 3, 3, 6396, 6396),
+        (LOC + "514", 4, 4, 16, 16),
+    ]
+    r283, r284 = c.lines[1], c.lines[2]
+    assert r283.a_share == r284.b_share == 26908 / 107884 and r283.a_dominant_type == r284.b_dominant_type
+    assert [r.delta for r in c.lines] == [0.0, None, None, 0.0, 0.0]
+    assert [(r.state, r.delta) for r in c.wave_states] == [("IDLE", 0.0), ("EXEC", 0.0), ("WAIT", 0.0), ("STALL", 0.0)]
+    assert [round(r.a_share * 100, 1) for r in c.wave_states] == [0.4, 48.4, 34.8, 16.4]  # DOMAIN §1.1
+    assert c.notes == [
+        "1 top line(s) appear only in A and 1 only in B: the source attribution changed between the captures"]
 
 
 # ---------------------------------------------------------------- hand-made analyses

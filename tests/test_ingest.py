@@ -137,8 +137,9 @@ def make_handmade_unmapped_capture(src: Path, dest: Path) -> Path:
     return dest
 
 
-@pytest.mark.full_sweep
 def test_flash_small_report_provenance_and_layout(flash_raw, tmp_path):
+    """The small run as the slice holds it too; its results JSON (left out of the slice) and the command
+    read from it are checked below."""
     make_handmade_empty_shell(flash_raw, "ui_output_agent_32235_dispatch_42")
     into = tmp_path / "sweep"
     report = ingest.ingest(str(flash_raw), str(into), "flash_attn_func", "small")
@@ -148,14 +149,13 @@ def test_flash_small_report_provenance_and_layout(flash_raw, tmp_path):
     ]
     assert report.checks[0].skip == "empty shell: no instructions and no wave files"
     assert report.problems == []
-    assert [(a.dest, a.status) for a in report.actions] == [
+    assert [(a.dest, a.status) for a in report.actions if a.dest != "compute_viewer/small_results.json"] == [
         ("att_viewer/small/ui_output_agent_32235_dispatch_44/", "written"),
         ("compute_viewer/discover_agent_info.csv", "written"),
         ("compute_viewer/discover_domain_stats.csv", "written"),
         ("compute_viewer/discover_kernel_stats.csv", "written"),
         ("compute_viewer/discover_kernel_trace.csv", "written"),
         ("compute_viewer/small_agent_info.csv", "written"),
-        ("compute_viewer/small_results.json", "written"),
         ("source/input_trace.yaml", "written"),
         ("source/provenance.json", "written"),
     ]
@@ -168,13 +168,26 @@ def test_flash_small_report_provenance_and_layout(flash_raw, tmp_path):
     entry = prov["captures"]["att_viewer/small/ui_output_agent_32235_dispatch_44"]
     assert prov["format_version"] == 1
     assert entry["gpu"] == "AMD Instinct MI350X" and entry["arch"] == "gfx950" and entry["gpus"] == 8
-    assert entry["command"] == ("python tests/kernels/test_flash_attn_func.py --batch 1 --seq_len 1024 "
-                                "--num_heads 16 --head_dim 128 --dtype bf16 --causal --warmup 3 --iters 12")
     assert (entry["kernel_regex"], entry["iteration_range"], entry["dispatch"]) == (
         "flash_attn_func_kernel_0", "[6, [8-8]]", 44)
     assert entry["source_mapped"] == {"mapped": 2069, "total": 2069}
     assert entry["date_source"] == "file time of code.json" and entry["rocm"] is None
     assert entry["kernel"] == "flash_attn_func_kernel_0"  # from code.json's label row
+    assert {k: v for k, v in entry["files"].items() if k != "results"} == {
+        "agent_info": "compute_viewer/small_agent_info.csv", "input": "source/input_trace.yaml"}
+
+
+@pytest.mark.full_sweep  # the slice leaves out the bulky *_results.json
+def test_flash_small_results_json_gives_the_command_and_is_kept(flash_raw, tmp_path):
+    into = tmp_path / "sweep"
+    report = ingest.ingest(str(flash_raw), str(into), "flash_attn_func", "small")
+    assert ("compute_viewer/small_results.json", "written") in [(a.dest, a.status) for a in report.actions]
+    new = into / "examples/flash_attn_func/compute_viewer/small_results.json"
+    assert new.read_bytes() == (flash_raw / "out_results.json").read_bytes()
+    prov = json.loads((into / "examples/flash_attn_func/source/provenance.json").read_text())
+    entry = prov["captures"]["att_viewer/small/ui_output_agent_32235_dispatch_44"]
+    assert entry["command"] == ("python tests/kernels/test_flash_attn_func.py --batch 1 --seq_len 1024 "
+                                "--num_heads 16 --head_dim 128 --dtype bf16 --causal --warmup 3 --iters 12")
     assert entry["files"] == {"agent_info": "compute_viewer/small_agent_info.csv",
                               "input": "source/input_trace.yaml", "results": "compute_viewer/small_results.json"}
 
@@ -246,6 +259,39 @@ def test_suffix_names_a_recapture_and_keeps_both(sweep, flash_raw, tmp_path):
     assert sorted(prov["captures"]) == ["att_viewer/small/ui_output_agent_32235_dispatch_44",
                                         "att_viewer/small/ui_output_agent_58550_dispatch_44_after_loc_fix"]
     assert prov["captures"]["att_viewer/small/ui_output_agent_58550_dispatch_44_after_loc_fix"]["suffix"] == "after_loc_fix"
+
+
+def test_suffix_names_a_handmade_recapture_and_keeps_both(flash_raw, tmp_path):
+    """The test above on the small run the slice holds too: its re-run is a hand-made copy of the raw folder
+    whose capture has another process id (1). Each run gets a hand-made results JSON of its own (the slice
+    leaves the real one out), so that the second lands under the suffixed name in both modes."""
+    into = tmp_path / "sweep"
+    (flash_raw / "out_results.json").write_text('{"rocprofiler-sdk-tool": [], "run": "first"}\n')
+    ingest.ingest(str(flash_raw), str(into), "flash_attn_func", "small")
+    rerun = tmp_path / "raw_rerun"
+    shutil.copytree(flash_raw, rerun)
+    (rerun / "ui_output_agent_32235_dispatch_44").rename(rerun / "ui_output_agent_1_dispatch_44")
+    (rerun / "out_results.json").write_text('{"rocprofiler-sdk-tool": [], "run": "rerun"}\n')
+    report = ingest.ingest(str(rerun), str(into), "flash_attn_func", "small", "handmade_rerun")
+    assert [(a.dest, a.status) for a in report.actions] == [
+        ("att_viewer/small/ui_output_agent_1_dispatch_44_handmade_rerun/", "written"),
+        ("compute_viewer/discover_agent_info.csv", "unchanged"),
+        ("compute_viewer/discover_domain_stats.csv", "unchanged"),
+        ("compute_viewer/discover_kernel_stats.csv", "unchanged"),
+        ("compute_viewer/discover_kernel_trace.csv", "unchanged"),
+        ("compute_viewer/small_agent_info.csv", "unchanged"),
+        ("compute_viewer/small_handmade_rerun_results.json", "written"),
+        ("source/input_trace.yaml", "unchanged"),
+        ("source/provenance.json", "written"),
+    ]
+    small = into / "examples/flash_attn_func/att_viewer/small"
+    assert sorted(p.name for p in small.iterdir()) == ["ui_output_agent_1_dispatch_44_handmade_rerun",
+                                                       "ui_output_agent_32235_dispatch_44"]
+    prov = json.loads((into / "examples/flash_attn_func/source/provenance.json").read_text())
+    assert sorted(prov["captures"]) == ["att_viewer/small/ui_output_agent_1_dispatch_44_handmade_rerun",
+                                        "att_viewer/small/ui_output_agent_32235_dispatch_44"]
+    assert prov["captures"]["att_viewer/small/ui_output_agent_1_dispatch_44_handmade_rerun"]["suffix"] == "handmade_rerun"
+    assert prov["captures"]["att_viewer/small/ui_output_agent_32235_dispatch_44"]["suffix"] is None
 
 
 def test_same_capture_name_with_other_bytes_stops_before_writing(flash_raw, tmp_path):

@@ -100,8 +100,11 @@ def test_the_sweep_traces_take_the_fast_path_and_agree(sweep):
             assert rocprof.kernel_dispatches(path, name) == rocprof.match_kernel(rows, name), (path, name)
 
 
-@pytest.mark.full_sweep
-def test_softmax_trace_names_its_kernel_with_a_suffix(sweep):
-    softmax = sweep / "examples/softmax/compute_viewer/discover_kernel_trace.csv"
-    rows = rocprof.kernel_dispatches(softmax, "softmax_kernel")
-    assert (len(rows), rows[0]["Kernel_Name"], rows[0]["Dispatch_Id"]) == (112, "softmax_kernel_0", "6")
+def test_pa_trace_names_its_kernel_with_a_suffix(sweep):
+    """The JIT kernel is asked for without its ``_0``: pa's trace holds 13 rows named
+    pa_decode_ps_kernel_0 (dispatches 201, 203, ..., 225; the captured 209 among them), nothing else
+    starting pa_decode (read from compute_viewer/discover_kernel_trace.csv)."""
+    pa = sweep / "examples/pa/compute_viewer/discover_kernel_trace.csv"
+    rows = rocprof.kernel_dispatches(pa, "pa_decode_ps_kernel")
+    assert (len(rows), rows[0]["Kernel_Name"], rows[0]["Dispatch_Id"]) == (13, "pa_decode_ps_kernel_0", "201")
+    assert [r["Dispatch_Id"] for r in rows] == [str(d) for d in range(201, 227, 2)]

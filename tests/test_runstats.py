@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 import json
 import shutil
 import sqlite3
@@ -78,6 +79,31 @@ def test_traced_kernel_of_real_bundles(sweep, bundle, rank, name, calls, total, 
     assert s.agent.node_id == agent and s.agent.product == "AMD Instinct MI350X"
 
 
+def _raw_trace_durations(bundle: Path, name: str) -> list[int]:
+    """End - Start of the kernel-trace rows named exactly ``name``, read with the csv module."""
+    with open(bundle / "compute_viewer" / "discover_kernel_trace.csv", newline="") as fh:
+        return [int(r["End_Timestamp"]) - int(r["Start_Timestamp"]) for r in csv.DictReader(fh)
+                if r["Kernel_Name"] == name]
+
+
+def test_every_bundle_times_its_traced_kernel_from_the_raw_trace(sweep):
+    """Every bundle (13 in the sweep, 5 in the slice) names a traced kernel, and its timing is that
+    kernel's rows of the raw trace, counted and summed here with csv. The slice cuts fused_rope_cache's
+    trace to a few rows of each kernel, so that the trace holds every call of the kernel table
+    (count == calls) is checked on the whole sweep below."""
+    bundles = sorted((sweep / "examples").iterdir())
+    assert bundles
+    for bundle in bundles:
+        s = runstats.bundle_run_stats(bundle)
+        assert s.traced is not None, bundle.name
+        durs = _raw_trace_durations(bundle, s.traced.name)
+        tm = s.timing
+        assert (tm.kernel, tm.count, tm.total_ns, tm.min_ns, tm.max_ns) == \
+               (s.traced.name, len(durs), sum(durs), min(durs), max(durs)), bundle.name
+        assert 0 < tm.count <= s.traced.calls, bundle.name
+        assert json.loads(json.dumps(s.to_json()))["traced"]["name"] == s.traced.name
+
+
 @pytest.mark.full_sweep
 def test_every_real_bundle_has_a_traced_kernel(sweep):
     for bundle in sorted((sweep / "examples").iterdir()):
@@ -87,12 +113,16 @@ def test_every_real_bundle_has_a_traced_kernel(sweep):
         assert json.loads(json.dumps(s.to_json()))["traced"]["name"] == s.traced.name
 
 
-@pytest.mark.full_sweep
 def test_jit_name_picks_the_kernel_without_suffix(sweep):
-    kernels = runstats.read_kernel_stats(sweep / "examples" / "moe_gemm" / "compute_viewer" / "discover_kernel_stats.csv")
-    t = runstats.pick_traced(kernels, [], jit_kernel="moe_gemm1")
-    assert (t.name, t.rank) == ("moe_gemm1_0", 12)
+    """pa's kernel table: pa_decode_ps_kernel_0 at rank 2 (13 calls); at rank 11 aiter's
+    pa_decode_ps_reduce_hip_kernel, which a substring match of "pa_decode_ps" would take: a JIT name
+    matches only as it is or with ``_0``."""
+    kernels = runstats.read_kernel_stats(sweep / "examples" / "pa" / "compute_viewer" / "discover_kernel_stats.csv")
+    t = runstats.pick_traced(kernels, [], jit_kernel="pa_decode_ps_kernel")
+    assert (t.name, t.rank) == ("pa_decode_ps_kernel_0", 2)
     assert sum(k.traced for k in kernels) == 1
+    assert runstats.pick_traced(kernels, [], jit_kernel="pa_decode_ps") is None
+    assert sum(k.traced for k in kernels) == 0
 
 
 @pytest.mark.parametrize(
