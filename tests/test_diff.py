@@ -363,44 +363,74 @@ def test_github_summary_is_appended(vec_add_pair, capsys, tmp_path, monkeypatch)
 # ---------------------------------------------------------------- a baseline changed; the environment changed
 
 
-@pytest.mark.full_sweep
-def test_baselines_changed_are_named(sweep, tmp_path):
-    # every baseline 1.25x slower, the aiter libraries at a new commit: every speedup x1.25
+@pytest.fixture(scope="module")
+def quant_expect(sweep):
+    """quant (a campaign the slice holds, no bundle) from its raw rows (tests/verdict_oracle.py): each shape's
+    fastest baseline is aiter or aiter_triton (pytorch slower, triton failed), both at commit 32e1e6d76."""
+    folder = sweep / "benchmarks" / "examples" / "quant"
+    expected = json.loads((sweep / "expected" / "verdicts.json").read_text())["quant"]
+    pairs = shape_pairs(folder)
+    return {"folder": folder, "g": expected["geomean_vs_best"], "ratio": verdict_geomean(folder)[0],
+            "noise": kernel_noise(folder), "shape_noise": shape_noises(folder),
+            "best": {sid: b["provider"] for sid, (_, b) in pairs.items()}}
+
+
+def test_baselines_changed_are_named(sweep, quant_expect, tmp_path):
+    # every baseline 1.25x slower, the aiter libraries at a new commit: every speedup x1.25, HEADROOM -> WIN;
+    # quant's shapes are compared with two baselines, each named as the cause of its own shapes' moves
+    e = quant_expect
     faster = chain(scale_provider("pytorch", 1.25), scale_provider("triton", 1.25),
                    *[scale_provider(p, 1.25, candidate_commit="feedbeef", baseline_commit="feedbeef")
                      for p in ("aiter", "aiter_asm", "aiter_ck", "aiter_triton")])
-    old = make_sweep_copy(sweep, tmp_path / "a", FA_AFTER, {"flash_attn": None})
-    new = make_sweep_copy(sweep, tmp_path / "b", FA_AFTER, {"flash_attn": faster})
+    old = make_sweep_copy(sweep, tmp_path / "a", (), {"quant": None})
+    new = make_sweep_copy(sweep, tmp_path / "b", (), {"quant": faster})
     d = diff_snapshots(load_snapshot(old), load_snapshot(new))
     k = d.kernels[0]
     g = k.geomean_change
-    assert g.ratio == pytest.approx(1.25, rel=1e-12) and g.new == pytest.approx(FA_G * 1.25, rel=1e-12)
+    assert g.ratio == pytest.approx(1.25, rel=1e-12) and g.new == pytest.approx(e["g"] * 1.25, rel=1e-12)
+    # every baseline row x1.25 is the candidate x0.8 with all times (and the timing floor) x1.25: the same
+    # shapes at the floor, so the oracle's ratio at scale 0.8 is the new verdict ratio (1.10x over 11 shapes)
+    after, n_after, _, _ = verdict_geomean(e["folder"], scale=0.8)
+    r = k.headline_change
+    assert (r.kind, r.old, r.new) == ("verdict_ratio", pytest.approx(e["ratio"], rel=1e-12),
+                                      pytest.approx(after, rel=1e-12))
+    assert e["ratio"] < 0.95 and after >= 1.05  # HEADROOM -> WIN by the VERDICTS thresholds
     assert (k.old_verdict, k.new_verdict, k.direction) == ("HEADROOM", "WIN", "improvement")
     assert [c.text for c in g.causes] == [
-        "baseline: aiter_asm 32e1e6d76 → feedbeef (baseline time ×1.25)",
+        "baseline: aiter 32e1e6d76 → feedbeef (baseline time ×1.25)",
         "baseline: aiter_triton 32e1e6d76 → feedbeef (baseline time ×1.25)"]
     shapes = k.of_kind("shape")
-    assert len(shapes) == 16 and all(c.significant and c.direction == "improvement" for c in shapes)
-    asm = [c for c in shapes if c.causes[0].detail.startswith("aiter_asm")]
-    assert len(asm) == 6  # shapes whose best baseline is aiter_asm (the other 10: aiter_triton)
+    assert [c.shape_id for c in shapes] == list(e["best"])
+    assert all(c.ratio == pytest.approx(1.25, rel=1e-12) and c.direction == "improvement" for c in shapes)
+    assert all(c.significant == (max(e["shape_noise"][c.shape_id], 1.05) < 1.25) for c in shapes)
+    # a shape that moved beyond its noise names its own baseline (5 aiter, 6 aiter_triton); the one whose
+    # noise is wider than x1.25 (sha1:5fc92805404f0aac, p90/p10 1.37) moved within it
+    beyond = {c.shape_id for c in shapes if c.significant}
+    for provider in ("aiter", "aiter_triton"):
+        named = {c.shape_id for c in shapes if c.causes and c.causes[0].detail.startswith(provider + " ")}
+        assert named == {sid for sid, p in e["best"].items() if p == provider and sid in beyond} and named, provider
+    assert [c.causes[0].kind for c in shapes if not c.significant] == ["noise"]
 
 
-@pytest.mark.full_sweep
-def test_environment_change_is_named(sweep, tmp_path):
-    # ROCm upgraded everywhere and the candidate 10% faster with the same commit
-    old = make_sweep_copy(sweep, tmp_path / "a", FA_AFTER, {"flash_attn": None})
-    new = make_sweep_copy(sweep, tmp_path / "b", FA_AFTER, {
-        "flash_attn": chain(set_fields(rocm_version="7.3.0"), scale_provider("flydsl", 0.9))})
+def test_environment_change_is_named(sweep, quant_expect, tmp_path):
+    # ROCm upgraded everywhere and the candidate 15% faster with the same commit: HEADROOM -> PARITY
+    e = quant_expect
+    old = make_sweep_copy(sweep, tmp_path / "a", (), {"quant": None})
+    new = make_sweep_copy(sweep, tmp_path / "b", (), {
+        "quant": chain(set_fields(rocm_version="7.3.0"), scale_provider("flydsl", 0.85))})
     d = diff_snapshots(load_snapshot(old), load_snapshot(new))
     k = d.kernels[0]
     g = k.geomean_change
-    assert g.new == pytest.approx(FA_G / 0.9, rel=1e-12)  # 0.9668...: PARITY
+    assert g.new == pytest.approx(e["g"] / 0.85, rel=1e-12)
+    after = verdict_geomean(e["folder"], scale=0.85)[0]  # 0.984x over the same 7 shapes: PARITY
+    assert k.headline_change.new == pytest.approx(after, rel=1e-12) and 0.95 <= after < 1.05
     assert (k.old_verdict, k.new_verdict, k.direction) == ("HEADROOM", "PARITY", "improvement")
-    assert g.threshold == pytest.approx(FA_NOISE, rel=1e-12)
+    assert g.threshold == pytest.approx(e["noise"], rel=1e-12)
     assert [c.text for c in g.causes] == ["environment: rocm 7.2.0 → 7.3.0"]
     shapes = k.of_kind("shape")
-    assert {c.shape_id for c in shapes if not c.significant} == FA_NOISY
-    assert sum(c.significant for c in shapes) == 13
+    noisy = {sid for sid, n in e["shape_noise"].items() if max(n, 1.05) >= 1 / 0.85}  # 2 of 12
+    assert {c.shape_id for c in shapes if not c.significant} == noisy and noisy
+    assert sum(c.significant for c in shapes) == len(e["best"]) - len(noisy)
     assert [(c.item, c.old, c.new) for c in k.of_kind("provenance")] == [("rocm", "7.2.0", "7.3.0")]
     # the sweep-level provenance is kernels.json's (7.2.0 on both sides, a hand-kept wart);
     # the environment line comes from what each kernel's results measured
@@ -656,20 +686,24 @@ def test_one_kernel_within_noise_is_singular(sweep, vec_add_pair, tmp_path, caps
     assert "(1 kernels)" not in out
 
 
-@pytest.mark.full_sweep
 def test_a_change_of_verdict_flags_is_a_change(sweep):
-    """The snapshot carries each verdict's flags (moe_gemm: not_like_for_like, above_roof), and
-    losing or gaining one is reported in words."""
+    """The snapshot carries each verdict's flags (moe_blockscale, in the slice too: not_like_for_like,
+    suspect_reference, above_roof, as its row of expected/verdicts.json says), and losing or gaining one is
+    reported in words."""
     import dataclasses
 
     from generator.sweeps.diff.compare import diff_kernel
     from generator.sweeps.diff.changes import DiffOptions
 
     snap = snapshot_from_sweep(sweep)
-    moe = snap.kernels["moe_gemm"]
-    assert moe.flags == ["not_like_for_like", "above_roof"]
-    fixed = dataclasses.replace(moe, flags=["above_roof"])
+    moe = snap.kernels["moe_blockscale"]
+    want = json.loads((sweep / "expected" / "verdicts.json").read_text())["moe_blockscale"]
+    assert want["not_like_for_like"] and want["suspect_reference"] and want["above_roof"]
+    assert moe.flags == ["not_like_for_like", "suspect_reference", "above_roof"]
+    fixed = dataclasses.replace(moe, flags=["suspect_reference", "above_roof"])
     kd = diff_kernel(moe, fixed, DiffOptions())
     change = next(c for c in kd.changes if c.kind == "flags")
     assert change.text == "verdict flags: no longer not like for like"
+    back = next(c for c in diff_kernel(fixed, moe, DiffOptions()).changes if c.kind == "flags")
+    assert back.text == "verdict flags: now not like for like"
     assert not [c for c in diff_kernel(moe, moe, DiffOptions()).changes if c.kind == "flags"]
