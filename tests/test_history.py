@@ -139,22 +139,25 @@ def test_blip_in_real_history_is_not_marked(sides, tmp_path):
     assert doc["format_version"] == 1
 
 
-@pytest.mark.full_sweep
-def test_retention_and_relabel(sides, tmp_path):
-    _, _, snap_same, snap_slow = sides
+def test_retention_and_relabel(va_sides, tmp_path):
+    """vec_add (the slice holds it) as measured and slowed, recorded in turn with a retention of 3."""
+    snaps, _, e = va_sides
     hist = tmp_path / "history"
     for i in range(1, 6):
-        record_snapshot(snap_same if i % 2 else snap_slow, hist, f"sweep {i}", f"c{i}", retention=3)
+        record_snapshot(snaps["same"] if i % 2 else snaps["slow"], hist, f"sweep {i}", f"c{i}", retention=3)
     h = load_history(hist)
     assert [(e.seq, e.label, e.file) for e in h.entries] == [
         (3, "sweep 3", "sweeps/0003-sweep-3.json"), (4, "sweep 4", "sweeps/0004-sweep-4.json"),
         (5, "sweep 5", "sweeps/0005-sweep-5.json")]
     assert sorted(os.listdir(hist / "sweeps")) == ["0003-sweep-3.json", "0004-sweep-4.json", "0005-sweep-5.json"]
-    # the same label again replaces its entry in place
-    record_snapshot(snap_slow, hist, "sweep 4", "c4b", retention=3)
+    # the same label again replaces its entry in place (here: the measured side where the slowed one was)
+    record_snapshot(snaps["same"], hist, "sweep 4", "c4b", retention=3)
     h = load_history(hist)
     assert [(e.label, e.commit) for e in h.entries] == [("sweep 3", "c3"), ("sweep 4", "c4b"), ("sweep 5", "c5")]
-    assert [p.verdict for p in load_series(hist)["softmax"]] == ["WIN", "HEADROOM", "WIN"]
+    pts = load_series(hist)["vec_add"]
+    assert [(p.label, p.commit) for p in pts] == [("sweep 3", "7255fff8"), ("sweep 4", "7255fff8"),
+                                                  ("sweep 5", "7255fff8")]
+    assert [p.geomean for p in pts] == pytest.approx([e["g"]] * 3, rel=1e-12)
     manifest = json.loads((hist / "history.json").read_text())
     assert manifest["kind"] == "kernel-atlas-history" and manifest["retention"] == 3
 
@@ -219,24 +222,25 @@ def test_bad_history_inputs(sweep, tmp_path):
     assert load_history(tmp_path / "nothing-yet").entries == []
 
 
-@pytest.mark.full_sweep
-def test_current_points_join_the_recorded_series(sides, tmp_path):
-    _, _, snap_same, snap_slow = sides
+def test_current_points_join_the_recorded_series(va_sides, sweep, tmp_path):
+    snaps, _, e = va_sides
     hist = tmp_path / "history"
-    record_snapshot(snap_same, hist, "a", "ca")
-    record_snapshot(snap_same, hist, "b", "cb")
-    # the build's in-memory index rows of the current sweep (softmax slower; a new kernel)
-    rows = [{"slug": "softmax", "name": "Softmax", "verdict": "HEADROOM", "geomean_vs_best": SOFTMAX_SLOW,
-             "noise": SOFTMAX_NOISE},
-            {"slug": "vec_add", "name": "Vector Add", "verdict": "HEADROOM", "geomean_vs_best": 0.9493353744088217}]
+    record_snapshot(snaps["same"], hist, "a", "ca")
+    record_snapshot(snaps["same"], hist, "b", "cb")
+    # the build's in-memory index rows of the current sweep (vec_add slower; a new kernel, pa, with its
+    # geomean from expected/verdicts.json's pa_decode row)
+    pa_g = json.loads((sweep / "expected" / "verdicts.json").read_text())["pa_decode"]["geomean_vs_best"]
+    rows = [{"slug": "vec_add", "name": "Vector Add", "verdict": "HEADROOM", "geomean_vs_best": e["slow"],
+             "noise": e["noise"]},
+            {"slug": "pa", "name": "Paged-Attn Decode (PS)", "verdict": "HEADROOM", "geomean_vs_best": pa_g}]
     current = points_from_rows(rows, "c", "cc", "2026-06-02")
     series = with_current(load_series(hist), current)
-    assert [p.label for p in series["softmax"]] == ["a", "b", "c"]
-    assert series["vec_add"][0].band == (0.9493353744088217, 0.9493353744088217)  # no noise in the row
-    assert regression_marks(series)["softmax"]["to"] == "c"
+    assert [p.label for p in series["vec_add"]] == ["a", "b", "c"]
+    assert series["pa"][0].band == (pa_g, pa_g)  # no noise in the row
+    assert regression_marks(series)["vec_add"]["to"] == "c"
     again = with_current(series, points_from_rows(rows[:1], "b", "cb2"))  # a label already recorded is replaced
     # recorded points carry the timed commit (7255fff8); rows without timed_commits the sweep's commit
-    assert [(p.label, p.commit) for p in again["softmax"]] == [("a", "7255fff8"), ("c", "cc"), ("b", "cb2")]
+    assert [(p.label, p.commit) for p in again["vec_add"]] == [("a", "7255fff8"), ("c", "cc"), ("b", "cb2")]
 
 
 # ---------------------------------------------------------------- issue 14, point 3: verdict transitions
