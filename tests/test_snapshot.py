@@ -137,6 +137,32 @@ def full(sweep) -> SweepSnapshot:
     return snapshot_from_sweep(sweep)
 
 
+def test_real_sweep_kernels_follow_its_folders(full, sweep):
+    """One kernel per campaign folder and per bundle, a campaign taking its bundle's name as slug where the
+    two pair (pa_decode -> pa on both); the ledger-only campaigns UNTIMED, a bundle without a campaign
+    unscored, and the verdict tally that of expected/verdicts.json: all worked from the folders themselves."""
+    campaigns = {d.name for d in (sweep / "benchmarks" / "examples").iterdir() if d.is_dir()}
+    ledger_only = {op for op in campaigns if not list((sweep / "benchmarks" / "examples" / op).glob("benchmark_results.*"))}
+    bundles = {d.name for d in (sweep / "examples").iterdir() if d.is_dir()}
+    ks = full.kernels.values()
+    assert sorted(k.op for k in ks if k.op) == sorted(campaigns)
+    assert sorted(k.bundle for k in ks if k.bundle) == sorted(bundles)
+    assert all(k.slug == k.bundle for k in ks if k.op and k.bundle)
+    assert all(k.slug == k.op for k in ks if k.op and not k.bundle)
+    paired = [k for k in ks if k.op and k.bundle]
+    assert len(full.kernels) == len(campaigns) + len(bundles) - len(paired)
+    assert full.kernels["pa"].op == "pa_decode" and full.kernels["pa"].bundle == "pa"
+    assert all(k.verdict is None and k.geomean_vs_best is None for k in ks if not k.op)
+    assert all(k.hotspot is None for k in ks if not k.bundle)
+    assert sorted(k.slug for k in ks if k.verdict == "UNTIMED") == sorted(ledger_only)
+    expected = json.loads((sweep / "expected" / "verdicts.json").read_text())
+    want = {}
+    for v in [row["verdict"] for row in expected.values()] + ["UNTIMED"] * len(ledger_only):
+        want[v] = want.get(v, 0) + 1
+    assert full.verdict_counts() == want
+    assert full.errors == {}
+
+
 @pytest.mark.full_sweep
 def test_real_sweep_kernels_and_slugs(full):
     # 18 campaign folders (5 ledger-only) and one bundle without a campaign (pa_mqa_logits_fp4);
@@ -310,21 +336,33 @@ def test_api_of_a_built_site_equals_the_slice_kernels(sweep, tmp_path):
         assert from_api["kernels"][slug] == from_sweep["kernels"][slug]
 
 
-@pytest.mark.full_sweep
+FA_SMALL = "flash_attn_func/att_viewer/small/ui_output_agent_32235_dispatch_44"  # in the slice too
+PA_CAPTURE = "pa/att_viewer/big/ui_output_agent_10886_dispatch_209"
+
+
 def test_api_of_a_built_site_equals_the_sweep(sweep, tmp_path):
+    """A kernel with both halves (pa: its bundle and the pa_decode campaign) and a bundle without its campaign
+    (flash_attn_func's small capture, no flash_attn rows), both in the slice too, read back from api/ as
+    from the sweep; an api/ of format 1 still reads."""
     build = pytest.importorskip("generator.site.build")
-    root = make_sweep_copy(sweep, tmp_path / "s", FA_AFTER + SOFTMAX_CAPTURE, {"flash_attn": None, "softmax": None})
+    root = make_sweep_copy(sweep, tmp_path / "s", (FA_SMALL, PA_CAPTURE), {"pa_decode": None})
     build.build_site(root, tmp_path / "site", progress=False)
     from_api = load_snapshot(tmp_path / "site").to_json()
     assert load_snapshot(tmp_path / "site" / "api").to_json() == from_api
     from_sweep = snapshot_from_sweep(root).to_json()
     assert from_api["label"] == "site" and from_sweep["label"] == "s"
     assert from_api["provenance"] == from_sweep["provenance"]
-    for slug in ("flash_attn_func", "softmax"):
-        a, s = from_api["kernels"][slug], from_sweep["kernels"][slug]
-        # both sides record each baseline library's commit (KernelScore.baseline_commits)
-        assert a["baselines"] == {p: "32e1e6d76" for p in ("aiter", "aiter_asm", "aiter_ck", "aiter_triton")}
-        assert a == s
+    assert sorted(from_api["kernels"]) == ["flash_attn_func", "pa"]
+    rows = [json.loads(ln) for ln in (sweep / "benchmarks/examples/pa_decode/benchmark_results.jsonl")
+            .read_text().splitlines() if ln.strip()]
+    pa = from_api["kernels"]["pa"]
+    # both sides record each baseline library's commit (KernelScore.baseline_commits), as the rows say
+    assert pa["baselines"] == {r["provider"]: r["baseline_commit"] for r in rows if r["baseline_commit"]}
+    assert pa == from_sweep["kernels"]["pa"]
+    fa = from_api["kernels"]["flash_attn_func"]
+    assert (fa["op"], fa["verdict"], fa["bundle"]) == (None, None, "flash_attn_func")
+    assert fa["hotspot"]["capture"] == "examples/" + FA_SMALL
+    assert fa == from_sweep["kernels"]["flash_attn_func"]
     # an api/ of format 1 (written before the trim) holds every field the reader reads: still read
     for doc_path in (tmp_path / "site" / "api").rglob("*.json"):
         doc = json.loads(doc_path.read_text())
