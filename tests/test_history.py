@@ -24,14 +24,16 @@ from generator.sweeps.history import (
     with_current,
 )
 from generator.sweeps.snapshot import snapshot_from_sweep
-from test_snapshot import SOFTMAX_CAPTURE, fail_provider, make_softmax_pair, make_sweep_copy, scale_provider
+from test_snapshot import fail_provider, make_sweep_copy, scale_provider
 from verdict_oracle import kernel_noise, verdict_geomean
 
-# the ratio softmax's verdict rests on (VERDICTS rule 12), as measured and slowed 1.2x: worked from the raw
-# rows by tests/verdict_oracle.py (verdict_geomean(<softmax>), verdict_geomean(<softmax>, scale=1.2))
-SOFTMAX_G = 1.1944591515472627
-SOFTMAX_SLOW = 0.9233972506011988
-SOFTMAX_NOISE = 1.078835651920867
+# A WIN that regresses, on quant (a campaign the slice holds too): its candidate's times x0.8, then x0.96
+# (1.2x slower than that) at commit abcdef12. The ratio its verdict rests on (VERDICTS rule 12) on each side
+# and its noise, worked from the raw rows by tests/verdict_oracle.py: verdict_geomean(<quant>, scale=0.8),
+# verdict_geomean(<quant>, scale=0.96), kernel_noise(<quant>) (the p10 and p90 scale with the median).
+WIN_G = 1.1023806081224217
+WIN_SLOW = 0.8715928705337713
+WIN_NOISE = 1.0746788501378224
 
 
 # ---------------------------------------------------------------- step detection (synthetic series)
@@ -90,12 +92,17 @@ def test_levels_are_medians_and_missing_points_are_skipped():
 
 @pytest.fixture(scope="module")
 def sides(sweep, tmp_path_factory):
-    """Snapshots of softmax as measured, and with the candidate 1.2x slower at a new commit."""
-    same, slow = make_softmax_pair(sweep, tmp_path_factory.mktemp("hist"), ("same", "slow"))
+    """Snapshots of quant winning (its candidate x0.8), and with the candidate 1.2x slower at a new commit."""
+    base = tmp_path_factory.mktemp("hist")
+    same = make_sweep_copy(sweep, base / "same", (), {"quant": scale_provider("flydsl", 0.8)})
+    slow = make_sweep_copy(sweep, base / "slow", (),
+                           {"quant": scale_provider("flydsl", 0.96, candidate_commit="abcdef12")})
+    folder = sweep / "benchmarks" / "examples" / "quant"
+    assert (verdict_geomean(folder, scale=0.8)[0], verdict_geomean(folder, scale=0.96)[0], kernel_noise(folder)) == (
+        pytest.approx(WIN_G, rel=1e-12), pytest.approx(WIN_SLOW, rel=1e-12), pytest.approx(WIN_NOISE, rel=1e-12))
     return same, slow, snapshot_from_sweep(same), snapshot_from_sweep(slow)
 
 
-@pytest.mark.full_sweep
 def test_record_series_and_regression_mark(sides, tmp_path):
     same, slow, snap_same, snap_slow = sides
     hist = tmp_path / "history"
@@ -103,37 +110,36 @@ def test_record_series_and_regression_mark(sides, tmp_path):
     record_snapshot(snap_same, hist, "s2", "c2")
     record_snapshot(snap_slow, hist, "s3", "c3")
     series = load_series(hist)
-    assert list(series) == ["softmax"]
-    pts = series["softmax"]
+    assert list(series) == ["quant"]
+    pts = series["quant"]
     # issue 14: a point carries the timed candidate commit (the flydsl rows' candidate_commit:
-    # 7255fff8 as measured, abcdef12 in the slowed copy), and the profiled one (kernels.json's
+    # 7255fff8 as measured (and in the x0.8 copy), abcdef12 in the slowed one), and the profiled one (kernels.json's
     # flydsl_commit 18c5a7ed) since it differs; the commit given to record() is the sweep's only
     assert [(p.label, p.commit, p.profiled_commit, p.date, p.verdict) for p in pts] == [
         ("s1", "7255fff8", "18c5a7ed", "2026-06-01", "WIN"), ("s2", "7255fff8", "18c5a7ed", "2026-06-01", "WIN"),
         ("s3", "abcdef12", "18c5a7ed", "2026-06-01", "HEADROOM")]
     assert [e.commit for e in load_history(hist).entries] == ["c1", "c2", "c3"]
-    assert pts[0].geomean == pytest.approx(SOFTMAX_G, rel=1e-12)
-    assert pts[2].geomean == pytest.approx(SOFTMAX_SLOW, rel=1e-12)
-    assert pts[0].band == (pytest.approx(SOFTMAX_G / SOFTMAX_NOISE, rel=1e-12),
-                           pytest.approx(SOFTMAX_G * SOFTMAX_NOISE, rel=1e-12))
-    mark = regression_marks(series)["softmax"]
-    assert mark == {"from": "s2", "to": "s3", "commit": "abcdef12", "before": pytest.approx(SOFTMAX_G, rel=1e-12),
-                    "after": pytest.approx(SOFTMAX_SLOW, rel=1e-12), "ratio": pytest.approx(SOFTMAX_SLOW / SOFTMAX_G, rel=1e-12),
+    assert pts[0].geomean == pytest.approx(WIN_G, rel=1e-12)
+    assert pts[2].geomean == pytest.approx(WIN_SLOW, rel=1e-12)
+    assert pts[0].band == (pytest.approx(WIN_G / WIN_NOISE, rel=1e-12),
+                           pytest.approx(WIN_G * WIN_NOISE, rel=1e-12))
+    mark = regression_marks(series)["quant"]
+    assert mark == {"from": "s2", "to": "s3", "commit": "abcdef12", "before": pytest.approx(WIN_G, rel=1e-12),
+                    "after": pytest.approx(WIN_SLOW, rel=1e-12), "ratio": pytest.approx(WIN_SLOW / WIN_G, rel=1e-12),
                     "confirmed": False, "verdict": "WIN → HEADROOM"}
     record_snapshot(snap_slow, hist, "s4", "c4")
-    assert regression_marks(load_series(hist))["softmax"]["confirmed"] is True
+    assert regression_marks(load_series(hist))["quant"]["confirmed"] is True
     record_snapshot(snap_same, hist, "s5", "c5")  # fixed again: the latest step is an improvement
     assert regression_marks(load_series(hist)) == {}
 
 
-@pytest.mark.full_sweep
 def test_blip_in_real_history_is_not_marked(sides, tmp_path):
     _, _, snap_same, snap_slow = sides
     hist = tmp_path / "history"
     for label, snap in (("a", snap_same), ("b", snap_same), ("c", snap_slow), ("d", snap_same)):
         record_snapshot(snap, hist, label)
     doc = history_document(load_series(hist))
-    k = doc["kernels"]["softmax"]
+    k = doc["kernels"]["quant"]
     assert k["steps"] == [] and k["blips"] == [2] and k["regression"] is None
     assert [p["verdict"] for p in k["points"]] == ["WIN", "WIN", "HEADROOM", "WIN"]
     assert doc["format_version"] == 1
@@ -176,23 +182,23 @@ def test_history_keeps_only_small_json(sweep, tmp_path):
     assert str(sweep.resolve().parent) not in text and str(tmp_path) not in text
 
 
-@pytest.mark.full_sweep
 def test_chart_data(sides, tmp_path):
     _, _, snap_same, snap_slow = sides
     hist = tmp_path / "history"
     for label, snap in (("a", snap_same), ("b", snap_same), ("c", snap_slow), ("d", snap_slow)):
         record_snapshot(snap, hist, label, f"sha-{label}")
-    fig = history_chart_data(load_series(hist))["softmax"]
+    fig = history_chart_data(load_series(hist))["quant"]
     upper, lower, line, marks = fig["data"]
     assert line["x"] == ["a", "b", "c", "d"]
-    assert line["y"] == pytest.approx([SOFTMAX_G, SOFTMAX_G, SOFTMAX_SLOW, SOFTMAX_SLOW], rel=1e-12)
-    assert upper["y"][0] == pytest.approx(SOFTMAX_G * SOFTMAX_NOISE, rel=1e-12)
-    assert lower["y"][3] == pytest.approx(SOFTMAX_SLOW / SOFTMAX_NOISE, rel=1e-12)
+    assert line["y"] == pytest.approx([WIN_G, WIN_G, WIN_SLOW, WIN_SLOW], rel=1e-12)
+    assert upper["y"][0] == pytest.approx(WIN_G * WIN_NOISE, rel=1e-12)
+    assert lower["y"][3] == pytest.approx(WIN_SLOW / WIN_NOISE, rel=1e-12)
     assert lower["fill"] == "tonexty"
-    assert line["text"][2] == ("c @ abcdef12 (profiled at 18c5a7ed)<br>2026-06-01<br>verdict ratio 0.923x (noise ±7.9%)"
+    # 0.8716 -> "0.872x", noise 1.0747 -> "±7.5%", 0.8716 / 1.1024 - 1 -> "-20.9%"
+    assert line["text"][2] == ("c @ abcdef12 (profiled at 18c5a7ed)<br>2026-06-01<br>verdict ratio 0.872x (noise ±7.5%)"
                                "<br>HEADROOM")
     assert line["marker"]["color"] == ["#1a7f37", "#1a7f37", "#bc4c00", "#bc4c00"]
-    assert marks["name"] == "regression" and marks["x"] == ["c"] and marks["text"] == ["regression -22.7%"]
+    assert marks["name"] == "regression" and marks["x"] == ["c"] and marks["text"] == ["regression -20.9%"]
     assert [s["y0"] for s in fig["layout"]["shapes"]] == [0.95, 1.05]
     json.dumps(fig)  # plain JSON values only
 
@@ -246,31 +252,32 @@ def test_current_points_join_the_recorded_series(va_sides, sweep, tmp_path):
 # ---------------------------------------------------------------- issue 14, point 3: verdict transitions
 
 
-@pytest.mark.full_sweep
 def test_candidate_failing_every_shape_is_a_regression(sides, sweep, tmp_path):
     """HEADROOM/WIN -> BLOCKED has no geomean after it, yet it is marked, at the timed commit."""
     _, _, snap_same, _ = sides
-    broken = make_sweep_copy(sweep, tmp_path / "broken", SOFTMAX_CAPTURE,
-                             {"softmax": fail_provider("flydsl", candidate_commit="abcdef12")})
+    broken = make_sweep_copy(sweep, tmp_path / "broken", (),
+                             {"quant": fail_provider("flydsl", candidate_commit="abcdef12")})
     snap_broken = snapshot_from_sweep(broken)
-    k = snap_broken.kernels["softmax"]
-    # the raw copy: all 73 flydsl rows failed, so no shape is measured
-    assert (k.verdict, k.geomean_vs_best, k.hard_failures, k.candidate_commit) == ("BLOCKED", None, 73, "abcdef12")
+    k = snap_broken.kernels["quant"]
+    # the raw copy: all 12 flydsl rows (one per shape of the ledger) failed, so no shape is measured
+    shapes = sum(1 for ln in (sweep / "benchmarks/examples/quant/shape_ledger.jsonl").read_text().splitlines() if ln.strip())
+    assert (k.verdict, k.geomean_vs_best, k.hard_failures, k.candidate_commit) == ("BLOCKED", None, shapes, "abcdef12")
+    assert shapes == 12
     hist = tmp_path / "history"
     record_snapshot(snap_same, hist, "s1")
     record_snapshot(snap_broken, hist, "s2")
     series = load_series(hist)
-    pts = series["softmax"]
+    pts = series["quant"]
     assert [(p.verdict, p.commit, p.profiled_commit) for p in pts] == [
         ("WIN", "7255fff8", "18c5a7ed"), ("BLOCKED", "abcdef12", "18c5a7ed")]
-    mark = regression_marks(series)["softmax"]
-    assert mark == {"from": "s1", "to": "s2", "commit": "abcdef12", "before": pytest.approx(SOFTMAX_G, rel=1e-12),
+    mark = regression_marks(series)["quant"]
+    assert mark == {"from": "s1", "to": "s2", "commit": "abcdef12", "before": pytest.approx(WIN_G, rel=1e-12),
                     "after": None, "ratio": None, "confirmed": False, "verdict": "WIN → BLOCKED"}
     record_snapshot(snap_broken, hist, "s3")
-    assert regression_marks(load_series(hist))["softmax"]["confirmed"] is True
+    assert regression_marks(load_series(hist))["quant"]["confirmed"] is True
     doc = history_document(load_series(hist))
-    assert doc["kernels"]["softmax"]["regression"]["verdict"] == "WIN → BLOCKED"
-    assert doc["kernels"]["softmax"]["points"][1]["profiled_commit"] == "18c5a7ed"
+    assert doc["kernels"]["quant"]["regression"]["verdict"] == "WIN → BLOCKED"
+    assert doc["kernels"]["quant"]["points"][1]["profiled_commit"] == "18c5a7ed"
     record_snapshot(snap_same, hist, "s4")  # fixed: the latest verdict change is upward
     assert regression_marks(load_series(hist)) == {}
 
