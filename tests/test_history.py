@@ -113,8 +113,8 @@ def test_record_series_and_regression_mark(sides, tmp_path):
     assert list(series) == ["quant"]
     pts = series["quant"]
     # issue 14: a point carries the timed candidate commit (the flydsl rows' candidate_commit:
-    # 7255fff8 as measured (and in the x0.8 copy), abcdef12 in the slowed one), and the profiled one (kernels.json's
-    # flydsl_commit 18c5a7ed) since it differs; the commit given to record() is the sweep's only
+    # 7255fff8 in the x0.8 copy, as measured; abcdef12 in the slowed one), and the profiled one
+    # (kernels.json's flydsl_commit 18c5a7ed) since it differs; the commit given to record() is the sweep's only
     assert [(p.label, p.commit, p.profiled_commit, p.date, p.verdict) for p in pts] == [
         ("s1", "7255fff8", "18c5a7ed", "2026-06-01", "WIN"), ("s2", "7255fff8", "18c5a7ed", "2026-06-01", "WIN"),
         ("s3", "abcdef12", "18c5a7ed", "2026-06-01", "HEADROOM")]
