@@ -16,7 +16,7 @@ from typing import Callable
 import pytest
 
 from conftest import in_slice  # the same test folder
-from verdict_oracle import kernel_noise, shape_pairs
+from verdict_oracle import kernel_noise, shape_noises, shape_pairs
 from generator.errors import InputError
 from generator.model import API_FORMAT_VERSION, FORMAT_VERSION
 from generator.sweeps.snapshot import (
@@ -189,27 +189,45 @@ def test_real_sweep_numbers_equal_the_expected_verdicts(full, sweep):
         assert (k.wins, k.n_measured, k.hard_failures) == (want["wins"], want["n_measured"], want["hard_failures"]), op
 
 
-@pytest.mark.full_sweep
-def test_real_sweep_softmax_kernel(full):
-    k = full.kernels["softmax"]
-    assert k.name == "Softmax"
-    assert k.noise == pytest.approx(1.078835651920867, rel=1e-12)
-    assert len(k.shapes) == 73 and sum(s.speedup is not None for s in k.shapes) == 73
+def test_real_sweep_pa_kernel(full, sweep):
+    """pa (the pa_decode campaign and its bundle, in the slice too): its first shape from the raw rows
+    (tests/verdict_oracle.py), its hotspot from the bundle's source/hotspot_output.txt (top stall type,
+    stall share) and expected/occupancy.json (waves per SIMD, limiter), its commits and environment."""
+    folder = sweep / "benchmarks" / "examples" / "pa_decode"
+    k = full.kernels["pa"]
+    entry = next(e for e in json.loads((sweep / "docs/data/kernels.json").read_text())["kernels"] if e["example"] == "pa")
+    assert k.name == entry["name"] == "Paged-Attn Decode (PS)"
+    assert k.noise == pytest.approx(kernel_noise(folder), rel=1e-12)  # 1.0338
+    pairs = shape_pairs(folder)
+    assert len(k.shapes) == len(pairs) == 12 and sum(s.speedup is not None for s in k.shapes) == 12
     first = k.shapes[0]
-    assert (first.shape_id, first.args, first.dtype) == ("sha1:a5bf9702ded2560e", {"M": 32768, "N": 8192}, "bf16")
-    assert first.best_baseline == "pytorch"
-    assert first.speedup == pytest.approx(1.4772839214741198, rel=1e-12)
-    assert first.noise == pytest.approx(1.3336866646941261, rel=1e-12)
-    assert first.candidate_us == pytest.approx(217.40099787712097, rel=1e-12)
+    c, b = pairs[first.shape_id]
+    assert (first.shape_id, first.args["batch"], first.args["num_q_heads"], first.dtype) == (
+        "sha1:96a8a5f2d3c44465", 3, 8, "fp8")
+    assert first.args == c["args"] and first.best_baseline == b["provider"] == "gluon"
+    assert first.speedup == pytest.approx(b["median_us"] / c["median_us"], rel=1e-12)  # 0.818
+    assert first.noise == pytest.approx(shape_noises(folder)[first.shape_id], rel=1e-12)
+    assert first.candidate_us == pytest.approx(21.99999988079071, rel=1e-12) == c["median_us"]
     hot = k.hotspot
-    assert hot.capture == "examples/softmax/att_viewer/big/ui_output_agent_47920_dispatch_13"
-    assert (hot.top_stall_type, hot.waves_per_simd, hot.limiter) == ("VMEM-load", 8, "NONE")
-    assert round(hot.stall_ratio, 4) == 0.7636
-    assert k.candidate_commit == "7255fff8"
+    capture = "examples/pa/att_viewer/big/ui_output_agent_10886_dispatch_209"
+    occupancy = json.loads((sweep / "expected" / "occupancy.json").read_text())[capture]
+    report = (sweep / "examples/pa/source/hotspot_output.txt").read_text()
+    # "Total stalls:  70.0K  (65.7% of total cycles)"; the first row of "Stall Breakdown by Type": LDS/SMEM-wait
+    assert "(65.7% of total cycles)" in report and "  LDS/SMEM-wait      25.3K" in report
+    assert hot.capture == capture
+    assert (hot.top_stall_type, hot.waves_per_simd, hot.limiter) == (
+        "LDS/SMEM-wait", occupancy["waves"], occupancy["limiter"]) == ("LDS/SMEM-wait", 2, "VGPR")
+    assert round(hot.stall_ratio, 3) == 0.657
+    rows = [json.loads(ln) for ln in (folder / "benchmark_results.jsonl").read_text().splitlines() if ln.strip()]
+    assert k.candidate_commit == "7255fff8" == c["candidate_commit"]
+    # the aiter libraries' rows (not configured for pa_decode) still record their commit
     assert k.baselines == {"aiter": "32e1e6d76", "aiter_asm": "32e1e6d76", "aiter_ck": "32e1e6d76",
-                           "aiter_triton": "32e1e6d76"}
+                           "aiter_triton": "32e1e6d76"} == {r["provider"]: r["baseline_commit"] for r in rows
+                                                            if r["baseline_commit"]}
     assert k.environment == {"arch": "gfx950", "driver": "6.14.14", "gpu": "AMD Instinct MI350X", "rocm": "7.2.0",
                              "torch": "2.9.1+rocm7.2.0.git7e1940d4", "triton": "3.6.0"}
+    assert {(r["arch"], r["driver_version"], r["gpu"], r["rocm_version"], r["torch_version"], r["triton_version"])
+            for r in rows} == {tuple(k.environment[f] for f in ("arch", "driver", "gpu", "rocm", "torch", "triton"))}
 
 
 def test_real_sweep_vec_add_kernel(full, sweep):
