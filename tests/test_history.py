@@ -260,7 +260,8 @@ def test_candidate_failing_every_shape_is_a_regression(sides, sweep, tmp_path):
     snap_broken = snapshot_from_sweep(broken)
     k = snap_broken.kernels["quant"]
     # the raw copy: all 12 flydsl rows (one per shape of the ledger) failed, so no shape is measured
-    shapes = sum(1 for ln in (sweep / "benchmarks/examples/quant/shape_ledger.jsonl").read_text().splitlines() if ln.strip())
+    ledger = (sweep / "benchmarks/examples/quant/shape_ledger.jsonl").read_text().splitlines()
+    shapes = sum(1 for ln in ledger if ln.strip())
     assert (k.verdict, k.geomean_vs_best, k.hard_failures, k.candidate_commit) == ("BLOCKED", None, shapes, "abcdef12")
     assert shapes == 12
     hist = tmp_path / "history"

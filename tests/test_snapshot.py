@@ -141,8 +141,9 @@ def test_real_sweep_kernels_follow_its_folders(full, sweep):
     """One kernel per campaign folder and per bundle, a campaign taking its bundle's name as slug where the
     two pair (pa_decode -> pa on both); the ledger-only campaigns UNTIMED, a bundle without a campaign
     unscored, and the verdict tally that of expected/verdicts.json: all worked from the folders themselves."""
-    campaigns = {d.name for d in (sweep / "benchmarks" / "examples").iterdir() if d.is_dir()}
-    ledger_only = {op for op in campaigns if not list((sweep / "benchmarks" / "examples" / op).glob("benchmark_results.*"))}
+    ops = sweep / "benchmarks" / "examples"
+    campaigns = {d.name for d in ops.iterdir() if d.is_dir()}
+    ledger_only = {op for op in campaigns if not list((ops / op).glob("benchmark_results.*"))}
     bundles = {d.name for d in (sweep / "examples").iterdir() if d.is_dir()}
     ks = full.kernels.values()
     assert sorted(k.op for k in ks if k.op) == sorted(campaigns)
@@ -195,7 +196,8 @@ def test_real_sweep_pa_kernel(full, sweep):
     stall share) and expected/occupancy.json (waves per SIMD, limiter), its commits and environment."""
     folder = sweep / "benchmarks" / "examples" / "pa_decode"
     k = full.kernels["pa"]
-    entry = next(e for e in json.loads((sweep / "docs/data/kernels.json").read_text())["kernels"] if e["example"] == "pa")
+    listed = json.loads((sweep / "docs/data/kernels.json").read_text())["kernels"]
+    entry = next(e for e in listed if e["example"] == "pa")
     assert k.name == entry["name"] == "Paged-Attn Decode (PS)"
     assert k.noise == pytest.approx(kernel_noise(folder), rel=1e-12)  # 1.0338
     pairs = shape_pairs(folder)
