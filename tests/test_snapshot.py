@@ -101,14 +101,6 @@ def set_fields(**fields) -> RowEdit:
     return edit
 
 
-def make_softmax_pair(shared: Path, base: Path, names: tuple[str, str] = ("base", "head")) -> tuple[Path, Path]:
-    """Two softmax sweeps: as measured, and with the candidate 1.2x slower at commit abcdef12."""
-    same = make_sweep_copy(shared, base / names[0], SOFTMAX_CAPTURE, {"softmax": None})
-    slow = make_sweep_copy(shared, base / names[1], SOFTMAX_CAPTURE,
-                           {"softmax": scale_provider("flydsl", 1.2, candidate_commit="abcdef12")})
-    return same, slow
-
-
 def fail_provider(provider: str, **fields) -> RowEdit:
     """A row edit: ``provider`` fails every shape (status failed, no times), and fields set."""
     def edit(row: dict) -> dict:
