@@ -1,8 +1,10 @@
 """diff: two sweeps made from the shared one, with exact expected changes and causes.
 
-Every expected number below was computed from the real files by hand (a separate
-script reading benchmark_results.jsonl: the last usable row per (shape, provider), the
-fastest usable baseline, p90/p10 spreads), not by the code under test.
+Every expected number below was computed from the real files apart from the code under test:
+by hand, or by tests/verdict_oracle.py (it reads benchmark_results.jsonl itself: the last usable
+row per (shape, provider), the fastest usable baseline, p90/p10 spreads, the verdict ratio), or
+from the sweep's expected/verdicts.json. The pairs use campaigns the slice holds too (quant,
+vec_add, pa_decode, moe_blockscale); only flash_attn_func's before/after captures need the whole sweep.
 """
 
 from __future__ import annotations
@@ -29,24 +31,14 @@ from verdict_oracle import kernel_noise, shape_noises, shape_pairs, verdict_geom
 from test_snapshot import (
     FA_AFTER,
     FA_BEFORE,
-    SOFTMAX_CAPTURE,
     chain,
     fail_provider,
-    make_softmax_pair,
     make_sweep_copy,
     scale_provider,
     set_fields,
 )
 
-SOFTMAX_G = 1.0790540158945385  # expected/verdicts.json
-SOFTMAX_NOISE = 1.078835651920867
-FA_G = 0.8701317900866257
-FA_NOISE = 1.059333526294427
-#: softmax shapes whose noise (p90/p10) is at least 1.2: a x1.2 move stays within it
-SOFTMAX_NOISY = {"sha1:a5bf9702ded2560e", "sha1:c09cb65d913c45a8", "sha1:072cf98e02509dc8",
-                 "sha1:591658171432af01", "sha1:c94f7396b8116fb6", "sha1:1dafdbf06f2e3fde"}
-#: flash_attn shapes whose noise is at least 1/0.9
-FA_NOISY = {"sha1:d640fe378edcd7f3", "sha1:e772c74eee918ecb", "sha1:361714a585636fa1"}
+FA_G = 0.8701317900866257  # flash_attn's geomean_vs_best in expected/verdicts.json
 
 
 def run_cli(capsys, *argv):
@@ -112,12 +104,33 @@ def test_before_after_markdown_has_no_table(fa_pair, capsys):
     assert "- [Flash Attention](kernels/flash_attn_func/): stall ratio 58.8% → 58.5% (-0.3 points)" in out
 
 
-# ---------------------------------------------------------------- the candidate got slower (softmax x1.2)
+# ---------------------------------------------------------------- a WIN lost: the candidate got slower (x1.2)
 
 
 @pytest.fixture(scope="module")
-def softmax_pair(sweep, tmp_path_factory):
-    return make_softmax_pair(sweep, tmp_path_factory.mktemp("sm"))
+def win_pair(sweep, tmp_path_factory):
+    """A WIN that regresses, on quant (the slice holds it): the candidate's times x0.8 (a verdict ratio of
+    1.10x: WIN), then x0.96 (1.2x slower than that: 0.87x, HEADROOM) at commit abcdef12."""
+    base = tmp_path_factory.mktemp("win")
+    fast = make_sweep_copy(sweep, base / "base", (), {"quant": scale_provider("flydsl", 0.8)})
+    slow = make_sweep_copy(sweep, base / "head", (),
+                           {"quant": scale_provider("flydsl", 0.96, candidate_commit="abcdef12")})
+    return fast, slow
+
+
+@pytest.fixture(scope="module")
+def win_expect(sweep):
+    """The WIN pair's numbers from quant's raw rows (tests/verdict_oracle.py) and expected/verdicts.json:
+    the verdict ratio (and its shapes, and those at the timing floor) at x0.8 and x0.96, the geomean over
+    every shape, the noises, each shape's speedup as measured."""
+    folder = sweep / "benchmarks" / "examples" / "quant"
+    pairs = shape_pairs(folder)
+    return {"folder": folder, "g": json.loads((sweep / "expected" / "verdicts.json").read_text())["quant"][
+                "geomean_vs_best"] / 0.8,
+            "before": verdict_geomean(folder, scale=0.8), "after": verdict_geomean(folder, scale=0.96),
+            "noise": kernel_noise(folder), "shape_noise": shape_noises(folder),
+            "speedup": {sid: b["median_us"] / c["median_us"] / 0.8 for sid, (c, b) in pairs.items()},
+            "args": {sid: (c["args"], c["dtype"]) for sid, (c, _) in pairs.items()}}
 
 
 VEC_ADD_CAPTURE = ("vec_add/att_viewer/big/ui_output_agent_14705_dispatch_25",)
@@ -135,94 +148,98 @@ def vec_add_pair(sweep, tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def softmax_diff(softmax_pair):
-    old, new = softmax_pair
+def win_diff(win_pair):
+    old, new = win_pair
     return diff_snapshots(snapshot_from_sweep(old), snapshot_from_sweep(new))
 
 
-@pytest.mark.full_sweep
-def test_scaled_candidate_verdict_and_geomean(softmax_diff):
-    d = softmax_diff
-    assert [k.slug for k in d.regressions] == ["softmax"] and d.improvements == []
+def test_scaled_candidate_verdict_and_geomean(win_diff, win_expect):
+    d, e = win_diff, win_expect
+    assert e["before"][0] >= 1.05 > 0.95 > e["after"][0]  # WIN -> HEADROOM by the VERDICTS thresholds
+    assert [k.slug for k in d.regressions] == ["quant"] and d.improvements == []
     assert d.old_counts == {"WIN": 1} and d.new_counts == {"HEADROOM": 1}
     k = d.kernels[0]
     v, g = k.verdict_change, k.geomean_change
     assert (v.old, v.new, v.direction) == ("WIN", "HEADROOM", "regression")
-    assert g.old == pytest.approx(SOFTMAX_G, rel=1e-12)
-    assert g.new == pytest.approx(SOFTMAX_G / 1.2, rel=1e-12)  # 0.8992116799121155
+    assert g.old == pytest.approx(e["g"], rel=1e-12)  # 1.1131...
+    assert g.new == pytest.approx(e["g"] / 1.2, rel=1e-12)  # 0.9276...
     assert g.ratio == pytest.approx(1 / 1.2, rel=1e-12)
-    assert g.threshold == pytest.approx(SOFTMAX_NOISE, rel=1e-12)  # noise unchanged: p10 and p90 scaled too
+    assert g.threshold == pytest.approx(e["noise"], rel=1e-12)  # noise unchanged: p10 and p90 scaled too
     assert g.significant and g.direction == "regression"
     assert [c.to_json() for c in g.causes] == [
         {"kind": "candidate", "detail": "commit 7255fff8 → abcdef12 (candidate time ×1.20)"}]
     assert v.causes == g.causes
 
 
-@pytest.mark.full_sweep
-def test_scaled_candidate_shapes(softmax_diff):
-    k = softmax_diff.kernels[0]
+def test_scaled_candidate_shapes(win_diff, win_expect):
+    e = win_expect
+    k = win_diff.kernels[0]
     shapes = k.of_kind("shape")
-    assert len(shapes) == 73 and k.n_shapes_common == 73
+    assert len(shapes) == k.n_shapes_common == len(e["speedup"]) == 12
     beyond = {c.shape_id for c in shapes if c.significant}
     within = {c.shape_id for c in shapes if not c.significant}
-    assert len(beyond) == 67 and within == SOFTMAX_NOISY
+    # the shapes whose own noise (p90/p10) is at least 1.2: a x1.2 move stays within it (2 of 12)
+    noisy = {sid for sid, n in e["shape_noise"].items() if n >= 1.2}
+    assert within == noisy == {"sha1:6233f9dd982dfa6c", "sha1:5fc92805404f0aac"} and len(beyond) == 10
     assert all(c.ratio == pytest.approx(1 / 1.2, rel=1e-12) for c in shapes)
     assert all(c.direction == "regression" for c in shapes)
-    first = next(c for c in shapes if c.shape_id == "sha1:a5bf9702ded2560e")
-    assert first.args == {"M": 32768, "N": 8192} and first.shape_text == "M=32768 N=8192 bf16"
-    assert first.old == pytest.approx(1.4772839214741198, rel=1e-12)
-    assert first.threshold == pytest.approx(1.3336866646941261, rel=1e-12)
-    assert [c.kind for c in first.causes] == ["noise"] and first.causes[0].detail == "within the noise (±33.4%)"
+    first = next(c for c in shapes if c.shape_id == "sha1:6233f9dd982dfa6c")  # the ledger's first shape
+    assert (first.args, first.shape_text) == (e["args"][first.shape_id][0], "M=4096 N=8192 fp16")
+    assert e["args"][first.shape_id][0] == {"M": 4096, "N": 8192} and e["args"][first.shape_id][1] == "fp16"
+    assert first.old == pytest.approx(e["speedup"][first.shape_id], rel=1e-12)
+    assert first.threshold == pytest.approx(e["shape_noise"][first.shape_id], rel=1e-12)  # 1.2214...
+    assert [c.kind for c in first.causes] == ["noise"] and first.causes[0].detail == "within the noise (±22.1%)"
     assert not k.of_kind("shape-new", "shape-removed", "shape-status", "hotspot")
     prov = k.of_kind("provenance")
     assert [(c.item, c.old, c.new) for c in prov] == [("candidate_commit", "7255fff8", "abcdef12")]
 
 
-@pytest.mark.full_sweep
-def test_scaled_candidate_verdict_ratio(softmax_diff, sweep):
+def test_scaled_candidate_verdict_ratio(win_diff, win_expect):
     """The headline number is the ratio the verdict rests on (VERDICTS rule 12), worked from the raw rows by
-    an independent reading (tests/verdict_oracle.py): slowed 1.2x, fewer shapes sit at the timing floor."""
-    folder = sweep / "benchmarks" / "examples" / "softmax"
-    before, n_before, floor_before, _ = verdict_geomean(folder)
-    after, n_after, floor_after, _ = verdict_geomean(folder, scale=1.2)
-    assert (n_before, floor_before, n_after, floor_after) == (34, 39, 55, 18)
-    r = softmax_diff.kernels[0].headline_change
+    an independent reading (tests/verdict_oracle.py): slowed, the timing floor (the candidate's fastest row)
+    rises and more shapes sit at it."""
+    (before, n_before, floor_before, _), (after, n_after, floor_after, _) = win_expect["before"], win_expect["after"]
+    assert (n_before, floor_before, n_after, floor_after) == (11, 1, 7, 5)
+    r = win_diff.kernels[0].headline_change
     assert (r.kind, r.old, r.new) == ("verdict_ratio", pytest.approx(before, rel=1e-12), pytest.approx(after, rel=1e-12))
-    assert r.significant and r.direction == "regression" and r.text.startswith("verdict ratio (shapes) 1.19x → 0.92x")
+    assert r.significant and r.direction == "regression" and r.text.startswith("verdict ratio (shapes) 1.10x → 0.87x")
 
 
-@pytest.mark.full_sweep
-def test_scaled_candidate_markdown(softmax_pair, capsys):
-    old, new = softmax_pair
-    code, out, _ = run_cli(capsys, "diff", str(old), str(new), "--markdown", "--site-url", "https://atlas.example/")
+def test_scaled_candidate_markdown(win_pair, win_expect, capsys):
+    old, new = win_pair
+    e = win_expect
+    argv = ("diff", str(old), str(new), "--markdown", "--site-url", "https://atlas.example/", "--max-rows", "4")
+    code, out, _ = run_cli(capsys, *argv)
     assert code == 0
     lines = out.splitlines()
     assert lines[0] == DIFF_MARKER
+    move = f"{e['before'][0]:.2f}x → {e['after'][0]:.2f}x ({(e['after'][0] / e['before'][0] - 1) * 100:.1f}%)"
+    assert move == "1.10x → 0.87x (-20.9%)"
     assert lines[3] == ("**1 regression, 0 improvements · verdicts WIN 1 → 0, HEADROOM 0 → 1 · "
-                        "biggest moves: Softmax 1.19x → 0.92x (-22.7%)**")
-    row = next(ln for ln in lines if ln.startswith("| [Softmax]"))
-    assert row == ("| [Softmax](https://atlas.example/kernels/softmax/) | WIN → **HEADROOM** | "
-                   "1.19x → 0.92x (-22.7%) | 67 ↓ 0 ↑ of 73 | — | "
-                   "candidate: commit 7255fff8 → abcdef12 (candidate time ×1.20) |")
-    assert "<summary>Per-shape changes beyond noise (67)</summary>" in out
-    assert "| `M=1 N=128 bf16` | 0.99x → 0.83x | -16.7% |" in out
-    assert "| … and 47 more | | | |" in out
-    assert "- [Softmax](https://atlas.example/kernels/softmax/): 6 shapes moved within noise" in out
+                        f"biggest moves: Per-Token Quant {move}**")
+    row = next(ln for ln in lines if ln.startswith("| [Per-Token Quant]"))
+    assert row == (f"| [Per-Token Quant](https://atlas.example/kernels/quant/) | WIN → **HEADROOM** | {move} | "
+                   "10 ↓ 0 ↑ of 12 | — | candidate: commit 7255fff8 → abcdef12 (candidate time ×1.20) |")
+    assert "<summary>Per-shape changes beyond noise (10)</summary>" in out
+    second = "sha1:422f86ffcc8b8536"  # the ledger's second shape, the first beyond its noise
+    s = e["speedup"][second]
+    assert f"| `M=2048 N=4096 fp16` | {s:.2f}x → {s / 1.2:.2f}x | -16.7% |" in out
+    assert "| … and 6 more | | | |" in out  # 10 rows, 4 shown
+    assert "- [Per-Token Quant](https://atlas.example/kernels/quant/): 2 shapes moved within noise" in out
     # stable: the same inputs give the same bytes
-    assert run_cli(capsys, "diff", str(old), str(new), "--markdown", "--site-url", "https://atlas.example/")[1] == out
+    assert run_cli(capsys, *argv)[1] == out
 
 
-@pytest.mark.full_sweep
-def test_scaled_candidate_json_and_exit_status(softmax_pair, capsys):
-    old, new = softmax_pair
+def test_scaled_candidate_json_and_exit_status(win_pair, capsys):
+    old, new = win_pair
     code, out, _ = run_cli(capsys, "diff", str(old), str(new), "--json", "--fail-on-regression")
     assert code == 1
     doc = json.loads(out)
     assert doc["format_version"] == 1 and doc["kind"] == "kernel-atlas-diff"
-    assert doc["regressions"] == ["softmax"] and doc["unchanged"] == []
+    assert doc["regressions"] == ["quant"] and doc["unchanged"] == []
     assert doc["old"] == {"label": "base", "verdict_counts": {"WIN": 1}}
     kinds = [c["kind"] for c in doc["kernels"][0]["changes"]]
-    assert kinds.count("shape") == 73 and kinds[:3] == ["verdict", "verdict_ratio", "geomean"]
+    assert kinds.count("shape") == 12 and kinds[:3] == ["verdict", "verdict_ratio", "geomean"]
     assert str(old) not in out
     code, out, _ = run_cli(capsys, "diff", str(old), str(old), "--fail-on-regression")
     assert code == 0
@@ -363,44 +380,74 @@ def test_github_summary_is_appended(vec_add_pair, capsys, tmp_path, monkeypatch)
 # ---------------------------------------------------------------- a baseline changed; the environment changed
 
 
-@pytest.mark.full_sweep
-def test_baselines_changed_are_named(sweep, tmp_path):
-    # every baseline 1.25x slower, the aiter libraries at a new commit: every speedup x1.25
+@pytest.fixture(scope="module")
+def quant_expect(sweep):
+    """quant (a campaign the slice holds, no bundle) from its raw rows (tests/verdict_oracle.py): each shape's
+    fastest baseline is aiter or aiter_triton (pytorch slower, triton failed), both at commit 32e1e6d76."""
+    folder = sweep / "benchmarks" / "examples" / "quant"
+    expected = json.loads((sweep / "expected" / "verdicts.json").read_text())["quant"]
+    pairs = shape_pairs(folder)
+    return {"folder": folder, "g": expected["geomean_vs_best"], "ratio": verdict_geomean(folder)[0],
+            "noise": kernel_noise(folder), "shape_noise": shape_noises(folder),
+            "best": {sid: b["provider"] for sid, (_, b) in pairs.items()}}
+
+
+def test_baselines_changed_are_named(sweep, quant_expect, tmp_path):
+    # every baseline 1.25x slower, the aiter libraries at a new commit: every speedup x1.25, HEADROOM -> WIN;
+    # quant's shapes are compared with two baselines, each named as the cause of its own shapes' moves
+    e = quant_expect
     faster = chain(scale_provider("pytorch", 1.25), scale_provider("triton", 1.25),
                    *[scale_provider(p, 1.25, candidate_commit="feedbeef", baseline_commit="feedbeef")
                      for p in ("aiter", "aiter_asm", "aiter_ck", "aiter_triton")])
-    old = make_sweep_copy(sweep, tmp_path / "a", FA_AFTER, {"flash_attn": None})
-    new = make_sweep_copy(sweep, tmp_path / "b", FA_AFTER, {"flash_attn": faster})
+    old = make_sweep_copy(sweep, tmp_path / "a", (), {"quant": None})
+    new = make_sweep_copy(sweep, tmp_path / "b", (), {"quant": faster})
     d = diff_snapshots(load_snapshot(old), load_snapshot(new))
     k = d.kernels[0]
     g = k.geomean_change
-    assert g.ratio == pytest.approx(1.25, rel=1e-12) and g.new == pytest.approx(FA_G * 1.25, rel=1e-12)
+    assert g.ratio == pytest.approx(1.25, rel=1e-12) and g.new == pytest.approx(e["g"] * 1.25, rel=1e-12)
+    # every baseline row x1.25 is the candidate x0.8 with all times (and the timing floor) x1.25: the same
+    # shapes at the floor, so the oracle's ratio at scale 0.8 is the new verdict ratio (1.10x over 11 shapes)
+    after, n_after, _, _ = verdict_geomean(e["folder"], scale=0.8)
+    r = k.headline_change
+    assert (r.kind, r.old, r.new) == ("verdict_ratio", pytest.approx(e["ratio"], rel=1e-12),
+                                      pytest.approx(after, rel=1e-12))
+    assert e["ratio"] < 0.95 and after >= 1.05  # HEADROOM -> WIN by the VERDICTS thresholds
     assert (k.old_verdict, k.new_verdict, k.direction) == ("HEADROOM", "WIN", "improvement")
     assert [c.text for c in g.causes] == [
-        "baseline: aiter_asm 32e1e6d76 → feedbeef (baseline time ×1.25)",
+        "baseline: aiter 32e1e6d76 → feedbeef (baseline time ×1.25)",
         "baseline: aiter_triton 32e1e6d76 → feedbeef (baseline time ×1.25)"]
     shapes = k.of_kind("shape")
-    assert len(shapes) == 16 and all(c.significant and c.direction == "improvement" for c in shapes)
-    asm = [c for c in shapes if c.causes[0].detail.startswith("aiter_asm")]
-    assert len(asm) == 6  # shapes whose best baseline is aiter_asm (the other 10: aiter_triton)
+    assert [c.shape_id for c in shapes] == list(e["best"])
+    assert all(c.ratio == pytest.approx(1.25, rel=1e-12) and c.direction == "improvement" for c in shapes)
+    assert all(c.significant == (max(e["shape_noise"][c.shape_id], 1.05) < 1.25) for c in shapes)
+    # a shape that moved beyond its noise names its own baseline (5 aiter, 6 aiter_triton); the one whose
+    # noise is wider than x1.25 (sha1:5fc92805404f0aac, p90/p10 1.37) moved within it
+    beyond = {c.shape_id for c in shapes if c.significant}
+    for provider in ("aiter", "aiter_triton"):
+        named = {c.shape_id for c in shapes if c.causes and c.causes[0].detail.startswith(provider + " ")}
+        assert named == {sid for sid, p in e["best"].items() if p == provider and sid in beyond} and named, provider
+    assert [c.causes[0].kind for c in shapes if not c.significant] == ["noise"]
 
 
-@pytest.mark.full_sweep
-def test_environment_change_is_named(sweep, tmp_path):
-    # ROCm upgraded everywhere and the candidate 10% faster with the same commit
-    old = make_sweep_copy(sweep, tmp_path / "a", FA_AFTER, {"flash_attn": None})
-    new = make_sweep_copy(sweep, tmp_path / "b", FA_AFTER, {
-        "flash_attn": chain(set_fields(rocm_version="7.3.0"), scale_provider("flydsl", 0.9))})
+def test_environment_change_is_named(sweep, quant_expect, tmp_path):
+    # ROCm upgraded everywhere and the candidate 15% faster with the same commit: HEADROOM -> PARITY
+    e = quant_expect
+    old = make_sweep_copy(sweep, tmp_path / "a", (), {"quant": None})
+    new = make_sweep_copy(sweep, tmp_path / "b", (), {
+        "quant": chain(set_fields(rocm_version="7.3.0"), scale_provider("flydsl", 0.85))})
     d = diff_snapshots(load_snapshot(old), load_snapshot(new))
     k = d.kernels[0]
     g = k.geomean_change
-    assert g.new == pytest.approx(FA_G / 0.9, rel=1e-12)  # 0.9668...: PARITY
+    assert g.new == pytest.approx(e["g"] / 0.85, rel=1e-12)
+    after = verdict_geomean(e["folder"], scale=0.85)[0]  # 0.984x over the same 7 shapes: PARITY
+    assert k.headline_change.new == pytest.approx(after, rel=1e-12) and 0.95 <= after < 1.05
     assert (k.old_verdict, k.new_verdict, k.direction) == ("HEADROOM", "PARITY", "improvement")
-    assert g.threshold == pytest.approx(FA_NOISE, rel=1e-12)
+    assert g.threshold == pytest.approx(e["noise"], rel=1e-12)
     assert [c.text for c in g.causes] == ["environment: rocm 7.2.0 → 7.3.0"]
     shapes = k.of_kind("shape")
-    assert {c.shape_id for c in shapes if not c.significant} == FA_NOISY
-    assert sum(c.significant for c in shapes) == 13
+    noisy = {sid for sid, n in e["shape_noise"].items() if max(n, 1.05) >= 1 / 0.85}  # 2 of 12
+    assert {c.shape_id for c in shapes if not c.significant} == noisy and noisy
+    assert sum(c.significant for c in shapes) == len(e["best"]) - len(noisy)
     assert [(c.item, c.old, c.new) for c in k.of_kind("provenance")] == [("rocm", "7.2.0", "7.3.0")]
     # the sweep-level provenance is kernels.json's (7.2.0 on both sides, a hand-kept wart);
     # the environment line comes from what each kernel's results measured
@@ -495,38 +542,45 @@ def test_new_removed_and_renamed_kernels(sweep, tmp_path, capsys):
     assert code == 2 and err.strip() == "kernel-atlas: error: --rename: expected OLD_SLUG=NEW_SLUG, got 'vec_add'"
 
 
-@pytest.mark.full_sweep
 def test_shapes_added_removed_and_failing(sweep, tmp_path):
-    # NEW ledger: the first two shapes dropped, one hand-made shape added; then, apart, the first shape failing
-    failing = "sha1:a5bf9702ded2560e"
+    """pa_decode (the slice holds it): the NEW ledger drops the first two shapes and adds a hand-made one;
+    apart, the first shape fails. Expected numbers from the raw rows (tests/verdict_oracle.py) and
+    expected/verdicts.json."""
+    folder = sweep / "benchmarks/examples/pa_decode"
+    ledger = (folder / "shape_ledger.jsonl").read_text().splitlines()
+    first, second = (json.loads(ledger[i])["shape_id"] for i in (0, 1))
+    pairs = shape_pairs(folder)
+    speedup = {sid: b["median_us"] / c["median_us"] for sid, (c, b) in pairs.items()}
+    g = json.loads((sweep / "expected" / "verdicts.json").read_text())["pa_decode"]["geomean_vs_best"]
 
     def fail_first(row):
-        if row["shape_id"] == failing and row["provider"] == "flydsl":
+        if row["shape_id"] == first and row["provider"] == "flydsl":
             row.update(benchmark_status="failed", correct=None, median_us=None)
         return row
 
-    old = make_sweep_copy(sweep, tmp_path / "a", (), {"softmax": None})
-    new = make_sweep_copy(sweep, tmp_path / "b", (), {"softmax": fail_first})
-    ledger = (sweep / "benchmarks/examples/softmax/shape_ledger.jsonl").read_text().splitlines()
-    target = new / "benchmarks/examples/softmax/shape_ledger.jsonl"
+    old = make_sweep_copy(sweep, tmp_path / "a", (), {"pa_decode": None})
+    new = make_sweep_copy(sweep, tmp_path / "b", (), {"pa_decode": fail_first})
+    target = new / "benchmarks/examples/pa_decode/shape_ledger.jsonl"
     target.unlink()
     extra = json.loads(ledger[1])
-    extra.update(shape_id="sha1:handmade0000001", args={"M": 3, "N": 5})
+    extra.update(shape_id="sha1:handmade0000001", args=dict(extra["args"], batch=2))  # no batch of 2 in the ledger
     target.write_text("\n".join(ledger[2:] + [json.dumps(extra)]) + "\n")  # drops shapes 0 and 1, adds one
     d = diff_snapshots(load_snapshot(old), load_snapshot(new))
     k = d.kernels[0]
+    assert k.slug == "pa"  # the campaign takes its bundle's name from kernels.json, though no bundle is copied
     assert [(c.kind, c.shape_id) for c in k.of_kind("shape-new", "shape-removed")] == [
-        ("shape-new", "sha1:handmade0000001"), ("shape-removed", failing), ("shape-removed", "sha1:1e91328ae9d6866a")]
-    old2 = make_sweep_copy(sweep, tmp_path / "c", (), {"softmax": None})
-    new2 = make_sweep_copy(sweep, tmp_path / "d", (), {"softmax": fail_first})
+        ("shape-new", "sha1:handmade0000001"), ("shape-removed", first), ("shape-removed", second)]
+    old2 = make_sweep_copy(sweep, tmp_path / "c", (), {"pa_decode": None})
+    new2 = make_sweep_copy(sweep, tmp_path / "d", (), {"pa_decode": fail_first})
     k2 = diff_snapshots(load_snapshot(old2), load_snapshot(new2)).kernels[0]
     status = k2.of_kind("shape-status")
-    assert len(status) == 1 and status[0].shape_id == failing
+    assert len(status) == 1 and status[0].shape_id == first
     assert status[0].significant and status[0].direction == "regression"
-    assert status[0].text == "no longer measured: failed (was 1.48x)"
-    # the geomean now runs over 72 shapes: exp((73 ln G - ln s0) / 72)
-    assert k2.geomean_change.new == pytest.approx(
-        math.exp((73 * math.log(SOFTMAX_G) - math.log(1.4772839214741198)) / 72), rel=1e-12)
+    assert status[0].text == f"no longer measured: failed (was {speedup[first]:.2f}x)"
+    # the geomean now runs over the other 11 shapes: exp((12 ln G - ln s0) / 11)
+    n = len(speedup)
+    assert n == 12 and k2.geomean_change.new == pytest.approx(
+        math.exp((n * math.log(g) - math.log(speedup[first])) / (n - 1)), rel=1e-12)
 
 
 def test_vec_add_shapes_added_removed_and_failing(sweep, vec_add_expect, tmp_path):
@@ -635,17 +689,16 @@ def test_site_against_its_own_sweep_reports_no_change(sweep, tmp_path, capsys):
     assert "removed" not in out and "no significant change of any kernel's standing" in out
 
 
-@pytest.mark.full_sweep
-def test_candidate_failing_every_shape_counts_its_shapes(sweep, tmp_path, capsys):
-    """73 softmax shapes stop being measured: ``73 ↓ 0 ↑ of 73`` (it said ``of 0``)."""
-    old = make_sweep_copy(sweep, tmp_path / "old", SOFTMAX_CAPTURE, {"softmax": None})
-    new = make_sweep_copy(sweep, tmp_path / "new", SOFTMAX_CAPTURE,
-                          {"softmax": fail_provider("flydsl", candidate_commit="abcdef12")})
+def test_candidate_failing_every_shape_counts_its_shapes(sweep, win_pair, win_expect, tmp_path, capsys):
+    """The WIN's 12 quant shapes stop being measured: ``12 ↓ 0 ↑ of 12`` (it said ``of 0``)."""
+    old, _ = win_pair
+    new = make_sweep_copy(sweep, tmp_path / "new", (), {"quant": fail_provider("flydsl", candidate_commit="abcdef12")})
     code, out, _ = run_cli(capsys, "diff", str(old), str(new), "--markdown")
-    row = next(ln for ln in out.splitlines() if ln.startswith("| [Softmax]"))
-    assert row == ("| [Softmax](kernels/softmax/) | WIN → **BLOCKED** | 1.08x → — | 73 ↓ 0 ↑ of 73 | — | "
+    row = next(ln for ln in out.splitlines() if ln.startswith("| [Per-Token Quant]"))
+    assert f"{win_expect['g']:.2f}x" == "1.11x"  # expected/verdicts.json's geomean / 0.8: nothing after it
+    assert row == ("| [Per-Token Quant](kernels/quant/) | WIN → **BLOCKED** | 1.11x → — | 12 ↓ 0 ↑ of 12 | — | "
                    "candidate: commit 7255fff8 → abcdef12 |")
-    assert "<summary>Per-shape changes beyond noise (73)</summary>" in out
+    assert "<summary>Per-shape changes beyond noise (12)</summary>" in out
 
 
 def test_one_kernel_within_noise_is_singular(sweep, vec_add_pair, tmp_path, capsys):
@@ -656,20 +709,24 @@ def test_one_kernel_within_noise_is_singular(sweep, vec_add_pair, tmp_path, caps
     assert "(1 kernels)" not in out
 
 
-@pytest.mark.full_sweep
 def test_a_change_of_verdict_flags_is_a_change(sweep):
-    """The snapshot carries each verdict's flags (moe_gemm: not_like_for_like, above_roof), and
-    losing or gaining one is reported in words."""
+    """The snapshot carries each verdict's flags (moe_blockscale, in the slice too: not_like_for_like,
+    suspect_reference, above_roof, as its row of expected/verdicts.json says), and losing or gaining one is
+    reported in words."""
     import dataclasses
 
     from generator.sweeps.diff.compare import diff_kernel
     from generator.sweeps.diff.changes import DiffOptions
 
     snap = snapshot_from_sweep(sweep)
-    moe = snap.kernels["moe_gemm"]
-    assert moe.flags == ["not_like_for_like", "above_roof"]
-    fixed = dataclasses.replace(moe, flags=["above_roof"])
+    moe = snap.kernels["moe_blockscale"]
+    want = json.loads((sweep / "expected" / "verdicts.json").read_text())["moe_blockscale"]
+    assert want["not_like_for_like"] and want["suspect_reference"] and want["above_roof"]
+    assert moe.flags == ["not_like_for_like", "suspect_reference", "above_roof"]
+    fixed = dataclasses.replace(moe, flags=["suspect_reference", "above_roof"])
     kd = diff_kernel(moe, fixed, DiffOptions())
     change = next(c for c in kd.changes if c.kind == "flags")
     assert change.text == "verdict flags: no longer not like for like"
+    back = next(c for c in diff_kernel(fixed, moe, DiffOptions()).changes if c.kind == "flags")
+    assert back.text == "verdict flags: now not like for like"
     assert not [c for c in diff_kernel(moe, moe, DiffOptions()).changes if c.kind == "flags"]

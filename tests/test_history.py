@@ -24,14 +24,16 @@ from generator.sweeps.history import (
     with_current,
 )
 from generator.sweeps.snapshot import snapshot_from_sweep
-from test_snapshot import SOFTMAX_CAPTURE, fail_provider, make_softmax_pair, make_sweep_copy, scale_provider
+from test_snapshot import fail_provider, make_sweep_copy, scale_provider
 from verdict_oracle import kernel_noise, verdict_geomean
 
-# the ratio softmax's verdict rests on (VERDICTS rule 12), as measured and slowed 1.2x: worked from the raw
-# rows by tests/verdict_oracle.py (verdict_geomean(<softmax>), verdict_geomean(<softmax>, scale=1.2))
-SOFTMAX_G = 1.1944591515472627
-SOFTMAX_SLOW = 0.9233972506011988
-SOFTMAX_NOISE = 1.078835651920867
+# A WIN that regresses, on quant (a campaign the slice holds too): its candidate's times x0.8, then x0.96
+# (1.2x slower than that) at commit abcdef12. The ratio its verdict rests on (VERDICTS rule 12) on each side
+# and its noise, worked from the raw rows by tests/verdict_oracle.py: verdict_geomean(<quant>, scale=0.8),
+# verdict_geomean(<quant>, scale=0.96), kernel_noise(<quant>) (the p10 and p90 scale with the median).
+WIN_G = 1.1023806081224217
+WIN_SLOW = 0.8715928705337713
+WIN_NOISE = 1.0746788501378224
 
 
 # ---------------------------------------------------------------- step detection (synthetic series)
@@ -90,12 +92,17 @@ def test_levels_are_medians_and_missing_points_are_skipped():
 
 @pytest.fixture(scope="module")
 def sides(sweep, tmp_path_factory):
-    """Snapshots of softmax as measured, and with the candidate 1.2x slower at a new commit."""
-    same, slow = make_softmax_pair(sweep, tmp_path_factory.mktemp("hist"), ("same", "slow"))
+    """Snapshots of quant winning (its candidate x0.8), and with the candidate 1.2x slower at a new commit."""
+    base = tmp_path_factory.mktemp("hist")
+    same = make_sweep_copy(sweep, base / "same", (), {"quant": scale_provider("flydsl", 0.8)})
+    slow = make_sweep_copy(sweep, base / "slow", (),
+                           {"quant": scale_provider("flydsl", 0.96, candidate_commit="abcdef12")})
+    folder = sweep / "benchmarks" / "examples" / "quant"
+    assert (verdict_geomean(folder, scale=0.8)[0], verdict_geomean(folder, scale=0.96)[0], kernel_noise(folder)) == (
+        pytest.approx(WIN_G, rel=1e-12), pytest.approx(WIN_SLOW, rel=1e-12), pytest.approx(WIN_NOISE, rel=1e-12))
     return same, slow, snapshot_from_sweep(same), snapshot_from_sweep(slow)
 
 
-@pytest.mark.full_sweep
 def test_record_series_and_regression_mark(sides, tmp_path):
     same, slow, snap_same, snap_slow = sides
     hist = tmp_path / "history"
@@ -103,58 +110,60 @@ def test_record_series_and_regression_mark(sides, tmp_path):
     record_snapshot(snap_same, hist, "s2", "c2")
     record_snapshot(snap_slow, hist, "s3", "c3")
     series = load_series(hist)
-    assert list(series) == ["softmax"]
-    pts = series["softmax"]
+    assert list(series) == ["quant"]
+    pts = series["quant"]
     # issue 14: a point carries the timed candidate commit (the flydsl rows' candidate_commit:
-    # 7255fff8 as measured, abcdef12 in the slowed copy), and the profiled one (kernels.json's
-    # flydsl_commit 18c5a7ed) since it differs; the commit given to record() is the sweep's only
+    # 7255fff8 in the x0.8 copy, as measured; abcdef12 in the slowed one), and the profiled one
+    # (kernels.json's flydsl_commit 18c5a7ed) since it differs; the commit given to record() is the sweep's only
     assert [(p.label, p.commit, p.profiled_commit, p.date, p.verdict) for p in pts] == [
         ("s1", "7255fff8", "18c5a7ed", "2026-06-01", "WIN"), ("s2", "7255fff8", "18c5a7ed", "2026-06-01", "WIN"),
         ("s3", "abcdef12", "18c5a7ed", "2026-06-01", "HEADROOM")]
     assert [e.commit for e in load_history(hist).entries] == ["c1", "c2", "c3"]
-    assert pts[0].geomean == pytest.approx(SOFTMAX_G, rel=1e-12)
-    assert pts[2].geomean == pytest.approx(SOFTMAX_SLOW, rel=1e-12)
-    assert pts[0].band == (pytest.approx(SOFTMAX_G / SOFTMAX_NOISE, rel=1e-12),
-                           pytest.approx(SOFTMAX_G * SOFTMAX_NOISE, rel=1e-12))
-    mark = regression_marks(series)["softmax"]
-    assert mark == {"from": "s2", "to": "s3", "commit": "abcdef12", "before": pytest.approx(SOFTMAX_G, rel=1e-12),
-                    "after": pytest.approx(SOFTMAX_SLOW, rel=1e-12), "ratio": pytest.approx(SOFTMAX_SLOW / SOFTMAX_G, rel=1e-12),
+    assert pts[0].geomean == pytest.approx(WIN_G, rel=1e-12)
+    assert pts[2].geomean == pytest.approx(WIN_SLOW, rel=1e-12)
+    assert pts[0].band == (pytest.approx(WIN_G / WIN_NOISE, rel=1e-12),
+                           pytest.approx(WIN_G * WIN_NOISE, rel=1e-12))
+    mark = regression_marks(series)["quant"]
+    assert mark == {"from": "s2", "to": "s3", "commit": "abcdef12", "before": pytest.approx(WIN_G, rel=1e-12),
+                    "after": pytest.approx(WIN_SLOW, rel=1e-12), "ratio": pytest.approx(WIN_SLOW / WIN_G, rel=1e-12),
                     "confirmed": False, "verdict": "WIN → HEADROOM"}
     record_snapshot(snap_slow, hist, "s4", "c4")
-    assert regression_marks(load_series(hist))["softmax"]["confirmed"] is True
+    assert regression_marks(load_series(hist))["quant"]["confirmed"] is True
     record_snapshot(snap_same, hist, "s5", "c5")  # fixed again: the latest step is an improvement
     assert regression_marks(load_series(hist)) == {}
 
 
-@pytest.mark.full_sweep
 def test_blip_in_real_history_is_not_marked(sides, tmp_path):
     _, _, snap_same, snap_slow = sides
     hist = tmp_path / "history"
     for label, snap in (("a", snap_same), ("b", snap_same), ("c", snap_slow), ("d", snap_same)):
         record_snapshot(snap, hist, label)
     doc = history_document(load_series(hist))
-    k = doc["kernels"]["softmax"]
+    k = doc["kernels"]["quant"]
     assert k["steps"] == [] and k["blips"] == [2] and k["regression"] is None
     assert [p["verdict"] for p in k["points"]] == ["WIN", "WIN", "HEADROOM", "WIN"]
     assert doc["format_version"] == 1
 
 
-@pytest.mark.full_sweep
-def test_retention_and_relabel(sides, tmp_path):
-    _, _, snap_same, snap_slow = sides
+def test_retention_and_relabel(va_sides, tmp_path):
+    """vec_add (the slice holds it) as measured and slowed, recorded in turn with a retention of 3."""
+    snaps, _, e = va_sides
     hist = tmp_path / "history"
     for i in range(1, 6):
-        record_snapshot(snap_same if i % 2 else snap_slow, hist, f"sweep {i}", f"c{i}", retention=3)
+        record_snapshot(snaps["same"] if i % 2 else snaps["slow"], hist, f"sweep {i}", f"c{i}", retention=3)
     h = load_history(hist)
     assert [(e.seq, e.label, e.file) for e in h.entries] == [
         (3, "sweep 3", "sweeps/0003-sweep-3.json"), (4, "sweep 4", "sweeps/0004-sweep-4.json"),
         (5, "sweep 5", "sweeps/0005-sweep-5.json")]
     assert sorted(os.listdir(hist / "sweeps")) == ["0003-sweep-3.json", "0004-sweep-4.json", "0005-sweep-5.json"]
-    # the same label again replaces its entry in place
-    record_snapshot(snap_slow, hist, "sweep 4", "c4b", retention=3)
+    # the same label again replaces its entry in place (here: the measured side where the slowed one was)
+    record_snapshot(snaps["same"], hist, "sweep 4", "c4b", retention=3)
     h = load_history(hist)
     assert [(e.label, e.commit) for e in h.entries] == [("sweep 3", "c3"), ("sweep 4", "c4b"), ("sweep 5", "c5")]
-    assert [p.verdict for p in load_series(hist)["softmax"]] == ["WIN", "HEADROOM", "WIN"]
+    pts = load_series(hist)["vec_add"]
+    assert [(p.label, p.commit) for p in pts] == [("sweep 3", "7255fff8"), ("sweep 4", "7255fff8"),
+                                                  ("sweep 5", "7255fff8")]
+    assert [p.geomean for p in pts] == pytest.approx([e["g"]] * 3, rel=1e-12)
     manifest = json.loads((hist / "history.json").read_text())
     assert manifest["kind"] == "kernel-atlas-history" and manifest["retention"] == 3
 
@@ -173,23 +182,23 @@ def test_history_keeps_only_small_json(sweep, tmp_path):
     assert str(sweep.resolve().parent) not in text and str(tmp_path) not in text
 
 
-@pytest.mark.full_sweep
 def test_chart_data(sides, tmp_path):
     _, _, snap_same, snap_slow = sides
     hist = tmp_path / "history"
     for label, snap in (("a", snap_same), ("b", snap_same), ("c", snap_slow), ("d", snap_slow)):
         record_snapshot(snap, hist, label, f"sha-{label}")
-    fig = history_chart_data(load_series(hist))["softmax"]
+    fig = history_chart_data(load_series(hist))["quant"]
     upper, lower, line, marks = fig["data"]
     assert line["x"] == ["a", "b", "c", "d"]
-    assert line["y"] == pytest.approx([SOFTMAX_G, SOFTMAX_G, SOFTMAX_SLOW, SOFTMAX_SLOW], rel=1e-12)
-    assert upper["y"][0] == pytest.approx(SOFTMAX_G * SOFTMAX_NOISE, rel=1e-12)
-    assert lower["y"][3] == pytest.approx(SOFTMAX_SLOW / SOFTMAX_NOISE, rel=1e-12)
+    assert line["y"] == pytest.approx([WIN_G, WIN_G, WIN_SLOW, WIN_SLOW], rel=1e-12)
+    assert upper["y"][0] == pytest.approx(WIN_G * WIN_NOISE, rel=1e-12)
+    assert lower["y"][3] == pytest.approx(WIN_SLOW / WIN_NOISE, rel=1e-12)
     assert lower["fill"] == "tonexty"
-    assert line["text"][2] == ("c @ abcdef12 (profiled at 18c5a7ed)<br>2026-06-01<br>verdict ratio 0.923x (noise ±7.9%)"
+    # 0.8716 -> "0.872x", noise 1.0747 -> "±7.5%", 0.8716 / 1.1024 - 1 -> "-20.9%"
+    assert line["text"][2] == ("c @ abcdef12 (profiled at 18c5a7ed)<br>2026-06-01<br>verdict ratio 0.872x (noise ±7.5%)"
                                "<br>HEADROOM")
     assert line["marker"]["color"] == ["#1a7f37", "#1a7f37", "#bc4c00", "#bc4c00"]
-    assert marks["name"] == "regression" and marks["x"] == ["c"] and marks["text"] == ["regression -22.7%"]
+    assert marks["name"] == "regression" and marks["x"] == ["c"] and marks["text"] == ["regression -20.9%"]
     assert [s["y0"] for s in fig["layout"]["shapes"]] == [0.95, 1.05]
     json.dumps(fig)  # plain JSON values only
 
@@ -219,54 +228,57 @@ def test_bad_history_inputs(sweep, tmp_path):
     assert load_history(tmp_path / "nothing-yet").entries == []
 
 
-@pytest.mark.full_sweep
-def test_current_points_join_the_recorded_series(sides, tmp_path):
-    _, _, snap_same, snap_slow = sides
+def test_current_points_join_the_recorded_series(va_sides, sweep, tmp_path):
+    snaps, _, e = va_sides
     hist = tmp_path / "history"
-    record_snapshot(snap_same, hist, "a", "ca")
-    record_snapshot(snap_same, hist, "b", "cb")
-    # the build's in-memory index rows of the current sweep (softmax slower; a new kernel)
-    rows = [{"slug": "softmax", "name": "Softmax", "verdict": "HEADROOM", "geomean_vs_best": SOFTMAX_SLOW,
-             "noise": SOFTMAX_NOISE},
-            {"slug": "vec_add", "name": "Vector Add", "verdict": "HEADROOM", "geomean_vs_best": 0.9493353744088217}]
+    record_snapshot(snaps["same"], hist, "a", "ca")
+    record_snapshot(snaps["same"], hist, "b", "cb")
+    # the build's in-memory index rows of the current sweep (vec_add slower; a new kernel, pa, with its
+    # geomean from expected/verdicts.json's pa_decode row)
+    pa_g = json.loads((sweep / "expected" / "verdicts.json").read_text())["pa_decode"]["geomean_vs_best"]
+    rows = [{"slug": "vec_add", "name": "Vector Add", "verdict": "HEADROOM", "geomean_vs_best": e["slow"],
+             "noise": e["noise"]},
+            {"slug": "pa", "name": "Paged-Attn Decode (PS)", "verdict": "HEADROOM", "geomean_vs_best": pa_g}]
     current = points_from_rows(rows, "c", "cc", "2026-06-02")
     series = with_current(load_series(hist), current)
-    assert [p.label for p in series["softmax"]] == ["a", "b", "c"]
-    assert series["vec_add"][0].band == (0.9493353744088217, 0.9493353744088217)  # no noise in the row
-    assert regression_marks(series)["softmax"]["to"] == "c"
+    assert [p.label for p in series["vec_add"]] == ["a", "b", "c"]
+    assert series["pa"][0].band == (pa_g, pa_g)  # no noise in the row
+    assert regression_marks(series)["vec_add"]["to"] == "c"
     again = with_current(series, points_from_rows(rows[:1], "b", "cb2"))  # a label already recorded is replaced
     # recorded points carry the timed commit (7255fff8); rows without timed_commits the sweep's commit
-    assert [(p.label, p.commit) for p in again["softmax"]] == [("a", "7255fff8"), ("c", "cc"), ("b", "cb2")]
+    assert [(p.label, p.commit) for p in again["vec_add"]] == [("a", "7255fff8"), ("c", "cc"), ("b", "cb2")]
 
 
 # ---------------------------------------------------------------- issue 14, point 3: verdict transitions
 
 
-@pytest.mark.full_sweep
 def test_candidate_failing_every_shape_is_a_regression(sides, sweep, tmp_path):
     """HEADROOM/WIN -> BLOCKED has no geomean after it, yet it is marked, at the timed commit."""
     _, _, snap_same, _ = sides
-    broken = make_sweep_copy(sweep, tmp_path / "broken", SOFTMAX_CAPTURE,
-                             {"softmax": fail_provider("flydsl", candidate_commit="abcdef12")})
+    broken = make_sweep_copy(sweep, tmp_path / "broken", (),
+                             {"quant": fail_provider("flydsl", candidate_commit="abcdef12")})
     snap_broken = snapshot_from_sweep(broken)
-    k = snap_broken.kernels["softmax"]
-    # the raw copy: all 73 flydsl rows failed, so no shape is measured
-    assert (k.verdict, k.geomean_vs_best, k.hard_failures, k.candidate_commit) == ("BLOCKED", None, 73, "abcdef12")
+    k = snap_broken.kernels["quant"]
+    # the raw copy: all 12 flydsl rows (one per shape of the ledger) failed, so no shape is measured
+    ledger = (sweep / "benchmarks/examples/quant/shape_ledger.jsonl").read_text().splitlines()
+    shapes = sum(1 for ln in ledger if ln.strip())
+    assert (k.verdict, k.geomean_vs_best, k.hard_failures, k.candidate_commit) == ("BLOCKED", None, shapes, "abcdef12")
+    assert shapes == 12
     hist = tmp_path / "history"
     record_snapshot(snap_same, hist, "s1")
     record_snapshot(snap_broken, hist, "s2")
     series = load_series(hist)
-    pts = series["softmax"]
+    pts = series["quant"]
     assert [(p.verdict, p.commit, p.profiled_commit) for p in pts] == [
         ("WIN", "7255fff8", "18c5a7ed"), ("BLOCKED", "abcdef12", "18c5a7ed")]
-    mark = regression_marks(series)["softmax"]
-    assert mark == {"from": "s1", "to": "s2", "commit": "abcdef12", "before": pytest.approx(SOFTMAX_G, rel=1e-12),
+    mark = regression_marks(series)["quant"]
+    assert mark == {"from": "s1", "to": "s2", "commit": "abcdef12", "before": pytest.approx(WIN_G, rel=1e-12),
                     "after": None, "ratio": None, "confirmed": False, "verdict": "WIN → BLOCKED"}
     record_snapshot(snap_broken, hist, "s3")
-    assert regression_marks(load_series(hist))["softmax"]["confirmed"] is True
+    assert regression_marks(load_series(hist))["quant"]["confirmed"] is True
     doc = history_document(load_series(hist))
-    assert doc["kernels"]["softmax"]["regression"]["verdict"] == "WIN → BLOCKED"
-    assert doc["kernels"]["softmax"]["points"][1]["profiled_commit"] == "18c5a7ed"
+    assert doc["kernels"]["quant"]["regression"]["verdict"] == "WIN → BLOCKED"
+    assert doc["kernels"]["quant"]["points"][1]["profiled_commit"] == "18c5a7ed"
     record_snapshot(snap_same, hist, "s4")  # fixed: the latest verdict change is upward
     assert regression_marks(load_series(hist)) == {}
 

@@ -16,7 +16,7 @@ from typing import Callable
 import pytest
 
 from conftest import in_slice  # the same test folder
-from verdict_oracle import kernel_noise, shape_pairs
+from verdict_oracle import kernel_noise, shape_noises, shape_pairs
 from generator.errors import InputError
 from generator.model import API_FORMAT_VERSION, FORMAT_VERSION
 from generator.sweeps.snapshot import (
@@ -101,14 +101,6 @@ def set_fields(**fields) -> RowEdit:
     return edit
 
 
-def make_softmax_pair(shared: Path, base: Path, names: tuple[str, str] = ("base", "head")) -> tuple[Path, Path]:
-    """Two softmax sweeps: as measured, and with the candidate 1.2x slower at commit abcdef12."""
-    same = make_sweep_copy(shared, base / names[0], SOFTMAX_CAPTURE, {"softmax": None})
-    slow = make_sweep_copy(shared, base / names[1], SOFTMAX_CAPTURE,
-                           {"softmax": scale_provider("flydsl", 1.2, candidate_commit="abcdef12")})
-    return same, slow
-
-
 def fail_provider(provider: str, **fields) -> RowEdit:
     """A row edit: ``provider`` fails every shape (status failed, no times), and fields set."""
     def edit(row: dict) -> dict:
@@ -137,6 +129,33 @@ def full(sweep) -> SweepSnapshot:
     return snapshot_from_sweep(sweep)
 
 
+def test_real_sweep_kernels_follow_its_folders(full, sweep):
+    """One kernel per campaign folder and per bundle, a campaign taking its bundle's name as slug where the
+    two pair (pa_decode -> pa on both); the ledger-only campaigns UNTIMED, a bundle without a campaign
+    unscored, and the verdict tally that of expected/verdicts.json: all worked from the folders themselves."""
+    ops = sweep / "benchmarks" / "examples"
+    campaigns = {d.name for d in ops.iterdir() if d.is_dir()}
+    ledger_only = {op for op in campaigns if not list((ops / op).glob("benchmark_results.*"))}
+    bundles = {d.name for d in (sweep / "examples").iterdir() if d.is_dir()}
+    ks = full.kernels.values()
+    assert sorted(k.op for k in ks if k.op) == sorted(campaigns)
+    assert sorted(k.bundle for k in ks if k.bundle) == sorted(bundles)
+    assert all(k.slug == k.bundle for k in ks if k.op and k.bundle)
+    assert all(k.slug == k.op for k in ks if k.op and not k.bundle)
+    paired = [k for k in ks if k.op and k.bundle]
+    assert len(full.kernels) == len(campaigns) + len(bundles) - len(paired)
+    assert full.kernels["pa"].op == "pa_decode" and full.kernels["pa"].bundle == "pa"
+    assert all(k.verdict is None and k.geomean_vs_best is None for k in ks if not k.op)
+    assert all(k.hotspot is None for k in ks if not k.bundle)
+    assert sorted(k.slug for k in ks if k.verdict == "UNTIMED") == sorted(ledger_only)
+    expected = json.loads((sweep / "expected" / "verdicts.json").read_text())
+    want = {}
+    for v in [row["verdict"] for row in expected.values()] + ["UNTIMED"] * len(ledger_only):
+        want[v] = want.get(v, 0) + 1
+    assert full.verdict_counts() == want
+    assert full.errors == {}
+
+
 @pytest.mark.full_sweep
 def test_real_sweep_kernels_and_slugs(full):
     # 18 campaign folders (5 ledger-only) and one bundle without a campaign (pa_mqa_logits_fp4);
@@ -163,27 +182,46 @@ def test_real_sweep_numbers_equal_the_expected_verdicts(full, sweep):
         assert (k.wins, k.n_measured, k.hard_failures) == (want["wins"], want["n_measured"], want["hard_failures"]), op
 
 
-@pytest.mark.full_sweep
-def test_real_sweep_softmax_kernel(full):
-    k = full.kernels["softmax"]
-    assert k.name == "Softmax"
-    assert k.noise == pytest.approx(1.078835651920867, rel=1e-12)
-    assert len(k.shapes) == 73 and sum(s.speedup is not None for s in k.shapes) == 73
+def test_real_sweep_pa_kernel(full, sweep):
+    """pa (the pa_decode campaign and its bundle, in the slice too): its first shape from the raw rows
+    (tests/verdict_oracle.py), its hotspot from the bundle's source/hotspot_output.txt (top stall type,
+    stall share) and expected/occupancy.json (waves per SIMD, limiter), its commits and environment."""
+    folder = sweep / "benchmarks" / "examples" / "pa_decode"
+    k = full.kernels["pa"]
+    listed = json.loads((sweep / "docs/data/kernels.json").read_text())["kernels"]
+    entry = next(e for e in listed if e["example"] == "pa")
+    assert k.name == entry["name"] == "Paged-Attn Decode (PS)"
+    assert k.noise == pytest.approx(kernel_noise(folder), rel=1e-12)  # 1.0338
+    pairs = shape_pairs(folder)
+    assert len(k.shapes) == len(pairs) == 12 and sum(s.speedup is not None for s in k.shapes) == 12
     first = k.shapes[0]
-    assert (first.shape_id, first.args, first.dtype) == ("sha1:a5bf9702ded2560e", {"M": 32768, "N": 8192}, "bf16")
-    assert first.best_baseline == "pytorch"
-    assert first.speedup == pytest.approx(1.4772839214741198, rel=1e-12)
-    assert first.noise == pytest.approx(1.3336866646941261, rel=1e-12)
-    assert first.candidate_us == pytest.approx(217.40099787712097, rel=1e-12)
+    c, b = pairs[first.shape_id]
+    assert (first.shape_id, first.args["batch"], first.args["num_q_heads"], first.dtype) == (
+        "sha1:96a8a5f2d3c44465", 3, 8, "fp8")
+    assert first.args == c["args"] and first.best_baseline == b["provider"] == "gluon"
+    assert first.speedup == pytest.approx(b["median_us"] / c["median_us"], rel=1e-12)  # 0.818
+    assert first.noise == pytest.approx(shape_noises(folder)[first.shape_id], rel=1e-12)
+    assert first.candidate_us == pytest.approx(21.99999988079071, rel=1e-12) == c["median_us"]
     hot = k.hotspot
-    assert hot.capture == "examples/softmax/att_viewer/big/ui_output_agent_47920_dispatch_13"
-    assert (hot.top_stall_type, hot.waves_per_simd, hot.limiter) == ("VMEM-load", 8, "NONE")
-    assert round(hot.stall_ratio, 4) == 0.7636
-    assert k.candidate_commit == "7255fff8"
+    capture = "examples/pa/att_viewer/big/ui_output_agent_10886_dispatch_209"
+    occupancy = json.loads((sweep / "expected" / "occupancy.json").read_text())[capture]
+    report = (sweep / "examples/pa/source/hotspot_output.txt").read_text()
+    # "Total stalls:  70.0K  (65.7% of total cycles)"; the first row of "Stall Breakdown by Type": LDS/SMEM-wait
+    assert "(65.7% of total cycles)" in report and "  LDS/SMEM-wait      25.3K" in report
+    assert hot.capture == capture
+    assert (hot.top_stall_type, hot.waves_per_simd, hot.limiter) == (
+        "LDS/SMEM-wait", occupancy["waves"], occupancy["limiter"]) == ("LDS/SMEM-wait", 2, "VGPR")
+    assert round(hot.stall_ratio, 3) == 0.657
+    rows = [json.loads(ln) for ln in (folder / "benchmark_results.jsonl").read_text().splitlines() if ln.strip()]
+    assert k.candidate_commit == "7255fff8" == c["candidate_commit"]
+    # the aiter libraries' rows (not configured for pa_decode) still record their commit
     assert k.baselines == {"aiter": "32e1e6d76", "aiter_asm": "32e1e6d76", "aiter_ck": "32e1e6d76",
-                           "aiter_triton": "32e1e6d76"}
+                           "aiter_triton": "32e1e6d76"} == {r["provider"]: r["baseline_commit"] for r in rows
+                                                            if r["baseline_commit"]}
     assert k.environment == {"arch": "gfx950", "driver": "6.14.14", "gpu": "AMD Instinct MI350X", "rocm": "7.2.0",
                              "torch": "2.9.1+rocm7.2.0.git7e1940d4", "triton": "3.6.0"}
+    assert {(r["arch"], r["driver_version"], r["gpu"], r["rocm_version"], r["torch_version"], r["triton_version"])
+            for r in rows} == {tuple(k.environment[f] for f in ("arch", "driver", "gpu", "rocm", "torch", "triton"))}
 
 
 def test_real_sweep_vec_add_kernel(full, sweep):
@@ -310,21 +348,33 @@ def test_api_of_a_built_site_equals_the_slice_kernels(sweep, tmp_path):
         assert from_api["kernels"][slug] == from_sweep["kernels"][slug]
 
 
-@pytest.mark.full_sweep
+FA_SMALL = "flash_attn_func/att_viewer/small/ui_output_agent_32235_dispatch_44"  # in the slice too
+PA_CAPTURE = "pa/att_viewer/big/ui_output_agent_10886_dispatch_209"
+
+
 def test_api_of_a_built_site_equals_the_sweep(sweep, tmp_path):
+    """A kernel with both halves (pa: its bundle and the pa_decode campaign) and a bundle without its campaign
+    (flash_attn_func's small capture, no flash_attn rows), both in the slice too, read back from api/ as
+    from the sweep; an api/ of format 1 still reads."""
     build = pytest.importorskip("generator.site.build")
-    root = make_sweep_copy(sweep, tmp_path / "s", FA_AFTER + SOFTMAX_CAPTURE, {"flash_attn": None, "softmax": None})
+    root = make_sweep_copy(sweep, tmp_path / "s", (FA_SMALL, PA_CAPTURE), {"pa_decode": None})
     build.build_site(root, tmp_path / "site", progress=False)
     from_api = load_snapshot(tmp_path / "site").to_json()
     assert load_snapshot(tmp_path / "site" / "api").to_json() == from_api
     from_sweep = snapshot_from_sweep(root).to_json()
     assert from_api["label"] == "site" and from_sweep["label"] == "s"
     assert from_api["provenance"] == from_sweep["provenance"]
-    for slug in ("flash_attn_func", "softmax"):
-        a, s = from_api["kernels"][slug], from_sweep["kernels"][slug]
-        # both sides record each baseline library's commit (KernelScore.baseline_commits)
-        assert a["baselines"] == {p: "32e1e6d76" for p in ("aiter", "aiter_asm", "aiter_ck", "aiter_triton")}
-        assert a == s
+    assert sorted(from_api["kernels"]) == ["flash_attn_func", "pa"]
+    rows = [json.loads(ln) for ln in (sweep / "benchmarks/examples/pa_decode/benchmark_results.jsonl")
+            .read_text().splitlines() if ln.strip()]
+    pa = from_api["kernels"]["pa"]
+    # both sides record each baseline library's commit (KernelScore.baseline_commits), as the rows say
+    assert pa["baselines"] == {r["provider"]: r["baseline_commit"] for r in rows if r["baseline_commit"]}
+    assert pa == from_sweep["kernels"]["pa"]
+    fa = from_api["kernels"]["flash_attn_func"]
+    assert (fa["op"], fa["verdict"], fa["bundle"]) == (None, None, "flash_attn_func")
+    assert fa["hotspot"]["capture"] == "examples/" + FA_SMALL
+    assert fa == from_sweep["kernels"]["flash_attn_func"]
     # an api/ of format 1 (written before the trim) holds every field the reader reads: still read
     for doc_path in (tmp_path / "site" / "api").rglob("*.json"):
         doc = json.loads(doc_path.read_text())

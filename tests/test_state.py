@@ -165,3 +165,13 @@ def test_the_capture_a_kernel_is_read_by_is_one_rule():
 @pytest.mark.full_sweep
 def test_flash_attn_func_is_scored_by_its_campaign(shared_site):
     assert len(api_states(shared_site)) == 19 and api_states(shared_site)["flash_attn_func"]["status"] == "scored"
+
+
+def test_a_bundle_is_scored_by_its_campaign_of_another_name(shared_site, sweep):
+    """pa's bundle is timed by the pa_decode campaign (both in the slice too): one kernel, named for its
+    bundle, scored with the verdict of expected/verdicts.json's pa_decode row."""
+    states = api_states(shared_site)
+    st = states["pa"]
+    want = json.loads((sweep / "expected" / "verdicts.json").read_text())["pa_decode"]
+    assert (st["status"], st["op"], st["bundle"], st["verdict"]) == ("scored", "pa_decode", "pa", want["verdict"])
+    assert "pa_decode" not in states
