@@ -354,17 +354,20 @@ PA_CAPTURE = "pa/att_viewer/big/ui_output_agent_10886_dispatch_209"
 
 def test_api_of_a_built_site_equals_the_sweep(sweep, tmp_path):
     """A kernel with both halves (pa: its bundle and the pa_decode campaign) and a bundle without its campaign
-    (flash_attn_func's small capture, no flash_attn rows), both in the slice too, read back from api/ as
-    from the sweep; an api/ of format 1 still reads."""
+    (flash_attn_func's small capture, no flash_attn rows) and a campaign whose bundle is absent (quant), all in
+    the slice too, read back from api/ as from the sweep; an api/ of format 1 still reads."""
     build = pytest.importorskip("generator.site.build")
-    root = make_sweep_copy(sweep, tmp_path / "s", (FA_SMALL, PA_CAPTURE), {"pa_decode": None})
+    root = make_sweep_copy(sweep, tmp_path / "s", (FA_SMALL, PA_CAPTURE), {"pa_decode": None, "quant": None})
     build.build_site(root, tmp_path / "site", progress=False)
     from_api = load_snapshot(tmp_path / "site").to_json()
     assert load_snapshot(tmp_path / "site" / "api").to_json() == from_api
     from_sweep = snapshot_from_sweep(root).to_json()
     assert from_api["label"] == "site" and from_sweep["label"] == "s"
     assert from_api["provenance"] == from_sweep["provenance"]
-    assert sorted(from_api["kernels"]) == ["flash_attn_func", "pa"]
+    assert sorted(from_api["kernels"]) == ["flash_attn_func", "pa", "quant"]
+    # a campaign whose bundle kernels.json names but the sweep lacks (quant) has no bundle on either side
+    assert from_api["kernels"]["quant"]["bundle"] is None
+    assert from_api["kernels"]["quant"] == from_sweep["kernels"]["quant"]
     rows = [json.loads(ln) for ln in (sweep / "benchmarks/examples/pa_decode/benchmark_results.jsonl")
             .read_text().splitlines() if ln.strip()]
     pa = from_api["kernels"]["pa"]

@@ -444,8 +444,6 @@ def kernel_from_api(row: Mapping[str, Any], doc: Mapping[str, Any], where: str) 
         baselines = {"*": prov["baseline_commit"]} if prov.get("baseline_commit") else {}
     bundle = doc.get("bundle")
     bundle = os.path.basename(bundle.rstrip("/")) if isinstance(bundle, str) and bundle else None
-    if bundle is None and score.get("bundles"):
-        bundle = score["bundles"][0]
     flat = {
         "slug": rec["slug"],
         "name": rec.get("name") or score.get("name"),
