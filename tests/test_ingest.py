@@ -93,7 +93,7 @@ def snapshot(root: Path) -> dict[str, tuple[str, int]]:
     return out
 
 
-@pytest.mark.parametrize("name", [in_slice(f"examples/{n}/att_viewer/big", n) for n in BUNDLES])  # every run
+@pytest.mark.parametrize("name", [in_slice(f"examples/{n}", n) for n in BUNDLES])  # every run the bundle holds
 def test_rebuilt_raw_runs_ingest_to_the_same_analyses(sweep, tmp_path, name):
     bundle = sweep / "examples" / name
     into = tmp_path / "sweep"

@@ -8,7 +8,7 @@ real ones): four bundles small enough to carry (``fused_rope_cache``, ``hgemm_sp
 ``vec_add``: their code.json, wave files, agent info, hotspot_output.txt and kernel trace; a trace
 above 1 MB is cut to the first 10 dispatches of each kernel, and the bulky ``*_results.json`` are
 left out; the rows of the captured dispatches stay), flash_attn_func's small run (its capture before the
-source-location fix, four waves), five campaigns (four timed, one with a
+source-location fix, four waves; the big run's agent info and input left out too), five campaigns (four timed, one with a
 ledger only; the results CSV beside the JSONL for vec_add alone), ``docs/data/kernels.json``, the
 ``expected/`` files cut down to what the slice holds, and a ``kernel-atlas.toml`` that sets the whole
 sweep's timing floor (VERDICTS rule 11: one harness, one floor; the lowest usable time is in a campaign
@@ -39,6 +39,8 @@ CAMPAIGNS = ("attention_prefill", "moe_blockscale", "pa_decode", "quant", "vec_a
 #: (the capture after it holds twice the waves; the tests comparing the two need the whole sweep).
 BUNDLE_PARTS = {"flash_attn_func": ("att_viewer/small/ui_output_agent_32235_dispatch_44",
                                    "compute_viewer", "source")}
+#: Files of those parts that belong to runs the slice leaves out (flash_attn_func's big run).
+PARTS_LEFT_OUT = ("big_agent_info.csv", "input_trace_big.yaml")
 #: Campaigns whose results CSV is kept beside the JSONL (the others carry the JSONL alone).
 CAMPAIGN_CSV = ("vec_add",)
 #: Bulky files no test of the slice reads.
@@ -130,7 +132,8 @@ def make_slice(sweep: str, out: str = SLICE) -> int:
         copy_tree(os.path.join(sweep, "examples", name), os.path.join(out, "examples", name))
     for name, parts in BUNDLE_PARTS.items():
         for part in parts:
-            copy_tree(os.path.join(sweep, "examples", name, part), os.path.join(out, "examples", name, part))
+            copy_tree(os.path.join(sweep, "examples", name, part), os.path.join(out, "examples", name, part),
+                      PARTS_LEFT_OUT)
     for op in CAMPAIGNS:
         copy_tree(os.path.join(sweep, "benchmarks", "examples", op), os.path.join(out, "benchmarks", "examples", op),
                   () if op in CAMPAIGN_CSV else ("benchmark_results.csv",))
