@@ -107,9 +107,22 @@ def test_catalogue_english_is_the_detectors_english_on_the_whole_sweep(sweep):
 
 @pytest.mark.full_sweep
 def test_every_detector_but_two_fires_on_the_whole_sweep(sweep):
+    """The whole sweep's counts: the captures' findings, and the sweep-level findings with their 中文."""
     parts, whys, details, seen = _worded_sweep(sweep)
     assert parts == 321 and whys == 17 and details == 25
     assert len(seen) == 17  # every detector but wgmma_wait (NVIDIA) and barrier_dominated fires here
+    found = _sweep_findings(sweep)
+    assert len(found) == 15  # 14 groups and "no capture" (fp8_gemm_rowscale)
+    vgpr = next(sf for sf in found if sf.key == "limiter:VGPR")
+    assert wording.plain("zh", vgpr.messages["text"]) == (
+        "占用率受 VGPR 限制：flash_attn_func（每 SIMD 2 个 wave，可释放 80 个 VGPR）；"
+        "moe_blockscale（每 SIMD 2 个 wave，可释放 40 个 VGPR）；moe_gemm（每 SIMD 3 个 wave，可释放 32 个 VGPR）；"
+        "pa（每 SIMD 2 个 wave，可释放 24 个 VGPR）；preshuffle_gemm（每 SIMD 3 个 wave，可释放 40 个 VGPR）。"
+        "它不是任何 HEADROOM 内核的第一步。")
+    drain = next(sf for sf in found if sf.key == "pattern:lds_dma_drain")
+    assert wording.plain("zh", drain.messages["body"]).startswith(
+        "hgemm_splitk（占其停顿周期的 52.9%）；flash_attn_func（占其停顿周期的 25.0%）。"
+        "它是 flash_attn_func 和 hgemm_splitk 的第一步：占本次扫描可提升空间的 18.1%。")
 
 
 def test_nsight_compute_findings_are_worded_too():
@@ -198,28 +211,32 @@ def _sweep_findings(sweep):
     return advice.sweep_findings(sweep_per_kernel(plans, sweep))
 
 
-@pytest.mark.full_sweep
 def test_sweep_findings_are_worded_by_key(sweep):
     """Each sweep-level finding's title and text, worded from en.json, are the computed English; the
     中文 keeps kernels, numbers and terms as data."""
     found = _sweep_findings(sweep)
-    assert len(found) == 15  # 14 groups and "no capture" (fp8_gemm_rowscale)
+    keys = [sf.key for sf in found]
+    assert len(keys) == len(set(keys)) and {"limiter:VGPR", "pattern:lds_dma_drain", "capture:none"} <= set(keys)
     for sf in found:
         assert wording.plain("en", sf.messages["text"]) == sf.text, sf.key
         assert wording.plain("en", sf.messages["title"]) == sf.title, sf.key
         assert sf.text == sf.title + ": " + wording.plain("en", sf.messages["body"]), sf.key
         zh = wording.segments("zh", sf.messages["text"])
         assert all(not re.search(r"[A-Za-z]", s.text) for s in zh if not s.data), (sf.key, zh)
-    vgpr = next(sf for sf in found if sf.key == "limiter:VGPR")
-    assert wording.plain("zh", vgpr.messages["text"]) == (
-        "占用率受 VGPR 限制：flash_attn_func（每 SIMD 2 个 wave，可释放 80 个 VGPR）；"
-        "moe_blockscale（每 SIMD 2 个 wave，可释放 40 个 VGPR）；moe_gemm（每 SIMD 3 个 wave，可释放 32 个 VGPR）；"
-        "pa（每 SIMD 2 个 wave，可释放 24 个 VGPR）；preshuffle_gemm（每 SIMD 3 个 wave，可释放 40 个 VGPR）。"
-        "它不是任何 HEADROOM 内核的第一步。")
-    drain = next(sf for sf in found if sf.key == "pattern:lds_dma_drain")
-    assert wording.plain("zh", drain.messages["body"]).startswith(
-        "hgemm_splitk（占其停顿周期的 52.9%）；flash_attn_func（占其停顿周期的 25.0%）。"
-        "它是 flash_attn_func 和 hgemm_splitk 的第一步：占本次扫描可提升空间的 18.1%。")
+    # the VGPR-limited kernels both hold, from expected/occupancy.json: flash_attn_func 248 VGPRs allocated
+    # (every capture), pa 192 (arch 176 + accum 12, in blocks of 8): 2 waves per SIMD of 512; a third wave
+    # needs at most 168 (512 / 3 rounded down to a block), so 80 and 24 to free
+    occ = json.loads((sweep / "expected" / "occupancy.json").read_text())
+    vgpr = wording.plain("zh", next(sf for sf in found if sf.key == "limiter:VGPR").messages["text"])
+    assert vgpr.startswith("占用率受 VGPR 限制：")
+    for name in ("flash_attn_func", "pa"):
+        totals = {v["total"] for k, v in occ.items() if k.startswith(f"examples/{name}/") and v["limiter"] == "VGPR"}
+        assert len(totals) == 1, name
+        total = totals.pop()
+        waves = 512 // total
+        free = total - 512 // (waves + 1) // 8 * 8
+        assert (waves, free) == {"flash_attn_func": (2, 80), "pa": (2, 24)}[name]
+        assert f"{name}（每 SIMD {waves} 个 wave，可释放 {free} 个 VGPR）" in vgpr
 
 
 def test_overview_diagnosis_cell_keeps_data_as_data(kernel):
