@@ -246,6 +246,30 @@ def test_kernel_page_text(built_site):
     assert cap["primary"] is True and cap["analysis"]["instructions"] == 2069 and "isa" not in cap
 
 
+def test_kernel_page_text_of_a_slice_kernel(built_site, sweep):
+    """pa's page (bundle and campaign whole in both): its numbers worked from the raw files."""
+    html = (built_site / "kernels" / "pa" / "index.html").read_text(encoding="utf-8")
+    want = json.loads((sweep / "expected" / "verdicts.json").read_text())["pa_decode"]
+    ratio, n, _, _ = verdict_geomean(sweep / "benchmarks" / "examples" / "pa_decode", floor=want["floor_us"])
+    occ = next(v for k, v in json.loads((sweep / "expected" / "occupancy.json").read_text()).items()
+               if k.startswith("examples/pa/"))
+    # 192 VGPRs allocated (arch 176 + accum 12, in blocks of 8): 2 waves per SIMD of 512; 3 need at most 168
+    assert (occ["total"], occ["waves"], occ["limiter"]) == (192, 2, "VGPR")
+    for text in ("Why not winning", "Speed across shapes", f"{ratio:.2f}x",
+                 f'wins</span> <strong data-zh="{want["n_measured"]} 个中 {want["wins"]} 个">{want["wins"]} of {want["n_measured"]}</strong>',
+                 f"{occ['waves']} waves/SIMD, limited by VGPR", "3 waves/SIMD need at most 168 VGPRs in all",
+                 "ISA listing", "Jump to the hottest line", "One sampled wave over time", "copy for PR"):
+        assert text in html, text
+    assert html.count('<article class="capture"') == 1 and "Captures side by side" not in html  # one capture
+    # sources and ISA are pages of their own; the kernel page links each hot line there
+    assert 'href="src/c0/pa_decode_fp8.py.html#L' in html and 'href="src/c0/isa.html#pc' in html
+    assert '<table class="isa">' not in html and '<table class="source' not in html
+    code = next((sweep / "examples" / "pa" / "att_viewer").glob("*/ui_output_agent_*/code.json"))
+    instructions = [r for r in json.loads(code.read_text())["code"] if isinstance(r[2], int) and r[2] > 0]
+    isa = (built_site / "kernels" / "pa" / "src" / "c0" / "isa.html").read_text()
+    assert isa.count('<tr id="pc') == len(instructions) == 936 and 'href="pa_decode_fp8.py.html#L' in isa
+
+
 def test_source_pages_list_every_capture_file(built_site):
     """Each analyzed capture has its ISA page; each file the kernel page links has a page; a
     framework file without a hot line is listed, not rendered."""
