@@ -237,41 +237,48 @@ def test_every_computed_sentence_of_the_nvidia_demo_has_its_chinese():
     assert missing == [] and seen > 30
 
 
-@pytest.mark.full_sweep
-def test_charts_carry_their_chinese_with_the_real_figures(kernel):
+def test_charts_carry_their_chinese_with_the_real_figures(kernel, sweep):
     from generator.site import charts
     from generator.site.views import overview as overview_views
-    rows = [kernel(s)[1] for s in ("flash_attn_func", "rmsnorm", "moe_gemm", "softmax")]
+    # the kernels whose campaigns the slice and the sweep both hold whole: the same figures in both
+    rows = [kernel(s)[1] for s in ("pa", "vec_add", "quant", "moe_blockscale")]
     fig = charts.speedup_overview(overview_views.order_rows(rows), 1.05, 0.95)
     assert fig["layout"]["xaxis"]["title"]["text"] == "speedup vs the comparable baseline (log; > 1: candidate faster)"
     assert fig["zh"]["layout"] == {"xaxis.title.text": "相对可比基线的加速比（对数；> 1：候选更快）"}
     zh = fig["zh"]["traces"]
     assert zh["0"]["name"] == "形状" and fig["data"][0]["name"] == "shapes"
-    # every translated trace exists, and the hover keeps plotly's placeholders
+    # every translated trace exists, and the hover keeps plotly's placeholders (quant and vec_add have 5
+    # shapes each at the timing floor, expected/verdicts.json: the floor's trace is the second)
     assert all(int(i) < len(fig["data"]) for i in zh)
     assert zh["1"]["hovertemplate"] == "%{y}：%{x:.2f}x，处于计时下限（不计入）<extra>单个形状</extra>"
     assert zh["2"]["hovertemplate"] == ("%{y}<br>判定比值 %{x:.2f}x（%{customdata[3]}），对比任意基线胜出 %{customdata[0]}"
                                         "%{customdata[2]}<extra>%{customdata[1]}</extra>")
-    # moe_gemm is a WIN not like-for-like and above the roof: its hover flags in 中文, its wins as "N 个中 M 个"
-    head = next(i for i, t in enumerate(fig["data"]) if t["name"] == "WIN")
-    moe = fig["data"][head]["y"].index("MoE GEMM (2-stage)")
-    moe_row = kernel("moe_gemm")[1]
-    assert zh[str(head)]["customdata"][moe][0] == f"{moe_row.n_measured} 个中 {moe_row.wins} 个"
+    # moe_blockscale is a HEADROOM from the profiled pair, not like-for-like and above the roof
+    # (expected/verdicts.json): its hover flags in 中文, its wins as "N 个中 M 个"
+    ref = json.loads((sweep / "expected" / "verdicts.json").read_text())["moe_blockscale"]
+    assert (ref["verdict"], ref["verdict_basis"], ref["not_like_for_like"], len(ref["above_roof"])) == ("HEADROOM", "pair", True, 2)
+    head = next(i for i, t in enumerate(fig["data"]) if t["name"] == "HEADROOM")
+    moe = fig["data"][head]["y"].index("MoE Block-Scale (2-stage)")
+    moe_row = kernel("moe_blockscale")[1]
+    assert (moe_row.n_measured, moe_row.wins) == (ref["n_measured"], ref["wins"])
+    assert zh[str(head)]["customdata"][moe][0] == f"{ref['n_measured']} 个中 {ref['wins']} 个"
     assert zh[str(head)]["customdata"][moe][2].startswith("<br>口径不一致：")
-    assert zh[str(head)]["customdata"][moe][2].endswith("行超出屋顶（HBM 或稠密算力）")
+    assert zh[str(head)]["customdata"][moe][2].endswith("2 行超出屋顶（HBM 或稠密算力）")
     assert zh[str(head)]["customdata"][moe][3].startswith("依据性能分析中的配对")
     assert fig["data"][head]["customdata"][moe][2].startswith("<br>not like-for-like")
-    k, row = kernel("rmsnorm")
+    # pa's shapes: its 12 measured shapes (expected/verdicts.json's pa_decode n_measured)
+    n = json.loads((sweep / "expected" / "verdicts.json").read_text())["pa_decode"]["n_measured"]
+    k, row = kernel("pa")
     shapes = charts.shape_speedups([sh for sh in k.score.shapes if sh.measured], 1.05, 0.95)
-    assert shapes["layout"]["xaxis"]["title"]["text"] == "measured shapes, slowest to fastest (153)"
-    assert shapes["zh"]["layout"]["xaxis.title.text"] == "已测形状，从最慢到最快（153）"
+    assert shapes["layout"]["xaxis"]["title"]["text"] == f"measured shapes, slowest to fastest ({n})"
+    assert shapes["zh"]["layout"]["xaxis.title.text"] == f"已测形状，从最慢到最快（{n}）"
     assert {t["name"] for t in shapes["zh"]["traces"].values()} <= {"胜出", "持平", "落后"}
     # the args texts the speed table worked out give the chart its own figure, slowest shape first
     measured = [sh for sh in k.score.shapes if sh.measured]
     assert charts.shape_speedups(measured, 1.05, 0.95, [sh.args_text for sh in measured]) == shapes
     slowest = min(measured, key=lambda sh: sh.speedup)
     marks = [t for t in shapes["data"] if t["mode"] == "markers" and 1 in t["x"]][0]
-    assert marks["customdata"][0][0] == slowest.args_text and slowest.args_text.startswith("M=")
+    assert marks["customdata"][0][0] == slowest.args_text and slowest.args_text.startswith("batch=")  # the ledger's args
     stalls = charts.stall_types(k.primary.analysis.stall_by_type)
     assert (stalls["layout"]["xaxis"]["title"]["text"], stalls["zh"]["layout"]["xaxis.title.text"]) == ("stall cycles", "停顿周期")
     assert stalls["data"][0]["y"] == list(k.primary.analysis.stall_by_type)[::-1]  # stall types stay as they are
