@@ -124,6 +124,8 @@ def test_the_whole_sweep_has_its_pages_charts_and_rows(site):
     assert by_value(rows, lambda r: r["headline_speedup"], descending=True)[:3] == ["softmax", "hgemm_splitk", "moe_gemm"]
     assert disagreeing(rows) == {"hgemm_splitk": "WIN", "layernorm": "PARITY", "quant": "PARITY"}
     assert [r["slug"] for r in rows[:5]] == ["flash_attn_func", "pa", "vec_add", "moe_gemm", "fp8_gemm_rowscale"]
+    # HEADROOM kernels matching 'gemm', by wins ascending: hgemm_splitk 0/30, preshuffle_gemm 1/14, fp8_gemm_rowscale 2/13
+    assert shared_view_rows(rows, "HEADROOM", "gemm") == ["k-hgemm_splitk", "k-preshuffle_gemm", "k-fp8_gemm_rowscale"]
 
 
 def test_every_page_loads_clean_and_draws_its_charts(site, browser):
@@ -171,6 +173,17 @@ def by_value(rows: list[dict], key, descending: bool = False) -> list[str]:
     have = [r for r in rows if key(r) is not None]
     return ([r["slug"] for r in sorted(have, key=key, reverse=descending)]
             + [r["slug"] for r in rows if key(r) is None])
+
+
+def shared_view_rows(rows: list[dict], verdict: str, q: str) -> list[str]:
+    """The row ids of the overview ranked by the headline pair (descending), filtered to ``verdict`` and
+    the search ``q``, then sorted by wins ascending (the share of measured shapes won, as the column sorts;
+    ties keep the ranking's order): the view
+    test_browser_pages.test_a_shared_address_opens_the_same_overview sets up."""
+    ranked = {s: i for i, s in enumerate(by_value(rows, lambda r: r["headline_speedup"], descending=True))}
+    kept = sorted((r for r in rows if r["verdict"] == verdict and q in search_text(r)), key=lambda r: ranked[r["slug"]])
+    return ["k-" + s for s in by_value(kept, lambda r: r["wins"] / r["n_measured"] if r["wins"] is not None
+                                        and r["n_measured"] else None)]
 
 
 def test_filters_sorting_and_grouping_change_the_rows(site, browser):
