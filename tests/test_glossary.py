@@ -52,6 +52,8 @@ def test_the_built_glossary_holds_every_entry_and_every_page_links_it(tmp_path_f
     assert {"geomean", "ledger", "headline-pair"} <= linked["index.html"]
     assert {"working-waves", "like-for-like", "ledger"} <= linked["kernels/pa/index.html"]  # 48 of 56 waves exit early
     assert "suspect-reference" in linked["kernels/moe_blockscale/index.html"]  # 6 shapes (VERDICTS rule 7)
+    # pa's verdict flag "2 rows above a roof" (expected/verdicts.json: pa_decode's above_roof holds 2 rows)
+    assert "roof" in linked["kernels/pa/index.html"]
 
 
 @pytest.mark.full_sweep
