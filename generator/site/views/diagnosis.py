@@ -14,15 +14,18 @@ after every regeneration:
 - **early exit**: noted when early-exit waves hold >= 20 % of the stall cycles.
 - **roof**: the achieved fraction of the roof: the capture's HBM bandwidth when the advice
   measured it (the streaming finding), else the candidate's best measured shape on the
-  roofline. Shapes whose candidate row runs above a roof (HBM or compute, VERDICTS rule 9) are no
+  roofline, among the shapes of the bound the roofline names ("best compute-bound shape").
+  Shapes whose candidate row runs above a roof (HBM or compute, VERDICTS rule 9) are no
   evidence: the bound and the roof fraction leave them out and say how many.
 
 Each clause carries the anchor of its evidence on the kernel page (``#roofline``, ``#c1``,
-``#advice-c1-f0``) and its text in English and 中文. Severity: a HEADROOM geomean g is
+``#advice-c1-f0``) and its text in English and 中文. Severity: a HEADROOM verdict ratio g is
 ``near`` (g >= near), ``tune`` (tune <= g < near) or ``rewrite`` (g < tune); thresholds from
-``[severity]`` in kernel-atlas.toml. Example (vec_add on the shared sweep)::
+``[severity]`` in kernel-atlas.toml. Its detail: headroom / g to reach the PARITY band, and the
+losing shapes of the evidence g is taken over. Example (vec_add on the shared sweep)::
 
-    memory-bound (7 of 12 shapes), 82% VMEM-wait, 8 waves/SIMD (hardware max), best shape at 61% of the roof
+    memory-bound (7 of 12 shapes), 82% VMEM-wait, 8 waves/SIMD (hardware max), best memory-bound shape at 61% of the roof
+    near: needs 1.04x to reach parity (0.95x), 3 of 7 verdict shapes lose
 """
 
 from __future__ import annotations
@@ -209,32 +212,39 @@ def streaming_bandwidth(prim: CaptureData | None) -> tuple[float, int] | None:
     return None
 
 
-def best_roof_fraction(k: KernelData) -> float | None:
-    """The candidate's highest fraction of the roof over measured shapes below every roof."""
+def best_roof_fraction(k: KernelData, bound: str | None = None) -> float | None:
+    """The candidate's highest fraction of the roof over measured shapes below every roof; over the
+    shapes the roofline labels ``bound`` only, when given (the bound the diagnosis names)."""
     s, r = k.score, k.roofline
     if s is None or not r:
         return None
     ok, _ = evidence_shapes(k)
     fr = [p["fraction_of_roof"] for p in r.get("points") or []
           if p.get("provider") == s.candidate and p.get("shape_id") in ok
+          and (bound is None or p.get("bound") == bound)
           and isinstance(p.get("fraction_of_roof"), (int, float))]
     return max(fr) if fr else None
 
 
-def roof_clause(k: KernelData, prim: CaptureData | None, pi: int | None) -> tuple[Clause | None, dict[str, Any]]:
-    """The achieved fraction of the roof: the capture's HBM bandwidth, else the best shape's."""
+def roof_clause(k: KernelData, prim: CaptureData | None, pi: int | None,
+                bound: str | None = None) -> tuple[Clause | None, dict[str, Any]]:
+    """The achieved fraction of the roof: the capture's HBM bandwidth, else the best shape's; the best
+    of the ``bound`` shapes when the diagnosis names that bound from the roofline."""
     bw = streaming_bandwidth(prim)
     if bw is not None:
         frac, j = bw
         return (clause("roof", msg("diag.roof.hbm", pct=pct(frac)), f"#advice-c{pi}-f{j}"),
                 {"roof_fraction": frac, "roof_source": "capture bandwidth"})
-    frac = best_roof_fraction(k)
-    if frac is not None:
-        left = evidence_shapes(k)[1]
-        return (clause("roof", msg("diag.roof.best", pct=pct(frac), left=msg("diag.leftout", n=left) if left else ""),
-                       "#roofline"),
-                {"roof_fraction": frac, "roof_source": "roofline, best measured shape", "left_out": left})
-    return None, {"roof_fraction": None, "roof_source": None}
+    frac = best_roof_fraction(k, bound)
+    if frac is None:
+        return None, {"roof_fraction": None, "roof_source": None}
+    left = evidence_shapes(k)[1]
+    params = {"pct": pct(frac), "left": msg("diag.leftout", n=left) if left else ""}
+    if bound is None:
+        said, source = msg("diag.roof.best", **params), "roofline, best measured shape"
+    else:
+        said, source = msg("diag.roof.best.bound", bound=msg(f"diag.bound.{bound}"), **params), f"roofline, best measured {bound} shape"
+    return clause("roof", said, "#roofline"), {"roof_fraction": frac, "roof_source": source, "left_out": left}
 
 
 # ---------------------------------------------------------------- diagnosis
@@ -266,7 +276,7 @@ def diagnose(k: KernelData) -> dict[str, Any] | None:
             c, extra = fn(prim, anchor)
             info.update(extra)
             clauses += [c] if c else []
-    c, extra = roof_clause(k, prim, pi)
+    c, extra = roof_clause(k, prim, pi, info["roofline_bound"])
     info.update(extra)
     clauses += [c] if c else []
     if not clauses:
@@ -369,20 +379,50 @@ def severity_level(geomean: float, near: float, tune: float) -> str:
     return "tune" if geomean >= tune else "rewrite"
 
 
+def severity_evidence(score: Any, parity: float) -> tuple[int | None, int | None]:
+    """(shapes below ``parity``, shapes) of the evidence the verdict ratio rests on: the verdict
+    shapes' verdict ratios (basis ``shapes``), the bound shapes' ratios (``bound``); (None, None) for
+    the pair, which is one comparison, not a count of shapes."""
+    if score.verdict_basis == "shapes":
+        xs = [sh.verdict_speedup for sh in score.shapes if sh.is_verdict_shape and sh.verdict_speedup is not None]
+    elif score.verdict_basis == "bound":
+        xs = [sh.bound_speedup for sh in score.shapes
+              if sh.measured and sh.verdict_baseline is None and sh.bound_speedup is not None]
+    else:
+        return None, None
+    return sum(x < parity for x in xs), len(xs)
+
+
+def severity_msg(score: Any, need: float, parity: float, losses: int | None, n: int | None) -> Msg:
+    """The severity's detail: the speedup to the PARITY band and the evidence it is worked on."""
+    common = {"need": f"{need:.2f}x", "parity": f"{parity:.2f}x"}
+    if score.verdict_basis == "pair":
+        name = score.headline.baseline_name if score.headline and score.headline.baseline_name else "?"
+        return msg("diag.severity.pair", baseline=name, **common)
+    return msg(f"diag.severity.{score.verdict_basis}", losses=losses, n=n, **common)
+
+
 def severity(score: Any, near: float, tune: float) -> dict[str, Any] | None:
-    """How far a HEADROOM kernel sits from parity (``severity`` in the API); None otherwise."""
+    """How far a HEADROOM kernel sits from the PARITY band (``severity`` in the API); None otherwise.
+
+    ``to_parity`` = headroom / g: the speedup that lifts the verdict ratio g to the band's floor
+    (VERDICTS: PARITY from 0.95); ``losses`` of ``n`` count the same evidence as g (None for a pair)."""
     if score is None or score.verdict != "HEADROOM" or not score.verdict_value:
         return None
     g = score.verdict_value  # the ratio the verdict rests on (VERDICTS rule 12)
+    parity = score.thresholds.headroom
     level = severity_level(g, near, tune)
-    need = 1 / g
-    detail = msg("diag.severity.detail", need=f"{need:.2f}x", losses=score.losses, n=score.n_measured)
+    need = parity / g
+    losses, n = severity_evidence(score, parity)
+    detail = severity_msg(score, need, parity, losses, n)
     return {
         "level": level,
         "geomean": g,
-        "to_parity": need,  # the speedup the candidate needs for 1.0x
-        "losses": score.losses,
-        "n_measured": score.n_measured,
+        "basis": score.verdict_basis,
+        "parity": parity,
+        "to_parity": need,  # the speedup the candidate needs to reach the PARITY band
+        "losses": losses,
+        "n": n,
         "detail": wording.plain("en", detail),
         "detail_zh": wording.plain("zh", detail),
         "level_zh": wording.plain("zh", msg(f"diag.severity.{level}")),

@@ -652,7 +652,7 @@ def overview_page(rows: list[IndexRow], ctx: SiteContext, provenance: list[Fact]
                                 "Headline pair of the profiling sweep, per kernel", "chart.headline") if by_head else None
     not_on_headline = [r.name for r in rows if r.headline_speedup is None]
     sev_help = {"near": f"{ctx.severity_near:g}", "tune": f"{ctx.severity_tune:g}", "section": "[severity]",
-                "file": "kernel-atlas.toml"}
+                "file": "kernel-atlas.toml", "parity": f"{ctx.headroom:g}"}
     filters = [("", "all verdicts")] + [(v, v) for v in VERDICTS] + [("UNTIMED", "no timings"), ("NONE", "no campaign")]
     filters += [("BROKEN", "broken campaign")] if tally.broken else []
     filter_keys = {"": "filter.allverdicts", "UNTIMED": "filter.untimed", "NONE": "filter.none",
