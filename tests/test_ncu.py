@@ -262,9 +262,11 @@ def test_details_metrics_of_gemm():
     # details.csv: L2 Hit Rate 67.19 %, Dynamic Shared Memory Per Block 147.46 Kbyte + static 0
     assert m["l2_hit_rate_pct"] == 67.19
     assert m["shared_memory_per_block_bytes"] == 147460
-    # details.csv: Theoretical Occupancy 12.50 %, Achieved Occupancy 12.47 %, Block Limit Registers 1
+    # details.csv: Theoretical Occupancy 12.50 %, Achieved Occupancy 12.47 %, Block Limit Registers 1 =
+    # Block Limit Shared Mem 1 (Warps 8, SM 32, Barriers 32): both resources bind at one block (a tie)
     assert m["occupancy"]["theoretical_pct"] == 12.5 and m["occupancy"]["achieved_pct"] == 12.47
-    assert m["occupancy"]["limiter"] == "registers"
+    assert m["occupancy"]["limiters"] == ["registers", "shared memory"]
+    assert m["occupancy"]["limiter"] == "registers and shared memory"
     assert m["bottleneck"]["kind"] == "latency-bound" and m["bottleneck"]["locality"] is True
     assert m["launch"] == {"id": 0, "kernel": "gemm_kernel", "block": "(256, 1, 1)", "grid": "(512, 1, 1)",
                            "device": "0", "cc": "9.0"}
@@ -348,7 +350,8 @@ def test_details_alone_gives_metrics_without_instructions(tmp_path):
     # L2 Hit Rate 67.19 %, Registers Per Thread 184, Achieved Occupancy 12.47 %
     assert (m["duration_us"], m["dram_throughput_pct"], m["sm_throughput_pct"]) == (250.18, 17.86, 58.84)
     assert (m["l2_hit_rate_pct"], m["registers_per_thread"]) == (67.19, 184)
-    assert m["occupancy"]["achieved_pct"] == 12.47 and m["occupancy"]["limiter"] == "registers"
+    # Block Limit Registers 1 = Block Limit Shared Mem 1: a tie
+    assert m["occupancy"]["achieved_pct"] == 12.47 and m["occupancy"]["limiters"] == ["registers", "shared memory"]
     # Without a raw page the tensor-pipe % comes from the HighPipeUtilization rule: "Tensor is
     # the highest-utilized pipeline (58.8%) ..." (raw.csv: sm__pipe_tensor 58.842186 %)
     assert m["tensor_pipe_pct"] == 58.8

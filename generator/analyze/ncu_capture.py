@@ -144,7 +144,8 @@ def types_of(reasons: dict[str, int]) -> dict[str, int]:
 
 
 def build_instruction(index: int, row: SassRow, loc: str) -> Instruction:
-    """One SASS row as an Instruction (samples as cycles; NCU reasons in extra)."""
+    """One SASS row as an Instruction: warp-stall samples in its cycle fields (the capture's
+    ``stall_unit`` says so; they are samples, never cycles), NCU reasons in extra."""
     total = row.samples(ALL_SAMPLES)
     stall = row.samples(NOT_ISSUED)
     reasons_ni = row.reasons(not_issued=True)

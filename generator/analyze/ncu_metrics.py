@@ -73,6 +73,29 @@ BLOCK_LIMITS = (("Block Limit Registers", "registers"), ("Block Limit Shared Mem
                 ("Block Limit Barriers", "barriers"))
 
 
+#: Block limits that are the SM's own maximum (warps, blocks per SM), not a resource the kernel uses.
+HARDWARE_LIMITS = frozenset({"warps", "blocks per SM"})
+
+
+def occupancy_limiters(limits: dict[str, float | None], theoretical_pct: float | None) -> dict[str, Any]:
+    """Which block limits bind (DOMAIN §1.3, as the AMD ``Occupancy``).
+
+    ``limiters``: every resource tied at the lowest block limit (BLOCK_LIMITS order), empty at the
+    hardware maximum: theoretical occupancy 100 %, or the lowest limit is the SM's own warps or
+    blocks-per-SM limit (freeing a resource gains nothing). ``limiter``: the binding resources as
+    one text ("registers and shared memory"), None at the hardware maximum or without limits.
+    """
+    known = {k: v for k, v in limits.items() if v is not None}
+    if not known:
+        return {"limiter": None, "limiters": [], "at_hardware_max": False}
+    low = min(known.values())
+    tied = [k for k, v in known.items() if v == low]
+    if (theoretical_pct is not None and theoretical_pct >= 100.0) or HARDWARE_LIMITS & set(tied):
+        return {"limiter": None, "limiters": [], "at_hardware_max": True}
+    text = tied[0] if len(tied) == 1 else ", ".join(tied[:-1]) + " and " + tied[-1]
+    return {"limiter": text, "limiters": tied, "at_hardware_max": False}
+
+
 def ncu_metrics(d: DetailsLaunch | None, raw: RawLaunch | None) -> dict[str, Any]:
     """Display metrics of one launch from the details page (and the raw page)."""
     if d is None and raw is None:
@@ -123,14 +146,14 @@ def ncu_metrics(d: DetailsLaunch | None, raw: RawLaunch | None) -> dict[str, Any
     out["issue_slots_busy_pct"] = pct("Issue Slots Busy")
     out["warp_cycles_per_issued_instruction"] = pct("Warp Cycles Per Issued Instruction")
     limits = {label: pct(name, "Occupancy") for name, label in BLOCK_LIMITS}
-    known = {k: v for k, v in limits.items() if v is not None}
+    theoretical = pct("Theoretical Occupancy", "Occupancy")
     out["occupancy"] = {
-        "theoretical_pct": pct("Theoretical Occupancy", "Occupancy"),
+        "theoretical_pct": theoretical,
         "achieved_pct": pct("Achieved Occupancy", "Occupancy"),
         "theoretical_warps_per_sm": pct("Theoretical Active Warps per SM", "Occupancy"),
         "achieved_warps_per_sm": pct("Achieved Active Warps Per SM", "Occupancy"),
         "block_limits": limits,
-        "limiter": min(known, key=lambda k: known[k]) if known else None,
+        **occupancy_limiters(limits, theoretical),
     }
     out["bottleneck"] = classify_bottleneck(out["dram_throughput_pct"], out["tensor_pipe_pct"],
                                             out["sm_throughput_pct"], out["l2_hit_rate_pct"])

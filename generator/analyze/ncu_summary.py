@@ -21,8 +21,9 @@ capture (``generator.analyze.ncu_capture``) and the kernel's campaign rows into 
     }
 
 Rules (all documented here, tested in tests/test_ncu_summary.py):
-- The *primary* launch is the longest one (it dominates the time); the bottleneck and the
-  opportunities are its own. Every launch is a row of ``stages``.
+- The *primary* launch is the capture's first (launch 0), the one the overview and the diagnosis
+  read; the bottleneck and the opportunities are its own, and the title names it when there are several.
+  Every launch is a row of ``stages``, its kernel labelled ``(launch i)`` when there are several.
 - ``bottleneck`` is ``extra["ncu"]["bottleneck"]`` (DOMAIN §4 rule in
   ``generator.analyze.ncu_metrics.classify_bottleneck``); the root cause names the two percentages that
   decided it and the stall reason holding most not-issued samples, with its source line.
@@ -138,23 +139,52 @@ def _get(obj: Any, key: str, default: Any = None) -> Any:
 
 # ---------------------------------------------------------------- pieces
 
+#: SASS whose ``stall_barrier`` samples are waits for asynchronous warpgroup MMA results (DOMAIN §4).
+WGMMA_WAIT = "WARPGROUP.DEPBAR"
+#: The reading of ``stall_barrier`` samples on ``WGMMA_WAIT``: waits for wgmma results, not a CTA barrier.
+WGMMA_REASON = "stall_barrier@" + WGMMA_WAIT
+
+
+def read_reason(reason: str, asm: str) -> str:
+    """An NCU reason read with its opcode (DOMAIN §4): ``stall_barrier`` on ``WARPGROUP.DEPBAR`` is
+    ``WGMMA_REASON``; any other reason, or a barrier sample elsewhere, stays as NCU names it."""
+    return WGMMA_REASON if reason == "stall_barrier" and asm.lstrip().startswith(WGMMA_WAIT) else reason
+
+
+def reasons_read(a: CaptureAnalysis) -> dict[str, int]:
+    """Not-issued samples per reason read with its opcode (``read_reason``), first-seen order.
+
+    Sums the capture's per-reason totals, moving the ``stall_barrier`` samples that sit on
+    ``WARPGROUP.DEPBAR`` to ``WGMMA_REASON``; the rest stay CTA-barrier waits.
+    """
+    out = dict(a.extra.get("ncu_stall_by_reason_not_issued") or {})
+    for ins in a.instructions:
+        n = ins.extra.get("stall_reasons_not_issued", {}).get("stall_barrier", 0)
+        if n and read_reason("stall_barrier", ins.asm) == WGMMA_REASON:
+            out["stall_barrier"] = out.get("stall_barrier", 0) - n
+            out[WGMMA_REASON] = out.get(WGMMA_REASON, 0) + n
+    return {k: v for k, v in out.items() if v}
+
+
 def top_reason(a: CaptureAnalysis) -> tuple[str | None, float]:
-    """The NCU reason with most not-issued samples, and its share of them."""
-    reasons = a.extra.get("ncu_stall_by_reason_not_issued") or {}
+    """The reason (read with its opcode) holding most not-issued samples, and its share of them."""
+    reasons = reasons_read(a)
     total = sum(reasons.values())
     if not total:
         return None, 0.0
-    name = max(reasons, key=lambda k: (reasons[k], -list(reasons).index(k)))
+    order = list(reasons)
+    name = max(order, key=lambda k: (reasons[k], -order.index(k)))
     return name, reasons[name] / total
 
 
 def hottest_line(a: CaptureAnalysis, reason: str | None) -> str | None:
-    """The source line holding most not-issued samples of ``reason`` (else the top line)."""
+    """The source line holding most not-issued samples of ``reason`` (read with the opcode; else the top line)."""
     if reason:
         best, best_n = None, 0
         per_line: dict[str, int] = {}
         for ins in a.instructions:
-            n = ins.extra.get("stall_reasons_not_issued", {}).get(reason, 0)
+            n = sum(v for r, v in ins.extra.get("stall_reasons_not_issued", {}).items()
+                    if read_reason(r, ins.asm) == reason)
             if n:
                 per_line[ins.source_loc] = per_line.get(ins.source_loc, 0) + n
         for loc, n in per_line.items():
@@ -165,30 +195,17 @@ def hottest_line(a: CaptureAnalysis, reason: str | None) -> str | None:
     return a.lines[0].source_loc if a.lines else None
 
 
-#: SASS whose ``stall_barrier`` samples are waits for asynchronous warpgroup MMA results (DOMAIN §4).
-WGMMA_WAIT = "WARPGROUP.DEPBAR"
-
-
-def wgmma_wait_share(a: CaptureAnalysis) -> float:
-    """The share of ``stall_barrier`` not-issued samples that sit on ``WARPGROUP.DEPBAR``."""
-    total = on_depbar = 0
-    for ins in a.instructions:
-        n = ins.extra.get("stall_reasons_not_issued", {}).get("stall_barrier", 0)
-        total += n
-        if ins.asm.startswith(WGMMA_WAIT):
-            on_depbar += n
-    return on_depbar / total if total else 0.0
-
-
 def reason_text(a: CaptureAnalysis, reason: str) -> str:
-    """What a stall reason means here, read with its opcode: on Hopper, ``stall_barrier`` on
-    ``WARPGROUP.DEPBAR`` waits for wgmma results (tensor cores or a shallow wgmma pipeline
-    bind), not for sibling warps at a CTA barrier."""
-    if reason == "stall_barrier":
-        share = wgmma_wait_share(a)
-        if share > 0.5:
-            return sentence("msg.ncu.reason.wgmma", share=f"{share * 100:.0f}", op=WGMMA_WAIT)
+    """What a reason (read with its opcode) means: ``WGMMA_REASON`` waits for wgmma results (tensor
+    cores or a shallow wgmma pipeline bind); ``stall_barrier`` elsewhere waits at a CTA barrier."""
+    if reason == WGMMA_REASON:
+        return sentence("msg.ncu.reason.wgmma", op=WGMMA_WAIT)
     return sentence(REASON_KEYS[reason]) if reason in REASON_KEYS else reason
+
+
+def reason_name(reason: str) -> str:
+    """The NCU name of a reason read with its opcode (``stall_barrier on WARPGROUP.DEPBAR``)."""
+    return f"stall_barrier on {WGMMA_WAIT}" if reason == WGMMA_REASON else reason
 
 
 def key_issue(a: CaptureAnalysis, capital: bool = False) -> str:
@@ -201,6 +218,16 @@ def key_issue(a: CaptureAnalysis, capital: bool = False) -> str:
     if where and where != UNKNOWN_LOC:
         return sentence("msg.ncu.issue.at", **said, loc=short_loc(where))
     return sentence("msg.ncu.issue", **said)
+
+
+def occupancy_said(occ: dict[str, Any]) -> str:
+    """Achieved occupancy, and what binds it: every tied resource, or none at the hardware maximum."""
+    achieved, theo = pct(occ.get("achieved_pct")), pct(occ.get("theoretical_pct"))
+    if occ.get("at_hardware_max"):
+        return sentence("msg.ncu.occ.max", occ=achieved, theo=theo)
+    if occ.get("limiter"):
+        return sentence("msg.ncu.occ.limited", occ=achieved, theo=theo, lim=occ["limiter"])
+    return sentence("msg.ncu.occ", occ=achieved)
 
 
 def root_cause(a: CaptureAnalysis) -> tuple[str, str | None]:
@@ -220,17 +247,13 @@ def root_cause(a: CaptureAnalysis) -> tuple[str, str | None]:
     elif kind == "compute+memory-bound":
         cause = sentence("msg.ncu.rc.both", dram=pct(dram), tc=pct(tc), high=f"{high:.0f}", msg_issue=issue)
     elif kind == "latency-bound":
-        limiter = occ.get("limiter")
-        achieved = pct(occ.get("achieved_pct"))
-        occ_said = (sentence("msg.ncu.occ.limited", occ=achieved, theo=pct(occ.get("theoretical_pct")), lim=limiter)
-                    if limiter else sentence("msg.ncu.occ", occ=achieved))
         cause = sentence("msg.ncu.rc.latency", dram=pct(dram), tc=pct(tc), high=f"{high:.0f}", msg_issue=issue,
-                         msg_occ=occ_said)
+                         msg_occ=occupancy_said(occ))
     else:
         cause = sentence("msg.ncu.rc.unknown", msg_issue=issue)
     locality = None
     if b.get("locality") and b.get("l2_hit_pct") is not None:
-        locality = sentence("msg.ncu.locality", pct=pct(b["l2_hit_pct"]))
+        locality = sentence("msg.ncu.locality", pct=pct(b["l2_hit_pct"]), miss=pct(100.0 - b["l2_hit_pct"]))
     return cause, locality
 
 
@@ -251,7 +274,7 @@ def rule_metric(a: CaptureAnalysis, rule: dict[str, Any]) -> tuple[str, str | No
         cycles = _detail(a, "Warp State Statistics", "Warp Cycles Per Issued Instruction")
         if reason:
             value = f"{share * 100:.0f} % of not-issued samples ({reason_text(a, reason)})"
-            return f"warp-stall sampling: {reason}", value + (f"; {cycles} per issued instruction" if cycles else "")
+            return f"warp-stall sampling: {reason_name(reason)}", value + (f"; {cycles} per issued instruction" if cycles else "")
     if name == "FPInstructions":
         m = _FP_COUNTS.search(rule.get("description", ""))
         if m:
@@ -259,6 +282,8 @@ def rule_metric(a: CaptureAnalysis, rule: dict[str, Any]) -> tuple[str, str | No
     if name == "TheoreticalOccupancy":
         occ = (a.extra.get("ncu") or {}).get("occupancy") or {}
         value = _detail(a, "Occupancy", "Theoretical Occupancy")
+        if occ.get("at_hardware_max"):
+            return "Theoretical Occupancy", f"{value}, at the hardware maximum (no resource binds)"
         if occ.get("limiter"):
             return "Theoretical Occupancy", f"{value}, limited by {occ['limiter']}"
     metrics = RULE_METRICS.get(name)
@@ -327,7 +352,8 @@ def stage(a: CaptureAnalysis) -> dict[str, Any]:
     b = m.get("bottleneck") or {}
     return {
         "launch": a.extra.get("launch_index", 0),
-        "kernel": a.jit_kernel or a.kernel,
+        "kernel": (a.jit_kernel or a.kernel) + (f" (launch {a.extra.get('launch_index', 0)})"
+                                                 if (a.extra.get("launches") or 1) > 1 else ""),
         "shape": (a.extra.get("shape") or {}).get("name"),
         "duration": micros(m.get("duration_us")),
         "duration_us": m.get("duration_us"),
@@ -471,13 +497,16 @@ def ncu_summary(analyses: CaptureAnalysis | list[CaptureAnalysis], rows: Iterabl
     launches = [analyses] if isinstance(analyses, CaptureAnalysis) else list(analyses)
     if not launches:
         raise ValueError("ncu_summary needs at least one analysis")
-    durations = [((a.extra.get("ncu") or {}).get("duration_us") or 0.0) for a in launches]
-    primary_i = max(range(len(launches)), key=lambda i: (durations[i], -i))
+    primary_i = 0  # the capture's primary launch, as the overview and the diagnosis read it
     primary = launches[primary_i]
     kind = ((primary.extra.get("ncu") or {}).get("bottleneck") or {}).get("kind", "unknown")
     cause, locality = root_cause(primary)
     profiled = {(a.extra.get("shape") or {}).get("shape_id") for a in launches} - {None}
     notes = []
+    title = sentence(TITLE_KEYS[kind]) if kind in TITLE_KEYS else kind
+    if len(launches) > 1:
+        title = sentence("msg.ncu.title.launch", msg_title=title, i=primary.extra.get("launch_index", primary_i),
+                         n=len(launches))
     if not primary.extra.get("ncu"):
         notes.append(sentence("msg.ncu.nodetails"))
     return {
@@ -491,7 +520,7 @@ def ncu_summary(analyses: CaptureAnalysis | list[CaptureAnalysis], rows: Iterabl
         "stages": [stage(a) for a in launches],
         "bottleneck": {
             "kind": kind,
-            "title": sentence(TITLE_KEYS[kind]) if kind in TITLE_KEYS else kind,
+            "title": title,
             "css": "bound-" + kind.replace("+", "-"),
             "root_cause": cause,
             "locality": locality,
