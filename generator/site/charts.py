@@ -155,6 +155,13 @@ def _plain(html_text: str) -> str:
     return html.unescape(re.sub(r"<[^>]+>", "", html_text))
 
 
+def _diamond(row: Any, lang: str) -> str:
+    """What a row's diamond is, for the hover of its shape dots: its basis and ratio."""
+    basis = (row.basis_text if lang == "en" else _plain(row.basis_zh)) or i18n.catalogue(lang)["chart.basis.shapes"]
+    ratio = f"{row.ratio:.2f}x" if row.ratio is not None else ""
+    return f"{basis}, {ratio}" if ratio and not basis.endswith(ratio) else basis
+
+
 def speedup_overview(rows: list[Any], win: float, headroom: float) -> dict[str, Any]:
     """Each kernel's verdict ratio (big marker, verdict color; open when the verdict does not rest
     on its shapes or carries a flag) over its verdict shapes' speedups (against the comparable
@@ -171,9 +178,12 @@ def speedup_overview(rows: list[Any], win: float, headroom: float) -> dict[str, 
         {"type": "scatter", "mode": "markers", "x": [x for x, _ in dots], "y": [y for _, y in dots],
          "name": _t("en", "chart.trace.shapes"),
          "marker": {"size": 6, "color": "rgba(120,130,140,0.45)", "symbol": "circle"},
-         "hovertemplate": _t("en", "chart.hover.oneshape")},
+         # each dot: its verdict ratio; the hover says so, and what the row's diamond is
+         "customdata": [_diamond(r, "en") for r in rows for _ in r.shape_speedups],
+         "hovertemplate": _t("en", "chart.hover.oneshape.v")},
     ]
-    traces_zh = {0: {"name": _t("zh", "chart.trace.shapes"), "hovertemplate": _t("zh", "chart.hover.oneshape")}}
+    traces_zh = {0: {"name": _t("zh", "chart.trace.shapes"), "hovertemplate": _t("zh", "chart.hover.oneshape.v"),
+                     "customdata": [_diamond(r, "zh") for r in rows for _ in r.shape_speedups]}}
     if floor:
         traces_zh[len(data)] = {"name": _t("zh", "chart.trace.floor"), "hovertemplate": _t("zh", "chart.hover.floor")}
         data.append({"type": "scatter", "mode": "markers", "x": [x for x, _ in floor], "y": [y for _, y in floor],
@@ -261,37 +271,44 @@ def headline_overview(rows: list[Any], win: float, headroom: float) -> dict[str,
     }, {"xaxis.title.text": _t("zh", "chart.axis.headline")}, traces_zh)
 
 
-def shape_speedups(shapes: list[Any], win: float, headroom: float, args: list[str] | None = None) -> dict[str, Any]:
-    """Per measured shape, slowest to fastest: a stem from 1.0 to its speedup, colored by outcome.
-    ``args``: the shapes' ``args_text`` in their order, when the caller has worked them out already.
+def shape_speedups(shapes: list[Any], win: float, headroom: float, args: list[str] | None = None,
+                   notes: list[tuple[str, str]] | None = None) -> dict[str, Any]:
+    """Per measured shape, slowest to fastest: a stem from 1.0 to its speedup, colored by outcome;
+    a shape at the timing floor (rule 11) drawn open. ``args``: the shapes' ``args_text`` in their
+    order, when the caller has worked them out already; ``notes``: per shape, its verdict ratio in
+    words (English, 中文) for the hover.
 
     Stems rather than bars: plotly bars on a log axis grow from the axis floor, which
     would make a 0.9x shape look like a large bar.
     """
     texts = args if args is not None else [s.args_text for s in shapes]
-    pairs = sorted(zip(shapes, texts), key=lambda p: p[0].speedup)
-    ordered = [s for s, _ in pairs]
+    said = notes if notes is not None else [("", "")] * len(shapes)
+    pairs = sorted(zip(shapes, texts, said), key=lambda p: p[0].speedup)
+    ordered = [s for s, _, _ in pairs]
     data: list[dict[str, Any]] = []
     traces_zh: dict[int, dict[str, Any]] = {}
     for outcome, color in OUTCOME_COLORS.items():
-        sel = [(i, s, a) for i, (s, a) in enumerate(pairs, 1) if s.outcome == outcome]
+        sel = [(i, s, a, n) for i, (s, a, n) in enumerate(pairs, 1) if s.outcome == outcome]
         if not sel:
             continue
         stems_x: list[Any] = []
         stems_y: list[Any] = []
-        for i, s, _ in sel:
+        for i, s, _, _ in sel:
             stems_x += [i, i, None]
             stems_y += [1.0, s.speedup, None]
         traces_zh[len(data)] = {"name": _t("zh", f"chart.trace.{outcome}")}
         data.append({"type": "scatter", "mode": "lines", "x": stems_x, "y": stems_y, "hoverinfo": "skip",
                      "line": {"color": color, "width": 2}, "name": outcome, "showlegend": False})
-        traces_zh[len(data)] = {"name": _t("zh", f"chart.trace.{outcome}"), "hovertemplate": _t("zh", "chart.hover.shape")}
+        traces_zh[len(data)] = {"name": _t("zh", f"chart.trace.{outcome}"), "hovertemplate": _t("zh", "chart.hover.shape.v"),
+                                "customdata": [[a, s.best_baseline or "", s.stage or "", s.model or "", n[1]]
+                                               for _, s, a, n in sel]}
         data.append({
             "type": "scatter", "mode": "markers", "name": outcome,
-            "x": [i for i, _, _ in sel], "y": [s.speedup for _, s, _ in sel],
-            "marker": {"color": color, "size": 7},
-            "customdata": [[a, s.best_baseline or "", s.stage or "", s.model or ""] for _, s, a in sel],
-            "hovertemplate": _t("en", "chart.hover.shape"),
+            "x": [i for i, _, _, _ in sel], "y": [s.speedup for _, s, _, _ in sel],
+            "marker": {"color": color, "size": 7,
+                       "symbol": ["circle-open" if s.at_floor else "circle" for _, s, _, _ in sel]},
+            "customdata": [[a, s.best_baseline or "", s.stage or "", s.model or "", n[0]] for _, s, a, n in sel],
+            "hovertemplate": _t("en", "chart.hover.shape.v"),
         })
     n = len(ordered)
     return _with_zh({

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from generator.analyze.message import Sentence, sentence
+from generator.analyze.verdicts.rules import FLOOR_FACTOR
 from markupsafe import Markup
 
 from generator.site import charts, i18n, wording
@@ -47,6 +48,11 @@ class ShapeRowView:
     failure_full: str
     flags: list[str]  # suspect reference, scope mismatch, above the HBM roof (VERDICTS rules 7-9)
     models: str = ""  # the shape's models joined by "|" (data-models: site.js filters by #model=)
+    verdict_baseline: str = DASH  # rule 10's comparable baseline the verdict rests on
+    verdict_text: Any = DASH  # its ratio on the common timing method (a sentence when qualified)
+    verdict_sort: str = ""
+    verdict_css: str = "o-none"
+    verdict_data: bool = True  # the ratio alone (data, not translated); False: a sentence
 
 
 
@@ -112,6 +118,7 @@ class SpeedView:
     headline_zh: str = ""
     variants: list[str] = field(default_factory=list)  # the variant columns, after the providers
     variant_split: list[SplitRow] = field(default_factory=list)  # each variant's [geomean, n]
+    method_notes: list[str] = field(default_factory=list)  # per-baseline geomeans that mix timing methods
 
 
 def outcome_css(speedup: float | None, ctx: SiteContext) -> str:
@@ -172,6 +179,50 @@ def _variant_cells(sh: Any, variants: list[str], norow: ProviderCell) -> list[Pr
     return cells
 
 
+def eager_method(sh: Any) -> str | None:
+    """The candidate's timing method when rule 10 compared eager to eager on this shape (the
+    candidate and its verdict baseline were timed differently), else None."""
+    cand, base = sh.providers.get(sh.candidate), sh.providers.get(sh.verdict_baseline or "")
+    if cand is None or base is None or not (cand.timing_method and base.timing_method):
+        return None
+    return "eager" if cand.timing_method != base.timing_method else None
+
+
+def verdict_cell(sh: Any) -> Any:
+    """The shape's verdict ratio (rule 10): ``0.88x``, ``0.10x (eager vs eager)``, ``…, at the
+    floor`` (rule 11), ``—, not comparable`` (measured, no comparable baseline), or a dash."""
+    if not sh.measured:
+        return DASH
+    if sh.verdict_speedup is None:
+        return sentence("speed.vratio.none")
+    x, m = fmt_x(sh.verdict_speedup), eager_method(sh)
+    if sh.at_floor:
+        return sentence("speed.vratio.floor.eager", x=x, m=m) if m else sentence("speed.vratio.floor", x=x)
+    return sentence("speed.vratio.eager", x=x, m=m) if m else x
+
+
+def verdict_note(sh: Any) -> tuple[str, str]:
+    """The shape's verdict ratio in words, English and 中文 (the per-shape chart's hover)."""
+    m = eager_method(sh)
+    if sh.verdict_speedup is None:
+        parts = [("speed.caveat.nocomp", {})]
+    else:
+        parts = [("speed.caveat.verdict.eager" if m else "speed.caveat.verdict",
+                  {"x": fmt_x(sh.verdict_speedup), "baseline": sh.verdict_baseline, **({"m": m} if m else {})})]
+    parts += [("speed.caveat.floor", {})] if sh.at_floor else []
+    return "; ".join(i18n.en(k, **kw) for k, kw in parts), "；".join(i18n.zh(k, **kw) for k, kw in parts)
+
+
+def _with_verdict(row: ShapeRowView, sh: Any, ctx: SiteContext) -> ShapeRowView:
+    """``row`` with the shape's verdict baseline and ratio set."""
+    row.verdict_baseline = sh.verdict_baseline or DASH
+    row.verdict_text = verdict_cell(sh)
+    row.verdict_data = not isinstance(row.verdict_text, Sentence)
+    row.verdict_sort = sort_key(sh.verdict_speedup)
+    row.verdict_css = "o-none o-floor" if sh.at_floor else outcome_css(sh.verdict_speedup, ctx)
+    return row
+
+
 def shape_rows(score: Any, ctx: SiteContext) -> list[ShapeRowView]:
     """The per-shape table: every provider's time and status, then each variant's, failures explicit."""
     norow = ProviderCell(DASH, "t-none", i18n.en("speed.cell.norow"), "", i18n.zh("speed.cell.norow"))
@@ -179,17 +230,48 @@ def shape_rows(score: Any, ctx: SiteContext) -> list[ShapeRowView]:
     variants = list(getattr(score, "variants", None) or {})
     out = []
     for i, sh in enumerate(score.shapes):
-        out.append(ShapeRowView(
+        out.append(_with_verdict(ShapeRowView(
             f"s{i}", sh.args_text, sh.stage or DASH, sh.model or DASH, sh.dtype or DASH, fmt_num(sh.weight),
             _cells(sh, providers, norow) + (_variant_cells(sh, variants, norow) if variants else []),
             sh.best_baseline or DASH, sh.speedup_text, sort_key(sh.speedup),
             outcome_css(sh.speedup, ctx), sh.failure_short or "", sh.failure_reason or "", shape_flags(sh),
-            "|".join(shape_models(sh))))
+            "|".join(shape_models(sh))), sh, ctx))
     return out
 
 
+def mixed_methods(s: Any, baseline_of: Any) -> tuple[int, int, str, str]:
+    """Over the measured shapes where ``baseline_of(sh)`` names a usable baseline: (shapes whose
+    candidate and baseline rows differ in ``timing_method``, shapes, candidate methods, baseline
+    methods of the mixed ones)."""
+    n, mixed, cms, bms = 0, 0, set(), set()
+    for sh in s.shapes:
+        base = sh.providers.get(baseline_of(sh) or "") if sh.measured else None
+        cand = sh.providers.get(sh.candidate)
+        if base is None or not base.usable or cand is None:
+            continue
+        n += 1
+        if cand.timing_method and base.timing_method and cand.timing_method != base.timing_method:
+            mixed += 1
+            cms.add(cand.timing_method)
+            bms.add(base.timing_method)
+    return mixed, n, "/".join(sorted(cms)), "/".join(sorted(bms))
+
+
+def _mixed_lfl(s: Any) -> tuple[str, dict] | None:
+    """Rule 8's like-for-like geomean compares medians as timed: where its shapes mix timing
+    methods, say so and give the verdict ratio (rule 10, one method)."""
+    m, n, cm, bm = mixed_methods(s, lambda sh: sh.like_for_like_baseline)
+    if not m:
+        return None
+    kw = {"m": m, "n": n, "cand": s.candidate, "cm": cm, "bm": bm}
+    if s.verdict_geomean:
+        return "speed.v.lfl.mixed", {**kw, "g": fmt_x(s.verdict_geomean[0]), "k": s.verdict_geomean[1]}
+    return "speed.v.lfl.mixed.none", kw
+
+
 def like_for_like_fact(s: Any) -> Fact:
-    """The like-for-like reading beside the verdict (VERDICTS rule 8), in both languages."""
+    """The like-for-like reading beside the verdict (VERDICTS rule 8), in both languages; where its
+    shapes mix timing methods, said, with the verdict ratio that compares one method."""
     if s.like_for_like_geomean:
         g, n = s.like_for_like_geomean
         lfl = ("speed.v.lfl.always" if s.like_for_like_reference_only else "speed.v.lfl",
@@ -197,9 +279,22 @@ def like_for_like_fact(s: Any) -> Fact:
     else:
         lfl = ("speed.v.nolfl", {})
     head = ("speed.v.notlfl" if s.not_like_for_like else "speed.v.scope", {"m": s.scope_mismatch_shapes, "n": s.n_measured})
-    return Fact(i18n.en("fact.scope"), i18n.en(head[0], **head[1]) + "; " + i18n.en(lfl[0], **lfl[1]), "fact.scope",
-                css="warn" if s.not_like_for_like else "",
-                zh=i18n.marked("zh", head[0], **head[1]) + "；" + i18n.marked("zh", lfl[0], **lfl[1]))
+    mixed = _mixed_lfl(s) if s.like_for_like_geomean else None
+    parts = [head, lfl] + ([mixed] if mixed else [])
+    return Fact(i18n.en("fact.scope"), "; ".join(i18n.en(k, **kw) for k, kw in parts), "fact.scope",
+                css="warn" if s.not_like_for_like or len(parts) > 2 else "",
+                zh=Markup("；").join(i18n.marked("zh", k, **kw) for k, kw in parts))
+
+
+def method_notes(s: Any) -> list[Sentence]:
+    """Per baseline of the split (rules 4-5): where its shapes set rows of different timing methods
+    against each other, say so (the verdict ratio column compares one method)."""
+    out = []
+    for p in s.per_baseline:
+        m, n, cm, bm = mixed_methods(s, lambda sh, p=p: p)
+        if m:
+            out.append(sentence("speed.perbaseline.mixed", baseline=p, m=m, n=n, cand=s.candidate, cm=cm, bm=bm))
+    return out
 
 
 def like_for_like_text(s: Any) -> str:
@@ -207,11 +302,52 @@ def like_for_like_text(s: Any) -> str:
     return like_for_like_fact(s).value
 
 
+def shape_caveats(sh: Any) -> list[tuple[str, dict]]:
+    """What stands against reading a shape's best-baseline speedup as a verdict (catalogue key,
+    params): the best baseline not comparable there (scope, timing method), a row above a roof,
+    the timing floor, and the verdict ratio (rule 10) when it differs or there is none."""
+    out: list[tuple[str, dict]] = []
+    cand, best = sh.providers.get(sh.candidate), sh.providers.get(sh.best_baseline or "")
+    if sh.scope_mismatch:
+        out.append(("speed.caveat.scope", {"baseline": sh.best_baseline}))
+    if cand and best and cand.timing_method and best.timing_method and cand.timing_method != best.timing_method:
+        out.append(("speed.caveat.method", {"cand": sh.candidate, "cm": cand.timing_method,
+                                            "baseline": sh.best_baseline, "bm": best.timing_method}))
+    if sh.above_roof:
+        out.append(("speed.caveat.roof", {"providers": ", ".join(sh.above_roof)}))
+    if sh.at_floor:
+        out.append(("speed.caveat.floor", {}))
+    v = sh.verdict_speedup
+    if v is None:
+        out.append(("speed.caveat.nocomp", {}))
+    elif sh.verdict_baseline != sh.best_baseline or abs(v - sh.speedup) > 1e-9 * v:
+        m = eager_method(sh)
+        out.append(("speed.caveat.verdict.eager" if m else "speed.caveat.verdict",
+                    {"x": fmt_x(v), "baseline": sh.verdict_baseline, **({"m": m} if m else {})}))
+    return out
+
+
 def shape_fact(key: str, sh: Any) -> Fact:
-    """The worst or best shape: ``0.26x vs hipblaslt (M=16 N=2112 K=7168)``, or a dash."""
+    """The worst or best shape (lowest / highest speedup vs the best baseline): ``0.26x vs hipblaslt
+    (M=16 N=2112 K=7168)``, then its caveats (:func:`shape_caveats`), or a dash."""
     if sh is None:
         return Fact(i18n.en(key), DASH, key)
-    return Fact.of(key, "speed.v.shape", x=sh.speedup_text, baseline=sh.best_baseline, args=sh.args_text)
+    fact = Fact.of(key, "speed.v.shape", x=sh.speedup_text, baseline=sh.best_baseline, args=sh.args_text)
+    caveats = shape_caveats(sh)
+    if caveats:
+        fact.css = "warn"
+        fact.value += "; " + "; ".join(i18n.en(k, **kw) for k, kw in caveats)
+        fact.zh = Markup("；").join([fact.zh] + [i18n.marked("zh", k, **kw) for k, kw in caveats])
+    return fact
+
+
+def floor_fact(s: Any) -> Fact | None:
+    """The timing floor (rule 11): its value, the threshold, how many measured shapes sit at it."""
+    if not s.floor_us:
+        return None
+    return Fact.of("fact.floor", "speed.v.floor", css="warn" if s.at_floor else "", floor=f"{s.floor_us:.2f}",
+                   cand=s.candidate, factor=f"{FLOOR_FACTOR:g}", limit=f"{FLOOR_FACTOR * s.floor_us:.2f}",
+                   n=s.at_floor, measured=s.n_measured)
 
 
 def commits_fact(row: IndexRow) -> Fact:
@@ -256,6 +392,8 @@ def score_facts(s: Any, row: IndexRow | None) -> list[Fact]:
          Fact(i18n.en("fact.reference"), f"{s.reference}", "fact.reference")),
         like_for_like_fact(s),
     ]
+    if (floor := floor_fact(s)) is not None:
+        facts.append(floor)
     if row is not None and (row.timed_commits or row.profiled_commit):
         facts.append(commits_fact(row))
     if s.suspect_reference:
@@ -296,7 +434,8 @@ def _speed_panel(k: KernelData, row: IndexRow, ctx: SiteContext) -> SpeedView:
     ledger = shape_rows(s, ctx)  # each shape's args text worked out once, for the table and the chart
     measured = [(sh, r.args) for sh, r in zip(s.shapes, ledger) if sh.measured]
     chart = chart_view("shapes", charts.shape_speedups([sh for sh, _ in measured], ctx.win, ctx.headroom,
-                                                       [a for _, a in measured]),
+                                                       [a for _, a in measured],
+                                                       [verdict_note(sh) for sh, _ in measured]),
                        "Speedup per shape (log scale)", "chart.shapes") if measured else None
     prov = [Fact(key, value) for key, value in sorted(s.provenance.items()) if value]
     return SpeedView(
@@ -309,5 +448,5 @@ def _speed_panel(k: KernelData, row: IndexRow, ctx: SiteContext) -> SpeedView:
         provider_titles={p: " ".join(n.split()) for p, n in s.provider_notes.items()},
         headline_text=k.headline.text if k.headline else None,
         headline_note=k.headline_note, provenance=prov, headline_zh=headline_pair_zh(k.headline) if k.headline else "",
-        variants=list(s.variants), variant_split=_splits(s.variants, ctx),
+        variants=list(s.variants), variant_split=_splits(s.variants, ctx), method_notes=method_notes(s),
     )
