@@ -101,3 +101,26 @@ def test_locality_sentence_states_the_misses_without_a_cause():
     _, locality = ncu_summary.root_cause(a)
     assert locality.startswith("L2 hit rate is 67.2 % (< 80 %): 32.8 % of L2 requests miss and go to DRAM.")
     assert "expected for pure streaming" not in locality and "the counters do not tell which" in locality
+
+
+def test_overview_diagnosis_and_text_report_read_the_tie_and_the_hardware_max():
+    """The consumers of the limiter: the overview cells, the diagnosis clause (its api record) and the
+    text report say the tie (gemm) and the hardware maximum (softmax) as ncu_metrics found them."""
+    from generator.site import text_report
+    from generator.site.views import diagnosis, overview
+    from generator.site.views.base import CaptureData
+
+    (gemm,) = launches("gemm")
+    soft = launches("softmax")[0]
+    cells = overview.occupancy_cells(gemm)
+    assert (cells["limiter_text"], cells["limiters"]) == ("registers and shared memory", ["registers", "shared memory"])
+    cells = overview.occupancy_cells(soft)
+    assert (cells["limiter"], cells["limiter_text"], cells["limiters"]) == (None, "hardware max", [])
+    said, rec = diagnosis.occupancy_clause(CaptureData(label="prefill", name="g", rel="g", status="ok", is_primary=True, analysis=gemm), "#c0")
+    assert rec["limiters"] == ["registers", "shared memory"]
+    assert said.text == f"{gemm.extra['ncu']['occupancy']['achieved_pct']:.0f}% achieved occupancy " \
+                        "(registers and shared memory bind together)"
+    said, rec = diagnosis.occupancy_clause(CaptureData(label="prefill", name="s", rel="s", status="ok", is_primary=True, analysis=soft), "#c0")
+    assert rec["limiters"] == [] and said.text.endswith("(no resource limits it below the hardware max)")
+    assert "(limited by registers and shared memory)" in text_report.ncu_occupancy_lines(gemm)[-1]
+    assert text_report.ncu_occupancy_lines(soft)[-1].endswith("(limited by nothing below the hardware maximum)")

@@ -122,7 +122,8 @@ def ncu_occupancy_lines(a: CaptureAnalysis) -> list[str]:
         lines.append(f"  warps per SM:   {occ.get('achieved_warps_per_sm') or 0:.1f} achieved of "
                      f"{occ['theoretical_warps_per_sm']:g} theoretical")
     if limits:
-        lines.append(f"  block limits:   {limits}  (limited by {occ.get('limiter')})")
+        binds = occ.get("limiter") or ("nothing below the hardware maximum" if occ.get("at_hardware_max") else "—")
+        lines.append(f"  block limits:   {limits}  (limited by {binds})")
     return lines
 
 

@@ -181,9 +181,11 @@ def occupancy_clause(prim: CaptureData, anchor: str) -> tuple[Clause | None, dic
     achieved = ncu.get("achieved_pct")
     if isinstance(achieved, (int, float)):
         lim = ncu.get("limiter")
-        said = msg("diag.occupancy.achieved" + (".bound" if lim else ""), pct=f"{achieved:.0f}%", limiter=lim or "")
+        tied = len(ncu.get("limiters") or []) > 1
+        variant = ".tied" if tied else ".bound" if lim else ".max" if ncu.get("at_hardware_max") else ""
+        said = msg("diag.occupancy.achieved" + variant, pct=f"{achieved:.0f}%", limiter=lim or "")
         return clause("occupancy", said, anchor), {"waves_per_simd": None, "limiter": lim,
-                                                        "limiters": [lim] if lim else [],
+                                                        "limiters": list(ncu.get("limiters") or []),
                                                         "achieved_occupancy": achieved / 100}
     return None, {"waves_per_simd": None, "limiter": None, "limiters": [], "achieved_occupancy": None}
 

@@ -357,7 +357,8 @@ def occupancy_cells(a: CaptureAnalysis | None) -> dict[str, Any]:
     if isinstance(achieved, (int, float)):
         lim = ncu_occ.get("limiter")
         return {"occupancy": round(achieved / 100, 4), "occupancy_text": f"{achieved:.1f}% achieved",
-                "limiter": lim, "limiter_text": lim or DASH, "limiters": [lim] if lim else [], "limiter_text_zh": ""}
+                "limiter": lim, "limiter_text": lim or ("hardware max" if ncu_occ.get("at_hardware_max") else DASH),
+                "limiters": list(ncu_occ.get("limiters") or []), "limiter_text_zh": ""}
     return {"occupancy": None, "occupancy_text": DASH, "limiter": None, "limiter_text": DASH, "limiters": [],
             "limiter_text_zh": ""}
 
