@@ -227,8 +227,10 @@ def test_kernel_header_and_why_panel_in_chinese(kernel):
         "56 个 wave 中 48 个提前退出（占停顿 36%）", "最佳延迟受限形状达到屋顶的 9%"]  # 11 latency-bound shapes, best 9.17 %
     assert text(page.first_step) == "在第一次等待之前集中发出全部 s_load，并给每个 wave 分配更多工作，摊薄这部分固定开销"
     why = next(p.data for p in page.panels if p.name == "why")
-    assert why.lines[0].en.startswith("Geomean 0.49x against the best baseline, wins 0 of 12")
-    assert text(why.lines[0]).startswith("相对最佳基线的几何平均为 0.49x，胜出 12 个中 0 个；最差的形状：")
+    assert why.lines[0].en.startswith("Verdict ratio 0.54x over 12 verdict shapes")
+    assert text(why.lines[0]).startswith("判定比值 0.54x（12 个判定形状，对比可比基线，处于计时下限的形状不计入）；"
+                                         "相对任意基线的几何平均为 0.49x，胜出 12 个中 0 个；最差的形状：")
+    assert text(why.lines[0]).endswith("判定比值 0.10x，对比 gluon（双方均按 eager 计时）。")
     assert text(why.lines[1]).startswith("限制因素：")
 
 

@@ -5,12 +5,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from generator.analyze import occupancy
-from generator.analyze.message import Msg, msg
+from generator.analyze.message import Items, Msg, msg
 from generator.site.views.advice import FindingView, finding_view
 from generator.site.views.base import KernelData, SiteContext, fmt_pct
 from generator.site.views.overview import IndexRow
 from generator.site.views.panel import register_panel
 from generator.site.views.source import isa_href
+from generator.site.views.speed import shape_caveats
 from generator.site.wording import Said, said
 
 
@@ -25,9 +26,25 @@ class WhyView:
     source: str  # "advice" or "analysis"
 
 
+def _worst(sh) -> Items | str:
+    """The worst shape with what stands against reading it as a verdict (the speed panel's caveats)."""
+    if sh is None:
+        return "—"
+    head = msg("speed.v.shape", x=sh.speedup_text, baseline=sh.best_baseline, args=sh.args_text)
+    return Items((head, *(msg(key, **kw) for key, kw in shape_caveats(sh))), sep="advice.sweep.sep")
+
+
 def _geomean_line(k: KernelData, row: IndexRow) -> Msg:
+    """The ratio the verdict rests on first (its shapes, or the basis in words), then the geomean
+    against any baseline and the worst shape with its caveats."""
+    s = k.score
     wins = msg("wins.of", wins=row.wins, n=row.n_measured) if row.wins_zh else row.wins_text
-    return msg("advice.why.geomean", geomean=row.geomean_text, wins=wins, worst=k.score.worst_text)
+    rest = {"geomean": row.geomean_text, "wins": wins, "worst": _worst(s.worst)}
+    if s.verdict_basis == "shapes" and s.verdict_geomean:
+        return msg("advice.why.verdict", x=row.ratio_text, n=s.verdict_geomean[1], **rest)
+    if s.basis_msg is not None:
+        return msg("advice.why.verdict.basis", basis=s.basis_msg, **rest)
+    return msg("advice.why.geomean", **rest)
 
 
 def _analysis_lines(a) -> list[Msg]:
