@@ -127,3 +127,64 @@ def test_premises_and_summaries_say_samples_on_ncu_captures():
     premise = wording.plain("en", f.premise)
     assert "540 in all (59.7%)" in premise and "warp-stall samples" in premise and "cycles" not in premise
     assert "warp-stall samples" in f.summary and "cycles" not in f.summary
+
+
+# ---------------------------------------------------------------- problem 3: what an NVIDIA barrier waits for
+
+def sass_rows(kernel: str) -> list[tuple[str, int]]:
+    """(SASS text, Not-issued samples) of the first launch in source_sass.csv, in listing order."""
+    rows, blocks, head = [], 0, None
+    for row in csv.reader(open(capture_dir(kernel) / "source_sass.csv", newline="")):
+        if row and row[0] == "Kernel Name":
+            blocks += 1
+        elif row and row[0] == "Address":
+            head = row
+        elif row and row[0].startswith("0x") and blocks == 1:
+            d = dict(zip(head, row))
+            rows.append((d["Source"].strip(), int(d["Warp Stall Sampling (Not-issued Samples)"])))
+    return rows
+
+
+def test_gemm_barriers_are_read_as_the_copy_pipeline():
+    """source_sass.csv of gemm (pc = row number from 1): pc 550 BAR.SYNC right after pc 549 "DEPBAR.LE SB0, 0x2"
+    (the wait for the cp.async/LDGSTS groups of the 3-stage pipeline) - its samples sit on pc 557 (841);
+    pc 612 BAR.SYNC after pc 611 WARPGROUP.DEPBAR, before the LDGSTS of pc 616 refill the stage - samples on
+    pc 613 (1,310); the prologue's pc 331 BAR.SYNC before pc 335 LDGSTS - pc 332 (34); the epilogue's 3 + 4 + 4
+    (pcs 717, 788, 817) follow no copy wait and no reduction. 2,196 samples in all, 10.5 % of 20,881.
+    No "double-buffer LDS" / "balance the waves" remedy: the barriers wait on copies, in warps' words."""
+    rows = sass_rows("gemm")
+    assert rows[548][0] == "DEPBAR.LE SB0, 0x2" and rows[549][0].startswith("BAR.SYNC")
+    assert rows[610][0].startswith("WARPGROUP.DEPBAR") and rows[611][0].startswith("BAR.SYNC")
+    assert rows[615][0].startswith("LDGSTS") and (rows[556][1], rows[612][1]) == (841, 1310)
+    ((a, found),) = plans("gemm")
+    f = finding(found, "barrier_dominated")
+    assert f.evidence["barrier_readings"] == {"copy": 841, "stage": 1310 + 34, "other": 3 + 4 + 4}
+    assert f.stall_cycles == 2196 and a.total_stall_cycles == 20881 and f.priority == "medium"
+    assert f.title == "Warps wait at the CTA barriers of the copy pipeline (BAR.SYNC)"
+    assert f.suggestion.startswith("Give the copies more time to land before the barrier")
+    assert "sm_90, TMA copies" in f.suggestion
+    for text in (f.title, f.summary, f.suggestion):
+        assert "LDS" not in text.replace("LDGSTS", "") and "wave" not in text and "slowest" not in text
+    assert "(top: pc 613, 1310 samples)" in f.summary and "cycles" not in f.summary
+    for part in ("title", "summary", "suggestion"):
+        assert wording.plain("en", f.messages[part]) == getattr(f, part)
+    assert wording.plain("en", f.premise) == "6 instructions stalled at a CTA barrier with warp-stall samples, 2196 in all (10.5%)"
+
+
+def test_rmsnorm_barrier_is_read_as_its_cross_warp_reduction():
+    """source_sass.csv of rmsnorm: pc 74-88 a SHFL.BFLY/FADD tree (tl.sum in one warp), pc 89 "@!P0 STS" of the
+    warp's partial, pc 90 BAR.SYNC, pc 94 "@!P3 LDS" reads the 16 warps' partials (block 512 threads,
+    details.csv) - 218 samples; pc 104 STS, 105 BAR.SYNC, 109 MUFU.RCP - 8. 226 of 904 samples: 25.0 %."""
+    rows = sass_rows("rmsnorm")
+    assert rows[88][0] == "@!P0  STS [R7+UR4], R23" and rows[89][0].startswith("BAR.SYNC")
+    assert rows[84][0].startswith("SHFL.BFLY") and (rows[93][1], rows[108][1]) == (218, 8)
+    ((_, found),) = plans("rmsnorm")
+    f = finding(found, "barrier_dominated")
+    assert f.evidence["barrier_readings"] == {"reduction": 226} and f.stall_share == pytest.approx(226 / 904)
+    assert f.title == "Warps wait at the CTA barrier of a cross-warp reduction (BAR.SYNC)"
+    assert f.suggestion.startswith("Use fewer warps per row (num_warps)")
+    assert "double-buffer" not in f.suggestion and "wave" not in f.suggestion
+    assert f.summary == ("2 instructions stalled at a CTA barrier hold 25.0% of the warp-stall samples "
+                         "(top: pc 94, 218 samples): 226 in a cross-warp reduction through shared memory")
+    for part in ("title", "summary", "suggestion"):
+        assert wording.plain("en", f.messages[part]) == getattr(f, part)
