@@ -160,7 +160,7 @@ def test_gemm_barriers_are_read_as_the_copy_pipeline():
     f = finding(found, "barrier_dominated")
     assert f.evidence["barrier_readings"] == {"copy": 841, "stage": 1310 + 34, "other": 3 + 4 + 4}
     assert f.stall_cycles == 2196 and a.total_stall_cycles == 20881 and f.priority == "medium"
-    assert f.title == "Warps wait at the CTA barriers of the copy pipeline (BAR.SYNC)"
+    assert f.title == "Warps wait at CTA barriers (BAR.SYNC)" and f.evidence["reading"] == "pipeline"
     assert f.suggestion.startswith("Give the copies more time to land before the barrier")
     assert "sm_90, TMA copies" in f.suggestion
     for text in (f.title, f.summary, f.suggestion):
@@ -181,7 +181,7 @@ def test_rmsnorm_barrier_is_read_as_its_cross_warp_reduction():
     ((_, found),) = plans("rmsnorm")
     f = finding(found, "barrier_dominated")
     assert f.evidence["barrier_readings"] == {"reduction": 226} and f.stall_share == pytest.approx(226 / 904)
-    assert f.title == "Warps wait at the CTA barrier of a cross-warp reduction (BAR.SYNC)"
+    assert f.title == "Warps wait at CTA barriers (BAR.SYNC)" and f.evidence["reading"] == "reduction"
     assert f.suggestion.startswith("Use fewer warps per row (num_warps)")
     assert "double-buffer" not in f.suggestion and "wave" not in f.suggestion
     assert f.summary == ("2 instructions stalled at a CTA barrier hold 25.0% of the warp-stall samples "

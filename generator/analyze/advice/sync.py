@@ -219,7 +219,8 @@ def _nv_barrier(view: KernelView, bars: list[int], share: float) -> dict:
     parts_en = ", ".join(_en(f"{key}.kind.{k}", samples=c, **CODE) for k, c in readings.items())
     parts_m = [msg(f"{key}.kind.{k}", samples=c, **CODE) for k, c in readings.items()]
     return {
-        "title": _en(f"{key}.title.{lead}", **CODE), "title_m": msg(f"{key}.title.{lead}", **CODE),
+        # one title whatever the reading: the sweep page titles a group of kernels by its first member's
+        "title": _en(f"{key}.title", **CODE), "title_m": msg(f"{key}.title", **CODE),
         "summary": (f"{_n(len(bars), 'instruction')} stalled at a CTA barrier hold {nums['share']} of the warp-stall "
                     f"samples (top: pc {nums['pc']}, {nums['samples']} samples): {parts_en}"),
         "summary_m": msg(f"{key}.summary", n=len(bars), parts=parts_m, **nums),
