@@ -113,11 +113,18 @@ def hot(view: KernelView, positions: Iterable[int]) -> list[int]:
     return sorted(p for p in set(positions) if ins[p].stall_cycles > 0)
 
 
+def unit_key(view: KernelView, key: str) -> str:
+    """The premise ``key`` in the capture's stall unit: AMD ATT counts stall cycles, Nsight Compute
+    warp-stall samples (``key + ".samples"``, worded in samples)."""
+    return key + ".samples" if getattr(view.analysis, "stall_unit", "cycles") != "cycles" else key
+
+
 def stalled_premise(view: KernelView, key: str, positions: Iterable[int], evidence: dict[str, Any],
                     **params: Any) -> Msg:
     """The premise ``key`` over the instructions of ``positions`` that stall: ``n`` of them hold
-    ``cycles`` stall cycles, ``share`` of all; their pcs go to ``evidence["premise_pcs"]`` (the audit
-    test recomputes the numbers from code.json)."""
+    ``cycles`` of the stall unit (ATT stall cycles, or NCU warp-stall samples: ``unit_key``), ``share``
+    of all; their pcs go to ``evidence["premise_pcs"]`` (the audit test recomputes the numbers from
+    code.json)."""
     from generator.analyze.message import msg
 
     stalled = hot(view, positions)

@@ -5,13 +5,24 @@ from __future__ import annotations
 from typing import Any
 
 from generator.analyze import isa
-from generator.analyze.advice.registry import Finding, _pattern, detector, stalled_premise, words
+from generator.analyze.advice.registry import (Finding, _pattern, detector, pattern_priority, stalled_premise,
+                                               unit_key, words)
 from generator.analyze.advice.view import KernelView, _pct
-from generator.analyze.message import Msg, msg
+from generator.analyze.message import Msg, catalogue, msg
 
-#: Achieved / peak HBM bandwidth from which a kernel streams at the roofline (DOMAIN §2:
-#: 50-60 % of peak is normal for clean streaming).
+#: Achieved / peak HBM bandwidth from which the finding reads a kernel as memory-bound (DOMAIN §2:
+#: 50-60 % of peak is normal for clean streaming; it is not "near peak").
 STREAMING_BW_FRACTION = 0.50
+#: From this fraction of peak the profiled shape moves its bytes near peak: fewer bytes is the lever;
+#: below it, bandwidth is left and more bytes in flight is.
+NEAR_PEAK = 0.80
+#: SASS opcodes (before the first ".") of the FP32 / FP16 / FP64 ALU, and of the tensor cores: what the
+#: AMD ``v_`` (VALU) and MFMA counts are on an NVIDIA capture.
+SASS_FP = frozenset((
+    "FADD", "FADD32I", "FMUL", "FMUL32I", "FFMA", "FFMA32I", "FMNMX", "FSEL", "FSET", "FSETP", "FCHK", "FRND",
+    "FSWZADD", "F2FP", "F2F", "F2I", "MUFU", "HADD2", "HADD2_32I", "HFMA2", "HFMA2_32I", "HMUL2", "HMUL2_32I",
+    "HMNMX2", "HSET2", "HSETP2", "DADD", "DMUL", "DFMA", "DMNMX", "DSETP"))
+SASS_TENSOR = frozenset(("HMMA", "HGMMA", "IMMA", "IGMMA", "QGMMA", "BMMA", "BGMMA", "DMMA", "OMMA"))
 #: Share of stall cycles in VMEM types (wait, load, store) for a memory-bound reading.
 STREAMING_VMEM_SHARE = 0.50
 #: Without a bandwidth figure: VMEM stall share and vector instructions per byte moved
@@ -118,9 +129,47 @@ def timed_bandwidth(score: Any, nbytes: float, peak_tbs: float) -> dict[str, Any
             "baselines_tbs": [min(others), max(others)] if others else None}
 
 
+def _en(key: str, **params) -> str:
+    """The English of a catalogue string whose parameters are all data."""
+    return catalogue("en")[key].format(**params)
+
+
+def nvidia(view: KernelView) -> bool:
+    """Whether the capture is Nsight Compute's (SASS, warp-stall samples) rather than AMD ATT's."""
+    return getattr(view.analysis, "vendor", "amd") == "nvidia"
+
+
+def sass_opcode(asm: str) -> str:
+    """``@!P3  FMUL R7, R7, 0.25`` -> ``FMUL``: the SASS opcode without predicate and modifiers."""
+    words = asm.split()
+    if words and words[0].startswith("@"):
+        words = words[1:]
+    return words[0].split(".", 1)[0] if words else ""
+
+
+def compute_counts(view: KernelView) -> dict[str, int]:
+    """The vector / matrix instruction counts of the listing in the vendor's ISA: AMD ``v_`` (VALU) and
+    MFMA; on NVIDIA the SASS FP ALU (``SASS_FP``) and tensor (``SASS_TENSOR``) opcodes."""
+    if nvidia(view):
+        ops = [sass_opcode(i.asm) for i in view.ins]
+        return {"sass_fp_instructions": sum(o in SASS_FP for o in ops),
+                "sass_tensor_instructions": sum(o in SASS_TENSOR for o in ops)}
+    return {"mfma": sum(view.mfma),
+            "valu_instructions": sum(1 for p, m in enumerate(view.mnemonics) if m.startswith("v_") and not view.mfma[p])}
+
+
+def profiled_shape(view: KernelView, bw: dict[str, Any]) -> str | None:
+    """The shape the capture profiled: the timed shape of its bytes, or the NCU capture's own."""
+    if bw.get("timed"):
+        return bw["timed"]["shape"]
+    shape = view.analysis.extra.get("shape")
+    args = shape.get("args") if isinstance(shape, dict) else None
+    return " ".join(f"{k}={v}" for k, v in args.items()) if isinstance(args, dict) and args else None
+
+
 @detector("streaming_roofline")
 def detect_streaming(view: KernelView, taken: frozenset = frozenset()) -> list[Finding]:
-    """The kernel streams at the memory roofline: nothing left to win on loads."""
+    """Memory waits dominate at half the HBM peak or more, on the profiled shape: its bandwidth reading."""
     by_type = view.analysis.stall_by_type
     vmem_share = sum(by_type.get(t, 0) for t in VMEM_TYPES) / view.total_stall if view.total_stall else 0.0
     if vmem_share < STREAMING_VMEM_SHARE:
@@ -135,8 +184,8 @@ def detect_streaming(view: KernelView, taken: frozenset = frozenset()) -> list[F
         # workgroups): they say nothing about HBM without the counters.
         return []
     claims = [p for p, i in enumerate(view.ins) if i.type in VMEM_TYPES and p not in taken]
-    n_mfma = sum(view.mfma)
-    valu = sum(1 for p, m in enumerate(view.mnemonics) if m.startswith("v_") and not view.mfma[p])
+    counts = compute_counts(view)
+    n_mfma = counts.get("mfma", counts.get("sass_tensor_instructions", 0))
     per_wave = bw.get("bytes_per_wave") or _vmem_bytes_per_wave(view)
     execs = (sum(view.ins[p].exec_count for p, m in enumerate(view.mnemonics) if m.startswith("v_"))
              / max(len(view.analysis.waves), 1))
@@ -158,27 +207,43 @@ def detect_streaming(view: KernelView, taken: frozenset = frozenset()) -> list[F
             [msg("finding.streaming_roofline.per_byte", v=f"{execs / per_wave:.3f}")] if per_wave else [])
         reading = "no_headroom" if not n_mfma else "memory_bound"
     ev: dict = {}
-    premise = stalled_premise(view, "finding.streaming_roofline.premise", _vmem_typed(view), ev,
-                              bw=_pct(bw["fraction"]))
-    said = msg("finding.streaming_roofline.summary", bw=_bw_msg(bw), vmem=_pct(vmem_share),
-               compute=msg("finding.streaming_roofline.compute", what=what,
-                           reading=msg(f"finding.streaming_roofline.{reading}")))
-    f = _pattern(view, "streaming_roofline",
-                 f"Streaming at the memory roofline ({_pct(bw['fraction'])} of HBM peak)", claims, {
-                     "summary": (_bw_text(bw) + f"; VMEM types hold {_pct(vmem_share)} of the stall cycles; "
-                                 f"{compute}"),
-                     "bandwidth": bw,
-                     "detail": f"{_pct(bw['fraction'])} of HBM peak",
-                     "vmem_stall_share": vmem_share,
-                     "mfma": n_mfma,
-                     "valu_instructions": valu, **ev,
-                 }, ("Nothing left to win on loads: the kernel moves its bytes near peak bandwidth. The "
-                     "remaining levers are moving fewer bytes (fuse with the producer or consumer, narrower "
-                     "data types) or overlapping it with other work."),
-                 {**words("streaming_roofline", said, pct=_pct(bw["fraction"])),
-                  "detail": msg("finding.streaming_roofline.detail", pct=_pct(bw["fraction"]))}, premise)
-    f.priority = "low"
+    pct = _pct(bw["fraction"])
+    premise = stalled_premise(view, unit_key(view, "finding.streaming_roofline.premise"), _vmem_typed(view), ev,
+                              bw=pct)
+    compute_m = msg("finding.streaming_roofline.compute", what=what, reading=msg(f"finding.streaming_roofline.{reading}"))
+    said, summary = _summary(view, bw, vmem_share, compute, compute_m, ncu)
+    shape = profiled_shape(view, bw)
+    detail_key = "finding.streaming_roofline.detail" + (".at" if shape else "")
+    near = bw["fraction"] >= NEAR_PEAK
+    try_key = "finding.streaming_roofline.try" + (".near" if near else "")
+    f = _pattern(view, "streaming_roofline", _en("finding.streaming_roofline.title", pct=pct), claims, {
+        "summary": summary,
+        "bandwidth": bw,
+        "detail": _en(detail_key, pct=pct, shape=shape),
+        "profiled_shape": shape,
+        "near_peak": near,
+        "vmem_stall_share": vmem_share,
+        **counts, **ev,
+    }, _en(try_key, pct=pct), {
+        **words("streaming_roofline", said, msg(try_key, pct=pct), pct=pct),
+        "detail": msg(detail_key, pct=pct, shape=shape) if shape else msg(detail_key, pct=pct)}, premise)
+    # the priority follows the share, as the plan's rank does (registry.rank orders patterns by share)
+    f.priority = pattern_priority(f.stall_share)
     return [f]
+
+
+def _summary(view: KernelView, bw: dict[str, Any], vmem_share: float, compute: str, compute_m: Msg,
+             ncu: dict | None) -> tuple[Msg, str]:
+    """The summary as a message and in English: AMD's VMEM stall cycles, or NCU's global-memory warp-stall
+    samples with Nsight Compute's own bottleneck reading."""
+    if not nvidia(view):
+        said = msg("finding.streaming_roofline.summary", bw=_bw_msg(bw), vmem=_pct(vmem_share), compute=compute_m)
+        return said, (_bw_text(bw) + f"; VMEM types hold {_pct(vmem_share)} of the stall cycles; {compute}")
+    kind = ((ncu or {}).get("bottleneck") or {}).get("kind")
+    key = "finding.streaming_roofline.summary.samples" + (".kind" if kind else "")
+    params = {"vmem": _pct(vmem_share), **({"kind": kind} if kind else {})}
+    said = msg(key, bw=_bw_msg(bw), compute=compute_m, **params)
+    return said, _en(key, bw=_bw_text(bw), compute=compute, **params)
 
 
 def gap_text(capture_us: float, timed: dict[str, Any]) -> tuple[str, Msg]:
@@ -275,11 +340,10 @@ def _likely_streaming(view: KernelView, vmem_share: float, taken: frozenset) -> 
         "detail": "likely streaming",
         "vmem_stall_share": vmem_share,
         "vector_instructions_per_byte": per_byte, **ev,
-    }, ("Probably nothing left to win on loads: confirm the achieved bandwidth; if it is near peak, "
-        "the remaining levers are moving fewer bytes (fusion, narrower types)."),
+    }, _en("finding.streaming_roofline.likely.try"),
         {**words("streaming_roofline", msg("finding.streaming_roofline.likely.summary", vmem=_pct(vmem_share),
                                         per_byte=f"{per_byte:.3f}"),
               msg("finding.streaming_roofline.likely.try"), msg("finding.streaming_roofline.likely.title")),
         "detail": msg("finding.streaming_roofline.likely.detail")}, premise)
-    f.priority = "low"
+    f.priority = pattern_priority(f.stall_share)  # as the plan ranks it (by share)
     return [f]

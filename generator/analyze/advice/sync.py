@@ -3,14 +3,27 @@
 from __future__ import annotations
 
 from generator.analyze import isa
-from generator.analyze.advice.registry import Finding, _pattern, detector, hot, stalled_premise, words
+from generator.analyze.advice.registry import Finding, _pattern, detector, hot, stalled_premise, unit_key, words
+from generator.analyze.advice.streaming import _en, nvidia, sass_opcode
 from generator.analyze.advice.view import KernelView, _lines_msg, _lines_text, _n, _pc_list, _pc_list_msg, _pct
-from generator.analyze.message import msg
+from generator.analyze.message import catalogue, msg
 
 #: "Consumed at once": the consumer sits at most this many instructions after the wait.
 AT_ONCE = 4
 #: Barrier share from which a kernel is barrier-dominated (or barrier is the top type).
 BARRIER_SHARE = 0.20
+#: NVIDIA: how far back from a barrier-stalled instruction its BAR.SYNC may sit (NCU samples a warp
+#: at the instruction it waits to issue, after the barrier), and how many instructions before the
+#: BAR say what it guards (DOMAIN §4: read a stall reason with its opcode).
+BAR_BACK = 16
+BAR_BEFORE = 3
+#: ... and how many before it a reduction's warp shuffle may sit.
+SHUFFLE_BEFORE = 8
+#: Readings of an NVIDIA barrier, in the order a tie is decided; the first two are the copy pipeline's.
+BAR_KINDS = ("copy", "stage", "reduction", "other")
+#: Code words of the NVIDIA barrier sentences: data in every language.
+CODE = {"bar": "BAR.SYNC", "depbar": "DEPBAR", "stages": "num_stages", "warps": "num_warps", "tma": "TMA",
+        "mbarrier": "mbarrier"}  # TMA copies (sm_90 and later) with mbarrier waits need no CTA-wide barrier
 
 
 @detector("lds_read_into_mfma")
@@ -153,6 +166,69 @@ def detect_scalar_load_waits(view: KernelView, taken: frozenset = frozenset()) -
                          lines=_lines_msg(lines, framework=True))), premise)]
 
 
+def _bar_of(view: KernelView, p: int) -> int | None:
+    """The BAR.SYNC a barrier-stalled SASS instruction waits behind: the nearest at or before it."""
+    for q in range(p, max(p - BAR_BACK, -1), -1):
+        if sass_opcode(view.ins[q].asm) == "BAR":
+            return q
+    return None
+
+
+def bar_kind(view: KernelView, p: int) -> tuple[str, int | None]:
+    """(what the barrier a warp stalls at guards, its BAR's position), read from the SASS around it:
+    ``copy`` after a wait for async copies (DEPBAR), ``stage`` after a wgmma wait (WARPGROUP.DEPBAR) or
+    before the next async copies (LDGSTS) into a shared-memory stage, ``reduction`` after a warp
+    shuffle tree's STS of partials, else ``other``."""
+    q = _bar_of(view, p)
+    if q is None:
+        return "other", None
+    ops = [sass_opcode(view.ins[k].asm) for k in range(max(q - SHUFFLE_BEFORE, 0), q)]
+    near = ops[-BAR_BEFORE:]
+    after = [sass_opcode(view.ins[k].asm) for k in range(q + 1, min(q + 1 + BAR_BACK, len(view.ins)))]
+    if "DEPBAR" in near:
+        return "copy", q
+    if any(view.ins[k].asm.startswith("WARPGROUP.DEPBAR") for k in range(max(q - BAR_BEFORE, 0), q)) \
+            or "LDGSTS" in after[:BAR_BACK // 2]:
+        return "stage", q
+    if "STS" in near and "SHFL" in ops:
+        return "reduction", q
+    return "other", q
+
+
+def _nv_barrier(view: KernelView, bars: list[int], share: float) -> dict:
+    """The NVIDIA reading of the barrier stalls: samples per kind (``bar_kind``), the dominant reading,
+    and its title / summary / suggestion (English and messages)."""
+    by_kind = {k: 0 for k in BAR_KINDS}
+    top = []
+    for p in sorted(bars, key=lambda p: (-view.ins[p].stall_cycles, p)):
+        kind, q = bar_kind(view, p)
+        by_kind[kind] += view.ins[p].stall_cycles
+        if len(top) < 4:
+            top.append({"pc": view.pc(p), "stall_samples": view.ins[p].stall_cycles, "kind": kind,
+                        "bar_pc": view.pc(q) if q is not None else None,
+                        "before_bar": view.ins[q - 1].asm if q else ""})
+    pipeline = by_kind["copy"] + by_kind["stage"]
+    lead = max(("pipeline", pipeline), ("reduction", by_kind["reduction"]), ("other", by_kind["other"]),
+               key=lambda kv: kv[1])[0]
+    readings = {k: c for k, c in by_kind.items() if c}
+    key = "finding.barrier_dominated.nv"
+    arch = str(view.analysis.arch or "")
+    tma = ".tma" if lead == "pipeline" and arch.startswith("sm_") and arch[3:].isdigit() and int(arch[3:]) >= 90 else ""
+    params = {**CODE, **({"arch": arch} if tma else {})}
+    nums = {"share": _pct(share), "pc": top[0]["pc"], "samples": top[0]["stall_samples"]}
+    parts_en = ", ".join(_en(f"{key}.kind.{k}", samples=c, **CODE) for k, c in readings.items())
+    parts_m = [msg(f"{key}.kind.{k}", samples=c, **CODE) for k, c in readings.items()]
+    return {
+        # one title whatever the reading: the sweep page titles a group of kernels by its first member's
+        "title": _en(f"{key}.title", **CODE), "title_m": msg(f"{key}.title", **CODE),
+        "summary": (f"{_n(len(bars), 'instruction')} stalled at a CTA barrier hold {nums['share']} of the warp-stall "
+                    f"samples (top: pc {nums['pc']}, {nums['samples']} samples): {parts_en}"),
+        "summary_m": msg(f"{key}.summary", n=len(bars), parts=parts_m, **nums),
+        "try": _en(f"{key}.try.{lead}{tma}", **params), "try_m": msg(f"{key}.try.{lead}{tma}", **params),
+        "evidence": {"barrier_readings": readings, "top": top, "reading": lead},
+    }
+
+
 @detector("barrier_dominated")
 def detect_barrier(view: KernelView, taken: frozenset = frozenset()) -> list[Finding]:
     """s_barrier holds a large share of the stall cycles (or is the top stall type)."""
@@ -170,7 +246,13 @@ def detect_barrier(view: KernelView, taken: frozenset = frozenset()) -> list[Fin
         prev = view.ins[p - 1].asm if p > 0 else ""
         before.append({"pc": view.pc(p), "stall_cycles": view.ins[p].stall_cycles, "after": prev})
     ev: dict = {}
-    premise = stalled_premise(view, "finding.barrier_dominated.premise", bars, ev)
+    premise = stalled_premise(view, unit_key(view, "finding.barrier_dominated.premise"), bars, ev)
+    if nvidia(view):
+        nv = _nv_barrier(view, bars, share)
+        return [_pattern(view, "barrier_dominated", nv["title"], bars,
+                         {"summary": nv["summary"], "barriers": len(bars), **nv["evidence"],
+                          "lines": view.lines_json(bars, 3), **ev}, nv["try"],
+                         {"title": nv["title_m"], "summary": nv["summary_m"], "suggestion": nv["try_m"]}, premise)]
     summary = (f"{_n(len(bars), 'barrier instruction')} hold {_pct(share)} of the stall cycles "
                f"(top: pc {before[0]['pc']}, {before[0]['stall_cycles']} cycles)")
     return [_pattern(view, "barrier_dominated", "Barrier-dominated: waves wait for the slowest wave",
