@@ -577,7 +577,7 @@ def test_advice_verdict_and_diagnosis_words_switch_language(site, browser):
     assert page.inner_text(first) == "lgkmcnt 在等待标量加载（内核参数、描述符）"
     assert page.inner_text("#advice-c0-f0 p.summary").startswith("2 处 lgkmcnt 等待（pc 6, 87）在等 13 个标量加载（s_load）")
     assert page.inner_text("#advice-c0-f0 .prio-medium") == "中"
-    assert page.inner_text("#why li >> nth=0").startswith("相对最佳基线的几何平均为 0.49x，胜出 12 个中 0 个")
+    assert page.inner_text("#why li >> nth=0").startswith("判定比值 0.54x（12 个判定形状")
     assert page.inner_text("p.verdict-reason") == "12 个有可比基线的形状上，判定几何平均 0.542x < 0.95"
     assert page.inner_text("p.verdict-flags") == "2 行超出屋顶（HBM 或稠密算力）"
     assert page.inner_text("p.diagnosis").startswith("诊断： 延迟受限（12 个形状中 11 个），other 停顿占 35%")

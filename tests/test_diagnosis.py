@@ -206,7 +206,7 @@ def test_severity_of_every_headroom_kernel(all_rows, sweep):
                                                 f"{r.severity['losses']} of {r.severity['n']} verdict shapes lose")
             else:  # the pair: one comparison, no shape count against another baseline
                 assert (r.severity["losses"], r.severity["n"]) == (None, None)
-                assert r.severity["detail"].startswith(f"needs {0.95 / r.ratio:.2f}x to reach parity (0.95x) on the profiled pair vs ")
+                assert r.severity["detail"].startswith(f"needs {0.95 / r.ratio:.2f}x to reach parity (0.95x) on the profiled pair")
 
 
 def test_severity_thresholds_and_configuration(kernel, sweep):

@@ -661,7 +661,7 @@ def test_the_pair_basis_and_the_floor_stand_beside_the_verdict(kernel, expected,
     assert (badge.label, badge.value) == ("HEADROOM", "0.82x \u00b7 pair")
     line = pr_snippet(row, "").splitlines()[0]
     assert "**HEADROOM**, from the profiled pair vs CK: 0.82x; vs any baseline 7.09x, wins 4 of 4" in line
-    assert "(tune: needs 1.16x to reach parity (0.95x) on the profiled pair vs CK), not like-for-like" in line
+    assert "(tune: needs 1.16x to reach parity (0.95x) on the profiled pair), not like-for-like" in line
     ref = expected["verdicts"]["quant"]
     assert (ref["verdict_geomean"][1], ref["at_floor"], ref["wins"], ref["n_measured"]) == (7, 5, 1, 12)
     _, quant = kernel("quant")

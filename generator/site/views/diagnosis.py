@@ -398,9 +398,8 @@ def severity_evidence(score: Any, parity: float) -> tuple[int | None, int | None
 def severity_msg(score: Any, need: float, parity: float, losses: int | None, n: int | None) -> Msg:
     """The severity's detail: the speedup to the PARITY band and the evidence it is worked on."""
     common = {"need": f"{need:.2f}x", "parity": f"{parity:.2f}x"}
-    if score.verdict_basis == "pair":
-        name = score.headline.baseline_name if score.headline and score.headline.baseline_name else "?"
-        return msg("diag.severity.pair", baseline=name, **common)
+    if score.verdict_basis == "pair":  # the pair's baseline is named beside it, in the verdict's basis
+        return msg("diag.severity.pair", **common)
     return msg(f"diag.severity.{score.verdict_basis}", losses=losses, n=n, **common)
 
 
