@@ -6,14 +6,17 @@ the ISA) in the test or its comment; the assertions check the sentence the site 
 
 from __future__ import annotations
 
+import csv
 import json
+import re
 
 import pytest
 
 from generator.analyze import advice, analysis
 from generator.analyze.advice.registry import ranked_on
 from generator.read import discover
-from generator.site import wording
+from generator.site import i18n, wording
+from generator.site.views import captures
 
 PA = "examples/pa/att_viewer/big/ui_output_agent_10886_dispatch_209"
 VEC_ADD = "examples/vec_add/att_viewer/big/ui_output_agent_14705_dispatch_25"
@@ -115,3 +118,42 @@ def test_rmsnorm_exposed_vmem_waits_hold_41_percent_of_the_stall_cycles(primarie
     assert (stall, total_stall) == (98432, 239392)
     assert (f"{stall / total_stall:.1%}", f"{stall / total:.1%}") == ("41.1%", "29.7%")
     assert "hold 41.1% of the stall cycles" in wording.plain("en", f.messages["summary"])
+
+
+# ---------------------------------------------------------------- problem 5: which VGPR reading is larger
+
+def isa_arch_vgprs(cap) -> int:
+    """The ISA scan (DOMAIN §1.3): the highest vN / upper bound of v[N:M] in code.json's asm, + 1."""
+    top = -1
+    for r in json.loads((cap / "code.json").read_text())["code"]:
+        if type(r[2]) is int and r[2] > 0:
+            for m in re.finditer(r"\bv\[(\d+):(\d+)\]|\bv(\d+)\b", r[0]):
+                top = max(top, int(m.group(2) or m.group(3)))
+    return top + 1
+
+
+def csv_vgprs(sweep, kernel: str, name: str) -> set:
+    """VGPR_Count of the kernel trace CSV's rows for ``name`` (the JIT name, with its _0 suffix)."""
+    path = sweep / "examples" / kernel / "compute_viewer" / "discover_kernel_trace.csv"
+    return {r["VGPR_Count"] for r in csv.DictReader(path.open()) if r["Kernel_Name"] == name}
+
+
+@pytest.mark.parametrize("kernel,jit,isa,csv_count,key", [
+    # hgemm_splitk: ISA v119 is the highest register (120), the CSV 132: the CSV is the larger
+    ("hgemm_splitk", "hgemm_bf16_32x64x256_W1x2x2_S2_BT_BLDS1_AS1_SPK14_0", 120, 132, "occ.disagree.csv_high"),
+    # pa: ISA 176, the CSV 96: the CSV under-reports
+    ("pa", "pa_decode_ps_kernel_0", 176, 96, "occ.disagree"),
+])
+def test_the_vgpr_disagreement_gives_the_reason_of_the_larger_side(primaries, sweep, kernel, jit, isa, csv_count, key):
+    a, _ = primaries[kernel]
+    cap = sweep / a.path
+    assert isa_arch_vgprs(cap) == isa and csv_vgprs(sweep, kernel, jit) == {str(csv_count)}
+    o = a.occupancy
+    assert (o.arch_vgpr_isa, o.arch_vgpr_csv) == (isa, csv_count)
+    view = captures.occupancy_view(a)
+    assert view.disagreement == i18n.en(key, isa=isa, csv=str(csv_count))
+    if csv_count > isa:
+        assert "the CSV's larger count is used" in view.disagreement and "under-reports" not in view.disagreement
+    else:
+        assert "the ISA's larger count is used (rocprofv3 1.1 under-reports on gfx950)" in view.disagreement
+    assert str(view.disagreement_zh)

@@ -155,14 +155,23 @@ def occupancy_view(a: CaptureAnalysis) -> OccupancyView | None:
         Fact.of("occ.arch", "cap.v.arch", arch=o.arch, src=a.arch_source),
     ]
     nxt = next_step(o)
-    dis = i18n.en("occ.disagree", isa=o.arch_vgpr_isa, csv=csv) if o.vgpr_disagreement else ""
+    dis_key = disagreement_key(o)
+    dis = i18n.en(dis_key, isa=o.arch_vgpr_isa, csv=csv) if dis_key else ""
     by = occupancy.binding_msg(o)
     head = (("occ.head.max", {}, {}) if o.limited_by == "hardware max" else
             ("occ.head", {"by": wording.plain("en", by)}, {"by": wording.plain("zh", by)}))
     return OccupancyView(i18n.en(head[0], n=o.waves_per_simd, **head[1]), limits, vgpr, nxt[0], dis,
                          [n for n in o.notes if "disagree" not in n],
                          headline_zh=i18n.marked("zh", head[0], n=o.waves_per_simd, **head[2]), next_step_zh=nxt[1],
-                         disagreement_zh=i18n.marked("zh", "occ.disagree", isa=o.arch_vgpr_isa, csv=csv) if dis else "")
+                         disagreement_zh=i18n.marked("zh", dis_key, isa=o.arch_vgpr_isa, csv=csv) if dis else "")
+
+
+def disagreement_key(o) -> str | None:
+    """The sentence for ISA and CSV VGPR counts that differ, by which is larger (the larger is used):
+    a CSV below the ISA under-reports (rocprofv3 1.1 on gfx950); one above it records a bigger allocation."""
+    if not o.vgpr_disagreement or o.arch_vgpr_csv is None:
+        return None
+    return "occ.disagree.csv_high" if o.arch_vgpr_csv > o.arch_vgpr_isa else "occ.disagree"
 
 
 #: VGPRs are allocated in blocks of this many (DOMAIN §1.3: round_up(arch + accum, 8)).
