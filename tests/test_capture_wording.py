@@ -208,3 +208,38 @@ def test_softmax_dispatch_13_is_not_the_first_call_the_pick_dispatch_docstring_s
     assert [(d, round(t, 2)) for d, t in first if t > 500] == [(9, 946.42), (13, 962.87)]
     doc = context.grid_timing.__doc__ + context._pick_dispatch.__doc__
     assert "cold first call" not in doc and "9 and 13" in doc
+
+
+# ---------------------------------------------------------------- problem 1: the findings' basis, said once
+
+def test_pa_capture_card_says_its_findings_share_out_the_working_waves(kernel, sweep):
+    """pa: 48 of 56 waves exit early, so the advice ranks on the 8 working waves' 44,892 stall cycles while the
+    card's tables share out all 56 waves' 70,036. scalar_load_waits's 16.6 % is pc 6 + pc 87 on the working
+    waves (5,336 + 2,104 = 7,440 / 44,892); the top-instructions table's pc 6 is 20,880 / 70,036 = 29.81 %."""
+    from generator.site.views.base import SiteContext
+    rows = working_rows(sweep / PA)
+    code = code_rows(sweep / PA)
+    assert sum(v[0] for v in rows.values()) == 44892 and sum(r[2] for r in code.values()) == 70036
+    assert (rows[6][0], rows[87][0]) == (5336, 2104) and f"{7440 / 44892:.1%}" == "16.6%"
+    assert f"{code[6][2] / 70036:.2%}" == "29.81%"
+    k, row = kernel("pa")
+    ci, c = next((i, c) for i, c in enumerate(k.captures) if c.is_primary)
+    f = next(f for f in c.findings if f["detector"] == "scalar_load_waits")
+    assert f["stall_cycles"] == 7440 and f["stall_share"] == pytest.approx(7440 / 44892)
+    view = captures.capture_view(ci, c, SiteContext())
+    assert view.findings_basis == (
+        "The shares in these findings are of the 8 working waves' 44,892 stall cycles, as in the working-waves "
+        "tables above (the advice is ranked on them); the capture's other tables (stall by type, top lines, top "
+        "instructions, stall by opcode) and its source and ISA pages share out all 56 sampled waves' 70,036.")
+    assert i18n.message_of(view.findings_basis) is not None
+    top = view.top_instructions[0]
+    assert (top.pc, top.share) == (6, "29.81%")
+
+
+def test_a_capture_without_early_exits_has_no_basis_note(kernel):
+    """vec_add's waves all work (DOMAIN §1.5: every capture but pa and moe_gemm has no early exit)."""
+    from generator.site.views.base import SiteContext
+    k, _ = kernel("vec_add")
+    ci, c = next((i, c) for i, c in enumerate(k.captures) if c.is_primary)
+    assert c.analysis.working is None and c.findings
+    assert captures.capture_view(ci, c, SiteContext()).findings_basis == ""
