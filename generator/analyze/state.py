@@ -49,9 +49,14 @@ class Hotspot:
 
 
 def hotspot_of(capture_rel: str, a: CaptureAnalysis) -> Hotspot:
-    """The hotspot summary of an analyzed capture."""
+    """The hotspot summary of an analyzed capture, on the overview row's basis (DOMAIN §1.5): its
+    working waves when it has their hotspots (pa: "other" at 57.0 %), else all sampled waves; the
+    row's ``stall_basis`` names it (snapshot.py's round trip keeps no basis field)."""
     occ = a.occupancy
-    return Hotspot(capture=capture_rel, top_stall_type=a.top_stall_type, stall_ratio=a.stall_ratio,
+    working = a.working is not None and a.working.total_stall_cycles > 0
+    src = a.working if working else a
+    top = next((name for name, cycles in src.stall_by_type.items() if cycles > 0), None)
+    return Hotspot(capture=capture_rel, top_stall_type=top, stall_ratio=src.stall_ratio,
                    waves_per_simd=occ.waves_per_simd if occ else None, limiter=occ.limiter if occ else None)
 
 

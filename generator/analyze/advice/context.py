@@ -45,10 +45,11 @@ def context_for(analysis: CaptureAnalysis, bundle: Bundle | None = None, counter
             except InputError as err:
                 rows = []
                 notes.append(f"kernel trace unreadable: {err.message}")
-            row, time_ns = _pick_dispatch(rows, analysis.capture)
+            t = grid_timing(rows, analysis.capture)
+            row, time_ns = (t["row"], t["median_ns"]) if t else (None, None)
             if row is not None:
                 ctx.grid_source = (f"{os.path.basename(trace)} Dispatch_Id {row.get('Dispatch_Id')}, "
-                                   "time: median over the dispatches of that grid"
+                                   f"time: median of the {t['n']} dispatches of that grid"
                                    if ctx.grid is None else ctx.grid_source)
                 to_int = rocprof.to_int
                 ctx.grid = ctx.grid or tuple(to_int(row.get(f"Grid_Size_{d}")) or 1 for d in "XYZ")
@@ -86,17 +87,25 @@ def context_for(analysis: CaptureAnalysis, bundle: Bundle | None = None, counter
 
 
 def _pick_dispatch(rows: list[dict[str, str]], capture: str) -> tuple[dict[str, str] | None, float | None]:
-    """The trace row of the captured dispatch and the median duration (ns) of its grid.
+    """The trace row of the captured dispatch and the median duration (ns) of its grid
+    (``grid_timing`` has the count and the row's own duration too)."""
+    t = grid_timing(rows, capture)
+    return (None, None) if t is None else (t["row"], t["median_ns"])
 
-    The row is matched by Dispatch_Id (the capture's ``dispatch_<N>``), else the most
-    common grid is taken. The time is the median over every dispatch of that grid:
-    a single dispatch may be a cold first call (softmax's dispatch 13 took 963 us,
-    the steady state 190 us).
+
+def grid_timing(rows: list[dict[str, str]], capture: str) -> dict[str, Any] | None:
+    """The captured dispatch's trace row and how long the dispatches of its grid take:
+    ``{row, median_ns, n, own_ns}`` (``n`` dispatches with a duration; ``own_ns`` the row's own).
+
+    The row is matched by Dispatch_Id (the capture's ``dispatch_<N>``), else the most common
+    grid is taken. The median stands for the grid because one dispatch can be an outlier: of
+    softmax's 112 dispatches, 6-13 include two of ~950 us (9 and 13, the captured one) among
+    ~190 us ones.
     """
     from generator.read.rocprof import to_int
 
     if not rows:
-        return None, None
+        return None
 
     def grid(r):
         return tuple(map(r.get, _GRID_KEYS))
@@ -116,10 +125,24 @@ def _pick_dispatch(rows: list[dict[str, str]], capture: str) -> tuple[dict[str, 
     if row is None:
         row = max(groups.values(), key=len)[0]
     times = sorted(t for t in (dur(r) for r in groups[grid(row)]) if t)
-    if not times:
-        return row, None
     n = len(times)
-    return row, (times[n // 2] if n % 2 else (times[n // 2 - 1] + times[n // 2]) / 2)
+    median = (times[n // 2] if n % 2 else (times[n // 2 - 1] + times[n // 2]) / 2) if times else None
+    return {"row": row, "median_ns": median, "n": n, "own_ns": dur(row)}
+
+
+def trace_timing(analysis: CaptureAnalysis, bundle: Bundle | None) -> dict[str, Any] | None:
+    """``grid_timing`` of a capture's kernel in its bundle's kernel trace (None without one)."""
+    from generator.analyze import occupancy as occ_model
+    from generator.errors import InputError
+    from generator.read import rocprof
+
+    trace = occ_model._trace_path(bundle) if bundle is not None else None
+    if not trace or not analysis.jit_kernel:
+        return None
+    try:
+        return grid_timing(rocprof.kernel_dispatches(trace, analysis.jit_kernel), analysis.capture)
+    except InputError:
+        return None
 
 
 def _agent(bundle: Bundle, label: str) -> dict[str, str] | None:

@@ -15,7 +15,7 @@ RUN_MIN_LOADS = 4
 RUN_MAX_GAP = 6
 #: Instructions that end a load run (besides MFMAs and waits).
 RUN_BREAKS = ("s_barrier", "s_endpgm", "s_branch", "s_cbranch")
-#: Stall rate (stall / total cycles) of loads that marks an issue-blocked load.
+#: Stall rate (stall / total cycles, code.json Stall / Latency) of loads that marks an issue-blocked load.
 LOAD_STALL_RATE = 0.50
 #: Store share (own issue stalls + waits on stores) from which a kernel is store-bound.
 STORE_SHARE = 0.10
@@ -155,7 +155,7 @@ def detect_loads_interleaved(view: KernelView, taken: frozenset = frozenset()) -
     premise = stalled_premise(view, "finding.loads_interleaved_with_mfma.premise", loads, ev, rate=_pct(rate))
     lo, hi, n_mf, n_ld = max(loops, key=lambda t: (t[3], -t[0]))
     summary = (f"{_n(len(loads), 'load')} between MFMAs of the loop at pc {view.pc(lo)}-{view.pc(hi)} "
-               f"({n_mf} MFMA) stall {_pct(rate)} of their cycles"
+               f"({n_mf} MFMA) stall {_pct(rate)} of their total cycles"
                + (f"; {_n(len(waits), 'wait')} in the same loop on them" if waits else "")
                + f"; {_pct(share)} of the stall cycles")
     return [_pattern(view, "loads_interleaved_with_mfma", "VMEM loads interleaved with MFMA in the loop",
@@ -240,7 +240,7 @@ def detect_back_to_back_loads(view: KernelView, taken: frozenset = frozenset()) 
     biggest = max(runs, key=lambda r: (len(r), -r[0]))
     summary = (f"{_n(len(runs), 'run')} of back-to-back loads ({len(loads)} loads, longest {len(biggest)} at pc "
                f"{view.pc(biggest[0])}-{view.pc(biggest[-1])}, {'/'.join(str(w) for w in widths)} bytes "
-               f"per lane) stall {_pct(rate)} of their issue cycles"
+               f"per lane) stall {_pct(rate)} of their total cycles"
                + (f"; {_n(len(waits), 'wait')} on them" if waits else "")
                + f"; {_pct(share)} of the stall cycles")
     said = msg("finding.back_to_back_loads.summary" + (".waits" if waits else ""), runs=len(runs), n=len(loads),
@@ -331,8 +331,8 @@ def detect_vmem_latency(view: KernelView, taken: frozenset = frozenset()) -> lis
     lines = view.lines_json([view.youngest(p, "vmcnt") for p in waits], 3)
     ev: dict = {}
     premise = stalled_premise(view, "finding.vmem_latency_exposed.premise", waits, ev)
-    summary = (f"{_n(len(waits), 'vmcnt wait')} at pc {_pc_list(view.pcs(waits))} stall {_pct(share)} of the "
-               f"cycles, a median {_n(median, 'instruction')} after the load they wait for ({_lines_text(lines)})")
+    summary = (f"{_n(len(waits), 'vmcnt wait')} at pc {_pc_list(view.pcs(waits))} hold {_pct(share)} of the "
+               f"stall cycles, a median {_n(median, 'instruction')} after the load they wait for ({_lines_text(lines)})")
     return [_pattern(view, "vmem_latency_exposed", "Global-load latency exposed", waits, {
         "summary": summary, "waits": view.instr_json(waits, 6), "load_to_wait_median": median,
         "load_lines": lines, **ev,
