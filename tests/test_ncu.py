@@ -235,9 +235,13 @@ def test_line_view_agrees_with_instruction_view(kernel):
 def test_top_lines_of_gemm():
     (a,) = analyses("gemm")
     top = [(ln.source_loc.rsplit("/", 1)[-1], ln.stall_cycles, ln.dominant_type) for ln in a.lines[:3]]
-    # source_cuda_sass.csv line rows, Not-issued column: line 37 12321 (stall_barrier 11122),
-    # line 35 5438 (stall_barrier 4896), line 39 1182 (stall_long_sb 848)
-    assert top == [("gemm.py:37", 12321, "barrier"), ("gemm.py:35", 5438, "barrier"), ("gemm.py:39", 1182, "VMEM-wait")]
+    # source_cuda_sass.csv line rows, Not-issued column: line 37 12321 (stall_barrier 11122, of which 10281 on
+    # its WARPGROUP.DEPBAR rows: wgmma waits, MFMA/FMA with stall_math 51 = 10332, DOMAIN §4; 841 CTA barrier),
+    # line 35 5438 (stall_barrier 4896: 3630 on WARPGROUP.DEPBAR + stall_math 16 = 3646 MFMA/FMA; 1266 CTA
+    # barrier), line 39 1182 (stall_long_sb 848)
+    assert top == [("gemm.py:37", 12321, "MFMA/FMA"), ("gemm.py:35", 5438, "MFMA/FMA"), ("gemm.py:39", 1182, "VMEM-wait")]
+    assert (a.lines[0].stall_by_type["MFMA/FMA"], a.lines[0].stall_by_type["barrier"]) == (10332, 841)
+    assert (a.lines[1].stall_by_type["MFMA/FMA"], a.lines[1].stall_by_type["barrier"]) == (3646, 1266)
     assert a.source_mapped == (928, 928)
     assert a.instruction_mix == {"MMA": 4, "LDG": 0, "STG": 16, "LDS": 9, "STS": 16, "LDGSTS": 36, "TMA": 0, "BAR": 7}
     assert a.sources == {"demo/kernels/gemm.py": str(BUNDLES / "examples/gemm/source/gemm.py")}

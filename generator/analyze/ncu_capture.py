@@ -4,8 +4,10 @@ How the NCU data fills the shared model (``CaptureAnalysis``): ``instructions`` 
 SASS rows; an instruction's ``total_cycles`` is its *All* warp-stall samples and its
 ``stall_cycles`` its *Not-issued* samples (``stall_unit = "warp-stall samples"``), and
 ``issued_samples`` the difference (a field of its own: ATT's ``idle_cycles`` is another quantity);
-``stall_by_type`` sums the *Not Issued* reason columns through ``STALL_REASON_TYPES``,
-so it adds up to ``total_stall_cycles`` exactly. An instruction's ``type`` is the stall
+``stall_by_type`` sums the *Not Issued* reason columns through ``STALL_REASON_TYPES``, each
+reason read with its instruction's opcode (``read_reason``, DOMAIN §4: ``stall_barrier`` on
+``WARPGROUP.DEPBAR`` waits for wgmma results, MFMA/FMA), so it adds up to
+``total_stall_cycles`` exactly. An instruction's ``type`` is the stall
 type holding most of its not-issued samples (its opcode class when it has none); the
 NCU reasons stay visible in ``Instruction.extra["stall_reasons"]`` and
 ``CaptureAnalysis.extra["ncu_stall_by_reason"]``. Source lines come from the
@@ -23,6 +25,7 @@ from typing import Any
 
 from generator.analyze.message import sentence
 from generator.analyze.ncu_metrics import classify_bottleneck, details_table, ncu_metrics
+from generator.analyze.ncu_summary import WGMMA_REASON, read_reason
 from generator.errors import InputError
 from generator.model import (
     STALL_TYPES,
@@ -74,6 +77,10 @@ STALL_REASON_TYPES: dict[str, str] = {
     "stall_sleep": "other",              # nanosleep / yield
     UNLISTED_REASON: "other",            # samples no reason column holds (see UNLISTED_REASON)
 }
+#: Reasons read with their opcode (``read_reason``) whose type differs from the reason's own (DOMAIN §4):
+#: ``stall_barrier`` on ``WARPGROUP.DEPBAR`` waits for wgmma (tensor-core) results, like an MFMA
+#: dependency stall on AMD, not for sibling warps at a CTA barrier.
+READING_TYPES: dict[str, str] = {WGMMA_REASON: "MFMA/FMA"}
 #: SASS opcode classes (first match on the opcode, dots stripped) for the instruction mix
 #: and for instructions without stall samples.
 OPCODE_CLASSES = (
@@ -90,9 +97,10 @@ MIX_FAMILIES = ("MMA", "LDG", "STG", "LDS", "STS", "LDGSTS", "TMA", "BAR")
 
 # ---------------------------------------------------------------- instructions
 
-def stall_type(reason: str) -> str:
-    """Our stall type for an NCU reason (unknown reasons: other)."""
-    return STALL_REASON_TYPES.get(reason, "other")
+def stall_type(reason: str, asm: str = "") -> str:
+    """Our stall type for an NCU reason read with the opcode of ``asm`` (``read_reason``; unknown: other)."""
+    read = read_reason(reason, asm)
+    return READING_TYPES.get(read) or STALL_REASON_TYPES.get(read, "other")
 
 
 def opcode(asm: str) -> str:
@@ -134,12 +142,25 @@ def _ranked(acc: dict[str, int]) -> dict[str, int]:
     return {k: acc[k] for k in sorted(names, key=lambda k: -acc[k])}
 
 
-def types_of(reasons: dict[str, int]) -> dict[str, int]:
-    """Samples per stall type, from samples per NCU reason, ranked."""
-    acc: dict[str, int] = {}
+def add_types(acc: dict[str, int], reasons: dict[str, int], asm: str = "") -> None:
+    """Add samples per NCU reason of one instruction (``asm``) to ``acc`` by stall type."""
     for reason, n in reasons.items():
-        t = stall_type(reason)
+        t = stall_type(reason, asm)
         acc[t] = acc.get(t, 0) + n
+
+
+def types_of(reasons: dict[str, int], asm: str = "") -> dict[str, int]:
+    """Samples per stall type, from samples per NCU reason on one instruction (``asm``), ranked."""
+    acc: dict[str, int] = {}
+    add_types(acc, reasons, asm)
+    return _ranked(acc)
+
+
+def capture_types(instructions: list[Instruction]) -> dict[str, int]:
+    """Not-issued samples per stall type over a launch, each reason read with its instruction's opcode."""
+    acc: dict[str, int] = {}
+    for ins in instructions:
+        add_types(acc, ins.extra.get("stall_reasons_not_issued", {}), ins.asm)
     return _ranked(acc)
 
 
@@ -149,7 +170,7 @@ def build_instruction(index: int, row: SassRow, loc: str) -> Instruction:
     total = row.samples(ALL_SAMPLES)
     stall = row.samples(NOT_ISSUED)
     reasons_ni = row.reasons(not_issued=True)
-    by_type = types_of(reasons_ni)
+    by_type = types_of(reasons_ni, row.asm)
     klass = opcode_class(row.asm)
     kind = next(iter(by_type)) if by_type else klass
     extra: dict[str, Any] = {"opcode_class": klass}
@@ -178,9 +199,7 @@ def line_hotspots(instructions: list[Instruction], total_stall: int) -> list[Lin
         a["stall"] += ins.stall_cycles
         a["total"] += ins.total_cycles
         a["pcs"].append(ins.pc_index)
-        for reason, n in ins.extra.get("stall_reasons_not_issued", {}).items():
-            t = stall_type(reason)
-            a["types"][t] = a["types"].get(t, 0) + n
+        add_types(a["types"], ins.extra.get("stall_reasons_not_issued", {}), ins.asm)
     ranked = sorted(range(len(order)), key=lambda i: -acc[order[i]]["stall"])
     out = []
     for i in ranked:
@@ -339,6 +358,7 @@ def analyze_launch(i: int, n: int, s: SassLaunch | None, c: CudaLaunch | None, d
         "ncu_stall_by_reason": _ranked(by_reason),
         "ncu_stall_by_reason_not_issued": _ranked(by_reason_ni),
         "stall_reason_types": {k: STALL_REASON_TYPES[k] for k in sorted(STALL_REASON_TYPES)},
+        "stall_reading_types": dict(READING_TYPES),
         "launch_index": i,
         "launches": n,
         "exports": ex.present,
@@ -363,7 +383,7 @@ def analyze_launch(i: int, n: int, s: SassLaunch | None, c: CudaLaunch | None, d
         total_cycles=total,
         total_stall_cycles=stall,
         stall_ratio=stall / total if total else 0.0,
-        stall_by_type=types_of(by_reason_ni),
+        stall_by_type=capture_types(instructions),
         lines=line_hotspots(instructions, stall),
         instruction_rank=sorted(range(len(instructions)), key=lambda k: -instructions[k].stall_cycles),
         source_mapped=(mapped, len(instructions)),
@@ -382,4 +402,4 @@ def analyze_capture(ref: CaptureRef, bundle: Bundle | None = None) -> list[Captu
                            rel=ref.rel, bundle=bundle)
 
 
-assert set(STALL_REASON_TYPES.values()) <= set(STALL_TYPES)
+assert set(STALL_REASON_TYPES.values()) | set(READING_TYPES.values()) <= set(STALL_TYPES)

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from generator.analyze import isa
-from generator.analyze.advice.registry import Finding, _pattern, detector, hot, stalled_premise, unit_key, words
+from generator.analyze.advice.registry import (Finding, _pattern, detector, hot, pattern_priority, stalled_premise,
+                                               unit_key, words)
 from generator.analyze.advice.streaming import _en, nvidia, sass_opcode
 from generator.analyze.advice.view import KernelView, _lines_msg, _lines_text, _n, _pc_list, _pc_list_msg, _pct
-from generator.analyze.message import catalogue, msg
+from generator.analyze.message import Msg, catalogue, msg
+from generator.analyze.ncu_summary import read_reason
 
 #: "Consumed at once": the consumer sits at most this many instructions after the wait.
 AT_ONCE = 4
@@ -166,6 +168,17 @@ def detect_scalar_load_waits(view: KernelView, taken: frozenset = frozenset()) -
                          lines=_lines_msg(lines, framework=True))), premise)]
 
 
+def barrier_samples(view: KernelView, p: int) -> int:
+    """The stall of instruction ``p`` at a barrier: on AMD its stall cycles when its type is barrier; on
+    NVIDIA its not-issued ``stall_barrier`` samples unless they sit on a wgmma wait (``read_reason``,
+    DOMAIN §4: ``WARPGROUP.DEPBAR`` waits for wgmma results, MFMA/FMA), i.e. CTA-barrier samples only."""
+    ins = view.ins[p]
+    if not nvidia(view):
+        return ins.stall_cycles if ins.type == "barrier" else 0
+    n = ins.extra.get("stall_reasons_not_issued", {}).get("stall_barrier", 0)
+    return n if read_reason("stall_barrier", ins.asm) == "stall_barrier" else 0
+
+
 def _bar_of(view: KernelView, p: int) -> int | None:
     """The BAR.SYNC a barrier-stalled SASS instruction waits behind: the nearest at or before it."""
     for q in range(p, max(p - BAR_BACK, -1), -1):
@@ -200,11 +213,11 @@ def _nv_barrier(view: KernelView, bars: list[int], share: float) -> dict:
     and its title / summary / suggestion (English and messages)."""
     by_kind = {k: 0 for k in BAR_KINDS}
     top = []
-    for p in sorted(bars, key=lambda p: (-view.ins[p].stall_cycles, p)):
+    for p in sorted(bars, key=lambda p: (-barrier_samples(view, p), p)):
         kind, q = bar_kind(view, p)
-        by_kind[kind] += view.ins[p].stall_cycles
+        by_kind[kind] += barrier_samples(view, p)
         if len(top) < 4:
-            top.append({"pc": view.pc(p), "stall_samples": view.ins[p].stall_cycles, "kind": kind,
+            top.append({"pc": view.pc(p), "stall_samples": barrier_samples(view, p), "kind": kind,
                         "bar_pc": view.pc(q) if q is not None else None,
                         "before_bar": view.ins[q - 1].asm if q else ""})
     pipeline = by_kind["copy"] + by_kind["stage"]
@@ -221,38 +234,43 @@ def _nv_barrier(view: KernelView, bars: list[int], share: float) -> dict:
     return {
         # one title whatever the reading: the sweep page titles a group of kernels by its first member's
         "title": _en(f"{key}.title", **CODE), "title_m": msg(f"{key}.title", **CODE),
-        "summary": (f"{_n(len(bars), 'instruction')} stalled at a CTA barrier hold {nums['share']} of the warp-stall "
-                    f"samples (top: pc {nums['pc']}, {nums['samples']} samples): {parts_en}"),
+        "summary": (f"Warps wait at a CTA barrier in {nums['share']} of the warp-stall samples, on "
+                    f"{_n(len(bars), 'instruction')} (top: pc {nums['pc']}, {nums['samples']} samples): {parts_en}"),
         "summary_m": msg(f"{key}.summary", n=len(bars), parts=parts_m, **nums),
         "try": _en(f"{key}.try.{lead}{tma}", **params), "try_m": msg(f"{key}.try.{lead}{tma}", **params),
         "evidence": {"barrier_readings": readings, "top": top, "reading": lead},
     }
 
 
+def _nv_premise(view: KernelView, bars: list[int], cycles: int, share: float, evidence: dict) -> Msg:
+    """The NVIDIA premise: the instructions with CTA-barrier samples and those samples alone (``barrier_samples``)."""
+    evidence["premise_pcs"] = view.pcs(sorted(bars))
+    return msg("finding.barrier_dominated.nv.premise", n=len(bars), cycles=cycles, share=_pct(share))
+
+
 @detector("barrier_dominated")
 def detect_barrier(view: KernelView, taken: frozenset = frozenset()) -> list[Finding]:
-    """s_barrier holds a large share of the stall cycles (or is the top stall type)."""
-    # By stall type: s_barrier / s_wait_idle on AMD, barrier-dominated instructions on NVIDIA.
-    bars = [p for p, i in enumerate(view.ins) if i.type == "barrier" and p not in taken and i.stall_cycles]
+    """Barrier waits hold a large share of the stall (or barrier is the top stall type).
+
+    AMD: s_barrier / s_wait_idle instructions; NVIDIA: CTA-barrier samples only (``barrier_samples``),
+    never the wgmma waits NCU also files under stall_barrier."""
+    bars = [p for p, i in enumerate(view.ins) if p not in taken and i.stall_cycles and barrier_samples(view, p)]
     if not bars:
         return []
-    share, cycles = view.share(bars)
+    cycles = sum(barrier_samples(view, p) for p in bars)
+    share = cycles / view.total_stall if view.total_stall else 0.0
     by_type = view.analysis.stall_by_type
     top = next((t for t, c in by_type.items() if c > 0), None)
     if share < BARRIER_SHARE and not (top == "barrier" and share >= 0.10):
         return []
+    if nvidia(view):
+        return [_nv_finding(view, bars, cycles, share)]
     before = []
     for p in sorted(bars, key=lambda p: -view.ins[p].stall_cycles)[:4]:
         prev = view.ins[p - 1].asm if p > 0 else ""
         before.append({"pc": view.pc(p), "stall_cycles": view.ins[p].stall_cycles, "after": prev})
     ev: dict = {}
     premise = stalled_premise(view, unit_key(view, "finding.barrier_dominated.premise"), bars, ev)
-    if nvidia(view):
-        nv = _nv_barrier(view, bars, share)
-        return [_pattern(view, "barrier_dominated", nv["title"], bars,
-                         {"summary": nv["summary"], "barriers": len(bars), **nv["evidence"],
-                          "lines": view.lines_json(bars, 3), **ev}, nv["try"],
-                         {"title": nv["title_m"], "summary": nv["summary_m"], "suggestion": nv["try_m"]}, premise)]
     summary = (f"{_n(len(bars), 'barrier instruction')} hold {_pct(share)} of the stall cycles "
                f"(top: pc {before[0]['pc']}, {before[0]['stall_cycles']} cycles)")
     return [_pattern(view, "barrier_dominated", "Barrier-dominated: waves wait for the slowest wave",
@@ -264,3 +282,16 @@ def detect_barrier(view: KernelView, taken: frozenset = frozenset()) -> list[Fin
                      words("barrier_dominated", msg(
                          "finding.barrier_dominated.summary", n=len(bars), share=_pct(share),
                          pc=before[0]["pc"], cycles=before[0]["stall_cycles"])), premise)]
+
+
+def _nv_finding(view: KernelView, bars: list[int], cycles: int, share: float) -> Finding:
+    """The NVIDIA barrier finding: it claims the instructions, but its share is of their CTA-barrier samples."""
+    ev: dict = {}
+    premise = _nv_premise(view, bars, cycles, share, ev)
+    nv = _nv_barrier(view, bars, share)
+    f = _pattern(view, "barrier_dominated", nv["title"], bars,
+                 {"summary": nv["summary"], "barriers": len(bars), "barrier_samples": cycles, **nv["evidence"],
+                  "lines": view.lines_json(bars, 3), **ev}, nv["try"],
+                 {"title": nv["title_m"], "summary": nv["summary_m"], "suggestion": nv["try_m"]}, premise)
+    f.stall_share, f.stall_cycles, f.priority = share, cycles, pattern_priority(share)
+    return f
