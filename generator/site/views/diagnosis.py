@@ -163,6 +163,13 @@ def stall_clause(prim: CaptureData, anchor: str) -> tuple[Clause | None, dict[st
     return clause("stall", said, anchor), {"stall_type": name, "stall_share": share, "stall_scope": scope}
 
 
+def ncu_limiter_msg(names: list[str], text: str | None) -> Msg | str:
+    """Nsight Compute's binding block limits worded per language (``ncu.res.*``), "" when none binds."""
+    if not names:
+        return text or ""
+    return msg(f"occ.tie.{len(names)}", **{k: msg("ncu.res." + n.replace(" ", "_")) for k, n in zip("abc", names)})
+
+
 def occupancy_clause(prim: CaptureData, anchor: str) -> tuple[Clause | None, dict[str, Any]]:
     """Waves per SIMD with its limiter (AMD), or the achieved occupancy (Nsight Compute)."""
     a = prim.analysis
@@ -181,9 +188,9 @@ def occupancy_clause(prim: CaptureData, anchor: str) -> tuple[Clause | None, dic
     achieved = ncu.get("achieved_pct")
     if isinstance(achieved, (int, float)):
         lim = ncu.get("limiter")
-        tied = len(ncu.get("limiters") or []) > 1
-        variant = ".tied" if tied else ".bound" if lim else ".max" if ncu.get("at_hardware_max") else ""
-        said = msg("diag.occupancy.achieved" + variant, pct=f"{achieved:.0f}%", limiter=lim or "")
+        names = list(ncu.get("limiters") or [])
+        variant = ".tied" if len(names) > 1 else ".bound" if lim else ".max" if ncu.get("at_hardware_max") else ""
+        said = msg("diag.occupancy.achieved" + variant, pct=f"{achieved:.0f}%", limiter=ncu_limiter_msg(names, lim))
         return clause("occupancy", said, anchor), {"waves_per_simd": None, "limiter": lim,
                                                         "limiters": list(ncu.get("limiters") or []),
                                                         "achieved_occupancy": achieved / 100}
