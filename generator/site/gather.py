@@ -156,6 +156,7 @@ def _gather_kernel(plan: KernelPlan, env: Env) -> tuple[base_views.KernelData, d
 def _gather_bundle(bundle: Bundle, k: base_views.KernelData, env: Env, campaign_dir: str | None = None) -> None:
     """Captures (analysis, timeline, sources, advice), counters, run statistics, comparisons, report."""
     m = env.mods
+    k.primary_rule = bundle.primary_rule
     results = analysis.analyze_bundle(bundle)
     analyses: list[CaptureAnalysis] = []
     for r in results:
@@ -178,8 +179,6 @@ def _gather_bundle(bundle: Bundle, k: base_views.KernelData, env: Env, campaign_
                 tl = _stage(k, env, sentence("msg.stage.timeline", rel=r.ref.rel), load_timeline, r.ref.path, a)
                 if tl is not None:
                     cd.timeline, cd.timeline_note = tl
-            else:
-                cd.timeline_note = sentence("msg.cap.ncutimeline")
             cd.source_text = read_sources(a)
             k.captures.append(cd)
             analyses.append(a)

@@ -146,6 +146,7 @@ class KernelData:
     category: str | None
     bundle_rel: str | None  # the bundle folder, relative to the sweep root
     captures: list[CaptureData] = field(default_factory=list)
+    primary_rule: str | None = None  # why the primary capture is primary (``Bundle.primary_rule``)
     score: Any = None  # generator.analyze.verdicts.KernelScore
     score_error: str | None = None
     headline: Any = None  # generator.analyze.verdicts.HeadlinePair

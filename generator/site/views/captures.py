@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 
 from generator.analyze import occupancy, waves
@@ -130,6 +131,39 @@ class CaptureView:
     working: WorkingView | None = None
     opcodes: list[OpcodeRow] | None = None
     findings_basis: str = ""  # a Sentence: the findings' shares are of the working waves (DOMAIN §1.5)
+    primary_rule: str = ""  # a Sentence beside "primary": the rule that chose it (``primary_rule_sentence``)
+    wave_sections: bool = True  # wave states and the one-wave timeline: AMD ATT words and data only
+
+#: The file whose ``Loading:`` line names a bundle's primary capture (``discover.choose_primary``).
+HOTSPOT_FILE = "source/hotspot_output.txt"
+_LAST_BY_NAME = re.compile(r"^label (.*), last capture by name$")
+
+
+def primary_rule_sentence(rule: str | None, captures: list[CaptureData]) -> str:
+    """The sentence shown beside "primary" for ``discover.choose_primary``'s rule ("" for none), worded
+    by the choice it had among the kernel's usable ``captures`` (a capture's launches share its rel)."""
+    if not rule:
+        return ""
+    if rule == "named by source/hotspot_output.txt":
+        return sentence("msg.cap.primary.named", file=HOTSPOT_FILE)
+    if rule == "the capture given":
+        return sentence("msg.cap.primary.given")
+    if rule == "no usable capture":
+        return sentence("msg.cap.primary.none")
+    last = _LAST_BY_NAME.match(rule)
+    if last is None:
+        return sentence("msg.cap.primary.other", rule=rule)
+    usable = {(c.label, c.rel) for c in captures if c.status != "skipped"}
+    label = last.group(1)
+    if len(usable) == 1:
+        return sentence("msg.cap.primary.only", file=HOTSPOT_FILE)
+    if label == "(none)":
+        return sentence("msg.cap.primary.last.nolabel", file=HOTSPOT_FILE)
+    if sum(lb == label for lb, _ in usable) == 1:
+        return sentence("msg.cap.primary.label", file=HOTSPOT_FILE, label=label, big="big")
+    return sentence("msg.cap.primary.last", file=HOTSPOT_FILE, label=label, big="big")
+
+
 #: The stall chart's caption per stall unit.
 STALL_CHART_KEYS = {"cycles": "chart.stalls", "warp-stall samples": "chart.stalls.samples"}
 STATE_CSS = {"IDLE": "ws-idle", "EXEC": "ws-exec", "WAIT": "ws-wait", "STALL": "ws-stall"}
@@ -285,12 +319,14 @@ def findings_basis(a: CaptureAnalysis) -> str:
                     sampled=w.sampled, tc=f"{a.total_stall_cycles:,}")
 
 
-def capture_view(ci: int, c: CaptureData, ctx: SiteContext) -> CaptureView:
-    """Build one capture's section (its source and ISA pages are ``views.source``'s)."""
+def capture_view(ci: int, c: CaptureData, ctx: SiteContext, rule: str = "") -> CaptureView:
+    """Build one capture's section (its source and ISA pages are ``views.source``'s); ``rule``: the
+    sentence said beside "primary" on the primary capture (``primary_rule_sentence``)."""
     anchor = f"c{ci}"
     title = c.name if not c.label or c.label == c.name else f"{c.label} \u00b7 {c.name}"
     base = dict(anchor=anchor, title=title, label=c.label or DASH, name=c.name, rel=c.rel, is_primary=c.is_primary,
-                status=c.status, problem=c.problem or "")
+                status=c.status, problem=c.problem or "",
+                primary_rule=rule if c.is_primary else "")
     a = c.analysis
     if a is None:
         return CaptureView(**base, facts=[], stall_types=[], stall_chart=None, wave_states=[], occupancy=None,
@@ -343,6 +379,7 @@ def capture_view(ci: int, c: CaptureData, ctx: SiteContext) -> CaptureView:
         notes=[n for n in a.notes if not (a.occupancy and n in a.occupancy.notes)], unit=unit, vendor=a.vendor,
         warning=waves.not_representative_text(a.waves_summary), working=working_view(a, ix),
         opcodes=opcode_rows(a), findings_basis=findings_basis(a) if c.findings else "",
+        wave_sections=a.vendor == "amd",
     )
 
 
@@ -352,4 +389,5 @@ def _captures_panel(k: KernelData, row: IndexRow, ctx: SiteContext) -> list[Capt
         if k.bundle_rel is None:
             return sentence("msg.cap.nobundle")
         return sentence("msg.cap.nocapture")
-    return [capture_view(i, c, ctx) for i, c in enumerate(k.captures)]
+    rule = primary_rule_sentence(k.primary_rule, k.captures)
+    return [capture_view(i, c, ctx, rule) for i, c in enumerate(k.captures)]

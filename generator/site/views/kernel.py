@@ -172,6 +172,7 @@ def kernel_json(k: KernelData, row: IndexRow, format_version: int) -> dict[str, 
         "headline_note": k.headline_note,
         "bundle": k.bundle_rel,
         "captures": [capture_json(c) for c in k.captures],
+        "primary_rule": k.primary_rule,  # why the capture marked primary is (``discover.choose_primary``)
         "counters": k.counters,
         "counter_reading": list(k.counter_reading),
         "runstats": k.runstats,
