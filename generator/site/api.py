@@ -35,7 +35,8 @@ HEADROOM kernels whose first step it is (``headroom_kernels``) over the gaps of 
 (``advice.sweep_findings``): each gap counted once, the shares add up to at most 1.
 ``api/kernels/<slug>.json`` holds ``format_version``,
 ``kernel`` (the index record), ``state`` (``analyze.state.KernelState``: status, verdict,
-flags, broken / missing / skipped lines, hotspot, commits; what ``diff`` and ``history`` read), ``score`` (``verdicts.KernelScore.to_json()``, with
+flags, broken / missing / skipped lines, hotspot, commits; what ``diff`` and ``history`` read), ``primary_rule``
+(why the primary capture is primary, as ``read.discover.choose_primary`` says it), ``score`` (``verdicts.KernelScore.to_json()``, with
 ``shapes``, each shape's ``providers`` records without their null fields (an absent field is null)
 and without a ``scope`` whose flags are all false (an absent scope: the kernel alone was timed);
 a campaign of the second layout adds ``variants`` {provider: [geomean vs the verdict
