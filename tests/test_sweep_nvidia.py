@@ -152,6 +152,18 @@ def test_softmax_profiled_shape_is_a_win_while_six_shapes_lose(demo):
     assert reading["blocker:profiled_shape"]["json"]["headroom_kernels"] == ["softmax"]
 
 
+def test_softmax_why_not_winning_opens_with_the_profiled_shape(demo):
+    """The why-not-winning line reads the capture's limiter on a shape softmax wins (1.88x, above): it says
+    so first, then the limiter on that shape (85.44 % DRAM Throughput: near peak, move fewer bytes)."""
+    kernels, _ = demo
+    why = kernels["softmax"].why_not["text"]
+    assert why.startswith("The profiled shape is not where the kernel loses (the capture's launch is the timed "
+                          "shape M=65536 N=2048 (llama3-8b-attn-2k)")
+    assert "). On that shape: Limiter: memory bandwidth: the profiled shape moves 85.4% of HBM peak" in why
+    assert kernels["softmax"].why_not["i18n"][0] == "advice.why.offshape"
+    assert kernels["rmsnorm"].why_not["text"].startswith("Limiter: ")  # its profiled shape loses: no blocker
+
+
 def test_rmsnorm_profiled_shape_loses_so_no_blocker(demo):
     """rmsnorm's capture is M=2048 N=8192 (llama3-70b-prefill-2k), where it loses (0.93x against
     torch_compile): the profiled shape is a losing one, so the check stays silent."""

@@ -90,14 +90,21 @@ def _limiter(findings: list[Finding], analysis: CaptureAnalysis) -> tuple[str, M
     return text, said, top, stream
 
 
+def _off_shape(findings: list[Finding]) -> Finding | None:
+    """The blocker that says the profiled shape is not where the kernel loses (``profiled.py``), if any."""
+    return next((f for f in findings if f.kind == "blocker" and f.detector == "profiled_shape"), None)
+
+
 def why_not_winning(findings: list[Finding], analysis: CaptureAnalysis) -> str:
-    """One or two sentences for a HEADROOM kernel: the limiter and the top evidence (``_limiter``)."""
+    """One or two sentences for a HEADROOM kernel: the limiter and the top evidence (``_limiter``), led by
+    the profiled-shape blocker when the capture shows a shape the kernel does not lose."""
     limiter, _, top, _ = _limiter(findings, analysis)
     text = f"Limiter: {limiter}."
     if top is not None:
         unit = "warp-stall samples" if samples(analysis) else "stall cycles"
         text += f" Top evidence: {top.title}, {_pct(top.stall_share)} of {unit} ({top.summary})."
-    return text
+    off = _off_shape(findings)
+    return text if off is None else f"{off.title} ({off.summary}). On that shape: {text}"
 
 
 def _said(f: Finding, part: str) -> Msg | str:
@@ -109,9 +116,13 @@ def why_not_winning_message(findings: list[Finding], analysis: CaptureAnalysis) 
     """``why_not_winning`` as a message (``advice.why.*``): the same choice, worded by key."""
     _, limiter, top, _ = _limiter(findings, analysis)
     if top is None:
-        return msg("advice.why.text", limiter=limiter)
-    return msg("advice.why.text.top" + (".samples" if samples(analysis) else ""), limiter=limiter,
-               title=_said(top, "title"), share=_pct(top.stall_share), summary=_said(top, "summary"))
+        said = msg("advice.why.text", limiter=limiter)
+    else:
+        said = msg("advice.why.text.top" + (".samples" if samples(analysis) else ""), limiter=limiter,
+                   title=_said(top, "title"), share=_pct(top.stall_share), summary=_said(top, "summary"))
+    off = _off_shape(findings)
+    return said if off is None else msg("advice.why.offshape", title=_said(off, "title"),
+                                        summary=_said(off, "summary"), rest=said)
 
 
 def _verdict_name(v: Any) -> str | None:
