@@ -304,7 +304,7 @@ def sweep_findings(per_kernel: dict[str, tuple[list[Finding] | None, Any, float 
     is its gaps over the gaps of every HEADROOM kernel, so the shares add up to at most 100 %.
 
     A group also lists every kernel with that finding (high or medium priority; the streaming reading is
-    always kept: it says where nothing is left to win), whether or not it is that kernel's first step.
+    always kept: it says on which kernels memory waits dominate the profiled shape), whether or not it is that kernel's first step.
     Example: a (gap ln 2, first step a drain) and b (gap ln 1.25, first step VGPRs, also a drain): the
     drain group lists a and b and holds ln 2 / (ln 2 + ln 1.25) = 75.6 %, the VGPR group 24.4 %.
     """
