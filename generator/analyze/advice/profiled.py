@@ -40,15 +40,36 @@ def losing_shapes(score: Any) -> list[Any]:
     return sorted(lost, key=verdict_ratio)
 
 
+def named_shape(view: KernelView) -> dict[str, Any] | None:
+    """The timed shape an Nsight Compute capture names (``extra["shape"]``, from its provenance):
+    ``{shape, shape_id, name}``, or None when the capture names none."""
+    shape = view.analysis.extra.get("shape")
+    if not isinstance(shape, dict) or not shape.get("shape_id") or not isinstance(shape.get("args"), dict):
+        return None
+    return {"shape": _shape_text(shape["args"]), "shape_id": shape["shape_id"], "name": shape.get("name") or ""}
+
+
+def _profiled(view: KernelView) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+    """(the timed shape the capture is, its bandwidth reading): the shape its launch names (NCU), else the
+    timed shape that moves its bytes (``streaming.timed_bandwidth``; not on MFMA kernels, whose requested
+    bytes count L2 re-reads)."""
+    named = named_shape(view)
+    if named is not None:
+        return named, None
+    if view.has_mfma:
+        return None, None
+    bw = bandwidth(view)
+    return (bw or {}).get("timed"), bw
+
+
 @detector("profiled_shape", kind="blocker")
 def detect_profiled_shape(view: KernelView, taken: frozenset = frozenset()) -> list[Finding]:
     """The capture's shape is one the kernel does not lose: profile a losing one."""
     score = view.context.verdict
-    if (view.has_mfma or getattr(score, "verdict", None) != "HEADROOM" or not getattr(score, "shapes", None)
+    if (getattr(score, "verdict", None) != "HEADROOM" or not getattr(score, "shapes", None)
             or score.verdict_basis != "shapes"):  # a pair or a bound decided: the shapes do not say where it loses
         return []
-    bw = bandwidth(view)
-    timed = (bw or {}).get("timed")
+    timed, bw = _profiled(view)
     if not timed:
         return []
     here = next((sh for sh in score.shapes if sh.shape_id == timed["shape_id"]), None)
@@ -56,37 +77,47 @@ def detect_profiled_shape(view: KernelView, taken: frozenset = frozenset()) -> l
     ratio = verdict_ratio(here) if here is not None else None
     if ratio is None or ratio < score.thresholds.headroom or not lost:
         return []
+    return [_profiled_finding(score, here, ratio, lost, timed, bw)]
+
+
+def _profiled_finding(score: Any, here: Any, ratio: float, lost: list[Any], timed: dict[str, Any],
+                      bw: dict[str, Any] | None) -> Finding:
+    """The blocker: the profiled shape (by its bytes, or named by the capture) wins; ``lost`` are where it loses."""
     worst = lost[:LOSSES_NAMED]
     named = ", ".join(f"{_shape_text(sh.args)} ({verdict_ratio(sh):.2f}x)" for sh in worst)
-    nums = {"mb": f"{bw['bytes'] / 1e6:.1f}", "shape": timed["shape"], "cand": score.candidate,
+    nums = {"shape": timed["shape"], "cand": score.candidate,
             "cand_us": f"{here.verdict_candidate_us:.2f}", "base_us": f"{here.verdict_baseline_us:.2f}",
             "base": here.verdict_baseline, "x": f"{ratio:.2f}"}
-    summary = (f"the capture moves {nums['mb']} MB per dispatch, the bytes of the timed shape {nums['shape']}, "
-               f"where {nums['cand']} takes {nums['cand_us']} us against {nums['base_us']} us for {nums['base']} "
-               f"({nums['x']}x); the verdict loses elsewhere, at {len(lost)} shape{'' if len(lost) == 1 else 's'}: "
-               f"{named}")
+    how = {"mb": f"{bw['bytes'] / 1e6:.1f}"} if bw is not None else {"name": timed["name"] or timed["shape"]}
+    variant = "" if bw is not None else ".named"
+    which = (f"the capture moves {how['mb']} MB per dispatch, the bytes of the timed shape {nums['shape']}"
+             if bw is not None else f"the capture's launch is the timed shape {nums['shape']} ({how['name']})")
+    summary = (f"{which}, where {nums['cand']} takes {nums['cand_us']} us against {nums['base_us']} us for "
+               f"{nums['base']} ({nums['x']}x); the verdict loses elsewhere, at {len(lost)} "
+               f"shape{'' if len(lost) == 1 else 's'}: {named}")
     first = {"shape": _shape_text(worst[0].args), "x": f"{verdict_ratio(worst[0]):.2f}"}
     said = words("profiled_shape", msg(
-        "finding.profiled_shape.summary", n=len(lost), named=[
+        "finding.profiled_shape.summary" + variant, n=len(lost), named=[
             msg("finding.profiled_shape.loss", shape=_shape_text(sh.args), x=f"{verdict_ratio(sh):.2f}") for sh in worst],
-        **nums), msg("finding.profiled_shape.try", **first))
-    return [Finding(
+        **how, **nums), msg("finding.profiled_shape.try", **first))
+    return Finding(
         detector="profiled_shape",
         title="The profiled shape is not where the kernel loses",
         stall_share=0.0,
         evidence={"summary": summary, "shape": timed["shape"], "shape_id": timed["shape_id"],
                   "speedup": ratio, "losing_shapes": [
                       {"shape": _shape_text(sh.args), "shape_id": sh.shape_id, "speedup": verdict_ratio(sh)} for sh in worst],
-                  "n_losing": len(lost), "detail": f"profiled at {timed['shape']} ({ratio:.2f}x)"},
+                  "n_losing": len(lost), "detail": f"profiled at {timed['shape']} ({ratio:.2f}x)",
+                  "matched_by": "bytes" if bw is not None else "named"},
         suggestion=(f"Profile a losing shape, first {first['shape']} at {first['x']}x, before "
                     "optimizing anything. This capture shows a size the kernel already matches, so its hotspots "
                     "need not be what costs time where it loses."),
         priority="high",
         kind="blocker",
         messages=said,
-        premise=msg("finding.profiled_shape.premise", mb=nums["mb"], shape=timed["shape"], x=nums["x"],
-                    n=len(lost), measured=sum(1 for sh in score.shapes if verdict_ratio(sh) is not None)),
-    )]
+        premise=msg("finding.profiled_shape.premise" + variant, shape=timed["shape"], x=nums["x"], n=len(lost),
+                    measured=sum(1 for sh in score.shapes if verdict_ratio(sh) is not None), **how),
+    )
 
 
 @detector("timed_gap", kind="flag")

@@ -98,9 +98,22 @@ def _bandwidth(view: KernelView) -> dict[str, Any] | None:
     bw.update({"capture_tbs": tbs, "capture_fraction": tbs / ctx.peak_tbs, "timed": timed,
                "achieved_tbs": timed["achieved_tbs"], "fraction": timed["fraction"],
                "source": f"timing campaign at {timed['shape']} (the capture's bytes)"})
+    grid_n = _grid_median_n(view)
+    if grid_n:
+        bw["grid_n"] = grid_n
     if tbs > FASTER_RATIO * timed["achieved_tbs"]:
-        bw["gap"] = gap_text(ctx.kernel_time_ns / 1000.0, timed)[0]
+        bw["gap"] = gap_text(ctx.kernel_time_ns / 1000.0, timed, grid_n)[0]
     return bw
+
+
+def _grid_median_n(view: KernelView) -> int | None:
+    """How many trace dispatches of the profiled grid the kernel time is the median of (None when the
+    time is not that median: given in the context, or the profiled dispatch's own)."""
+    from generator.analyze.advice.context import trace_timing
+
+    t = trace_timing(view.analysis, view.context.bundle)
+    ok = t and t["own_ns"] and t["median_ns"] == view.context.kernel_time_ns
+    return t["n"] if ok else None
 
 
 def timed_bandwidth(score: Any, nbytes: float, peak_tbs: float) -> dict[str, Any] | None:
@@ -246,24 +259,20 @@ def _summary(view: KernelView, bw: dict[str, Any], vmem_share: float, compute: s
     return said, _en(key, bw=_bw_text(bw), compute=compute, **params)
 
 
-def gap_text(capture_us: float, timed: dict[str, Any]) -> tuple[str, Msg]:
+def gap_text(capture_us: float, timed: dict[str, Any], grid_n: int | None = None) -> tuple[str, Msg]:
     """Why the profiled dispatch and the timed run disagree at the same bytes, from the numbers
-    (English, and as a message)."""
+    (English, and as a message). ``grid_n``: the capture time is the median of the trace's ``grid_n``
+    dispatches of the profiled grid (``finding.timed_gap.summary.grid``), not the profiled dispatch's own."""
     ratio = timed["median_us"] / capture_us
     nums = {"capture": f"{capture_us:.2f}", "timed": f"{timed['median_us']:.2f}", "shape": timed["shape"],
-            "ratio": f"{ratio:.1f}", "floor": f"{timed['floor_us']:.2f}"}
-    text = (f"the kernel trace times the profiled dispatch at {nums['capture']} us, the timing campaign "
-            f"{nums['timed']} us at {nums['shape']} ({nums['ratio']}x); its fastest shape takes "
-            f"{nums['floor']} us, so up to that much of each timed run can be fixed cost")
+            "ratio": f"{ratio:.1f}", "floor": f"{timed['floor_us']:.2f}", **({"n": grid_n} if grid_n else {})}
+    key = "finding.timed_gap.summary" + (".grid" if grid_n else "")
     rest = (timed["median_us"] - timed["floor_us"]) / capture_us
     if rest > FASTER_RATIO:
-        text += (f"; even without it the timed run is {rest:.1f}x slower: the profiled dispatch likely read data "
-                 "left in cache by the dispatches before it (the profiler does not flush between them)")
         tail = msg("finding.timed_gap.cache", ratio=f"{rest:.1f}")
     else:
-        text += ", which can explain the gap"
         tail = msg("finding.timed_gap.floor")
-    return text + "; neither rate is a clean HBM figure", msg("finding.timed_gap.summary", tail=tail, **nums)
+    return _en(key, tail=_en(tail.key, **tail.kw), **nums), msg(key, tail=tail, **nums)
 
 
 def _bw_text(bw: dict[str, Any]) -> str:
@@ -307,7 +316,7 @@ def _bw_msg(bw: dict[str, Any]) -> Msg:
 
 def gap_message(bw: dict[str, Any]) -> Msg:
     """The message of ``bw["gap"]`` (a timed bandwidth's disagreement with the capture)."""
-    return gap_text(bw["kernel_time_ns"] / 1000.0, bw["timed"])[1]
+    return gap_text(bw["kernel_time_ns"] / 1000.0, bw["timed"], bw.get("grid_n"))[1]
 
 
 def _vmem_typed(view: KernelView) -> list[int]:

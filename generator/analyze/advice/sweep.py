@@ -8,7 +8,7 @@ from typing import Any
 
 from generator.analyze.advice.registry import PRIORITIES, Finding
 from generator.analyze.advice.view import _pct, _waves, _waves_msg
-from generator.analyze.message import Items, Msg, msg
+from generator.analyze.message import Items, Msg, catalogue, msg
 from generator.model import CaptureAnalysis
 
 
@@ -34,6 +34,11 @@ class SweepFinding:
             "headroom_kernels", "text", "priority")}
 
 
+def _en(key: str, **params: Any) -> str:
+    """The English of a catalogue string whose parameters are all text."""
+    return catalogue("en")[key].format(**params)
+
+
 def _why_parts(findings: list[Finding]) -> tuple[Finding | None, Finding | None, list[Finding]]:
     """(the most urgent limit, the streaming finding, the patterns) a why-not-winning reads."""
     prio = {p: k for k, p in enumerate(PRIORITIES)}
@@ -43,27 +48,63 @@ def _why_parts(findings: list[Finding]) -> tuple[Finding | None, Finding | None,
     return (limits[0] if limits else None), stream, patterns
 
 
-def why_not_winning(findings: list[Finding], analysis: CaptureAnalysis) -> str:
-    """One or two sentences for a HEADROOM kernel: the limiter and the top evidence.
+def samples(analysis: CaptureAnalysis) -> bool:
+    """Whether the capture's stall data are Nsight Compute's warp-stall samples, not ATT stall cycles."""
+    return getattr(analysis, "stall_unit", "cycles") != "cycles"
 
-    The limiter is the most urgent limit finding (occupancy, grid, idle waves); a
-    kernel streaming at the roofline is bound by bandwidth unless a limit of high or
-    medium priority says otherwise; without either, the top stall type stands in.
-    """
+
+def _bandwidth_limiter(stream: Finding) -> tuple[str, Msg]:
+    """The limiter line of a streaming finding, as the finding reads it (``streaming.NEAR_PEAK``): near the
+    peak, bandwidth (move fewer bytes); below it, memory waits with bandwidth left (keep more bytes in flight);
+    without a bandwidth figure, the finding's own title."""
+    summary = _said(stream, "summary")
+    bw = stream.evidence.get("bandwidth") if isinstance(stream.evidence, dict) else None
+    if not bw or bw.get("fraction") is None or "near_peak" not in stream.evidence:
+        return f"{stream.title} ({stream.summary})", msg("advice.why.limit", title=_said(stream, "title"),
+                                                         summary=summary)
+    key = "advice.why.bandwidth." + ("near" if stream.evidence["near_peak"] else "below")
+    pct = _pct(bw["fraction"])
+    return _en(key, pct=pct, summary=stream.summary), msg(key, pct=pct, summary=summary)
+
+
+def _limiter(findings: list[Finding], analysis: CaptureAnalysis) -> tuple[str, Msg, Finding | None, Finding | None]:
+    """(the limiter in English, as a message, the top evidence, the streaming finding) of a why-not-winning.
+
+    The limiter is the most urgent limit finding (occupancy, grid, idle waves); a kernel whose memory waits
+    dominate is read by its bandwidth unless a limit of high or medium priority says otherwise; without either,
+    the top stall type stands in, counted in the capture's unit (ATT stall cycles, NCU warp-stall samples)."""
     lim, stream, patterns = _why_parts(findings)
     if lim is not None and (stream is None or lim.priority in ("high", "medium")):
-        limiter = f"{lim.title} ({lim.summary})"
+        text, said = f"{lim.title} ({lim.summary})", msg("advice.why.limit", title=_said(lim, "title"),
+                                                        summary=_said(lim, "summary"))
     elif stream is not None:
-        limiter = f"memory bandwidth ({stream.summary})"
+        text, said = _bandwidth_limiter(stream)
     else:
         occ = analysis.occupancy
-        at = f" at {_waves(occ.waves_per_simd)}" if occ else ""
-        limiter = f"stall cycles{at}, mostly {analysis.top_stall_type or 'none'}"
+        key = "advice.why.stalls" + (".samples" if samples(analysis) else "")
+        kind = analysis.top_stall_type or "none"
+        text = _en(key, at=f" at {_waves(occ.waves_per_simd)}" if occ else "", type=kind)
+        said = msg(key, at=msg("advice.why.at", waves=_waves_msg(occ.waves_per_simd)) if occ else "",
+                   type=analysis.top_stall_type or msg("advice.why.none"))
     top = next((f for f in patterns if f is not stream and f.priority in ("high", "medium")), None)
+    return text, said, top, stream
+
+
+def _off_shape(findings: list[Finding]) -> Finding | None:
+    """The blocker that says the profiled shape is not where the kernel loses (``profiled.py``), if any."""
+    return next((f for f in findings if f.kind == "blocker" and f.detector == "profiled_shape"), None)
+
+
+def why_not_winning(findings: list[Finding], analysis: CaptureAnalysis) -> str:
+    """One or two sentences for a HEADROOM kernel: the limiter and the top evidence (``_limiter``), led by
+    the profiled-shape blocker when the capture shows a shape the kernel does not lose."""
+    limiter, _, top, _ = _limiter(findings, analysis)
     text = f"Limiter: {limiter}."
     if top is not None:
-        text += f" Top evidence: {top.title}, {_pct(top.stall_share)} of stall cycles ({top.summary})."
-    return text
+        unit = "warp-stall samples" if samples(analysis) else "stall cycles"
+        text += f" Top evidence: {top.title}, {_pct(top.stall_share)} of {unit} ({top.summary})."
+    off = _off_shape(findings)
+    return text if off is None else f"{off.title} ({off.summary}). On that shape: {text}"
 
 
 def _said(f: Finding, part: str) -> Msg | str:
@@ -73,20 +114,15 @@ def _said(f: Finding, part: str) -> Msg | str:
 
 def why_not_winning_message(findings: list[Finding], analysis: CaptureAnalysis) -> Msg:
     """``why_not_winning`` as a message (``advice.why.*``): the same choice, worded by key."""
-    lim, stream, patterns = _why_parts(findings)
-    if lim is not None and (stream is None or lim.priority in ("high", "medium")):
-        limiter = msg("advice.why.limit", title=_said(lim, "title"), summary=_said(lim, "summary"))
-    elif stream is not None:
-        limiter = msg("advice.why.bandwidth", summary=_said(stream, "summary"))
-    else:
-        occ = analysis.occupancy
-        limiter = msg("advice.why.stalls", at=msg("advice.why.at", waves=_waves_msg(occ.waves_per_simd)) if occ else "",
-                      type=analysis.top_stall_type or msg("advice.why.none"))
-    top = next((f for f in patterns if f is not stream and f.priority in ("high", "medium")), None)
+    _, limiter, top, _ = _limiter(findings, analysis)
     if top is None:
-        return msg("advice.why.text", limiter=limiter)
-    return msg("advice.why.text.top", limiter=limiter, title=_said(top, "title"), share=_pct(top.stall_share),
-               summary=_said(top, "summary"))
+        said = msg("advice.why.text", limiter=limiter)
+    else:
+        said = msg("advice.why.text.top" + (".samples" if samples(analysis) else ""), limiter=limiter,
+                   title=_said(top, "title"), share=_pct(top.stall_share), summary=_said(top, "summary"))
+    off = _off_shape(findings)
+    return said if off is None else msg("advice.why.offshape", title=_said(off, "title"),
+                                        summary=_said(off, "summary"), rest=said)
 
 
 def _verdict_name(v: Any) -> str | None:
@@ -146,7 +182,7 @@ def eligible(findings: list[Finding]) -> list[Finding]:
 _LIMIT_KEYS = {"vgpr_occupancy": "VGPR", "small_grid": "grid", "early_exit_waves": "idle waves"}
 LIMITER_TITLES = {"VGPR": "VGPR-bound occupancy", "LDS": "LDS-bound occupancy", "SGPR": "SGPR-bound occupancy",
                   "grid": "Grid too small to fill the GPU", "idle waves": "Waves launched without work",
-                  "memory bandwidth": "Streaming at the memory roofline"}
+                  "memory bandwidth": "Memory waits dominate on the profiled shape"}
 #: Findings below this priority stay on their kernel's page, not on the sweep's.
 SWEEP_PRIORITIES = ("high", "medium")
 
@@ -177,11 +213,44 @@ def _joined(items: list[Msg]) -> Items:
 
 
 def _detail(f: Finding) -> tuple[str, Msg | str]:
-    """A limiter member's detail ("2 waves/SIMD, free 80 VGPRs"), in English and as a message."""
+    """A limiter member's detail ("2 waves/SIMD, free 80 VGPRs"), in English and as a message; a streaming
+    member's says its lever as the finding does ("55.3% of HBM peak ...: keep more bytes in flight")."""
     if f.evidence.get("detail"):
         text = str(f.evidence["detail"])
-        return text, f.messages.get("detail") or text
+        said = f.messages.get("detail") or text
+        if f.detector == "streaming_roofline" and "near_peak" in f.evidence:
+            key = "advice.sweep.bandwidth." + ("near" if f.evidence["near_peak"] else "below")
+            return _en(key, detail=text), msg(key, detail=said)
+        return text, said
     return f.title, f.messages.get("title") or f.title
+
+
+#: NVIDIA-only detectors (their findings exist only on Nsight Compute captures).
+NCU_DETECTORS = ("wgmma_wait",)
+
+
+def _ncu_words(m: Any) -> bool:
+    """Whether a message (or its nested messages) is worded for Nsight Compute's samples (a ``.samples`` or
+    ``.nv.`` key)."""
+    if isinstance(m, Msg):
+        return (m.key.endswith(".samples") or ".samples." in m.key or ".nv." in m.key
+                or any(_ncu_words(v) for _, v in m.params))
+    if isinstance(m, (list, tuple, Items)):
+        return any(_ncu_words(v) for v in (m.items if isinstance(m, Items) else m))
+    return False
+
+
+def stall_unit_of(findings: list[Finding]) -> str:
+    """The stall unit a kernel's findings count: "samples" when they come from an Nsight Compute capture
+    (``evidence["stall_unit"]``, an NVIDIA-only detector, or NCU wording), else "cycles". A sweep reading
+    gets the findings without their capture, so the unit is read from what they say."""
+    for f in findings:
+        ev = f.evidence if isinstance(f.evidence, dict) else {}
+        if ev.get("stall_unit") not in (None, "cycles") or f.detector in NCU_DETECTORS:
+            return "samples"
+        if any(_ncu_words(m) for m in f.messages.values()):
+            return "samples"
+    return "cycles"
 
 
 #: Catalogue keys of the limiter titles (``advice.sweep.limiter.*``).
@@ -235,7 +304,7 @@ def sweep_findings(per_kernel: dict[str, tuple[list[Finding] | None, Any, float 
     is its gaps over the gaps of every HEADROOM kernel, so the shares add up to at most 100 %.
 
     A group also lists every kernel with that finding (high or medium priority; the streaming reading is
-    always kept: it says where nothing is left to win), whether or not it is that kernel's first step.
+    always kept: it says on which kernels memory waits dominate the profiled shape), whether or not it is that kernel's first step.
     Example: a (gap ln 2, first step a drain) and b (gap ln 1.25, first step VGPRs, also a drain): the
     drain group lists a and b and holds ln 2 / (ln 2 + ln 1.25) = 75.6 %, the VGPR group 24.4 %.
     """
@@ -251,7 +320,8 @@ def sweep_findings(per_kernel: dict[str, tuple[list[Finding] | None, Any, float 
             key = _group_key(f)
             if f.priority in SWEEP_PRIORITIES or key == "limiter:memory bandwidth" or firsts.get(kernel) == key:
                 members.setdefault(key, {}).setdefault(kernel, f)
-    out = [_group(key, group, firsts, deficits, total) for key, group in members.items()]
+    units = {k: stall_unit_of(f) for k, (f, _, _) in per_kernel.items() if f}
+    out = [_group(key, group, firsts, deficits, total, units) for key, group in members.items()]
     for key in (NO_CAPTURE, NO_FINDING):
         kernels = sorted(k for k, g in firsts.items() if g == key)
         if kernels:
@@ -267,7 +337,7 @@ def _held(key: str, firsts: dict[str, str], deficits: dict[str, float], total: f
 
 
 def _group(key: str, members: dict[str, Finding], firsts: dict[str, str], deficits: dict[str, float],
-           total: float) -> SweepFinding:
+           total: float, units: dict[str, str]) -> SweepFinding:
     """A limiter or pattern group: its members, and the headroom of the kernels it is the first step of."""
     kind, name = key.split(":", 1)
     losing, held = _held(key, firsts, deficits, total)
@@ -288,8 +358,11 @@ def _group(key: str, members: dict[str, Finding], firsts: dict[str, str], defici
         f0 = members[kernels[0]]
         title, title_m = f0.title, f0.messages.get("title") or f0.title
         per = {k: _pct(members[k].stall_share) for k in kernels}
-        text = f"{title}: " + "; ".join(f"{k} ({per[k]} of its stall cycles)" for k in kernels) + "."
-        said = [msg("advice.sweep.member.share", kernel=k, share=per[k]) for k in kernels]
+        unit = {k: "samples" if units.get(k) == "samples" else "cycles" for k in kernels}
+        names = {"samples": "warp-stall samples", "cycles": "stall cycles"}
+        text = f"{title}: " + "; ".join(f"{k} ({per[k]} of its {names[unit[k]]})" for k in kernels) + "."
+        said = [msg("advice.sweep.member.share" + (".samples" if unit[k] == "samples" else ""), kernel=k,
+                    share=per[k]) for k in kernels]
     tail: Msg | str = ""
     if held is not None:
         text += (f" It is the first step of {_and(losing)}: {_pct(held)} of the sweep's headroom." if losing
