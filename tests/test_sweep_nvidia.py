@@ -73,8 +73,8 @@ def demo():
 # ---------------------------------------------------------------- problem 1: samples, not cycles
 
 def test_sweep_pattern_groups_count_warp_stall_samples(demo):
-    """rmsnorm: pcs 94 and 109 (after its two BAR.SYNC) hold 218 + 8 = 226 of the launch's 904 Not-issued
-    samples = 25.0 %; gemm: its 4 WARPGROUP.DEPBAR waits hold 13,940 samples of its total (66.8 %). They are
+    """rmsnorm: pcs 94 and 109 (after its two BAR.SYNC) hold 218 + 7 = 225 stall_barrier samples of the launch's 904
+    Not-issued samples = 24.9 % (the barrier finding counts CTA-barrier samples only); gemm: its 4 WARPGROUP.DEPBAR waits hold 13,940 samples of its total (66.8 %). They are
     Nsight Compute's warp-stall samples: the sweep says so, never "stall cycles"."""
     rms = not_issued("rmsnorm")
     assert sum(n for _, n in rms) == 904
@@ -86,7 +86,7 @@ def test_sweep_pattern_groups_count_warp_stall_samples(demo):
     assert wg["json"]["per_kernel"] == {"gemm": "66.8%"}
     assert "gemm (66.8% of its warp-stall samples)" in wg["text"]
     bar = reading["pattern:barrier_dominated"]
-    assert "rmsnorm (25.0% of its warp-stall samples)" in bar["text"]
+    assert "rmsnorm (24.9% of its warp-stall samples)" in bar["text"]
     for item in reading.values():
         assert "stall cycles" not in item["text"] and "stall cycles" not in item["json"]["text"]
     zh = i18n.zh("advice.sweep.member.share.samples", kernel="gemm", share="66.8%")
@@ -94,11 +94,12 @@ def test_sweep_pattern_groups_count_warp_stall_samples(demo):
 
 
 def test_why_not_winning_counts_warp_stall_samples(demo):
-    """gemm has no limit and no streaming finding: its limiter is its top stall type, counted in samples;
+    """gemm has no limit and no streaming finding: its limiter is its top stall type (MFMA/FMA: the stall_barrier
+    samples on WARPGROUP.DEPBAR are wgmma waits, DOMAIN §4), counted in samples;
     the top evidence (the wgmma waits, 66.8 % as above) says samples too."""
     kernels, _ = demo
     gemm = kernels["gemm"].why_not["text"]
-    assert gemm.startswith("Limiter: warp-stall samples, mostly barrier. Top evidence: Waiting for wgmma results")
+    assert gemm.startswith("Limiter: warp-stall samples, mostly MFMA/FMA. Top evidence: Waiting for wgmma results")
     assert "66.8% of warp-stall samples" in gemm
     key, kw = kernels["gemm"].why_not["i18n"]
     assert key == "advice.why.text.top.samples" and kw["limiter"][0] == "advice.why.stalls.samples"

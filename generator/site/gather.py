@@ -295,7 +295,7 @@ def sweep_reading(extras: dict[str, dict[str, Any]], rows: dict[str, overview_vi
         if "findings" not in e:
             continue
         found = [adv.Finding(**{key: f[key] for key in ("detector", "title", "stall_share", "evidence",
-                                                          "suggestion", "priority", "kind", "stall_cycles")
+                                                          "suggestion", "priority", "kind", "stall_cycles", "stall_unit")
                                  if key in f},
                              messages={part: message.from_json(m) for part, m in (f.get("i18n") or {}).items()
                                        if part != "premise"})

@@ -44,6 +44,7 @@ class Finding:
     kind: str = "pattern"  # blocker (read first: the capture misleads), pattern, limit, flag
     stall_cycles: int = 0
     claims: frozenset[int] = frozenset()  # instruction positions whose stall it owns
+    stall_unit: str = "cycles"  # what stall_cycles counts: "cycles" (ATT) or "samples" (Nsight Compute)
     #: the same words by catalogue key ("title", "summary", "suggestion"; a limit's "detail"): the site's 中文;
     #: not in to_json
     messages: dict[str, Msg] = field(default_factory=dict, compare=False, repr=False)
@@ -63,7 +64,8 @@ class Finding:
         return str(self.evidence.get("summary", ""))
 
     def to_json(self) -> dict[str, Any]:
-        """``{detector, title, stall_share, evidence, suggestion, premise, priority, flagged, ranked}``;
+        """``{detector, title, stall_share, stall_cycles, stall_unit, evidence, suggestion, premise, priority,
+        kind, flagged, ranked}``;
         ``premise`` is the message ``[key, {param: value}]`` (``message.Msg.to_json``) or null."""
         return {
             "detector": self.detector,
@@ -71,6 +73,7 @@ class Finding:
             "title": self.title,
             "stall_share": self.stall_share,
             "stall_cycles": self.stall_cycles,
+            "stall_unit": self.stall_unit,
             "evidence": self.evidence,
             "suggestion": self.suggestion,
             "priority": self.priority,
@@ -207,6 +210,8 @@ def advise(analysis: CaptureAnalysis, context: AdviceContext | None = None) -> l
                     continue
                 taken |= set(f.claims)
             found.append((order, f))
+    if analysis.stall_unit != "cycles":  # Nsight Compute: warp-stall samples
+        found = [(order, replace(f, stall_unit="samples")) for order, f in found]
     return rank(found)
 
 

@@ -226,31 +226,9 @@ def _detail(f: Finding) -> tuple[str, Msg | str]:
 
 
 #: NVIDIA-only detectors (their findings exist only on Nsight Compute captures).
-NCU_DETECTORS = ("wgmma_wait",)
-
-
-def _ncu_words(m: Any) -> bool:
-    """Whether a message (or its nested messages) is worded for Nsight Compute's samples (a ``.samples`` or
-    ``.nv.`` key)."""
-    if isinstance(m, Msg):
-        return (m.key.endswith(".samples") or ".samples." in m.key or ".nv." in m.key
-                or any(_ncu_words(v) for _, v in m.params))
-    if isinstance(m, (list, tuple, Items)):
-        return any(_ncu_words(v) for v in (m.items if isinstance(m, Items) else m))
-    return False
-
-
 def stall_unit_of(findings: list[Finding]) -> str:
-    """The stall unit a kernel's findings count: "samples" when they come from an Nsight Compute capture
-    (``evidence["stall_unit"]``, an NVIDIA-only detector, or NCU wording), else "cycles". A sweep reading
-    gets the findings without their capture, so the unit is read from what they say."""
-    for f in findings:
-        ev = f.evidence if isinstance(f.evidence, dict) else {}
-        if ev.get("stall_unit") not in (None, "cycles") or f.detector in NCU_DETECTORS:
-            return "samples"
-        if any(_ncu_words(m) for m in f.messages.values()):
-            return "samples"
-    return "cycles"
+    """The stall unit a kernel's findings count: "samples" (Nsight Compute) or "cycles" (ATT)."""
+    return "samples" if any(f.stall_unit == "samples" for f in findings) else "cycles"
 
 
 #: Catalogue keys of the limiter titles (``advice.sweep.limiter.*``).
