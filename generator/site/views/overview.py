@@ -10,7 +10,7 @@ from typing import Any
 from markupsafe import Markup
 
 from generator.analyze import occupancy
-from generator.analyze.message import sentence_from_json, sentence_json
+from generator.analyze.message import msg, sentence_from_json, sentence_json
 from generator.model import CaptureAnalysis
 from generator.site import charts, i18n, wording
 from generator.site.wording import Said, Seg, runs
@@ -446,7 +446,7 @@ def index_row(k: KernelData, ctx: SiteContext | None = None) -> IndexRow:
         noise=s.noise if scored else None,
         **commit_cells(k),
         diagnosis=diagnosis_views.diagnose(k),
-        first_step=diagnosis_views.first_step(k),
+        first_step=first_step_of(k),
         severity=diagnosis_views.severity(s, ctx.severity_near, ctx.severity_tune) if scored else None,
         coverage=coverage_views.model_coverage(s),
         headline_speedup=k.headline.speedup if k.headline else None,
@@ -456,6 +456,17 @@ def index_row(k: KernelData, ctx: SiteContext | None = None) -> IndexRow:
         category_text=ctx.category_labels.get(k.category or UNCATEGORIZED, k.category or UNCATEGORIZED),
         campaign_broken=broken,
     )
+
+
+def first_step_of(k: KernelData) -> dict[str, Any] | None:
+    """``diagnosis_views.first_step``, its share said on its basis when the plan is ranked on the
+    working waves (DOMAIN §1.5; pa: "16.6% of working-wave stalls", 7,440 of the 8 waves' 44,892)."""
+    fs = diagnosis_views.first_step(k)
+    a = k.primary.analysis if k.primary else None
+    if not fs or not fs["share_text"] or a is None or a.working is None:
+        return fs
+    m = msg("diag.first.share.working", pct=diagnosis_views.pct(fs["stall_share"]))
+    return {**fs, "share_text": wording.plain("en", m), "share_zh": wording.plain("zh", m)}
 
 
 def ladder_cells(s: Any) -> dict[str, Any]:
