@@ -106,6 +106,8 @@ class IndexRow:
     not_comparable: int | None = None
     unverified: int | None = None
     floor_speedups: list[float] = field(default_factory=list)  # verdict-baseline speedups of shapes at the floor
+    shape_baselines: list[str] = field(default_factory=list)  # each shape_speedups dot's verdict baseline
+    shape_eager: list[int] = field(default_factory=list)  # the dots (indexes) compared eager vs eager (rule 10)
     timing: dict[str, Any] | None = None  # measurement.kernel_timing(): what the campaign timed, how
     category_text: str = ""  # the category as its owners write it (GEMM, MoE, RoPE)
     campaign_broken: bool = False  # its campaign could not be read: the tile and filter say "broken"
@@ -440,7 +442,7 @@ def index_row(k: KernelData, ctx: SiteContext | None = None) -> IndexRow:
         broken=list(k.broken),
         headline_text=k.headline.text if k.headline else None,
         headline_note=k.headline_note,
-        shape_speedups=[sh.verdict_speedup for sh in s.shapes if sh.is_verdict_shape] if scored else [],
+        **(shape_cells(s) if scored else {"shape_speedups": []}),
         floor_speedups=[sh.verdict_speedup for sh in s.shapes if sh.measured and sh.at_floor] if scored else [],
         search=search,
         noise=s.noise if scored else None,
@@ -456,6 +458,16 @@ def index_row(k: KernelData, ctx: SiteContext | None = None) -> IndexRow:
         category_text=ctx.category_labels.get(k.category or UNCATEGORIZED, k.category or UNCATEGORIZED),
         campaign_broken=broken,
     )
+
+
+def shape_cells(s: Any) -> dict[str, Any]:
+    """The verdict shapes' ratios (the overview chart's dots), each one's verdict baseline, and the dots
+    compared eager vs eager (the candidate and its baseline timed differently, VERDICTS rule 10)."""
+    from generator.site.views.speed import eager_method  # speed imports this module
+    shapes = [sh for sh in s.shapes if sh.is_verdict_shape]
+    return {"shape_speedups": [sh.verdict_speedup for sh in shapes],
+            "shape_baselines": [sh.verdict_baseline for sh in shapes],
+            "shape_eager": [i for i, sh in enumerate(shapes) if eager_method(sh)]}
 
 
 def first_step_of(k: KernelData) -> dict[str, Any] | None:
