@@ -163,12 +163,12 @@ def _diamond(row: Any, lang: str) -> str:
 
 
 def _dots(row: Any, lang: str) -> list[list[str]]:
-    """Each shape dot's hover data: its verdict baseline, ", compared eager vs eager" where rule 10
-    compared the two so, and what the row's diamond is."""
+    """Each shape dot's hover data: its verdict baseline (", compared eager vs eager" after it where
+    rule 10 compared the two so) and what the row's diamond is."""
     eager = i18n.text(lang, "chart.hover.eager", m="eager")
     diamond = _diamond(row, lang)
     names = row.shape_baselines or [""] * len(row.shape_speedups)
-    return [[name, eager if i in row.shape_eager else "", diamond] for i, name in enumerate(names)]
+    return [[name + (eager if i in row.shape_eager else ""), diamond] for i, name in enumerate(names)]
 
 
 def speedup_overview(rows: list[Any], win: float, headroom: float) -> dict[str, Any]:
