@@ -472,7 +472,7 @@ def shape_cells(s: Any) -> dict[str, Any]:
 
 def first_step_of(k: KernelData) -> dict[str, Any] | None:
     """``diagnosis_views.first_step``, its share said on its basis when the plan is ranked on the
-    working waves (DOMAIN §1.5; pa: "16.6% of working-wave stalls", 7,440 of the 8 waves' 44,892)."""
+    working waves (DOMAIN §1.5; pa: "17% of working-wave stalls": 7,440 of the 8 waves' 44,892 = 16.6 %)."""
     fs = diagnosis_views.first_step(k)
     a = k.primary.analysis if k.primary else None
     if not fs or not fs["share_text"] or a is None or a.working is None:
