@@ -162,6 +162,15 @@ def _diamond(row: Any, lang: str) -> str:
     return f"{basis}, {ratio}" if ratio and not basis.endswith(ratio) else basis
 
 
+def _dots(row: Any, lang: str) -> list[list[str]]:
+    """Each shape dot's hover data: its verdict baseline (", compared eager vs eager" after it where
+    rule 10 compared the two so) and what the row's diamond is."""
+    eager = i18n.text(lang, "chart.hover.eager", m="eager")
+    diamond = _diamond(row, lang)
+    names = row.shape_baselines or [""] * len(row.shape_speedups)
+    return [[name + (eager if i in row.shape_eager else ""), diamond] for i, name in enumerate(names)]
+
+
 def speedup_overview(rows: list[Any], win: float, headroom: float) -> dict[str, Any]:
     """Each kernel's verdict ratio (big marker, verdict color; open when the verdict does not rest
     on its shapes or carries a flag) over its verdict shapes' speedups (against the comparable
@@ -178,12 +187,12 @@ def speedup_overview(rows: list[Any], win: float, headroom: float) -> dict[str, 
         {"type": "scatter", "mode": "markers", "x": [x for x, _ in dots], "y": [y for _, y in dots],
          "name": _t("en", "chart.trace.shapes"),
          "marker": {"size": 6, "color": "rgba(120,130,140,0.45)", "symbol": "circle"},
-         # each dot: its verdict ratio; the hover says so, and what the row's diamond is
-         "customdata": [_diamond(r, "en") for r in rows for _ in r.shape_speedups],
-         "hovertemplate": _t("en", "chart.hover.oneshape.v")},
+         # each dot: its verdict ratio; the hover names its verdict baseline and what the row's diamond is
+         "customdata": [c for r in rows for c in _dots(r, "en")],
+         "hovertemplate": _t("en", "chart.hover.oneshape.vb")},
     ]
-    traces_zh = {0: {"name": _t("zh", "chart.trace.shapes"), "hovertemplate": _t("zh", "chart.hover.oneshape.v"),
-                     "customdata": [_diamond(r, "zh") for r in rows for _ in r.shape_speedups]}}
+    traces_zh = {0: {"name": _t("zh", "chart.trace.shapes"), "hovertemplate": _t("zh", "chart.hover.oneshape.vb"),
+                     "customdata": [c for r in rows for c in _dots(r, "zh")]}}
     if floor:
         traces_zh[len(data)] = {"name": _t("zh", "chart.trace.floor"), "hovertemplate": _t("zh", "chart.hover.floor")}
         data.append({"type": "scatter", "mode": "markers", "x": [x for x, _ in floor], "y": [y for _, y in floor],

@@ -7,6 +7,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+from generator.analyze.message import sentence
+from generator.model import CaptureAnalysis
 from generator.site import i18n, wording
 from generator.site.views.base import DASH, KernelData, SiteContext, fmt_pct
 from generator.site.views.overview import IndexRow
@@ -165,6 +167,17 @@ class AdviceView:
     href: str
     findings: list[FindingView]
     primary: bool = False
+    basis: str = ""  # a Sentence: the plan's shares are of the working waves (``plan_basis``)
+
+
+def plan_basis(a: CaptureAnalysis | None) -> str:
+    """When the plan is ranked on the working waves (``advice.ranked_on``, DOMAIN §1.5), the basis of its
+    shares in one sentence, "" otherwise (pa: the 8 working waves' 44,892 stall cycles, not all 56 waves' 70,036)."""
+    w = a.waves_summary if a is not None else None
+    if a is None or a.working is None or w is None:
+        return ""
+    return sentence("advice.basis.working", working=w.working, wc=f"{a.working.total_stall_cycles:,}",
+                    early=w.early_exit, sampled=w.sampled, tc=f"{a.total_stall_cycles:,}")
 
 
 @register_panel("advice", "Optimization plan", 60)
@@ -182,5 +195,5 @@ def _advice_panel(k: KernelData, row: IndexRow, ctx: SiteContext) -> list[Advice
         title = c.name if not c.label or c.label == c.name else f"{c.label} \u00b7 {c.name}"
         views = [dataclasses.replace(v, anchor=f"advice-c{i}-f{j}")
                  for j, v in enumerate(finding_views(c.findings, isa_href(i)))]
-        out.append(AdviceView(title, f"#c{i}", views, c.is_primary))
+        out.append(AdviceView(title, f"#c{i}", views, c.is_primary, plan_basis(c.analysis) if views else ""))
     return out

@@ -10,7 +10,7 @@ from typing import Any
 from markupsafe import Markup
 
 from generator.analyze import occupancy
-from generator.analyze.message import sentence_from_json, sentence_json
+from generator.analyze.message import msg, sentence_from_json, sentence_json
 from generator.model import CaptureAnalysis
 from generator.site import charts, i18n, wording
 from generator.site.wording import Said, Seg, runs
@@ -106,6 +106,8 @@ class IndexRow:
     not_comparable: int | None = None
     unverified: int | None = None
     floor_speedups: list[float] = field(default_factory=list)  # verdict-baseline speedups of shapes at the floor
+    shape_baselines: list[str] = field(default_factory=list)  # each shape_speedups dot's verdict baseline
+    shape_eager: list[int] = field(default_factory=list)  # the dots (indexes) compared eager vs eager (rule 10)
     timing: dict[str, Any] | None = None  # measurement.kernel_timing(): what the campaign timed, how
     category_text: str = ""  # the category as its owners write it (GEMM, MoE, RoPE)
     campaign_broken: bool = False  # its campaign could not be read: the tile and filter say "broken"
@@ -440,13 +442,13 @@ def index_row(k: KernelData, ctx: SiteContext | None = None) -> IndexRow:
         broken=list(k.broken),
         headline_text=k.headline.text if k.headline else None,
         headline_note=k.headline_note,
-        shape_speedups=[sh.verdict_speedup for sh in s.shapes if sh.is_verdict_shape] if scored else [],
+        **(shape_cells(s) if scored else {"shape_speedups": []}),
         floor_speedups=[sh.verdict_speedup for sh in s.shapes if sh.measured and sh.at_floor] if scored else [],
         search=search,
         noise=s.noise if scored else None,
         **commit_cells(k),
         diagnosis=diagnosis_views.diagnose(k),
-        first_step=diagnosis_views.first_step(k),
+        first_step=first_step_of(k),
         severity=diagnosis_views.severity(s, ctx.severity_near, ctx.severity_tune) if scored else None,
         coverage=coverage_views.model_coverage(s),
         headline_speedup=k.headline.speedup if k.headline else None,
@@ -456,6 +458,27 @@ def index_row(k: KernelData, ctx: SiteContext | None = None) -> IndexRow:
         category_text=ctx.category_labels.get(k.category or UNCATEGORIZED, k.category or UNCATEGORIZED),
         campaign_broken=broken,
     )
+
+
+def shape_cells(s: Any) -> dict[str, Any]:
+    """The verdict shapes' ratios (the overview chart's dots), each one's verdict baseline, and the dots
+    compared eager vs eager (the candidate and its baseline timed differently, VERDICTS rule 10)."""
+    from generator.site.views.speed import eager_method  # speed imports this module
+    shapes = [sh for sh in s.shapes if sh.is_verdict_shape]
+    return {"shape_speedups": [sh.verdict_speedup for sh in shapes],
+            "shape_baselines": [sh.verdict_baseline for sh in shapes],
+            "shape_eager": [i for i, sh in enumerate(shapes) if eager_method(sh)]}
+
+
+def first_step_of(k: KernelData) -> dict[str, Any] | None:
+    """``diagnosis_views.first_step``, its share said on its basis when the plan is ranked on the
+    working waves (DOMAIN §1.5; pa: "17% of working-wave stalls": 7,440 of the 8 waves' 44,892 = 16.6 %)."""
+    fs = diagnosis_views.first_step(k)
+    a = k.primary.analysis if k.primary else None
+    if not fs or not fs["share_text"] or a is None or a.working is None:
+        return fs
+    m = msg("diag.first.share.working", pct=diagnosis_views.pct(fs["stall_share"]))
+    return {**fs, "share_text": wording.plain("en", m), "share_zh": wording.plain("zh", m)}
 
 
 def ladder_cells(s: Any) -> dict[str, Any]:

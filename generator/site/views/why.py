@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from generator.analyze import occupancy
 from generator.analyze.message import Items, Msg, msg
-from generator.site.views.advice import FindingView, finding_view
+from generator.site.views.advice import FindingView, finding_view, plan_basis
 from generator.site.views.base import KernelData, SiteContext, fmt_pct
 from generator.site.views.overview import IndexRow
 from generator.site.views.panel import register_panel
@@ -24,6 +24,7 @@ class WhyView:
     lines: list[Said]
     findings: list[FindingView]
     source: str  # "advice" or "analysis"
+    basis: str = ""  # a Sentence: the findings' shares are of the working waves (``advice.plan_basis``)
 
 
 def _worst(sh) -> Items | str:
@@ -87,12 +88,12 @@ def _why_panel(k: KernelData, row: IndexRow, ctx: SiteContext) -> WhyView | None
         pi = k.captures.index(k.primary) if k.primary else None
         top = [finding_view(f, isa_href(pi) if pi is not None else None)
                for f in (k.why_not.get("findings") or [])[:3] if isinstance(f, dict)]
-        return WhyView(lines, top, "advice")
+        return WhyView(lines, top, "advice", plan_basis(k.primary.analysis if k.primary else None))
     prim = k.primary
     if prim and prim.analysis:
         lines.extend(said(m) for m in _analysis_lines(prim.analysis))
         pi = k.captures.index(prim)
         findings = [finding_view(f, isa_href(pi)) for f in (prim.findings or []) if not f.get("flagged")][:3]
-        return WhyView(lines, findings, "advice" if findings else "analysis")
+        return WhyView(lines, findings, "advice" if findings else "analysis", plan_basis(prim.analysis) if findings else "")
     lines.append(said(msg("advice.why.nocapture")))
     return WhyView(lines, [], "analysis")
