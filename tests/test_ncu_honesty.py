@@ -107,15 +107,15 @@ def test_overview_diagnosis_and_text_report_read_the_tie_and_the_hardware_max():
     """The consumers of the limiter: the overview cells, the diagnosis clause (its api record) and the
     text report say the tie (gemm) and the hardware maximum (softmax) as ncu_metrics found them."""
     from generator.site import text_report
-    from generator.site.views import diagnosis, overview
+    from generator.site.views import cells, diagnosis
     from generator.site.views.base import CaptureData
 
     (gemm,) = launches("gemm")
     soft = launches("softmax")[0]
-    cells = overview.occupancy_cells(gemm)
-    assert (cells["limiter_text"], cells["limiters"]) == ("registers and shared memory", ["registers", "shared memory"])
-    cells = overview.occupancy_cells(soft)
-    assert (cells["limiter"], cells["limiter_text"], cells["limiters"]) == (None, "hardware max", [])
+    row = cells.occupancy_cells(gemm)
+    assert (row["limiter_text"], row["limiters"]) == ("registers and shared memory", ["registers", "shared memory"])
+    row = cells.occupancy_cells(soft)
+    assert (row["limiter"], row["limiter_text"], row["limiters"]) == (None, "hardware max", [])
     said, rec = diagnosis.occupancy_clause(CaptureData(label="prefill", name="g", rel="g", status="ok", is_primary=True, analysis=gemm), "#c0")
     assert rec["limiters"] == ["registers", "shared memory"]
     assert said.text == f"{gemm.extra['ncu']['occupancy']['achieved_pct']:.0f}% achieved occupancy " \

@@ -19,11 +19,11 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 from pathlib import Path
 
 import pytest
 
-from conftest import ON_SLICE
 from generator.analyze.message import Sentence
 from generator.model import CaptureRef
 from generator.read import discover
@@ -123,18 +123,19 @@ def test_flash_attn_func_page_and_api_carry_the_rule(tmp_path_factory, sweep):
     assert doc["primary_rule"] == LAST_RULE and doc["captures"][1]["primary"] is True
 
 
-@pytest.mark.skipif(not ON_SLICE, reason="the slice's flash_attn_func (one capture); the whole sweep's is above")
-def test_slice_flash_attn_func_has_one_capture_to_choose(sweep, kernel):
-    caps = sorted(p.relative_to(sweep).as_posix() for p in (sweep / FLASH).glob("*/*"))
-    assert caps == [f"{FLASH}/small/ui_output_agent_32235_dispatch_44"]
-    k, row = kernel("flash_attn_func")
-    assert k.primary_rule == "label small, last capture by name"
-    views = _panel(k, row)
-    assert [v.rel for v in views if v.is_primary] == caps
-    assert views[0].primary_rule.msg.key == "msg.cap.primary.only"
-    assert views[0].primary_rule == ("Primary: the only usable capture read "
-                                     "(source/hotspot_output.txt names no usable capture).")
-    assert kernel_views.kernel_json(k, row, 2)["primary_rule"] == "label small, last capture by name"
+def test_flash_attn_func_small_run_alone_has_one_capture_to_choose(sweep, tmp_path):
+    """flash_attn_func as the slice holds it (its small run's capture before the fix, no hotspot_output.txt), made
+    from either sweep: the only usable capture is the primary, and the page says so."""
+    src, dst = sweep / "examples" / "flash_attn_func", tmp_path / "examples" / "flash_attn_func"
+    cap = "att_viewer/small/ui_output_agent_32235_dispatch_44"
+    for part in (cap, "compute_viewer", "source"):
+        shutil.copytree(src / part, dst / part, ignore=shutil.ignore_patterns("*big*"))
+    (b,) = discover.discover(tmp_path).bundles
+    assert b.primary_rule == "label small, last capture by name"
+    (ref,) = b.captures
+    view = captures.primary_rule_sentence(b.primary_rule, [_cap(ref)])
+    assert view.msg.key == "msg.cap.primary.only"
+    assert view == "Primary: the only usable capture read (source/hotspot_output.txt names no usable capture)."
 
 
 def test_pa_primary_is_named_by_its_hotspot_output(sweep, kernel):

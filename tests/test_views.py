@@ -467,7 +467,7 @@ def test_occupancy_cells_for_amd_and_nvidia(sweep):
 
     from generator.analyze import analysis
     from generator.read import discover
-    from generator.site.views.overview import occupancy_cells
+    from generator.site.views.cells import occupancy_cells
 
     pa = analysis.analyze_sweep(discover.discover(sweep / "examples" / "pa"))[0].analyses[0]
     assert occupancy_cells(pa) == {"occupancy": 2, "occupancy_text": "2/SIMD", "limiter": "VGPR",

@@ -157,6 +157,13 @@ class ShapeResult:
         return self.verdict_baseline_us / self.verdict_candidate_us
 
     @property
+    def verdict_eager(self) -> bool:
+        """True when rule 10 compared eager to eager here (the candidate and its verdict baseline timed differently)."""
+        cand, base = self.providers.get(self.candidate), self.providers.get(self.verdict_baseline or "")
+        return bool(cand and base and cand.timing_method and base.timing_method
+                    and cand.timing_method != base.timing_method)
+
+    @property
     def is_verdict_shape(self) -> bool:
         """Measured, with a verdict baseline, and not at the floor: counts in the verdict geomean."""
         return self.measured and self.verdict_baseline is not None and not self.at_floor

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
+from typing import Any
 
 from generator.analyze import occupancy, waves
 from generator.analyze.message import sentence

@@ -182,10 +182,7 @@ def _variant_cells(sh: Any, variants: list[str], norow: ProviderCell) -> list[Pr
 def eager_method(sh: Any) -> str | None:
     """The candidate's timing method when rule 10 compared eager to eager on this shape (the
     candidate and its verdict baseline were timed differently), else None."""
-    cand, base = sh.providers.get(sh.candidate), sh.providers.get(sh.verdict_baseline or "")
-    if cand is None or base is None or not (cand.timing_method and base.timing_method):
-        return None
-    return "eager" if cand.timing_method != base.timing_method else None
+    return "eager" if sh.verdict_eager else None
 
 
 def verdict_cell(sh: Any) -> Any:
