@@ -18,6 +18,7 @@ from generator.analyze.advice import sync
 from generator.analyze.advice.view import KernelView
 from generator.read import discover
 from generator.site import wording
+from ncu_raw import not_issued  # the same test folder
 
 BUNDLES = Path(__file__).resolve().parent.parent / "bundles" / "examples"
 
@@ -133,19 +134,6 @@ def test_premises_and_summaries_say_samples_on_ncu_captures():
 
 # ---------------------------------------------------------------- problem 3: what an NVIDIA barrier waits for
 
-def sass_rows(kernel: str) -> list[tuple[str, int]]:
-    """(SASS text, Not-issued samples) of the first launch in source_sass.csv, in listing order."""
-    rows, blocks, head = [], 0, None
-    for row in csv.reader(open(capture_dir(kernel) / "source_sass.csv", newline="")):
-        if row and row[0] == "Kernel Name":
-            blocks += 1
-        elif row and row[0] == "Address":
-            head = row
-        elif row and row[0].startswith("0x") and blocks == 1:
-            d = dict(zip(head, row))
-            rows.append((d["Source"].strip(), int(d["Warp Stall Sampling (Not-issued Samples)"])))
-    return rows
-
 
 def test_gemm_barriers_are_read_as_the_copy_pipeline():
     """source_sass.csv of gemm (pc = row number from 1): pc 550 BAR.SYNC right after pc 549 "DEPBAR.LE SB0, 0x2"
@@ -157,7 +145,7 @@ def test_gemm_barriers_are_read_as_the_copy_pipeline():
     20,881: under the 20 % from which the finding fires, and barrier is no longer the top type (the 13,911
     stall_barrier samples on WARPGROUP.DEPBAR are wgmma waits, MFMA/FMA: DOMAIN §4), so no barrier finding.
     The reading itself still holds on these barriers: the copy pipeline's, in warps' words."""
-    rows = sass_rows("gemm")
+    rows = not_issued("gemm")
     assert rows[548][0] == "DEPBAR.LE SB0, 0x2" and rows[549][0].startswith("BAR.SYNC")
     assert rows[610][0].startswith("WARPGROUP.DEPBAR") and rows[611][0].startswith("BAR.SYNC")
     assert rows[615][0].startswith("LDGSTS") and (rows[556][1], rows[612][1]) == (841, 1310)
@@ -184,7 +172,7 @@ def test_rmsnorm_barrier_is_read_as_its_cross_warp_reduction():
     warp's partial, pc 90 BAR.SYNC, pc 94 "@!P3 LDS" reads the 16 warps' partials (block 512 threads,
     details.csv) - 218 samples, all stall_barrier; pc 104 STS, 105 BAR.SYNC, 109 MUFU.RCP - 8, of them 7
     stall_barrier. The finding counts the CTA-barrier samples only: 218 + 7 = 225 of 904 samples, 24.9 %."""
-    rows = sass_rows("rmsnorm")
+    rows = not_issued("rmsnorm")
     assert rows[88][0] == "@!P0  STS [R7+UR4], R23" and rows[89][0].startswith("BAR.SYNC")
     assert rows[84][0].startswith("SHFL.BFLY") and (rows[93][1], rows[108][1]) == (218, 8)
     ((_, found),) = plans("rmsnorm")

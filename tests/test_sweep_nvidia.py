@@ -16,24 +16,10 @@ from pathlib import Path
 
 import pytest
 
-from generator.analyze import advice
 from generator.site import i18n
+from ncu_raw import not_issued  # the same test folder
 
 ROOT = Path(__file__).resolve().parent.parent / "bundles"
-
-
-def not_issued(kernel: str) -> list[tuple[str, int]]:
-    """(SASS text, Not-issued samples) of the first launch in source_sass.csv, in listing order."""
-    rows, head, blocks = [], None, 0
-    for row in csv.reader(open(ROOT / "examples" / kernel / "ncu/prefill/source_sass.csv", newline="")):
-        if row and row[0] == "Kernel Name":
-            blocks += 1
-        elif row and row[0] == "Address":
-            head = row
-        elif row and row[0].startswith("0x") and blocks == 1:
-            d = dict(zip(head, row))
-            rows.append((d["Source"].strip(), int(d["Warp Stall Sampling (Not-issued Samples)"])))
-    return rows
 
 
 def dram_pct(kernel: str) -> float:
