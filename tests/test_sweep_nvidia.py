@@ -177,3 +177,13 @@ def test_timed_gap_summary_says_median_of_the_grids_dispatches(kernel):
     assert i18n.en(key, **{**kw, "tail": ""}).startswith("the kernel trace's 24 dispatches")
     stream_gap = gap["evidence"]["bandwidth"]["gap"]
     assert stream_gap == summary
+
+
+def test_the_profiled_shape_member_is_worded_in_both_languages(demo):
+    """softmax's blocker in the sweep reading: profiled at M=65536 N=2048, 131.58 us vs torch_compile's 247.86 us
+    (benchmark_results.csv) = 1.88x; its 中文 says it in Chinese around the data, not in English."""
+    _, reading = demo
+    item = next(i for key, i in reading.items() if key.endswith("profiled_shape"))
+    assert "softmax (profiled at M=65536 N=2048 (1.88x))" in item["text"]
+    zh = "".join(seg.text for seg in item["text_said"].zh)
+    assert "softmax（剖析于 M=65536 N=2048（1.88x））" in zh and "profiled" not in zh

@@ -100,6 +100,7 @@ def _profiled_finding(score: Any, here: Any, ratio: float, lost: list[Any], time
         "finding.profiled_shape.summary" + variant, n=len(lost), named=[
             msg("finding.profiled_shape.loss", shape=_shape_text(sh.args), x=f"{verdict_ratio(sh):.2f}") for sh in worst],
         **how, **nums), msg("finding.profiled_shape.try", **first))
+    said["detail"] = msg("finding.profiled_shape.detail", shape=timed["shape"], x=f"{ratio:.2f}x")
     return Finding(
         detector="profiled_shape",
         title="The profiled shape is not where the kernel loses",
