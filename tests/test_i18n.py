@@ -320,14 +320,15 @@ def test_nsight_compute_sentences_translate_with_their_nested_clauses():
     assert all(i18n.en(TITLE_KEYS[k]) == t for k, t in TITLES.items())
     issue = sentence("msg.ncu.issue.at", share="27", msg_reason=sentence(REASON_KEYS["stall_barrier"]), loc="k.py:12")
     rc = sentence("msg.ncu.rc.latency", dram="55.3 %", tc="0.4 %", high="60", msg_issue=issue,
-                  msg_occ=sentence("msg.ncu.occ.limited", occ="50.0 %", theo="100.0 %", lim="registers"))
+                  msg_occ=sentence("msg.ncu.occ.limited", occ="50.0 %", theo="100.0 %",
+                                   msg_lim=sentence("ncu.limits.1", msg_a=sentence("ncu.res.registers"))))
     assert rc == (f"Neither DRAM (55.3 %) nor the tensor pipe (0.4 %) reaches 60 % of peak, so warps wait on latency rather "
                   f"than on a saturated unit. 27 % of stalled samples wait for {REASON_TEXT['stall_barrier']} at k.py:12 and "
                   f"achieved occupancy is 50.0 % (theoretical 100.0 %, limited by registers); more independent work per SM "
                   f"(occupancy, ILP, pipelining) is the lever.")
     assert i18n.zh_said_text(rc) == (
         "DRAM（55.3 %）和张量流水线（0.4 %）都没有达到峰值的 60 %，warp 在等延迟，而不是等某个饱和的单元。"
-        "27 % 的停顿采样在等待CTA 屏障处的其他 warp（位于 k.py:12），且实际占用率为 50.0 %（理论值 100.0 %，受 registers 限制）；"
+        "27 % 的停顿采样在等待CTA 屏障处的其他 warp（位于 k.py:12），且实际占用率为 50.0 %（理论值 100.0 %，受 寄存器 限制）；"
         "关键是让每个 SM 有更多独立的工作（占用率、ILP、流水化）。")
     html = i18n.zh_said(rc)
     assert '<span translate="no">k.py:12</span>' in html and "CTA 屏障处的其他 warp" in html and "sibling" not in html

@@ -44,6 +44,8 @@ def test_gemm_registers_and_shared_memory_tie():
     assert occ["limiter"] == "registers and shared memory"
     s = ncu_summary.ncu_summary([a])
     assert "limited by registers and shared memory" in s["bottleneck"]["root_cause"]
+    from generator.site import i18n
+    assert "受 寄存器 和 共享内存 限制" in i18n.zh_said_text(s["bottleneck"]["root_cause"])  # worded, not English data
 
 
 def test_limiter_rule_on_hand_made_limits():

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from generator.analyze.message import Msg, Sentence, msg, sentence
 from generator.read.ncu_pages import DetailsLaunch, RawLaunch, number
 
 #: Percent at or above which a unit counts as highly used (Nsight Compute's own
@@ -94,6 +95,21 @@ def occupancy_limiters(limits: dict[str, float | None], theoretical_pct: float |
         return {"limiter": None, "limiters": [], "at_hardware_max": True}
     text = tied[0] if len(tied) == 1 else ", ".join(tied[:-1]) + " and " + tied[-1]
     return {"limiter": text, "limiters": tied, "at_hardware_max": False}
+
+
+def limiter_msg(names: list[str], text: str | None) -> Msg | str:
+    """The binding block limits worded per language (``occ.tie.<n>`` of ``ncu.res.*``); ``text`` without them."""
+    if not names:
+        return text or ""
+    return msg(f"occ.tie.{len(names)}", **{k: msg("ncu.res." + n.replace(" ", "_")) for k, n in zip("abc", names)})
+
+
+def limiter_sentence(names: list[str], text: str | None) -> Sentence | str:
+    """:func:`limiter_msg` as a sentence (English text carrying its nested ``msg_*`` sentences)."""
+    if not names:
+        return text or ""
+    return sentence(f"ncu.limits.{len(names)}",
+                    **{f"msg_{k}": sentence("ncu.res." + n.replace(" ", "_")) for k, n in zip("abc", names)})
 
 
 def ncu_metrics(d: DetailsLaunch | None, raw: RawLaunch | None) -> dict[str, Any]:

@@ -44,6 +44,7 @@ import re
 from typing import Any, Iterable
 
 from generator.analyze.message import sentence
+from generator.analyze.ncu_metrics import limiter_sentence
 from generator.model import UNKNOWN_LOC, CaptureAnalysis
 
 FORMAT_VERSION = 1
@@ -226,7 +227,8 @@ def occupancy_said(occ: dict[str, Any]) -> str:
     if occ.get("at_hardware_max"):
         return sentence("msg.ncu.occ.max", occ=achieved, theo=theo)
     if occ.get("limiter"):
-        return sentence("msg.ncu.occ.limited", occ=achieved, theo=theo, lim=occ["limiter"])
+        return sentence("msg.ncu.occ.limited", occ=achieved, theo=theo,
+                        msg_lim=limiter_sentence(occ.get("limiters") or [], occ["limiter"]))
     return sentence("msg.ncu.occ", occ=achieved)
 
 

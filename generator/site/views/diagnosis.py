@@ -35,7 +35,7 @@ from collections import Counter
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from generator.analyze import occupancy
+from generator.analyze import ncu_metrics, occupancy
 from generator.analyze.message import Msg, msg
 from generator.site import wording
 from generator.site.views.base import CaptureData, KernelData
@@ -163,13 +163,6 @@ def stall_clause(prim: CaptureData, anchor: str) -> tuple[Clause | None, dict[st
     return clause("stall", said, anchor), {"stall_type": name, "stall_share": share, "stall_scope": scope}
 
 
-def ncu_limiter_msg(names: list[str], text: str | None) -> Msg | str:
-    """Nsight Compute's binding block limits worded per language (``ncu.res.*``), "" when none binds."""
-    if not names:
-        return text or ""
-    return msg(f"occ.tie.{len(names)}", **{k: msg("ncu.res." + n.replace(" ", "_")) for k, n in zip("abc", names)})
-
-
 def occupancy_clause(prim: CaptureData, anchor: str) -> tuple[Clause | None, dict[str, Any]]:
     """Waves per SIMD with its limiter (AMD), or the achieved occupancy (Nsight Compute)."""
     a = prim.analysis
@@ -190,7 +183,7 @@ def occupancy_clause(prim: CaptureData, anchor: str) -> tuple[Clause | None, dic
         lim = ncu.get("limiter")
         names = list(ncu.get("limiters") or [])
         variant = ".tied" if len(names) > 1 else ".bound" if lim else ".max" if ncu.get("at_hardware_max") else ""
-        said = msg("diag.occupancy.achieved" + variant, pct=f"{achieved:.0f}%", limiter=ncu_limiter_msg(names, lim))
+        said = msg("diag.occupancy.achieved" + variant, pct=f"{achieved:.0f}%", limiter=ncu_metrics.limiter_msg(names, lim))
         return clause("occupancy", said, anchor), {"waves_per_simd": None, "limiter": lim,
                                                         "limiters": list(ncu.get("limiters") or []),
                                                         "achieved_occupancy": achieved / 100}
