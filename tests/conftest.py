@@ -52,20 +52,25 @@ def sweep() -> Path:
     return SLICE
 
 
-@pytest.fixture(scope="session")
-def site_env(sweep):
-    """The build's gathering environment over the shared sweep, and its kernel plans by slug."""
+def gather_env(root: Path):
+    """The build's gathering environment over the sweep at ``root``, and its kernel plans by slug (in plan order)."""
     from generator.analyze import verdicts
     from generator.config import load_config
     from generator.read import discover
     from generator.site import gather, plan
 
-    swp = discover.discover(sweep)
+    swp = discover.discover(root)
     cfg = load_config(swp.root)
     kj = verdicts.load_kernels_json(swp.root)
     mods = {n: plan.optional(n) for n in plan.OPTIONAL}
     plans = {p.slug: p for p in plan.plan_kernels(swp, cfg, kj)}
     return gather.Env(swp.root, cfg, kj, mods, lambda msg: None, verdicts.sweep_floor(swp.root, cfg)), plans
+
+
+@pytest.fixture(scope="session")
+def site_env(sweep):
+    """The build's gathering environment over the shared sweep, and its kernel plans by slug."""
+    return gather_env(sweep)
 
 
 @pytest.fixture(scope="session")

@@ -212,20 +212,15 @@ def test_the_variants_note_has_its_own_key(kernel):
 
 
 def test_every_computed_sentence_of_the_nvidia_demo_has_its_chinese():
-    from generator.analyze import verdicts
-    from generator.config import load_config
-    from generator.read import discover
-    from generator.site import gather, plan
+    from conftest import gather_env
+    from generator.site import gather
     from generator.site.views import base as base_views, kernel as kernel_views, overview as overview_views
     bundles = Path(__file__).resolve().parent.parent / "bundles"
     if not (bundles / "examples").is_dir():
         pytest.skip("the NVIDIA demo sweep (bundles/) is absent")
-    swp = discover.discover(bundles)
-    cfg, kj = load_config(swp.root), verdicts.load_kernels_json(swp.root)
-    env = gather.Env(swp.root, cfg, kj, {n: plan.optional(n) for n in plan.OPTIONAL}, lambda msg: None,
-                     verdicts.sweep_floor(swp.root, cfg))
+    env, plans = gather_env(bundles)
     missing, seen = [], 0
-    for p in plan.plan_kernels(swp, cfg, kj):
+    for p in plans.values():
         k, _ = gather.gather_kernel(p, env)
         row = overview_views.index_row(k, base_views.SiteContext())
         page = kernel_views.kernel_page(k, row, base_views.SiteContext())

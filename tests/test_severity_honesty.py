@@ -120,19 +120,13 @@ def demo_floor() -> float:
 @pytest.fixture(scope="module")
 def demo_rows():
     """The demo's overview rows by slug (bundles/: Triton on an H200)."""
-    from generator.analyze import verdicts
-    from generator.config import load_config
-    from generator.read import discover
-    from generator.site import gather, plan
+    from conftest import gather_env
+    from generator.site import gather
     from generator.site.views import base, overview
     if not (BUNDLES / "examples").is_dir():
         pytest.skip("the NVIDIA demo sweep (bundles/) is absent")
-    swp = discover.discover(BUNDLES)
-    cfg, kj = load_config(swp.root), verdicts.load_kernels_json(swp.root)
-    env = gather.Env(swp.root, cfg, kj, {n: plan.optional(n) for n in plan.OPTIONAL}, lambda m: None,
-                     verdicts.sweep_floor(swp.root, cfg))
-    return {p.slug: overview.index_row(gather.gather_kernel(p, env)[0], base.SiteContext())
-            for p in plan.plan_kernels(swp, cfg, kj)}
+    env, plans = gather_env(BUNDLES)
+    return {slug: overview.index_row(gather.gather_kernel(p, env)[0], base.SiteContext()) for slug, p in plans.items()}
 
 
 @pytest.fixture(scope="module")
