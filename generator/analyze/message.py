@@ -111,10 +111,14 @@ class Sentence(str):
         return Sentence, (str(self), self.msg)
 
 
+def english(key: str, **params: Any) -> str:
+    """The English of catalogue string ``key`` filled with data ``params`` (as ``str.format`` fills it)."""
+    return catalogue("en")[key].format(**params)
+
+
 def sentence(key: str, **params: Any) -> Sentence:
-    """The English of catalogue string ``key`` filled with ``params`` (as ``str.format`` fills it),
-    carrying the message: ``sentence("msg.flag.hard", n=3)`` is "3 hard failures"."""
-    return Sentence(catalogue("en")[key].format(**params), Msg(key, tuple(params.items())))
+    """:func:`english`, carrying the message: ``sentence("msg.flag.hard", n=3)`` is "3 hard failures"."""
+    return Sentence(english(key, **params), Msg(key, tuple(params.items())))
 
 
 def sentence_json(s: str) -> Any:

@@ -8,7 +8,7 @@ from generator.analyze import isa
 from generator.analyze.advice.registry import (Finding, _pattern, detector, pattern_priority, stalled_premise,
                                                unit_key, words)
 from generator.analyze.advice.view import KernelView, _pct
-from generator.analyze.message import Msg, catalogue, msg
+from generator.analyze.message import Msg, english, msg
 
 #: Achieved / peak HBM bandwidth from which the finding reads a kernel as memory-bound (DOMAIN §2:
 #: 50-60 % of peak is normal for clean streaming; it is not "near peak").
@@ -142,10 +142,6 @@ def timed_bandwidth(score: Any, nbytes: float, peak_tbs: float) -> dict[str, Any
             "baselines_tbs": [min(others), max(others)] if others else None}
 
 
-def _en(key: str, **params) -> str:
-    """The English of a catalogue string whose parameters are all data."""
-    return catalogue("en")[key].format(**params)
-
 
 def nvidia(view: KernelView) -> bool:
     """Whether the capture is Nsight Compute's (SASS, warp-stall samples) rather than AMD ATT's."""
@@ -229,15 +225,15 @@ def detect_streaming(view: KernelView, taken: frozenset = frozenset()) -> list[F
     detail_key = "finding.streaming_roofline.detail" + (".at" if shape else "")
     near = bw["fraction"] >= NEAR_PEAK
     try_key = "finding.streaming_roofline.try" + (".near" if near else "")
-    f = _pattern(view, "streaming_roofline", _en("finding.streaming_roofline.title", pct=pct), claims, {
+    f = _pattern(view, "streaming_roofline", english("finding.streaming_roofline.title", pct=pct), claims, {
         "summary": summary,
         "bandwidth": bw,
-        "detail": _en(detail_key, pct=pct, shape=shape),
+        "detail": english(detail_key, pct=pct, shape=shape),
         "profiled_shape": shape,
         "near_peak": near,
         "vmem_stall_share": vmem_share,
         **counts, **ev,
-    }, _en(try_key, pct=pct), {
+    }, english(try_key, pct=pct), {
         **words("streaming_roofline", said, msg(try_key, pct=pct), pct=pct),
         "detail": msg(detail_key, pct=pct, shape=shape) if shape else msg(detail_key, pct=pct)}, premise)
     # the priority follows the share, as the plan's rank does (registry.rank orders patterns by share)
@@ -256,7 +252,7 @@ def _summary(view: KernelView, bw: dict[str, Any], vmem_share: float, compute: s
     key = "finding.streaming_roofline.summary.samples" + (".kind" if kind else "")
     params = {"vmem": _pct(vmem_share), **({"kind": kind} if kind else {})}
     said = msg(key, bw=_bw_msg(bw), compute=compute_m, **params)
-    return said, _en(key, bw=_bw_text(bw), compute=compute, **params)
+    return said, english(key, bw=_bw_text(bw), compute=compute, **params)
 
 
 def gap_text(capture_us: float, timed: dict[str, Any], grid_n: int | None = None) -> tuple[str, Msg]:
@@ -272,7 +268,7 @@ def gap_text(capture_us: float, timed: dict[str, Any], grid_n: int | None = None
         tail = msg("finding.timed_gap.cache", ratio=f"{rest:.1f}")
     else:
         tail = msg("finding.timed_gap.floor")
-    return _en(key, tail=_en(tail.key, **tail.kw), **nums), msg(key, tail=tail, **nums)
+    return english(key, tail=english(tail.key, **tail.kw), **nums), msg(key, tail=tail, **nums)
 
 
 def _bw_text(bw: dict[str, Any]) -> str:
@@ -349,7 +345,7 @@ def _likely_streaming(view: KernelView, vmem_share: float, taken: frozenset) -> 
         "detail": "likely streaming",
         "vmem_stall_share": vmem_share,
         "vector_instructions_per_byte": per_byte, **ev,
-    }, _en("finding.streaming_roofline.likely.try"),
+    }, english("finding.streaming_roofline.likely.try"),
         {**words("streaming_roofline", msg("finding.streaming_roofline.likely.summary", vmem=_pct(vmem_share),
                                         per_byte=f"{per_byte:.3f}"),
               msg("finding.streaming_roofline.likely.try"), msg("finding.streaming_roofline.likely.title")),

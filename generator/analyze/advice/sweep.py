@@ -8,7 +8,7 @@ from typing import Any
 
 from generator.analyze.advice.registry import PRIORITIES, Finding
 from generator.analyze.advice.view import _pct, _waves, _waves_msg
-from generator.analyze.message import Items, Msg, catalogue, msg
+from generator.analyze.message import Items, Msg, english, msg
 from generator.model import CaptureAnalysis
 
 
@@ -33,10 +33,6 @@ class SweepFinding:
             "key", "kind", "title", "kernels", "per_kernel", "headroom_share",
             "headroom_kernels", "text", "priority")}
 
-
-def _en(key: str, **params: Any) -> str:
-    """The English of a catalogue string whose parameters are all text."""
-    return catalogue("en")[key].format(**params)
 
 
 def _why_parts(findings: list[Finding]) -> tuple[Finding | None, Finding | None, list[Finding]]:
@@ -64,7 +60,7 @@ def _bandwidth_limiter(stream: Finding) -> tuple[str, Msg]:
                                                          summary=summary)
     key = "advice.why.bandwidth." + ("near" if stream.evidence["near_peak"] else "below")
     pct = _pct(bw["fraction"])
-    return _en(key, pct=pct, summary=stream.summary), msg(key, pct=pct, summary=summary)
+    return english(key, pct=pct, summary=stream.summary), msg(key, pct=pct, summary=summary)
 
 
 def _limiter(findings: list[Finding], analysis: CaptureAnalysis) -> tuple[str, Msg, Finding | None, Finding | None]:
@@ -83,7 +79,7 @@ def _limiter(findings: list[Finding], analysis: CaptureAnalysis) -> tuple[str, M
         occ = analysis.occupancy
         key = "advice.why.stalls" + (".samples" if samples(analysis) else "")
         kind = analysis.top_stall_type or "none"
-        text = _en(key, at=f" at {_waves(occ.waves_per_simd)}" if occ else "", type=kind)
+        text = english(key, at=f" at {_waves(occ.waves_per_simd)}" if occ else "", type=kind)
         said = msg(key, at=msg("advice.why.at", waves=_waves_msg(occ.waves_per_simd)) if occ else "",
                    type=analysis.top_stall_type or msg("advice.why.none"))
     top = next((f for f in patterns if f is not stream and f.priority in ("high", "medium")), None)
@@ -220,7 +216,7 @@ def _detail(f: Finding) -> tuple[str, Msg | str]:
         said = f.messages.get("detail") or text
         if f.detector == "streaming_roofline" and "near_peak" in f.evidence:
             key = "advice.sweep.bandwidth." + ("near" if f.evidence["near_peak"] else "below")
-            return _en(key, detail=text), msg(key, detail=said)
+            return english(key, detail=text), msg(key, detail=said)
         return text, said
     return f.title, f.messages.get("title") or f.title
 

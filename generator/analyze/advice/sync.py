@@ -5,9 +5,9 @@ from __future__ import annotations
 from generator.analyze import isa
 from generator.analyze.advice.registry import (Finding, _pattern, detector, hot, pattern_priority, stalled_premise,
                                                unit_key, words)
-from generator.analyze.advice.streaming import _en, nvidia, sass_opcode
+from generator.analyze.advice.streaming import nvidia, sass_opcode
 from generator.analyze.advice.view import KernelView, _lines_msg, _lines_text, _n, _pc_list, _pc_list_msg, _pct
-from generator.analyze.message import Msg, catalogue, msg
+from generator.analyze.message import Msg, english, msg
 from generator.analyze.ncu_summary import read_reason
 
 #: "Consumed at once": the consumer sits at most this many instructions after the wait.
@@ -229,15 +229,15 @@ def _nv_barrier(view: KernelView, bars: list[int], share: float) -> dict:
     tma = ".tma" if lead == "pipeline" and arch.startswith("sm_") and arch[3:].isdigit() and int(arch[3:]) >= 90 else ""
     params = {**CODE, **({"arch": arch} if tma else {})}
     nums = {"share": _pct(share), "pc": top[0]["pc"], "samples": top[0]["stall_samples"]}
-    parts_en = ", ".join(_en(f"{key}.kind.{k}", samples=c, **CODE) for k, c in readings.items())
+    parts_en = ", ".join(english(f"{key}.kind.{k}", samples=c, **CODE) for k, c in readings.items())
     parts_m = [msg(f"{key}.kind.{k}", samples=c, **CODE) for k, c in readings.items()]
     return {
         # one title whatever the reading: the sweep page titles a group of kernels by its first member's
-        "title": _en(f"{key}.title", **CODE), "title_m": msg(f"{key}.title", **CODE),
+        "title": english(f"{key}.title", **CODE), "title_m": msg(f"{key}.title", **CODE),
         "summary": (f"Warps wait at a CTA barrier in {nums['share']} of the warp-stall samples, on "
                     f"{_n(len(bars), 'instruction')} (top: pc {nums['pc']}, {nums['samples']} samples): {parts_en}"),
         "summary_m": msg(f"{key}.summary", n=len(bars), parts=parts_m, **nums),
-        "try": _en(f"{key}.try.{lead}{tma}", **params), "try_m": msg(f"{key}.try.{lead}{tma}", **params),
+        "try": english(f"{key}.try.{lead}{tma}", **params), "try_m": msg(f"{key}.try.{lead}{tma}", **params),
         "evidence": {"barrier_readings": readings, "top": top, "reading": lead},
     }
 
