@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Iterable, Mapping, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
 from generator.analyze.roofline import (  # noqa: F401 (re-exported)
     ABOVE_ROOF_FACTOR,
@@ -106,6 +106,11 @@ def roof_kind(row: ResultRow, roofs: Roofs | None, dtype: str | None = None) -> 
     return ""
 
 
+def methods_differ(a: Any, b: Any) -> bool:
+    """Whether two rows (or provider results) were timed differently: both ``timing_method`` known and unequal."""
+    return bool(a.timing_method and b.timing_method and a.timing_method != b.timing_method)
+
+
 def common_times(cand: ResultRow, base: ResultRow) -> tuple[float, float] | None:
     """Rule 10: (candidate us, baseline us) timed the same way, or None when not comparable.
 
@@ -115,7 +120,7 @@ def common_times(cand: ResultRow, base: ResultRow) -> tuple[float, float] | None
     """
     if not (cand.usable and base.usable and like_for_like(cand, base)):
         return None
-    if cand.timing_method is None or base.timing_method is None or cand.timing_method == base.timing_method:
+    if not methods_differ(cand, base):
         return cand.median_us, base.median_us
     if cand.eager_median_us and base.eager_median_us and cand.eager_median_us > 0 and base.eager_median_us > 0:
         return cand.eager_median_us, base.eager_median_us

@@ -17,6 +17,7 @@ from generator.analyze.verdicts.rules import (
     effective_status,
     is_suspect_reference,
     like_for_like,
+    methods_differ,
     pick_row,
     roof_kind,
     spread,
@@ -160,8 +161,7 @@ class ShapeResult:
     def verdict_eager(self) -> bool:
         """True when rule 10 compared eager to eager here (the candidate and its verdict baseline timed differently)."""
         cand, base = self.providers.get(self.candidate), self.providers.get(self.verdict_baseline or "")
-        return bool(cand and base and cand.timing_method and base.timing_method
-                    and cand.timing_method != base.timing_method)
+        return bool(cand and base and methods_differ(cand, base))
 
     @property
     def is_verdict_shape(self) -> bool:

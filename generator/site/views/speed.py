@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from generator.analyze.message import Sentence, sentence
-from generator.analyze.verdicts.rules import FLOOR_FACTOR
+from generator.analyze.verdicts.rules import FLOOR_FACTOR, methods_differ
 from markupsafe import Markup
 
 from generator.site import charts, i18n, wording
@@ -247,7 +247,7 @@ def mixed_methods(s: Any, baseline_of: Any) -> tuple[int, int, str, str]:
         if base is None or not base.usable or cand is None:
             continue
         n += 1
-        if cand.timing_method and base.timing_method and cand.timing_method != base.timing_method:
+        if methods_differ(cand, base):
             mixed += 1
             cms.add(cand.timing_method)
             bms.add(base.timing_method)
@@ -307,7 +307,7 @@ def shape_caveats(sh: Any) -> list[tuple[str, dict]]:
     cand, best = sh.providers.get(sh.candidate), sh.providers.get(sh.best_baseline or "")
     if sh.scope_mismatch:
         out.append(("speed.caveat.scope", {"baseline": sh.best_baseline}))
-    if cand and best and cand.timing_method and best.timing_method and cand.timing_method != best.timing_method:
+    if cand and best and methods_differ(cand, best):
         out.append(("speed.caveat.method", {"cand": sh.candidate, "cm": cand.timing_method,
                                             "baseline": sh.best_baseline, "bm": best.timing_method}))
     if sh.above_roof:
