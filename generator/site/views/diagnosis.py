@@ -185,7 +185,7 @@ def occupancy_clause(prim: CaptureData, anchor: str) -> tuple[Clause | None, dic
         variant = ".tied" if len(names) > 1 else ".bound" if lim else ".max" if ncu.get("at_hardware_max") else ""
         said = msg("diag.occupancy.achieved" + variant, pct=f"{achieved:.0f}%", limiter=ncu_metrics.limiter_msg(names, lim))
         return clause("occupancy", said, anchor), {"waves_per_simd": None, "limiter": lim,
-                                                        "limiters": list(ncu.get("limiters") or []),
+                                                        "limiters": names,
                                                         "achieved_occupancy": achieved / 100}
     return None, {"waves_per_simd": None, "limiter": None, "limiters": [], "achieved_occupancy": None}
 
