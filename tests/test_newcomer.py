@@ -78,11 +78,16 @@ def test_open_diamonds_are_explained_and_outlined_in_their_verdict_color(tmp_pat
     assert set(flagged) <= seen
 
 
+def reference_top_line(sweep, bundle: str) -> tuple[str, str]:
+    """(file name, line) of the reference analyzer's top hotspot source line (``source/hotspot_output.txt``)."""
+    ref = (sweep / "examples" / bundle / "source" / "hotspot_output.txt").read_text()
+    top = re.search(r"Top-15 Hotspot Source Lines.*?\n\s+1\s+\S+\s+\S+%.*?(\S+\.py):(\d+)\n", ref, re.S)
+    return top[1].rsplit("/", 1)[-1], top[2]
+
+
 def test_the_jump_to_the_hottest_line_says_which_decorator_line_it_skips(tmp_path_factory, sweep):
     # the reference analyzer's top line of pa's primary capture is the decorator line the advice flags
-    ref = (sweep / "examples" / "pa" / "source" / "hotspot_output.txt").read_text()
-    top = re.search(r"Top-15 Hotspot Source Lines.*?\n\s+1\s+\S+\s+\S+%.*?(\S+\.py):(\d+)\n", ref, re.S)
-    name, line = top[1].rsplit("/", 1)[-1], top[2]
+    name, line = reference_top_line(sweep, "pa")
     assert (name, line) == ("pa_decode_fp8.py", "1170")
     site = build_real_site(tmp_path_factory, sweep)
     html = (site / "kernels" / "pa" / "index.html").read_text(encoding="utf-8")
@@ -97,9 +102,7 @@ def test_the_jump_to_the_hottest_line_says_which_decorator_line_it_skips(tmp_pat
 def test_a_jump_to_a_real_hottest_line_says_nothing_more(tmp_path_factory, sweep):
     # the reference analyzer's top line of vec_add's capture is a body line (test_vec_add.py:28, 83.67 % of
     # the stalls, VMEM-wait): the jump goes there and says nothing more
-    ref = (sweep / "examples" / "vec_add" / "source" / "hotspot_output.txt").read_text()
-    top = re.search(r"Top-15 Hotspot Source Lines.*?\n\s+1\s+\S+\s+\S+%.*?(\S+\.py):(\d+)\n", ref, re.S)
-    name, line = top[1].rsplit("/", 1)[-1], top[2]
+    name, line = reference_top_line(sweep, "vec_add")
     assert (name, line) == ("test_vec_add.py", "28")
     site = build_real_site(tmp_path_factory, sweep)
     vec = (site / "kernels" / "vec_add" / "index.html").read_text(encoding="utf-8")
