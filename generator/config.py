@@ -24,6 +24,8 @@ from the benchmark results. Example::
 
     [campaigns.attn_fwd]          # one table per campaign (benchmarks/examples/<op>/)
     candidate = "flydsl_auto"     # the provider judged there (default: flydsl, else auto)
+    clock = "call"                # its times' clock (VERDICTS rule 13; default: what the files say)
+    supersedes = "attn_fwd_v1"    # an older campaign of the same op: shown, linked, not counted
 
     [provenance]                  # shown as-is; overrides what the results say
     gpu = "AMD Instinct MI350X"
@@ -106,6 +108,13 @@ class SweepConfig:
     severity_tune: float = DEFAULT_SEVERITY_TUNE
     floor_us: float | None = None  # None: the lowest usable time of the sweep (VERDICTS rule 11)
     op_candidates: dict[str, str] = field(default_factory=dict)  # [campaigns.<op>] candidate
+    op_clocks: dict[str, str] = field(default_factory=dict)  # [campaigns.<op>] clock: "kernel" | "call"
+    op_supersedes: dict[str, str] = field(default_factory=dict)  # [campaigns.<op>] supersedes = "<older op>"
+
+    @property
+    def superseded(self) -> dict[str, str]:
+        """Older op -> the op that supersedes it (shown, linked, not counted)."""
+        return {old: new for new, old in sorted(self.op_supersedes.items())}
 
     @property
     def campaigns(self) -> dict[str, str]:
@@ -169,6 +178,8 @@ def config_from_dict(raw: dict[str, Any], path: str | None = None) -> SweepConfi
         history_keep=_int(history, "keep", where, "history.keep"),
         floor_us=_number(verdicts, "floor_us", where, "verdicts.floor_us", 1.0) if "floor_us" in verdicts else None,
         op_candidates=_op_candidates(raw, where),
+        op_clocks=_op_settings(raw, where, "clock", CLOCKS),
+        op_supersedes=_op_settings(raw, where, "supersedes"),
     )
     # defaults follow a lower headroom threshold, so that [thresholds] alone stays valid
     cfg.severity_near = _number(severity, "near", where, "severity.near", min(DEFAULT_SEVERITY_NEAR, cfg.headroom))
@@ -190,6 +201,22 @@ def _op_candidates(raw: dict[str, Any], where: str) -> dict[str, str]:
         candidate = _str(spec, "candidate", where, f"campaigns.{op}.candidate")
         if candidate:
             out[str(op)] = candidate
+    return out
+
+
+#: The clocks ``[campaigns.<op>] clock`` may name (VERDICTS rule 13).
+CLOCKS = ("kernel", "call")
+
+
+def _op_settings(raw: dict[str, Any], where: str, key: str, allowed: tuple[str, ...] = ()) -> dict[str, str]:
+    """``[campaigns.<op>] <key>`` as op -> value (a string, one of ``allowed`` when given)."""
+    out = {}
+    for op, spec in _table(raw, "campaigns", where).items():
+        value = _str(spec, key, where, f"campaigns.{op}.{key}") if isinstance(spec, dict) else None
+        if value and allowed and value not in allowed:
+            raise InputError(where, f"campaigns.{op}.{key} must be one of {', '.join(allowed)}, got {value!r}")
+        if value:
+            out[str(op)] = value
     return out
 
 

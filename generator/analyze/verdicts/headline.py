@@ -29,6 +29,7 @@ class HeadlinePair:
     baseline_name: str | None
     speedup: float
     verdict: str  # WIN / PARITY / HEADROOM of this one ratio
+    jit_kernel: str | None = None  # the profiled kernel's name in the bundle's kernel trace
 
     @property
     def text(self) -> str:
@@ -49,6 +50,7 @@ class HeadlinePair:
             "baseline_name": self.baseline_name,
             "speedup": self.speedup,
             "verdict": self.verdict,
+            "jit_kernel": self.jit_kernel,
         }
 
 
@@ -145,6 +147,7 @@ def headline_pair(entry: Mapping[str, Any], candidate: str = "flydsl",
         baseline_name=name if isinstance(name, str) and name else None,
         speedup=speedup,
         verdict=verdict_of_speedup(speedup, thresholds),
+        jit_kernel=entry["jit_kernel"] if isinstance(entry.get("jit_kernel"), str) and entry["jit_kernel"] else None,
     )
 
 

@@ -6,7 +6,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from generator.analyze.message import Msg, counted, msg, sentence
+from generator.analyze.verdicts import clocks as clk
 from generator.analyze.verdicts.headline import HeadlinePair
+from generator.analyze.verdicts.intervals import crosses, verdict_intervals
 from generator.analyze.verdicts.rules import (
     BLOCKED,
     HEADROOM,
@@ -17,7 +19,6 @@ from generator.analyze.verdicts.rules import (
     Thresholds,
     decide_ladder,
     geomean,
-    is_uncertain,
     median,
     plural,
     split_geomeans,
@@ -92,6 +93,20 @@ class KernelScore:
     unverified: int = 0  # measured shapes timed without a correctness check (rule 1)
     variants: dict[str, list] = field(default_factory=dict)  # variant -> [geomean vs the verdict baseline, n]
     partial: bool = False  # read from a run still being written (``results_<suite>.partial.*``)
+    # rule 13: two clocks
+    clock: str = clk.KERNEL  # the clock the campaign's verdict times are on (``call``: events only)
+    call_geomean: list | None = None  # [rung-2 geomean, n] of a campaign timed on the call clock only
+    launch_overhead_us: list | None = None  # [median call gap over the launch shapes, n]
+    launch_baseline: str | None = None  # the baseline whose call is fastest on most launch shapes
+    launch_bound_shapes: list = field(default_factory=lambda: [0, 0])  # [k, n]: call > 2 x graph
+    pair_device_us: float | None = None  # the headline pair's kernel on the bundle's kernel trace
+    pair_clock: str | None = None  # kernel / call / unchecked (None: no headline pair)
+    # rule 14: how sure (a sensitivity to the shapes picked)
+    verdict_ci: list | None = None
+    verdict_ci_models: list | None = None
+    uncertain_ci: bool | None = None
+    uncertain_models: bool | None = None
+    n_model_shapes: int = 0  # verdict shapes of a model's stage
     # display and context, filled by score_campaign
     name: str = ""
     category: str | None = None
@@ -288,6 +303,18 @@ class KernelScore:
             "unverified": self.unverified,
             "variants": dict(self.variants),
             "partial": self.partial,
+            "clock": self.clock,
+            "call_geomean": self.call_geomean,
+            "launch_overhead_us": self.launch_overhead_us,
+            "launch_baseline": self.launch_baseline,
+            "launch_bound_shapes": list(self.launch_bound_shapes),
+            "pair_device_us": self.pair_device_us,
+            "pair_clock": self.pair_clock,
+            "verdict_ci": self.verdict_ci,
+            "verdict_ci_models": self.verdict_ci_models,
+            "uncertain_ci": self.uncertain_ci,
+            "uncertain_models": self.uncertain_models,
+            "n_model_shapes": self.n_model_shapes,
             "n_shapes": self.n_shapes,
             "n_measured": self.n_measured,
             "n_measurable": self.n_measurable,
@@ -340,11 +367,15 @@ class KernelScore:
 
 def summarize(op: str, shapes: list[ShapeResult], thresholds: Thresholds = Thresholds(),
               reference: str = DEFAULT_REFERENCE, candidate: str = "flydsl",
-              headline: HeadlinePair | None = None, floor_us: float | None = None) -> KernelScore:
+              headline: HeadlinePair | None = None, floor_us: float | None = None,
+              pair_device_us: float | None = None, clock: str = clk.KERNEL,
+              file_order: dict[str, int] | None = None) -> KernelScore:
     """Aggregate scored shapes into a KernelScore (display fields left at their defaults).
 
     ``headline`` is the profiling sweep's pair (rung ``pair`` of the ladder) and ``floor_us``
-    the timing floor the shapes were scored against (rule 11).
+    the timing floor the shapes were scored against (rule 11); ``pair_device_us`` the pair's
+    kernel on the bundle's device timer and ``clock`` the campaign's (rule 13); ``file_order`` maps a
+    shape to the index of its first row, the order rule 14 resamples in (default: ``shapes``' order).
     """
     measured = [s for s in shapes if s.measured]
     speedups = [s.speedup for s in measured]
@@ -369,9 +400,14 @@ def summarize(op: str, shapes: list[ShapeResult], thresholds: Thresholds = Thres
     hard = sum(1 for s in shapes if s.hard_failure)
     noise = median(s.noise for s in measured if s.noise is not None)
     evidence = _evidence(measured, reference)
+    launch = clk.launch_shapes(measured, floor_us)
+    for shape in launch:
+        shape.launch_shape = True
+    overhead = clk.launch_overhead(launch)
+    pair_clock = clk.pair_clock(headline.candidate_us, pair_device_us, overhead) if headline else None
+    kernel_pair = headline.speedup if headline and pair_clock != clk.CALL else None
     verdict, basis = decide_ladder(len(measured), hard, evidence["verdict_g"], evidence["reference_only"],
-                                   headline.speedup if headline else None, evidence["floor_only"],
-                                   evidence["bound_g"], thresholds)
+                                   kernel_pair, evidence["floor_only"], evidence["bound_g"], thresholds)
     weighted = [(s.speedup, s.weight) for s in measured if s.weight is not None and s.weight > 0]
     like = [s for s in measured if s.like_for_like_speedup is not None]
     mismatch = sum(1 for s in measured if s.scope_mismatch)
@@ -432,12 +468,51 @@ def summarize(op: str, shapes: list[ShapeResult], thresholds: Thresholds = Thres
         unverified=sum(1 for s in measured if s.unverified),
         headline=headline,
         variants=_variant_geomeans(shapes),
+        launch_overhead_us=overhead,
+        launch_baseline=_most_common(s.clocks.best_call_baseline for s in launch),
+        launch_bound_shapes=clk.launch_bound(measured),
+        pair_device_us=pair_device_us if headline else None,
+        pair_clock=pair_clock,
     )
     if verdict == BLOCKED and basis == "failures" and hard <= len(measured):
         score.blocked_reason = "no measured shape"
-    score.uncertain = verdict != BLOCKED and is_uncertain(score.verdict_value, noise, thresholds)
+    if clock == clk.CALL and basis != "failures":
+        _call_clock_only(score)
+    _how_sure(score, [s for s in measured if s.is_verdict_shape], file_order or {s.shape_id: i for i, s in enumerate(shapes)})
     score.verdict_reason, score.verdict_reason_msg = _verdict_reason(score, shapes)
     return score
+
+
+def _call_clock_only(score: KernelScore) -> None:
+    """A campaign timed on the call clock alone has no kernel evidence: BLOCKED, its rung-2
+    geomean kept beside as ``call_geomean`` (rule 13)."""
+    score.clock = clk.CALL
+    score.call_geomean = score.verdict_geomean
+    score.verdict, score.verdict_basis = BLOCKED, "none"
+    score.blocked_reason = "timed on the call clock only"
+    score.pair_speedup = None
+
+
+def _how_sure(score: KernelScore, verdict_shapes: list[ShapeResult], file_order: dict[str, int]) -> None:
+    """Rule 14: the shape bootstrap of a ``shapes`` verdict and whether it reaches across a threshold;
+    ``uncertain`` is the intervals' (the p90/p10 spread stays a per-shape figure)."""
+    if score.verdict_basis != "shapes" or score.verdict == BLOCKED:
+        score.uncertain = False
+        return
+    whole, models, n_models = verdict_intervals(verdict_shapes, file_order)
+    score.verdict_ci, score.verdict_ci_models, score.n_model_shapes = whole, models, n_models
+    score.uncertain_ci = crosses(score.verdict, whole, score.thresholds)
+    score.uncertain_models = crosses(score.verdict, models, score.thresholds)
+    score.uncertain = bool(score.uncertain_ci or score.uncertain_models)
+
+
+def _most_common(names) -> str | None:
+    """The name given most often (ties: the first given), None for none."""
+    counts: dict[str, int] = {}
+    for n in names:
+        if n:
+            counts[n] = counts.get(n, 0) + 1
+    return max(counts, key=counts.get) if counts else None
 
 
 #: ``blocked_reason`` by the rung that gave BLOCKED.

@@ -24,6 +24,7 @@ from generator.analyze.verdicts.rules import (
     verdict_baseline,
 )
 from generator.analyze.message import sentence
+from generator.analyze.verdicts.clocks import NO_CLOCKS, ShapeClocks, shape_clocks
 from generator.config import DEFAULT_REFERENCE
 from generator.read.campaign import SCOPE_FLAGS, LedgerShape, ResultRow
 from generator.read.jsonio import compact
@@ -149,6 +150,9 @@ class ShapeResult:
     unverified: bool = False  # rule 1: measured with the candidate's or verdict baseline's check not run
     # variants (``variants.py``): provider -> its row, ``speedup`` = verdict baseline / variant (common method)
     variants: dict[str, ProviderResult] = field(default_factory=dict)
+    # rule 13: the candidate's call and graph times beside the fastest baseline call
+    clocks: ShapeClocks = NO_CLOCKS
+    launch_shape: bool = False  # the kernel cannot hide the launch path here (set by ``summarize``)
 
     @property
     def verdict_speedup(self) -> float | None:
@@ -225,6 +229,12 @@ class ShapeResult:
             "unverified": self.unverified,
             "providers": {p: r.to_json() for p, r in self.providers.items()},
             "variants": {p: r.to_json() for p, r in self.variants.items()},
+            "candidate_call_us": self.clocks.candidate_call_us,
+            "candidate_graph_us": self.clocks.candidate_graph_us,
+            "best_call_us": self.clocks.best_call_us,
+            "best_call_baseline": self.clocks.best_call_baseline,
+            "call_gap_us": self.clocks.call_gap_us,
+            "launch_shape": self.launch_shape,
         }
 
 
@@ -296,6 +306,7 @@ def score_shape(shape: LedgerShape, rows: Mapping[str, Sequence[ResultRow]], can
         bound_speedup=_bound_speedup(chosen, candidate, cand) if measured else None,
         unverified=measured and (cand.correct is None or (vrow is not None and vrow.correct is None)),
         variants=_variant_results(var_rows, vrow, candidate, cand, roofs, shape.dtype) if var_rows else {},
+        clocks=shape_clocks(chosen, candidate, [p for p, r in providers.items() if r.above_roof]) if measured else NO_CLOCKS,
     )
 
 

@@ -7,7 +7,9 @@ from typing import Any, Mapping
 
 from generator.analyze import roofline
 from generator.analyze.message import counted, msg, sentence
+from generator.analyze.verdicts import clocks
 from generator.analyze.verdicts.headline import (
+    HeadlinePair,
     bundles_for_campaign,
     headline_for_campaign,
     headline_note,
@@ -30,6 +32,7 @@ from generator.read.campaign import (
     results_file,
 )
 from generator.read.campaign_suite import read_campaign_folder
+from generator.read.timing_notes import device_timer_us, timing_texts
 from generator.read.discover import rel_path
 
 
@@ -58,7 +61,11 @@ def score_campaign(campaign: Campaign, config: SweepConfig | None = None,
                           reference, roofs, floor_us, variants)
               for sh in campaign.ledger]
     headline = headline_for_campaign(campaign.name, config, kernels_json)
-    score = summarize(campaign.name, shapes, thresholds, reference, candidate, headline, floor_us)
+    first_rows: dict[str, int] = {}
+    for row in campaign.rows:
+        first_rows.setdefault(row.shape_id, row.index)
+    score = summarize(campaign.name, shapes, thresholds, reference, candidate, headline, floor_us,
+                      pair_device_us(campaign.path, headline), campaign_clock(campaign, config), first_rows)
     score.bundles = bundles_for_campaign(campaign.name, config, kernels_json)
     score.name, score.category = _display(campaign.name, score.bundles, config, kernels_json)
     score.path = campaign.rel
@@ -79,6 +86,33 @@ def score_campaign(campaign: Campaign, config: SweepConfig | None = None,
         _no_candidate(score, campaign, config)
     score.headline_note = headline_note(score.headline, score)
     return score
+
+
+def campaign_clock(campaign: Campaign, config: SweepConfig) -> str:
+    """The clock a campaign's times are on (rule 13): ``[campaigns.<op>] clock``, else ``call`` for a
+    second-layout campaign whose rows, reports or metadata say events and no graph, else ``kernel``."""
+    configured = config.op_clocks.get(campaign.name)
+    if configured:
+        return configured
+    if campaign.suite is None:
+        return clocks.KERNEL
+    said = clocks.rows_clock(campaign.rows) or clocks.texts_clock(timing_texts(campaign))
+    return said or clocks.KERNEL
+
+
+def pair_device_us(campaign_path: str, headline: HeadlinePair | None) -> float | None:
+    """The median End - Start (us) of the headline pair's profiled kernel (``jit_kernel``) in its
+    bundle's ``compute_viewer/*kernel_trace.csv``; None when the pair, the bundle or the kernel is absent.
+
+    The bundle is ``<sweep>/examples/<bundle>`` of the campaign's ``<sweep>/benchmarks/examples/<op>``.
+    """
+    if headline is None or not headline.jit_kernel:
+        return None
+    parts = os.path.normpath(os.path.abspath(campaign_path)).split(os.sep)
+    if len(parts) < 4 or parts[-3:-1] != ["benchmarks", "examples"]:
+        return None
+    viewer = os.path.join(os.sep.join(parts[:-3]), "examples", headline.kernel, "compute_viewer")
+    return device_timer_us(viewer, headline.jit_kernel)
 
 
 def _no_candidate(score: KernelScore, campaign: Campaign, config: SweepConfig) -> None:

@@ -1,0 +1,65 @@
+"""Rule 14, how sure: how far the verdict geomean moves with the shapes picked.
+
+A percentile bootstrap over the verdict shapes, exactly as VERDICTS.md gives it, so that two
+implementations agree: B = 2000 resamples of n shapes with replacement, drawn from one
+``random.Random(0)`` as ``rng.choices(range(n), k=n)``, B times in a row, the shapes in the order
+their first row appears in the results file; each resample's geomean exp(mean ln s); the B
+geomeans sorted; lo at index floor(0.05 B), hi at index ceil(0.95 B) - 1. At least 8 shapes.
+The same over the *model shapes* (every stage but ``synthetic`` and ``diagnostic``) when the
+verdict shapes mix them with others and at least 8 are model shapes.
+
+It is a sensitivity to the choice of shapes, not a confidence interval over runs.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from typing import Sequence
+
+from generator.analyze.verdicts.rules import HEADROOM, PARITY, WIN, Thresholds, reaches
+
+#: Resamples of the bootstrap, and the fewest shapes it is run on.
+RESAMPLES = 2000
+MIN_SHAPES = 8
+#: Stages that are not a model's (sizes picked by hand, diagnostics).
+NOT_MODEL_STAGES = frozenset({"synthetic", "diagnostic"})
+
+
+def bootstrap_interval(speedups: Sequence[float], resamples: int = RESAMPLES) -> list[float] | None:
+    """[lo, hi] of the 90 % percentile bootstrap of the geomean; None below MIN_SHAPES values."""
+    n = len(speedups)
+    if n < MIN_SHAPES:
+        return None
+    logs = [math.log(s) for s in speedups]
+    rng = random.Random(0)
+    means = sorted(math.exp(math.fsum(logs[i] for i in rng.choices(range(n), k=n)) / n) for _ in range(resamples))
+    return [means[math.floor(0.05 * resamples)], means[math.ceil(0.95 * resamples) - 1]]
+
+
+def crosses(verdict: str, interval: list[float] | None, thresholds: Thresholds = Thresholds()) -> bool | None:
+    """Whether an interval reaches across its verdict's threshold (None without an interval)."""
+    if interval is None:
+        return None
+    lo, hi = interval
+    below_win, reaches_headroom = not reaches(lo, thresholds.win), reaches(hi, thresholds.headroom)
+    if verdict == WIN:
+        return below_win
+    if verdict == HEADROOM:
+        return reaches_headroom
+    if verdict == PARITY:
+        return not reaches(lo, thresholds.headroom) or reaches(hi, thresholds.win)
+    return None
+
+
+def verdict_intervals(verdict_shapes: Sequence["ShapeResult"], file_order: dict[str, int]
+                      ) -> tuple[list[float] | None, list[float] | None, int]:
+    """(interval over every verdict shape, over the model shapes or None, number of model shapes).
+
+    ``file_order`` maps a shape id to the index of its first row in the results file.
+    """
+    ordered = sorted(verdict_shapes, key=lambda s: file_order.get(s.shape_id, len(file_order)))
+    models = [s for s in ordered if s.stage not in NOT_MODEL_STAGES]
+    whole = bootstrap_interval([s.verdict_speedup for s in ordered])
+    mixed = 0 < len(models) < len(ordered)
+    return whole, bootstrap_interval([s.verdict_speedup for s in models]) if mixed else None, len(models)
