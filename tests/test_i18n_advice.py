@@ -122,7 +122,7 @@ def test_every_detector_but_two_fires_on_the_whole_sweep(sweep):
     drain = next(sf for sf in found if sf.key == "pattern:lds_dma_drain")
     assert wording.plain("zh", drain.messages["body"]).startswith(
         "hgemm_splitk（占其停顿周期的 52.9%）；flash_attn_func（占其停顿周期的 25.0%）。"
-        "它是 flash_attn_func 和 hgemm_splitk 的第一步：占本次扫描可提升空间的 18.1%。")
+        "它是 flash_attn_func 和 hgemm_splitk 的第一步：占本次扫描可提升空间的 28.4%。")
 
 
 def test_the_occupancy_detectors_follow_the_reference_limiter(sweep):
@@ -190,7 +190,9 @@ def test_verdict_reasons_and_flags_are_worded_by_key(sweep):
     assert wording.plain("zh", moe.verdict_reason_msg) == (
         "性能分析配对 53.80 us vs 44.00 us (CK), 0.82x < 0.95；这些形状只胜过参考实现 pytorch（4 个形状上 59.41x）")
     assert [wording.plain("zh", m) for m in moe.flag_messages] == [
-        "口径不一致：4 个形状中有 4 个，最佳基线计时的范围与候选不同；同口径对比为 540.89x（4 个形状，仅对比参考实现 pytorch）",
+        # rule 8 with rule 13: 540.89x sets flydsl's graph times against eager pytorch; one clock gives 59.41x
+        "口径不一致：4 个形状中有 4 个，最佳基线计时的范围与候选不同；混合时钟 540.89x（4 个形状，图重放对比即时调用），"
+        "仅对比参考实现 pytorch；即时对即时 59.41x",
         "6 项可疑的参考校验（flydsl 与一个独立库都未通过）",
         "2 行超出屋顶（HBM 或稠密算力）"]
 
@@ -221,7 +223,9 @@ def test_kernel_header_and_why_panel_in_chinese(kernel):
     page = kernel_views.kernel_page(k, row, base_views.SiteContext())
     text = lambda said: "".join(s.text for s in said.zh)  # noqa: E731
     assert text(page.verdict_reason) == "12 个有可比基线的形状上，判定几何平均 0.542x < 0.95"
-    assert [text(f) for f in page.flags] == ["2 行超出屋顶（HBM 或稠密算力）"]
+    assert [text(f) for f in page.flags][0] == "2 行超出屋顶（HBM 或稠密算力）"
+    # rule 13's fixed cost on the kernel clock: pa_decode's flydsl does 21x the work in 1.12x the time
+    assert text(page.flags[1]).startswith("固定开销主导：从 batch=3 ") and "工作量增长 21 倍，而时间只增长 1.12 倍（内核时钟）" in text(page.flags[1])
     assert [text(c) for c in page.diagnosis_said] == [
         "延迟受限（12 个形状中 11 个）", "other 停顿占 35%（仅计干活的 wave）", "每 SIMD 2 个 wave（受 VGPR 限制）",
         "56 个 wave 中 48 个提前退出（占停顿 36%）", "最佳延迟受限形状达到屋顶的 9%"]  # 11 latency-bound shapes, best 9.17 %

@@ -22,6 +22,7 @@ from generator.read.campaign import is_campaign_folder, is_examples_folder
 from generator.config import load_config, read_config
 from generator.errors import InputError
 from generator.words import plural
+from generator.site import wording
 from generator.analyze.verdicts import (
     UNTIMED,
     KernelScore,
@@ -145,6 +146,11 @@ def _verdict_cell(s: KernelScore) -> str:
     return s.verdict + ("?" if s.uncertain else "") + ("*" if s.not_like_for_like else "")
 
 
+def _said(m) -> str:
+    """A message's English, a dash for None."""
+    return wording.plain("en", m) if m is not None else _DASH
+
+
 def _floor_cell(s: KernelScore) -> str:
     """Measured shapes at the timing floor (rule 11), a dash for none."""
     return str(s.at_floor) if s.at_floor else _DASH
@@ -163,15 +169,19 @@ def render_text(scores: list[KernelScore], shapes: bool = False, broken: dict[st
         lines.append(f"candidate {timed[0].candidate}; WIN >= {t.win:g}, HEADROOM < {t.headroom:g} "
                      f"(the ratio the verdict rests on, by its basis: shapes = geomean vs a comparable baseline "
                      f"over shapes above the timing floor, pair = the profiled pair; vs any = geomean vs the "
-                     f"best baseline of any kind, and its wins, parity and losses over the measured shapes; ? = within noise of a threshold; * = not like-for-like)")
+                     f"best baseline of any kind, and its wins, parity and losses over the measured shapes; interval = how far the "
+                     f"verdict geomean moves with the shapes picked (90 % shape bootstrap); ? = an interval reaches across a "
+                     f"threshold; * = not like-for-like; launch = what a call costs more than the fastest baseline's call "
+                     f"where the work is too small to hide it: the launcher, not the kernel)")
     if timed or broken:
         rows = [[s.op, _verdict_cell(s), s.verdict_value_text, s.verdict_basis, s.geomean_text, _wins(s),
                  f"{s.parity}/{s.losses}", _floor_cell(s), s.weighted_text,
-                 f"{s.candidate_ok}/{s.n_shapes}", s.failures_text, _clip(s.worst_text, 60)] for s in timed]
-        rows += [[op, BROKEN, *[_DASH] * 10] for op in broken]
+                 f"{s.candidate_ok}/{s.n_shapes}", s.failures_text, _clip(s.worst_text, 60), _said(s.interval_msg),
+                 _launch_cell(s)] for s in timed]
+        rows += [[op, BROKEN, *[_DASH] * 12] for op in broken]
         rows.sort(key=lambda r: r[0])
         lines += _table(["kernel", "verdict", "ratio", "basis", "vs any", "wins", "par/loss", "at floor",
-                         "weighted", "cand ok", "failures", "worst shape"], rows)
+                         "weighted", "cand ok", "failures", "worst shape", "interval", "launch"], rows)
     untimed = [s for s in scores if s.verdict == UNTIMED]
     if untimed:
         lines.append("")
@@ -188,9 +198,18 @@ def render_text(scores: list[KernelScore], shapes: bool = False, broken: dict[st
     return "\n".join(lines) + "\n"
 
 
+def _launch_cell(s: KernelScore) -> str:
+    """``+123.5 us vs aiter_triton`` (rule 13's launch overhead), a dash where none was measured."""
+    if not s.launch_overhead_us:
+        return _DASH
+    return f"{s.launch_overhead_us[0]:+.1f} us vs {s.launch_baseline or '?'}"
+
+
 def _kernel_notes(s: KernelScore) -> list[str]:
     """Flags and notes worth a line under the table."""
     out = []
+    if s.call_pair_msg is not None:
+        out.append(_said(s.call_pair_msg))
     if s.verdict == "BLOCKED" or set(s.flag_keys) - {"hard_failures"}:
         flags = [f for f in s.flags if "hard failure" not in f]  # hard failures have their column
         out.append(f"{s.verdict}: {s.verdict_reason}" + (f" [{'; '.join(flags)}]" if flags else ""))
@@ -232,9 +251,9 @@ def render_markdown(scores: list[KernelScore], shapes: bool = False, broken: dic
     if not scores and not broken:
         return ""
     timed = [s for s in scores if s.verdict != UNTIMED]
-    lines = ["| Kernel | Verdict | Ratio | Basis | Vs any baseline | Wins | At floor | Weighted | Failures "
-             "| Worst shape |",
-             "|---|---|---:|---|---:|---|---:|---:|---|---|"]
+    lines = ["| Kernel | Verdict | Ratio | Interval | Basis | Launch overhead | Vs any baseline | Wins | At floor "
+             "| Weighted | Failures | Worst shape |",
+             "|---|---|---:|---|---|---:|---:|---|---:|---:|---|---|"]
     for s in timed:
         verdict = f"**{s.verdict}**" + (f", {_md(s.basis_text)}" if s.basis_text else "")
         verdict += " (uncertain)" if s.uncertain else ""
@@ -242,13 +261,15 @@ def render_markdown(scores: list[KernelScore], shapes: bool = False, broken: dic
             verdict += " (reference only)"
         if s.not_like_for_like:
             verdict += " (not like-for-like)"
+        if s.call_pair_msg is not None:
+            verdict += f"; {_md(_said(s.call_pair_msg))}"
         worst = _DASH
         if s.worst:
             worst = f"{s.worst.speedup_text} vs {_md(s.worst.best_baseline or '')} `{_md(_clip(s.worst.args_text, 120))}`"
-        lines.append(f"| {_md(s.name)} (`{s.op}`) | {verdict} | {s.verdict_value_text} | {s.verdict_basis} | "
-                     f"{s.geomean_text} | {_wins(s)} | {_floor_cell(s)} | {s.weighted_text} | {s.failures_text} "
+        lines.append(f"| {_md(s.name)} (`{s.op}`) | {verdict} | {s.verdict_value_text} | {_md(_said(s.interval_msg))} "
+                     f"| {s.verdict_basis} | {_launch_cell(s)} | {s.geomean_text} | {_wins(s)} | {_floor_cell(s)} | {s.weighted_text} | {s.failures_text} "
                      f"| {worst} |")
-    lines += [f"| `{op}` | **{BROKEN}** |" + f" {_DASH} |" * 8 for op in broken]
+    lines += [f"| `{op}` | **{BROKEN}** |" + f" {_DASH} |" * 10 for op in broken]
     if timed:
         t = timed[0].thresholds
         lines.append("")
@@ -256,7 +277,11 @@ def render_markdown(scores: list[KernelScore], shapes: bool = False, broken: dic
                      f"{t.headroom:g}. Ratio: what the verdict rests on (basis `shapes`: the geomean against a "
                      f"baseline timed the same way over the same work, shapes at the timing floor left out; "
                      f"`pair`: the profiling sweep's hand-matched pair). Vs any baseline: the geomean against "
-                     f"the fastest baseline of any kind, for reference.")
+                     f"the fastest baseline of any kind, for reference. Every ratio is on the kernel clock (graph replay "
+                     f"after an L2 flush, `median_us`); Launch overhead: what a call of {timed[0].candidate} costs more "
+                     f"than the fastest baseline's call (eager call times) where the work is too small to hide it, the "
+                     f"launcher's cost, not the kernel's. Interval: how far the verdict geomean moves with the shapes "
+                     f"picked (90 % shape bootstrap), not run-to-run noise.")
     notes = [(s.op, n) for s in timed for n in _kernel_notes(s)] + [(op, f"{BROKEN}: {e}") for op, e in broken.items()]
     untimed = [s for s in scores if s.verdict == UNTIMED]
     if untimed:

@@ -118,6 +118,8 @@ class KernelSnapshot:
     broken: list[str] = field(default_factory=list)  # the campaign's or primary capture's problem
     verdict_basis: str | None = None  # the rung of the evidence ladder (VERDICTS rule 12)
     verdict_value: float | None = None  # the ratio the verdict rests on
+    #: rules 13-14 as the score gives them (``EVIDENCE_KEYS``: launch overhead, pair clock, intervals)
+    evidence: dict[str, Any] = field(default_factory=dict)
 
     @property
     def headline_value(self) -> float | None:
@@ -151,7 +153,20 @@ class KernelSnapshot:
             "verdict_basis": self.verdict_basis,
             "verdict_value": self.verdict_value,
             "broken": list(self.broken),
+            **{k: self.evidence.get(k) for k in EVIDENCE_KEYS},
         }
+
+
+#: The verdict's clock and certainty (VERDICTS rules 13-14), kept per kernel as ``KernelScore.to_json`` words them.
+EVIDENCE_KEYS = ("launch_overhead_us", "launch_baseline", "launch_bound_shapes", "pair_device_us", "pair_clock",
+                 "clock", "call_geomean", "verdict_ci", "verdict_ci_models", "uncertain_ci", "uncertain_models")
+
+
+def _evidence(score) -> dict[str, Any]:
+    """The EVIDENCE_KEYS of a score ({} without a scored campaign)."""
+    if score is None or score.verdict == "UNTIMED":
+        return {}
+    return {k: getattr(score, k) for k in EVIDENCE_KEYS}
 
 
 @dataclass
@@ -278,6 +293,7 @@ def kernel_snapshot(st: KernelState, score) -> KernelSnapshot:
         environment={k: prov[k] for k in ENVIRONMENT_KEYS if k in prov},
         profiled_commit=st.profiled_commit,
         broken=list(st.broken),
+        evidence=_evidence(score),
     )
 
 
@@ -322,6 +338,7 @@ def kernel_from_json(k: Any, where: str) -> KernelSnapshot:
         wins=int(k.get("wins") or 0),
         n_measured=int(k.get("n_measured") or 0),
         hard_failures=int(k.get("hard_failures") or 0),
+        evidence={key: k[key] for key in EVIDENCE_KEYS if k.get(key) is not None},
         shapes=[shape_from_json(s) for s in k.get("shapes") or [] if isinstance(s, dict) and s.get("shape_id")],
         hotspot=Hotspot(
             capture=str(hot.get("capture") or ""),
@@ -463,6 +480,7 @@ def kernel_from_api(row: Mapping[str, Any], doc: Mapping[str, Any], where: str) 
         "flags": score.get("flags") or [],
         "verdict_basis": score.get("verdict_basis"),
         "verdict_value": score.get("verdict_value"),
+        **{k: score.get(k) for k in EVIDENCE_KEYS},
     }
     st = doc.get("state")
     if isinstance(st, dict):  # the kernel's state as build computed it (analyze.state)

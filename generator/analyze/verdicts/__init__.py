@@ -39,9 +39,14 @@ Implements ``VERDICTS.md``. The rules, with the math:
   campaign read alone: its own; ``[verdicts] floor_us`` overrides); a shape is *at the floor*
   when the candidate and its verdict baseline both run below 1.25 x it.
 * Noise: per measured shape the larger of ``p90/p10`` of the candidate and of the best
-  baseline; the kernel's noise is the median over shapes. The verdict is *uncertain*
-  when the ratio it rests on lies within that factor of a threshold
-  (``t / noise <= ratio <= t * noise``).
+  baseline; the kernel's noise is the median over shapes (noise within one run, shown per shape).
+* How sure (rule 14, ``intervals``): the 90 % shape bootstrap of the verdict geomean (``verdict_ci``),
+  and over the model shapes alone (``verdict_ci_models``); the verdict is *uncertain* when an
+  interval reaches across its threshold.
+* Two clocks (rule 13, ``clocks``): the kernel clock (graph replay) decides; beside it the launch
+  overhead (the call gap where the work is too small to hide the launch path), the launch-bound
+  shapes and the headline pair's clock; a pair on the call clock decides nothing, and a campaign
+  timed on the call clock only is BLOCKED with its ``call_geomean``.
 * ``reference_only``: the best baseline of every measured shape is the reference
   provider (``pytorch`` unless configured or named by ``baseline_matrix.yaml``).
 * Suspect reference (rule 7): the candidate is incorrect and so is another provider that
@@ -61,7 +66,8 @@ Implements ``VERDICTS.md``. The rules, with the math:
 A campaign with a ledger but no results file gets the status ``UNTIMED`` instead of a
 verdict: BLOCKED would claim the candidate fails to run, when nothing was run at all.
 
-The package, by job: ``rules`` (the pure rules above), ``shapes`` (one shape),
+The package, by job: ``rules`` (the pure rules above), ``clocks`` (rule 13), ``intervals``
+(rule 14), ``shapes`` (one shape),
 ``kernel`` (``KernelScore``: one kernel over its shapes), ``headline`` (the published
 pair, ``kernels.json``), ``sweep`` (campaigns, folders, the sweep and its document).
 
@@ -69,7 +75,7 @@ Public API (used by the site builder): ``score_campaign``, ``score_sweep``,
 ``KernelScore``, ``ShapeResult``, ``ProviderResult``, ``HeadlinePair``,
 ``campaign_for_bundle``, ``read_kernels_json``, ``headline_for_campaign`` and the pure
 rule functions (``pick_row``, ``best_baseline``, ``geomean``, ``weighted_geomean``,
-``classify_speedup``, ``decide_ladder``, ``is_uncertain``).
+``classify_speedup``, ``decide_ladder``).
 """
 
 from __future__ import annotations
@@ -108,7 +114,6 @@ from generator.analyze.verdicts.rules import (
     geomean,
     is_incorrect,
     is_suspect_reference,
-    is_uncertain,
     Roofs,
     at_floor,
     common_times,
@@ -141,7 +146,7 @@ __all__ = [
     "UNTIMED", "VERDICTS", "WIN", "args_text", "best_baseline", "bundles_for_campaign",
     "campaign_for_bundle", "classify_speedup", "effective_status", "entry_campaign",
     "geomean", "headline_for_campaign", "headline_note", "headline_pair", "is_incorrect",
-    "is_suspect_reference", "is_uncertain", "kernel_entries", "like_for_like", "load_kernels_json", "median",
+    "is_suspect_reference", "kernel_entries", "like_for_like", "load_kernels_json", "median",
     "pick_row", "plural", "reaches", "read_kernels_json", "score_campaign", "score_folder", "score_shape",
     "score_sweep", "split_geomeans", "spread", "spread_of", "summarize", "verdict_of_speedup",
     "verdicts_document", "weighted_geomean", "BASES", "Roofs", "at_floor", "common_times", "decide_ladder",

@@ -156,3 +156,45 @@ def rows_clock(rows: Iterable[ResultRow]) -> str | None:
     if methods and methods <= EVENT_METHODS:
         return CALL
     return None
+
+
+#: Fixed-cost bound: the work grows at least this factor ...
+FIXED_WORK_GROWTH = 8.0
+#: ... while the candidate's time stays within this factor.
+FIXED_TIME_GROWTH = 1.15
+
+
+def _work(r) -> float | None:
+    """A row's work from its throughput and time: FLOPs (``effective_tflops``), else bytes (``effective_gbps``)."""
+    if r.median_us is None:
+        return None
+    if r.effective_tflops:
+        return r.effective_tflops * r.median_us * 1e6
+    if r.effective_gbps:
+        return r.effective_gbps * r.median_us * 1e3
+    return None
+
+
+def fixed_cost(shapes: Sequence["ShapeResult"], floor_us: float | None, clock: str = KERNEL) -> list | None:
+    """[small shape id, large shape id, work ratio, time ratio, clock] when the candidate's time stays
+    within 15 % while the shape's work grows 8x or more: a fixed per-call cost decides, not the work.
+
+    Read on the times the campaign's verdict reads (``median_us``, on ``clock``); on the kernel clock
+    shapes below 1.25 x the timing floor are left out (the graph replay's own fixed cost). The pair
+    with the largest work ratio; None when no pair qualifies.
+    """
+    floor = FLOOR_FACTOR * floor_us if floor_us and clock == KERNEL else 0.0
+    points = []
+    for s in shapes:
+        r = s.providers.get(s.candidate)
+        w = _work(r) if r is not None and r.usable and not r.above_roof else None
+        if w and r.median_us >= floor:
+            points.append((w, r.median_us, s.shape_id))
+    points.sort()
+    best = None
+    for i, (w1, t1, a) in enumerate(points):
+        for w2, t2, b in points[i + 1:]:
+            if w2 >= FIXED_WORK_GROWTH * w1 and t1 / FIXED_TIME_GROWTH <= t2 <= FIXED_TIME_GROWTH * t1:
+                if best is None or w2 / w1 > best[2]:
+                    best = [a, b, w2 / w1, t2 / t1, clock]
+    return best

@@ -9,9 +9,9 @@ from generator.analyze.message import Msg, counted, msg, sentence
 from generator.analyze.verdicts import clocks as clk
 from generator.analyze.verdicts.headline import HeadlinePair
 from generator.analyze.verdicts.intervals import crosses, verdict_intervals
+from generator.analyze.verdicts.reasons import verdict_reason
 from generator.analyze.verdicts.rules import (
     BLOCKED,
-    HEADROOM,
     PARITY,
     VERDICTS,
     WIN,
@@ -20,12 +20,17 @@ from generator.analyze.verdicts.rules import (
     decide_ladder,
     geomean,
     median,
-    plural,
+    methods_differ,
     split_geomeans,
     spread,
     weighted_geomean,
 )
 from generator.analyze.verdicts.shapes import ShapeResult, _fmt_x
+
+
+def _fmt_ratio(value: float | None) -> str:
+    """An interval bound: ``1.13``; an em dash for None."""
+    return "\u2014" if value is None else f"{value:.2f}"
 from generator.config import DEFAULT_REFERENCE
 
 
@@ -79,6 +84,7 @@ class KernelScore:
     scope_mismatch_shapes: int = 0  # rule 8
     like_for_like_geomean: list | None = None  # [geomean, n] over shapes with a like-for-like baseline
     like_for_like_reference_only: bool = False
+    like_for_like_mixed: int = 0  # shapes of that geomean whose two rows were timed differently (mixed clocks)
     not_like_for_like: bool = False
     above_roof: list[list[str]] = field(default_factory=list)  # sorted [shape_id, provider] (rule 9)
     # rules 10-12: the like-for-like evidence the verdict rests on
@@ -107,6 +113,7 @@ class KernelScore:
     uncertain_ci: bool | None = None
     uncertain_models: bool | None = None
     n_model_shapes: int = 0  # verdict shapes of a model's stage
+    fixed_cost: list | None = None  # [small shape, large shape, work x, time x, clock]: a fixed per-call cost decides
     # display and context, filled by score_campaign
     name: str = ""
     category: str | None = None
@@ -172,6 +179,52 @@ class KernelScore:
         """False for an UNTIMED (ledger-only) campaign."""
         return self.verdict in VERDICTS
 
+    # rule 14: how sure; rule 13: the call clock beside the kernel verdict
+
+    def _uncertain_params(self) -> dict[str, Any]:
+        """The interval that reaches across its threshold (the model shapes' when only theirs does)."""
+        models = bool(self.uncertain_models) and not self.uncertain_ci
+        lo, hi = (self.verdict_ci_models if models else self.verdict_ci) or (None, None)
+        t = self.thresholds
+        edge = t.win if self.verdict == WIN or (self.verdict == PARITY and hi is not None and hi >= t.win) else t.headroom
+        return {"which": msg("verdict.ci.which.models" if models else "verdict.ci.which.shapes"),
+                "lo": _fmt_ratio(lo), "hi": _fmt_ratio(hi), "t": f"{edge:g}"}
+
+    @property
+    def interval_msg(self) -> Msg | None:
+        """How much the verdict depends on the shapes picked: "shapes 1.13–1.26, model shapes
+        1.04–1.21", "too few shapes (7)", "one shape" (a pair); None where no ratio decided."""
+        if self.verdict_basis == "pair":
+            return msg("verdict.ci.pair")
+        if self.verdict_basis != "shapes" or not self.verdict_geomean:
+            return None
+        if self.verdict_ci is None:
+            return msg("verdict.ci.few", n=self.verdict_geomean[1])
+        whole = msg("verdict.ci.shapes", lo=_fmt_ratio(self.verdict_ci[0]), hi=_fmt_ratio(self.verdict_ci[1]))
+        if self.verdict_ci_models is None:
+            return whole
+        return msg("verdict.ci.both", shapes=whole, lo=_fmt_ratio(self.verdict_ci_models[0]),
+                   hi=_fmt_ratio(self.verdict_ci_models[1]), n=self.n_model_shapes)
+
+    @property
+    def launch_msg(self) -> Msg | None:
+        """The launch overhead beside the verdict: "launch +123.5 us a call vs aiter_triton (30 shapes)"."""
+        if not self.launch_overhead_us:
+            return None
+        us, n = self.launch_overhead_us
+        return msg("verdict.launch", us=f"{us:+.1f}", baseline=self.launch_baseline or "?", n=n)
+
+    @property
+    def call_pair_msg(self) -> Msg | None:
+        """A headline pair on the call clock, named so: "call time 0.17x, host events: 219.6 us
+        around a 4.0 us kernel"; a campaign timed with events only: its call geomean."""
+        if self.call_geomean:
+            return msg("verdict.callonly", g=_fmt_x(self.call_geomean[0]), n=self.call_geomean[1])
+        if self.pair_clock != clk.CALL or self.headline is None:
+            return None
+        return msg("verdict.callpair", x=_fmt_x(self.headline.speedup), us=f"{self.headline.candidate_us:.1f}",
+                   dev=f"{self.pair_device_us:.1f}")
+
     # display-ready strings (the CLI and the site use the same words)
 
     @property
@@ -215,6 +268,7 @@ class KernelScore:
             "suspect_reference": bool(self.suspect_reference),
             "above_roof": bool(self.above_roof),
             "partial": self.partial,
+            "fixed_cost": bool(self.fixed_cost),
         }
         return [k for k, on in keys.items() if on]
 
@@ -225,7 +279,9 @@ class KernelScore:
         if self.hard_failures:
             out.append(sentence(counted("msg.flag.hard", self.hard_failures), n=self.hard_failures))
         if self.uncertain:
-            out.append(sentence("msg.flag.uncertain", noise=_fmt_x(self.noise)))
+            p = self._uncertain_params()
+            models = p.pop("which").key.endswith("models")
+            out.append(sentence("msg.flag.uncertain.models" if models else "msg.flag.uncertain", **p))
         if self.reference_only:
             out.append(sentence("msg.flag.refonly", ref=self.reference))
         if self.not_like_for_like:
@@ -237,6 +293,8 @@ class KernelScore:
             out.append(sentence(counted("msg.flag.roof", len(self.above_roof)), n=len(self.above_roof)))
         if self.partial:
             out.append(sentence("msg.flag.partial"))
+        if self.fixed_cost:
+            out.append(sentence("msg.flag.fixed", **{**self._fixed_params(), "clock": self.fixed_cost[4]}))
         return out
 
     @property
@@ -246,16 +304,19 @@ class KernelScore:
         if self.hard_failures:
             out.append(msg("verdict.flag.hard", n=self.hard_failures))
         if self.uncertain:
-            out.append(msg("verdict.flag.uncertain", noise=_fmt_x(self.noise)))
+            out.append(msg("verdict.flag.uncertain", **self._uncertain_params()))
         if self.reference_only:
             out.append(msg("verdict.flag.reference_only", ref=self.reference))
         if self.not_like_for_like:
             like = ""
             if self.like_for_like_geomean:
                 g, n = self.like_for_like_geomean
-                like = msg("verdict.flag.scope.like", g=_fmt_x(g), n=n,
-                           ref=msg("verdict.flag.scope.ref", ref=self.reference)
-                           if self.like_for_like_reference_only else "")
+                ref = msg("verdict.flag.scope.ref", ref=self.reference) if self.like_for_like_reference_only else ""
+                if self.like_for_like_mixed:
+                    one = msg("verdict.flag.scope.one", g=_fmt_x(self.verdict_geomean[0])) if self.verdict_geomean else ""
+                    like = msg("verdict.flag.scope.mixed", g=_fmt_x(g), n=n, ref=ref, one=one)
+                else:
+                    like = msg("verdict.flag.scope.like", g=_fmt_x(g), n=n, ref=ref)
             out.append(msg("verdict.flag.scope", n=self.scope_mismatch_shapes, total=self.n_measured, like=like))
         if self.suspect_reference:
             out.append(msg("verdict.flag.suspect", n=self.suspect_reference, candidate=self.candidate))
@@ -263,7 +324,16 @@ class KernelScore:
             out.append(msg("verdict.flag.above_roof", n=len(self.above_roof)))
         if self.partial:
             out.append(msg("verdict.flag.partial"))
+        if self.fixed_cost:
+            out.append(msg("verdict.flag.fixed", **self._fixed_params()))
         return out
+
+    def _fixed_params(self) -> dict[str, Any]:
+        """The two shapes of the fixed-cost flag, named by their arguments."""
+        a, b, work, time, clock = self.fixed_cost
+        by_id = {s.shape_id: s for s in self.shapes}
+        name = lambda sid: by_id[sid].args_text if sid in by_id else sid  # noqa: E731
+        return {"a": name(a), "b": name(b), "work": f"{work:.0f}", "time": f"{time:.2f}", "clock": msg(f"verdict.clock.{clock}")}
 
     @property
     def scope_text(self) -> str:
@@ -272,6 +342,10 @@ class KernelScore:
         if not self.like_for_like_geomean:
             return sentence(counted("msg.flag.scope", self.n_measured), **scope)
         g, n = self.like_for_like_geomean
+        if self.like_for_like_mixed:  # rule 8: a number setting a graph time against an eager one is no like-for-like
+            one = self.verdict_geomean[0] if self.verdict_geomean else None
+            key = "msg.flag.scope.mixedref" if self.like_for_like_reference_only else "msg.flag.scope.mixed"
+            return sentence(counted(key, self.n_measured), **scope, g=_fmt_x(g), k=n, e=_fmt_x(one), ref=self.reference)
         if self.like_for_like_reference_only:
             return sentence(counted("msg.flag.scope.lflref", self.n_measured), **scope, g=_fmt_x(g), k=n, ref=self.reference)
         return sentence(counted("msg.flag.scope.lfl", self.n_measured), **scope, g=_fmt_x(g), k=n)
@@ -315,6 +389,7 @@ class KernelScore:
             "uncertain_ci": self.uncertain_ci,
             "uncertain_models": self.uncertain_models,
             "n_model_shapes": self.n_model_shapes,
+            "fixed_cost": self.fixed_cost,
             "n_shapes": self.n_shapes,
             "n_measured": self.n_measured,
             "n_measurable": self.n_measurable,
@@ -349,6 +424,7 @@ class KernelScore:
             "scope_mismatch_shapes": self.scope_mismatch_shapes,
             "like_for_like_geomean": self.like_for_like_geomean,
             "like_for_like_reference_only": self.like_for_like_reference_only,
+            "like_for_like_mixed": self.like_for_like_mixed,
             "not_like_for_like": self.not_like_for_like,
             "above_roof": [list(x) for x in self.above_roof],
             "flags": self.flag_keys,
@@ -455,6 +531,7 @@ def summarize(op: str, shapes: list[ShapeResult], thresholds: Thresholds = Thres
         scope_mismatch_shapes=mismatch,
         like_for_like_geomean=[geomean(s.like_for_like_speedup for s in like), len(like)] if like else None,
         like_for_like_reference_only=bool(like) and all(s.like_for_like_baseline == reference for s in like),
+        like_for_like_mixed=sum(1 for s in like if methods_differ(s.providers[candidate], s.providers[s.like_for_like_baseline])),
         not_like_for_like=2 * mismatch > len(measured),
         above_roof=sorted([s.shape_id, p] for s in shapes for p in s.above_roof),
         verdict_geomean=evidence["verdict_geomean"],
@@ -473,13 +550,14 @@ def summarize(op: str, shapes: list[ShapeResult], thresholds: Thresholds = Thres
         launch_bound_shapes=clk.launch_bound(measured),
         pair_device_us=pair_device_us if headline else None,
         pair_clock=pair_clock,
+        fixed_cost=clk.fixed_cost(measured, floor_us, clock),
     )
     if verdict == BLOCKED and basis == "failures" and hard <= len(measured):
         score.blocked_reason = "no measured shape"
     if clock == clk.CALL and basis != "failures":
         _call_clock_only(score)
     _how_sure(score, [s for s in measured if s.is_verdict_shape], file_order or {s.shape_id: i for i, s in enumerate(shapes)})
-    score.verdict_reason, score.verdict_reason_msg = _verdict_reason(score, shapes)
+    score.verdict_reason, score.verdict_reason_msg = verdict_reason(score, shapes)
     return score
 
 
@@ -576,53 +654,3 @@ def _columns(shapes: list[ShapeResult], candidate: str) -> list[str]:
             if r.status != "not_configured":
                 seen[p] = None
     return list(seen)
-
-
-def _verdict_reason(score: KernelScore, shapes: list[ShapeResult]) -> tuple[str, Msg]:
-    """One sentence saying which rung of the ladder gave the verdict, and the same worded by key."""
-    t, verdict, candidate = score.thresholds, score.verdict, score.candidate
-    n_measured, hard = score.n_measured, score.hard_failures
-    if score.verdict_basis == "failures":
-        if n_measured == 0:
-            if not any(s.candidate_status for s in shapes):
-                return f"no measured shape: {candidate} has no rows", msg("verdict.reason.norows", candidate=candidate)
-            return (f"no measured shape ({candidate} usable with a baseline on 0 of {len(shapes)})",
-                    msg("verdict.reason.unusable", candidate=candidate, n=len(shapes)))
-        return (f"{plural(hard, 'hard failure')} > {plural(n_measured, 'measured shape')}",
-                msg("verdict.reason.blocked", hard=hard, n=n_measured))
-    if score.verdict_basis == "none":
-        if score.verdict_geomean:  # a WIN against the reference alone, and no pair to rest on
-            g, n = score.verdict_geomean
-            return (f"no like-for-like baseline: the shapes win only against the reference {score.reference} "
-                    f"({g:.2f}x over {plural(n, 'shape')}), a correctness anchor, and no profiled pair decides; "
-                    "the campaign must add a library baseline",
-                    msg("verdict.reason.none.reference", ref=score.reference, g=f"{g:.2f}x", n=n))
-        return (f"no like-for-like baseline: none of {plural(n_measured, 'measured shape')} has a baseline timed "
-                "the same way over the same work that the verdict may rest on; the campaign must add one",
-                msg("verdict.reason.none", n=n_measured))
-    rule = {WIN: f">= {t.win:g}", PARITY: f"in [{t.headroom:g}, {t.win:g})", HEADROOM: f"< {t.headroom:g}"}[verdict]
-    said = {WIN: msg("verdict.rule.win", win=f"{t.win:g}"),
-            PARITY: msg("verdict.rule.parity", headroom=f"{t.headroom:g}", win=f"{t.win:g}"),
-            HEADROOM: msg("verdict.rule.headroom", headroom=f"{t.headroom:g}")}[verdict]
-    if score.verdict_basis == "shapes":
-        g, n = score.verdict_geomean
-        return (f"verdict geomean {g:.3f}x {rule} over {plural(n, 'shape')} against a comparable baseline",
-                msg("verdict.reason.shapes", g=f"{g:.3f}x", rule=said, n=n))
-    if score.verdict_basis == "pair":
-        if score.verdict_geomean:  # a WIN against the reference alone (a correctness anchor)
-            g, n = score.verdict_geomean
-            why = f"the shapes win only against the reference {score.reference} ({g:.2f}x over {plural(n, 'shape')})"
-            why_msg = msg("verdict.why.reference", ref=score.reference, g=f"{g:.2f}x", n=n)
-        else:
-            why = f"no measured shape has a comparable baseline ({score.at_floor} at the timing floor)"
-            why_msg = msg("verdict.why.nocomparable", n=score.at_floor)
-        return (f"profiled pair {score.headline.text} {rule}; {why}",
-                msg("verdict.reason.pair", pair=score.headline.text, rule=said, why=why_msg))
-    if score.verdict_basis == "floor":
-        return (f"every comparable shape ({score.at_floor}) runs at the timing floor "
-                f"({score.floor_us:.2f} us): the harness cannot tell them apart",
-                msg("verdict.reason.floor", n=score.at_floor, floor=f"{score.floor_us:.2f}"))
-    g, n = score.bound_geomean
-    return (f"only baselines that are not comparable remain, and the candidate loses to them: "
-            f"geomean {g:.3f}x {rule} over {plural(n, 'shape')}",
-            msg("verdict.reason.bound", g=f"{g:.3f}x", rule=said, n=n))

@@ -242,14 +242,6 @@ def decide_ladder(n_measured: int, hard_failures: int, verdict_g: float | None, 
     return BLOCKED, "none"
 
 
-def is_uncertain(geomean_vs_best: float | None, noise: float | None,
-                 thresholds: Thresholds = Thresholds()) -> bool:
-    """True when the geomean lies within a factor ``noise`` of either threshold."""
-    if geomean_vs_best is None or noise is None or noise <= 1.0:
-        return False
-    return any(t / noise <= geomean_vs_best <= t * noise for t in (thresholds.headroom, thresholds.win))
-
-
 def spread(row: ResultRow | "ProviderResult" | None) -> float | None:
     """p90 / p10 of a row's timing, None when either is missing or not positive."""
     if row is None or not row.p10_us or not row.p90_us or row.p10_us <= 0 or row.p90_us <= 0:
