@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from generator.analyze import analysis, commits, message, report_checks, state
-from generator.analyze.message import sentence
+from generator.analyze.message import english, sentence
 from generator.config import CONFIG_NAME, SweepConfig
 from generator.errors import InputError, relative_text
 from generator.model import STALL_TYPES, Bundle, CaptureAnalysis
@@ -98,6 +98,18 @@ def _stage(k: base_views.KernelData, env: Env, what: str, fn: Callable, *args, *
         k.broken.append(sentence("msg.broken.failed", msg_what=what, error=msg))
         env.warn(f"{k.slug}: {what} failed: {msg}")
     return None
+
+
+def site_pmc_notes(counters, bundle_rel: str) -> list[str]:
+    """The counter notes for the kernel page: the ``pmc`` command's advice on mixed kernels
+    (``msg.pmc.mixed``: "pass --kernel-contains", an option ``build`` has not) becomes what to do
+    for the site: the build sums every kernel when no capture names one; ``kernel-atlas pmc`` reads one."""
+    kernels = list(counters.kernels)
+    if counters.kernel_filter or len(kernels) < 2:
+        return list(counters.notes)
+    mixed = english("msg.pmc.mixed", n=len(kernels), flag="--kernel-contains")
+    said = sentence("msg.pmc.mixed.site", n=len(kernels), cmd=f"kernel-atlas pmc {bundle_rel} --kernel-contains TEXT")
+    return [said if str(n) == mixed else n for n in counters.notes]
 
 
 def gather_kernel(plan: KernelPlan, env: Env) -> tuple[base_views.KernelData, dict[str, Any]]:
@@ -191,6 +203,7 @@ def _gather_bundle(bundle: Bundle, k: base_views.KernelData, env: Env, campaign_
     if m.get("pmc") is not None:
         counters = _stage(k, env, sentence("msg.stage.counters"), m["pmc"].analyze_bundle_counters, bundle.path, jit or None)
         if counters is not None:
+            counters.notes = site_pmc_notes(counters, relative_text(bundle.path, env.root).replace(os.sep, "/"))
             k.counters = counters.to_json()
             k.counter_reading = list(getattr(counters, "reading", []) or [])
     if m.get("runstats") is not None:
