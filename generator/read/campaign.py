@@ -180,6 +180,8 @@ class Campaign:
     other_suites: dict[str, int] = field(default_factory=dict)
     partial: bool = False
     reports: list[str] = field(default_factory=list)
+    #: The failures the second layout's run logs and reports record (``read/campaign_logs.py``).
+    logged_failures: list[Any] = field(default_factory=list)
 
     @property
     def timed(self) -> bool:

@@ -153,7 +153,7 @@ def _gather_kernel(plan: KernelPlan, env: Env) -> tuple[base_views.KernelData, d
     for path in campaign_suite.campaign_reports(plan.campaign_dir) if plan.campaign_dir else ():
         text = _stage(k, env, os.path.basename(path), render.read_report, path)
         if text is not None:
-            k.campaign_reports.append((os.path.basename(path), render.render_markdown(text)))
+            k.campaign_reports.append((os.path.basename(path), render.render_markdown(text, top=4)))  # under its h3
     if plan.campaign_dir and m.get("roofline") is not None and k.score is not None and k.score.is_verdict:
         r = _stage(k, env, sentence("msg.stage.roofline"), m["roofline"].campaign_roofline, plan.campaign_dir, env.config)
         if r is not None and r.points:
@@ -253,7 +253,7 @@ def _gather_bundle(bundle: Bundle, k: base_views.KernelData, env: Env, campaign_
     if bundle.report:
         text = _stage(k, env, "REPORT.md", render.read_report, bundle.report)
         if text is not None:
-            k.report_html = render.render_markdown(text)
+            k.report_html = render.render_markdown(text, top=3)  # under the page's h2 section
             occ = prim.analysis.occupancy if prim is not None and prim.analysis is not None else None
             k.report_checks = [c.to_json() for c in report_checks.check_report(text, occ)]
 
