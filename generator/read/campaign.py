@@ -312,6 +312,16 @@ def sweep_campaign_folders(root: str | os.PathLike) -> dict[str, str]:
 # ---------------------------------------------------------------- reading
 
 
+def one_spelling(ledger: list[LedgerShape]) -> None:
+    """Model names that differ only in case are one model: each takes its first spelling in the
+    ledger (``DeepSeek-V3`` then ``deepseek-v3``: both ``DeepSeek-V3``), in place."""
+    first: dict[str, str] = {}
+    for sh in ledger:
+        names = [first.setdefault(m.casefold(), m) for m in sh.models]
+        if names != list(sh.models):
+            sh.model = "|".join(dict.fromkeys(names))
+
+
 def read_campaign(folder: str | os.PathLike, name: str | None = None, rel: str | None = None,
                   results_path: str | None = None) -> Campaign:
     """Read one campaign folder (results, ledger, baseline matrix); ``results_path`` picks the results file."""

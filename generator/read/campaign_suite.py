@@ -172,6 +172,7 @@ def read_campaign_folder(folder: str | os.PathLike, name: str | None = None, rel
         camp = classic.read_campaign(folder, name, rel, results_path=chosen)
         if note:
             camp.notes.insert(0, note)
+    classic.one_spelling(camp.ledger)
     camp.reports = campaign_reports(folder)
     if camp.suite is not None:
         camp.logged_failures = campaign_logs.read_failures(folder, campaign_logs.log_files(folder) + camp.reports,
