@@ -299,8 +299,9 @@ def gap_ratio(row: overview_views.IndexRow) -> float | None:
 
 
 def sweep_reading(extras: dict[str, dict[str, Any]], rows: dict[str, overview_views.IndexRow], adv) -> list[dict[str, Any]]:
-    """The sweep-level advice (``advice.sweep_findings``) as display items; every HEADROOM kernel takes part,
-    one without a capture under "no capture"."""
+    """The sweep-level advice (``advice.sweep_findings``) as display items; every HEADROOM kernel takes part
+    in the shares, one without a capture under "no capture", which is no finding and is not listed (no
+    priority badge for a missing capture: the kernel's page says it, in its captures panel)."""
     if adv is None or not hasattr(adv, "sweep_findings"):
         return []
     per_kernel = {}
@@ -322,6 +323,8 @@ def sweep_reading(extras: dict[str, dict[str, Any]], rows: dict[str, overview_vi
             per_kernel[slug] = (None, row.verdict, gap_ratio(row))
     items = []
     for sf in adv.sweep_findings(per_kernel):
+        if sf.kind == "nocapture":  # no finding: each kernel's page says it has no capture (its captures panel)
+            continue
         text = sf.text[len(sf.title) + 2:] if sf.text.startswith(sf.title + ": ") else sf.text
         said = sf.messages
         items.append({
