@@ -53,14 +53,16 @@ def test_two_builds_at_once_both_finish_with_a_complete_site(small, tmp_path):
     assert_complete(out)
 
 
-HOLD = ("import sys, time\nfrom generator.site import publish\n"
-        "with publish.output_lock(sys.argv[1]):\n    print('held', flush=True)\n    time.sleep(float(sys.argv[2]))\n")
+HOLD = ("import sys\nfrom generator.site import publish\n"
+        "with publish.output_lock(sys.argv[1]):\n    print('held', flush=True)\n    sys.stdin.readline()\n")
 
 
 def test_a_build_stops_with_one_line_or_waits_while_another_holds_the_folder(small, tmp_path):
+    """A real process holds the folder until told to let go: a build with --wait 0 stops at once with
+    one line; one with --wait 120 says it waits, and builds once the holder has let go."""
     out = tmp_path / "site"
-    holder = subprocess.Popen([sys.executable, "-c", HOLD, str(out), "4"], cwd=REPO_ROOT, stdout=subprocess.PIPE,
-                              text=True)
+    holder = subprocess.Popen([sys.executable, "-c", HOLD, str(out)], cwd=REPO_ROOT, stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, text=True)
     assert holder.stdout.readline().strip() == "held"
     now = build_process(small, out, "--wait", "0")
     _, err = now.communicate(timeout=120)
@@ -69,8 +71,10 @@ def test_a_build_stops_with_one_line_or_waits_while_another_holds_the_folder(sma
                                 "output folder; still busy after 0 s (build --wait SECONDS waits longer)"]
     assert not out.exists()
     later = build_process(small, out, "--wait", "120")
+    first = later.stderr.readline().rstrip("\n")
+    assert first == f"kernel-atlas: waiting for another build (pid {holder.pid}) of {out} (at most 120 s)"
+    holder.communicate("go\n", timeout=60)  # let go
     _, err = later.communicate(timeout=240)
-    holder.wait(timeout=60)
     assert later.returncode == 0 and "Traceback" not in err
-    assert err.splitlines()[0] == f"kernel-atlas: waiting for another build (pid {holder.pid}) of {out} (at most 120 s)"
+    assert " built, 0 skipped (unchanged), 0 broken; " in err.splitlines()[-1]  # a whole first build
     assert_complete(out)
