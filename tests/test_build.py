@@ -287,6 +287,9 @@ def test_the_summary_names_each_broken_kernel_also_when_nothing_changed(small, t
     first = build.build_site(small, out, progress=False)
     again = build.build_site(small, out, progress=False)
     assert again.up_to_date and again.broken == first.broken
+    # the stored reason reads as the sentence the first build printed, not its JSON record (issue 32)
+    assert again.problem_lines() == first.problem_lines()
+    assert not any("{'sentence'" in ln for ln in again.problem_lines())
     for s in (first, again):
         lines = s.text().splitlines()
         named = [ln for ln in lines if ln.startswith("  broken ")]

@@ -319,14 +319,44 @@ def test_coverage_matrix_has_every_campaign_and_links_each_cell(all_rows, sweep)
     assert not {r.slug for r in all_rows if r.op is None} & set(slugs)
     assert [r.n_shapes for r in view.rows] == sorted((r.n_shapes for r in view.rows), reverse=True)
     doc = view.to_json()
+    coverage = {r.slug: r.coverage for r in all_rows}
     for row in view.rows:
         for slug, cell in zip(slugs, row.cells):
-            if cell is not None:
-                assert cell.href == f"kernels/{slug}/index.html#model={quote(row.model, safe='')}"
+            if cell is not None:  # the link names the model as that kernel's ledger spells it
+                own = next(m for m in coverage[slug] if m.casefold() == row.model.casefold())
+                assert cell.href == f"kernels/{slug}/index.html#model={quote(own, safe='')}"
                 assert cell.text == f"{cell.counts['measured']}/{cell.counts['shapes']}"
                 assert doc["cells"][row.model][slug] == cell.counts
     total = sum(c["shapes"] for m in doc["cells"].values() for c in m.values())
     assert total == sum(c["shapes"] for r in all_rows for c in r.coverage.values()) == sum(r.n_shapes for r in view.rows)
+
+
+@pytest.mark.full_sweep
+def test_model_names_differing_only_in_case_are_one_row(all_rows, sweep):
+    """The shared ledgers spell two models two ways (DeepSeek-V3 in flash_attn, preshuffle_gemm, quant,
+    vec_add; deepseek-v3 in fp8_gemm_rowscale, moe_blockscale; Kimi-K2 / kimi-k2 alike): one row each,
+    spelled as the first kernel in page order spells it, its shapes the sum of both spellings' lines."""
+    spellings: dict[str, set[str]] = {}
+    lines: dict[str, int] = {}
+    for ledger in sorted((sweep / "benchmarks" / "examples").glob("*/shape_ledger.jsonl")):
+        for text in ledger.read_text(encoding="utf-8").splitlines():
+            for m in (json.loads(text).get("model") or "").split("|") if text.strip() else []:
+                if m:
+                    spellings.setdefault(m.casefold(), set()).add(m)
+                    lines[m.casefold()] = lines.get(m.casefold(), 0) + 1
+    pairs = {k: v for k, v in spellings.items() if len(v) > 1}
+    assert pairs == {"deepseek-v3": {"DeepSeek-V3", "deepseek-v3"}, "kimi-k2": {"Kimi-K2", "kimi-k2"}}
+    view = coverage_views.coverage_view(all_rows, base_views.SiteContext())
+    models = [r.model for r in view.rows]
+    assert len(models) == len({m.casefold() for m in models})
+    assert len({m for r in all_rows for m in r.coverage}) == len(models) + len(pairs)  # two rows fewer
+    by = {r.model: r for r in view.rows}
+    assert "deepseek-v3" not in by and "kimi-k2" not in by
+    assert (by["DeepSeek-V3"].n_shapes, by["Kimi-K2"].n_shapes) == (lines["deepseek-v3"], lines["kimi-k2"]) == (24, 14)
+    slugs = [c.slug for c in view.columns]
+    cell = by["DeepSeek-V3"].cells[slugs.index("fp8_gemm_rowscale")]
+    assert cell.href == "kernels/fp8_gemm_rowscale/index.html#model=deepseek-v3" and cell.counts["shapes"] == 6
+    assert view.to_json()["cells"]["DeepSeek-V3"]["fp8_gemm_rowscale"]["shapes"] == 6
 
 
 @pytest.mark.full_sweep

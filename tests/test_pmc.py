@@ -423,3 +423,21 @@ def test_substring_matching_several_kernels_is_noted(tmp_path):
     r = pmc.analyze_files(files, "_")
     assert r.kernels == sorted([OTHER, PA]) and r.dispatches == 16
     assert "2 kernels contain '_': their dispatches are summed" in r.notes
+
+
+def test_the_kernel_page_says_what_to_do_for_mixed_kernels(tmp_path, capsys):
+    """``build`` has no --kernel-contains: the page's note names the command that has it (issue 32)."""
+    from generator.site import gather
+
+    bundle = tmp_path / "examples" / "handmade_mixed"
+    make_handmade_counter_csvs(bundle / "pmc")
+    r = pmc.analyze_bundle_counters(bundle, None)  # no capture names the kernel: all dispatches summed
+    assert r.kernels == sorted([PA, OTHER]) and r.dispatches == 16
+    notes = gather.site_pmc_notes(r, "examples/handmade_mixed")
+    assert notes[0] == ("2 kernels mixed together: the site sums all their dispatches, as no capture of this bundle "
+                        "names its kernel; to read one, run kernel-atlas pmc examples/handmade_mixed "
+                        "--kernel-contains TEXT")
+    assert notes[0].msg.key == "msg.pmc.mixed.site" and not any("pass --kernel-contains" in n for n in notes)
+    assert gather.site_pmc_notes(pmc.analyze_bundle_counters(bundle, "pa_decode"), "x") == []
+    assert cli.main(["pmc", str(bundle), "--kernel-contains", "pa_decode"]) == 0  # the advice runs as said
+    assert "Traceback" not in capsys.readouterr().err

@@ -471,7 +471,7 @@ def test_hostile_input_is_rendered_harmless(hostile_site):
     # the hostile text is shown, escaped
     assert "&lt;script&gt;alert(&#39;name&#39;)&lt;/script&gt; &#34;quoted&#34; &lt;/script&gt;" in html
     # the report's raw HTML is text (Markdown escapes < > & in text; quotes need no escaping there)
-    assert "Report &lt;script&gt;alert('report')&lt;/script&gt;</h1>" in html
+    assert "Report &lt;script&gt;alert('report')&lt;/script&gt;</h3>" in html  # demoted under the page's h2 section
     assert "&lt;img src=x onerror=alert('img')&gt;" in html
     assert "&lt;div onclick=\"alert('div')\"&gt;raw html&lt;/div&gt;" in html
     src = (page.parent / "src" / "c0" / "hgemm_splitk.py.html").read_text(encoding="utf-8")

@@ -8,6 +8,8 @@ matched by slug) and the kernel state (``analyze.state``) all start from ``pair_
   ``multishape.summary_url``, then the bundle's own name) when that campaign exists;
 * one kernel per campaign that no bundle claims, named after the bundles that
   would own it (``bundles_for_campaign``), else after the campaign;
+* a campaign of the second layout named by nobody: a title and a category from its name's words
+  (``analyze/naming.py``: ``flash_attn_current`` -> "Flash Attn Current", attention);
 * the slug is the bundle name (or owner, or campaign) as ``slugify`` writes it, made
   unique with ``-2``, ``-3``... in discovery order;
 * page order: categorised kernels by category, then the uncategorised, by name.
@@ -20,9 +22,11 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from generator.analyze.naming import category_of, known_categories, title_of
 from generator.analyze.verdicts import bundles_for_campaign, campaign_for_bundle
 from generator.config import SweepConfig
 from generator.model import Bundle
+from generator.read.campaign_suite import is_suite_folder
 
 UNCATEGORIZED = "uncategorized"
 _SLUG = re.compile(r"[^a-z0-9_.-]+")
@@ -95,6 +99,9 @@ def pair_kernels(sweep, config: SweepConfig, kernels_json: dict[str, Any] | None
                 or _text(entry.get("name")) or op)
         category = (settings.category or next((config.kernel(o).category for o in owners if config.kernel(o).category), None)
                     or _text(entry.get("op_category")))
+        if is_suite_folder(folder):  # another harness's folder, named by nobody: its name's words
+            name = name if name != op else title_of(op)
+            category = category or category_of(op, known_categories(config, entries.values()))
         slug = slugify(owners[0]) if owners else slugify(op)
         refs.append(KernelRef(unique(slug), name, category, None, op, folder, entry or None))
     refs.sort(key=lambda r: ((r.category or UNCATEGORIZED) == UNCATEGORIZED,

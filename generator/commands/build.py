@@ -26,6 +26,9 @@ def add_arguments(p) -> None:
                    help="worker processes gathering and rendering kernels (default: one per core, "
                         "%(default)s here); 1 builds in this process; the output is the same bytes either way")
     p.add_argument("--quiet", action="store_true", help="no progress bar and no summary")
+    p.add_argument("--wait", type=float, default=300.0, metavar="SECONDS",
+                   help="another build writing the same --out: wait at most this long for it, then stop "
+                        "(default: %(default)g; 0: stop at once)")
     p.add_argument("--history", metavar="DIR",
                    help="keep this sweep's numbers in DIR (a history folder) and draw every kernel's "
                         "geomean over the recorded sweeps (history.html; retention [history] keep, default 20)")
@@ -44,7 +47,8 @@ def run(args) -> int:
     with collector_policy():
         summary = build_site(args.sweep, args.out, base_url=args.base_url, force=args.force,
                              progress=False if args.quiet else None, history_dir=args.history,
-                             history_label=args.label, history_commit=args.commit, jobs=max(1, args.jobs))
+                             history_label=args.label, history_commit=args.commit, jobs=max(1, args.jobs),
+                             lock_wait=max(0.0, args.wait))
     if not args.quiet:
         for w in summary.warnings:
             print(f"kernel-atlas: warning: {w}", file=sys.stderr)

@@ -180,6 +180,8 @@ class Campaign:
     other_suites: dict[str, int] = field(default_factory=dict)
     partial: bool = False
     reports: list[str] = field(default_factory=list)
+    #: The failures the second layout's run logs and reports record (``read/campaign_logs.py``).
+    logged_failures: list[Any] = field(default_factory=list)
 
     @property
     def timed(self) -> bool:
@@ -308,6 +310,16 @@ def sweep_campaign_folders(root: str | os.PathLike) -> dict[str, str]:
 
 
 # ---------------------------------------------------------------- reading
+
+
+def one_spelling(ledger: list[LedgerShape]) -> None:
+    """Model names that differ only in case are one model: each takes its first spelling in the
+    ledger (``DeepSeek-V3`` then ``deepseek-v3``: both ``DeepSeek-V3``), in place."""
+    first: dict[str, str] = {}
+    for sh in ledger:
+        names = [first.setdefault(m.casefold(), m) for m in sh.models]
+        if names != list(sh.models):
+            sh.model = "|".join(dict.fromkeys(names))
 
 
 def read_campaign(folder: str | os.PathLike, name: str | None = None, rel: str | None = None,

@@ -16,21 +16,35 @@ A row::
      "correctness": "pass", "us_median": 21.4, "us_p10": 21.1, "us_p90": 22.0, "tflops": 310.5,
      "err": null}
 
-No ledger: a shape is a ``label``; its arguments are the shape columns of its first row (every
-column that is neither a result column, ``RESULT_COLUMNS``, nor a time ``us_*``), its stage
-``stage``. ``correctness`` pass / fail / not_checked reads as ``correct`` True / False / None.
+No ledger: a shape is a ``label``; its arguments are the *shape columns* of its first row, its
+stage ``stage``. The shape-column rule (``is_shape_column``; docs/second-layout.md): every column
+is a shape argument except the harness's result and diagnostic columns, which are
+
+* the named ones, ``RESULT_COLUMNS`` (``label``, ``provider``, ``status``, ``correctness``,
+  ``tflops``, ``config``, ...);
+* a time: a name starting ``us_``, ``ms_`` or ``ns_``, or ending ``_us``, ``_ms``, ``_ns``;
+* a name with a result word among its ``_``-separated words, ``RESULT_WORDS`` (``max_err``,
+  ``mean_err``, ``min_cos``, ``expected_auto_path``, ``kernel_config``, ``atol``, ``speedup``...).
+
+So ``B, S, H, Hkv, D, dtype, causal`` define a shape, and a harness's error norms, cosine
+similarities, dispatch paths and tiling configurations (which differ between the providers of
+one shape) do not. ``correctness`` pass / fail / not_checked reads as ``correct`` True / False / None.
 The rows become the same ``Campaign`` the scoring reads, with one ``LedgerShape`` per label.
 The suite read is the one with the most rows (ties: the latest metadata ``timestamp``, then
 the name); the others are listed in the notes. ``results_<suite>.partial.*`` is read only when
 its suite has no complete file, and flags the campaign ``partial``.
 
-Metadata::
+The dispatcher ``auto`` is FlyDSL's (``analyze/verdicts/variants.py``). Metadata::
 
     {"suite": "full", "timestamp": "2026-06-12T09:30:00Z", "gpu": "AMD Instinct MI350X",
      "arch": "gfx950", "rocm": "7.2.0", "commits": {"flydsl": "18c5a7ed", "aiter": "4f1e0a2"}}
 
-``commits`` (and ``<name>_commit`` keys) map a provider, or the start of providers' names
-(``flydsl`` for ``flydsl_t128``), to its commit: each provider's commit in ``Campaign.provenance``.
+or as another harness spells it: ``rocm_arch`` (the arch), ``timestamp_utc`` (the timestamp),
+``<name>_head`` like ``<name>_commit`` (``flydsl_head``). ``commits`` (and ``<name>_commit`` /
+``<name>_head`` keys) map a provider, or the start of providers' names (``flydsl`` for
+``flydsl_t128``), to its commit: each provider's commit in ``Campaign.provenance``.
+
+A run's own record of failures, in its logs and reports, is read by ``read/campaign_logs.py``.
 """
 
 from __future__ import annotations
@@ -44,23 +58,40 @@ from typing import Any
 
 from generator.errors import InputError
 from generator.read import campaign as classic
+from generator.read import campaign_logs
 from generator.read import jsonio
 from generator.read.campaign import SUITE_RESULTS, Campaign, LedgerShape, ResultRow
 
-#: Columns of a second-layout row that are not shape arguments (times ``us_*`` neither).
+#: Columns of a second-layout row that are not shape arguments (see ``is_shape_column``).
 RESULT_COLUMNS = frozenset({
     "label", "provider", "status", "correctness", "err", "error", "stage", "model", "tflops", "gbps",
     "suite", "timestamp", "timing_method", "max_abs", "max_rel", "atol", "rtol", "iters", "warmup",
-    "repeats", "note", "notes",
+    "repeats", "note", "notes", "config", "path", "backend", "kernel", "kernel_name", "speedup", "correct",
+    "passed", "skip_reason", "reason", "traceback", "log",
 })
+#: Words that make a column a result or diagnostic one wherever they stand in its ``_``-separated name.
+RESULT_WORDS = frozenset({
+    "err", "error", "errors", "cos", "cosine", "path", "config", "cfg", "tflops", "gbps", "status",
+    "correctness", "atol", "rtol", "abs", "rel", "diff", "speedup", "note", "notes", "time", "latency",
+    "tol", "snr", "ulp",
+})
+_TIME_PREFIXES = ("us_", "ms_", "ns_")
+_TIME_SUFFIXES = ("_us", "_ms", "_ns")
 REQUIRED = ("label", "provider", "status")
+#: FlyDSL's dispatcher, the provider users call (``analyze/verdicts/variants.py`` judges it).
+DISPATCHER = "auto"
 CORRECTNESS = {"pass": True, "fail": False, "not_checked": None}
 #: Metadata keys -> the provenance key they give (``Campaign.provenance``).
 METADATA_KEYS = {
-    "gpu": "gpu", "arch": "arch", "rocm": "rocm", "rocm_version": "rocm", "cuda": "cuda",
+    "gpu": "gpu", "gpu_name": "gpu", "arch": "arch", "rocm_arch": "arch", "gfx_arch": "arch", "rocm": "rocm",
+    "rocm_version": "rocm", "cuda": "cuda",
     "cuda_version": "cuda", "driver": "driver", "driver_version": "driver", "torch": "torch",
     "torch_version": "torch", "triton": "triton", "triton_version": "triton",
 }
+#: Metadata keys of the run's time, the first present used.
+TIMESTAMP_KEYS = ("timestamp", "timestamp_utc", "time_utc", "date")
+#: Ends of metadata keys naming a provider's commit (``flydsl_commit``, ``flydsl_head``).
+COMMIT_SUFFIXES = ("_commit", "_head", "_sha")
 REPORTS = "BENCHMARK_REPORT.md"
 #: Columns compared when a folder holds the same results as JSONL and CSV (classic, second layout).
 CLASSIC_COMPARED = ("shape_id", "provider", "benchmark_status", "correct", "median_us", "p10_us", "p90_us")
@@ -104,6 +135,12 @@ def find_suites(folder: str) -> dict[str, Suite]:
     return suites
 
 
+def is_suite_folder(folder: str) -> bool:
+    """True for a campaign folder of the second layout (suite results, no classic files)."""
+    return bool(find_suites(folder)) and not (os.path.isfile(os.path.join(folder, classic.LEDGER))
+                                              or classic._results_candidates(folder))
+
+
 def campaign_reports(folder: str) -> list[str]:
     """The folder's Markdown reports: ``BENCHMARK_REPORT.md``, then each ``REPORT_<suite>.md`` by name."""
     try:
@@ -135,7 +172,11 @@ def read_campaign_folder(folder: str | os.PathLike, name: str | None = None, rel
         camp = classic.read_campaign(folder, name, rel, results_path=chosen)
         if note:
             camp.notes.insert(0, note)
+    classic.one_spelling(camp.ledger)
     camp.reports = campaign_reports(folder)
+    if camp.suite is not None:
+        camp.logged_failures = campaign_logs.read_failures(folder, campaign_logs.log_files(folder) + camp.reports,
+                                                           camp.providers, [s.shape_id for s in camp.ledger])
     return camp
 
 
@@ -214,7 +255,7 @@ def read_suite_campaign(folder: str, suites: dict[str, Suite] | None = None, nam
     name = name or os.path.basename(os.path.abspath(folder))
     meta = {s: read_metadata(x.metadata) if x.metadata else {} for s, x in suites.items()}
     counts = {s: count_rows(_main_file(x)) for s, x in suites.items()}
-    pick = min(suites, key=lambda s: (-counts[s], -_timestamp(meta[s].get("timestamp")), s))
+    pick = min(suites, key=lambda s: (-counts[s], -_timestamp(run_timestamp(meta[s])), s))
     suite = suites[pick]
     path = _main_file(suite)
     notes = []
@@ -223,7 +264,7 @@ def read_suite_campaign(folder: str, suites: dict[str, Suite] | None = None, nam
         notes += [note] if note else []
     rows, ledger = read_suite_rows(path)
     others = {s: counts[s] for s in sorted(suites) if s != pick}
-    notes.insert(0, _suite_note(pick, counts[pick], meta[pick].get("timestamp"), suite, others))
+    notes.insert(0, _suite_note(pick, counts[pick], run_timestamp(meta[pick]), suite, others))
     return Campaign(name=name, path=folder, rel=rel or name, results_file=os.path.basename(path), rows=rows,
                     ledger=ledger, provenance=suite_provenance(meta[pick], rows), notes=notes,
                     suite=pick, other_suites=others, partial=suite.is_partial)
@@ -260,6 +301,11 @@ def count_rows(path: str) -> int:
         return 0
 
 
+def run_timestamp(meta: dict[str, Any]) -> Any:
+    """The run's time from its metadata (``timestamp``, else ``timestamp_utc``...); None when absent."""
+    return next((meta[k] for k in TIMESTAMP_KEYS if meta.get(k) not in (None, "")), None)
+
+
 def _timestamp(value: Any) -> float:
     """A metadata timestamp as seconds (ISO 8601 text or a number); -inf when absent or unreadable."""
     if isinstance(value, (int, float)) and not isinstance(value, bool):
@@ -291,16 +337,20 @@ def read_metadata(path: str) -> dict[str, Any]:
 
 def suite_provenance(meta: dict[str, Any], rows: list[ResultRow]) -> dict[str, dict[str, list[str]]]:
     """Provider -> provenance key -> values, from the metadata: the run's environment for every
-    provider, and each provider's commit (``candidate_commit`` and ``baseline_commit``)."""
+    provider, and each provider's commit (``candidate_commit`` and ``baseline_commit``); the
+    dispatcher ``auto`` without a commit of its own has FlyDSL's (``flydsl_head``)."""
     env = {key: [classic._text(meta[k])] for k, key in METADATA_KEYS.items()
            if isinstance(meta.get(k), (str, int, float)) and not isinstance(meta.get(k), bool) and meta[k] != ""}
-    commits = {k[:-len("_commit")]: v for k, v in meta.items() if k.endswith("_commit") and isinstance(v, str) and v}
+    commits = {k[:k.rindex("_")]: v for k, v in meta.items()
+               if k.endswith(COMMIT_SUFFIXES) and k.rindex("_") > 0 and isinstance(v, str) and v}
     if isinstance(meta.get("commits"), dict):
         commits.update({str(k): v for k, v in meta["commits"].items() if isinstance(v, str) and v})
     out = {}
     for provider in dict.fromkeys(r.provider for r in rows):
         mine = dict(env)
         owner = max((c for c in commits if provider.startswith(c)), key=len, default=None)
+        if owner is None and provider == DISPATCHER and "flydsl" in commits:
+            owner = "flydsl"  # the dispatcher is FlyDSL's: its commit is FlyDSL's
         if owner is not None:
             mine["candidate_commit"] = mine["baseline_commit"] = [commits[owner]]
         out[provider] = mine
@@ -420,10 +470,18 @@ def _correctness(value: Any, path: str, line: int) -> bool | None:
     raise InputError(path, f"correctness is not pass, fail or not_checked: {shown}", line=line)
 
 
+def is_shape_column(name: str) -> bool:
+    """True for a column that defines a shape (the rule in the module docstring): not a named
+    result column, not a time, no result word in its name."""
+    low = name.lower()
+    if low in RESULT_COLUMNS or low.startswith(_TIME_PREFIXES) or low.endswith(_TIME_SUFFIXES):
+        return False
+    return not any(word in RESULT_WORDS for word in low.split("_"))
+
+
 def _shape(rec: dict[str, Any], label: str, line: int, typed: bool, path: str) -> LedgerShape:
     """The ledger entry of a label: its shape columns as arguments (CSV cells typed as JSON would be)."""
-    args = {k: (_arg(v, k, path, line) if typed else _cell(v)) for k, v in rec.items()
-            if k not in RESULT_COLUMNS and not k.startswith("us_")}
+    args = {k: (_arg(v, k, path, line) if typed else _cell(v)) for k, v in rec.items() if is_shape_column(k)}
     return LedgerShape(shape_id=label, line=line, model=_text(rec.get("model"), "model", path, line) or "",
                        stage=_text(rec.get("stage"), "stage", path, line) or "",
                        dtype=_text(rec.get("dtype"), "dtype", path, line) or "", args=args)

@@ -40,7 +40,8 @@ flags, broken / missing / skipped lines, hotspot, commits; what ``diff`` and ``h
 ``shapes``, each shape's ``providers`` records without their null fields (an absent field is null)
 and without a ``scope`` whose flags are all false (an absent scope: the kernel alone was timed);
 a campaign of the second layout adds ``variants`` {provider: [geomean vs the verdict
-baseline, n]} and each shape's ``variants`` rows), ``headline``, ``hotspot`` (primary capture: top stall type, stall ratio,
+baseline, n]}, each shape's ``variants`` rows, and ``logged_failures`` (the failures its run's logs
+and reports record: ``[{provider, label, kind, file, line}]``, absent when none)), ``headline``, ``hotspot`` (primary capture: top stall type, stall ratio,
 waves per SIMD, limiter), ``captures`` (each: ``analysis`` as ``analyze --json``,
 every ``lines`` entry, the ``timeline`` bins, ``advice`` (each finding as ``analyze --json --advice`` prints it, its ``premise`` a message
 ``[catalogue key, {param: value}]``, plus ``i18n``: its title, summary, suggestion and premise as
@@ -72,6 +73,9 @@ def kernel_doc(k: base_views.KernelData, row: overview_views.IndexRow) -> dict[s
     """``api/kernels/<slug>.json``."""
     doc = kernel_views.kernel_json(k, row, API_FORMAT_VERSION)
     doc["score"] = lean_score(doc["score"])
+    if doc["score"] is not None and getattr(k.score, "logged_failures", None):
+        doc["score"]["logged_failures"] = [{"provider": f.provider, "label": f.label, "kind": f.kind, "file": f.file,
+                                            "line": f.line} for f in k.score.logged_failures]
     doc["roofline"] = lean_roofline(doc["roofline"])
     st = k.state
     doc["hotspot"] = st.hotspot.to_json() if st is not None and st.hotspot is not None else None

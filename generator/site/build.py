@@ -49,6 +49,7 @@ from typing import Any
 
 from generator import __version__
 from generator.analyze import provenance
+from generator.analyze.message import sentence_from_json
 from generator.analyze.kernels import category_labels
 from generator.site import api, deferred, gather, plan, publish, render, source_pages
 from generator.site.views import base as base_views
@@ -154,8 +155,13 @@ class Site:
 def build_site(sweep_path: str | os.PathLike, out_dir: str | os.PathLike, *, base_url: str = "",
                force: bool = False, progress: bool | None = None, stream=None,
                history_dir: str | os.PathLike | None = None, history_label: str | None = None,
-               history_commit: str | None = None, jobs: int | None = 1) -> BuildSummary:
+               history_commit: str | None = None, jobs: int | None = 1,
+               lock_wait: float = publish.LOCK_WAIT_S) -> BuildSummary:
     """Build (or update) the site of a sweep in ``out_dir``; see the module docstring.
+
+    One build at a time per output folder (``publish.output_lock``): another one running, this
+    one says so on ``stream``, waits up to ``lock_wait`` seconds for it (then builds on the site
+    it left), or stops with an InputError naming the folder.
 
     With ``history_dir`` the site gains ``history.html`` and ``api/history.json`` (every
     kernel's geomean over the recorded sweeps, this one included, and regression marks on
@@ -168,7 +174,21 @@ def build_site(sweep_path: str | os.PathLike, out_dir: str | os.PathLike, *, bas
     t0 = time.perf_counter()
     stream = stream or sys.stderr
     out = os.path.abspath(os.fspath(out_dir))
-    summary = BuildSummary(out=os.fspath(out_dir))
+    publish.check_output(out)
+
+    def say(line: str) -> None:
+        print(line, file=stream, flush=True)
+
+    with publish.output_lock(out, lock_wait, say):
+        return _build_locked(sweep_path, out, os.fspath(out_dir), t0, base_url=base_url, force=force,
+                             progress=progress, stream=stream, history_dir=history_dir,
+                             history_label=history_label, history_commit=history_commit, jobs=jobs)
+
+
+def _build_locked(sweep_path, out: str, shown_out: str, t0: float, *, base_url, force, progress, stream,
+                  history_dir, history_label, history_commit, jobs) -> BuildSummary:
+    """``build_site`` once the output folder's lock is held."""
+    summary = BuildSummary(out=shown_out)
     publish.check_output(out)
     bp = plan.plan_build(sweep_path, out, base_url, force, history_dir)
     summary.kernels = len(bp.kernels)
@@ -177,7 +197,8 @@ def build_site(sweep_path: str | os.PathLike, out_dir: str | os.PathLike, *, bas
         summary.skipped = sorted(bp.hashes)
         if bp.hmod is not None:  # the previous build of these very inputs recorded them
             summary.history = "history: unchanged, the site is up to date"
-        record_problems(summary, {s: (it.row.get("broken") or [], it.extra.get("skipped") or [])
+        record_problems(summary, {s: ([sentence_from_json(b) for b in it.row.get("broken") or []],
+                                      [sentence_from_json(n) for n in it.extra.get("skipped") or []])
                                   for s, it in bp.manifest.items.items()})
         summary.seconds = time.perf_counter() - t0
         return summary

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from generator.analyze import analysis, commits, message, report_checks, state
-from generator.analyze.message import sentence
+from generator.analyze.message import english, sentence
 from generator.config import CONFIG_NAME, SweepConfig
 from generator.errors import InputError, relative_text
 from generator.model import STALL_TYPES, Bundle, CaptureAnalysis
@@ -100,6 +100,18 @@ def _stage(k: base_views.KernelData, env: Env, what: str, fn: Callable, *args, *
     return None
 
 
+def site_pmc_notes(counters, bundle_rel: str) -> list[str]:
+    """The counter notes for the kernel page: the ``pmc`` command's advice on mixed kernels
+    (``msg.pmc.mixed``: "pass --kernel-contains", an option ``build`` has not) becomes what to do
+    for the site: the build sums every kernel when no capture names one; ``kernel-atlas pmc`` reads one."""
+    kernels = list(counters.kernels)
+    if counters.kernel_filter or len(kernels) < 2:
+        return list(counters.notes)
+    mixed = english("msg.pmc.mixed", n=len(kernels), flag="--kernel-contains")
+    said = sentence("msg.pmc.mixed.site", n=len(kernels), cmd=f"kernel-atlas pmc {bundle_rel} --kernel-contains TEXT")
+    return [said if str(n) == mixed else n for n in counters.notes]
+
+
 def gather_kernel(plan: KernelPlan, env: Env) -> tuple[base_views.KernelData, dict[str, Any]]:
     """Analyze and score one kernel: its KernelData, and the extra the overview caches. The files
     its stages shared (kernel traces, results) are let go when it is done: memory stays flat in
@@ -141,7 +153,7 @@ def _gather_kernel(plan: KernelPlan, env: Env) -> tuple[base_views.KernelData, d
     for path in campaign_suite.campaign_reports(plan.campaign_dir) if plan.campaign_dir else ():
         text = _stage(k, env, os.path.basename(path), render.read_report, path)
         if text is not None:
-            k.campaign_reports.append((os.path.basename(path), render.render_markdown(text)))
+            k.campaign_reports.append((os.path.basename(path), render.render_markdown(text, top=4)))  # under its h3
     if plan.campaign_dir and m.get("roofline") is not None and k.score is not None and k.score.is_verdict:
         r = _stage(k, env, sentence("msg.stage.roofline"), m["roofline"].campaign_roofline, plan.campaign_dir, env.config)
         if r is not None and r.points:
@@ -191,6 +203,7 @@ def _gather_bundle(bundle: Bundle, k: base_views.KernelData, env: Env, campaign_
     if m.get("pmc") is not None:
         counters = _stage(k, env, sentence("msg.stage.counters"), m["pmc"].analyze_bundle_counters, bundle.path, jit or None)
         if counters is not None:
+            counters.notes = site_pmc_notes(counters, relative_text(bundle.path, env.root).replace(os.sep, "/"))
             k.counters = counters.to_json()
             k.counter_reading = list(getattr(counters, "reading", []) or [])
     if m.get("runstats") is not None:
@@ -240,7 +253,7 @@ def _gather_bundle(bundle: Bundle, k: base_views.KernelData, env: Env, campaign_
     if bundle.report:
         text = _stage(k, env, "REPORT.md", render.read_report, bundle.report)
         if text is not None:
-            k.report_html = render.render_markdown(text)
+            k.report_html = render.render_markdown(text, top=3)  # under the page's h2 section
             occ = prim.analysis.occupancy if prim is not None and prim.analysis is not None else None
             k.report_checks = [c.to_json() for c in report_checks.check_report(text, occ)]
 
@@ -286,8 +299,9 @@ def gap_ratio(row: overview_views.IndexRow) -> float | None:
 
 
 def sweep_reading(extras: dict[str, dict[str, Any]], rows: dict[str, overview_views.IndexRow], adv) -> list[dict[str, Any]]:
-    """The sweep-level advice (``advice.sweep_findings``) as display items; every HEADROOM kernel takes part,
-    one without a capture under "no capture"."""
+    """The sweep-level advice (``advice.sweep_findings``) as display items; every HEADROOM kernel takes part
+    in the shares, one without a capture under "no capture", which is no finding and is not listed (no
+    priority badge for a missing capture: the kernel's page says it, in its captures panel)."""
     if adv is None or not hasattr(adv, "sweep_findings"):
         return []
     per_kernel = {}
@@ -309,6 +323,8 @@ def sweep_reading(extras: dict[str, dict[str, Any]], rows: dict[str, overview_vi
             per_kernel[slug] = (None, row.verdict, gap_ratio(row))
     items = []
     for sf in adv.sweep_findings(per_kernel):
+        if sf.kind == "nocapture":  # no finding: each kernel's page says it has no capture (its captures panel)
+            continue
         text = sf.text[len(sf.title) + 2:] if sf.text.startswith(sf.title + ": ") else sf.text
         said = sf.messages
         items.append({

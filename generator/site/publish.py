@@ -29,16 +29,22 @@ skip unchanged kernels (coverage.py's ``status.json``). Format 1::
 
 A manifest of another format, or one that cannot be read, is ignored: the next build
 is a full one.
+
+One build at a time per output folder: ``output_lock`` holds ``.<name>.lock`` beside it (an
+advisory ``flock``, released by the system if the build dies; the file is removed when the build
+ends). A second build into the same folder waits for it a bounded time, then stops with one line.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
 import shutil
 import tempfile
-from collections.abc import Iterable
+import time
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -48,6 +54,13 @@ from generator.read.discover import rel_path
 
 MANIFEST = "kernel-atlas-manifest.json"
 MANIFEST_FORMAT = 1
+#: Seconds a build waits for another build of the same output folder (``build --wait``).
+LOCK_WAIT_S = 300.0
+
+try:
+    import fcntl
+except ImportError:  # not a POSIX system: no lock (one build at a time is then the user's care)
+    fcntl = None  # type: ignore[assignment]
 
 
 # ---------------------------------------------------------------- hashing
@@ -312,3 +325,70 @@ def _swap(tmp: str, out_dir: str, had_old: bool) -> None:
         os.rename(backup, out_dir)
         raise
     shutil.rmtree(backup, ignore_errors=True)
+
+
+# ---------------------------------------------------------------- one build at a time
+
+
+def lock_path(out_dir: str) -> str:
+    """The lock file of an output folder: ``.<name>.lock`` beside it (the folder itself is swapped)."""
+    out_dir = os.path.abspath(out_dir)
+    return os.path.join(os.path.dirname(out_dir), f".{os.path.basename(out_dir)}.lock")
+
+
+@contextlib.contextmanager
+def output_lock(out_dir: str, wait_s: float = LOCK_WAIT_S,
+                on_wait: Callable[[str], None] | None = None) -> Iterator[None]:
+    """Hold the output folder's lock for the block. Another build holding it: say so once
+    (``on_wait``), wait up to ``wait_s`` seconds, then raise an InputError naming the folder."""
+    if fcntl is None:
+        yield
+        return
+    path = lock_path(out_dir)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    fd = _take_lock(path, out_dir, time.monotonic() + max(0.0, wait_s), wait_s, on_wait)
+    try:
+        os.ftruncate(fd, 0)
+        os.write(fd, f"{os.getpid()}\n".encode())
+        yield
+    finally:
+        with contextlib.suppress(OSError):
+            os.unlink(path)  # still held: a build waiting on this file retries on the new one
+        os.close(fd)
+
+
+def _take_lock(path: str, out_dir: str, deadline: float, wait_s: float,
+               on_wait: Callable[[str], None] | None) -> int:
+    """The open, locked lock file (retried while another process holds it, until ``deadline``)."""
+    said = False
+    while True:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            holder = _holder(fd)
+            os.close(fd)
+            if time.monotonic() >= deadline:
+                raise InputError(out_dir, f"another build{holder} is writing this output folder; still busy after "
+                                          f"{wait_s:g} s (build --wait SECONDS waits longer)") from None
+            if not said and on_wait is not None:
+                on_wait(f"kernel-atlas: waiting for another build{holder} of {out_dir} (at most {wait_s:g} s)")
+                said = True
+            time.sleep(0.1)
+            continue
+        try:
+            same = os.fstat(fd).st_ino == os.stat(path).st_ino
+        except FileNotFoundError:
+            same = False
+        if same:
+            return fd
+        os.close(fd)  # the holder removed this file as it ended: lock the new one
+
+
+def _holder(fd: int) -> str:
+    """`` (pid N)`` of the build holding a lock file, from its contents ('' when unknown)."""
+    try:
+        text = os.pread(fd, 32, 0).decode("ascii", "replace").strip()
+    except OSError:
+        return ""
+    return f" (pid {text})" if text.isdigit() else ""

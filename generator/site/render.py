@@ -209,12 +209,13 @@ def render_pr(pr: Any) -> bytes:
 
 # ---------------------------------------------------------------- REPORT.md
 
-def render_markdown(text: str) -> str:
+def render_markdown(text: str, top: int | None = None) -> str:
     """REPORT.md as HTML: tables and fenced code, raw HTML shown as text, unsafe links removed
-    (``report_md``, imported on first use: only bundles with a REPORT.md need Markdown)."""
+    (``report_md``, imported on first use: only bundles with a REPORT.md need Markdown); headings
+    demoted to start at ``h<top>`` when given (a report inside a page's section)."""
     from generator.site import report_md
 
-    return clean_html(report_md.to_html(text))
+    return clean_html(report_md.to_html(text, top))
 
 
 # What rendered REPORT.md may hold after Markdown (everything else is dropped by nh3, an

@@ -59,13 +59,40 @@ class _SafeTree(Treeprocessor):
                         del el.attrib[attr]
 
 
+HEADINGS = ("h1", "h2", "h3", "h4", "h5", "h6")
+
+
+class _Demote(Treeprocessor):
+    """Shift a report's headings so that its first level is ``top`` (an ``h1`` under the page's
+    ``h2`` section becomes an ``h3``; the levels below it keep their order, ``h6`` at most)."""
+
+    def __init__(self, md: markdown.Markdown, top: int) -> None:
+        super().__init__(md)
+        self.top = top
+
+    def run(self, root: etree.Element) -> None:
+        found = [el for el in root.iter() if el.tag in HEADINGS]
+        shift = self.top - min((int(el.tag[1]) for el in found), default=self.top)
+        if shift <= 0:
+            return
+        for el in found:
+            el.tag = f"h{min(6, int(el.tag[1]) + shift)}"
+
+
 class _NoRawHtml(Extension):
-    """Treat raw HTML in Markdown as text (escaped) and keep only safe links."""
+    """Treat raw HTML in Markdown as text (escaped) and keep only safe links; headings demoted to
+    start at ``top`` when given."""
+
+    def __init__(self, top: int | None = None) -> None:
+        super().__init__()
+        self.top = top
 
     def extendMarkdown(self, md: markdown.Markdown) -> None:
         md.preprocessors.deregister("html_block")
         md.inlinePatterns.deregister("html")
         md.treeprocessors.register(_SafeTree(md), "kernel_atlas_safe", 0)
+        if self.top is not None:
+            md.treeprocessors.register(_Demote(md, self.top), "kernel_atlas_demote", 1)
 
 
 def _report_slug(value: str, separator: str) -> str:
@@ -75,11 +102,12 @@ def _report_slug(value: str, separator: str) -> str:
     return REPORT_ID_PREFIX + slugify(value, separator)
 
 
-def to_html(text: str) -> str:
+def to_html(text: str, top: int | None = None) -> str:
     """REPORT.md as HTML: tables and fenced code, raw HTML shown as text, unsafe links marked
-    (``render.clean_html`` then applies the allowlist)."""
+    (``render.clean_html`` then applies the allowlist); its first heading level ``top`` when given
+    (a report inside a page's section: no second ``<h1>`` on the page)."""
     md = markdown.Markdown(
-        extensions=["tables", "fenced_code", "sane_lists", "toc", _NoRawHtml()],
+        extensions=["tables", "fenced_code", "sane_lists", "toc", _NoRawHtml(top)],
         extension_configs={"toc": {"slugify": _report_slug, "permalink": False}},
         output_format="html",
     )

@@ -19,6 +19,7 @@ from generator.analyze.verdicts.headline import (
 from generator.analyze.verdicts.kernel import KernelScore, summarize
 from generator.analyze.verdicts.rules import BLOCKED, UNTIMED, Roofs, Thresholds, timing_floor
 from generator.analyze.verdicts.shapes import score_shape
+from generator.analyze.naming import category_of, known_categories, title_of
 from generator.analyze.verdicts.variants import DISPATCHER, choose_candidate, variants_of
 from generator.config import DEFAULT_REFERENCE, SweepConfig, load_config
 from generator.errors import InputError
@@ -67,7 +68,8 @@ def score_campaign(campaign: Campaign, config: SweepConfig | None = None,
     score = summarize(campaign.name, shapes, thresholds, reference, candidate, headline, floor_us,
                       pair_device_us(campaign.path, headline), campaign_clock(campaign, config), first_rows)
     score.bundles = bundles_for_campaign(campaign.name, config, kernels_json)
-    score.name, score.category = _display(campaign.name, score.bundles, config, kernels_json)
+    score.name, score.category = _display(campaign.name, score.bundles, config, kernels_json,
+                                          from_words=campaign.suite is not None)
     score.path = campaign.rel
     score.results_file = campaign.results_file
     score.provenance = {**campaign.provenance_for(candidate), **config.provenance}
@@ -75,6 +77,9 @@ def score_campaign(campaign: Campaign, config: SweepConfig | None = None,
     score.provider_notes = campaign.provider_notes()
     score.notes = list(campaign.notes) + _row_notes(campaign, by_shape)
     score.partial = campaign.partial
+    # the second layout's failures its run's logs and reports record (``read/campaign_logs.py``): shown
+    # per provider beside the rows' failures (a crashed variant writes no row)
+    score.logged_failures = list(campaign.logged_failures)
     if not campaign.timed:
         score.verdict = UNTIMED
         score.verdict_basis = "none"
@@ -163,8 +168,9 @@ def sweep_floor(root: str | os.PathLike, config: SweepConfig | None = None) -> f
 
 
 def _display(op: str, bundles: list[str], config: SweepConfig,
-             kernels_json: Mapping[str, Any] | None) -> tuple[str, str | None]:
-    """(display name, category) of a campaign: configuration, then kernels.json, then the op."""
+             kernels_json: Mapping[str, Any] | None, from_words: bool = False) -> tuple[str, str | None]:
+    """(display name, category) of a campaign: configuration, then kernels.json, then the op (the
+    second layout, ``from_words``: a title and a category from the op's words, ``analyze/naming.py``)."""
     entries = {e["example"]: e for e in kernel_entries(kernels_json)}
     name = category = None
     for key in [op, *bundles]:
@@ -175,6 +181,8 @@ def _display(op: str, bundles: list[str], config: SweepConfig,
         entry = entries.get(b, {})
         name = name or (entry.get("name") if isinstance(entry.get("name"), str) else None)
         category = category or (entry.get("op_category") if isinstance(entry.get("op_category"), str) else None)
+    if from_words:
+        return name or title_of(op), category or category_of(op, known_categories(config, entries.values()))
     return name or op, category
 
 

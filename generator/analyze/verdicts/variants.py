@@ -17,11 +17,11 @@ from __future__ import annotations
 
 from typing import Iterable, Sequence
 
+from generator.read.campaign_suite import DISPATCHER  # the dispatcher a campaign without the candidate is judged by
+
 #: Library providers by exact name, and by the start of their name (``aiter_asm``, ``ck_tile``, ...).
 LIBRARIES = frozenset({"hipblaslt", "rocblas", "triton", "gluon", "pytorch", "cudnn", "flashinfer"})
 LIBRARY_PREFIXES = ("aiter", "ck", "torch", "cublas")
-#: The dispatcher a campaign without the sweep's candidate is judged by.
-DISPATCHER = "auto"
 
 
 def is_library(provider: str) -> bool:

@@ -191,3 +191,13 @@ class SiteContext:
     history: bool = False  # the site has a history page (build --history)
     missing_stages: list[str] = field(default_factory=list)  # analysis modules not available
     category_labels: dict[str, str] = field(default_factory=dict)  # category -> as its owners write it
+
+
+#: The ``missing`` sentences of a kernel without a capture: its page's captures panel words them
+#: ("No profiling bundle for this kernel", "The bundle holds no ATT or Nsight Compute capture").
+CAPTURE_MISSING = frozenset({"msg.missing.bundle", "msg.missing.captures"})
+
+
+def not_said_by_captures(missing: list[str]) -> list[str]:
+    """``missing`` less what the captures panel says (a missing capture is said once on a page)."""
+    return [m for m in missing if getattr(getattr(m, "msg", None), "key", None) not in CAPTURE_MISSING]

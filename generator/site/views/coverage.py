@@ -1,7 +1,8 @@
 """Coverage: which models and shapes each kernel's campaign covers, and how it fares on them.
 
 Per kernel, per model of its ledger (``model`` split on ``|``, a shape counting for each of
-its models; no model -> ``(no model)``): ledger shapes, measured (candidate usable and a
+its models; no model -> ``(no model)``; names differing only in case are one model, spelled as
+first seen: one row per model in the matrix, the kernels' own spelling in each cell's link): ledger shapes, measured (candidate usable and a
 best baseline exists), won / lost (speedup >= win / < headroom threshold, as the verdict
 counts them), unsupported (the candidate's status is ``unsupported``), failed (the
 candidate's own hard failures: failed, oom or incorrect where a baseline ran), harness (every
@@ -40,8 +41,9 @@ def model_coverage(score: Any) -> dict[str, dict[str, Any]]:
         return {}
     cells: dict[str, dict[str, Any]] = {}
     logs: dict[str, list[float]] = {}
+    spelled: dict[str, str] = {}
     for sh in score.shapes:
-        for m in shape_models(sh):
+        for m in dict.fromkeys(spelled.setdefault(x.casefold(), x) for x in shape_models(sh)):
             c = cells.setdefault(m, dict.fromkeys(COUNTS, 0))
             c["shapes"] += 1
             if sh.measured and sh.speedup:
@@ -121,24 +123,29 @@ def cell_css(c: dict[str, Any], ctx: SiteContext) -> str:
     return "cov-parity" if g >= ctx.headroom else "cov-loss"
 
 
-def coverage_cell(model: str, c: dict[str, Any], page: str, ctx: SiteContext) -> CoverageCell:
-    """Display values of one cell."""
+def coverage_cell(model: str, c: dict[str, Any], page: str, ctx: SiteContext, link: str | None = None) -> CoverageCell:
+    """Display values of one cell (``link``: the model as the kernel spells it, for its page's filter)."""
     letters = [f"{c.get(k, 0)}{letter}" for k, letter in LETTERS.items() if c.get(k)]
     title, title_zh = i18n.both("cov.title", model=model, geomean=fmt_x(c["geomean"]) if c["geomean"] is not None else DASH,
                                 **{k: c.get(k, 0) for k in COUNTS})
     return CoverageCell(text=f"{c['measured']}/{c['shapes']}", detail=" ".join(letters), title=title,
-                        css=cell_css(c, ctx), href=model_href(page, model), counts=dict(c), title_zh=title_zh)
+                        css=cell_css(c, ctx), href=model_href(page, link or model), counts=dict(c), title_zh=title_zh)
 
 
 def coverage_view(rows: list[Any], ctx: SiteContext) -> CoverageView:
     """The models x kernels matrix from the overview rows (kernels in display order)."""
     cols = [r for r in rows if r.coverage]
-    models: dict[str, int] = {}
+    models: dict[str, int] = {}  # one row per model whatever its case: the first kernel's spelling
+    spelled: dict[str, str] = {}
     for r in cols:
         for m, c in r.coverage.items():
+            m = spelled.setdefault(m.casefold(), m)
             models[m] = models.get(m, 0) + c["shapes"]
     out = []
     for m in models:
-        cells = [coverage_cell(m, r.coverage[m], r.href, ctx) if m in r.coverage else None for r in cols]
+        own = [next((k for k in r.coverage if k.casefold() == m.casefold()), None) for r in cols]
+        # a cell links with the kernel's own spelling: its page's rows carry that one
+        cells = [coverage_cell(m, r.coverage[k], r.href, ctx, link=k) if k is not None else None
+                 for r, k in zip(cols, own)]
         out.append(CoverageRow(m, models[m], cells))
     return CoverageView([CoverageColumn(r.slug, r.name, r.href) for r in cols], rows_sorted(out))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from generator.site.views.base import KernelData, SiteContext
+from generator.site.views.base import KernelData, SiteContext, not_said_by_captures
 from generator.site.views.overview import Fact, IndexRow
 from generator.site.views.panel import register_panel
 
@@ -29,4 +29,4 @@ def _data_panel(k: KernelData, row: IndexRow, ctx: SiteContext) -> DataView:
         links.append(Fact("bundle in the sweep", k.bundle_rel, "data.bundle"))
     if k.score is not None and k.score.path:
         links.append(Fact("campaign in the sweep", k.score.path, "data.campaign"))
-    return DataView(links, list(k.missing), list(k.broken), list(k.notes))
+    return DataView(links, not_said_by_captures(k.missing), list(k.broken), list(k.notes))

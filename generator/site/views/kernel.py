@@ -6,7 +6,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from generator.analyze.message import msg
-from generator.site.views.base import CaptureData, KernelData, SiteContext, TOP_K, VERDICTS, md_text
+from generator.site.views.base import (CaptureData, KernelData, SiteContext, TOP_K, VERDICTS, md_text,
+                                       not_said_by_captures)
 from generator.site.views.overview import ClauseLink, IndexRow, clause_links
 from generator.site.views.panel import NavItem, PanelView, registered_panels
 from generator.site.wording import Said, said
@@ -43,6 +44,11 @@ class KernelPage:
     @property
     def history_nav(self) -> bool:
         return bool(self.history_href)
+
+    @property
+    def header_missing(self) -> list[str]:
+        """What the header says is missing, less a missing capture: the captures panel says that, once."""
+        return not_said_by_captures(self.row.missing)
 
 
 #: Flags the one-line PR snippet and the badge name beside the verdict (the page says why).

@@ -53,6 +53,8 @@ class ShapeRowView:
     verdict_sort: str = ""
     verdict_css: str = "o-none"
     verdict_data: bool = True  # the ratio alone (data, not translated); False: a sentence
+    unverified: str = ""  # measured, a check not run (rule 1): the speedup cells' tooltip, "" otherwise
+    unverified_zh: str = ""
 
 
 
@@ -75,6 +77,8 @@ def shape_flags(sh: Any) -> list[str]:
             out.append(sentence("msg.shape.scope.none", baseline=sh.best_baseline, scope=scope))
     for p in sh.above_roof:
         out.append(_roof_sentence(p, sh.providers[p]))
+    if getattr(sh, "unverified", False):
+        out.append(sentence("msg.shape.unverified", cand=sh.candidate))
     return out
 
 
@@ -207,6 +211,7 @@ def verdict_note(sh: Any) -> tuple[str, str]:
         parts = [("speed.caveat.verdict.eager" if m else "speed.caveat.verdict",
                   {"x": fmt_x(sh.verdict_speedup), "baseline": sh.verdict_baseline, **({"m": m} if m else {})})]
     parts += [("speed.caveat.floor", {})] if sh.at_floor else []
+    parts += [("speed.caveat.unverified", {})] if getattr(sh, "unverified", False) else []
     return "; ".join(i18n.en(k, **kw) for k, kw in parts), "；".join(i18n.zh(k, **kw) for k, kw in parts)
 
 
@@ -217,6 +222,10 @@ def _with_verdict(row: ShapeRowView, sh: Any, ctx: SiteContext) -> ShapeRowView:
     row.verdict_data = not isinstance(row.verdict_text, Sentence)
     row.verdict_sort = sort_key(sh.verdict_speedup)
     row.verdict_css = "o-none o-floor" if sh.at_floor else outcome_css(sh.verdict_speedup, ctx)
+    if sh.measured and getattr(sh, "unverified", False):  # its speedups are not an ok (rule 1)
+        row.unverified, row.unverified_zh = i18n.en("speed.caveat.unverified"), i18n.zh("speed.caveat.unverified")
+        row.outcome_css += " o-unverified"
+        row.verdict_css += " o-unverified"
     return row
 
 
@@ -314,6 +323,8 @@ def shape_caveats(sh: Any) -> list[tuple[str, dict]]:
         out.append(("speed.caveat.roof", {"providers": ", ".join(sh.above_roof)}))
     if sh.at_floor:
         out.append(("speed.caveat.floor", {}))
+    if getattr(sh, "unverified", False):
+        out.append(("speed.caveat.unverified", {}))
     v = sh.verdict_speedup
     if v is None:
         out.append(("speed.caveat.nocomp", {}))
@@ -385,10 +396,13 @@ def score_facts(s: Any, row: IndexRow | None) -> list[Fact]:
         shape_fact("fact.best", s.best),
         (Fact.of("fact.noise", "speed.v.uncertain", css="warn", x=fmt_x(s.noise)) if s.uncertain else
          Fact(i18n.en("fact.noise"), fmt_x(s.noise), "fact.noise")),
-        (Fact.of("fact.reference", "speed.v.refonly", ref=s.reference) if s.reference_only else
-         Fact(i18n.en("fact.reference"), f"{s.reference}", "fact.reference")),
         like_for_like_fact(s),
     ]
+    if s.reference in s.providers:  # a reference nobody timed is no fact of this campaign
+        facts.insert(-1, Fact.of("fact.reference", "speed.v.refonly", ref=s.reference) if s.reference_only else
+                     Fact(i18n.en("fact.reference"), f"{s.reference}", "fact.reference"))
+    if (logged := logged_failures_fact(s)) is not None:
+        facts.insert(next(i for i, f in enumerate(facts) if f.i18n == "fact.failures") + 1, logged)
     if (floor := floor_fact(s)) is not None:
         facts.append(floor)
     if row is not None and (row.timed_commits or row.profiled_commit):
@@ -399,6 +413,20 @@ def score_facts(s: Any, row: IndexRow | None) -> list[Fact]:
         facts.append(Fact.of("fact.roof", "speed.v.roof", css="warn", n=len(s.above_roof),
                              providers=", ".join(sorted({p for _, p in s.above_roof}))))
     return facts
+
+
+def logged_failures_fact(s: Any) -> Fact | None:
+    """The failures the run's logs and reports record, per provider (``read/campaign_logs.py``):
+    ``flydsl_t64 1 (GPU memory fault at b2_s4096)``; None when they record none."""
+    by: dict[str, list[Any]] = {}
+    for f in getattr(s, "logged_failures", None) or []:
+        by.setdefault(f.provider, []).append(f)
+    if not by:
+        return None
+    parts = [(p, len(fs), ", ".join(f.kind + (f" at {f.label}" if f.label else "") for f in fs)) for p, fs in by.items()]
+    files = ", ".join(dict.fromkeys(f.file for fs in by.values() for f in fs))
+    text = "; ".join(f"{p} {n} ({what})" for p, n, what in parts)
+    return Fact.of("fact.logged", "speed.v.logged", css="bad", failures=text, files=files)
 
 
 def headline_pair_zh(h: Any) -> Markup:
