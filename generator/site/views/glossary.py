@@ -50,6 +50,10 @@ TERMS = (
     Term("geomean", ("geomean",), ("几何平均",)),
     Term("hard-failure", ("hard failure",), ("硬失败",)),
     Term("like-for-like", ("like-for-like",), ("同口径",)),
+    Term("kernel-clock", ("kernel clock",), ("内核时钟",)),
+    Term("call-clock", ("call clock", "call time"), ("调用时钟", "调用时间")),
+    Term("launch-overhead", ("launch overhead",), ("启动开销",)),
+    Term("interval", ("shapes interval",), ("形状区间",)),
 )
 
 

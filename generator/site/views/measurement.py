@@ -34,16 +34,17 @@ def kernel_timing(score: Any) -> dict[str, Any] | None:
     if score is None or not score.is_verdict:
         return None
     counts: Counter[tuple[str, str]] = Counter()
-    shapes, baselines = 0, set()
+    shapes, baselines, eager = 0, set(), 0
     for sh in score.shapes:
         timed = [(p, r) for p, r in sh.providers.items() if r.usable]
         shapes += bool(timed)
         for p, r in timed:
             counts[(r.timing_method or "", r.cache_state or "")] += 1
+            eager += bool(r.eager_median_us)
             if p != score.candidate:
                 baselines.add(p)
     return {"methods": [[m, c, n] for (m, c), n in sorted(counts.items())], "timed_shapes": shapes,
-            "baselines": sorted(baselines)}
+            "baselines": sorted(baselines), "eager_rows": eager, "clock": getattr(score, "clock", "kernel")}
 
 
 @dataclass
@@ -96,6 +97,10 @@ def measurement_view(rows: Sequence[Any], candidate: str) -> list[MeasuredFact]:
         cand = msg("measure.candidate.timed", candidate=candidate, timed=commits)
     else:
         cand = msg("measure.candidate.none", candidate=candidate)
+    graph = sum(n for (m, _c), n in methods.items() if METHODS.get(m) == "measure.method.graph")
+    clocks = msg("measure.clocks.text", graph=fmt_num(graph), eager=fmt_num(sum(r.timing.get("eager_rows", 0) for r in timed)),
+                 events=sum(1 for r in timed if r.timing.get("clock") == "call"))
     return [MeasuredFact("measure.timing", wording.said(timing_message(methods))),
+            MeasuredFact("measure.clocks", wording.said(clocks)),
             MeasuredFact("measure.scope", wording.said(scope)),
             MeasuredFact("measure.candidate", wording.said(cand))]

@@ -280,8 +280,11 @@ def like_for_like_fact(s: Any) -> Fact:
     shapes mix timing methods, said, with the verdict ratio that compares one method."""
     if s.like_for_like_geomean:
         g, n = s.like_for_like_geomean
-        lfl = ("speed.v.lfl.always" if s.like_for_like_reference_only else "speed.v.lfl",
-               {"g": fmt_x(g), "n": n, "ref": s.reference})
+        if getattr(s, "like_for_like_mixed", 0):  # rule 8 with rule 13: graph against eager is no like-for-like
+            lfl = ("speed.v.lfl.clocks", {"g": fmt_x(g), "n": n, "m": s.like_for_like_mixed})
+        else:
+            lfl = ("speed.v.lfl.always" if s.like_for_like_reference_only else "speed.v.lfl",
+                   {"g": fmt_x(g), "n": n, "ref": s.reference})
     else:
         lfl = ("speed.v.nolfl", {})
     head = ("speed.v.notlfl" if s.not_like_for_like else "speed.v.scope", {"m": s.scope_mismatch_shapes, "n": s.n_measured})
