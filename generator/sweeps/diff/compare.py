@@ -9,6 +9,7 @@ from generator.errors import InputError
 from generator.sweeps.diff.changes import (
     BASELINE,
     CANDIDATE,
+    COMPARISON,
     ENVIRONMENT,
     IMPROVEMENT,
     NEUTRAL,
@@ -23,6 +24,7 @@ from generator.sweeps.diff.changes import (
     fmt_pct,
     fmt_x,
     shape_text,
+    unique_labels,
 )
 from generator.sweeps.diff.rules import (
     _arrow,
@@ -33,6 +35,9 @@ from generator.sweeps.diff.rules import (
     environment_changes,
     provider_name,
     ratio_of,
+    shape_comparison,
+    status_move_text,
+    status_moves,
     threshold_factor,
     verdict_direction,
 )
@@ -51,7 +56,10 @@ def diff_kernel(old: KernelSnapshot, new: KernelSnapshot, options: DiffOptions) 
     shape_changes, cand_ratios, base_ratios = diff_shapes(old, new, options)
     kd.n_shapes_common = len(cand_ratios)
     kd.n_shapes_both = len({s.shape_id for s in old.shapes} & {s.shape_id for s in new.shapes})
-    kd.changes += _kernel_level(old, new, options, geomean(cand_ratios), geomean(base_ratios))
+    kd.labels = unique_labels(list({s.shape_id: s for s in old.shapes + new.shapes}.values()))
+    known = kernel_known_causes(old, new, shape_changes)
+    kd.changes += _kernel_level(old, new, options, geomean(cand_ratios), geomean(base_ratios), known)
+    kd.changes += comparison_change(old, new)
     kd.changes += shape_changes
     kd.changes += diff_hotspot(old, new, options)
     kd.changes += diff_kernel_provenance(old, new)
@@ -60,18 +68,19 @@ def diff_kernel(old: KernelSnapshot, new: KernelSnapshot, options: DiffOptions) 
 
 
 def _kernel_level(old: KernelSnapshot, new: KernelSnapshot, options: DiffOptions,
-                  cand_ratio: float | None, base_ratio: float | None) -> list[Change]:
-    """The verdict and geomean changes of a kernel."""
+                  cand_ratio: float | None, base_ratio: float | None, known: list[Cause] = ()) -> list[Change]:
+    """The verdict and geomean changes of a kernel; ``known``: the causes its shapes name
+    (``kernel_known_causes``), so that the kernel's cause is their summary."""
     out = []
     ratio = ratio_of(new.geomean_vs_best, old.geomean_vs_best)
     factor = threshold_factor([old.noise, new.noise], options.min_change)
     significant = beats(ratio, factor)
     providers = sorted({s.best_baseline for s in old.shapes + new.shapes if s.best_baseline})
-    causes = attribute(old, new, significant, factor, cand_ratio, base_ratio, providers) if ratio else []
+    causes = attribute(old, new, significant, factor, cand_ratio, base_ratio, providers, list(known)) if ratio else []
     if old.verdict != new.verdict:
         out.append(Change("verdict", new.slug, "verdict", old.verdict, new.verdict, True,
                           verdict_direction(old.verdict, new.verdict), ratio=ratio, threshold=factor,
-                          causes=list(causes) or _provenance_causes(old, new),
+                          causes=list(causes) or list(known) or _provenance_causes(old, new),
                           text=f"verdict {_arrow(old.verdict, new.verdict)}"))
     out += _ladder_changes(old, new, factor, causes)
     if ratio is not None and ratio != 1.0:
@@ -82,7 +91,7 @@ def _kernel_level(old: KernelSnapshot, new: KernelSnapshot, options: DiffOptions
     elif (old.geomean_vs_best is None) != (new.geomean_vs_best is None):
         out.append(Change("geomean", new.slug, "geomean_vs_best", old.geomean_vs_best, new.geomean_vs_best,
                           True, IMPROVEMENT if new.geomean_vs_best is not None else REGRESSION,
-                          causes=_provenance_causes(old, new),
+                          causes=list(known) or _provenance_causes(old, new),
                           text=f"geomean vs any baseline {fmt_x(old.geomean_vs_best)} → {fmt_x(new.geomean_vs_best)}"))
     if old.flags != new.flags:
         gained = [f for f in new.flags if f not in old.flags]
@@ -120,15 +129,70 @@ def _provenance_causes(old: KernelSnapshot, new: KernelSnapshot) -> list[Cause]:
     """Causes from provenance alone (no timing ratio to test): what changed, if anything."""
     causes = []
     if old.candidate_commit != new.candidate_commit:
-        causes.append(Cause(CANDIDATE, f"commit {_arrow(old.candidate_commit, new.candidate_commit)}"))
+        causes.append(Cause(CANDIDATE, f"commit {_arrow(old.candidate_commit, new.candidate_commit)}", (CANDIDATE,)))
     olds, news = comparable_baselines(old.baselines, new.baselines)
     for p in sorted(set(olds) | set(news)):
         if olds.get(p) != news.get(p):
-            causes.append(Cause(BASELINE, f"{provider_name(p)} {_arrow(olds.get(p), news.get(p))}"))
+            causes.append(Cause(BASELINE, f"{provider_name(p)} {_arrow(olds.get(p), news.get(p))}", (BASELINE,)))
     env = environment_changes(old.environment, new.environment)
     if env:
-        causes.append(Cause(ENVIRONMENT, ", ".join(f"{k} {_arrow(*v)}" for k, v in env.items())))
-    return causes or [Cause(UNEXPLAINED, "no commit or environment change recorded")]
+        causes.append(Cause(ENVIRONMENT, ", ".join(f"{k} {_arrow(*v)}" for k, v in env.items()),
+                            (CANDIDATE, BASELINE)))
+    return causes or [Cause(UNEXPLAINED, "no commit or environment change recorded", (CANDIDATE, BASELINE))]
+
+
+def kernel_known_causes(old: KernelSnapshot, new: KernelSnapshot, shape_changes: list[Change]) -> list[Cause]:
+    """The summary of a kernel's shape causes that no timing ratio shows: the comparison's (baselines
+    added, removed, starting or ceasing to pass) and the candidate's passing more or fewer shapes."""
+    out = []
+    comparison = comparison_summary(old, new)
+    if comparison:
+        out.append(Cause(COMPARISON, comparison, (COMPARISON,)))
+    gained = [c for c in shape_changes if c.kind == "shape-status" and c.item == "candidate" and c.direction == IMPROVEMENT]
+    lost = [c for c in shape_changes if c.kind == "shape-status" and c.item == "candidate" and c.direction == REGRESSION]
+    words = []
+    if gained:
+        words.append(f"now measured on {_count(len(gained), 'more shape')}")
+    if lost:
+        words.append(f"no longer measured on {_count(len(lost), 'shape')}")
+    if words:
+        commit = (f" (commit {_arrow(old.candidate_commit, new.candidate_commit)})"
+                  if old.candidate_commit != new.candidate_commit else "")
+        out.append(Cause(CANDIDATE, ", ".join(words) + commit, (CANDIDATE,)))
+    return out
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" + ("" if n == 1 else "s")
+
+
+def comparison_summary(old: KernelSnapshot, new: KernelSnapshot) -> str:
+    """``aiter now passes (was failed) on 3 shapes; best baseline pytorch → aiter on 3 shapes``: the
+    status moves of the baselines over the shapes on both sides, then the changes of best baseline they
+    caused (empty when the baselines compared with did not change)."""
+    olds = {s.shape_id: s for s in old.shapes}
+    moves: dict[str, int] = {}
+    best: dict[str, int] = {}
+    for b in new.shapes:
+        a = olds.get(b.shape_id)
+        if a is None:
+            continue
+        for m in status_moves(a, b):
+            text = status_move_text(*m)
+            moves[text] = moves.get(text, 0) + 1
+        if shape_comparison(a, b) is not None:
+            text = f"best baseline {_arrow(a.best_baseline, b.best_baseline)}"
+            best[text] = best.get(text, 0) + 1
+    return "; ".join(f"{text} on {_count(n, 'shape')}" for text, n in list(moves.items()) + list(best.items()))
+
+
+def comparison_change(old: KernelSnapshot, new: KernelSnapshot) -> list[Change]:
+    """One change saying which baselines compared with changed, when any did."""
+    text = comparison_summary(old, new)
+    if not text:
+        return []
+    return [Change("comparison", new.slug, "baselines", None, None, True, NEUTRAL,
+                   causes=[Cause(COMPARISON, text, (COMPARISON,))], text=f"baselines compared: {text}")]
 
 
 def diff_shapes(old: KernelSnapshot, new: KernelSnapshot,
@@ -149,10 +213,12 @@ def diff_shapes(old: KernelSnapshot, new: KernelSnapshot,
         c_ratio = ratio_of(b.candidate_us, a.candidate_us)
         b_ratio = ratio_of(b.best_baseline_us, a.best_baseline_us)
         if a.speedup is not None and b.speedup is not None:
+            compared = shape_comparison(a, b)
             if c_ratio is not None and b_ratio is not None:
                 cand_ratios.append(c_ratio)
-                base_ratios.append(b_ratio)
-            changes += _shape_speedup_change(old, new, a, b, options, c_ratio, b_ratio)
+                if compared is None:  # a baseline's own move (another baseline's time is no move of it)
+                    base_ratios.append(b_ratio)
+            changes += _shape_speedup_change(old, new, a, b, options, c_ratio, b_ratio, compared)
         elif (a.speedup is None) != (b.speedup is None):
             changes.append(_shape_status_change(old, new, a, b))
     for sid, a in olds.items():
@@ -164,8 +230,10 @@ def diff_shapes(old: KernelSnapshot, new: KernelSnapshot,
 
 
 def _shape_speedup_change(old: KernelSnapshot, new: KernelSnapshot, a: ShapePoint, b: ShapePoint,
-                          options: DiffOptions, c_ratio: float | None, b_ratio: float | None) -> list[Change]:
-    """The speedup change of a shape measured on both sides (none when equal)."""
+                          options: DiffOptions, c_ratio: float | None, b_ratio: float | None,
+                          compared: Cause | None = None) -> list[Change]:
+    """The speedup change of a shape measured on both sides (none when equal); ``compared``: the
+    comparison's cause when its best baseline changed with the baselines passing."""
     ratio = ratio_of(b.speedup, a.speedup)
     if ratio is None or ratio == 1.0:
         return []
@@ -174,21 +242,33 @@ def _shape_speedup_change(old: KernelSnapshot, new: KernelSnapshot, a: ShapePoin
     base = "" if a.best_baseline == b.best_baseline else f", best baseline {_arrow(a.best_baseline, b.best_baseline)}"
     return [Change("shape", new.slug, "speedup", a.speedup, b.speedup, significant, direction_of(ratio),
                    ratio=ratio, threshold=factor,
-                   causes=attribute(old, new, significant, factor, c_ratio, b_ratio,
-                                    [a.best_baseline, b.best_baseline]),
+                   causes=attribute(old, new, significant, factor, c_ratio, None if compared else b_ratio,
+                                    [a.best_baseline, b.best_baseline], [compared] if compared else None),
                    shape_id=b.shape_id, args=b.args, dtype=b.dtype,
                    text=f"{fmt_x(a.speedup)} → {fmt_x(b.speedup)} ({fmt_pct(ratio)}){base}")]
 
 
 def _shape_status_change(old: KernelSnapshot, new: KernelSnapshot, a: ShapePoint, b: ShapePoint) -> Change:
-    """A shape that became measured, or stopped being measured."""
+    """A shape that became measured, or stopped being measured: by the candidate (its status changed;
+    ``item`` "candidate") or by the comparison (a baseline started or ceased to pass; ``item`` "baselines")."""
     now_measured = b.speedup is not None
-    status = b.candidate_status if not now_measured else a.candidate_status
-    text = (f"now measured: {fmt_x(b.speedup)} (was {status or 'not run'})" if now_measured
-            else f"no longer measured: {status or 'no candidate row'} (was {fmt_x(a.speedup)})")
-    return Change("shape-status", new.slug, "measured", a.candidate_status, b.candidate_status, True,
-                  IMPROVEMENT if now_measured else REGRESSION, causes=_provenance_causes(old, new),
-                  shape_id=b.shape_id, args=b.args, dtype=b.dtype, text=text)
+    by_candidate = a.candidate_status != b.candidate_status or a.baseline_status is None or b.baseline_status is None
+    if by_candidate:
+        status = b.candidate_status if not now_measured else a.candidate_status
+        text = (f"now measured: {fmt_x(b.speedup)} (was {status or 'not run'})" if now_measured
+                else f"no longer measured: {status or 'no candidate row'} (was {fmt_x(a.speedup)})")
+        commit = (f"commit {_arrow(old.candidate_commit, new.candidate_commit)}"
+                  if old.candidate_commit != new.candidate_commit else "same commit")
+        causes = [Cause(CANDIDATE, f"{_arrow(a.candidate_status, b.candidate_status)}, {commit}", (CANDIDATE,))]
+    else:
+        moves = "; ".join(status_move_text(*m) for m in status_moves(a, b)) or "no baseline passes"
+        text = (f"now measured: {fmt_x(b.speedup)} (no baseline passed before)" if now_measured
+                else f"no longer measured: no baseline passes (was {fmt_x(a.speedup)})")
+        causes = [Cause(COMPARISON, moves, (COMPARISON,))]
+    return Change("shape-status", new.slug, "candidate" if by_candidate else "baselines",
+                    a.candidate_status, b.candidate_status, True,
+                    IMPROVEMENT if now_measured else REGRESSION, causes=causes,
+                    shape_id=b.shape_id, args=b.args, dtype=b.dtype, text=text)
 
 
 def diff_hotspot(old: KernelSnapshot, new: KernelSnapshot, options: DiffOptions) -> list[Change]:
