@@ -306,9 +306,9 @@ class SweepDiff:
         return sorted(picked, key=_kernel_order)
 
     def biggest_moves(self, n: int = 3) -> list[KernelDiff]:
-        """The ``n`` kernels whose geomean moved most (significant moves only)."""
-        moved = [k for k in self.kernels
-                 if k.headline_change and k.headline_change.significant and k.headline_change.ratio]
+        """The ``n`` kernels whose geomean moved most (significant moves only; not the comparison's alone)."""
+        moved = [k for k in self.kernels if not k.comparison_only
+                 and k.headline_change and k.headline_change.significant and k.headline_change.ratio]
         return sorted(moved, key=lambda k: (-_size(k.headline_change.ratio), k.slug))[:n]
 
 

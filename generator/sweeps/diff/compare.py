@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Mapping
+from typing import Any, Mapping
 
 from generator.analyze.verdicts import geomean
 from generator.errors import InputError
@@ -98,7 +98,7 @@ def _kernel_level(old: KernelSnapshot, new: KernelSnapshot, options: DiffOptions
         lost = [f for f in old.flags if f not in new.flags]
         words = [f"now {f.replace('_', ' ')}" for f in gained] + [f"no longer {f.replace('_', ' ')}" for f in lost]
         out.append(Change("flags", new.slug, "flags", ",".join(old.flags), ",".join(new.flags), True, NEUTRAL,
-                          causes=_provenance_causes(old, new), text="verdict flags: " + "; ".join(words)))
+                          causes=list(known) or _provenance_causes(old, new), text="verdict flags: " + "; ".join(words)))
     a, b = old.hard_failures, new.hard_failures
     if a != b:
         out.append(Change("failures", new.slug, "hard_failures", a, b, True, REGRESSION if b > a else IMPROVEMENT,
@@ -166,32 +166,44 @@ def _count(n: int, noun: str) -> str:
     return f"{n} {noun}" + ("" if n == 1 else "s")
 
 
-def comparison_summary(old: KernelSnapshot, new: KernelSnapshot) -> str:
-    """``aiter now passes (was failed) on 3 shapes; best baseline pytorch → aiter on 3 shapes``: the
-    status moves of the baselines over the shapes on both sides, then the changes of best baseline they
-    caused (empty when the baselines compared with did not change)."""
+def comparison_facts(old: KernelSnapshot, new: KernelSnapshot) -> dict[str, list[list[Any]]]:
+    """What changed in the baselines a kernel is compared with, over the shapes on both sides:
+    ``{"moves": [[provider, old status, new status, shapes]], "best": [[old best, new best, shapes]]}``
+    (status None: no row; ``best``: the changes of best baseline those moves caused)."""
     olds = {s.shape_id: s for s in old.shapes}
-    moves: dict[str, int] = {}
-    best: dict[str, int] = {}
+    moves: dict[tuple, int] = {}
+    best: dict[tuple, int] = {}
     for b in new.shapes:
         a = olds.get(b.shape_id)
         if a is None:
             continue
         for m in status_moves(a, b):
-            text = status_move_text(*m)
-            moves[text] = moves.get(text, 0) + 1
+            moves[m] = moves.get(m, 0) + 1
         if shape_comparison(a, b) is not None:
-            text = f"best baseline {_arrow(a.best_baseline, b.best_baseline)}"
-            best[text] = best.get(text, 0) + 1
-    return "; ".join(f"{text} on {_count(n, 'shape')}" for text, n in list(moves.items()) + list(best.items()))
+            best[(a.best_baseline, b.best_baseline)] = best.get((a.best_baseline, b.best_baseline), 0) + 1
+    return {"moves": [[*m, n] for m, n in moves.items()], "best": [[*pair, n] for pair, n in best.items()]}
+
+
+def comparison_summary(old: KernelSnapshot, new: KernelSnapshot) -> str:
+    """``aiter now passes (was failed) on 3 shapes; best baseline pytorch → aiter on 3 shapes``
+    (``comparison_facts`` in words; empty when the baselines compared with did not change)."""
+    return comparison_text(comparison_facts(old, new))
+
+
+def comparison_text(facts: Mapping[str, list[list[Any]]]) -> str:
+    """:func:`comparison_facts` in one line."""
+    parts = [f"{status_move_text(p, a, b)} on {_count(n, 'shape')}" for p, a, b, n in facts.get("moves", [])]
+    parts += [f"best baseline {_arrow(a, b)} on {_count(n, 'shape')}" for a, b, n in facts.get("best", [])]
+    return "; ".join(parts)
 
 
 def comparison_change(old: KernelSnapshot, new: KernelSnapshot) -> list[Change]:
-    """One change saying which baselines compared with changed, when any did."""
-    text = comparison_summary(old, new)
+    """One change saying which baselines compared with changed, when any did (``new``: the facts)."""
+    facts = comparison_facts(old, new)
+    text = comparison_text(facts)
     if not text:
         return []
-    return [Change("comparison", new.slug, "baselines", None, None, True, NEUTRAL,
+    return [Change("comparison", new.slug, "baselines", None, facts, True, NEUTRAL,
                    causes=[Cause(COMPARISON, text, (COMPARISON,))], text=f"baselines compared: {text}")]
 
 
