@@ -406,8 +406,9 @@ def history_files(hmod, history_dir: str, placed, commit: str | None, date: str,
         point.launch_overhead = point.launch_overhead or extras.get("launch_overhead")
     full = hmod.with_current(series, current, replaced)
     before = latest.previous_snapshot(history_dir, (label, replaced))
-    lead = latest_views.lead_view(latest.latest_change(before[1] if before else None, snap))
-    marks = hmod.regression_marks(full)
+    change = latest.latest_change(before[1] if before else None, snap)
+    lead = latest_views.lead_view(change)
+    marks = latest.not_the_comparisons(hmod.regression_marks(full), change, label)
     for r in rows:
         r.regression = history_views.regression_text(marks[r.slug]) if r.slug in marks else ""
         r.regression_zh = history_views.regression_zh(marks[r.slug]) if r.slug in marks else ""

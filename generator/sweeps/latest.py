@@ -68,3 +68,13 @@ def latest_change(previous: SweepSnapshot | None, current: SweepSnapshot,
     if previous is None:
         return None
     return diff_snapshots(previous, current, options)
+
+
+def not_the_comparisons(marks: dict[str, dict[str, Any]], change: SweepDiff | None,
+                        label: str) -> dict[str, dict[str, Any]]:
+    """The regression marks (``history.regression_marks``) without those of a latest step (into
+    ``label``) that ``change`` says is the comparison's alone: no regression of the candidate."""
+    if change is None:
+        return marks
+    compared = {k.slug for k in change.kernels if k.comparison_only}
+    return {slug: m for slug, m in marks.items() if not (slug in compared and m.get("to") == label)}
