@@ -269,3 +269,42 @@ def test_handmade_shapes_alike_but_for_their_model_or_id(sweep, tmp_path):
     c = dataclasses.replace(b, model="DeepSeek-V3")
     assert unique_labels([a, c]) == {"sha1:a": f"{base} (sha1:a)", "sha1:b": f"{base} (sha1:b)"}
     assert unique_labels([s]) == {s.shape_id: base}
+
+
+# ---------------------------------------------------------------- keys the verdict engine adds
+
+
+def test_handmade_engine_keys_pair_clock_launch_overhead_and_interval(sweep, tmp_path, capsys):
+    """Handmade: a real quant snapshot written twice with the verdict engine's new keys (``pair_clock``,
+    ``launch_overhead_us``, ``verdict_ci``) set by hand, the rest unchanged: the clock is the comparison's
+    change, the launch overhead the launcher's, the interval shown; nothing fails --fail-on-regression."""
+    doc = load_snapshot(make_sweep_copy(sweep, tmp_path / "q", (), {"quant": None})).to_json()
+    k = doc["kernels"]["quant"]
+    g = k["verdict_value"]
+    sides = {}
+    for name, clock, launch, ci in (("old", "kernel", [5.0, 12], [g * 0.9, g * 1.1]),
+                                    ("new", "wall", [9.0, 12], [g * 0.8, g * 1.2])):
+        edited = json.loads(json.dumps(doc))
+        edited["kernels"]["quant"].update(pair_clock=clock, launch_overhead_us=launch, verdict_ci=ci)
+        sides[name] = tmp_path / f"{name}.json"
+        sides[name].write_text(json.dumps(edited))
+    old, new = load_snapshot(sides["old"]), load_snapshot(sides["new"])
+    assert old.kernels["quant"].extras == {"pair_clock": "kernel", "launch_overhead_us": [5.0, 12],
+                                           "verdict_ci": [g * 0.9, g * 1.1]}
+    d = diff_snapshots(old, new)
+    kd = d.kernels[0]
+    assert [(c.kind, c.item, c.significant) for c in kd.changes] == [
+        ("comparison", "pair_clock", True), ("launch", "launch_overhead_us", True)]
+    assert kd.of_kind("comparison")[0].cause_text == "comparison: pair clock kernel → wall"
+    launch = kd.of_kind("launch")[0]
+    assert launch.text == "launch overhead 5.0 → 9.0 µs (+4.0 µs)" and launch.direction == "regression"
+    assert launch.cause_text == "unexplained: no commit or environment change recorded"
+    assert [x.slug for x in d.comparison_changes] == ["quant"] and d.regressions == []
+    code, _, err = run_cli(capsys, "diff", str(sides["old"]), str(sides["new"]), "--fail-on-regression")
+    assert code == 0 and err == ""
+    # the interval travels with a move of the verdict ratio
+    moved = json.loads(sides["new"].read_text())
+    moved["kernels"]["quant"]["verdict_value"] = g * 0.5
+    sides["new"].write_text(json.dumps(moved))
+    r = diff_snapshots(old, load_snapshot(sides["new"])).kernels[0].headline_change
+    assert r.text.endswith(f", interval {g * 0.9:.2f}x–{g * 1.1:.2f}x → {g * 0.8:.2f}x–{g * 1.2:.2f}x)")

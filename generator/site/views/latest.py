@@ -105,8 +105,13 @@ def facts(k: KernelDiff) -> list[Sentence]:
     """What changed for one kernel, worded: the baselines compared with, the shapes, the commits and
     the environment; "nothing recorded" when its move has no recorded change to rest on."""
     out: list[Sentence] = []
-    for c in k.of_kind("comparison"):
-        out += comparison_facts(c.new or {})
+    for c in k.of_kind("comparison", "basis"):
+        if c.item == "baselines":
+            out += comparison_facts(c.new or {})
+        elif c.item == "pair_clock":
+            out.append(sentence("msg.hist.lead.clock", old=c.old or "—", new=c.new or "—"))
+        else:
+            out.append(sentence("msg.hist.lead.basis", old=c.old or "—", new=c.new or "—"))
     shapes = [c for c in k.significant if c.kind in ("shape", "shape-status") and not c.comparison_only]
     down = sum(1 for c in shapes if c.direction == REGRESSION)
     up = sum(1 for c in shapes if c.direction == IMPROVEMENT)
@@ -120,6 +125,9 @@ def facts(k: KernelDiff) -> list[Sentence]:
                                 new=c.new or "—"))
         elif c.item in ENVIRONMENT_KEYS:
             out.append(sentence("msg.hist.lead.env", key=c.item, old=c.old or "—", new=c.new or "—"))
+    for c in k.of_kind("launch"):
+        if c.significant:
+            out.append(sentence("msg.hist.lead.launch", old=f"{c.old:.1f}", new=f"{c.new:.1f}"))
     if any(cause.kind == "unexplained" for cause in k.causes):
         out.append(sentence("msg.hist.lead.unexplained"))
     return out

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any, Mapping
 
 from generator.analyze.verdicts import geomean
@@ -13,6 +14,7 @@ from generator.sweeps.diff.changes import (
     ENVIRONMENT,
     IMPROVEMENT,
     NEUTRAL,
+    NOISE,
     REGRESSION,
     SHAPE_MIN_CHANGE,
     UNEXPLAINED,
@@ -58,8 +60,10 @@ def diff_kernel(old: KernelSnapshot, new: KernelSnapshot, options: DiffOptions) 
     kd.n_shapes_both = len({s.shape_id for s in old.shapes} & {s.shape_id for s in new.shapes})
     kd.labels = unique_labels(list({s.shape_id: s for s in old.shapes + new.shapes}.values()))
     known = kernel_known_causes(old, new, shape_changes)
-    kd.changes += _kernel_level(old, new, options, geomean(cand_ratios), geomean(base_ratios), known)
+    kd.changes += _kernel_level(old, new, options, geomean(cand_ratios), geomean(base_ratios), known,
+                                shape_cause_summary(shape_changes))
     kd.changes += comparison_change(old, new)
+    kd.changes += launch_change(old, new)
     kd.changes += shape_changes
     kd.changes += diff_hotspot(old, new, options)
     kd.changes += diff_kernel_provenance(old, new)
@@ -68,21 +72,25 @@ def diff_kernel(old: KernelSnapshot, new: KernelSnapshot, options: DiffOptions) 
 
 
 def _kernel_level(old: KernelSnapshot, new: KernelSnapshot, options: DiffOptions,
-                  cand_ratio: float | None, base_ratio: float | None, known: list[Cause] = ()) -> list[Change]:
-    """The verdict and geomean changes of a kernel; ``known``: the causes its shapes name
-    (``kernel_known_causes``), so that the kernel's cause is their summary."""
+                  cand_ratio: float | None, base_ratio: float | None, known: list[Cause] = (),
+                  shape_causes: list[Cause] = ()) -> list[Change]:
+    """The verdict and geomean changes of a kernel; ``known``: the causes no timing ratio shows
+    (``kernel_known_causes``); ``shape_causes``: the summary of the shapes' own causes, the kernel's cause
+    when its common ratios name none."""
     out = []
     ratio = ratio_of(new.geomean_vs_best, old.geomean_vs_best)
     factor = threshold_factor([old.noise, new.noise], options.min_change)
     significant = beats(ratio, factor)
     providers = sorted({s.best_baseline for s in old.shapes + new.shapes if s.best_baseline})
     causes = attribute(old, new, significant, factor, cand_ratio, base_ratio, providers, list(known)) if ratio else []
+    if shape_causes and [c.kind for c in causes] == [UNEXPLAINED] and causes[0].detail.startswith("no side"):
+        causes = list(shape_causes)  # the geomean moved with no common ratio beyond it: what the shapes say
     if old.verdict != new.verdict:
         out.append(Change("verdict", new.slug, "verdict", old.verdict, new.verdict, True,
                           verdict_direction(old.verdict, new.verdict), ratio=ratio, threshold=factor,
                           causes=list(causes) or list(known) or _provenance_causes(old, new),
                           text=f"verdict {_arrow(old.verdict, new.verdict)}"))
-    out += _ladder_changes(old, new, factor, causes)
+    out += _ladder_changes(old, new, factor, causes, list(known))
     if ratio is not None and ratio != 1.0:
         out.append(Change("geomean", new.slug, "geomean_vs_best", old.geomean_vs_best, new.geomean_vs_best,
                           significant, direction_of(ratio), ratio=ratio, threshold=factor, causes=causes,
@@ -106,14 +114,16 @@ def _kernel_level(old: KernelSnapshot, new: KernelSnapshot, options: DiffOptions
     return out
 
 
-def _ladder_changes(old: KernelSnapshot, new: KernelSnapshot, factor: float, causes: list) -> list[Change]:
+def _ladder_changes(old: KernelSnapshot, new: KernelSnapshot, factor: float, causes: list,
+                    known: list[Cause] = ()) -> list[Change]:
     """What moved in the evidence the verdict rests on (VERDICTS rule 12): its basis, and the ratio
     it reads when the basis stayed (ratios of different bases are not compared)."""
     if old.verdict_basis is None or new.verdict_basis is None:
         return []  # a side written before the ladder
     if old.verdict_basis != new.verdict_basis:
         return [Change("basis", new.slug, "verdict_basis", old.verdict_basis, new.verdict_basis, True, NEUTRAL,
-                       causes=_provenance_causes(old, new),
+                       causes=[c for c in known if c.kind == COMPARISON and c.detail.startswith("verdict basis")]
+                       or list(known) or _provenance_causes(old, new),
                        text=f"verdict basis {_arrow(old.verdict_basis, new.verdict_basis)} "
                             f"({fmt_x(old.verdict_value)} → {fmt_x(new.verdict_value)})")]
     ratio = ratio_of(new.verdict_value, old.verdict_value)
@@ -122,7 +132,54 @@ def _ladder_changes(old: KernelSnapshot, new: KernelSnapshot, factor: float, cau
     return [Change("verdict_ratio", new.slug, "verdict_value", old.verdict_value, new.verdict_value,
                    beats(ratio, factor), direction_of(ratio), ratio=ratio, threshold=factor, causes=causes,
                    text=f"verdict ratio ({new.verdict_basis}) {fmt_x(old.verdict_value)} → {fmt_x(new.verdict_value)} "
-                        f"({fmt_pct(ratio)}, noise ±{(factor - 1) * 100:.1f}%)")]
+                        f"({fmt_pct(ratio)}, noise ±{(factor - 1) * 100:.1f}%{_interval_text(old, new)})")]
+
+
+def _interval_text(old: KernelSnapshot, new: KernelSnapshot) -> str:
+    """``, interval 1.02x–1.19x → 0.80x–0.95x`` when the verdict engine gave the ratio's interval (``verdict_ci``)."""
+    def one(k: KernelSnapshot) -> str:
+        ci = k.extras.get("verdict_ci")
+        ok = isinstance(ci, (list, tuple)) and len(ci) == 2 and all(isinstance(v, (int, float)) for v in ci)
+        return f"{fmt_x(ci[0])}–{fmt_x(ci[1])}" if ok else "—"
+    a, b = one(old), one(new)
+    return "" if a == b == "—" else f", interval {a} → {b}"
+
+
+#: A launch-overhead move counts when it is larger than this many µs and this share of the old value.
+LAUNCH_MIN_US, LAUNCH_MIN_SHARE = 1.0, 0.10
+
+
+def launch_change(old: KernelSnapshot, new: KernelSnapshot) -> list[Change]:
+    """The move of the candidate's launch overhead (``launch_overhead_us``: [median µs, shapes]) when both
+    sides give it: beyond ``LAUNCH_MIN_US`` and ``LAUNCH_MIN_SHARE`` of the old value it is significant (a
+    larger overhead is the launcher's regression). It is shown, and never decides the kernel's direction."""
+    a, b = old.extras.get("launch_overhead_us"), new.extras.get("launch_overhead_us")
+    if not (isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)) and a and b) or a[0] == b[0]:
+        return []
+    if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (a[0], b[0])):
+        return []
+    delta = b[0] - a[0]
+    significant = abs(delta) > max(LAUNCH_MIN_US, LAUNCH_MIN_SHARE * abs(a[0]))
+    return [Change("launch", new.slug, "launch_overhead_us", a[0], b[0], significant,
+                   REGRESSION if delta > 0 else IMPROVEMENT, causes=_hotspot_causes(old, new) if significant else [],
+                   text=f"launch overhead {a[0]:.1f} → {b[0]:.1f} µs ({delta:+.1f} µs)")]
+
+
+def shape_cause_summary(shape_changes: list[Change]) -> list[Cause]:
+    """The causes the significant shape moves name (noise and unexplained left out), one per cause with
+    its number of shapes: ``baseline: aiter 1a → 2b on 3 shapes``."""
+    seen: dict[tuple, int] = {}
+    for c in shape_changes:
+        if not c.significant or c.kind not in ("shape", "shape-status"):
+            continue
+        for cause in c.causes:
+            if cause.kind not in (NOISE, UNEXPLAINED):
+                key = (cause.kind, _TIMES.sub("", cause.detail), cause.sides)
+                seen[key] = seen.get(key, 0) + 1
+    return [Cause(kind, f"{detail} on {_count(n, 'shape')}", sides) for (kind, detail, sides), n in seen.items()]
+
+
+_TIMES = re.compile(r" \((candidate|baseline) time ×[0-9.]+\)")
 
 
 def _provenance_causes(old: KernelSnapshot, new: KernelSnapshot) -> list[Cause]:
@@ -143,11 +200,15 @@ def _provenance_causes(old: KernelSnapshot, new: KernelSnapshot) -> list[Cause]:
 
 def kernel_known_causes(old: KernelSnapshot, new: KernelSnapshot, shape_changes: list[Change]) -> list[Cause]:
     """The summary of a kernel's shape causes that no timing ratio shows: the comparison's (baselines
-    added, removed, starting or ceasing to pass) and the candidate's passing more or fewer shapes."""
+    added, removed, starting or ceasing to pass; the clock the pair basis reads; the verdict's basis when
+    the candidate did not cause it) and the candidate's passing more or fewer shapes."""
     out = []
     comparison = comparison_summary(old, new)
     if comparison:
         out.append(Cause(COMPARISON, comparison, (COMPARISON,)))
+    clocks = old.extras.get("pair_clock"), new.extras.get("pair_clock")
+    if all(clocks) and clocks[0] != clocks[1]:
+        out.append(Cause(COMPARISON, f"pair clock {_arrow(*clocks)}", (COMPARISON,)))
     gained = [c for c in shape_changes if c.kind == "shape-status" and c.item == "candidate" and c.direction == IMPROVEMENT]
     lost = [c for c in shape_changes if c.kind == "shape-status" and c.item == "candidate" and c.direction == REGRESSION]
     words = []
@@ -159,7 +220,21 @@ def kernel_known_causes(old: KernelSnapshot, new: KernelSnapshot, shape_changes:
         commit = (f" (commit {_arrow(old.candidate_commit, new.candidate_commit)})"
                   if old.candidate_commit != new.candidate_commit else "")
         out.append(Cause(CANDIDATE, ", ".join(words) + commit, (CANDIDATE,)))
+    basis = _basis_cause(old, new, any(c.kind == CANDIDATE for c in out))
+    if basis is not None and basis.kind == COMPARISON:
+        out.append(basis)
     return out
+
+
+def _basis_cause(old: KernelSnapshot, new: KernelSnapshot, candidate_moved: bool) -> Cause | None:
+    """Who changed the rung the verdict rests on (VERDICTS rule 12): the candidate when either side rests
+    on its failures or it passes other shapes now, else the comparison (the baselines compared with)."""
+    a, b = old.verdict_basis, new.verdict_basis
+    if not a or not b or a == b:
+        return None
+    if candidate_moved or "failures" in (a, b):
+        return None
+    return Cause(COMPARISON, f"verdict basis {_arrow(a, b)}", (COMPARISON,))
 
 
 def _count(n: int, noun: str) -> str:
@@ -198,13 +273,20 @@ def comparison_text(facts: Mapping[str, list[list[Any]]]) -> str:
 
 
 def comparison_change(old: KernelSnapshot, new: KernelSnapshot) -> list[Change]:
-    """One change saying which baselines compared with changed, when any did (``new``: the facts)."""
+    """One change saying which baselines compared with changed, when any did (``new``: the facts), and one
+    when the clock the pair basis reads changed (``pair_clock``, when the verdict engine gives it)."""
+    out = []
     facts = comparison_facts(old, new)
     text = comparison_text(facts)
-    if not text:
-        return []
-    return [Change("comparison", new.slug, "baselines", None, facts, True, NEUTRAL,
-                   causes=[Cause(COMPARISON, text, (COMPARISON,))], text=f"baselines compared: {text}")]
+    if text:
+        out.append(Change("comparison", new.slug, "baselines", None, facts, True, NEUTRAL,
+                          causes=[Cause(COMPARISON, text, (COMPARISON,))], text=f"baselines compared: {text}"))
+    clocks = old.extras.get("pair_clock"), new.extras.get("pair_clock")
+    if all(clocks) and clocks[0] != clocks[1]:
+        out.append(Change("comparison", new.slug, "pair_clock", clocks[0], clocks[1], True, NEUTRAL,
+                          causes=[Cause(COMPARISON, f"pair clock {_arrow(*clocks)}", (COMPARISON,))],
+                          text=f"pair clock {_arrow(*clocks)}"))
+    return out
 
 
 def diff_shapes(old: KernelSnapshot, new: KernelSnapshot,
@@ -321,7 +403,7 @@ def diff_hotspot(old: KernelSnapshot, new: KernelSnapshot, options: DiffOptions)
 def _hotspot_causes(old: KernelSnapshot, new: KernelSnapshot) -> list[Cause]:
     """A hotspot shift is the candidate's code or the environment (baselines do not run in it)."""
     causes = [c for c in _provenance_causes(old, new) if c.kind != BASELINE]
-    return causes or [Cause(UNEXPLAINED, "no candidate commit or environment change recorded")]
+    return causes or [Cause(UNEXPLAINED, "no candidate commit or environment change recorded", (CANDIDATE,))]
 
 
 def diff_kernel_provenance(old: KernelSnapshot, new: KernelSnapshot) -> list[Change]:
