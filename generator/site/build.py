@@ -415,5 +415,7 @@ def history_files(hmod, history_dir: str, placed, commit: str | None, date: str,
     figures = hmod.history_chart_data(full, thresholds=(ctx.headroom, ctx.win))
     labels = [e.label for e in hmod.load_history(history_dir).entries if e.label not in (label, replaced)] + [label]
     page = history_views.history_page(rows, figures, marks, labels, ctx, full, lead)
-    return {"history.html": render.render_history(page, assets),
-            "api/history.json": publish.json_bytes(hmod.history_document(full))}
+    doc = hmod.history_document(full)
+    for slug, k in doc["kernels"].items():  # the marks the page shows (a comparison's move is none)
+        k["regression"] = marks.get(slug)
+    return {"history.html": render.render_history(page, assets), "api/history.json": publish.json_bytes(doc)}
