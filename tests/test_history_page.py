@@ -159,3 +159,21 @@ def test_handmade_interval_and_launch_overhead_are_shown_when_present(weeks, tmp
     cell = strip_cells(pts)[-1]
     assert cell.ratio == f"{last.geomean:.2f}x [{last.geomean * 0.9:.2f}x, {last.geomean * 1.1:.2f}x]"
     assert cell.launch == "4.2 µs (7 shapes)" and strip_cells(pts)[0].launch == ""
+
+
+def test_a_long_group_is_counted_not_listed(sweep, tmp_path, monkeypatch):
+    """Every kernel of the sweep is new against a sweep of quant alone: the group counts them all and lists
+    the first MAX_ITEMS (set to 2 here), the rest as ``and N more``."""
+    from generator.site.views import latest as latest_views
+    from generator.sweeps.diff import diff_snapshots
+    from generator.sweeps.snapshot import load_snapshot, snapshot_from_sweep
+
+    monkeypatch.setattr(latest_views, "MAX_ITEMS", 2)
+    old = load_snapshot(make_sweep_copy(sweep, tmp_path / "q", (), {"quant": None}))
+    new = snapshot_from_sweep(sweep)
+    added = sorted(set(new.kernels) - set(old.kernels))
+    lead = latest_views.lead_view(diff_snapshots(old, new))
+    group = next(g for g in lead.groups if g.key == "hist.lead.new")
+    assert group.total == len(added) > 2 and [i.slug for i in group.items] == added[:2]
+    assert group.more == f"and {len(added) - 2} more"
+    assert lead.summary.endswith(f"new kernels: {len(added)} · removed kernels: 0")

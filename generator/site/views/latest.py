@@ -11,6 +11,8 @@ from generator.analyze.message import Sentence, counted, sentence
 from generator.sweeps.diff import COMPARISON, IMPROVEMENT, REGRESSION, KernelDiff, SweepDiff, fmt_pct, fmt_x
 from generator.sweeps.snapshot import ENVIRONMENT_KEYS
 
+#: Kernels listed per group; the rest are counted (the lead stays on the first screen).
+MAX_ITEMS = 8
 #: Who moved (``KernelDiff.movers``) -> its catalogue key.
 WHO_KEYS = {"candidate": "hist.who.candidate", "baseline": "hist.who.baseline", COMPARISON: "hist.who.comparison"}
 
@@ -33,7 +35,14 @@ class LeadGroup:
 
     key: str  # heading (catalogue key)
     css: str
-    items: list[LeadItem]
+    items: list[LeadItem]  # the first MAX_ITEMS
+    total: int = 0  # kernels in the group
+
+    @property
+    def more(self) -> Sentence | str:
+        """``and 3 more`` when the group has more kernels than it lists."""
+        rest = self.total - len(self.items)
+        return sentence("msg.hist.lead.more", n=rest) if rest > 0 else ""
 
 
 @dataclass
@@ -56,17 +65,19 @@ def lead_view(d: SweepDiff | None) -> Lead | None:
         return None
     new = [k for k in d.kernels if k.status == "new"]
     gone = [k for k in d.kernels if k.status == "removed"]
-    groups = [
-        LeadGroup("hist.lead.regressions", "regressed", [lead_item(k) for k in _by_size(d.regressions)]),
-        LeadGroup("hist.lead.improvements", "improved", [lead_item(k) for k in _by_size(d.improvements)]),
-        LeadGroup("hist.lead.comparison", "compared", [lead_item(k) for k in d.comparison_changes]),
-        LeadGroup("hist.lead.new", "new", [lead_item(k) for k in new]),
-        LeadGroup("hist.lead.removed", "removed", [lead_item(k) for k in gone]),
-    ]
+    groups = [_group("hist.lead.regressions", "regressed", _by_size(d.regressions)),
+              _group("hist.lead.improvements", "improved", _by_size(d.improvements)),
+              _group("hist.lead.comparison", "compared", d.comparison_changes),
+              _group("hist.lead.new", "new", new),
+              _group("hist.lead.removed", "removed", gone)]
     summary = sentence("msg.hist.lead.summary", reg=len(d.regressions), imp=len(d.improvements),
                        cmp=len(d.comparison_changes), new=len(new), gone=len(gone))
     return Lead(old_label=d.old_label, new_label=d.new_label, summary=summary,
-                groups=[g for g in groups if g.items])
+                groups=[g for g in groups if g.total])
+
+
+def _group(key: str, css: str, kernels: list[KernelDiff]) -> LeadGroup:
+    return LeadGroup(key, css, [lead_item(k) for k in kernels[:MAX_ITEMS]], len(kernels))
 
 
 def _by_size(kernels: list[KernelDiff]) -> list[KernelDiff]:
