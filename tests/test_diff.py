@@ -167,7 +167,7 @@ def test_scaled_candidate_verdict_and_geomean(win_diff, win_expect):
     assert g.threshold == pytest.approx(e["noise"], rel=1e-12)  # noise unchanged: p10 and p90 scaled too
     assert g.significant and g.direction == "regression"
     assert [c.to_json() for c in g.causes] == [
-        {"kind": "candidate", "detail": "commit 7255fff8 → abcdef12 (candidate time ×1.20)"}]
+        {"kind": "candidate", "detail": "commit 7255fff8 → abcdef12 (candidate time ×1.20)", "sides": ["candidate"]}]
     assert v.causes == g.causes
 
 
@@ -276,7 +276,8 @@ def test_vec_add_scaled_candidate_ratios_and_causes(vec_add_diff, vec_add_expect
     assert d.old_counts == d.new_counts == {"HEADROOM": 1}
     k = d.kernels[0]
     assert k.verdict_change is None and (k.old_verdict, k.new_verdict) == ("HEADROOM", "HEADROOM")
-    cause = [{"kind": "candidate", "detail": "commit 7255fff8 → abcdef12 (candidate time ×1.20)"}]
+    cause = [{"kind": "candidate", "detail": "commit 7255fff8 → abcdef12 (candidate time ×1.20)",
+              "sides": ["candidate"]}]
     g = k.geomean_change
     assert (g.old, g.new, g.ratio) == (pytest.approx(e["g"], rel=1e-12), pytest.approx(e["g"] / 1.2, rel=1e-12),
                                        pytest.approx(1 / 1.2, rel=1e-12))
@@ -356,7 +357,7 @@ def test_vec_add_candidate_failing_every_shape(sweep, vec_add_expect, tmp_path, 
     n = len(e["speedup"])
     row = next(ln for ln in out.splitlines() if ln.startswith("| [Vector Add]"))
     assert row == (f"| [Vector Add](kernels/vec_add/) | HEADROOM → **BLOCKED** | {e['g']:.2f}x → — | "
-                   f"{n} ↓ 0 ↑ of {n} | — | candidate: commit 7255fff8 → abcdef12 |")
+                   f"{n} ↓ 0 ↑ of {n} | — | candidate: no longer measured on {n} shapes (commit 7255fff8 → abcdef12) |")
     assert f"<summary>Per-shape changes beyond noise ({n})</summary>" in out
     k = diff_snapshots(load_snapshot(old), load_snapshot(new)).kernels[0]
     status = k.of_kind("shape-status")
@@ -698,7 +699,7 @@ def test_candidate_failing_every_shape_counts_its_shapes(sweep, win_pair, win_ex
     row = next(ln for ln in out.splitlines() if ln.startswith("| [Per-Token Quant]"))
     assert f"{win_expect['g']:.2f}x" == "1.11x"  # expected/verdicts.json's geomean / 0.8: nothing after it
     assert row == ("| [Per-Token Quant](kernels/quant/) | WIN → **BLOCKED** | 1.11x → — | 12 ↓ 0 ↑ of 12 | — | "
-                   "candidate: commit 7255fff8 → abcdef12 |")
+                   "candidate: no longer measured on 12 shapes (commit 7255fff8 → abcdef12) |")
     assert "<summary>Per-shape changes beyond noise (12)</summary>" in out
 
 

@@ -169,16 +169,23 @@ def test_retention_and_relabel(va_sides, tmp_path):
 
 
 def test_history_keeps_only_small_json(sweep, tmp_path):
-    # the whole shared sweep (or its slice), recorded: no per-shape rows, no pages
+    # the whole shared sweep (or its slice), recorded twice: no pages; the newest keeps its per-shape
+    # rows (the next build's lead compares with them), the one before is compacted to its kernels' numbers
     hist = tmp_path / "history"
     record(sweep, hist, "full", "18c5a7ed")
-    files = [os.path.join(d, f) for d, _, fs in os.walk(hist) for f in fs]
-    assert sorted(os.path.relpath(f, hist) for f in files) == ["history.json", "sweeps/0001-full.json"]
-    stored = json.loads((hist / "sweeps" / "0001-full.json").read_text())
+    newest = json.loads((hist / "sweeps" / "0001-full.json").read_text())
     kernels = snapshot_from_sweep(sweep).kernels  # 19 in the sweep, 8 in the slice
+    assert sorted(newest["kernels"]) == sorted(kernels)
+    assert {s: len(k["shapes"]) for s, k in newest["kernels"].items()} == {s: len(k.shapes) for s, k in kernels.items()}
+    record(sweep, hist, "again", "18c5a7ed")
+    files = [os.path.join(d, f) for d, _, fs in os.walk(hist) for f in fs]
+    assert sorted(os.path.relpath(f, hist) for f in files) == ["history.json", "sweeps/0001-full.json",
+                                                               "sweeps/0002-again.json"]
+    stored = json.loads((hist / "sweeps" / "0001-full.json").read_text())
     assert sorted(stored["kernels"]) == sorted(kernels) and any(k.shapes for k in kernels.values()) and all(k["shapes"] == [] for k in stored["kernels"].values())
-    assert sum(os.path.getsize(f) for f in files) < 20_000
-    text = (hist / "sweeps" / "0001-full.json").read_text()
+    assert os.path.getsize(hist / "sweeps" / "0001-full.json") < 20_000
+    assert json.loads((hist / "sweeps" / "0002-again.json").read_text())["kernels"] == newest["kernels"]
+    text = (hist / "sweeps" / "0002-again.json").read_text()
     assert str(sweep.resolve().parent) not in text and str(tmp_path) not in text
 
 

@@ -146,7 +146,10 @@ def test_history_keeps_every_sweep_of_a_day(tmp_path, capsys, monkeypatch):
     assert [e["label"] for e in entries] == ["2026-06-01", "2026-06-01.2"]
     assert entries[0]["identity"] != entries[1]["identity"]
     page = (site / "history.html").read_text(encoding="utf-8")
-    assert 'id="h-attn"' in page and 'id="h-odd"' not in page  # odd has no timings: no empty chart
+    # issue 33: every kernel of every sweep has its section; odd has no timings: its verdicts, no empty chart
+    odd = page[page.index('id="h-odd"'):]
+    odd = odd[:odd.index("</section>")]
+    assert 'id="h-attn"' in page and 'data-figure="fig-history-attn"' in page and "data-figure" not in odd
 
 
 def test_one_shape_slower_beyond_its_noise_fails_the_diff(tmp_path, capsys):

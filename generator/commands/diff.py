@@ -6,8 +6,10 @@ comment, starting with the ``<!-- kernel-atlas-diff -->`` marker a bot looks for
 its one comment), ``--github-summary`` (the same Markdown without the marker, appended to
 ``$GITHUB_STEP_SUMMARY`` when that is set, else printed) or ``--json``.
 
-Exit status: 0; 1 with ``--fail-on-regression`` when a kernel regressed beyond noise, or one
-shape did (beyond its own noise and 5 %);
+Exit status: 0; 1 with ``--fail-on-regression`` when the candidate regressed: a kernel beyond
+noise, or one shape (beyond its own noise and 5 %, or no longer measured), with the candidate among
+who moved (not a baseline's or the comparison's move alone; ``--fail-on-any-regression`` counts
+those too); the kernels and shapes are named on stderr;
 2 with one line on bad input (a missing side, a side without kernels, an unreadable
 format version, a ``--rename`` naming no kernel).
 """
@@ -48,7 +50,10 @@ def add_arguments(p) -> None:
                    help="stall-ratio change, in percentage points, that counts as a hotspot shift (default 5)")
     p.add_argument("--max-rows", type=int, default=20, metavar="N", help="shape rows per kernel (default 20)")
     p.add_argument("--fail-on-regression", action="store_true",
-                   help="exit with status 1 when a kernel, or one shape, regressed beyond noise")
+                   help="exit with status 1 when the candidate regressed (a kernel, or one shape, beyond noise); "
+                        "a move of a baseline or of the comparison alone does not count")
+    p.add_argument("--fail-on-any-regression", action="store_true",
+                   help="like --fail-on-regression, counting the moves of the baselines and the comparison too")
 
 
 def parse_renames(items: list[str]) -> tuple[tuple[str, str], ...]:
@@ -98,7 +103,13 @@ def run(args) -> int:
             sys.stdout.write(text)
     else:
         sys.stdout.write(diffmod.render_text(result, max_rows=max_rows))
-    return 1 if args.fail_on_regression and (result.regressions or result.shape_regressions) else 0
+    strict = bool(getattr(args, "fail_on_any_regression", False))
+    if not (args.fail_on_regression or strict):
+        return 0
+    lines = diffmod.failing_lines(result, strict, max_rows)
+    for line in lines:
+        sys.stderr.write(line + "\n")
+    return 1 if lines else 0
 
 
 def _label(path: str) -> str:

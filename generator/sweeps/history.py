@@ -1,12 +1,14 @@
 """History across sweeps: keep each sweep's numbers, read them back as series, find steps.
 
 A history folder holds one compact snapshot per recorded sweep and a manifest; no page
-is ever copied, so twenty sweeps of the shared MI350X sweep take a few hundred kB::
+is ever copied. The newest sweep keeps its per-shape rows (the next build compares its own sweep
+with them, ``generator.sweeps.latest``), the older ones drop them, so twenty sweeps of the shared
+MI350X sweep take well under a MB::
 
     history/
       history.json                 the manifest, oldest entry first
       sweeps/0001-2026-06-01.json  a SweepSnapshot document without per-shape rows
-      sweeps/0002-pr-42.json
+      sweeps/0002-pr-42.json       the newest: with them
 
 ``history.json``::
 
@@ -240,20 +242,31 @@ def record_snapshot(snap: SweepSnapshot, history_dir: str | os.PathLike, label: 
     entry = HistoryEntry(seq=seq, label=label, commit=commit, date=snap.date,
                          file=f"{SWEEPS}/{seq:04d}-{_SAFE.sub('-', label).strip('-') or 'sweep'}.json",
                          identity=identity)
-    stored = compact(snap)
-    stored.label = label
+    stored = dataclasses.replace(snap, label=label)  # the newest keeps its shapes
     if old and old.file != entry.file:
         _remove(history_dir, old.file)
     _write_json(os.path.join(history_dir, entry.file), stored.to_json())
     entries = [entry if e is old else e for e in hist.entries]
     if old is None:
         entries.append(entry)
+    for e in entries[:-1]:  # only the newest keeps its shapes
+        _compact_file(os.path.join(history_dir, e.file))
     for dropped in entries[:-retention]:
         _remove(history_dir, dropped.file)
     hist.entries = entries[-retention:]
     hist.retention = retention
     _write_json(os.path.join(history_dir, MANIFEST), hist.to_json())
     return entry
+
+
+def _compact_file(path: str) -> None:
+    """Rewrite a stored sweep without its per-shape rows (an entry that is no longer the newest)."""
+    if not os.path.isfile(path):
+        return
+    doc = read_json(path)
+    if isinstance(doc, dict) and any(isinstance(k, dict) and k.get("shapes")
+                                     for k in (doc.get("kernels") or {}).values()):
+        _write_json(path, compact(snapshot_from_json(doc, path)).to_json())
 
 
 def _remove(history_dir: str, rel: str) -> None:
@@ -279,6 +292,8 @@ class HistoryPoint:
     verdict: str | None
     name: str
     profiled_commit: str | None = None  # set only when the profile ran at another commit
+    ci: tuple[float, float] | None = None  # the verdict ratio's interval, when the verdict engine gave one
+    launch_overhead: tuple[float, int] | None = None  # (median µs, shapes) of the launch overhead, when given
 
     @property
     def band(self) -> tuple[float, float] | None:
@@ -292,7 +307,24 @@ class HistoryPoint:
         band = self.band
         return {"label": self.label, "commit": self.commit, "date": self.date, "geomean": self.geomean,
                 "noise": self.noise, "low": band[0] if band else None, "high": band[1] if band else None,
-                "verdict": self.verdict, "profiled_commit": self.profiled_commit}
+                "verdict": self.verdict, "profiled_commit": self.profiled_commit,
+                "ci": list(self.ci) if self.ci else None,
+                "launch_overhead_us": list(self.launch_overhead) if self.launch_overhead else None}
+
+
+def pair_of(value: Any, kind: type = float) -> tuple | None:
+    """``[a, b]`` of numbers as a tuple (``b`` of ``kind``), else None: a verdict engine's interval or
+    ``[median_us, n]``, read whether or not the engine writes them."""
+    if not isinstance(value, (list, tuple)) or len(value) != 2:
+        return None
+    if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in value):
+        return None
+    return float(value[0]), kind(value[1])
+
+
+def point_extras(extras: Mapping[str, Any]) -> dict[str, Any]:
+    """HistoryPoint's ``ci`` and ``launch_overhead`` from a kernel's score extras (or an index row)."""
+    return {"ci": pair_of(extras.get("verdict_ci")), "launch_overhead": pair_of(extras.get("launch_overhead_us"), int)}
 
 
 def point_commits(timed: str | Sequence[str] | None, profiled: str | None,
@@ -325,7 +357,8 @@ def load_series(history_dir: str | os.PathLike) -> dict[str, list[HistoryPoint]]
             commit, prof = point_commits(k.candidate_commit, k.profiled_commit or profiled, entry.commit)
             series.setdefault(slug, []).append(HistoryPoint(
                 label=entry.label, commit=commit, date=entry.date or snap.date,
-                geomean=k.headline_value, noise=k.noise, verdict=k.verdict, name=k.name, profiled_commit=prof))
+                geomean=k.headline_value, noise=k.noise, verdict=k.verdict, name=k.name, profiled_commit=prof,
+                **point_extras(k.extras)))
     return dict(sorted(series.items()))
 
 
@@ -347,7 +380,8 @@ def points_from_rows(rows: Sequence[Mapping[str, Any]], label: str, commit: str 
             label=label, commit=point_commit, date=date,
             geomean=float(g) if isinstance(g, (int, float)) and not isinstance(g, bool) else None,
             noise=float(n) if isinstance(n, (int, float)) and not isinstance(n, bool) else None,
-            verdict=r.get("verdict"), name=str(r.get("name") or r["slug"]), profiled_commit=prof)
+            verdict=r.get("verdict"), name=str(r.get("name") or r["slug"]), profiled_commit=prof,
+            **point_extras(r))
     return dict(sorted(out.items()))
 
 
@@ -542,6 +576,10 @@ def _point_lines(p: HistoryPoint) -> list[str]:
         g = f"{p.geomean:.3f}x"
         lines.append(sentence("msg.hist.noise", g=g, n=f"{(p.noise - 1) * 100:.1f}%") if p.noise and p.noise > 1
                      else sentence("msg.hist.geomean", g=g))
+    if p.ci:
+        lines.append(sentence("msg.hist.ci", lo=f"{p.ci[0]:.3f}x", hi=f"{p.ci[1]:.3f}x"))
+    if p.launch_overhead:
+        lines.append(sentence("msg.hist.launch", us=f"{p.launch_overhead[0]:.1f}", n=p.launch_overhead[1]))
     lines.append(p.verdict or sentence("msg.hist.noverdict"))
     return lines
 
@@ -586,6 +624,11 @@ def history_chart_data(series: Mapping[str, Sequence[HistoryPoint]], min_change:
              "marker": {"size": 9, "color": [VERDICT_COLORS.get(p.verdict or "", "#8c959f") for p in pts]},
              "customdata": [[p.verdict, p.commit] for p in pts]},
         ]
+        if any(p.ci and p.geomean is not None for p in pts):  # the verdict ratio's interval, where known
+            data[2]["error_y"] = {"type": "data", "symmetric": False, "color": "#6e7781", "thickness": 1,
+                                  "array": [p.ci[1] - p.geomean if p.ci and p.geomean is not None else None for p in pts],
+                                  "arrayminus": [p.geomean - p.ci[0] if p.ci and p.geomean is not None else None
+                                                 for p in pts]}
         if regress:
             data.append({"type": "scatter", "mode": "markers", "name": "regression",
                          "x": [x[s.index] for s in regress], "y": [pts[s.index].geomean for s in regress],

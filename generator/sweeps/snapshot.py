@@ -79,6 +79,10 @@ class ShapePoint:
     best_baseline: str | None
     best_baseline_us: float | None
     noise: float | None  # larger p90/p10 of the candidate and the best baseline
+    stage: str = ""  # the ledger's stage and model: what tells apart two shapes of equal args
+    model: str = ""
+    #: every baseline's status on this shape ("ok": usable, else why not); None: not recorded
+    baseline_status: dict[str, str] | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -91,7 +95,31 @@ class ShapePoint:
             "best_baseline": self.best_baseline,
             "best_baseline_us": self.best_baseline_us,
             "noise": self.noise,
+            "stage": self.stage,
+            "model": self.model,
+            "baseline_status": dict(self.baseline_status) if self.baseline_status is not None else None,
         }
+
+
+#: Verdict-engine numbers a snapshot carries as they are when the score has them (None otherwise):
+#: the verdict ratio's interval ``[lo, hi]``, the launch overhead ``[median_us, n]``, the launch-bound
+#: shapes ``[k, n]``, the clock the pair basis read, the geomean per call.
+#: The verdict's clock and certainty (VERDICTS rules 13-14), kept per kernel as ``KernelScore.to_json`` words them.
+SCORE_EXTRAS = ("launch_overhead_us", "launch_baseline", "launch_bound_shapes", "pair_device_us", "pair_clock",
+                "clock", "call_geomean", "verdict_ci", "verdict_ci_models", "uncertain_ci", "uncertain_models")
+
+
+def baseline_status(providers: Mapping[str, Any], candidate: str | None) -> dict[str, str]:
+    """Each baseline's status on a shape: "ok" when usable, else its status ("unusable" for an ok row
+    that is not usable); ``providers`` holds ProviderResults or their JSON."""
+    out = {}
+    for name, p in providers.items():
+        if name == candidate:
+            continue
+        usable = p.get("usable") if isinstance(p, Mapping) else getattr(p, "usable", False)
+        status = p.get("status") if isinstance(p, Mapping) else getattr(p, "status", None)
+        out[str(name)] = "ok" if usable else (status if status and status != "ok" else "unusable")
+    return dict(sorted(out.items()))
 
 
 @dataclass
@@ -118,8 +146,7 @@ class KernelSnapshot:
     broken: list[str] = field(default_factory=list)  # the campaign's or primary capture's problem
     verdict_basis: str | None = None  # the rung of the evidence ladder (VERDICTS rule 12)
     verdict_value: float | None = None  # the ratio the verdict rests on
-    #: rules 13-14 as the score gives them (``EVIDENCE_KEYS``: launch overhead, pair clock, intervals)
-    evidence: dict[str, Any] = field(default_factory=dict)
+    extras: dict[str, Any] = field(default_factory=dict)  # SCORE_EXTRAS the score had (JSON values)
 
     @property
     def headline_value(self) -> float | None:
@@ -153,20 +180,8 @@ class KernelSnapshot:
             "verdict_basis": self.verdict_basis,
             "verdict_value": self.verdict_value,
             "broken": list(self.broken),
-            **{k: self.evidence.get(k) for k in EVIDENCE_KEYS},
+            **{key: self.extras[key] for key in SCORE_EXTRAS if self.extras.get(key) is not None},
         }
-
-
-#: The verdict's clock and certainty (VERDICTS rules 13-14), kept per kernel as ``KernelScore.to_json`` words them.
-EVIDENCE_KEYS = ("launch_overhead_us", "launch_baseline", "launch_bound_shapes", "pair_device_us", "pair_clock",
-                 "clock", "call_geomean", "verdict_ci", "verdict_ci_models", "uncertain_ci", "uncertain_models")
-
-
-def _evidence(score) -> dict[str, Any]:
-    """The EVIDENCE_KEYS of a score ({} without a scored campaign)."""
-    if score is None or score.verdict == "UNTIMED":
-        return {}
-    return {k: getattr(score, k) for k in EVIDENCE_KEYS}
 
 
 @dataclass
@@ -284,7 +299,8 @@ def kernel_snapshot(st: KernelState, score) -> KernelSnapshot:
         shapes=[ShapePoint(
             shape_id=s.shape_id, args=dict(s.args), dtype=s.dtype or "", speedup=s.speedup, candidate_us=s.candidate_us,
             candidate_status=s.candidate_status, best_baseline=s.best_baseline,
-            best_baseline_us=s.best_baseline_us, noise=s.noise,
+            best_baseline_us=s.best_baseline_us, noise=s.noise, stage=s.stage or "", model=s.model or "",
+            baseline_status=baseline_status(s.providers, score.candidate),
         ) for s in score.shapes] if score is not None else [],
         hotspot=st.hotspot,
         flags=list(st.flags) if scored else [],
@@ -293,8 +309,20 @@ def kernel_snapshot(st: KernelState, score) -> KernelSnapshot:
         environment={k: prov[k] for k in ENVIRONMENT_KEYS if k in prov},
         profiled_commit=st.profiled_commit,
         broken=list(st.broken),
-        evidence=_evidence(score),
+        extras=score_extras(score),
     )
+
+
+def score_extras(score: Any) -> dict[str, Any]:
+    """The SCORE_EXTRAS a KernelScore (or its JSON) has, as JSON values; absent or None ones left out."""
+    out = {}
+    for key in SCORE_EXTRAS:
+        value = score.get(key) if isinstance(score, Mapping) else getattr(score, key, None)
+        if isinstance(value, tuple):
+            value = list(value)
+        if value is not None:
+            out[key] = value
+    return out
 
 
 # ---------------------------------------------------------------- from JSON documents
@@ -338,7 +366,6 @@ def kernel_from_json(k: Any, where: str) -> KernelSnapshot:
         wins=int(k.get("wins") or 0),
         n_measured=int(k.get("n_measured") or 0),
         hard_failures=int(k.get("hard_failures") or 0),
-        evidence={key: k[key] for key in EVIDENCE_KEYS if k.get(key) is not None},
         shapes=[shape_from_json(s) for s in k.get("shapes") or [] if isinstance(s, dict) and s.get("shape_id")],
         hotspot=Hotspot(
             capture=str(hot.get("capture") or ""),
@@ -353,6 +380,7 @@ def kernel_from_json(k: Any, where: str) -> KernelSnapshot:
         flags=[str(f) for f in k.get("flags") or []],
         profiled_commit=_text(k["profiled_commit"]) if k.get("profiled_commit") else None,
         broken=[str(b) for b in k.get("broken") or [] if isinstance(b, str)],
+        extras=score_extras(k),
     )
 
 
@@ -369,6 +397,10 @@ def shape_from_json(s: Mapping[str, Any]) -> ShapePoint:
         best_baseline=s.get("best_baseline"),
         best_baseline_us=_num(s.get("best_baseline_us")),
         noise=_num(s.get("noise")),
+        stage=str(s.get("stage") or ""),
+        model=str(s.get("model") or ""),
+        baseline_status=({str(p): str(v) for p, v in s["baseline_status"].items()}
+                         if isinstance(s.get("baseline_status"), dict) else None),
     )
 
 
@@ -472,7 +504,7 @@ def kernel_from_api(row: Mapping[str, Any], doc: Mapping[str, Any], where: str) 
         "wins": rec.get("wins", score.get("wins")),
         "n_measured": rec.get("n_measured", score.get("n_measured")),
         "hard_failures": rec.get("hard_failures", score.get("hard_failures")),
-        "shapes": score.get("shapes") or [],
+        "shapes": [_api_shape(sh, score.get("candidate")) for sh in score.get("shapes") or [] if isinstance(sh, dict)],
         "hotspot": doc["hotspot"] if "hotspot" in doc else _api_hotspot(rec, doc.get("captures")),
         "candidate_commit": prov.get("candidate_commit"),
         "baselines": baselines,
@@ -480,7 +512,7 @@ def kernel_from_api(row: Mapping[str, Any], doc: Mapping[str, Any], where: str) 
         "flags": score.get("flags") or [],
         "verdict_basis": score.get("verdict_basis"),
         "verdict_value": score.get("verdict_value"),
-        **{k: score.get(k) for k in EVIDENCE_KEYS},
+        **score_extras(score),
     }
     st = doc.get("state")
     if isinstance(st, dict):  # the kernel's state as build computed it (analyze.state)
@@ -488,6 +520,13 @@ def kernel_from_api(row: Mapping[str, Any], doc: Mapping[str, Any], where: str) 
                                                    "verdict_value")})
         flat["flags"] = st.get("flags") or []
     return kernel_from_json(flat, where)
+
+
+def _api_shape(shape: Mapping[str, Any], candidate: Any) -> dict[str, Any]:
+    """An api/ score shape with its baselines' statuses (from its providers) when it has none."""
+    if "baseline_status" in shape or not isinstance(shape.get("providers"), dict):
+        return dict(shape)
+    return {**shape, "baseline_status": baseline_status(shape["providers"], candidate)}
 
 
 def _api_hotspot(rec: Mapping[str, Any], captures: Any) -> dict[str, Any] | None:

@@ -1,32 +1,52 @@
-"""The history page: every kernel's geomean over the recorded sweeps."""
+"""The history page: what the latest sweep changed (``views.latest``), then every kernel of every
+recorded sweep: its verdicts over the sweeps, its verdict ratio (with its interval when known) and its
+launch overhead, and the chart of the ratio when it has one."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from markupsafe import Markup
 
-from generator.analyze.message import Sentence
+from generator.analyze.message import Sentence, sentence
 from generator.site import charts, i18n
 from generator.site.views.base import SiteContext
+from generator.site.views.latest import Lead
 from generator.site.views.overview import ChartView, IndexRow, chart_view
 
 
 # ---------------------------------------------------------------- history page
 
 @dataclass
+class StripCell:
+    """One kernel in one sweep: its verdict word, its verdict ratio (and interval), its launch overhead."""
+
+    label: str
+    verdict: str  # "—" when the kernel has none there
+    css: str  # verdict-<word>, for the colour
+    ratio: str = ""  # data: ``1.10x``, ``1.10x [1.02x, 1.19x]``
+    launch: Sentence | str = ""  # ``launch overhead 5.2 µs (12 shapes)``
+
+
+@dataclass
 class HistoryChart:
-    """One kernel's geomean over the recorded sweeps."""
+    """One kernel over the recorded sweeps: its strip of verdicts and, when it has a ratio, its chart."""
 
     slug: str
     anchor: str
     name: str
     href: str
-    chart: ChartView
+    chart: ChartView | None
     points: int
     regression: str
     regression_zh: str = ""
+    strip: list[StripCell] = field(default_factory=list)
+
+    @property
+    def launch(self) -> bool:
+        """Some sweep gives the kernel's launch overhead."""
+        return any(c.launch for c in self.strip)
 
 
 @dataclass
@@ -40,6 +60,7 @@ class HistoryPage:
     charts: list[HistoryChart]
     regressions: int
     history_nav: bool = True
+    lead: Lead | None = None  # the latest sweep against the one before
 
 
 def regression_text(mark: dict[str, Any]) -> str:
@@ -94,28 +115,51 @@ def figure_zh(fig: dict[str, Any]) -> dict[str, Any]:
             "traces": traces}
 
 
+def strip_cells(points: list[Any]) -> list[StripCell]:
+    """A kernel's verdict in each sweep it is in (``history.HistoryPoint``), with its ratio, interval
+    and launch overhead where the sweep has them."""
+    cells = []
+    for p in points:
+        ratio = f"{p.geomean:.2f}x" if p.geomean is not None else ""
+        if ratio and p.ci:
+            ratio += f" [{p.ci[0]:.2f}x, {p.ci[1]:.2f}x]"
+        launch = (sentence("msg.hist.launch.cell", us=f"{p.launch_overhead[0]:.1f}", n=p.launch_overhead[1])
+                  if p.launch_overhead else "")
+        cells.append(StripCell(label=p.label, verdict=p.verdict or "—", css=f"verdict-{(p.verdict or 'none').lower()}",
+                               ratio=ratio, launch=launch))
+    return cells
+
+
 def history_page(rows: list[IndexRow], figures: dict[str, dict[str, Any]], marks: dict[str, dict[str, Any]],
-                 labels: list[str], ctx: SiteContext) -> HistoryPage:
-    """The history page, kernels in overview order (kernels no longer in the sweep last)."""
+                 labels: list[str], ctx: SiteContext, series: dict[str, list[Any]] | None = None,
+                 lead: Lead | None = None) -> HistoryPage:
+    """The history page: the lead, then every kernel of every sweep in overview order (kernels no longer
+    in the sweep last); ``series`` (``history.load_series`` with the current sweep) gives each its strip,
+    ``figures`` the chart of those with a ratio in some sweep."""
     charts_: list[HistoryChart] = []
     seen = set()
     names = {r.slug: r for r in rows}
-    for slug in [r.slug for r in rows] + sorted(s for s in figures if s not in names):
+    series = series if series is not None else {}
+    for slug in [r.slug for r in rows] + sorted(s for s in set(figures) | set(series) if s not in names):
         fig = figures.get(slug)
-        if fig is None or slug in seen:
+        if (fig is None and slug not in series) or slug in seen:
             continue
         seen.add(slug)
         row = names.get(slug)
-        n = len(fig["data"][2]["x"]) if len(fig.get("data", [])) > 2 else 0
-        layout = {k_: v for k_, v in fig.get("layout", {}).items() if k_ != "title"}  # the section heading names it
-        layout.setdefault("height", 260)
-        layout["margin"] = {"l": 60, "r": 20, "t": 10, "b": 50}
-        data = [{k_: v for k_, v in tr.items() if k_ != "text_lines"} for tr in fig.get("data", [])]
-        fig = {**fig, "data": data, "layout": layout, "zh": figure_zh(fig)}
-        charts_.append(HistoryChart(slug=slug, anchor=f"h-{slug}", name=row.name if row else slug,
-                                    href=row.href if row else "", points=n,
-                                    chart=chart_view(f"history-{slug}", fig),
+        points = series.get(slug, [])
+        chart = None
+        if fig is not None:
+            layout = {k_: v for k_, v in fig.get("layout", {}).items() if k_ != "title"}  # the section heading names it
+            layout.setdefault("height", 260)
+            layout["margin"] = {"l": 60, "r": 20, "t": 10, "b": 50}
+            data = [{k_: v for k_, v in tr.items() if k_ != "text_lines"} for tr in fig.get("data", [])]
+            chart = chart_view(f"history-{slug}", {**fig, "data": data, "layout": layout, "zh": figure_zh(fig)})
+        n = len(fig["data"][2]["x"]) if fig is not None and len(fig.get("data", [])) > 2 else len(points)
+        name = row.name if row else (points[-1].name if points else slug)
+        charts_.append(HistoryChart(slug=slug, anchor=f"h-{slug}", name=name, href=row.href if row else "",
+                                    points=n, chart=chart,
                                     regression=regression_text(marks[slug]) if slug in marks else "",
-                                    regression_zh=regression_zh(marks[slug]) if slug in marks else ""))
+                                    regression_zh=regression_zh(marks[slug]) if slug in marks else "",
+                                    strip=strip_cells(points)))
     return HistoryPage(title=f"History \u00b7 {ctx.title}", site_title=ctx.title, root="", labels=list(labels),
-                       charts=charts_, regressions=len(marks))
+                       charts=charts_, regressions=len(marks), lead=lead)

@@ -35,6 +35,15 @@ kernel: the geomeans of ``c`` and ``b`` over shapes measured on both sides). A s
 * a side moved with none of these recorded: **unexplained** (rerun to rule out noise);
 * the change does not beat ``T``: **noise**.
 
+Before those, the **comparison**: a shape's best baseline changed because a baseline was added,
+removed, or started or ceased to pass (``ShapePoint.baseline_status``; "ok" is passing). Then the
+speedup moved with neither side's own time, so the baseline's ratio is not tested on that shape nor
+counted in the kernel's ``b``. A kernel's cause is the summary of its shapes' (``kernel_known_causes``:
+the baselines' status moves, the shapes the candidate now passes or no longer passes), and is
+"unexplained" only when nothing names one. Every cause says who moved (``Cause.sides``: candidate,
+baseline, comparison); a move that is the comparison's alone is no regression or improvement (it is
+listed as a comparison change), and ``--fail-on-regression`` fails only on moves the candidate is among.
+
 Hotspot shifts (primary capture): the top stall type or the occupancy (waves per SIMD,
 limiter) changed, or the stall ratio moved by at least ``stall_points`` (5 percentage
 points by default); a single ATT capture has no measured noise, so these are facts, not
@@ -46,6 +55,7 @@ from __future__ import annotations
 from generator.sweeps.diff.changes import (
     BASELINE,
     CANDIDATE,
+    COMPARISON,
     DIFF_MARKER,
     ENVIRONMENT,
     IMPROVEMENT,
@@ -64,11 +74,13 @@ from generator.sweeps.diff.changes import (
     fmt_pct,
     fmt_x,
     shape_text,
+    unique_labels,
 )
 from generator.sweeps.diff.compare import (
     diff_hotspot,
     diff_kernel,
     diff_kernel_provenance,
+    comparison_facts,
     diff_shapes,
     diff_snapshots,
     diff_sweep_provenance,
@@ -78,6 +90,7 @@ from generator.sweeps.diff.report import (
     counts_text,
     diff_document,
     environment_summary,
+    failing_lines,
     headline,
     kernel_link,
     render_markdown,
@@ -93,12 +106,15 @@ from generator.sweeps.diff.rules import (
     environment_changes,
     provider_name,
     ratio_of,
+    shape_comparison,
+    status_moves,
     threshold_factor,
     verdict_direction,
 )
 
 __all__ = [
-    "BASELINE", "CANDIDATE", "Cause", "Change", "DIFF_MARKER", "DiffOptions", "ENVIRONMENT", "IMPROVEMENT",
+    "BASELINE", "CANDIDATE", "COMPARISON", "Cause", "comparison_facts", "failing_lines", "shape_comparison",
+    "status_moves", "unique_labels", "Change", "DIFF_MARKER", "DiffOptions", "ENVIRONMENT", "IMPROVEMENT",
     "KernelDiff", "NEUTRAL", "NOISE", "PROVIDER_ENVIRONMENT", "REGRESSION", "SweepDiff", "UNEXPLAINED",
     "VERDICT_ORDER", "VERDICT_RANK", "attribute", "baseline_commit", "beats", "comparable_baselines",
     "counts_text", "diff_document", "diff_hotspot", "diff_kernel", "diff_kernel_provenance", "diff_shapes",

@@ -13,6 +13,11 @@ REGRESSION, IMPROVEMENT, NEUTRAL = "regression", "improvement", "neutral"
 #: an improvement (issue 22: one shape 17 % slower with 3 % noise is a regression).
 SHAPE_MIN_CHANGE = 0.05
 CANDIDATE, BASELINE, ENVIRONMENT, NOISE, UNEXPLAINED = "candidate", "baseline", "environment", "noise", "unexplained"
+#: A cause that is the comparison's: the baselines compared with changed (one added, removed, starting or
+#: ceasing to pass), so the speedup moved with neither side's time.
+COMPARISON = "comparison"
+#: Who moved, in display order: the candidate, a baseline, the comparison (``Cause.sides``).
+SIDES = (CANDIDATE, BASELINE, COMPARISON)
 DIFF_MARKER = "<!-- kernel-atlas-diff -->"
 #: Verdicts from best to worst (a move right is a regression).
 VERDICT_RANK = {"WIN": 0, "PARITY": 1, "HEADROOM": 2, "BLOCKED": 3}
@@ -37,13 +42,14 @@ class Cause:
 
     kind: str
     detail: str
+    sides: tuple[str, ...] = ()  # who moved by this cause: of SIDES (none for noise)
 
     @property
     def text(self) -> str:
         return f"{self.kind}: {self.detail}" if self.detail else self.kind
 
     def to_json(self) -> dict[str, str]:
-        return {"kind": self.kind, "detail": self.detail}
+        return {"kind": self.kind, "detail": self.detail, "sides": list(self.sides)}
 
 
 @dataclass
@@ -75,6 +81,23 @@ class Change:
     def cause_text(self) -> str:
         return "; ".join(c.text for c in self.causes)
 
+    @property
+    def movers(self) -> tuple[str, ...]:
+        """Who moved (of SIDES, in that order), by the causes."""
+        return movers_of(self.causes)
+
+    @property
+    def comparison_only(self) -> bool:
+        """The move is the comparison's alone: no regression or improvement of the candidate."""
+        return self.movers == (COMPARISON,)
+
+    def counts(self, strict: bool = False) -> bool:
+        """A significant regression or improvement that ``--fail-on-regression`` counts: one the candidate
+        moved in (``strict``: anyone, the comparison included)."""
+        if not self.significant or self.direction == NEUTRAL:
+            return False
+        return bool(self.movers) if strict else CANDIDATE in self.movers
+
     def to_json(self) -> dict[str, Any]:
         return {
             "kind": self.kind,
@@ -87,6 +110,7 @@ class Change:
             "ratio": self.ratio,
             "threshold": self.threshold,
             "causes": [c.to_json() for c in self.causes],
+            "movers": list(self.movers),
             "shape_id": self.shape_id,
             "args": self.args,
             "dtype": self.dtype,
@@ -111,6 +135,7 @@ class KernelDiff:
     n_shapes_both: int = 0  # shapes present on both sides, measured or not (the "of N" of the shape counts)
     old_ratio: float | None = None  # the ratio each side's verdict rests on (VERDICTS rule 12)
     new_ratio: float | None = None
+    labels: dict[str, str] = field(default_factory=dict)  # shape id -> its label, unique in the kernel
 
     def of_kind(self, *kinds: str) -> list[Change]:
         return [c for c in self.changes if c.kind in kinds]
@@ -139,6 +164,31 @@ class KernelDiff:
         return NEUTRAL
 
     @property
+    def movers(self) -> tuple[str, ...]:
+        """Who moved the kernel: the sides its causes name."""
+        return movers_of(self.causes)
+
+    @property
+    def comparison_only(self) -> bool:
+        """The kernel's move is the comparison's alone (not the candidate's, not a baseline's time)."""
+        return self.movers == (COMPARISON,)
+
+    @property
+    def standing(self) -> str:
+        """The direction counted as the kernel's regression or improvement: neutral for a move that is
+        the comparison's alone (it is listed as a comparison change instead)."""
+        return NEUTRAL if self.comparison_only else self.direction
+
+    @property
+    def comparison_changed(self) -> bool:
+        """Some baseline compared with was added, removed, or started or ceased to pass."""
+        return any(COMPARISON in c.sides for ch in self.changes for c in ch.causes)
+
+    def label(self, c: Change) -> str:
+        """A shape change's label, unique in this kernel's tables."""
+        return self.labels.get(c.shape_id or "", c.shape_text)
+
+    @property
     def geomean_change(self) -> Change | None:
         """The move of the geomean vs any baseline."""
         return next(iter(self.of_kind("geomean")), None)
@@ -163,12 +213,23 @@ class KernelDiff:
 
     @property
     def shape_regressions(self) -> list[Change]:
-        """Shapes whose speedup fell beyond their own noise and ``SHAPE_MIN_CHANGE``."""
-        return [c for c in self.changes if c.kind == "shape" and c.significant and c.direction == REGRESSION]
+        """Shapes whose speedup fell beyond their own noise and ``SHAPE_MIN_CHANGE``, not by the comparison alone."""
+        return [c for c in self.changes if c.kind == "shape" and c.significant and c.direction == REGRESSION
+                and not c.comparison_only]
+
+    def failing_shapes(self, strict: bool = False) -> list[Change]:
+        """The shapes ``--fail-on-regression`` fails on: slower, or no longer measured, with the candidate
+        among the movers (``strict``: anyone)."""
+        return [c for c in self.changes if c.kind in ("shape", "shape-status") and c.direction == REGRESSION
+                and c.counts(strict)]
+
+    def fails(self, strict: bool = False) -> bool:
+        """The kernel regressed as a whole with the candidate among the movers (``strict``: anyone)."""
+        return self.direction == REGRESSION and (bool(self.movers) if strict else CANDIDATE in self.movers)
 
     @property
     def causes(self) -> list[Cause]:
-        """The causes of the kernel's headline change (verdict / geomean), else of its shapes."""
+        """The causes of the kernel's headline change (verdict / geomean: the summary of its shapes'), else of its shapes."""
         for c in self.of_kind("verdict", "verdict_ratio", "geomean"):
             if c.causes:
                 return c.causes
@@ -193,7 +254,9 @@ class KernelDiff:
             "new_ratio": self.new_ratio,
             "n_shapes_common": self.n_shapes_common,
             "n_shapes_both": self.n_shapes_both,
-            "changes": [c.to_json() for c in self.changes],
+            "movers": list(self.movers),
+            "standing": self.standing,
+            "changes": [dict(c.to_json(), label=self.label(c)) if c.shape_id else c.to_json() for c in self.changes],
         }
 
 
@@ -212,16 +275,29 @@ class SweepDiff:
 
     @property
     def regressions(self) -> list[KernelDiff]:
-        return [k for k in self.kernels if k.direction == REGRESSION]
+        """Kernels that regressed, a move of the comparison alone left out."""
+        return [k for k in self.kernels if k.standing == REGRESSION]
 
     @property
     def shape_regressions(self) -> list[Change]:
-        """Every shape of every kernel that regressed beyond its own noise (``--fail-on-regression``)."""
+        """Every shape of every kernel that regressed beyond its own noise, not by the comparison alone."""
         return [c for k in self.kernels for c in k.shape_regressions]
 
     @property
     def improvements(self) -> list[KernelDiff]:
-        return [k for k in self.kernels if k.direction == IMPROVEMENT]
+        """Kernels that improved, a move of the comparison alone left out."""
+        return [k for k in self.kernels if k.standing == IMPROVEMENT]
+
+    @property
+    def comparison_changes(self) -> list[KernelDiff]:
+        """Kernels whose baselines compared with changed (added, removed, starting or ceasing to pass)."""
+        return [k for k in self.kernels if k.comparison_changed]
+
+    def failing(self, strict: bool = False) -> tuple[list[KernelDiff], list[Change]]:
+        """What ``--fail-on-regression`` fails on: the kernels and shapes the candidate regressed in
+        (``strict``: also those a baseline or the comparison moved down)."""
+        return ([k for k in self.kernels if k.fails(strict)],
+                [c for k in self.kernels for c in k.failing_shapes(strict)])
 
     @property
     def notable(self) -> list[KernelDiff]:
@@ -230,15 +306,21 @@ class SweepDiff:
         return sorted(picked, key=_kernel_order)
 
     def biggest_moves(self, n: int = 3) -> list[KernelDiff]:
-        """The ``n`` kernels whose geomean moved most (significant moves only)."""
-        moved = [k for k in self.kernels
-                 if k.headline_change and k.headline_change.significant and k.headline_change.ratio]
+        """The ``n`` kernels whose geomean moved most (significant moves only; not the comparison's alone)."""
+        moved = [k for k in self.kernels if not k.comparison_only
+                 and k.headline_change and k.headline_change.significant and k.headline_change.ratio]
         return sorted(moved, key=lambda k: (-_size(k.headline_change.ratio), k.slug))[:n]
+
+
+def movers_of(causes: list[Cause]) -> tuple[str, ...]:
+    """The sides the causes name, in SIDES order."""
+    named = {s for c in causes for s in c.sides}
+    return tuple(s for s in SIDES if s in named)
 
 
 def _kernel_order(k: KernelDiff) -> tuple:
     """Regressions first, then improvements, then the rest; bigger moves first; by slug."""
-    rank = {REGRESSION: 0, IMPROVEMENT: 1, NEUTRAL: 2}[k.direction]
+    rank = {REGRESSION: 0, IMPROVEMENT: 1, NEUTRAL: 2}[k.standing]
     g = k.headline_change
     return (rank, 0 if k.verdict_change else 1, -_size(g.ratio if g else None), k.slug)
 
@@ -256,6 +338,28 @@ def fmt_pct(ratio: float | None) -> str:
 def shape_text(args: Mapping[str, Any] | None, dtype: str = "") -> str:
     """Shape arguments on one line as the verdict tables print them, then the dtype: ``M=1 N=128 bf16``."""
     return " ".join(t for t in (args_text(args or {}), dtype) if t)
+
+
+def unique_labels(points: list[Any]) -> dict[str, str]:
+    """Shape id -> its label (``shape_text``), unique among ``points``: two shapes that print alike get
+    what tells them apart (their stage, then their model, else their shape id)."""
+    labels = {p.shape_id: shape_text(p.args, p.dtype) for p in points}
+    groups: dict[str, list[Any]] = {}
+    for p in points:
+        groups.setdefault(labels[p.shape_id], []).append(p)
+    for text, same in groups.items():
+        if len(same) < 2:
+            continue
+        for key in ("stage", "model"):
+            values = [getattr(p, key, "") or "" for p in same]
+            if len(set(values)) == len(values) and all(values):
+                for p, v in zip(same, values):
+                    labels[p.shape_id] = f"{text} {key}={v}"
+                break
+        else:
+            for p in same:
+                labels[p.shape_id] = f"{text} ({p.shape_id})"
+    return labels
 
 
 def _size(ratio: float | None) -> float:

@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
-from typing import Mapping
+import re
+from typing import Any, Mapping
 
 from generator.analyze.verdicts import geomean
 from generator.errors import InputError
 from generator.sweeps.diff.changes import (
     BASELINE,
     CANDIDATE,
+    COMPARISON,
     ENVIRONMENT,
     IMPROVEMENT,
     NEUTRAL,
+    NOISE,
     REGRESSION,
     SHAPE_MIN_CHANGE,
     UNEXPLAINED,
@@ -23,6 +26,7 @@ from generator.sweeps.diff.changes import (
     fmt_pct,
     fmt_x,
     shape_text,
+    unique_labels,
 )
 from generator.sweeps.diff.rules import (
     _arrow,
@@ -33,6 +37,9 @@ from generator.sweeps.diff.rules import (
     environment_changes,
     provider_name,
     ratio_of,
+    shape_comparison,
+    status_move_text,
+    status_moves,
     threshold_factor,
     verdict_direction,
 )
@@ -51,7 +58,12 @@ def diff_kernel(old: KernelSnapshot, new: KernelSnapshot, options: DiffOptions) 
     shape_changes, cand_ratios, base_ratios = diff_shapes(old, new, options)
     kd.n_shapes_common = len(cand_ratios)
     kd.n_shapes_both = len({s.shape_id for s in old.shapes} & {s.shape_id for s in new.shapes})
-    kd.changes += _kernel_level(old, new, options, geomean(cand_ratios), geomean(base_ratios))
+    kd.labels = unique_labels(list({s.shape_id: s for s in old.shapes + new.shapes}.values()))
+    known = kernel_known_causes(old, new, shape_changes)
+    kd.changes += _kernel_level(old, new, options, geomean(cand_ratios), geomean(base_ratios), known,
+                                shape_cause_summary(shape_changes))
+    kd.changes += comparison_change(old, new)
+    kd.changes += launch_change(old, new)
     kd.changes += shape_changes
     kd.changes += diff_hotspot(old, new, options)
     kd.changes += diff_kernel_provenance(old, new)
@@ -60,20 +72,25 @@ def diff_kernel(old: KernelSnapshot, new: KernelSnapshot, options: DiffOptions) 
 
 
 def _kernel_level(old: KernelSnapshot, new: KernelSnapshot, options: DiffOptions,
-                  cand_ratio: float | None, base_ratio: float | None) -> list[Change]:
-    """The verdict and geomean changes of a kernel."""
+                  cand_ratio: float | None, base_ratio: float | None, known: list[Cause] = (),
+                  shape_causes: list[Cause] = ()) -> list[Change]:
+    """The verdict and geomean changes of a kernel; ``known``: the causes no timing ratio shows
+    (``kernel_known_causes``); ``shape_causes``: the summary of the shapes' own causes, the kernel's cause
+    when its common ratios name none."""
     out = []
     ratio = ratio_of(new.geomean_vs_best, old.geomean_vs_best)
     factor = threshold_factor([old.noise, new.noise], options.min_change)
     significant = beats(ratio, factor)
     providers = sorted({s.best_baseline for s in old.shapes + new.shapes if s.best_baseline})
-    causes = attribute(old, new, significant, factor, cand_ratio, base_ratio, providers) if ratio else []
+    causes = attribute(old, new, significant, factor, cand_ratio, base_ratio, providers, list(known)) if ratio else []
+    if shape_causes and [c.kind for c in causes] == [UNEXPLAINED] and causes[0].detail.startswith("no side"):
+        causes = list(shape_causes)  # the geomean moved with no common ratio beyond it: what the shapes say
     if old.verdict != new.verdict:
         out.append(Change("verdict", new.slug, "verdict", old.verdict, new.verdict, True,
                           verdict_direction(old.verdict, new.verdict), ratio=ratio, threshold=factor,
-                          causes=list(causes) or _provenance_causes(old, new),
+                          causes=list(causes) or list(known) or _provenance_causes(old, new),
                           text=f"verdict {_arrow(old.verdict, new.verdict)}"))
-    out += _ladder_changes(old, new, factor, causes)
+    out += _ladder_changes(old, new, factor, causes, list(known))
     if ratio is not None and ratio != 1.0:
         out.append(Change("geomean", new.slug, "geomean_vs_best", old.geomean_vs_best, new.geomean_vs_best,
                           significant, direction_of(ratio), ratio=ratio, threshold=factor, causes=causes,
@@ -82,14 +99,14 @@ def _kernel_level(old: KernelSnapshot, new: KernelSnapshot, options: DiffOptions
     elif (old.geomean_vs_best is None) != (new.geomean_vs_best is None):
         out.append(Change("geomean", new.slug, "geomean_vs_best", old.geomean_vs_best, new.geomean_vs_best,
                           True, IMPROVEMENT if new.geomean_vs_best is not None else REGRESSION,
-                          causes=_provenance_causes(old, new),
+                          causes=list(known) or _provenance_causes(old, new),
                           text=f"geomean vs any baseline {fmt_x(old.geomean_vs_best)} → {fmt_x(new.geomean_vs_best)}"))
     if old.flags != new.flags:
         gained = [f for f in new.flags if f not in old.flags]
         lost = [f for f in old.flags if f not in new.flags]
         words = [f"now {f.replace('_', ' ')}" for f in gained] + [f"no longer {f.replace('_', ' ')}" for f in lost]
         out.append(Change("flags", new.slug, "flags", ",".join(old.flags), ",".join(new.flags), True, NEUTRAL,
-                          causes=_provenance_causes(old, new), text="verdict flags: " + "; ".join(words)))
+                          causes=list(known) or _provenance_causes(old, new), text="verdict flags: " + "; ".join(words)))
     a, b = old.hard_failures, new.hard_failures
     if a != b:
         out.append(Change("failures", new.slug, "hard_failures", a, b, True, REGRESSION if b > a else IMPROVEMENT,
@@ -97,14 +114,16 @@ def _kernel_level(old: KernelSnapshot, new: KernelSnapshot, options: DiffOptions
     return out
 
 
-def _ladder_changes(old: KernelSnapshot, new: KernelSnapshot, factor: float, causes: list) -> list[Change]:
+def _ladder_changes(old: KernelSnapshot, new: KernelSnapshot, factor: float, causes: list,
+                    known: list[Cause] = ()) -> list[Change]:
     """What moved in the evidence the verdict rests on (VERDICTS rule 12): its basis, and the ratio
     it reads when the basis stayed (ratios of different bases are not compared)."""
     if old.verdict_basis is None or new.verdict_basis is None:
         return []  # a side written before the ladder
     if old.verdict_basis != new.verdict_basis:
         return [Change("basis", new.slug, "verdict_basis", old.verdict_basis, new.verdict_basis, True, NEUTRAL,
-                       causes=_provenance_causes(old, new),
+                       causes=[c for c in known if c.kind == COMPARISON and c.detail.startswith("verdict basis")]
+                       or list(known) or _provenance_causes(old, new),
                        text=f"verdict basis {_arrow(old.verdict_basis, new.verdict_basis)} "
                             f"({fmt_x(old.verdict_value)} → {fmt_x(new.verdict_value)})")]
     ratio = ratio_of(new.verdict_value, old.verdict_value)
@@ -113,22 +132,161 @@ def _ladder_changes(old: KernelSnapshot, new: KernelSnapshot, factor: float, cau
     return [Change("verdict_ratio", new.slug, "verdict_value", old.verdict_value, new.verdict_value,
                    beats(ratio, factor), direction_of(ratio), ratio=ratio, threshold=factor, causes=causes,
                    text=f"verdict ratio ({new.verdict_basis}) {fmt_x(old.verdict_value)} → {fmt_x(new.verdict_value)} "
-                        f"({fmt_pct(ratio)}, noise ±{(factor - 1) * 100:.1f}%)")]
+                        f"({fmt_pct(ratio)}, noise ±{(factor - 1) * 100:.1f}%{_interval_text(old, new)})")]
+
+
+def _interval_text(old: KernelSnapshot, new: KernelSnapshot) -> str:
+    """``, interval 1.02x–1.19x → 0.80x–0.95x`` when the verdict engine gave the ratio's interval (``verdict_ci``)."""
+    def one(k: KernelSnapshot) -> str:
+        ci = k.extras.get("verdict_ci")
+        ok = isinstance(ci, (list, tuple)) and len(ci) == 2 and all(isinstance(v, (int, float)) for v in ci)
+        return f"{fmt_x(ci[0])}–{fmt_x(ci[1])}" if ok else "—"
+    a, b = one(old), one(new)
+    return "" if a == b == "—" else f", interval {a} → {b}"
+
+
+#: A launch-overhead move counts when it is larger than this many µs and this share of the old value.
+LAUNCH_MIN_US, LAUNCH_MIN_SHARE = 1.0, 0.10
+
+
+def launch_change(old: KernelSnapshot, new: KernelSnapshot) -> list[Change]:
+    """The move of the candidate's launch overhead (``launch_overhead_us``: [median µs, shapes]) when both
+    sides give it: beyond ``LAUNCH_MIN_US`` and ``LAUNCH_MIN_SHARE`` of the old value it is significant (a
+    larger overhead is the launcher's regression). It is shown, and never decides the kernel's direction."""
+    a, b = old.extras.get("launch_overhead_us"), new.extras.get("launch_overhead_us")
+    if not (isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)) and a and b) or a[0] == b[0]:
+        return []
+    if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (a[0], b[0])):
+        return []
+    delta = b[0] - a[0]
+    significant = abs(delta) > max(LAUNCH_MIN_US, LAUNCH_MIN_SHARE * abs(a[0]))
+    return [Change("launch", new.slug, "launch_overhead_us", a[0], b[0], significant,
+                   REGRESSION if delta > 0 else IMPROVEMENT, causes=_hotspot_causes(old, new) if significant else [],
+                   text=f"launch overhead {a[0]:.1f} → {b[0]:.1f} µs ({delta:+.1f} µs)")]
+
+
+def shape_cause_summary(shape_changes: list[Change]) -> list[Cause]:
+    """The causes the significant shape moves name (noise and unexplained left out), one per cause with
+    its number of shapes: ``baseline: aiter 1a → 2b on 3 shapes``."""
+    seen: dict[tuple, int] = {}
+    for c in shape_changes:
+        if not c.significant or c.kind not in ("shape", "shape-status"):
+            continue
+        for cause in c.causes:
+            if cause.kind not in (NOISE, UNEXPLAINED):
+                key = (cause.kind, _TIMES.sub("", cause.detail), cause.sides)
+                seen[key] = seen.get(key, 0) + 1
+    return [Cause(kind, f"{detail} on {_count(n, 'shape')}", sides) for (kind, detail, sides), n in seen.items()]
+
+
+_TIMES = re.compile(r" \((candidate|baseline) time ×[0-9.]+\)")
 
 
 def _provenance_causes(old: KernelSnapshot, new: KernelSnapshot) -> list[Cause]:
     """Causes from provenance alone (no timing ratio to test): what changed, if anything."""
     causes = []
     if old.candidate_commit != new.candidate_commit:
-        causes.append(Cause(CANDIDATE, f"commit {_arrow(old.candidate_commit, new.candidate_commit)}"))
+        causes.append(Cause(CANDIDATE, f"commit {_arrow(old.candidate_commit, new.candidate_commit)}", (CANDIDATE,)))
     olds, news = comparable_baselines(old.baselines, new.baselines)
     for p in sorted(set(olds) | set(news)):
         if olds.get(p) != news.get(p):
-            causes.append(Cause(BASELINE, f"{provider_name(p)} {_arrow(olds.get(p), news.get(p))}"))
+            causes.append(Cause(BASELINE, f"{provider_name(p)} {_arrow(olds.get(p), news.get(p))}", (BASELINE,)))
     env = environment_changes(old.environment, new.environment)
     if env:
-        causes.append(Cause(ENVIRONMENT, ", ".join(f"{k} {_arrow(*v)}" for k, v in env.items())))
-    return causes or [Cause(UNEXPLAINED, "no commit or environment change recorded")]
+        causes.append(Cause(ENVIRONMENT, ", ".join(f"{k} {_arrow(*v)}" for k, v in env.items()),
+                            (CANDIDATE, BASELINE)))
+    return causes or [Cause(UNEXPLAINED, "no commit or environment change recorded", (CANDIDATE, BASELINE))]
+
+
+def kernel_known_causes(old: KernelSnapshot, new: KernelSnapshot, shape_changes: list[Change]) -> list[Cause]:
+    """The summary of a kernel's shape causes that no timing ratio shows: the comparison's (baselines
+    added, removed, starting or ceasing to pass; the clock the pair basis reads; the verdict's basis when
+    the candidate did not cause it) and the candidate's passing more or fewer shapes."""
+    out = []
+    comparison = comparison_summary(old, new)
+    if comparison:
+        out.append(Cause(COMPARISON, comparison, (COMPARISON,)))
+    clocks = old.extras.get("pair_clock"), new.extras.get("pair_clock")
+    if all(clocks) and clocks[0] != clocks[1]:
+        out.append(Cause(COMPARISON, f"pair clock {_arrow(*clocks)}", (COMPARISON,)))
+    gained = [c for c in shape_changes if c.kind == "shape-status" and c.item == "candidate" and c.direction == IMPROVEMENT]
+    lost = [c for c in shape_changes if c.kind == "shape-status" and c.item == "candidate" and c.direction == REGRESSION]
+    words = []
+    if gained:
+        words.append(f"now measured on {_count(len(gained), 'more shape')}")
+    if lost:
+        words.append(f"no longer measured on {_count(len(lost), 'shape')}")
+    if words:
+        commit = (f" (commit {_arrow(old.candidate_commit, new.candidate_commit)})"
+                  if old.candidate_commit != new.candidate_commit else "")
+        out.append(Cause(CANDIDATE, ", ".join(words) + commit, (CANDIDATE,)))
+    basis = _basis_cause(old, new, any(c.kind == CANDIDATE for c in out))
+    if basis is not None and basis.kind == COMPARISON:
+        out.append(basis)
+    return out
+
+
+def _basis_cause(old: KernelSnapshot, new: KernelSnapshot, candidate_moved: bool) -> Cause | None:
+    """Who changed the rung the verdict rests on (VERDICTS rule 12): the candidate when either side rests
+    on its failures or it passes other shapes now, else the comparison (the baselines compared with)."""
+    a, b = old.verdict_basis, new.verdict_basis
+    if not a or not b or a == b:
+        return None
+    if candidate_moved or "failures" in (a, b):
+        return None
+    return Cause(COMPARISON, f"verdict basis {_arrow(a, b)}", (COMPARISON,))
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" + ("" if n == 1 else "s")
+
+
+def comparison_facts(old: KernelSnapshot, new: KernelSnapshot) -> dict[str, list[list[Any]]]:
+    """What changed in the baselines a kernel is compared with, over the shapes on both sides:
+    ``{"moves": [[provider, old status, new status, shapes]], "best": [[old best, new best, shapes]]}``
+    (status None: no row; ``best``: the changes of best baseline those moves caused)."""
+    olds = {s.shape_id: s for s in old.shapes}
+    moves: dict[tuple, int] = {}
+    best: dict[tuple, int] = {}
+    for b in new.shapes:
+        a = olds.get(b.shape_id)
+        if a is None:
+            continue
+        for m in status_moves(a, b):
+            moves[m] = moves.get(m, 0) + 1
+        if shape_comparison(a, b) is not None:
+            best[(a.best_baseline, b.best_baseline)] = best.get((a.best_baseline, b.best_baseline), 0) + 1
+    return {"moves": [[*m, n] for m, n in moves.items()], "best": [[*pair, n] for pair, n in best.items()]}
+
+
+def comparison_summary(old: KernelSnapshot, new: KernelSnapshot) -> str:
+    """``aiter now passes (was failed) on 3 shapes; best baseline pytorch → aiter on 3 shapes``
+    (``comparison_facts`` in words; empty when the baselines compared with did not change)."""
+    return comparison_text(comparison_facts(old, new))
+
+
+def comparison_text(facts: Mapping[str, list[list[Any]]]) -> str:
+    """:func:`comparison_facts` in one line."""
+    parts = [f"{status_move_text(p, a, b)} on {_count(n, 'shape')}" for p, a, b, n in facts.get("moves", [])]
+    parts += [f"best baseline {_arrow(a, b)} on {_count(n, 'shape')}" for a, b, n in facts.get("best", [])]
+    return "; ".join(parts)
+
+
+def comparison_change(old: KernelSnapshot, new: KernelSnapshot) -> list[Change]:
+    """One change saying which baselines compared with changed, when any did (``new``: the facts), and one
+    when the clock the pair basis reads changed (``pair_clock``, when the verdict engine gives it)."""
+    out = []
+    facts = comparison_facts(old, new)
+    text = comparison_text(facts)
+    if text:
+        out.append(Change("comparison", new.slug, "baselines", None, facts, True, NEUTRAL,
+                          causes=[Cause(COMPARISON, text, (COMPARISON,))], text=f"baselines compared: {text}"))
+    clocks = old.extras.get("pair_clock"), new.extras.get("pair_clock")
+    if all(clocks) and clocks[0] != clocks[1]:
+        out.append(Change("comparison", new.slug, "pair_clock", clocks[0], clocks[1], True, NEUTRAL,
+                          causes=[Cause(COMPARISON, f"pair clock {_arrow(*clocks)}", (COMPARISON,))],
+                          text=f"pair clock {_arrow(*clocks)}"))
+    return out
 
 
 def diff_shapes(old: KernelSnapshot, new: KernelSnapshot,
@@ -149,10 +307,12 @@ def diff_shapes(old: KernelSnapshot, new: KernelSnapshot,
         c_ratio = ratio_of(b.candidate_us, a.candidate_us)
         b_ratio = ratio_of(b.best_baseline_us, a.best_baseline_us)
         if a.speedup is not None and b.speedup is not None:
+            compared = shape_comparison(a, b)
             if c_ratio is not None and b_ratio is not None:
                 cand_ratios.append(c_ratio)
-                base_ratios.append(b_ratio)
-            changes += _shape_speedup_change(old, new, a, b, options, c_ratio, b_ratio)
+                if compared is None:  # a baseline's own move (another baseline's time is no move of it)
+                    base_ratios.append(b_ratio)
+            changes += _shape_speedup_change(old, new, a, b, options, c_ratio, b_ratio, compared)
         elif (a.speedup is None) != (b.speedup is None):
             changes.append(_shape_status_change(old, new, a, b))
     for sid, a in olds.items():
@@ -164,8 +324,10 @@ def diff_shapes(old: KernelSnapshot, new: KernelSnapshot,
 
 
 def _shape_speedup_change(old: KernelSnapshot, new: KernelSnapshot, a: ShapePoint, b: ShapePoint,
-                          options: DiffOptions, c_ratio: float | None, b_ratio: float | None) -> list[Change]:
-    """The speedup change of a shape measured on both sides (none when equal)."""
+                          options: DiffOptions, c_ratio: float | None, b_ratio: float | None,
+                          compared: Cause | None = None) -> list[Change]:
+    """The speedup change of a shape measured on both sides (none when equal); ``compared``: the
+    comparison's cause when its best baseline changed with the baselines passing."""
     ratio = ratio_of(b.speedup, a.speedup)
     if ratio is None or ratio == 1.0:
         return []
@@ -174,21 +336,33 @@ def _shape_speedup_change(old: KernelSnapshot, new: KernelSnapshot, a: ShapePoin
     base = "" if a.best_baseline == b.best_baseline else f", best baseline {_arrow(a.best_baseline, b.best_baseline)}"
     return [Change("shape", new.slug, "speedup", a.speedup, b.speedup, significant, direction_of(ratio),
                    ratio=ratio, threshold=factor,
-                   causes=attribute(old, new, significant, factor, c_ratio, b_ratio,
-                                    [a.best_baseline, b.best_baseline]),
+                   causes=attribute(old, new, significant, factor, c_ratio, None if compared else b_ratio,
+                                    [a.best_baseline, b.best_baseline], [compared] if compared else None),
                    shape_id=b.shape_id, args=b.args, dtype=b.dtype,
                    text=f"{fmt_x(a.speedup)} → {fmt_x(b.speedup)} ({fmt_pct(ratio)}){base}")]
 
 
 def _shape_status_change(old: KernelSnapshot, new: KernelSnapshot, a: ShapePoint, b: ShapePoint) -> Change:
-    """A shape that became measured, or stopped being measured."""
+    """A shape that became measured, or stopped being measured: by the candidate (its status changed;
+    ``item`` "candidate") or by the comparison (a baseline started or ceased to pass; ``item`` "baselines")."""
     now_measured = b.speedup is not None
-    status = b.candidate_status if not now_measured else a.candidate_status
-    text = (f"now measured: {fmt_x(b.speedup)} (was {status or 'not run'})" if now_measured
-            else f"no longer measured: {status or 'no candidate row'} (was {fmt_x(a.speedup)})")
-    return Change("shape-status", new.slug, "measured", a.candidate_status, b.candidate_status, True,
-                  IMPROVEMENT if now_measured else REGRESSION, causes=_provenance_causes(old, new),
-                  shape_id=b.shape_id, args=b.args, dtype=b.dtype, text=text)
+    by_candidate = a.candidate_status != b.candidate_status or a.baseline_status is None or b.baseline_status is None
+    if by_candidate:
+        status = b.candidate_status if not now_measured else a.candidate_status
+        text = (f"now measured: {fmt_x(b.speedup)} (was {status or 'not run'})" if now_measured
+                else f"no longer measured: {status or 'no candidate row'} (was {fmt_x(a.speedup)})")
+        commit = (f"commit {_arrow(old.candidate_commit, new.candidate_commit)}"
+                  if old.candidate_commit != new.candidate_commit else "same commit")
+        causes = [Cause(CANDIDATE, f"{_arrow(a.candidate_status, b.candidate_status)}, {commit}", (CANDIDATE,))]
+    else:
+        moves = "; ".join(status_move_text(*m) for m in status_moves(a, b)) or "no baseline passes"
+        text = (f"now measured: {fmt_x(b.speedup)} (no baseline passed before)" if now_measured
+                else f"no longer measured: no baseline passes (was {fmt_x(a.speedup)})")
+        causes = [Cause(COMPARISON, moves, (COMPARISON,))]
+    return Change("shape-status", new.slug, "candidate" if by_candidate else "baselines",
+                    a.candidate_status, b.candidate_status, True,
+                    IMPROVEMENT if now_measured else REGRESSION, causes=causes,
+                    shape_id=b.shape_id, args=b.args, dtype=b.dtype, text=text)
 
 
 def diff_hotspot(old: KernelSnapshot, new: KernelSnapshot, options: DiffOptions) -> list[Change]:
@@ -229,7 +403,7 @@ def diff_hotspot(old: KernelSnapshot, new: KernelSnapshot, options: DiffOptions)
 def _hotspot_causes(old: KernelSnapshot, new: KernelSnapshot) -> list[Cause]:
     """A hotspot shift is the candidate's code or the environment (baselines do not run in it)."""
     causes = [c for c in _provenance_causes(old, new) if c.kind != BASELINE]
-    return causes or [Cause(UNEXPLAINED, "no candidate commit or environment change recorded")]
+    return causes or [Cause(UNEXPLAINED, "no candidate commit or environment change recorded", (CANDIDATE,))]
 
 
 def diff_kernel_provenance(old: KernelSnapshot, new: KernelSnapshot) -> list[Change]:

@@ -8,6 +8,7 @@ from typing import Any, Mapping
 from generator.words import plural
 from generator.model import FORMAT_VERSION
 from generator.sweeps.diff.changes import (
+    CANDIDATE,
     DIFF_MARKER,
     IMPROVEMENT,
     REGRESSION,
@@ -35,9 +36,16 @@ def counts_text(old: Mapping[str, int], new: Mapping[str, int]) -> str:
 def headline(d: SweepDiff) -> str:
     """One line: regressions / improvements, verdict counts, the biggest moves."""
     reg, imp = len(d.regressions), len(d.improvements)
-    parts = [f"{plural(reg, 'regression')}, {plural(imp, 'improvement')}"
+    not_candidate = sum(1 for k in d.regressions if CANDIDATE not in k.movers)
+    parts = [f"{plural(reg, 'regression')}"
+             + (f" ({not_candidate} by {'a baseline' if not_candidate == 1 else 'baselines'} alone)" if not_candidate else "")
+             + f", {plural(imp, 'improvement')}"
              if reg or imp else "no significant change of any kernel's standing"]
-    slower = [c for k in d.kernels if k.direction != REGRESSION for c in k.shape_regressions]
+    compared = d.comparison_changes
+    if compared:
+        parts.append(f"{plural(len(compared), 'comparison change')} (not the candidate's): " + ", ".join(
+            _comparison_move(k) for k in compared))
+    slower = [c for k in d.kernels if k.standing != REGRESSION for c in k.shape_regressions]
     if slower:  # in kernels that did not regress as a whole (those say so above)
         parts.append(f"{plural(len(slower), 'shape')} slower beyond {'its' if len(slower) == 1 else 'their'} noise "
                      f"in {plural(len({c.slug for c in slower}), 'kernel')} that held {'its' if len({c.slug for c in slower}) == 1 else 'their'} geomean")
@@ -48,6 +56,37 @@ def headline(d: SweepDiff) -> str:
             f"{k.name} {fmt_x(k.headline_change.old)} → {fmt_x(k.headline_change.new)} ({fmt_pct(k.headline_change.ratio)})"
             for k in moves))
     return " · ".join(parts)
+
+
+def _comparison_move(k: KernelDiff) -> str:
+    """``moe_gemm 157.59x → 2.93x (-98.1%) with aiter now passes (was failed) on 3 shapes``."""
+    g = k.headline_change
+    move = f" {fmt_x(g.old)} → {fmt_x(g.new)} ({fmt_pct(g.ratio)})" if g is not None and g.significant \
+        and k.comparison_only else ""
+    what = next((c.causes[0].detail for c in k.of_kind("comparison") if c.causes), "")
+    return f"{k.name}{move}" + (f" with {what}" if what else "")
+
+
+def failing_lines(d: SweepDiff, strict: bool = False, max_rows: int = 20) -> list[str]:
+    """What ``--fail-on-regression`` fails on, one line per kernel then per shape (empty: nothing)."""
+    kernels, shapes = d.failing(strict)
+    by_slug: dict[str, list[Change]] = {}
+    for c in shapes:
+        by_slug.setdefault(c.slug or "", []).append(c)
+    lines = []
+    for k in d.kernels:
+        mine = by_slug.get(k.slug, [])
+        if k not in kernels and not mine:
+            continue
+        g = k.headline_change
+        whole = f": {fmt_x(g.old)} → {fmt_x(g.new)} ({fmt_pct(g.ratio)})" if k in kernels and g is not None else ""
+        lines.append(f"regressed: {k.name} ({k.slug}){whole}; {plural(len(mine), 'shape')} slower"
+                     + (f" [{'; '.join(c.text for c in k.causes)}]" if k.causes else ""))
+        for c in mine[:max_rows]:
+            lines.append(f"  {k.label(c)}: {c.text}  [{c.cause_text}]")
+        if len(mine) > max_rows:
+            lines.append(f"  ... and {plural(len(mine) - max_rows, 'more shape')}")
+    return lines
 
 
 def environment_summary(d: SweepDiff) -> str:
@@ -74,6 +113,9 @@ def diff_document(d: SweepDiff) -> dict[str, Any]:
         "regressions": [k.slug for k in d.regressions],
         "shape_regressions": [[c.slug, c.shape_id] for c in d.shape_regressions],
         "improvements": [k.slug for k in d.improvements],
+        "comparison_changes": [k.slug for k in d.comparison_changes],
+        "candidate_regressions": [k.slug for k in d.failing()[0]],
+        "candidate_shape_regressions": [[c.slug, c.shape_id] for c in d.failing()[1]],
         "kernels": [k.to_json() for k in d.kernels if k.changes],
         "unchanged": [k.slug for k in d.kernels if not k.changes],
         "provenance": [c.to_json() for c in d.provenance],
@@ -93,7 +135,7 @@ def render_text(d: SweepDiff, max_rows: int = 20) -> str:
             c.text for c in k.significant if c.kind not in ("shape", "shape-status")))
         shapes = significant_shapes(k)
         for c in shapes[:max_rows]:
-            lines.append(f"  {c.shape_text}: {c.text}  [{c.cause_text}]")
+            lines.append(f"  {k.label(c)}: {c.text}  [{c.cause_text}]")
         if len(shapes) > max_rows:
             lines.append(f"  ... and {plural(len(shapes) - max_rows, 'more shape')}")
         if k.causes:
@@ -138,17 +180,23 @@ def _geomean_cell(k: KernelDiff) -> str:
         return fmt_x(k.new_ratio if k.status != "removed" else k.old_ratio)
     text = f"{fmt_x(g.old)} → {fmt_x(g.new)}"
     if g.ratio is not None:
-        text += f" ({fmt_pct(g.ratio)})" if g.significant else f" ({fmt_pct(g.ratio)}, noise)"
+        if not g.significant:
+            text += f" ({fmt_pct(g.ratio)}, noise)"
+        elif k.comparison_only:
+            text += f" ({fmt_pct(g.ratio)}, comparison)"
+        else:
+            text += f" ({fmt_pct(g.ratio)})"
     return text
 
 
 def _shapes_cell(k: KernelDiff) -> str:
     moved = [c for c in k.significant if c.kind in ("shape", "shape-status")]
-    down = sum(1 for c in moved if c.direction == REGRESSION)
-    up = sum(1 for c in moved if c.direction == IMPROVEMENT)
+    down = sum(1 for c in moved if c.direction == REGRESSION and not c.comparison_only)
+    up = sum(1 for c in moved if c.direction == IMPROVEMENT and not c.comparison_only)
+    compared = sum(1 for c in moved if c.comparison_only)
     if not moved:
         return "—"
-    return f"{down} ↓ {up} ↑ of {k.n_shapes_both}"
+    return f"{down} ↓ {up} ↑ of {k.n_shapes_both}" + (f", {compared} by the comparison" if compared else "")
 
 
 def _hotspot_cell(k: KernelDiff) -> str:
@@ -208,7 +256,7 @@ def _details_shapes(d: SweepDiff, site_url: str | None, max_rows: int) -> list[s
         for c in shapes[:max_rows]:
             speed = f"{fmt_x(c.old)} → {fmt_x(c.new)}" if c.kind == "shape" else _md(c.text)
             change = fmt_pct(c.ratio) if c.ratio is not None else ("↑" if c.direction == IMPROVEMENT else "↓")
-            body.append(f"| `{_md(c.shape_text)}` | {speed} | {change} | {_md(c.cause_text)} |")
+            body.append(f"| `{_md(k.label(c))}` | {speed} | {change} | {_md(c.cause_text)} |")
         if len(shapes) > max_rows:
             body.append(f"| … and {len(shapes) - max_rows} more | | | |")
         body.append("")
@@ -241,7 +289,7 @@ def _details_new_removed(d: SweepDiff, site_url: str | None, max_rows: int) -> l
         for kind, word in (("shape-new", "new"), ("shape-removed", "removed")):
             shapes = k.of_kind(kind)
             if shapes:
-                listed = ", ".join(f"`{_md(c.shape_text)}`" for c in shapes[:max_rows])
+                listed = ", ".join(f"`{_md(k.label(c))}`" for c in shapes[:max_rows])
                 more = f" and {len(shapes) - max_rows} more" if len(shapes) > max_rows else ""
                 body.append(f"- {kernel_link(k, site_url)}: {plural(len(shapes), word + ' shape')}: {listed}{more}")
     return _fold(f"New and removed ({len(body)})", body)

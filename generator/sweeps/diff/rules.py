@@ -8,6 +8,7 @@ from typing import Any, Iterable, Mapping
 from generator.sweeps.diff.changes import (
     BASELINE,
     CANDIDATE,
+    COMPARISON,
     ENVIRONMENT,
     IMPROVEMENT,
     NEUTRAL,
@@ -18,7 +19,10 @@ from generator.sweeps.diff.changes import (
     VERDICT_RANK,
     Cause,
 )
-from generator.sweeps.snapshot import ENVIRONMENT_KEYS, KernelSnapshot
+from generator.sweeps.snapshot import ENVIRONMENT_KEYS, KernelSnapshot, ShapePoint
+
+#: A baseline's status on a shape when it passes (``ShapePoint.baseline_status``).
+PASSES = "ok"
 
 
 def threshold_factor(noises: Iterable[float | None], min_change: float) -> float:
@@ -63,44 +67,93 @@ def _arrow(old: Any, new: Any) -> str:
 
 def attribute(old: KernelSnapshot, new: KernelSnapshot, significant: bool, factor: float,
               cand_ratio: float | None, base_ratio: float | None,
-              providers: Iterable[str | None] = ()) -> list[Cause]:
+              providers: Iterable[str | None] = (), known: list[Cause] | None = None) -> list[Cause]:
     """The causes of one timing change (see the module docstring for the rules).
 
     ``providers``: the best baselines involved (OLD and NEW), whose commits are checked.
     ``cand_ratio`` / ``base_ratio`` None: that side's move is unknown, so a changed commit
-    or environment is named as a possible cause.
+    or environment is named as a possible cause. ``known``: causes already found (the comparison's,
+    a change of which shapes the candidate passes); with them the baseline's move (when the comparison
+    changed) or the lack of any other move is explained, and nothing is "unexplained" for it.
     """
     if not significant:
         return [Cause(NOISE, f"within the noise (±{(factor - 1) * 100:.1f}%)")]
+    known = list(known or [])
+    compared = any(c.kind == COMPARISON for c in known)
     cand_moved = cand_ratio is None or beats(cand_ratio, factor)
-    base_moved = base_ratio is None or beats(base_ratio, factor)
+    base_moved = not compared and (base_ratio is None or beats(base_ratio, factor))
+    if known and cand_ratio is None:
+        cand_moved = False  # the move is the one named; no common shape says the candidate's time moved
+    if known and base_ratio is None:
+        base_moved = False
     causes: list[Cause] = []
     env = environment_changes(old.environment, new.environment)
     if cand_moved and old.candidate_commit != new.candidate_commit:
         causes.append(Cause(CANDIDATE, f"commit {_arrow(old.candidate_commit, new.candidate_commit)}"
-                            + _times(cand_ratio, "candidate")))
+                            + _times(cand_ratio, "candidate"), (CANDIDATE,)))
     if base_moved:
         olds, news = comparable_baselines(old.baselines, new.baselines)
         for p in dict.fromkeys(p for p in providers if p):
             a, b = baseline_commit(olds, p), baseline_commit(news, p)
             if a != b:
-                causes.append(Cause(BASELINE, f"{p} {_arrow(a, b)}" + _times(base_ratio, "baseline")))
+                causes.append(Cause(BASELINE, f"{p} {_arrow(a, b)}" + _times(base_ratio, "baseline"), (BASELINE,)))
             elif PROVIDER_ENVIRONMENT.get(p) in env:
                 key = PROVIDER_ENVIRONMENT[p]
-                causes.append(Cause(BASELINE, f"{p} ({key} {_arrow(*env[key])})" + _times(base_ratio, "baseline")))
+                causes.append(Cause(BASELINE, f"{p} ({key} {_arrow(*env[key])})" + _times(base_ratio, "baseline"),
+                                    (BASELINE,)))
     if env and (cand_moved or base_moved):
-        causes.append(Cause(ENVIRONMENT, ", ".join(f"{k} {_arrow(*v)}" for k, v in env.items())))
+        sides = tuple(s for s, moved in ((CANDIDATE, cand_moved), (BASELINE, base_moved)) if moved)
+        causes.append(Cause(ENVIRONMENT, ", ".join(f"{k} {_arrow(*v)}" for k, v in env.items()), sides))
     explained_cand = any(c.kind in (CANDIDATE, ENVIRONMENT) for c in causes)
     explained_base = any(c.kind in (BASELINE, ENVIRONMENT) for c in causes)
-    unexplained = []
+    unexplained, sides = [], []
     if cand_ratio is not None and cand_moved and not explained_cand:
         unexplained.append(_times(cand_ratio, "candidate").strip(" ()"))
+        sides.append(CANDIDATE)
     if base_ratio is not None and base_moved and not explained_base:
         unexplained.append(_times(base_ratio, "baseline").strip(" ()"))
-    if unexplained or not causes:
+        sides.append(BASELINE)
+    if unexplained or not (causes or known):
         what = ", ".join(unexplained) or "no side's move is known"
-        causes.append(Cause(UNEXPLAINED, f"{what}; no commit or environment change recorded"))
-    return causes
+        causes.append(Cause(UNEXPLAINED, f"{what}; no commit or environment change recorded",
+                            tuple(sides) or (CANDIDATE, BASELINE)))
+    return known + causes
+
+
+def status_moves(a: ShapePoint, b: ShapePoint) -> list[tuple[str, str | None, str | None]]:
+    """The baselines of a shape that were added, removed, or started or ceased to pass:
+    ``(provider, old status, new status)`` (None: no row); none when a side did not record them."""
+    olds, news = a.baseline_status, b.baseline_status
+    if olds is None or news is None:
+        return []
+    return [(p, olds.get(p), news.get(p)) for p in sorted(set(olds) | set(news))
+            if (olds.get(p) == PASSES) != (news.get(p) == PASSES)]
+
+
+def status_move_text(provider: str, old: str | None, new: str | None) -> str:
+    """``aiter now passes (was failed)``, ``aiter added``, ``aiter no longer passes (now incorrect)``, ``aiter removed``."""
+    if old is None:
+        return f"{provider} added" + ("" if new == PASSES else f" ({new})")
+    if new is None:
+        return f"{provider} removed" + ("" if old != PASSES else " (passed)")
+    if new == PASSES:
+        return f"{provider} now passes (was {old})"
+    return f"{provider} no longer passes (now {new})"
+
+
+def shape_comparison(a: ShapePoint, b: ShapePoint) -> Cause | None:
+    """The comparison's cause of a shape's move: its best baseline changed because a baseline was added,
+    removed, or started or ceased to pass (when the statuses are not recorded: any change of the best
+    baseline); None when the shape is compared with the same baselines."""
+    moves = status_moves(a, b)
+    if a.best_baseline == b.best_baseline:
+        return None
+    involved = [m for m in moves if m[0] in (a.best_baseline, b.best_baseline)]
+    if a.baseline_status is not None and b.baseline_status is not None and not involved:
+        return None  # both passed on both sides: the order of their times changed (a baseline's move)
+    words = [status_move_text(*m) for m in involved]
+    words.append(f"best baseline {_arrow(a.best_baseline, b.best_baseline)}")
+    return Cause(COMPARISON, "; ".join(words), (COMPARISON,))
 
 
 def provider_name(provider: str) -> str:

@@ -1,0 +1,162 @@
+"""The top of the history page: what the latest sweep changed against the one before
+(``generator.sweeps.latest``), grouped as regressions, improvements, comparison changes, new and
+removed kernels; each kernel linked to its section of the page, with who moved and what changed."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from generator.analyze.message import Sentence, counted, sentence
+from generator.sweeps.diff import COMPARISON, IMPROVEMENT, REGRESSION, KernelDiff, SweepDiff, fmt_pct, fmt_x
+from generator.sweeps.snapshot import ENVIRONMENT_KEYS
+
+#: Kernels listed per group; the rest are counted (the lead stays on the first screen).
+MAX_ITEMS = 8
+#: Who moved (``KernelDiff.movers``) -> its catalogue key.
+WHO_KEYS = {"candidate": "hist.who.candidate", "baseline": "hist.who.baseline", COMPARISON: "hist.who.comparison"}
+
+
+@dataclass
+class LeadItem:
+    """One kernel in the lead: its move (data), who moved (catalogue keys), what changed (sentences)."""
+
+    slug: str
+    name: str
+    href: str  # its section of the history page
+    move: str
+    who: list[str] = field(default_factory=list)
+    facts: list[Sentence] = field(default_factory=list)
+
+
+@dataclass
+class LeadGroup:
+    """Regressions, improvements, comparison changes, new or removed kernels."""
+
+    key: str  # heading (catalogue key)
+    css: str
+    items: list[LeadItem]  # the first MAX_ITEMS
+    total: int = 0  # kernels in the group
+
+    @property
+    def more(self) -> Sentence | str:
+        """``and 3 more`` when the group has more kernels than it lists."""
+        rest = self.total - len(self.items)
+        return sentence("msg.hist.lead.more", n=rest) if rest > 0 else ""
+
+
+@dataclass
+class Lead:
+    """The latest sweep against the one before."""
+
+    old_label: str
+    new_label: str
+    summary: Sentence
+    groups: list[LeadGroup]  # the non-empty ones, in that order
+
+    @property
+    def quiet(self) -> bool:
+        return not self.groups
+
+
+def lead_view(d: SweepDiff | None) -> Lead | None:
+    """The lead of a history page (None without a sweep before the latest)."""
+    if d is None:
+        return None
+    new = [k for k in d.kernels if k.status == "new"]
+    gone = [k for k in d.kernels if k.status == "removed"]
+    groups = [_group("hist.lead.regressions", "regressed", _by_size(d.regressions)),
+              _group("hist.lead.improvements", "improved", _by_size(d.improvements)),
+              _group("hist.lead.comparison", "compared", d.comparison_changes),
+              _group("hist.lead.new", "new", new),
+              _group("hist.lead.removed", "removed", gone)]
+    summary = sentence("msg.hist.lead.summary", reg=len(d.regressions), imp=len(d.improvements),
+                       cmp=len(d.comparison_changes), new=len(new), gone=len(gone))
+    return Lead(old_label=d.old_label, new_label=d.new_label, summary=summary,
+                groups=[g for g in groups if g.total])
+
+
+def _group(key: str, css: str, kernels: list[KernelDiff]) -> LeadGroup:
+    return LeadGroup(key, css, [lead_item(k) for k in kernels[:MAX_ITEMS]], len(kernels))
+
+
+def _by_size(kernels: list[KernelDiff]) -> list[KernelDiff]:
+    """Biggest move first (by slug on ties)."""
+    def size(k: KernelDiff) -> float:
+        g = k.headline_change
+        return -abs((g.ratio or 1.0) - 1.0) if g is not None and g.ratio else 0.0
+    return sorted(kernels, key=lambda k: (size(k), k.slug))
+
+
+def lead_item(k: KernelDiff) -> LeadItem:
+    """One kernel's line: the move of its headline number and verdict, who moved, the facts."""
+    return LeadItem(slug=k.slug, name=k.name, href=f"#h-{k.slug}", move=move_text(k),
+                    who=[WHO_KEYS[m] for m in k.movers if m in WHO_KEYS], facts=facts(k))
+
+
+def move_text(k: KernelDiff) -> str:
+    """``WIN → HEADROOM · 1.10x → 0.87x (-20.9%)`` (data): the verdict when it changed, then the ratio."""
+    parts = []
+    if k.status == "new":
+        parts.append(k.new_verdict or "—")
+        if k.new_ratio is not None:
+            parts.append(fmt_x(k.new_ratio))
+        return " · ".join(parts)
+    if k.status == "removed":
+        return " · ".join([k.old_verdict or "—"] + ([fmt_x(k.old_ratio)] if k.old_ratio is not None else []))
+    if k.old_verdict != k.new_verdict:
+        parts.append(f"{k.old_verdict or '—'} → {k.new_verdict or '—'}")
+    g = k.headline_change
+    if g is not None and (g.significant or k.old_verdict != k.new_verdict):
+        parts.append(f"{fmt_x(g.old)} → {fmt_x(g.new)}" + (f" ({fmt_pct(g.ratio)})" if g.ratio else ""))
+    return " · ".join(parts) or (fmt_x(k.new_ratio) if k.new_ratio is not None else "—")
+
+
+def facts(k: KernelDiff) -> list[Sentence]:
+    """What changed for one kernel, worded: the baselines compared with, the shapes, the commits and
+    the environment; "nothing recorded" when its move has no recorded change to rest on."""
+    out: list[Sentence] = []
+    for c in k.of_kind("comparison", "basis"):
+        if c.item == "baselines":
+            out += comparison_facts(c.new or {})
+        elif c.item == "pair_clock":
+            out.append(sentence("msg.hist.lead.clock", old=c.old or "—", new=c.new or "—"))
+        else:
+            out.append(sentence("msg.hist.lead.basis", old=c.old or "—", new=c.new or "—"))
+    shapes = [c for c in k.significant if c.kind in ("shape", "shape-status") and not c.comparison_only]
+    down = sum(1 for c in shapes if c.direction == REGRESSION)
+    up = sum(1 for c in shapes if c.direction == IMPROVEMENT)
+    if down or up:
+        out.append(sentence("msg.hist.lead.shapes", down=down, up=up, n=k.n_shapes_both))
+    for c in k.of_kind("provenance"):
+        if c.item == "candidate_commit":
+            out.append(sentence("msg.hist.lead.commit", old=c.old or "—", new=c.new or "—"))
+        elif c.item.startswith("baseline:"):
+            out.append(sentence("msg.hist.lead.basecommit", provider=c.item.split(":", 1)[1], old=c.old or "—",
+                                new=c.new or "—"))
+        elif c.item in ENVIRONMENT_KEYS:
+            out.append(sentence("msg.hist.lead.env", key=c.item, old=c.old or "—", new=c.new or "—"))
+    for c in k.of_kind("launch"):
+        if c.significant:
+            out.append(sentence("msg.hist.lead.launch", old=f"{c.old:.1f}", new=f"{c.new:.1f}"))
+    if any(cause.kind == "unexplained" for cause in k.causes):
+        out.append(sentence("msg.hist.lead.unexplained"))
+    return out
+
+
+def comparison_facts(facts_: dict[str, Any]) -> list[Sentence]:
+    """The baselines' status moves and the best-baseline changes they caused, worded."""
+    out = []
+    for provider, old, new, n in facts_.get("moves", []):
+        if old is None:
+            key, kw = "msg.hist.lead.added", {}
+        elif new is None:
+            key, kw = "msg.hist.lead.dropped", {}
+        elif new == "ok":
+            key, kw = "msg.hist.lead.passes", {"was": old}
+        else:
+            key, kw = "msg.hist.lead.fails", {"now": new}
+        out.append(sentence(counted(key, n), provider=provider, n=n, **kw))
+    for old, new, n in facts_.get("best", []):
+        out.append(sentence(counted("msg.hist.lead.best", n), old=old or "—", new=new or "—", n=n))
+    return out
