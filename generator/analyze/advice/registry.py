@@ -224,6 +224,11 @@ def rank(found: list[tuple[int, Finding]]) -> list[Finding]:
     return [f for _, f in ordered]
 
 
+def _stall_words(f: Finding) -> str:
+    """What a finding's share is of: ``stall cycles`` (ATT), ``stalled samples`` (sampled captures)."""
+    return "stall cycles" if f.stall_unit == "cycles" else "stalled samples"
+
+
 def format_plan(findings: list[Finding], word: Callable[[Msg], str] | None = None) -> list[str]:
     """Text lines of the plan for the terminal (two-space indent); ``word`` renders a premise
     (``site.wording.plain`` in English), which is left out without it."""
@@ -238,7 +243,7 @@ def format_plan(findings: list[Finding], word: Callable[[Msg], str] | None = Non
                 lines.append("")
             lines.append("  Limits (structural; no stall cycles of their own):")
         n += 1
-        share = f"  ({_pct(f.stall_share)} of stall cycles)" if f.kind == "pattern" else ""
+        share = f"  ({_pct(f.stall_share)} of {_stall_words(f)})" if f.kind == "pattern" else ""
         lines.append(f"  {n:>2}. [{f.priority}] {f.title}{share}")
         lines.append(f"      evidence: {f.summary}")
         if word is not None and f.premise is not None:
@@ -250,7 +255,7 @@ def format_plan(findings: list[Finding], word: Callable[[Msg], str] | None = Non
             lines.append("")
         lines.append("  Flagged (not ranked):")
         for f in flags:
-            on_line = f"  ({_pct(f.stall_share)} of stall cycles on the line)" if f.stall_share else ""
+            on_line = f"  ({_pct(f.stall_share)} of {_stall_words(f)} on the line)" if f.stall_share else ""
             lines.append(f"   - {f.title}{on_line}")
             lines.append(f"      evidence: {f.summary}")
             if word is not None and f.premise is not None:
