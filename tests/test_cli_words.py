@@ -228,7 +228,7 @@ def test_serve_accepts_a_built_site(sweep, tmp_path, capsys):
 def test_pmc_wrong_paths(tmp_path, capsys):
     assert one_error(["pmc", str(tmp_path / "absent.csv")], capsys) == f"{tmp_path / 'absent.csv'}: no such file"
     assert one_error(["pmc", str(tmp_path)], capsys) == (
-        f"{tmp_path}: no *counter_collection.csv or .db file in this folder")
+        f"{tmp_path}: no *counter_collection.csv, pmc_perf.csv or .db file in this folder")
     notes = tmp_path / "notes.txt"
     notes.write_text("hello\n")
     assert one_error(["pmc", str(notes)], capsys) == (
