@@ -232,8 +232,8 @@ def test_pmc_wrong_paths(tmp_path, capsys):
     notes = tmp_path / "notes.txt"
     notes.write_text("hello\n")
     assert one_error(["pmc", str(notes)], capsys) == (
-        f"{notes}: not a counter-collection CSV: no Dispatch_Id, Kernel_Name, Counter_Name, Counter_Value "
-        "columns (rocprofv3 --pmc writes *_counter_collection.csv)")
+        f"{notes}: not a counter CSV: no Dispatch_Id, Kernel_Name columns "
+        "(rocprofv3 --pmc writes *_counter_collection.csv, rocprof-compute pmc_perf.csv)")
 
 
 def test_analyze_wrong_paths(tmp_path, capsys):
