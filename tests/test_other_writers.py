@@ -183,6 +183,9 @@ def test_a_binary_ncu_report_is_refused_in_one_line_naming_the_exports(tmp_path,
     assert ref.format == "ncu" and ref.skipped is None
 
 
+#: The fake prints the demo's exports. Checked once on the H200 machine: Nsight Compute 2025.3.1's own
+#: ``ncu --import gemm_prefill.ncu-rep --csv --page details`` / ``--page raw`` / ``--page source
+#: --print-source sass`` print those three files byte for byte.
 FAKE_NCU = """#!{python}
 # handmade_fake_ncu: stands in for Nsight Compute's `ncu --import REP --csv --page ...`, printing the
 # demo's real exports of the same report (bundles/examples/gemm/ncu/prefill) page by page.
