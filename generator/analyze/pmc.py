@@ -1,6 +1,8 @@
 """PMC counters (L2 / HBM): read rocprofv3 counter collections, derive DOMAIN §2 metrics.
 
-Two inputs, one sample type (``CounterSample``: one counter value of one dispatch).
+Three inputs, one sample type (``CounterSample``: one counter value of one dispatch). The CSV
+readers (rocprofv3's counter collection, rocprof-compute's ``pmc_perf.csv`` long and wide) live in
+``generator.read.counters``.
 
 rocprofv3 ``*_counter_collection.csv``, long format, one row per counter per dispatch;
 with more counters than fit one pass, rocprofv3 replays the application and writes one
@@ -28,10 +30,13 @@ Metrics (sums over the dispatches of the chosen kernel, DOMAIN §2)::
     L2 hit rate    = TCC_HIT / (TCC_HIT + TCC_MISS)
     32B fraction   = TCC_EA0_RDREQ_32B / TCC_EA0_RDREQ
     est. HBM read  = ((RDREQ - RDREQ_32B) * 64 + RDREQ_32B * 32) * ea_channels
+                     (gfx940-942 with TCC_BUBBLE: rocprof-compute's formula, 128 * BUBBLE +
+                     64 * (RDREQ - BUBBLE - RDREQ_32B) + 32 * RDREQ_32B; ``hbm_formula`` says which)
     over-fetch     = est. HBM read / (ideal bytes per dispatch * dispatches with RDREQ)
     achieved BW    = ideal bytes per dispatch / mean kernel time
 
-Counters of different passes come from different replays, so each counter keeps its
+Derived counters (``L2CacheHit``: ``read.counters.is_derived``) are shown as their mean over the
+dispatches, never their sum. Counters of different passes come from different replays, so each counter keeps its
 own dispatch count; ratios use per-dispatch means, which equal the plain sums when the
 counts agree (the normal case).
 """
