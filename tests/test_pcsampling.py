@@ -106,13 +106,14 @@ def test_analyze_text_and_json_name_the_unit_and_leave_waves_out():
     assert doc["waves"] is None and doc["wave_states"] is None and doc["waves_summary"] is None
 
 
-def test_the_kernel_page_and_api_document(tmp_path):
+def test_the_kernel_page_and_api_document(tmp_path, monkeypatch):
     cap = tmp_path / "sweep" / "examples" / "reference_gemm" / "att_viewer" / "pcs" / "ui_output_agent_0_dispatch_0"
     cap.mkdir(parents=True)
     for name in FILES:
         shutil.copy(DATA / name, cap / name)
-    from generator.site import build
+    from generator.site import build, i18n
 
+    monkeypatch.setattr(i18n, "STRICT", True)  # every sentence shown has a message key
     out = tmp_path / "site"
     build.build_site(tmp_path / "sweep", out, progress=False)
     html = (out / "kernels" / "reference_gemm" / "index.html").read_text(encoding="utf-8")
@@ -124,8 +125,10 @@ def test_the_kernel_page_and_api_document(tmp_path):
     a = doc["captures"][0]["analysis"]
     assert a["capture_kind"] == "pc_sampling" and a["total_stall_cycles"] == 3384
     assert a["top_instructions"][0]["stall_cycles"] == 153
-    for f in doc["captures"][0].get("advice") or []:
-        assert f["stall_unit"] == "samples"
+    advice = doc["captures"][0].get("advice") or []
+    assert advice and all(f["stall_unit"] == "samples" for f in advice)
+    zh = (out / "kernels" / "reference_gemm" / "index.html").read_text(encoding="utf-8")
+    assert "占停顿样本的" in zh or "停顿样本" in zh
 
 
 def test_the_plan_counts_samples():
@@ -133,8 +136,14 @@ def test_the_plan_counts_samples():
 
     found = advice.advise(_analysis())
     assert found and all(f.stall_unit == "samples" for f in found)
-    lines = advice.format_plan(found)
-    assert not any("of stall cycles" in ln for ln in lines)
+    from generator.site import wording
+
+    lines = advice.format_plan(found, lambda m: wording.plain("en", m))
+    assert not any("cycles" in ln for ln in lines), [ln for ln in lines if "cycles" in ln]
+    barrier = next(f for f in found if f.detector == "barrier_dominated")
+    assert barrier.messages["summary"].key == "finding.barrier_dominated.summary.pcs"
+    assert barrier.premise.key == "finding.barrier_dominated.premise.pcs"
+    assert "6 barrier instructions hold 22.6% of the stalled samples (top: pc 102, 153 samples)" in "\n".join(lines)
     assert not any(f.detector == "early_exit_waves" for f in found)  # nothing said about waves
 
 
