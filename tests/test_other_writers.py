@@ -217,3 +217,10 @@ def test_handmade_fake_ncu_reads_the_report_through_its_exports(tmp_path, monkey
     assert (a.total_stall_cycles, a.total_cycles, len(a.instructions)) == (b.total_stall_cycles, b.total_cycles,
                                                                         len(b.instructions))
     assert a.stall_unit == "warp-stall samples" and a.extra["exports"] == b.extra["exports"]
+
+
+def test_a_kernel_trace_given_to_pmc_is_refused_in_one_line(sweep, capsys):
+    trace = sweep / "examples" / "flash_attn_func" / "compute_viewer" / "discover_kernel_trace.csv"
+    assert cli.main(["pmc", str(trace)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and str(trace) in err and "no hardware counter column" in err

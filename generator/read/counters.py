@@ -174,6 +174,9 @@ def _counter_columns(header: list[str], rows: list[dict]) -> list[str]:
 def _wide(path, header: list[str], rows: list[dict], cols: dict[str, str]) -> Samples:
     """Wide layout: one row per dispatch, one column per counter."""
     counters = _counter_columns(header, rows)
+    if not any(not is_derived(c.strip()) for c in counters):
+        raise InputError(path, "not a counter CSV: no Counter_Name and Counter_Value columns, and no hardware counter "
+                               "column (a wide pmc_perf.csv has TCC_HIT_sum, SQ_WAVES, ...)")
     start_col, end_col = cols.get("start_timestamp"), cols.get("end_timestamp")
     out = Samples(layout="wide", timestamps=PASS_MEAN if start_col else "")
     seen: set[tuple[int, str]] = set()

@@ -359,6 +359,7 @@ class CapturePage:
     history_nav: bool = False
     #: header of the ISA listing's column after "total": idle cycles (ATT) or issued samples (NCU)
     idle_key: str = "src.col.idle"
+    total_key: str = "src.col.total"  # "src.col.total.samples" on a sampled capture (NCU, AMD PC sampling)
     jump_note: wording.Said | None = None  # the decorator line the jump skips
 
 
@@ -483,10 +484,11 @@ def capture_pages(ci: int, c: CaptureData, k: KernelData, ctx: SiteContext, titl
         parts.setdefault(isa_page(pc), []).append(row)
     listing = [IsaPart(part[0].pc, part[-1].pc, name) for name, part in parts.items() if part] if len(parts) > 1 else []
     idle_key = "src.col.issued" if a.sampled else "src.col.idle"
+    total_key = "src.col.total.samples" if a.sampled else "src.col.total"
     for name, part in parts.items():
         pages.append(CapturePage(
             kind="isa", rel=f"{ix.folder}{name}", title=i18n.en("cap.isa"), path="", has_text=False,
             stall=fmt_cycles(a.total_stall_cycles), files=files, isa_link=PageLink(i18n.en("cap.isa"), ISA_PAGE, True),
-            isa=part, parts=[IsaPart(x.first, x.last, x.href, x.href == name) for x in listing], idle_key=idle_key,
+            isa=part, parts=[IsaPart(x.first, x.last, x.href, x.href == name) for x in listing], idle_key=idle_key, total_key=total_key,
             **common))
     return pages
