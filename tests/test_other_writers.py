@@ -13,7 +13,6 @@ index does not serve): those fixtures are hand-made from the real vcopy values a
 from __future__ import annotations
 
 import csv
-import json
 import os
 import shutil
 import statistics

@@ -55,7 +55,6 @@ from generator.analyze.message import counted, sentence
 from generator.errors import InputError
 from generator.model import FORMAT_VERSION
 from generator.read.counters import PASS_MEAN, CounterSample, Samples, is_derived, read_counter_csv, sibling_arch
-from generator.words import noun, plural
 
 TCC_HIT = "TCC_HIT"
 TCC_MISS = "TCC_MISS"

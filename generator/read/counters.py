@@ -76,8 +76,9 @@ class CounterSample:
 
 
 class Samples(list):
-    """The samples of one file, with what the file says about itself (``notes``) and where its
-    kernel times come from (``timestamps``: ``PASS_FIRST`` or ``PASS_MEAN``, "" when one pass)."""
+    """The samples of one file, with what the file says about itself (``notes``: (catalogue key,
+    params) pairs the analysis words, this layer words nothing) and where its kernel times come
+    from (``timestamps``: ``PASS_FIRST`` or ``PASS_MEAN``, "" when one pass)."""
 
     def __init__(self, items=(), notes: list[str] | None = None, timestamps: str = "", layout: str = ""):
         super().__init__(items)
