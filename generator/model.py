@@ -51,7 +51,7 @@ class Instruction:
     stall_cycles: int = 0
     #: ATT code.json column 9 (``Idle``): cycles the wave was not scheduled (DOMAIN §1.1)
     idle_cycles: int = 0
-    #: Nsight Compute only: warp samples on an issued instruction (All minus Not-issued samples)
+    #: sampled captures only (Nsight Compute, AMD PC sampling): samples on an issued instruction
     issued_samples: int = 0
     #: vendor extras, e.g. NCU stall reasons {reason: samples}
     extra: dict[str, Any] = field(default_factory=dict)
@@ -256,9 +256,10 @@ def stall_reason(ins: Instruction) -> str | None:
     return max(reasons, key=reasons.get) if reasons else None
 
 
-def instruction_json(ins: Instruction, total: int, vendor: str = "amd") -> dict[str, Any]:
-    """One ``top_instructions`` entry of ``analyze --json`` (``reason``: NCU's, beside our type;
-    ``idle_cycles`` on ATT captures, ``issued_samples`` on Nsight Compute ones: never one field for both)."""
+def instruction_json(ins: Instruction, total: int, sampled: bool = False) -> dict[str, Any]:
+    """One ``top_instructions`` entry of ``analyze --json`` (``reason``: the sampler's, beside our type;
+    ``idle_cycles`` on ATT captures, ``issued_samples`` on sampled ones (Nsight Compute, AMD PC
+    sampling): never one field for both)."""
     out = {
         "pc_index": ins.pc_index,
         "asm": ins.asm,
@@ -268,7 +269,7 @@ def instruction_json(ins: Instruction, total: int, vendor: str = "amd") -> dict[
         "share": (ins.stall_cycles / total) if total else 0.0,
         "source_loc": ins.source_loc,
     }
-    if vendor == "nvidia":
+    if sampled:
         out["issued_samples"] = ins.issued_samples
     else:
         out["idle_cycles"] = ins.idle_cycles
@@ -286,7 +287,7 @@ class CaptureAnalysis(RankedHotspots):
     vendor: str  # "amd" or "nvidia"
     arch: str
     arch_source: str  # "agent_info", "isa", "ncu"
-    stall_unit: str  # "cycles" (ATT) or "warp-stall samples" (NCU)
+    stall_unit: str  # "cycles" (ATT), "warp-stall samples" (NCU) or "samples" (AMD PC sampling)
     instructions: list[Instruction]
     total_cycles: int
     total_stall_cycles: int
@@ -306,6 +307,17 @@ class CaptureAnalysis(RankedHotspots):
     waves_summary: WavesSummary | None = None  # ATT only (DOMAIN §1.5)
     working: Hotspots | None = None  # working waves only, when early exits distort the hotspots
     stall_by_opcode: dict[str, dict[str, int]] = field(default_factory=dict)  # DOMAIN §1.6
+
+    @property
+    def sampled(self) -> bool:
+        """True when the stall numbers are samples (Nsight Compute, AMD PC sampling), not cycles:
+        such a capture has no wave files, so no wave states, timeline or early-exit waves."""
+        return self.stall_unit != "cycles"
+
+    @property
+    def kind(self) -> str:
+        """``att``, ``pc_sampling`` (AMD) or ``ncu`` (NVIDIA)."""
+        return "ncu" if self.vendor == "nvidia" else "pc_sampling" if self.sampled else "att"
 
     @property
     def representative(self) -> bool:
@@ -352,14 +364,15 @@ class CaptureAnalysis(RankedHotspots):
             "arch_source": self.arch_source,
             "jit_kernel": self.jit_kernel,
             "stall_unit": self.stall_unit,
+            "capture_kind": self.kind,
             "instructions": len(self.instructions),
             "total_cycles": self.total_cycles,
             "total_stall_cycles": self.total_stall_cycles,
             "stall_ratio": self.stall_ratio,
             "stall_by_type": dict(self.stall_by_type),
             "top_lines": [line_json(ln) for ln in self.hot_lines(topk)],
-            "top_instructions": [instruction_json(ins, total, self.vendor) for ins in self.top_instructions(topk)],
-            **({"total_issued_samples": sum(i.issued_samples for i in self.instructions)} if self.vendor == "nvidia"
+            "top_instructions": [instruction_json(ins, total, self.sampled) for ins in self.top_instructions(topk)],
+            **({"total_issued_samples": sum(i.issued_samples for i in self.instructions)} if self.sampled
                else {"total_idle_cycles": self.total_idle_cycles}),
             "source_mapped": {"mapped": self.source_mapped[0], "total": self.source_mapped[1]},
             "instruction_mix": dict(self.instruction_mix),

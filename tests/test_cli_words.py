@@ -228,12 +228,12 @@ def test_serve_accepts_a_built_site(sweep, tmp_path, capsys):
 def test_pmc_wrong_paths(tmp_path, capsys):
     assert one_error(["pmc", str(tmp_path / "absent.csv")], capsys) == f"{tmp_path / 'absent.csv'}: no such file"
     assert one_error(["pmc", str(tmp_path)], capsys) == (
-        f"{tmp_path}: no *counter_collection.csv or .db file in this folder")
+        f"{tmp_path}: no *counter_collection.csv, pmc_perf.csv or .db file in this folder")
     notes = tmp_path / "notes.txt"
     notes.write_text("hello\n")
     assert one_error(["pmc", str(notes)], capsys) == (
-        f"{notes}: not a counter-collection CSV: no Dispatch_Id, Kernel_Name, Counter_Name, Counter_Value "
-        "columns (rocprofv3 --pmc writes *_counter_collection.csv)")
+        f"{notes}: not a counter CSV: no Dispatch_Id, Kernel_Name columns "
+        "(rocprofv3 --pmc writes *_counter_collection.csv, rocprof-compute pmc_perf.csv)")
 
 
 def test_analyze_wrong_paths(tmp_path, capsys):

@@ -13,7 +13,7 @@ from generator.analyze import occupancy as occ_model
 from generator.analyze.message import sentence
 from generator.errors import InputError
 from generator.model import Bundle, CaptureAnalysis, CaptureRef, Sweep
-from generator.read import att, formats, ncu
+from generator.read import att, formats, ncu, pcsampling
 
 #: The message of each reason a reader gives for skipping an empty capture (``CaptureRef.skipped``).
 SKIP_KEYS = {att.NO_FILES: "msg.skip.att", att.NO_INSTRUCTIONS: "msg.skip.att.noinstr",
@@ -51,10 +51,15 @@ class CaptureResult:
 
 
 def analyze_att(ref: CaptureRef, bundle: Bundle | None = None) -> list[CaptureAnalysis]:
-    """Full analysis of one ATT capture (one dispatch): hotspots, waves, occupancy, opcodes."""
-    cap = att.load_capture(ref)
+    """Full analysis of one ATT capture (one dispatch): hotspots, waves, occupancy, opcodes.
+
+    A PC-sampling capture (same files, another mode) is read as a capture of its own kind:
+    its numbers are samples (``stall_unit`` "samples"), it has no wave sections, and a note says why.
+    """
+    sampled = pcsampling.is_pc_sampling(ref.path)
+    cap = pcsampling.load_capture(ref) if sampled else att.load_capture(ref)
     instructions = cap.instructions
-    notes = []
+    notes = [sentence("msg.cap.pcsampling")] if sampled else []
     if cap.odd_cells:
         notes.append(sentence("msg.cap.oddcells", n=cap.odd_cells))
     if not instructions:
@@ -76,7 +81,7 @@ def analyze_att(ref: CaptureRef, bundle: Bundle | None = None) -> list[CaptureAn
         vendor="amd",
         arch=arch,
         arch_source=arch_source,
-        stall_unit="cycles",
+        stall_unit="samples" if sampled else "cycles",
         instructions=instructions,
         instruction_mix=hotspots.instruction_mix(instructions),
         waves=cap.waves,
@@ -88,6 +93,8 @@ def analyze_att(ref: CaptureRef, bundle: Bundle | None = None) -> list[CaptureAn
         waves_summary=wave_reading.summary if wave_reading else None,
         working=hotspots.hotspots(wave_reading.working) if wave_reading and wave_reading.working else None,
         stall_by_opcode=waves.stall_by_opcode(instructions),
+        extra={"stall_by_reason": pcsampling.stall_by_reason(instructions),
+               "stall_reasons": list(pcsampling.STALL_REASONS)} if sampled else {},
         **summary,
     )]
 

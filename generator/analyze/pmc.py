@@ -1,6 +1,8 @@
 """PMC counters (L2 / HBM): read rocprofv3 counter collections, derive DOMAIN §2 metrics.
 
-Two inputs, one sample type (``CounterSample``: one counter value of one dispatch).
+Three inputs, one sample type (``CounterSample``: one counter value of one dispatch). The CSV
+readers (rocprofv3's counter collection, rocprof-compute's ``pmc_perf.csv`` long and wide) live in
+``generator.read.counters``.
 
 rocprofv3 ``*_counter_collection.csv``, long format, one row per counter per dispatch;
 with more counters than fit one pass, rocprofv3 replays the application and writes one
@@ -28,17 +30,19 @@ Metrics (sums over the dispatches of the chosen kernel, DOMAIN §2)::
     L2 hit rate    = TCC_HIT / (TCC_HIT + TCC_MISS)
     32B fraction   = TCC_EA0_RDREQ_32B / TCC_EA0_RDREQ
     est. HBM read  = ((RDREQ - RDREQ_32B) * 64 + RDREQ_32B * 32) * ea_channels
+                     (gfx940-942 with TCC_BUBBLE: rocprof-compute's formula, 128 * BUBBLE +
+                     64 * (RDREQ - BUBBLE - RDREQ_32B) + 32 * RDREQ_32B; ``hbm_formula`` says which)
     over-fetch     = est. HBM read / (ideal bytes per dispatch * dispatches with RDREQ)
     achieved BW    = ideal bytes per dispatch / mean kernel time
 
-Counters of different passes come from different replays, so each counter keeps its
+Derived counters (``L2CacheHit``: ``read.counters.is_derived``) are shown as their mean over the
+dispatches, never their sum. Counters of different passes come from different replays, so each counter keeps its
 own dispatch count; ratios use per-dispatch means, which equal the plain sums when the
 counts agree (the normal case).
 """
 
 from __future__ import annotations
 
-import csv
 import os
 import re
 import sqlite3
@@ -50,8 +54,7 @@ from typing import Any, Iterable
 from generator.analyze.message import counted, sentence
 from generator.errors import InputError
 from generator.model import FORMAT_VERSION
-from generator.read.rocprof import read_csv_dicts
-from generator.words import noun, plural
+from generator.read.counters import PASS_MEAN, CounterSample, Samples, is_derived, read_counter_csv, sibling_arch
 
 TCC_HIT = "TCC_HIT"
 TCC_MISS = "TCC_MISS"
@@ -60,7 +63,16 @@ RDREQ_32B = "TCC_EA0_RDREQ_32B"
 #: Counters the analysis uses; every other counter is kept and shown as is.
 KNOWN_COUNTERS = (TCC_HIT, TCC_MISS, RDREQ, RDREQ_32B)
 
+BUBBLE = "TCC_BUBBLE"  # gfx942: TCC read requests of 128 B
 DEFAULT_EA_CHANNELS = 2
+#: How an est. HBM read byte count was worked out (``PmcResult.hbm_formula``).
+HBM_FORMULAS = {
+    "64B": "((RDREQ - RDREQ_32B) x 64 + RDREQ_32B x 32) x EA channels",
+    "gfx942": "rocprof-compute's gfx942 formula: 128 x TCC_BUBBLE + 64 x (RDREQ - TCC_BUBBLE - RDREQ_32B) "
+              "+ 32 x RDREQ_32B",
+}
+#: Architectures whose TCC issues 128 B read requests that TCC_BUBBLE counts (MI300: gfx940/941/942).
+BUBBLE_ARCHS = ("gfx940", "gfx941", "gfx942")
 
 #: Thresholds of the plain-language reading (DOMAIN §2).
 STREAMING_HIT_RATE = 0.05  # below: pure streaming
@@ -68,24 +80,9 @@ FULL_LINE_32B_FRACTION = 0.05  # at or below: full 64B lines
 OVER_FETCH_OK = (0.95, 1.10)  # inside: no redundant reads
 NORMAL_STREAMING_BW = (0.50, 0.60)  # of peak: normal for clean streaming
 
-CSV_REQUIRED_COLUMNS = ("Dispatch_Id", "Kernel_Name", "Counter_Name", "Counter_Value")
 ROCPD_TABLES = ("rocpd_pmc_event", "rocpd_info_pmc", "rocpd_kernel_dispatch", "rocpd_info_kernel_symbol")
 
 _INSTANCE = re.compile(r"^(?P<base>.+?)\[(?P<idx>\d+)\]$")
-
-
-@dataclass(frozen=True)
-class CounterSample:
-    """One counter value of one dispatch."""
-
-    source: str  # file it came from, as given
-    dispatch_id: int
-    kernel: str
-    counter: str
-    value: float
-    start_ns: int | None = None
-    end_ns: int | None = None
-    agent: str | None = None
 
 
 @dataclass
@@ -99,6 +96,11 @@ class CounterSum:
     @property
     def mean(self) -> float:
         return self.total / self.dispatches if self.dispatches else 0.0
+
+    @property
+    def derived(self) -> bool:
+        """A ratio, percentage or rate (``L2CacheHit``): its mean over dispatches, never its sum."""
+        return is_derived(self.name)
 
 
 @dataclass
@@ -125,6 +127,8 @@ class PmcResult:
     peak_tbs: float | None
     peak_name: str | None
     arch: str | None = None
+    hbm_formula: str | None = None  # HBM_FORMULAS key of the est. HBM read bytes
+    timestamps: dict[str, str] = field(default_factory=dict)  # file -> which pass its kernel times come from
     rows_read: int = 0  # counter samples read from all files, before the kernel filter
     reading: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
@@ -151,9 +155,12 @@ class PmcResult:
             "dispatches": self.dispatches,
             "dispatches_by_file": dict(sorted(self.dispatches_by_file.items())),
             "counters": {
-                n: {"total": c.total, "dispatches": c.dispatches, "mean": c.mean}
+                n: {"total": None if c.derived else c.total, "dispatches": c.dispatches, "mean": c.mean,
+                    **({"derived": True} if c.derived else {})}
                 for n, c in sorted(self.counters.items())
             },
+            "hbm_formula": self.hbm_formula,
+            "timestamps": dict(sorted(self.timestamps.items())),
             "counter_names": dict(sorted(self.counter_names.items())),
             "unknown_counters": self.unknown_counters,
             "missing_counters": list(self.missing),
@@ -177,53 +184,6 @@ class PmcResult:
 
 
 # ---------------------------------------------------------------- readers
-
-
-def _int_cell(value: Any) -> int | None:
-    """An int from a CSV cell ("" and garbage give None)."""
-    try:
-        return int(float(str(value).strip()))
-    except (TypeError, ValueError, OverflowError):
-        return None
-
-
-def read_counter_csv(path: str | os.PathLike) -> list[CounterSample]:
-    """Samples of one rocprofv3 ``*_counter_collection.csv`` (format in the module doc)."""
-    rows = read_csv_dicts(path)
-    with open(path, newline="", encoding="utf-8", errors="replace") as fh:
-        columns = [c.strip() for c in next(csv.reader(fh), [])]
-    absent = [c for c in CSV_REQUIRED_COLUMNS if c not in columns]
-    if absent:
-        raise InputError(
-            path,
-            f"not a counter-collection CSV: no {', '.join(absent)} {noun(len(absent), 'column')} "
-            f"(rocprofv3 --pmc writes *_counter_collection.csv)",
-        )
-    out: list[CounterSample] = []
-    for lineno, row in enumerate(rows, start=2):
-        name = (row.get("Counter_Name") or "").strip()
-        if not name:
-            continue
-        try:
-            value = float(str(row.get("Counter_Value")).strip())
-        except (TypeError, ValueError):
-            raise InputError(path, f"Counter_Value {row.get('Counter_Value')!r} is not a number", line=lineno) from None
-        dispatch = _int_cell(row.get("Dispatch_Id"))
-        if dispatch is None:
-            raise InputError(path, f"Dispatch_Id {row.get('Dispatch_Id')!r} is not an integer", line=lineno)
-        out.append(
-            CounterSample(
-                source=str(path),
-                dispatch_id=dispatch,
-                kernel=(row.get("Kernel_Name") or "").strip(),
-                counter=name,
-                value=value,
-                start_ns=_int_cell(row.get("Start_Timestamp")),
-                end_ns=_int_cell(row.get("End_Timestamp")),
-                agent=(row.get("Agent_Id") or "").strip() or None,
-            )
-        )
-    return out
 
 
 def rocpd_table_sets(names: Iterable[str]) -> dict[str, dict[str, str]]:
@@ -398,7 +358,7 @@ def find_counter_files(bundle_dir: str | os.PathLike) -> list[str]:
         dirnames.sort()
         in_pmc = "pmc" in Path(dirpath).relative_to(root).parts
         for fn in filenames:
-            if fn.endswith("counter_collection.csv") or fn.endswith(".db"):
+            if fn.endswith("counter_collection.csv") or fn.endswith(".db") or fn == "pmc_perf.csv":
                 found.add(os.path.join(dirpath, fn))
             elif in_pmc and fn.endswith(".csv") and not fn.endswith(("agent_info.csv", "kernel_trace.csv", "_stats.csv")):
                 found.add(os.path.join(dirpath, fn))
@@ -433,6 +393,13 @@ def _resolve(name: str, counters: dict[str, CounterSum]) -> CounterSum | None:
 def hbm_read_bytes(rdreq: float, rdreq_32b: float, ea_channels: int = DEFAULT_EA_CHANNELS) -> float:
     """Estimated HBM read bytes: ((RDREQ - RDREQ_32B) * 64 + RDREQ_32B * 32) * channels."""
     return ((rdreq - rdreq_32b) * 64 + rdreq_32b * 32) * ea_channels
+
+
+def hbm_read_bytes_gfx942(rdreq: float, rdreq_32b: float, bubble: float) -> float:
+    """rocprof-compute's gfx942 L2-Fabric read bytes (analysis_configs/gfx942/1700_L2_cache.yaml):
+    ``128 * TCC_BUBBLE + 64 * (RDREQ - TCC_BUBBLE - RDREQ_32B) + 32 * RDREQ_32B`` (the TCC_*_sum
+    counters already hold every channel)."""
+    return 128 * bubble + 64 * (rdreq - bubble - rdreq_32b) + 32 * rdreq_32b
 
 
 def ratio(num: float, den: float) -> float | None:
@@ -492,7 +459,7 @@ def analyze_samples(
                                   a=hit.dispatches, b=miss.dispatches))
 
     rd, rd32 = resolved.get(RDREQ), resolved.get(RDREQ_32B)
-    frac = hbm = over = None
+    frac = hbm = over = formula = None
     if rd:
         rd32_total = 0.0
         if rd32:
@@ -500,7 +467,12 @@ def analyze_samples(
             if frac is None:
                 notes.append(sentence("msg.pmc.nohbm", req=RDREQ))
             rd32_total = rd32.mean * rd.dispatches
-        hbm = hbm_read_bytes(rd.total, rd32_total, ea_channels)
+        bubble = _resolve(BUBBLE, counters)
+        if bubble is not None and (arch or "") in BUBBLE_ARCHS:
+            hbm, formula = hbm_read_bytes_gfx942(rd.total, rd32_total, bubble.mean * rd.dispatches), "gfx942"
+            used[BUBBLE] = bubble.name
+        else:
+            hbm, formula = hbm_read_bytes(rd.total, rd32_total, ea_channels), "64B"
         if not rd32:
             notes.append(sentence("msg.pmc.no32b", req=RDREQ_32B))
         if ideal_bytes is not None:
@@ -514,6 +486,8 @@ def analyze_samples(
         if b is not None and e is not None and e > b
     ]
     time_ns = statistics.fmean(durations) if durations else None
+    if not durations and any(s.start_ns is not None and s.end_ns is not None for s in chosen):
+        notes.append(sentence("msg.pmc.notimes"))
     achieved = None
     if ideal_bytes and time_ns:
         achieved = ideal_bytes / time_ns  # bytes per ns == GB/s
@@ -538,9 +512,12 @@ def analyze_samples(
         peak_tbs=peak_tbs,
         peak_name=peak_name,
         arch=arch,
+        hbm_formula=formula,
         rows_read=len(samples),
         notes=notes,
     )
+    if formula is not None:
+        notes.append(sentence("msg.pmc.hbm.gfx942") if formula == "gfx942" else sentence("msg.pmc.hbm.64b", n=ea_channels))
     result.reading = read_metrics(result)
     return result
 
@@ -605,6 +582,7 @@ def analyze_files(
     samples: list[CounterSample] = []
     notes: list[str] = []
     used: list[str] = []
+    stamps: dict[str, str] = {}
     arch = None
     for p in paths:
         try:
@@ -618,10 +596,16 @@ def analyze_files(
             notes.append(sentence("msg.pmc.norows", file=p))
         samples.extend(got)
         used.append(p)
-        if arch is None and (p.endswith(".db") or is_sqlite(p)):
-            arch = rocpd_gpu_arch(p)
+        if isinstance(got, Samples):
+            notes.extend(sentence(key, **params) for key, params in got.notes)
+            if got.timestamps:
+                stamps[p] = got.timestamps
+        if arch is None:
+            arch = rocpd_gpu_arch(p) if p.endswith(".db") or is_sqlite(p) else sibling_arch(p)
     result = analyze_samples(samples, kernel_substr, ideal_bytes, ea_channels, peak_tbs,
                              peak_name, files=used, arch=arch)
+    result.timestamps = stamps
+    notes.extend(sentence("msg.pmc.timestamps", file=f) for f, which in stamps.items() if which == PASS_MEAN)
     result.notes = notes + result.notes
     return result
 
@@ -652,6 +636,7 @@ def analyze_bundle_counters(
     rel = {f: Path(f).relative_to(root).as_posix() for f in files}
     result.files = [rel.get(f, f) for f in result.files]
     result.dispatches_by_file = {rel.get(f, f): n for f, n in result.dispatches_by_file.items()}
+    result.timestamps = {rel.get(f, f): w for f, w in result.timestamps.items()}
     result.notes = [_relativize(n, rel) for n in result.notes]
     return result
 

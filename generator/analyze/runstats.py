@@ -43,6 +43,7 @@ from generator.read.rocprof import (
     read_agent_info,
     kernel_dispatches,
     read_csv_dicts,
+    read_kernel_trace,
     to_int,
 )
 
@@ -68,6 +69,7 @@ class KernelStat:
     max_ns: int | None = None
     stddev_ns: float | None = None
     traced: bool = False
+    median_ns: float | None = None  # only when worked out from dispatch durations (rocpd, a trace alone)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -82,6 +84,7 @@ class KernelStat:
             "max_ns": self.max_ns,
             "stddev_ns": self.stddev_ns,
             "traced": self.traced,
+            **({"median_ns": self.median_ns} if self.median_ns is not None else {}),
         }
 
 
@@ -320,9 +323,26 @@ def kernel_stats_from_durations(durations: dict[str, list[int]]) -> list[KernelS
                 min_ns=min(durs),
                 max_ns=max(durs),
                 stddev_ns=statistics.stdev(durs) if len(durs) > 1 else 0.0,
+                median_ns=statistics.median(durs),
             )
         )
     return _rank(sorted(stats, key=lambda k: k.name))
+
+
+def kernel_stats_from_trace(path: str | os.PathLike) -> list[KernelStat]:
+    """The kernel table of a run whose ``*kernel_trace.csv`` came without its ``*kernel_stats.csv``:
+    calls, total, mean, median, min, max of End - Start per kernel name (rows without both
+    timestamps, or ending before they start, left out)."""
+    rows = read_kernel_trace(path)
+    durations: dict[str, list[int]] = {}
+    for row in rows:
+        start, end = to_int(row.get("Start_Timestamp")), to_int(row.get("End_Timestamp"))
+        name = (row.get("Kernel_Name") or "").strip()
+        if name and start is not None and end is not None and end >= start:
+            durations.setdefault(name, []).append(end - start)
+    if rows and not durations:
+        raise InputError(path, "kernel trace has no row with Kernel_Name, Start_Timestamp and End_Timestamp")
+    return kernel_stats_from_durations(durations)
 
 
 def read_rocpd_dispatches(path: str | os.PathLike) -> list[dict[str, Any]]:
@@ -559,6 +579,10 @@ def bundle_run_stats(bundle_dir: str | os.PathLike, jit_kernel: str | None = Non
         dispatches_db = read_rocpd_dispatches(db)
         kernels = read_rocpd_kernel_stats(db)
         sources["kernel_stats"] = rel(db)
+    elif cv.is_dir() and (only_trace := _first(cv, (KERNEL_TRACE,), "*kernel_trace.csv")):
+        kernels = kernel_stats_from_trace(only_trace)
+        sources["kernel_stats"] = rel(only_trace)
+        notes.append(sentence("msg.run.fromtrace", file=rel(only_trace)))
     else:
         return None
 

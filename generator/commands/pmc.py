@@ -12,7 +12,8 @@ from generator.errors import InputError
 from generator.words import deprecated, noun, plural
 
 NAME = "pmc"
-HELP = "L2 hit rate, 32B fraction, HBM bytes and over-fetch from rocprofv3 PMC counters (CSV or rocpd .db)."
+HELP = ("L2 hit rate, 32B fraction, HBM bytes and over-fetch from PMC counters (rocprofv3 CSV or rocpd .db, "
+        "rocprof-compute pmc_perf.csv).")
 ORDER = 40
 
 
@@ -20,7 +21,7 @@ def add_arguments(p) -> None:
     """FILE... plus the kernel filter, the ideal bytes and the EA channel count."""
     p.add_argument("files", nargs="+", metavar="FILE",
                    help="*_counter_collection.csv files (all pass_N/ files together), rocpd .db "
-                        "files, or folders holding them")
+                        "files, rocprof-compute pmc_perf.csv, or folders holding them")
     p.add_argument("--kernel-contains", dest="kernel", metavar="TEXT",
                    help="only dispatches whose kernel name contains TEXT")
     p.add_argument("--kernel", dest="kernel", action=deprecated("--kernel-contains"), help=argparse.SUPPRESS)
@@ -40,7 +41,7 @@ def expand_inputs(paths: list[str]) -> list[str]:
         if os.path.isdir(p):
             found = pmc.find_counter_files(p)
             if not found:
-                raise InputError(p, "no *counter_collection.csv or .db file in this folder")
+                raise InputError(p, "no *counter_collection.csv, pmc_perf.csv or .db file in this folder")
             out.extend(found)
         elif not os.path.exists(p):
             raise InputError(p, "no such file")
@@ -81,6 +82,9 @@ def format_text(r: pmc.PmcResult) -> str:
     per = ", ".join(f"{n} in {f}" for f, n in sorted(r.dispatches_by_file.items()))
     lines.append(f"dispatches matched: {r.dispatches}" + (f" ({per})" if len(r.dispatches_by_file) > 1 else ""))
     c = {k: r.counters[v] for k, v in r.counter_names.items()}
+    renamed = [f"{k} = {v}" for k, v in sorted(r.counter_names.items()) if k != v]
+    if renamed:
+        lines.append(f"counters read as: {', '.join(renamed)}")
 
     def pct(v: float | None) -> str:
         return "n/a" if v is None else f"{v * 100:.1f} %"
@@ -94,8 +98,9 @@ def format_text(r: pmc.PmcResult) -> str:
         if rd32 is not None:
             lines.append(f"32B fraction:     {pct(r.frac_32b)}  (RDREQ_32B {_num(rd32)} / RDREQ {_num(rd)})")
     if r.hbm_read_bytes is not None:
-        lines.append(f"est. HBM read:    {r.hbm_read_bytes / 1e9:.4g} GB  "
-                     f"(((RDREQ - RDREQ_32B) x 64 + RDREQ_32B x 32) x {r.ea_channels} EA channels)")
+        how = (pmc.HBM_FORMULAS["gfx942"] if r.hbm_formula == "gfx942"
+               else pmc.HBM_FORMULAS["64B"].replace("EA channels", f"{r.ea_channels} EA channels"))
+        lines.append(f"est. HBM read:    {r.hbm_read_bytes / 1e9:.4g} GB  ({how})")
     if r.ideal_bytes is not None:
         n = r.counters[r.counter_names[pmc.RDREQ]].dispatches if pmc.RDREQ in r.counter_names else r.dispatches
         lines.append(f"ideal:            {r.ideal_bytes / 1e9:.4g} GB per dispatch x {n} = {r.ideal_bytes * n / 1e9:.4g} GB")
@@ -112,7 +117,12 @@ def format_text(r: pmc.PmcResult) -> str:
         lines.append("other counters:")
         for n in r.unknown_counters:
             s = r.counters[n]
-            lines.append(f"  {n:<24} {_num(s.total)} over {plural(s.dispatches, 'dispatch')} (mean {_num(round(s.mean, 3))})")
+            if s.derived:  # a ratio or percentage: its sum over dispatches means nothing
+                lines.append(f"  {n:<24} mean {_num(round(s.mean, 3))} over {plural(s.dispatches, 'dispatch')} "
+                             "(derived counter: averaged, not summed)")
+            else:
+                lines.append(f"  {n:<24} {_num(s.total)} over {plural(s.dispatches, 'dispatch')} "
+                             f"(mean {_num(round(s.mean, 3))})")
     if r.missing:
         lines.append(f"missing counters: {', '.join(r.missing)} "
                      "(collect them in another pass: at most ~4 TCC counters per pass)")

@@ -75,6 +75,7 @@ class AttCapture:
     sources: dict[str, str]  # virtual path -> safe local path
     waves: list[WaveFile]
     wave_states: dict[str, float] | None
+    kind: str = "att"  # or "pc_sampling" (``generator.read.pcsampling``): samples, no waves
 
 
 def load_capture(ref: CaptureRef) -> AttCapture:
@@ -163,6 +164,13 @@ def _odd_cells(values: tuple, path: str, row_no: int) -> tuple[list[int], int]:
     return cells, odd
 
 
+def is_label(asm: object, pc: object) -> bool:
+    """True for a code.json row that is a label or comment, not an instruction (DOMAIN §1.1): its
+    asm begins with ``;`` whatever its pc_index (rocprofiler-sdk gives a second kernel's label row
+    ``line_number - 1``, not 0), or its pc_index is 0 or not an int."""
+    return type(pc) is not int or pc == 0 or (isinstance(asm, str) and asm.startswith(";"))
+
+
 #: The stall type of each instruction text seen (code.json repeats many, across captures too).
 _classify_seen = functools.lru_cache(maxsize=1 << 16)(classify)
 
@@ -191,10 +199,10 @@ def load_code(path: str) -> tuple[list[Instruction], str | None, int]:
             asm, pc, loc, addr, execs, total, stall, idle = cells(row)
         else:
             pc = row[i_pc] if len(row) > i_pc else None
-        if type(pc) is not int or pc == 0:
-            label = row[i_asm] if len(row) > i_asm else None
-            if kernel_name is None and isinstance(label, str) and label.startswith(";"):
-                kernel_name = label.lstrip("; ").strip() or None
+        first = row[i_asm] if len(row) > i_asm else None
+        if is_label(first, pc):
+            if kernel_name is None and isinstance(first, str) and first.startswith(";"):
+                kernel_name = first.lstrip("; ").strip() or None
             continue
         if len(row) < width:
             raise InputError(path, f"row {row_no}: {len(row)} cells, expected {width}")
@@ -259,6 +267,8 @@ def load_waves(capture_dir: str) -> list[WaveFile]:
         return []
     data = read_json(path)
     tree = data.get("wave_filenames") if isinstance(data, dict) else None
+    if tree is None and isinstance(data, dict) and data.get("pc_sampling") is True:
+        return []  # a PC-sampling capture lists no wave (``generator.read.pcsampling``)
     if not isinstance(tree, dict):
         raise InputError(path, 'expected an object with "wave_filenames"')
     waves = []
@@ -418,9 +428,7 @@ def empty_reason(capture_dir: str) -> str | None:
     except InputError:
         return None  # corrupt, not empty: analysis reports it
     rows = data.get("code") if isinstance(data, dict) else None
-    if isinstance(rows, list) and not any(
-        isinstance(r, list) and len(r) > 2 and type(r[2]) is int and r[2] != 0 for r in rows
-    ):
+    if isinstance(rows, list) and not any(isinstance(r, list) and len(r) > 2 and not is_label(r[0], r[2]) for r in rows):
         return NO_INSTRUCTIONS
     return None
 

@@ -10,7 +10,9 @@ An NVIDIA capture is a folder ``examples/<kernel>/ncu/<label>/`` (written by
     provenance.json       who captured it: GPU, driver, CUDA, torch, triton, ncu, commit, shapes,
                           and source_root (the folder the kernel paths of the exports start in)
 
-or one of those export files on its own.
+or one of those export files on its own, or a binary report (``*.ncu-rep``): read through
+``ncu --import FILE --csv`` when Nsight Compute is on the PATH (``export_report``), else refused
+in one line that names the export commands (``REP_EXPORTS``).
 
 This module finds the exports and reads provenance.json; ``generator.read.ncu_pages`` reads
 each CSV page; ``generator.analyze.ncu_capture`` computes (``ncu_metrics`` the details page).
@@ -20,6 +22,9 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
+import subprocess
+import tempfile
 from dataclasses import dataclass
 from typing import Any
 
@@ -144,10 +149,66 @@ def load_exports(ex: Exports) -> NcuCapture:
     return NcuCapture(ex, sass, cuda, details, raw, read_provenance(ex.provenance))
 
 
+REP_SUFFIX = ".ncu-rep"
+#: The pages a binary report is exported to: (file, ``ncu --import FILE --csv`` arguments).
+REP_EXPORTS = ((DETAILS, ("--page", "details")), (RAW, ("--page", "raw")),
+               (SOURCE_SASS, ("--page", "source", "--print-source", "sass")),
+               (SOURCE_CUDA_SASS, ("--page", "source", "--print-source", "cuda,sass")))
+#: Seconds one ``ncu --import`` export may take.
+EXPORT_TIMEOUT = 300
+
+
+def report_file(path: str) -> str | None:
+    """The binary report a capture is: the file itself, or the one ``*.ncu-rep`` of a folder that holds
+    no CSV export (None otherwise)."""
+    if os.path.isfile(path):
+        return path if path.endswith(REP_SUFFIX) else None
+    if not os.path.isdir(path) or any(os.path.isfile(os.path.join(path, f)) for f in EXPORT_FILES):
+        return None
+    reps = sorted(n for n in os.listdir(path) if n.endswith(REP_SUFFIX) and os.path.isfile(os.path.join(path, n)))
+    return os.path.join(path, reps[0]) if reps else None
+
+
+def export_commands(rep: str) -> str:
+    """The commands that export a report to the CSV pages this tool reads."""
+    return "; ".join(f"ncu --import {os.path.basename(rep)} --csv {' '.join(args)} > {name}" for name, args in REP_EXPORTS)
+
+
+def export_report(rep: str, ncu_bin: str) -> NcuCapture:
+    """Read a binary report through ``ncu --import REP --csv --page ...`` (each page to a temporary file)."""
+    with tempfile.TemporaryDirectory(prefix="kernel-atlas-ncu-") as tmp:
+        ex = Exports(base=rep, provenance=None)
+        for name, args in REP_EXPORTS:
+            out = os.path.join(tmp, name)
+            try:
+                with open(out, "wb") as fh:
+                    done = subprocess.run([ncu_bin, "--import", rep, "--csv", *args], stdout=fh,
+                                          stderr=subprocess.PIPE, timeout=EXPORT_TIMEOUT, check=False)
+            except (OSError, subprocess.TimeoutExpired) as err:
+                raise InputError(rep, f"ncu --import failed ({type(err).__name__}: {err}); export by hand: "
+                                      + export_commands(rep)) from None
+            if done.returncode != 0 or os.path.getsize(out) == 0:
+                why = done.stderr.decode("utf-8", "replace").strip().splitlines()[-1:] or [f"exit {done.returncode}"]
+                raise InputError(rep, f"ncu --import {' '.join(args)} gave no CSV ({why[0][:200]})")
+            setattr(ex, {SOURCE_SASS: "source_sass", SOURCE_CUDA_SASS: "source_cuda_sass",
+                         DETAILS: "details", RAW: "raw"}[name], out)
+        prov = os.path.join(os.path.dirname(rep), PROVENANCE)
+        ex.provenance = prov if os.path.isfile(prov) else None
+        cap = load_exports(ex)
+    return cap
+
+
 def load_capture(ref: CaptureRef) -> NcuCapture:
-    """Read one NVIDIA capture (folder or export file)."""
+    """Read one NVIDIA capture (folder, export file, or binary report)."""
     if not os.path.exists(ref.path):
         raise InputError(ref.path, "no such file or directory")
+    rep = report_file(ref.path)
+    if rep is not None:
+        ncu_bin = shutil.which("ncu")
+        if ncu_bin is None:
+            raise InputError(rep, "a binary Nsight Compute report, and ncu is not on the PATH to read it: export its "
+                                  "pages and give the folder (" + export_commands(rep) + ")")
+        return export_report(rep, ncu_bin)
     return load_exports(find_exports(ref.path))
 
 
@@ -156,8 +217,9 @@ def load_capture(ref: CaptureRef) -> NcuCapture:
 def is_capture(path: str) -> bool:
     """True for a folder holding an NCU export, or for one export file."""
     if os.path.isfile(path):
-        return path.endswith(".csv") and sniff(path) is not None
-    return os.path.isdir(path) and any(os.path.isfile(os.path.join(path, f)) for f in EXPORT_FILES)
+        return path.endswith(REP_SUFFIX) or (path.endswith(".csv") and sniff(path) is not None)
+    return os.path.isdir(path) and (any(os.path.isfile(os.path.join(path, f)) for f in EXPORT_FILES)
+                                    or report_file(path) is not None)
 
 
 #: Why a capture holds nothing (``empty_reason``; ``analyze.analysis.SKIP_KEYS`` names their messages).
@@ -169,6 +231,8 @@ def empty_reason(path: str) -> str | None:
     """Why a capture holds nothing to analyze (every export empty), else None."""
     if os.path.isfile(path):
         return None if os.path.getsize(path) > 0 else EMPTY_FILE
+    if report_file(path) is not None:
+        return None
     sizes = [os.path.getsize(os.path.join(path, f)) for f in EXPORT_FILES if os.path.isfile(os.path.join(path, f))]
     if sizes and not any(sizes):
         return EMPTY_EXPORTS

@@ -42,7 +42,8 @@ and without a ``scope`` whose flags are all false (an absent scope: the kernel a
 a campaign of the second layout adds ``variants`` {provider: [geomean vs the verdict
 baseline, n]}, each shape's ``variants`` rows, and ``logged_failures`` (the failures its run's logs
 and reports record: ``[{provider, label, kind, file, line}]``, absent when none)), ``headline``, ``hotspot`` (primary capture: top stall type, stall ratio,
-waves per SIMD, limiter), ``captures`` (each: ``analysis`` as ``analyze --json``,
+waves per SIMD, limiter), ``captures`` (each: ``analysis`` as ``analyze --json``, whose ``capture_kind`` is ``att``,
+``pc_sampling`` (AMD PC sampling: ``stall_unit`` "samples", ``extra.stall_by_reason``, no wave fields) or ``ncu``,
 every ``lines`` entry, the ``timeline`` bins, ``advice`` (each finding as ``analyze --json --advice`` prints it, its ``premise`` a message
 ``[catalogue key, {param: value}]``, plus ``i18n``: its title, summary, suggestion and premise as
 such messages, worded by ``generator.site.wording``)),

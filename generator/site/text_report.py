@@ -57,15 +57,14 @@ def section(title: str) -> list[str]:
 def summary_lines(a: CaptureAnalysis) -> list[str]:
     """Kernel, instruction count and totals."""
     mapped, total = a.source_mapped
-    unit = "" if a.stall_unit == "cycles" else f"  ({a.stall_unit})"
     lines = [
         f"  Kernel:        {a.kernel} / {a.capture}" + (f"  [{a.label}]" if a.label else ""),
         f"  Architecture:  {a.arch} (from {a.arch_source})",
         f"  Instructions:  {len(a.instructions)}",
-        f"  Total cycles:  {fmt_cycles(a.total_cycles)}{unit}",
-        f"  Total stalls:  {fmt_cycles(a.total_stall_cycles)}  ({a.stall_ratio * 100:.1f}% of total cycles)",
-        *([f"  Total idle:    {fmt_cycles(a.total_idle_cycles)}  (idle_cycles: waves not scheduled)"]
-          if a.vendor == "amd" else []),
+        *(sample_total_lines(a) if a.sampled else [
+            f"  Total cycles:  {fmt_cycles(a.total_cycles)}",
+            f"  Total stalls:  {fmt_cycles(a.total_stall_cycles)}  ({a.stall_ratio * 100:.1f}% of total cycles)",
+            f"  Total idle:    {fmt_cycles(a.total_idle_cycles)}  (idle_cycles: waves not scheduled)"]),
         f"  Source mapped: {mapped} / {plural(total, 'instruction')} ({(mapped / total * 100) if total else 0:.1f}%)",
     ]
     stats = a.wave_duration_stats()
@@ -79,6 +78,28 @@ def summary_lines(a: CaptureAnalysis) -> list[str]:
     if a.wave_states:
         ws = a.wave_states
         lines.append("  Wave states:   " + "  ".join(f"{k} {ws[k] * 100:.1f}%" for k in ws))
+    return lines
+
+
+def sample_total_lines(a: CaptureAnalysis) -> list[str]:
+    """All and stalled samples of a sampled capture (Nsight Compute, AMD PC sampling), in full."""
+    unit = a.stall_unit
+    return [f"  Total samples: {a.total_cycles:,} {unit}",
+            f"  Stalled:       {a.total_stall_cycles:,} {unit}  ({a.stall_ratio * 100:.1f}% of all {unit})"]
+
+
+def stall_unit_words(a: CaptureAnalysis) -> str:
+    """What the Stall columns count: ``stall cycles``, or ``stalled <unit>`` on a sampled capture."""
+    return f"stalled {a.stall_unit}" if a.sampled else "stall cycles"
+
+
+def reason_lines(a: CaptureAnalysis) -> list[str]:
+    """Stalled samples per sampler reason (AMD PC sampling: ROCprof Compute Viewer's names)."""
+    reasons = a.extra.get("stall_by_reason") or {}
+    total = a.total_stall_cycles or 1
+    lines = [f"  {'Reason':<14}  {'Stall':>8}  Bar", f"  {'-' * 14}  {'-' * 8}  {'-' * 38}"]
+    for name, n in sorted(reasons.items(), key=lambda kv: -kv[1]):
+        lines.append(f"  {name:<14}  {n:>8,}  {bar(n / total)}  {n / total * 100:5.1f}%")
     return lines
 
 
@@ -228,15 +249,18 @@ def render_text(a: CaptureAnalysis, topk: int = 15, mode: str = "both",
         lines.append(f"  ** {warning}")
     lines += summary_lines(a)
     lines += section("Register Pressure & Occupancy") + occupancy_lines(a)
-    lines += section("Stall Breakdown by Type") + stall_type_lines(a)
+    words = stall_unit_words(a)
+    lines += section("Stall Breakdown by Type" + (f"  ({words})" if a.sampled else "")) + stall_type_lines(a)
+    if a.extra.get("stall_by_reason"):
+        lines += section(f"Stall Reasons  ({words})") + reason_lines(a)
     if mode in ("src", "both"):
-        lines += section(f"Top-{topk} Hotspot Source Lines  (stall cycles aggregated)")
+        lines += section(f"Top-{topk} Hotspot Source Lines  ({words} aggregated)")
         lines += top_line_lines(a, topk)
     if mode in ("asm", "both"):
-        lines += section(f"Top-{topk} Hotspot Instructions  (by stall cycles)")
+        lines += section(f"Top-{topk} Hotspot Instructions  (by {words})")
         lines += top_instruction_lines(a, topk)
     if a.stall_by_opcode:
-        lines += section("Stall by Opcode") + opcode_lines(a)
+        lines += section("Stall by Opcode" + (f"  ({words})" if a.sampled else "")) + opcode_lines(a)
     if a.working is not None and a.waves_summary is not None:
         w = a.waves_summary
         lines += section(f"Working waves only ({w.working} of {w.sampled}; early-exit waves hold "

@@ -118,8 +118,33 @@ def hot(view: KernelView, positions: Iterable[int]) -> list[int]:
 
 def unit_key(view: KernelView, key: str) -> str:
     """The premise ``key`` in the capture's stall unit: AMD ATT counts stall cycles, Nsight Compute
-    warp-stall samples (``key + ".samples"``, worded in samples)."""
-    return key + ".samples" if getattr(view.analysis, "stall_unit", "cycles") != "cycles" else key
+    warp-stall samples (``key + ".samples"``, worded in samples), AMD PC sampling stalled samples
+    (``key + ".pcs"``)."""
+    if getattr(view.analysis, "stall_unit", "cycles") == "cycles":
+        return key
+    return pcs_key(key) if getattr(view.analysis, "kind", "") == "pc_sampling" else key + ".samples"
+
+
+#: The catalogue suffix of a finding's words for an AMD PC-sampling capture (stalled samples, not cycles).
+PCS = ".pcs"
+
+
+def pcs_key(key: str) -> str:
+    """``key + ".pcs"`` when the catalogue words it in samples, else ``key``."""
+    from generator.analyze.message import catalogue
+
+    return key + PCS if key + PCS in catalogue("en") else key
+
+
+def _in_samples(m: Msg | None) -> Msg | None:
+    """A finding's message worded in stalled samples (AMD PC sampling), its parameters kept."""
+    return None if m is None else replace(m, key=pcs_key(m.key))
+
+
+def pcs_words(f: Finding) -> Finding:
+    """A finding of a PC-sampling capture: its summary and premise worded in samples (``.pcs`` keys)."""
+    return replace(f, stall_unit="samples", premise=_in_samples(f.premise),
+                   messages={k: _in_samples(v) if isinstance(v, Msg) else v for k, v in f.messages.items()})
 
 
 def stalled_premise(view: KernelView, key: str, positions: Iterable[int], evidence: dict[str, Any],
@@ -210,7 +235,9 @@ def advise(analysis: CaptureAnalysis, context: AdviceContext | None = None) -> l
                     continue
                 taken |= set(f.claims)
             found.append((order, f))
-    if analysis.stall_unit != "cycles":  # Nsight Compute: warp-stall samples
+    if getattr(analysis, "kind", "") == "pc_sampling":  # AMD PC sampling: stalled samples
+        found = [(order, pcs_words(f)) for order, f in found]
+    elif analysis.stall_unit != "cycles":  # Nsight Compute: warp-stall samples
         found = [(order, replace(f, stall_unit="samples")) for order, f in found]
     return rank(found)
 
@@ -222,6 +249,17 @@ def rank(found: list[tuple[int, Finding]]) -> list[Finding]:
     ordered = sorted(found, key=lambda t: (group[t[1].kind], -t[1].stall_share if t[1].kind == "pattern" else 0,
                                            prio.get(t[1].priority, 9), t[0]))
     return [f for _, f in ordered]
+
+
+def _stall_words(f: Finding) -> str:
+    """What a finding's share is of: ``stall cycles`` (ATT), ``stalled samples`` (sampled captures)."""
+    return "stall cycles" if f.stall_unit == "cycles" else "stalled samples"
+
+
+def _evidence(f: Finding, word: Callable[[Msg], str] | None) -> str:
+    """A finding's evidence line: its summary message when worded in samples (``.pcs``), else its English."""
+    m = f.messages.get("summary")
+    return word(m) if word is not None and isinstance(m, Msg) and m.key.endswith(PCS) else f.summary
 
 
 def format_plan(findings: list[Finding], word: Callable[[Msg], str] | None = None) -> list[str]:
@@ -236,11 +274,11 @@ def format_plan(findings: list[Finding], word: Callable[[Msg], str] | None = Non
             limits_started = True
             if n:
                 lines.append("")
-            lines.append("  Limits (structural; no stall cycles of their own):")
+            lines.append(f"  Limits (structural; no {_stall_words(f)} of their own):")
         n += 1
-        share = f"  ({_pct(f.stall_share)} of stall cycles)" if f.kind == "pattern" else ""
+        share = f"  ({_pct(f.stall_share)} of {_stall_words(f)})" if f.kind == "pattern" else ""
         lines.append(f"  {n:>2}. [{f.priority}] {f.title}{share}")
-        lines.append(f"      evidence: {f.summary}")
+        lines.append(f"      evidence: {_evidence(f, word)}")
         if word is not None and f.premise is not None:
             lines.append(f"      premise: {word(f.premise)}")
         lines.append(f"      try: {f.suggestion}")
@@ -250,9 +288,9 @@ def format_plan(findings: list[Finding], word: Callable[[Msg], str] | None = Non
             lines.append("")
         lines.append("  Flagged (not ranked):")
         for f in flags:
-            on_line = f"  ({_pct(f.stall_share)} of stall cycles on the line)" if f.stall_share else ""
+            on_line = f"  ({_pct(f.stall_share)} of {_stall_words(f)} on the line)" if f.stall_share else ""
             lines.append(f"   - {f.title}{on_line}")
-            lines.append(f"      evidence: {f.summary}")
+            lines.append(f"      evidence: {_evidence(f, word)}")
             if word is not None and f.premise is not None:
                 lines.append(f"      premise: {word(f.premise)}")
             lines.append(f"      note: {f.suggestion}")

@@ -133,7 +133,9 @@ class CaptureView:
     opcodes: list[OpcodeRow] | None = None
     findings_basis: str = ""  # a Sentence: the findings' shares are of the working waves (DOMAIN §1.5)
     primary_rule: str = ""  # a Sentence beside "primary": the rule that chose it (``primary_rule_sentence``)
-    wave_sections: bool = True  # wave states and the one-wave timeline: AMD ATT words and data only
+    wave_sections: bool = True  # wave states and the one-wave timeline: ATT (cycle) captures only
+    reason_column: str = ""  # the heading key of the sampler's stall reason beside each instruction (sampled captures)
+    count_unit: str = ""  # the unit key named beside the "stall" headings of a sampled capture ("" for cycles)
 
 #: The file whose ``Loading:`` line names a bundle's primary capture (``discover.choose_primary``).
 HOTSPOT_FILE = "source/hotspot_output.txt"
@@ -166,7 +168,10 @@ def primary_rule_sentence(rule: str | None, captures: list[CaptureData]) -> str:
 
 
 #: The stall chart's caption per stall unit.
-STALL_CHART_KEYS = {"cycles": "chart.stalls", "warp-stall samples": "chart.stalls.samples"}
+STALL_CHART_KEYS = {"cycles": "chart.stalls", "warp-stall samples": "chart.stalls.samples",
+                    "samples": "chart.stalls.pcs"}
+#: The heading of the sampler's own stall-reason column, per capture kind (none on ATT captures).
+REASON_KEYS = {"ncu": "col.reason", "pc_sampling": "col.reason.pcs"}
 STATE_CSS = {"IDLE": "ws-idle", "EXEC": "ws-exec", "WAIT": "ws-wait", "STALL": "ws-stall"}
 
 
@@ -345,8 +350,10 @@ def capture_view(ci: int, c: CaptureData, ctx: SiteContext, rule: str = "") -> C
     stats = a.wave_duration_stats()
     facts = [
         Fact("instructions", f"{n_ins:,}", "fact.instructions"),
-        Fact(f"total {unit}", fmt_cycles(a.total_cycles), "fact.total"),
-        Fact(f"stall {unit}", i18n.en("cap.v.stall", c=fmt_cycles(total_stall), p=fmt_pct(a.stall_ratio)), "fact.stall",
+        Fact(f"total {unit}", fmt_cycles(a.total_cycles), "fact.total.samples" if a.sampled else "fact.total"),
+        Fact(f"stalled {unit}" if a.sampled else f"stall {unit}",
+             i18n.en("cap.v.stall", c=fmt_cycles(total_stall), p=fmt_pct(a.stall_ratio)),
+             "fact.stall.samples" if a.sampled else "fact.stall",
              zh=i18n.marked("zh", "cap.v.stall", c=fmt_cycles(total_stall), p=fmt_pct(a.stall_ratio))),
         Fact.of("fact.mapped", "cap.v.mapped", css="warn" if n_ins and mapped == 0 else "", m=mapped, n=n_ins,
                 p=fmt_pct(a.mapped_fraction)),
@@ -380,7 +387,8 @@ def capture_view(ci: int, c: CaptureData, ctx: SiteContext, rule: str = "") -> C
         notes=[n for n in a.notes if not (a.occupancy and n in a.occupancy.notes)], unit=unit, vendor=a.vendor,
         warning=waves.not_representative_text(a.waves_summary), working=working_view(a, ix),
         opcodes=opcode_rows(a), findings_basis=findings_basis(a) if c.findings else "",
-        wave_sections=a.vendor == "amd",
+        wave_sections=not a.sampled, reason_column=REASON_KEYS.get(a.kind, ""),
+        count_unit=f"unit.{unit}" if a.sampled else "",
     )
 
 

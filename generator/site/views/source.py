@@ -359,6 +359,7 @@ class CapturePage:
     history_nav: bool = False
     #: header of the ISA listing's column after "total": idle cycles (ATT) or issued samples (NCU)
     idle_key: str = "src.col.idle"
+    total_key: str = "src.col.total"  # "src.col.total.samples" on a sampled capture (NCU, AMD PC sampling)
     jump_note: wording.Said | None = None  # the decorator line the jump skips
 
 
@@ -369,7 +370,7 @@ def _isa_rows(ix: SourceIndex, c: CaptureData) -> dict[int, IsaRow]:
     a = c.analysis
     max_ins = max((i.stall_cycles for i in a.instructions), default=0)
     mfma = c.mfma or {}
-    nvidia = a.vendor == "nvidia"
+    sampled = a.sampled  # Nsight Compute or AMD PC sampling: issued samples, not idle cycles
     cache: dict[str, tuple[str, str]] = {}
     texts: dict[int, str] = {0: ""}  # a cycle count's text; none for zero
     heats: dict[int, str] = {}
@@ -383,7 +384,7 @@ def _isa_rows(ix: SourceIndex, c: CaptureData) -> dict[int, IsaRow]:
         if lc is None:
             lc = cache[ins.source_loc] = (ix.loc_text(ins.source_loc), ix.href(ins.source_loc))
         stall, total, execs = ins.stall_cycles, ins.total_cycles, ins.exec_count
-        idle = ins.issued_samples if nvidia else ins.idle_cycles
+        idle = ins.issued_samples if sampled else ins.idle_cycles
         idle_text = texts.get(idle)
         if idle_text is None:
             idle_text = texts[idle] = fmt_cycles(idle)
@@ -482,11 +483,12 @@ def capture_pages(ci: int, c: CaptureData, k: KernelData, ctx: SiteContext, titl
     for pc, row in rows.items():
         parts.setdefault(isa_page(pc), []).append(row)
     listing = [IsaPart(part[0].pc, part[-1].pc, name) for name, part in parts.items() if part] if len(parts) > 1 else []
-    idle_key = "src.col.issued" if a.vendor == "nvidia" else "src.col.idle"
+    idle_key = "src.col.issued" if a.sampled else "src.col.idle"
+    total_key = "src.col.total.samples" if a.sampled else "src.col.total"
     for name, part in parts.items():
         pages.append(CapturePage(
             kind="isa", rel=f"{ix.folder}{name}", title=i18n.en("cap.isa"), path="", has_text=False,
             stall=fmt_cycles(a.total_stall_cycles), files=files, isa_link=PageLink(i18n.en("cap.isa"), ISA_PAGE, True),
-            isa=part, parts=[IsaPart(x.first, x.last, x.href, x.href == name) for x in listing], idle_key=idle_key,
+            isa=part, parts=[IsaPart(x.first, x.last, x.href, x.href == name) for x in listing], idle_key=idle_key, total_key=total_key,
             **common))
     return pages
