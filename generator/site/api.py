@@ -50,7 +50,10 @@ provider statuses say why; a point's args are its shape's, by ``shape_id``, and 
 ``ridge`` is ``ridges[precision]``), ``compare``, ``report_html``, ``campaign_reports``
 (the campaign folder's ``BENCHMARK_REPORT.md`` / ``REPORT_<suite>.md``: ``[{file, html}]``), ``report_checks``
 (REPORT.md's occupancy and wave-state claims: ``[{what, report, computed, holds, why}]``,
-``generator.analyze.report_checks``), ``missing``,
+``generator.analyze.report_checks``), ``capture_config`` (DOMAIN §1.7, ``generator.analyze.config_match.check``:
+``{capture: {tile, stages, split_k}, timed: [{config, rows}], unread, matches: bool|null, differs: [...]}``, null
+when the primary capture's name carries no configuration; hgemm_splitk: tile 32x64x256, 2 stages, split-K 14
+against 25 rows of 128x128x64 and 5 of 16x64x128, 4 stages, split-K 1: ``matches`` false), ``missing``,
 ``broken``. ``tallies.broken`` counts kernels whose campaign could not be read (``unscored``: no campaign).
 Format 1 also had each capture's ``isa`` rows (``isa_columns``, ``locs``) and ``mfma`` notes, the
 roofline's ``skipped`` rows, each point's ``args`` and ``ridge``, null provider fields and all-false scopes: the pages show the ISA listing

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from generator.analyze import analysis, commits, message, report_checks, state
+from generator.analyze import analysis, commits, config_match, message, report_checks, state
 from generator.analyze.message import sentence
 from generator.config import CONFIG_NAME, SweepConfig
 from generator.errors import InputError, relative_text
@@ -148,6 +148,8 @@ def _gather_kernel(plan: KernelPlan, env: Env) -> tuple[base_views.KernelData, d
             k.roofline = r.to_json()
     _missing(plan, k)
     prim = k.primary
+    if prim is not None and k.score is not None and plan.campaign_dir:
+        k.capture_config = _stage(k, env, sentence("msg.stage.config"), capture_config, k, plan.campaign_dir)
     if prim is not None and prim.findings is not None:
         extra["findings"] = prim.findings
     return k, extra
@@ -243,6 +245,30 @@ def _gather_bundle(bundle: Bundle, k: base_views.KernelData, env: Env, campaign_
             k.report_html = render.render_markdown(text)
             occ = prim.analysis.occupancy if prim is not None and prim.analysis is not None else None
             k.report_checks = [c.to_json() for c in report_checks.check_report(text, occ)]
+
+
+def timed_lines(score: Any) -> set[int]:
+    """Results-file lines of the candidate's timed rows: its usable row on each measured shape."""
+    out = set()
+    for sh in score.shapes:
+        row = sh.providers.get(score.candidate) if sh.measured else None
+        if row is not None and row.usable:
+            out.add(row.line)
+    return out
+
+
+def capture_config(k: base_views.KernelData, campaign_dir: str) -> dict[str, Any] | None:
+    """DOMAIN §1.7: the primary capture's configuration against the candidate's timed rows'
+    (``config_match.check``); None when the capture's name carries none, or nothing was timed."""
+    prim, s = k.primary, k.score
+    name = prim.analysis.jit_kernel if prim is not None and prim.analysis is not None else None
+    if not name or not s.results_file or config_match.capture_config(name) is None:
+        return None
+    lines = timed_lines(s)
+    if not lines:
+        return None
+    details = campaign.column_by_line(os.path.join(campaign_dir, s.results_file), "provider_detail", lines)
+    return config_match.check(name, [details.get(line) for line in sorted(lines)])
 
 
 def finding_json(f: Any) -> dict[str, Any]:

@@ -182,6 +182,7 @@ def kernel_json(k: KernelData, row: IndexRow, format_version: int) -> dict[str, 
         "ncu_summary": k.ncu_summary,
         "report_html": k.report_html,
         "campaign_reports": [{"file": name, "html": html} for name, html in k.campaign_reports],
+        "capture_config": k.capture_config,  # DOMAIN §1.7: the primary capture's configuration vs the timed rows'
         "report_checks": [{key: c[key] for key in ("what", "report", "computed", "holds", "why")}
                           for c in k.report_checks],
         "missing": list(k.missing),

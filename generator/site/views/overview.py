@@ -325,6 +325,7 @@ class ClauseLink:
     text: str
     zh: str
     href: str
+    key: str = ""  # the clause's key: "config" marks the note of DOMAIN §1.7
 
     @property
     def zh_runs(self) -> list[Seg]:
@@ -334,7 +335,7 @@ class ClauseLink:
 
 def clause_links(diagnosis: dict[str, Any] | None, page: str) -> list[ClauseLink]:
     """The clauses of a diagnosis, each linked to ``page`` + its evidence anchor."""
-    return [ClauseLink(c["text"], c["zh"], f"{page}{c['anchor']}") for c in (diagnosis or {}).get("clauses", [])]
+    return [ClauseLink(c["text"], c["zh"], f"{page}{c['anchor']}", c.get("key", "")) for c in (diagnosis or {}).get("clauses", [])]
 
 
 def index_row(k: KernelData, ctx: SiteContext | None = None) -> IndexRow:
@@ -402,7 +403,7 @@ def index_row(k: KernelData, ctx: SiteContext | None = None) -> IndexRow:
         **commit_cells(k),
         diagnosis=diagnosis_views.diagnose(k),
         first_step=first_step_of(k),
-        severity=diagnosis_views.severity(s, ctx.severity_near, ctx.severity_tune) if scored else None,
+        severity=diagnosis_views.kernel_severity(k, ctx.severity_near, ctx.severity_tune) if scored else None,
         coverage=coverage_views.model_coverage(s),
         headline_speedup=k.headline.speedup if k.headline else None,
         headline_verdict=k.headline.verdict if k.headline else None,
