@@ -208,7 +208,8 @@ def _gather_bundle(bundle: Bundle, k: base_views.KernelData, env: Env, campaign_
                          counters if cd.is_primary else None, verdict, geomean, env.config)
             found = _stage(k, env, sentence("msg.stage.advice", rel=cd.rel), adv.advise, cd.analysis, ctx)
             if found is not None:
-                cd.findings = [finding_json(f) for f in found]
+                plan = adv.plan_basis(cd.analysis)
+                cd.findings = [finding_json(f, plan) for f in found]
                 if cd.is_primary and score is not None and score.verdict == "HEADROOM":
                     text = _stage(k, env, sentence("msg.stage.why"), adv.why_not_winning, found, cd.analysis)
                     if text:
@@ -271,11 +272,17 @@ def capture_config(k: base_views.KernelData, campaign_dir: str) -> dict[str, Any
     return config_match.check(name, [details.get(line) for line in sorted(lines)])
 
 
-def finding_json(f: Any) -> dict[str, Any]:
-    """A finding as the site keeps it: ``Finding.to_json()`` plus its wording by key (``i18n``)."""
+def finding_json(f: Any, plan: dict[str, Any] | None = None) -> dict[str, Any]:
+    """A finding as the site keeps it: ``Finding.to_json()`` plus its wording by key (``i18n``), and what it
+    rests on (``rests_on``: the capture's ``plan`` basis with the finding's own stall cycles, issue 31)."""
     out = f.to_json()
     if getattr(f, "messages", None):
         out["i18n"] = f.messages_json()
+    if plan is not None:  # only with the advice stage, which made the plan
+        from generator.analyze.advice import basis
+
+        out["rests_on"] = basis.rests_on(f.stall_cycles, plan)
+        out.setdefault("i18n", {})["rests_on"] = basis.rests_msg(out["rests_on"]).to_json()
     return out
 
 
@@ -324,7 +331,7 @@ def sweep_reading(extras: dict[str, dict[str, Any]], rows: dict[str, overview_vi
                                                           "suggestion", "priority", "kind", "stall_cycles", "stall_unit")
                                  if key in f},
                              messages={part: message.from_json(m) for part, m in (f.get("i18n") or {}).items()
-                                       if part != "premise"})
+                                       if part not in ("premise", "rests_on")})
                  for f in e["findings"]]
         row = rows.get(slug)
         per_kernel[slug] = (found, row.verdict if row else None, gap_ratio(row) if row else None)
@@ -337,16 +344,32 @@ def sweep_reading(extras: dict[str, dict[str, Any]], rows: dict[str, overview_vi
     for sf in adv.sweep_findings(per_kernel):
         text = sf.text[len(sf.title) + 2:] if sf.text.startswith(sf.title + ": ") else sf.text
         said = sf.messages
+        body = said["body"] if said else text
+        rest = group_rests(sf.kernels, extras, adv)
+        if rest is not None:  # the group says what it rests on, after its own words (issue 31)
+            body = message.msg("advice.rests.after", body=body, rests=adv.group_msg(rest))
+            text = wording.plain("en", body)
         items.append({
             "title": sf.title,
             "text": text,
             "title_said": wording.said(said["title"], en=sf.title) if said else wording.Said(sf.title),
-            "text_said": wording.said(said["body"], en=text) if said else wording.Said(text),
+            "text_said": wording.said(body, en=text) if said or rest is not None else wording.Said(text),
             "priority": sf.priority,
             "kernels": [{"href": rows[s].href, "name": rows[s].name} for s in sf.kernels if s in rows],
-            "json": sf.to_json(),
+            "json": {**sf.to_json(), "rests_on": rest},
         })
     return items
+
+
+def group_rests(kernels: list[str], extras: dict[str, dict[str, Any]], adv) -> dict[str, Any] | None:
+    """What a sweep group rests on: the primary captures' plan bases of its kernels (``advice.group_basis``)."""
+    plans = []
+    for slug in kernels:
+        found = (extras.get(slug) or {}).get("findings") or []
+        rest = next((f["rests_on"] for f in found if isinstance(f.get("rests_on"), dict)), None)
+        if rest is not None:
+            plans.append({key: v for key, v in rest.items() if key != "finding_stall_cycles"})
+    return adv.group_basis(plans) if hasattr(adv, "group_basis") else None
 
 
 def default_title(kernels_json: dict[str, Any] | None) -> str:
