@@ -52,12 +52,15 @@ def waves_msg(basis: dict[str, Any]) -> Msg | str:
 
 def rests_msg(rest: dict[str, Any]) -> Msg:
     """The line a finding (or, without ``finding_stall_cycles``, a plan) shows: "rests on 9,648 of the
-    12,412 stall cycles (17,856 cycles) of 207 instructions, 4 waves sampled"."""
+    12,412 stall cycles (17,856 cycles) of 207 instructions, 4 waves sampled"; a finding that owns no stall
+    cycles (a limit, a flag) "rests on the capture's 207 instructions, 4 waves sampled"."""
     unit = ".samples" if rest.get("unit") == "samples" else ""
     common = {"total": _num(rest["stall_cycles"]), "cycles": _num(rest["cycles"]), "n": rest["instructions"],
               "waves": waves_msg(rest)}
     if rest.get("finding_stall_cycles"):
         return msg("advice.rests.finding" + unit, part=_num(rest["finding_stall_cycles"]), **common)
+    if "finding_stall_cycles" in rest:  # a limit or a flag: it owns no stall cycles, it reads the capture
+        return msg("advice.rests.capture", n=rest["instructions"], waves=common["waves"])
     return msg("advice.rests.plan" + unit, **common)
 
 
