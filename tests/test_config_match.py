@@ -20,6 +20,8 @@ from collections import Counter
 import pytest
 
 from generator.analyze import config_match as cm
+from generator.site.views import base as base_views
+from generator.site.views import why as why_views
 
 HGEMM = "hgemm_bf16_32x64x256_W1x2x2_S2_BT_BLDS1_AS1_SPK14_0"
 
@@ -110,6 +112,8 @@ def test_hgemm_splitk_capture_is_another_configuration_than_every_timed_row(kern
         "from the capture (tile 32x64x256, 2 stages, split-K 14), another configuration than the timed rows"
     assert row.severity["level"] == "rewrite" and row.severity["config_note"].startswith("from the timed rows alone")
     assert row.api()["diagnosis"]["capture_config"] == c
+    why = why_views._why_panel(k, row, base_views.SiteContext())  # the limiter that follows is the capture's
+    assert why.lines[1].en == note["text"] and why.lines[2].en.startswith("Limiter: LDS-bound occupancy")
 
 
 @pytest.mark.full_sweep
@@ -119,7 +123,7 @@ def test_the_page_and_api_say_it(built_full_site):
     assert doc["capture_config"]["matches"] is False and doc["capture_config"]["differs"] == ["tile", "stages", "split_k"]
     page = (site / "kernels" / "hgemm_splitk" / "index.html").read_text()
     assert page.count('class="config-note"') == 2  # beside the first step and the severity
-    assert 'class="config"' in page  # the diagnosis's note
+    assert 'class="config"' in page and 'plan-config' in page  # the diagnosis's note, the plan's
     index = (site / "index.html").read_text()
     assert 'class="config"' in index and "another configuration than the 30 timed rows" in index
     assert json.loads((site / "api" / "kernels" / "vec_add.json").read_text())["capture_config"] is None

@@ -175,6 +175,7 @@ class AdviceView:
     primary: bool = False
     basis: str = ""  # a Sentence: the plan's shares are of the working waves (``plan_basis``)
     rests: wording.Said | None = None  # what the plan rests on (stall cycles, instructions, waves sampled)
+    config: wording.Said | None = None  # the capture is another configuration than the timed rows (DOMAIN §1.7)
 
 
 def plan_basis(a: CaptureAnalysis | None) -> str:
@@ -203,8 +204,16 @@ def _advice_panel(k: KernelData, row: IndexRow, ctx: SiteContext) -> list[Advice
         views = [dataclasses.replace(v, anchor=f"advice-c{i}-f{j}")
                  for j, v in enumerate(finding_views(c.findings, isa_href(i)))]
         out.append(AdviceView(title, f"#c{i}", views, c.is_primary, plan_basis(c.analysis) if views else "",
-                              plan_rests(c.findings) if views else None))
+                              plan_rests(c.findings) if views else None,
+                              config_said(k) if c.is_primary else None))
     return out
+
+
+def config_said(k: KernelData) -> wording.Said | None:
+    """The note of DOMAIN §1.7 above the primary capture's plan, when it is another configuration than the timed rows."""
+    from generator.site.views import diagnosis
+
+    return wording.said(diagnosis.config_msg(k.capture_config)) if diagnosis.other_config(k) else None
 
 
 def plan_rests(findings: list[dict[str, Any]]) -> wording.Said | None:
