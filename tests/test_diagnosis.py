@@ -437,14 +437,17 @@ def test_api_record_and_pr_snippet_carry_the_diagnosis(kernel):
     snippet = kernel_views.pr_snippet(row, "")
     lines = snippet.split("\n")
     assert lines[0].endswith("HEADROOM** 0.48x vs a comparable baseline over 28 shapes; vs any baseline 0.50x, wins 0 of 30; "
-                             "2 at the timing floor (rewrite: needs 1.99x to reach parity (0.95x), 28 of 28 verdict shapes lose)")
+                             "2 at the timing floor (rewrite: needs 1.99x to reach parity (0.95x), 28 of 28 verdict shapes lose; "
+                             "from the timed rows alone: the capture beside it (tile 32x64x256, 2 stages, split-K 14) is "
+                             "another configuration)")
     assert lines[2] == ("- diagnosis: [latency-bound (29 of 30 shapes)](kernels/hgemm_splitk/#roofline), "
                         "[best of 30 shapes at 27% of the roof (memory-bound)](kernels/hgemm_splitk/#roofline), "
                         "[the capture (tile 32x64x256, 2 stages, split-K 14) is another configuration than the 30 timed "
                         "rows (tile 128x128x64 or 16x64x128, 4 stages, split-K 1)](kernels/hgemm_splitk/#c0), "
                         "[56% VMEM-wait](kernels/hgemm_splitk/#c0), [1 wave/SIMD (LDS-bound)](kernels/hgemm_splitk/#c0)")
     assert lines[3].startswith("- first step: [Wait with vmcnt(N)") and lines[3].endswith(
-        "](kernels/hgemm_splitk/#advice-c0-f0) (53% of stalls)")
+        "](kernels/hgemm_splitk/#advice-c0-f0) (53% of stalls); from the capture (tile 32x64x256, 2 stages, "
+        "split-K 14), another configuration than the timed rows")
 
 
 def test_kernel_header_links_are_page_anchors(kernel):
