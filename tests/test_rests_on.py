@@ -61,7 +61,7 @@ def test_pa_plan_rests_on_its_eight_working_waves(kernel, sweep):
     assert all(f.rests.endswith("the 8 working waves of 56 sampled") for f in plan.findings)
 
 
-def test_the_page_and_the_sweep_reading_show_it(built_site):
+def test_the_page_and_the_sweep_reading_show_it(built_site, kernel, sweep):
     site = built_site
     page = (site / "kernels" / "fused_rope_cache" / "index.html").read_text()
     assert "The plan rests on 12,412 stall cycles (17,856 cycles) of 207 instructions, 4 waves sampled." in page
@@ -70,8 +70,11 @@ def test_the_page_and_the_sweep_reading_show_it(built_site):
     groups = [g for g in index["sweep_findings"] if g["rests_on"] is not None]
     assert groups and all(g["rests_on"]["captures"] == len(g["kernels"]) for g in groups)
     assert all(g["key"] == "capture:none" for g in index["sweep_findings"] if g["rests_on"] is None)  # no capture: none
-    drain = next(g for g in groups if g["key"] == "pattern:lds_dma_drain")  # flash_attn_func's 32 waves, hgemm's 8
-    assert drain["rests_on"]["waves_sampled"] == 40 and drain["rests_on"]["captures"] == 2
+    drain = next(g for g in groups if g["key"] == "pattern:lds_dma_drain")
+    # the wave files of its kernels' primary captures: flash_attn_func's 32 (the slice: its small capture's 4), hgemm's 8
+    files = {s: len(list((sweep / kernel(s)[0].primary.rel).glob("se*_sm*_sl*_wv*.json"))) for s in drain["kernels"]}
+    assert sorted(drain["kernels"]) == ["flash_attn_func", "hgemm_splitk"] and files["hgemm_splitk"] == 8
+    assert drain["rests_on"]["waves_sampled"] == sum(files.values()) and drain["rests_on"]["captures"] == 2
     assert (site / "index.html").read_text().count("Rests on ") == len(groups)  # every group, shown or under "more"
     doc = json.loads((site / "api" / "kernels" / "fused_rope_cache.json").read_text())
     assert doc["captures"][0]["advice"][0]["rests_on"]["instructions"] == 207
