@@ -14,9 +14,15 @@ after every regeneration:
 - **early exit**: noted when early-exit waves hold >= 20 % of the stall cycles.
 - **roof**: the achieved fraction of the roof: the capture's HBM bandwidth when the advice
   measured it (the streaming finding), else the candidate's best measured shape on the
-  roofline, among the shapes of the bound the roofline names ("best compute-bound shape").
-  Shapes whose candidate row runs above a roof (HBM or compute, VERDICTS rule 9) are no
-  evidence: the bound and the roof fraction leave them out and say how many.
+  roofline, among the shapes of the bound the roofline names ("best compute-bound shape"); beside
+  latency-bound, which means below 25 % of the roof, the best of all measured shapes with its own
+  bound (DOMAIN §1.7: a class is not a finding). Shapes whose candidate row runs above a roof (HBM
+  or compute, VERDICTS rule 9) are no evidence: the bound and the roof fraction leave them out and
+  say how many.
+- **configuration**: when the capture is another configuration than the candidate's timed rows
+  (``config_match``, DOMAIN §1.7) the roofline's clauses come first, then a ``config`` clause saying
+  so, then the capture's; no tie of the roofline is settled by that capture, and the first step and
+  the severity carry the note (``config_note``).
 
 Each clause carries the anchor of its evidence on the kernel page (``#roofline``, ``#c1``,
 ``#advice-c1-f0``) and its text in English and 中文. Severity: a HEADROOM verdict ratio g is
