@@ -149,6 +149,16 @@ class IndexRow:
         return Said(fs["text"], runs(fs["text_zh"]) if fs.get("text_zh") else None)
 
     @property
+    def first_step_note(self) -> Said | None:
+        """The first step's configuration note (DOMAIN §1.7) in both languages, its data marked; None without one."""
+        return note_said(self.first_step)
+
+    @property
+    def severity_note(self) -> Said | None:
+        """The severity's configuration note (DOMAIN §1.7) in both languages; None without one."""
+        return note_said(self.severity)
+
+    @property
     def severity_level(self) -> str:
         return self.severity["level"] if self.severity else ""
 
@@ -331,6 +341,13 @@ class ClauseLink:
     def zh_runs(self) -> list[Seg]:
         """The 中文 as runs: stall-type names, numbers and terms as data (``wording.runs``)."""
         return runs(self.zh) if self.zh else []
+
+
+def note_said(reading: dict[str, Any] | None) -> Said | None:
+    """A reading's ``config_note`` as a Said (its 中文 as runs: numbers and terms as data)."""
+    if not reading or not reading.get("config_note"):
+        return None
+    return Said(reading["config_note"], runs(reading.get("config_note_zh") or ""))
 
 
 def clause_links(diagnosis: dict[str, Any] | None, page: str) -> list[ClauseLink]:
