@@ -201,3 +201,16 @@ def test_pa_roof_clause_is_the_best_of_its_twelve_shapes(kernel, sweep):
     roof = [c for c in d["clauses"] if c["key"] == "roof"][0]
     assert roof["text"] == "best of 12 shapes at 38% of the roof (memory-bound)"
     assert roof["zh"] == "12 个形状中最佳者达到屋顶的 38%（内存受限）"
+
+
+def test_nothing_timed_nothing_to_compare(kernel, sweep):
+    """Without the candidate's timed rows there is no check: the slice holds hgemm_splitk's bundle without the
+    gemm campaign (and moe_blockscale's campaign without its bundle). On the whole sweep the check holds."""
+    k, row = kernel("hgemm_splitk")
+    if (sweep / "benchmarks" / "examples" / "gemm" / "benchmark_results.jsonl").is_file():
+        assert k.capture_config["matches"] is False
+    else:
+        assert k.capture_config is None and "config" not in [c["key"] for c in row.diagnosis["clauses"]]
+        assert "config_note" not in row.first_step
+    k, _ = kernel("vec_add")  # "vecAddKernel_0" carries no configuration
+    assert k.capture_config is None
