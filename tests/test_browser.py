@@ -654,7 +654,9 @@ def test_charts_follow_the_language_and_keep_their_size(site, browser):
     page.click("#lang-toggle")
     zh = page.evaluate(CHART_TEXT, "fig-shapes")
     assert zh["x"] == ["已测形状，从最慢到最快（12）"] and zh["y"] == ["相对最佳基线的加速比（对数）"]
-    assert sorted(zh["legend"]) == sorted({"win": "胜出", "parity": "持平", "loss": "落后"}[w] for w in en["legend"])
+    words = {"win": "胜出", "parity": "持平", "loss": "落后", "above a roof (no verdict)": "超出屋顶（不作判定）"}
+    assert "above a roof (no verdict)" in en["legend"]  # pa_decode's 2 shapes with gluon above 8.8 TB/s (issue 31)
+    assert sorted(zh["legend"]) == sorted(words[w] for w in en["legend"])
     assert zh["height"] == en["height"] == 300
     assert page.evaluate(CHART_TEXT, "fig-c0-timeline")["x"] == ["自 wave 开始以来的周期"]
     page.reload()  # the language is remembered: the charts are drawn in 中文 at once

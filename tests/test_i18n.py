@@ -267,7 +267,9 @@ def test_charts_carry_their_chinese_with_the_real_figures(kernel, sweep):
     shapes = charts.shape_speedups([sh for sh in k.score.shapes if sh.measured], 1.05, 0.95)
     assert shapes["layout"]["xaxis"]["title"]["text"] == f"measured shapes, slowest to fastest ({n})"
     assert shapes["zh"]["layout"]["xaxis.title.text"] == f"已测形状，从最慢到最快（{n}）"
-    assert {t["name"] for t in shapes["zh"]["traces"].values()} <= {"胜出", "持平", "落后"}
+    # pa_decode's 2 shapes whose gluon row runs above 8.8 TB/s (rule 9) under their own entry (issue 31)
+    assert {t["name"] for t in shapes["zh"]["traces"].values()} <= {"胜出", "持平", "落后", "超出屋顶（不作判定）"}
+    assert "超出屋顶（不作判定）" in {t["name"] for t in shapes["zh"]["traces"].values()}
     # the args texts the speed table worked out give the chart its own figure, slowest shape first
     measured = [sh for sh in k.score.shapes if sh.measured]
     assert charts.shape_speedups(measured, 1.05, 0.95, [sh.args_text for sh in measured]) == shapes

@@ -415,6 +415,26 @@ def read_results(path: str | os.PathLike) -> tuple[list[ResultRow], dict[str, di
     return rows, {p: {k: list(v) for k, v in keys.items()} for p, keys in seen.items()}
 
 
+def column_by_line(path: str | os.PathLike, column: str, lines: set[int] | frozenset[int]) -> dict[int, str]:
+    """The text of one column (``provider_detail``) of the results rows at ``lines`` (line numbers, as
+    ``ResultRow.line``); rows without it are absent. The rows are read as ``read_results`` reads them
+    (a JSONL file's parsed records are shared with it); a bad file raises its InputError."""
+    path = os.fspath(path)
+    if path.endswith(".jsonl"):
+        records = [r for r in results_jsonl(path) if not isinstance(r, InputError)]
+    elif path.endswith(".csv"):
+        records = _csv_records(path)
+    else:
+        raise InputError(path, "unsupported results format: expected .jsonl or .csv")
+    out: dict[int, str] = {}
+    for line, rec in records:
+        if line in lines:
+            text = _text(rec.get(column))
+            if text:
+                out[line] = text
+    return out
+
+
 def _scalar(value: Any) -> Any:
     """A provenance cell as something hashable (a list or object becomes its JSON text)."""
     return value if isinstance(value, (str, int, float, bool, type(None))) else json.dumps(value, default=str)

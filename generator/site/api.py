@@ -30,7 +30,8 @@ also has ``diagnosis``, ``first_step``, ``severity``, ``coverage`` (per model), 
 ``profiled_commit`` and ``commit_note``; the index adds ``coverage``: the models x kernels matrix's
 ``models`` and ``kernels`` in page order, a cell being that kernel row's ``coverage[model]``
 (format 1 also had them as ``cells``).
-A ``sweep_findings`` group's ``headroom_share`` is the gaps (ln 1/ratio the verdict rests on) of the
+A ``sweep_findings`` group's ``rests_on`` is what its kernels' captures hold (``{captures, waves_sampled,
+waves_working, stall_cycles, stall_samples}``, null for "no capture"); its ``headroom_share`` is the gaps (ln 1/ratio the verdict rests on) of the
 HEADROOM kernels whose first step it is (``headroom_kernels``) over the gaps of every HEADROOM kernel
 (``advice.sweep_findings``): each gap counted once, the shares add up to at most 1.
 ``api/kernels/<slug>.json`` holds ``format_version``,
@@ -46,13 +47,18 @@ waves per SIMD, limiter), ``captures`` (each: ``analysis`` as ``analyze --json``
 ``pc_sampling`` (AMD PC sampling: ``stall_unit`` "samples", ``extra.stall_by_reason``, no wave fields) or ``ncu``,
 every ``lines`` entry, the ``timeline`` bins, ``advice`` (each finding as ``analyze --json --advice`` prints it, its ``premise`` a message
 ``[catalogue key, {param: value}]``, plus ``i18n``: its title, summary, suggestion and premise as
-such messages, worded by ``generator.site.wording``)),
+such messages, worded by ``generator.site.wording``, and ``rests_on``: what it rests on, ``{basis, stall_cycles,
+cycles, instructions, waves_sampled, waves_working, unit, finding_stall_cycles}`` (``analyze.advice.basis``;
+fused_rope_cache's top finding: 9,648 of 12,412 stall cycles, 207 instructions, 4 waves sampled))),
 ``counters``, ``runstats``, ``roofline`` (without the rows it could not place: each shape's
 provider statuses say why; a point's args are its shape's, by ``shape_id``, and an absent
 ``ridge`` is ``ridges[precision]``), ``compare``, ``report_html``, ``campaign_reports``
 (the campaign folder's ``BENCHMARK_REPORT.md`` / ``REPORT_<suite>.md``: ``[{file, html}]``), ``report_checks``
 (REPORT.md's occupancy and wave-state claims: ``[{what, report, computed, holds, why}]``,
-``generator.analyze.report_checks``), ``missing``,
+``generator.analyze.report_checks``), ``capture_config`` (DOMAIN §1.7, ``generator.analyze.config_match.check``:
+``{capture: {tile, stages, split_k}, timed: [{config, rows}], unread, matches: bool|null, differs: [...]}``, null
+when the primary capture's name carries no configuration; hgemm_splitk: tile 32x64x256, 2 stages, split-K 14
+against 25 rows of 128x128x64 and 5 of 16x64x128, 4 stages, split-K 1: ``matches`` false), ``missing``,
 ``broken``. ``tallies.broken`` counts kernels whose campaign could not be read (``unscored``: no campaign).
 Format 1 also had each capture's ``isa`` rows (``isa_columns``, ``locs``) and ``mfma`` notes, the
 roofline's ``skipped`` rows, each point's ``args`` and ``ridge``, null provider fields and all-false scopes: the pages show the ISA listing

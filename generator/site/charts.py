@@ -296,8 +296,9 @@ def shape_speedups(shapes: list[Any], win: float, headroom: float, args: list[st
     ordered = [s for s, _, _ in pairs]
     data: list[dict[str, Any]] = []
     traces_zh: dict[int, dict[str, Any]] = {}
+    kinds = [shape_caveat(s) for s in ordered]
     for outcome, color in OUTCOME_COLORS.items():
-        sel = [(i, s, a, n) for i, (s, a, n) in enumerate(pairs, 1) if s.outcome == outcome]
+        sel = [(i, s, a, n) for i, (s, a, n) in enumerate(pairs, 1) if s.outcome == outcome and not kinds[i - 1]]
         if not sel:
             continue
         stems_x: list[Any] = []
@@ -314,11 +315,11 @@ def shape_speedups(shapes: list[Any], win: float, headroom: float, args: list[st
         data.append({
             "type": "scatter", "mode": "markers", "name": outcome,
             "x": [i for i, _, _, _ in sel], "y": [s.speedup for _, s, _, _ in sel],
-            "marker": {"color": color, "size": 7,
-                       "symbol": ["circle-open" if s.at_floor else "circle" for _, s, _, _ in sel]},
+            "marker": {"color": color, "size": 7, "symbol": ["circle"] * len(sel)},
             "customdata": [[a, s.best_baseline or "", s.stage or "", s.model or "", n[0]] for _, s, a, n in sel],
             "hovertemplate": _t("en", "chart.hover.shape.v"),
         })
+    _caveat_traces(pairs, kinds, data, traces_zh)
     n = len(ordered)
     return _with_zh({
         "data": data,
@@ -335,6 +336,57 @@ def shape_speedups(shapes: list[Any], win: float, headroom: float, args: list[st
         ),
     }, {"xaxis.title.text": _t("zh", "chart.axis.shapes", n=n), "yaxis.title.text": _t("zh", "chart.axis.speeduplog")},
         traces_zh)
+
+
+#: Shapes no verdict may rest on, each with its own marker (issue 31): at the timing floor (rule 11), the
+#: candidate or the best baseline above a roof (rule 9), the two timed on different clocks (rule 13), or
+#: measured without a correctness check (rule 1). A shape with several takes the first.
+CAVEATS = {"at_floor": "circle-open", "above_roof": "x-open", "mixed_clocks": "diamond-open",
+           "unverified": "square-open"}
+CAVEAT_COLOR = "#8c959f"
+
+
+def shape_caveat(s: Any) -> str | None:
+    """Why no verdict may rest on a measured shape's plotted ratio (a ``CAVEATS`` key), or None."""
+    from generator.analyze.verdicts.rules import methods_differ
+
+    if s.at_floor:
+        return "at_floor"
+    if s.candidate in s.above_roof or (s.best_baseline is not None and s.best_baseline in s.above_roof):
+        return "above_roof"
+    cand, best = s.providers.get(s.candidate), s.providers.get(s.best_baseline or "")
+    if cand is not None and best is not None and methods_differ(cand, best):
+        return "mixed_clocks"
+    return "unverified" if s.unverified else None
+
+
+def _caveat_traces(pairs: list[tuple[Any, str, tuple[str, str]]], kinds: list[str | None],
+                   data: list[dict[str, Any]], traces_zh: dict[int, dict[str, Any]]) -> None:
+    """The shapes no verdict may rest on: grey dotted stems, and one marker trace (a legend entry) per kind."""
+    marked = [(i, s, a, n, kind) for i, ((s, a, n), kind) in enumerate(zip(pairs, kinds), 1) if kind]
+    if not marked:
+        return
+    stems_x: list[Any] = []
+    stems_y: list[Any] = []
+    for i, s, _, _, _ in marked:
+        stems_x += [i, i, None]
+        stems_y += [1.0, s.speedup, None]
+    data.append({"type": "scatter", "mode": "lines", "x": stems_x, "y": stems_y, "hoverinfo": "skip",
+                 "line": {"color": CAVEAT_COLOR, "width": 1, "dash": "dot"}, "name": "caveat", "showlegend": False})
+    for kind, symbol in CAVEATS.items():
+        sel = [(i, s, a, n) for i, s, a, n, k in marked if k == kind]
+        if not sel:
+            continue
+        traces_zh[len(data)] = {"name": _t("zh", f"chart.trace.caveat.{kind}"), "hovertemplate": _t("zh", "chart.hover.shape.v"),
+                                "customdata": [[a, s.best_baseline or "", s.stage or "", s.model or "", n[1]]
+                                               for _, s, a, n in sel]}
+        data.append({
+            "type": "scatter", "mode": "markers", "name": _t("en", f"chart.trace.caveat.{kind}"),
+            "x": [i for i, _, _, _ in sel], "y": [s.speedup for _, s, _, _ in sel],
+            "marker": {"color": CAVEAT_COLOR, "size": 8, "symbol": [symbol] * len(sel), "line": {"width": 2}},
+            "customdata": [[a, s.best_baseline or "", s.stage or "", s.model or "", n[0]] for _, s, a, n in sel],
+            "hovertemplate": _t("en", "chart.hover.shape.v"),
+        })
 
 
 def stall_types(stall_by_type: dict[str, int], unit: str = "cycles") -> dict[str, Any]:

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from generator.analyze import analysis, commits, message, report_checks, state
+from generator.analyze import analysis, commits, config_match, message, report_checks, state
 from generator.analyze.message import english, sentence
 from generator.config import CONFIG_NAME, SweepConfig
 from generator.errors import InputError, relative_text
@@ -160,6 +160,8 @@ def _gather_kernel(plan: KernelPlan, env: Env) -> tuple[base_views.KernelData, d
             k.roofline = r.to_json()
     _missing(plan, k)
     prim = k.primary
+    if prim is not None and k.score is not None and plan.campaign_dir:
+        k.capture_config = _stage(k, env, sentence("msg.stage.config"), capture_config, k, plan.campaign_dir)
     if prim is not None and prim.findings is not None:
         extra["findings"] = prim.findings
     return k, extra
@@ -219,7 +221,8 @@ def _gather_bundle(bundle: Bundle, k: base_views.KernelData, env: Env, campaign_
                          counters if cd.is_primary else None, verdict, geomean, env.config)
             found = _stage(k, env, sentence("msg.stage.advice", rel=cd.rel), adv.advise, cd.analysis, ctx)
             if found is not None:
-                cd.findings = [finding_json(f) for f in found]
+                plan = adv.plan_basis(cd.analysis)
+                cd.findings = [finding_json(f, plan) for f in found]
                 if cd.is_primary and score is not None and score.verdict == "HEADROOM":
                     text = _stage(k, env, sentence("msg.stage.why"), adv.why_not_winning, found, cd.analysis)
                     if text:
@@ -258,11 +261,41 @@ def _gather_bundle(bundle: Bundle, k: base_views.KernelData, env: Env, campaign_
             k.report_checks = [c.to_json() for c in report_checks.check_report(text, occ)]
 
 
-def finding_json(f: Any) -> dict[str, Any]:
-    """A finding as the site keeps it: ``Finding.to_json()`` plus its wording by key (``i18n``)."""
+def timed_lines(score: Any) -> set[int]:
+    """Results-file lines of the candidate's timed rows: its usable row on each measured shape."""
+    out = set()
+    for sh in score.shapes:
+        row = sh.providers.get(score.candidate) if sh.measured else None
+        if row is not None and row.usable:
+            out.add(row.line)
+    return out
+
+
+def capture_config(k: base_views.KernelData, campaign_dir: str) -> dict[str, Any] | None:
+    """DOMAIN §1.7: the primary capture's configuration against the candidate's timed rows'
+    (``config_match.check``); None when the capture's name carries none, or nothing was timed."""
+    prim, s = k.primary, k.score
+    name = prim.analysis.jit_kernel if prim is not None and prim.analysis is not None else None
+    if not name or not s.results_file or config_match.capture_config(name) is None:
+        return None
+    lines = timed_lines(s)
+    if not lines:
+        return None
+    details = campaign.column_by_line(os.path.join(campaign_dir, s.results_file), "provider_detail", lines)
+    return config_match.check(name, [details.get(line) for line in sorted(lines)])
+
+
+def finding_json(f: Any, plan: dict[str, Any] | None = None) -> dict[str, Any]:
+    """A finding as the site keeps it: ``Finding.to_json()`` plus its wording by key (``i18n``), and what it
+    rests on (``rests_on``: the capture's ``plan`` basis with the finding's own stall cycles, issue 31)."""
     out = f.to_json()
     if getattr(f, "messages", None):
         out["i18n"] = f.messages_json()
+    if plan is not None:  # only with the advice stage, which made the plan
+        from generator.analyze.advice import basis
+
+        out["rests_on"] = basis.rests_on(f.stall_cycles, plan)
+        out.setdefault("i18n", {})["rests_on"] = basis.rests_msg(out["rests_on"]).to_json()
     return out
 
 
@@ -312,7 +345,7 @@ def sweep_reading(extras: dict[str, dict[str, Any]], rows: dict[str, overview_vi
                                                           "suggestion", "priority", "kind", "stall_cycles", "stall_unit")
                                  if key in f},
                              messages={part: message.from_json(m) for part, m in (f.get("i18n") or {}).items()
-                                       if part != "premise"})
+                                       if part not in ("premise", "rests_on")})
                  for f in e["findings"]]
         row = rows.get(slug)
         per_kernel[slug] = (found, row.verdict if row else None, gap_ratio(row) if row else None)
@@ -327,16 +360,32 @@ def sweep_reading(extras: dict[str, dict[str, Any]], rows: dict[str, overview_vi
             continue
         text = sf.text[len(sf.title) + 2:] if sf.text.startswith(sf.title + ": ") else sf.text
         said = sf.messages
+        body = said["body"] if said else text
+        rest = group_rests(sf.kernels, extras, adv)
+        if rest is not None:  # the group says what it rests on, after its own words (issue 31)
+            body = message.msg("advice.rests.after", body=body, rests=adv.group_msg(rest))
+            text = wording.plain("en", body)
         items.append({
             "title": sf.title,
             "text": text,
             "title_said": wording.said(said["title"], en=sf.title) if said else wording.Said(sf.title),
-            "text_said": wording.said(said["body"], en=text) if said else wording.Said(text),
+            "text_said": wording.said(body, en=text) if said or rest is not None else wording.Said(text),
             "priority": sf.priority,
             "kernels": [{"href": rows[s].href, "name": rows[s].name} for s in sf.kernels if s in rows],
-            "json": sf.to_json(),
+            "json": {**sf.to_json(), "rests_on": rest},
         })
     return items
+
+
+def group_rests(kernels: list[str], extras: dict[str, dict[str, Any]], adv) -> dict[str, Any] | None:
+    """What a sweep group rests on: the primary captures' plan bases of its kernels (``advice.group_basis``)."""
+    plans = []
+    for slug in kernels:
+        found = (extras.get(slug) or {}).get("findings") or []
+        rest = next((f["rests_on"] for f in found if isinstance(f.get("rests_on"), dict)), None)
+        if rest is not None:
+            plans.append({key: v for key, v in rest.items() if key != "finding_stall_cycles"})
+    return adv.group_basis(plans) if hasattr(adv, "group_basis") else None
 
 
 def default_title(kernels_json: dict[str, Any] | None) -> str:

@@ -51,11 +51,39 @@ def detect_lds_dma_drain(view: KernelView, taken: frozenset = frozenset()) -> li
         "dma_loads": len(dma),
         "dma_load_pcs": view.pcs(dma),
         "dma_load_lines": dma_lines, **ev,
-    }, ("Each vmcnt(0) waits for every outstanding DMA load, including the tile not needed yet: wait "
-        "with vmcnt(N) for just the tile about to be read (N = loads issued after it) and double-buffer "
-        "LDS so the next tile's buffer_load...lds overlaps this tile's MFMAs."),
-        words("lds_dma_drain", msg("finding.lds_dma_drain.summary", n=len(waits), pcs=_pc_list_msg(pcs),
-                                   dma=len(dma), lines=_lines_msg(dma_lines), share=_pct(share))), premise)]
+    }, *_drain_advice(view, waits, dma, dma_lines, share), premise)]
+
+
+def lds_buffers(view: KernelView) -> tuple[int, int | None] | None:
+    """(stages, LDS bytes per stage) when the kernel's name says it already multi-buffers LDS (FlyDSL's
+    ``_S<n>_`` with n >= 2, DOMAIN §1.7; hgemm_splitk: 2 stages of 48 KiB in its 96 KiB); else None."""
+    from generator.analyze import config_match
+
+    cfg = config_match.capture_config(view.analysis.jit_kernel) or {}
+    stages = cfg.get("stages")
+    if not isinstance(stages, int) or stages < 2:
+        return None
+    occ = view.occupancy
+    lds = occ.lds_bytes if occ is not None and occ.lds_bytes else None
+    return stages, (lds // stages if lds else None)
+
+
+def _drain_advice(view: KernelView, waits: list[int], dma: set[int], dma_lines: list, share: float) -> tuple[str, dict]:
+    """The drain's suggestion: double-buffer LDS, unless the kernel already does (then only the wait)."""
+    summary = msg("finding.lds_dma_drain.summary", n=len(waits), pcs=_pc_list_msg(view.pcs(waits)),
+                  dma=len(dma), lines=_lines_msg(dma_lines), share=_pct(share))
+    staged = lds_buffers(view)
+    if staged is None:
+        return ("Each vmcnt(0) waits for every outstanding DMA load, including the tile not needed yet: wait "
+                "with vmcnt(N) for just the tile about to be read (N = loads issued after it) and double-buffer "
+                "LDS so the next tile's buffer_load...lds overlaps this tile's MFMAs."), words("lds_dma_drain", summary)
+    stages, per = staged
+    size = f"{stages} x {per // 1024} KiB" if per else f"{stages} stages"
+    m = msg("finding.lds_dma_drain.try.staged", size=size)
+    text = (f"The LDS is already multi-buffered ({size}), but each vmcnt(0) waits for every outstanding DMA load, "
+            "the next stage's tile included: wait with vmcnt(N) for just the tile about to be read (N = loads issued "
+            "after it) so the next stage's buffer_load...lds stays in flight during this tile's MFMAs.")
+    return text, words("lds_dma_drain", summary, suggestion=m)
 
 
 def _scale_load(view: KernelView, q: int) -> int | None:

@@ -59,6 +59,9 @@ class FindingView:
     #: the checked fact of the hot path the suggestion rests on (``Finding.premise``), English and 中文
     premise: str = ""
     premise_zh: list[Seg] | None = None
+    #: what it rests on: its stall cycles of the capture's, instructions, waves sampled (issue 31)
+    rests: str = ""
+    rests_zh: list[Seg] | None = None
 
 
 def _scalar(v: Any) -> str:
@@ -125,6 +128,7 @@ def finding_view(f: dict[str, Any], isa: str | None = None) -> FindingView:
     share = f.get("stall_share")
     said = f.get("i18n")
     premise = f.get("premise")
+    rests = said.get("rests_on") if isinstance(said, dict) else None
     return FindingView(
         title=str(f.get("title", "")),
         detector=str(f.get("detector", "")),
@@ -139,6 +143,8 @@ def finding_view(f: dict[str, Any], isa: str | None = None) -> FindingView:
         suggestion_zh=_zh(said, "suggestion"),
         premise=wording.plain("en", premise) if premise else "",
         premise_zh=wording.segments("zh", premise) if premise else None,
+        rests=wording.plain("en", rests) if rests else "",
+        rests_zh=wording.segments("zh", rests) if rests else None,
     )
 
 
@@ -168,6 +174,8 @@ class AdviceView:
     findings: list[FindingView]
     primary: bool = False
     basis: str = ""  # a Sentence: the plan's shares are of the working waves (``plan_basis``)
+    rests: wording.Said | None = None  # what the plan rests on (stall cycles, instructions, waves sampled)
+    config: wording.Said | None = None  # the capture is another configuration than the timed rows (DOMAIN §1.7)
 
 
 def plan_basis(a: CaptureAnalysis | None) -> str:
@@ -195,5 +203,25 @@ def _advice_panel(k: KernelData, row: IndexRow, ctx: SiteContext) -> list[Advice
         title = c.name if not c.label or c.label == c.name else f"{c.label} \u00b7 {c.name}"
         views = [dataclasses.replace(v, anchor=f"advice-c{i}-f{j}")
                  for j, v in enumerate(finding_views(c.findings, isa_href(i)))]
-        out.append(AdviceView(title, f"#c{i}", views, c.is_primary, plan_basis(c.analysis) if views else ""))
+        out.append(AdviceView(title, f"#c{i}", views, c.is_primary, plan_basis(c.analysis) if views else "",
+                              plan_rests(c.findings) if views else None,
+                              config_said(k) if c.is_primary else None))
     return out
+
+
+def config_said(k: KernelData) -> wording.Said | None:
+    """The note of DOMAIN §1.7 above the primary capture's plan, when it is another configuration than the timed rows."""
+    from generator.site.views import diagnosis
+
+    return wording.said(diagnosis.config_msg(k.capture_config)) if diagnosis.other_config(k) else None
+
+
+def plan_rests(findings: list[dict[str, Any]]) -> wording.Said | None:
+    """"The plan rests on 12,412 stall cycles (17,856 cycles) of 207 instructions, 4 waves sampled." in both
+    languages; None when the findings carry no basis."""
+    rest = next((f["rests_on"] for f in findings if isinstance(f.get("rests_on"), dict)), None)
+    if rest is None:
+        return None
+    from generator.analyze.advice.basis import rests_msg  # the findings carry a basis: the advice stage is there
+
+    return wording.said(rests_msg({key: v for key, v in rest.items() if key != "finding_stall_cycles"}))

@@ -166,6 +166,7 @@ class KernelData:
     notes: list[str] = field(default_factory=list)
     profiled_commit: str | None = None  # the sweep's profiled candidate commit (a capture's own wins)
     standing_problems: list[str] = field(default_factory=list)  # the campaign's or primary capture's line
+    capture_config: dict[str, Any] | None = None  # analyze.config_match.check: the capture vs the timed rows
     state: Any = None  # generator.analyze.state.KernelState, made last by gather
     prev: tuple[str, str] | None = None  # (slug, name) of the kernel before on the overview
     next: tuple[str, str] | None = None

@@ -14,9 +14,15 @@ after every regeneration:
 - **early exit**: noted when early-exit waves hold >= 20 % of the stall cycles.
 - **roof**: the achieved fraction of the roof: the capture's HBM bandwidth when the advice
   measured it (the streaming finding), else the candidate's best measured shape on the
-  roofline, among the shapes of the bound the roofline names ("best compute-bound shape").
-  Shapes whose candidate row runs above a roof (HBM or compute, VERDICTS rule 9) are no
-  evidence: the bound and the roof fraction leave them out and say how many.
+  roofline, among the shapes of the bound the roofline names ("best compute-bound shape"); beside
+  latency-bound, which means below 25 % of the roof, the best of all measured shapes with its own
+  bound (DOMAIN §1.7: a class is not a finding). Shapes whose candidate row runs above a roof (HBM
+  or compute, VERDICTS rule 9) are no evidence: the bound and the roof fraction leave them out and
+  say how many.
+- **configuration**: when the capture is another configuration than the candidate's timed rows
+  (``config_match``, DOMAIN §1.7) the roofline's clauses come first, then a ``config`` clause saying
+  so, then the capture's; no tie of the roofline is settled by that capture, and the first step and
+  the severity carry the note (``config_note``).
 
 Each clause carries the anchor of its evidence on the kernel page (``#roofline``, ``#c1``,
 ``#advice-c1-f0``) and its text in English and 中文. Severity: a HEADROOM verdict ratio g is
@@ -35,12 +41,13 @@ from collections import Counter
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from generator.analyze import ncu_metrics, occupancy
-from generator.analyze.message import Msg, msg
+from generator.analyze import config_match, ncu_metrics, occupancy
+from generator.analyze.message import Items, Msg, msg
 from generator.site import wording
 from generator.site.views.base import CaptureData, KernelData
 
 BOUNDS = ("memory-bound", "compute-bound", "latency-bound")
+LATENCY = "latency-bound"
 MEMORY_STALLS = ("VMEM-wait", "VMEM-load", "VMEM-store")
 COMPUTE_STALLS = ("MFMA/FMA",)
 #: VMEM share of the stall cycles from which the capture reads memory-bound.
@@ -127,10 +134,13 @@ def stall_source(c: CaptureData) -> tuple[dict[str, int], bool]:
 
 
 def bound_clause(k: KernelData, prim: CaptureData | None, anchor: str) -> tuple[Clause | None, dict[str, Any]]:
-    """The bound clause and its machine values (``bound``, ``bound_source``, ``bound_shapes``)."""
+    """The bound clause and its machine values (``bound``, ``bound_source``, ``bound_shapes``). A capture of
+    another configuration than the timed rows (DOMAIN §1.7) settles no tie of the roofline's."""
     counts = roofline_bounds(k)
     stalls = capture_bound(stall_source(prim)[0]) if prim is not None else None
     if counts:
+        if other_config(k):
+            stalls = None
         n = sum(counts.values())
         best = max(counts.values())
         tied = [b for b in BOUNDS if counts.get(b) == best]
@@ -237,16 +247,85 @@ def roof_clause(k: KernelData, prim: CaptureData | None, pi: int | None,
         frac, j = bw
         return (clause("roof", msg("diag.roof.hbm", pct=pct(frac)), f"#advice-c{pi}-f{j}"),
                 {"roof_fraction": frac, "roof_source": "capture bandwidth"})
+    left = evidence_shapes(k)[1]
+    if bound == LATENCY:
+        return best_of_all_clause(k, left)
     frac = best_roof_fraction(k, bound)
     if frac is None:
         return None, {"roof_fraction": None, "roof_source": None}
-    left = evidence_shapes(k)[1]
     params = {"pct": pct(frac), "left": msg("diag.leftout", n=left) if left else ""}
     if bound is None:
         said, source = msg("diag.roof.best", **params), "roofline, best measured shape"
     else:
         said, source = msg("diag.roof.best.bound", bound=msg(f"diag.bound.{bound}"), **params), f"roofline, best measured {bound} shape"
     return clause("roof", said, "#roofline"), {"roof_fraction": frac, "roof_source": source, "left_out": left}
+
+
+def best_point(k: KernelData) -> tuple[dict[str, Any] | None, int]:
+    """The candidate's roofline point with the highest fraction of the roof over the measured shapes
+    below every roof, and how many such points there are."""
+    s, r = k.score, k.roofline
+    if s is None or not r:
+        return None, 0
+    ok, _ = evidence_shapes(k)
+    pts = [p for p in r.get("points") or [] if p.get("provider") == s.candidate and p.get("shape_id") in ok
+           and isinstance(p.get("fraction_of_roof"), (int, float))]
+    return (max(pts, key=lambda p: p["fraction_of_roof"]) if pts else None), len(pts)
+
+
+def best_of_all_clause(k: KernelData, left: int) -> tuple[Clause | None, dict[str, Any]]:
+    """The roof clause beside a latency-bound reading (DOMAIN §1.7): "best latency-bound shape at 25 % of
+    the roof" restates the class (below ``latency_fraction`` of the roof); the best shape of all the
+    measured ones, with its own bound, is what the data adds (hgemm_splitk: 27 %, memory-bound)."""
+    best, n = best_point(k)
+    if best is None:
+        return None, {"roof_fraction": None, "roof_source": None}
+    frac, label = best["fraction_of_roof"], best.get("bound")
+    said = msg("diag.roof.best.all", n=n, pct=pct(frac), left=msg("diag.leftout", n=left) if left else "",
+               bound=msg(f"diag.bound.{label}") if label in BOUNDS else "")
+    return clause("roof", said, "#roofline"), {"roof_fraction": frac, "roof_source": "roofline, best of all measured shapes",
+                                                "roof_bound": label, "left_out": left}
+
+
+# ---------------------------------------------------------------- the profiled kernel is the timed one (DOMAIN §1.7)
+
+def other_config(k: KernelData) -> bool:
+    """The primary capture is another configuration than every timed row (``config_match.check``)."""
+    return config_match.differs_by(k.capture_config)
+
+
+def config_parts(cfg: dict[str, Any], keys: list[str] | tuple[str, ...]) -> list[Msg]:
+    """One configuration's ``keys`` as words: "tile 32x64x256", "2 stages", "split-K 14"."""
+    return [msg(f"config.{key}", v=cfg[key]) for key in keys if key in cfg]
+
+
+def timed_parts(timed: list[dict[str, Any]], keys: list[str]) -> list[Msg]:
+    """The timed rows' ``keys``, each with its distinct values ("tile 128x128x64 or 16x64x128")."""
+    out = []
+    for key in keys:
+        values = list(dict.fromkeys(str(t["config"][key]) for t in timed if key in t["config"]))
+        if values:
+            out.append(msg(f"config.{key}", v=values[0] if len(values) == 1 else Items(tuple(values), "config.or")))
+    return out
+
+
+def config_msg(check: dict[str, Any]) -> Msg:
+    """"the capture (tile 32x64x256, 2 stages, split-K 14) is another configuration than the 30 timed
+    rows (tile 128x128x64 or 16x64x128, 4 stages, split-K 1)": the keys on which they differ."""
+    keys = list(check["differs"])
+    n = sum(t["rows"] for t in check["timed"])
+    return msg("diag.config.differs", capture=config_parts(check["capture"], keys), n=n,
+               timed=timed_parts(check["timed"], keys))
+
+
+def config_note(k: KernelData, key: str) -> dict[str, str]:
+    """The note beside a reading taken from the capture (``diag.config.note.<key>``), when the capture is
+    another configuration than the timed rows; {} otherwise."""
+    if not other_config(k):
+        return {}
+    check = k.capture_config
+    m = msg(f"diag.config.note.{key}", capture=config_parts(check["capture"], check["differs"]))
+    return {"config_note": wording.plain("en", m), "config_note_zh": wording.plain("zh", m)}
 
 
 # ---------------------------------------------------------------- diagnosis
@@ -283,6 +362,11 @@ def diagnose(k: KernelData) -> dict[str, Any] | None:
     clauses += [c] if c else []
     if not clauses:
         return None
+    info["capture_config"] = k.capture_config
+    if other_config(k):  # never one kernel of the two: the timed readings, the note, then the capture's
+        timed = [c for c in clauses if c.anchor == "#roofline"]
+        clauses = timed + [clause("config", config_msg(k.capture_config), anchor)] + \
+            [c for c in clauses if c.anchor != "#roofline"]
     info["clauses"] = [c.to_json() for c in clauses]
     info["text"] = ", ".join(c.text for c in clauses)
     info["zh"] = "，".join(c.zh for c in clauses)
@@ -369,6 +453,7 @@ def first_step(k: KernelData) -> dict[str, Any] | None:
         "title": f.get("title"),
         "priority": f.get("priority"),
         "anchor": f"#advice-c{primary_index(k)}-f{j}",
+        **config_note(k, "first"),
     }
 
 
@@ -428,6 +513,13 @@ def severity(score: Any, near: float, tune: float) -> dict[str, Any] | None:
         "detail_zh": wording.plain("zh", detail),
         "level_zh": wording.plain("zh", msg(f"diag.severity.{level}")),
     }
+
+
+def kernel_severity(k: KernelData, near: float, tune: float) -> dict[str, Any] | None:
+    """``severity`` of the kernel's score, with the note that it is the timed rows' when the capture the
+    page reads beside it is another configuration (DOMAIN §1.7)."""
+    sev = severity(k.score, near, tune)
+    return {**sev, **config_note(k, "severity")} if sev is not None else None
 
 
 SEVERITY_RANK = {"near": 0, "tune": 1, "rewrite": 2}

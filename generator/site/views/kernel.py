@@ -78,7 +78,8 @@ def pr_snippet(row: IndexRow, base_url: str) -> str:
         if row.hard_failures:
             words += f", {row.hard_failures} hard failures"
         if row.severity:
-            words += f" ({md_text(row.severity['level'])}: {md_text(row.severity['detail'])})"
+            note = f"; {md_text(row.severity['config_note'])}" if row.severity.get("config_note") else ""
+            words += f" ({md_text(row.severity['level'])}: {md_text(row.severity['detail'])}{note})"
         words += "".join(f", {FLAG_WORDS[k]}" for k in row.flag_keys if k in FLAG_WORDS)
     else:
         words = f"**{row.verdict_label.lower()}**"
@@ -89,7 +90,8 @@ def pr_snippet(row: IndexRow, base_url: str) -> str:
     if row.first_step:
         fs = row.first_step
         share = f" ({md_text(fs['share_text'])})" if fs.get("share_text") else ""
-        more.append(f"- first step: [{md_text(fs['text'])}]({page}{fs['anchor']}){share}")
+        note = f"; {md_text(fs['config_note'])}" if fs.get("config_note") else ""  # DOMAIN §1.7
+        more.append(f"- first step: [{md_text(fs['text'])}]({page}{fs['anchor']}){share}{note}")
     return "\n\n".join([out, "\n".join(more)]) if more else out
 
 
@@ -188,6 +190,7 @@ def kernel_json(k: KernelData, row: IndexRow, format_version: int) -> dict[str, 
         "ncu_summary": k.ncu_summary,
         "report_html": k.report_html,
         "campaign_reports": [{"file": name, "html": html} for name, html in k.campaign_reports],
+        "capture_config": k.capture_config,  # DOMAIN §1.7: the primary capture's configuration vs the timed rows'
         "report_checks": [{key: c[key] for key in ("what", "report", "computed", "holds", "why")}
                           for c in k.report_checks],
         "missing": list(k.missing),

@@ -149,6 +149,16 @@ class IndexRow:
         return Said(fs["text"], runs(fs["text_zh"]) if fs.get("text_zh") else None)
 
     @property
+    def first_step_note(self) -> Said | None:
+        """The first step's configuration note (DOMAIN §1.7) in both languages, its data marked; None without one."""
+        return note_said(self.first_step)
+
+    @property
+    def severity_note(self) -> Said | None:
+        """The severity's configuration note (DOMAIN §1.7) in both languages; None without one."""
+        return note_said(self.severity)
+
+    @property
     def severity_level(self) -> str:
         return self.severity["level"] if self.severity else ""
 
@@ -325,6 +335,7 @@ class ClauseLink:
     text: str
     zh: str
     href: str
+    key: str = ""  # the clause's key: "config" marks the note of DOMAIN §1.7
 
     @property
     def zh_runs(self) -> list[Seg]:
@@ -332,9 +343,16 @@ class ClauseLink:
         return runs(self.zh) if self.zh else []
 
 
+def note_said(reading: dict[str, Any] | None) -> Said | None:
+    """A reading's ``config_note`` as a Said (its 中文 as runs: numbers and terms as data)."""
+    if not reading or not reading.get("config_note"):
+        return None
+    return Said(reading["config_note"], runs(reading.get("config_note_zh") or ""))
+
+
 def clause_links(diagnosis: dict[str, Any] | None, page: str) -> list[ClauseLink]:
     """The clauses of a diagnosis, each linked to ``page`` + its evidence anchor."""
-    return [ClauseLink(c["text"], c["zh"], f"{page}{c['anchor']}") for c in (diagnosis or {}).get("clauses", [])]
+    return [ClauseLink(c["text"], c["zh"], f"{page}{c['anchor']}", c.get("key", "")) for c in (diagnosis or {}).get("clauses", [])]
 
 
 def index_row(k: KernelData, ctx: SiteContext | None = None) -> IndexRow:
@@ -402,7 +420,7 @@ def index_row(k: KernelData, ctx: SiteContext | None = None) -> IndexRow:
         **commit_cells(k),
         diagnosis=diagnosis_views.diagnose(k),
         first_step=first_step_of(k),
-        severity=diagnosis_views.severity(s, ctx.severity_near, ctx.severity_tune) if scored else None,
+        severity=diagnosis_views.kernel_severity(k, ctx.severity_near, ctx.severity_tune) if scored else None,
         coverage=coverage_views.model_coverage(s),
         headline_speedup=k.headline.speedup if k.headline else None,
         headline_verdict=k.headline.verdict if k.headline else None,

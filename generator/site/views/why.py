@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from generator.analyze import occupancy
 from generator.analyze.message import Items, Msg, msg
-from generator.site.views.advice import FindingView, finding_view, plan_basis
+from generator.site.views.advice import FindingView, config_said, finding_view, plan_basis
 from generator.site.views.base import KernelData, SiteContext, fmt_pct
 from generator.site.views.overview import IndexRow
 from generator.site.views.panel import register_panel
@@ -75,6 +75,9 @@ def _why_panel(k: KernelData, row: IndexRow, ctx: SiteContext) -> WhyView | None
     lines: list[Said] = []
     if k.score is not None:
         lines.append(said(_geomean_line(k, row)))
+    note = config_said(k)
+    if note is not None:  # the limiter below is of another configuration than the timed rows (DOMAIN §1.7)
+        lines.append(note)
     if k.why_not:
         for key in ("summary", "limiter", "text"):
             v = k.why_not.get(key)
