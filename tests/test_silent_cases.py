@@ -43,12 +43,12 @@ def test_broken_campaigns_are_in_markdown_and_text(tmp_path, capsys):
     root = handmade_sweep(tmp_path / "sweep")
     rc, out, err = run_cli(capsys, "verdicts", root, "--markdown")
     assert rc == 1
-    assert "| `odd` | **broken** |" + " \u2014 |" * 8 in out.splitlines()
+    assert "| `odd` | **broken** |" + " \u2014 |" * 10 in out.splitlines()
     assert f"- `odd`: broken: {ODD}" in out.splitlines()
     assert err == f"kernel-atlas: broken odd: {ODD}\n"
     rc, out, err = run_cli(capsys, "verdicts", root)
     assert rc == 1
-    assert [line.split() for line in out.splitlines() if line.startswith("odd ")] == [["odd", "broken", *["\u2014"] * 10]]
+    assert [line.split() for line in out.splitlines() if line.startswith("odd ")] == [["odd", "broken", *["\u2014"] * 12]]
     assert f"odd: broken: {ODD}" in out.splitlines()
     rc, out, err = run_cli(capsys, "verdicts", root, "--json")
     assert rc == 1 and json.loads(out)["errors"] == {"odd": ODD}
