@@ -181,13 +181,14 @@ def test_bootstrap_and_thresholds_handmade():
 
 def test_a_flat_time_over_growing_work_is_fixed_cost_bound_handmade():
     """8x the bytes at 1.1x the time: the call's fixed cost decides, not the work (floor 1 us, far below)."""
-    shape = LedgerShape("small", {"n": 1}, "prefill", "m", "bf16", None, {})
-    big = LedgerShape("big", {"n": 8}, "prefill", "m", "bf16", None, {})
+    shape = LedgerShape("small", 1, "m", "prefill", "bf16", {"n": 1})
+    big = LedgerShape("big", 2, "m", "prefill", "bf16", {"n": 8})
     rows_small = {"flydsl": [handmade_row("flydsl", 100.0, gbps=10.0)], "lib": [handmade_row("lib", 90.0, index=1)]}
     rows_big = {"flydsl": [handmade_row("flydsl", 110.0, gbps=72.8)], "lib": [handmade_row("lib", 95.0, index=1)]}
     shapes = [score_shape(shape, rows_small, "flydsl", floor_us=1.0), score_shape(big, rows_big, "flydsl", floor_us=1.0)]
     s = summarize("op", shapes, floor_us=1.0)
-    assert s.fixed_cost[:2] == ["small", "big"] and s.fixed_cost[2] == pytest.approx(72.8 * 110 / 1000)
+    assert (s.fixed_cost["small"], s.fixed_cost["large"]) == ("small", "big")
+    assert s.fixed_cost["work_x"] == pytest.approx(72.8 * 110 / 1000) and s.fixed_cost["small_args"] == "n=1"
     assert "fixed_cost" in s.flag_keys
 
 

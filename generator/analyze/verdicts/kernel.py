@@ -25,7 +25,7 @@ from generator.analyze.verdicts.rules import (
     spread,
     weighted_geomean,
 )
-from generator.analyze.verdicts.shapes import ShapeResult, _fmt_x
+from generator.analyze.verdicts.shapes import ShapeResult, _fmt_x, args_text
 
 
 def _fmt_ratio(value: float | None) -> str:
@@ -113,7 +113,7 @@ class KernelScore:
     uncertain_ci: bool | None = None
     uncertain_models: bool | None = None
     n_model_shapes: int = 0  # verdict shapes of a model's stage
-    fixed_cost: list | None = None  # [small shape, large shape, work x, time x, clock]: a fixed per-call cost decides
+    fixed_cost: dict | None = None  # the two shapes where a fixed per-call cost decides (``clocks.fixed_cost``)
     # display and context, filled by score_campaign
     name: str = ""
     category: str | None = None
@@ -294,7 +294,7 @@ class KernelScore:
         if self.partial:
             out.append(sentence("msg.flag.partial"))
         if self.fixed_cost:
-            out.append(sentence("msg.flag.fixed", **{**self._fixed_params(), "clock": self.fixed_cost[4]}))
+            out.append(sentence("msg.flag.fixed", **{**self._fixed_params(), "clock": self.fixed_cost["clock"]}))
         return out
 
     @property
@@ -329,11 +329,10 @@ class KernelScore:
         return out
 
     def _fixed_params(self) -> dict[str, Any]:
-        """The two shapes of the fixed-cost flag, named by their arguments."""
-        a, b, work, time, clock = self.fixed_cost
-        by_id = {s.shape_id: s for s in self.shapes}
-        name = lambda sid: by_id[sid].args_text if sid in by_id else sid  # noqa: E731
-        return {"a": name(a), "b": name(b), "work": f"{work:.0f}", "time": f"{time:.2f}", "clock": msg(f"verdict.clock.{clock}")}
+        """The two shapes of the fixed-cost flag, named by the arguments that tell them apart."""
+        f = self.fixed_cost
+        return {"a": f["small_args"], "b": f["large_args"], "work": f"{f['work_x']:.0f}", "time": f"{f['time_x']:.2f}",
+                "clock": msg(f"verdict.clock.{f['clock']}")}
 
     @property
     def scope_text(self) -> str:
@@ -550,7 +549,7 @@ def summarize(op: str, shapes: list[ShapeResult], thresholds: Thresholds = Thres
         launch_bound_shapes=clk.launch_bound(measured),
         pair_device_us=pair_device_us if headline else None,
         pair_clock=pair_clock,
-        fixed_cost=clk.fixed_cost(measured, floor_us, clock),
+        fixed_cost=_fixed_cost(measured, floor_us, clock),
     )
     if verdict == BLOCKED and basis == "failures" and hard <= len(measured):
         score.blocked_reason = "no measured shape"
@@ -582,6 +581,18 @@ def _how_sure(score: KernelScore, verdict_shapes: list[ShapeResult], file_order:
     score.uncertain_ci = crosses(score.verdict, whole, score.thresholds)
     score.uncertain_models = crosses(score.verdict, models, score.thresholds)
     score.uncertain = bool(score.uncertain_ci or score.uncertain_models)
+
+
+def _fixed_cost(measured: list[ShapeResult], floor_us: float | None, clock: str) -> dict[str, Any] | None:
+    """Rule 13's fixed-cost pair as the outputs name it: both shapes, the arguments that tell them apart."""
+    found = clk.fixed_cost(measured, floor_us, clock)
+    if found is None:
+        return None
+    a, b, work, time, on = found
+    x, y = (next(s.args for s in measured if s.shape_id == sid) for sid in (a, b))
+    keys = [k for k in x if x.get(k) != y.get(k)] or list(x)
+    return {"small": a, "large": b, "small_args": args_text({k: x[k] for k in keys if k in x}),
+            "large_args": args_text({k: y[k] for k in keys if k in y}), "work_x": work, "time_x": time, "clock": on}
 
 
 def _most_common(names) -> str | None:
