@@ -164,6 +164,10 @@ def _gather_kernel(plan: KernelPlan, env: Env) -> tuple[base_views.KernelData, d
         k.capture_config = _stage(k, env, sentence("msg.stage.config"), capture_config, k, plan.campaign_dir)
     if prim is not None and prim.findings is not None:
         extra["findings"] = prim.findings
+    elif prim is None and m.get("advice") is not None:  # no capture: the launcher is all the reading can count
+        launch = m["advice"].launch_finding(k.score)
+        if launch is not None:
+            extra["findings"] = [finding_json(launch)]
     return k, extra
 
 
@@ -220,6 +224,8 @@ def _gather_bundle(bundle: Bundle, k: base_views.KernelData, env: Env, campaign_
             ctx = _stage(k, env, sentence("msg.stage.context", rel=cd.rel), adv.context_for, cd.analysis, bundle,
                          counters if cd.is_primary else None, verdict, geomean, env.config)
             found = _stage(k, env, sentence("msg.stage.advice", rel=cd.rel), adv.advise, cd.analysis, ctx)
+            if found is not None and cd.is_primary:  # the launcher ranked among the kernel's findings (rule 13)
+                found = adv.with_launch(found, adv.launch_finding(score))
             if found is not None:
                 plan = adv.plan_basis(cd.analysis)
                 cd.findings = [finding_json(f, plan) for f in found]

@@ -175,10 +175,12 @@ def eligible(findings: list[Finding]) -> list[Finding]:
             and not (f.detector in ONE_RESOURCE and _tied(f))]
 
 
-_LIMIT_KEYS = {"vgpr_occupancy": "VGPR", "small_grid": "grid", "early_exit_waves": "idle waves"}
+_LIMIT_KEYS = {"vgpr_occupancy": "VGPR", "small_grid": "grid", "early_exit_waves": "idle waves",
+               "launch_overhead": "launch path"}
 LIMITER_TITLES = {"VGPR": "VGPR-bound occupancy", "LDS": "LDS-bound occupancy", "SGPR": "SGPR-bound occupancy",
                   "grid": "Grid too small to fill the GPU", "idle waves": "Waves launched without work",
-                  "memory bandwidth": "Memory waits dominate on the profiled shape"}
+                  "memory bandwidth": "Memory waits dominate on the profiled shape",
+                  "launch path": "The launcher, not the kernel: a call costs more than the fastest baseline's"}
 #: Findings below this priority stay on their kernel's page, not on the sweep's.
 SWEEP_PRIORITIES = ("high", "medium")
 
@@ -229,7 +231,7 @@ def stall_unit_of(findings: list[Finding]) -> str:
 
 #: Catalogue keys of the limiter titles (``advice.sweep.limiter.*``).
 LIMITER_KEYS = {"VGPR": "vgpr", "LDS": "lds", "SGPR": "sgpr", "grid": "grid", "idle waves": "idle",
-                "memory bandwidth": "bandwidth"}
+                "memory bandwidth": "bandwidth", "launch path": "launch"}
 
 
 def _words(title_m: Msg | str, members: list[Msg], tail: Msg | str) -> dict[str, Msg]:
@@ -248,6 +250,10 @@ def _group_key(f: Finding) -> str:
     return f"limiter:{key}" if key is not None else f"pattern:{f.detector}"
 
 
+#: The launch-overhead finding (``launch.py``): listed across kernels, never holding a share of the kernel gap.
+LAUNCH = "launch_overhead"
+LAUNCH_KEY = "limiter:launch path"
+
 #: The groups of HEADROOM kernels without a first step: no capture at all, or no finding that counts.
 NO_CAPTURE, NO_FINDING = "capture:none", "finding:none"
 
@@ -261,7 +267,7 @@ def first_steps(per_kernel: dict[str, tuple[list[Finding] | None, Any, float | N
         if findings is None:
             out[kernel] = NO_CAPTURE
             continue
-        top = eligible(findings)
+        top = [f for f in eligible(findings) if f.detector != LAUNCH]  # the launcher moves no kernel-clock ratio
         out[kernel] = _group_key(top[0]) if top else NO_FINDING
     return out
 
@@ -296,12 +302,39 @@ def sweep_findings(per_kernel: dict[str, tuple[list[Finding] | None, Any, float 
                 members.setdefault(key, {}).setdefault(kernel, f)
     units = {k: stall_unit_of(f) for k, (f, _, _) in per_kernel.items() if f}
     out = [_group(key, group, firsts, deficits, total, units) for key, group in members.items()]
+    out = [_launch_group(g, per_kernel) if g.key == LAUNCH_KEY else g for g in out]
     for key in (NO_CAPTURE, NO_FINDING):
         kernels = sorted(k for k, g in firsts.items() if g == key)
         if kernels:
             out.append(_unread(key, kernels, per_kernel, deficits, total))
     out.sort(key=lambda s: (-(s.headroom_share or 0.0), -len(s.kernels), s.key))
     return out
+
+
+def _launch_group(g: SweepFinding, per_kernel: dict) -> SweepFinding:
+    """The launch group says what it is across the sweep: how many kernels pay a launch overhead, its median
+    and worst, and which pay none (their launch finding is a flag); it holds no share of the kernel gap."""
+    found = {k: f for k, (fs, _, _) in per_kernel.items() if fs for f in fs if f.detector == LAUNCH}
+    paying = {k: found[k].evidence["launch_overhead_us"] for k in g.kernels if k in found}
+    none = sorted(k for k, f in found.items() if f.flagged)
+    worst = max(paying, key=paying.get)
+    p = {"n": len(paying), "of": len(found), "median": f"{median_of(list(paying.values())):+.1f}",
+         "worst": worst, "worst_us": f"{paying[worst]:+.1f}"}
+    tail = msg("advice.sweep.launch.tail", **p, none=_and_msg(none) if none else msg("advice.sweep.launch.nobody"))
+    said = dict(g.messages)
+    body = msg("advice.sweep.body", members=said["body"].kw["members"], tail=tail)
+    said.update(body=body, text=msg("advice.sweep.text", title=said["title"], body=body))
+    text = (f"{g.title}: " + "; ".join(f"{k} ({g.per_kernel[k]})" for k in g.kernels) + ". "
+            + english("advice.sweep.launch.tail", **p, none=_and(none) if none else english("advice.sweep.launch.nobody")))
+    return SweepFinding(key=g.key, kind=g.kind, title=g.title, kernels=g.kernels, per_kernel=g.per_kernel,
+                        headroom_share=None, headroom_kernels=[], text=text, messages=said,
+                        priority="high" if float(p["median"]) >= 20 else "medium")
+
+
+def median_of(xs: list[float]) -> float:
+    xs = sorted(xs)
+    n = len(xs)
+    return xs[n // 2] if n % 2 else (xs[n // 2 - 1] + xs[n // 2]) / 2
 
 
 def _held(key: str, firsts: dict[str, str], deficits: dict[str, float], total: float) -> tuple[list[str], float | None]:

@@ -1,0 +1,111 @@
+"""The launcher as a finding (VERDICTS rule 13): what a call of the candidate costs beyond its kernel.
+
+Not a detector over a capture: it reads the campaign's two clocks (``KernelScore.launch_overhead_us``,
+each launch shape's call gap). It is ranked against the capture's findings by what each costs a
+call: the launch finding costs its share of the candidate's call time on the launch shapes
+(``call_share``); a capture finding costs its share of the stalls of the kernel, which is the rest
+of the call (``stall_share x (1 - call_share)``). It is the first step outright when the kernel
+verdict is not a loss but the headline pair on the call clock is (fused_rope_cache), or when the
+launch overhead exceeds the kernel's graph time on most of the shapes that have both.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from generator.analyze.advice.registry import Finding
+from generator.analyze.message import english, msg
+from generator.analyze.verdicts.rules import median, reaches
+
+DETECTOR = "launch_overhead"
+#: A smaller launch overhead (us) is no finding: within the harness's own call-to-call spread.
+MIN_OVERHEAD_US = 5.0
+#: Launch shapes named in the premise, the largest gaps first.
+SHOWN = 3
+
+
+def _launch_shapes(score: Any) -> list[Any]:
+    return [s for s in score.shapes if s.launch_shape and s.clocks.call_gap_us is not None]
+
+
+def overhead_beats_kernel(score: Any) -> tuple[int, int]:
+    """(k, n): of the n measured shapes with a call gap and a graph time, the k whose gap exceeds the graph time."""
+    both = [s.clocks for s in score.shapes if s.measured and s.clocks.call_gap_us is not None
+            and s.clocks.candidate_graph_us is not None]
+    return sum(1 for c in both if c.call_gap_us > c.candidate_graph_us), len(both)
+
+
+def is_first_step(score: Any) -> bool:
+    """The launcher before any kernel work: the kernel verdict is no loss but the call-clock pair is, or
+    the overhead exceeds the kernel's own time on most shapes."""
+    t = score.thresholds
+    pair_loses = (score.pair_clock == "call" and score.headline is not None
+                  and not reaches(score.headline.speedup, t.headroom))
+    k, n = overhead_beats_kernel(score)
+    return (score.verdict != "HEADROOM" and pair_loses) or (n > 0 and 2 * k > n)
+
+
+def launch_finding(score: Any) -> Finding | None:
+    """The launch-overhead finding of a scored campaign, None where none is measured or it is small."""
+    if score is None or not score.launch_overhead_us:
+        return None
+    launch = _launch_shapes(score)
+    if not launch:
+        return None
+    us, n = score.launch_overhead_us
+    if us < MIN_OVERHEAD_US:  # said, as a flag: this launcher costs nothing a call over the fastest baseline's
+        p = {"us": f"{us:+.1f}", "baseline": score.launch_baseline or "?", "n": n}
+        return Finding(detector=DETECTOR, title=english("finding.launch_overhead.none.title", **p), stall_share=0.0,
+                       evidence={"summary": english("finding.launch_overhead.none.summary", **p),
+                                 "launch_overhead_us": us, "launch_shapes": n, "baseline": p["baseline"],
+                                 "first_step": False},
+                       suggestion="", priority="info", kind="flag", stall_unit="us",
+                       messages={"title": msg("finding.launch_overhead.none.title", **p),
+                                 "summary": msg("finding.launch_overhead.none.summary", **p)})
+    base = score.launch_baseline or "?"
+    share = median(s.clocks.call_gap_us / s.clocks.candidate_call_us for s in launch if s.clocks.candidate_call_us)
+    graph = median(s.clocks.candidate_graph_us for s in launch if s.clocks.candidate_graph_us is not None)
+    k, m = overhead_beats_kernel(score)
+    first = is_first_step(score)
+    shown = sorted(launch, key=lambda s: -s.clocks.call_gap_us)[:SHOWN]
+    examples = [msg("finding.launch_overhead.example", shape=s.args_text, call=f"{s.clocks.candidate_call_us:.1f}",
+                    base=s.clocks.best_call_baseline or "?", base_call=f"{s.clocks.best_call_us:.1f}",
+                    graph="\u2014" if s.clocks.candidate_graph_us is None else f"{s.clocks.candidate_graph_us:.1f}")
+                for s in shown]
+    p = {"us": f"{us:+.1f}", "baseline": base, "n": n, "cand": score.candidate, "k": k, "m": m,
+         "share": f"{share:.0%}" if share is not None else "?", "graph": "?" if graph is None else f"{graph:.1f}"}
+    said = {"title": msg("finding.launch_overhead.title", us=p["us"], baseline=base),
+            "summary": msg("finding.launch_overhead.summary", **p),
+            "suggestion": msg("finding.launch_overhead.try", graph=p["graph"]),
+            "detail": msg("finding.launch_overhead.detail", us=p["us"], baseline=base)}
+    premise = msg("finding.launch_overhead.premise", n=n, examples=examples)
+    return Finding(
+        detector=DETECTOR, title=english("finding.launch_overhead.title", us=p["us"], baseline=base),
+        stall_share=share or 0.0,
+        evidence={"summary": english("finding.launch_overhead.summary", **p),
+                  "detail": english("finding.launch_overhead.detail", us=p["us"], baseline=base),
+                  "launch_overhead_us": us, "launch_shapes": n, "baseline": base, "call_share": share,
+                  "overhead_beats_kernel": [k, m], "first_step": first,
+                  "shapes": [{"shape_id": s.shape_id, "args": s.args_text, "call_us": s.clocks.candidate_call_us,
+                              "graph_us": s.clocks.candidate_graph_us, "best_call_us": s.clocks.best_call_us,
+                              "best_call_baseline": s.clocks.best_call_baseline, "gap_us": s.clocks.call_gap_us}
+                             for s in shown]},
+        suggestion=english("finding.launch_overhead.try", graph=p["graph"]),
+        priority="high" if first else "medium", kind="limit", stall_cycles=0, stall_unit="us",
+        messages=said, premise=premise)
+
+
+def with_launch(findings: list[Finding], launch: Finding | None) -> list[Finding]:
+    """The capture's findings with the launch finding ranked among them by what each costs a call (module
+    docstring): first when it is the first step, else before the first ranked finding that costs less."""
+    if launch is None:
+        return list(findings)
+    if launch.flagged:
+        return [*findings, launch]
+    if launch.evidence.get("first_step"):
+        return [launch, *findings]
+    share = launch.stall_share
+    for i, f in enumerate(findings):
+        if f.ranked and f.kind != "blocker" and f.stall_share * (1.0 - share) < share:
+            return [*findings[:i], launch, *findings[i:]]
+    return [*findings, launch]
