@@ -464,7 +464,7 @@
       });
     });
     table.addEventListener("click", function (ev) {
-      if (ev.target.closest("a")) { return; }
+      if (ev.target.closest("a, summary, details")) { return; }
       var row = ev.target.closest("tr.krow");
       if (row) { window.location.href = row.getAttribute("data-href"); }
     });

@@ -110,6 +110,8 @@ class IndexRow:
     timing: dict[str, Any] | None = None  # measurement.kernel_timing(): what the campaign timed, how
     category_text: str = ""  # the category as its owners write it (GEMM, MoE, RoPE)
     campaign_broken: bool = False  # its campaign could not be read: the tile and filter say "broken"
+    interval_text: str = ""  # the verdict ratio's interval over the shapes ("" shows an em dash)
+    launch_text: str = ""  # the launcher's overhead beside the kernel's clock ("" shows an em dash)
 
     #: The fields that hold sentences (``message.Sentence``): kept with their messages in the manifest.
     SAID = ("flags", "missing", "broken", "headline_text", "headline_note")
@@ -139,6 +141,16 @@ class IndexRow:
     def diagnosis_links(self) -> list[ClauseLink]:
         """The diagnosis clauses linked to their evidence on the kernel page (from the overview)."""
         return clause_links(self.diagnosis, self.href)
+
+    @property
+    def diagnosis_head(self) -> list[ClauseLink]:
+        """The first clause of the diagnosis: what the table shows on its one line."""
+        return self.diagnosis_links[:1]
+
+    @property
+    def diagnosis_rest(self) -> list[ClauseLink]:
+        """The other clauses: folded under the first (the table's ``<details>``)."""
+        return self.diagnosis_links[1:]
 
     @property
     def first_step_said(self) -> Said | None:
