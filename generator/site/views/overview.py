@@ -16,6 +16,7 @@ from generator.site.views import cells
 from generator.site.views import coverage as coverage_views
 from generator.site.views import diagnosis as diagnosis_views
 from generator.site.views import measurement
+from generator.site.views import overview_head
 from generator.site.views.base import (
     DASH, KernelData, READING_SHOWN, SiteContext, UNCATEGORIZED, VERDICTS, VERDICT_RANK, fmt_x, verdict_css, verdict_label,
 )
@@ -562,6 +563,7 @@ class OverviewPage:
     category_options: list[tuple[str, str]] = field(default_factory=list)  # (value, as its owners write it)
     open_markers: bool = False  # the chart draws a flagged verdict open: its caption says what that means
     findings: Any = None  # views.findings.FindingsLink when the sweep has a FINDINGS.md
+    head: overview_head.OverviewHead | None = None  # the first screen (issue 34)
 
 
 @dataclass
@@ -674,6 +676,7 @@ def overview_page(rows: list[IndexRow], ctx: SiteContext, provenance: list[Fact]
         measured=measurement.measurement_view(rows, ctx.candidate),
         open_markers=any(charts.drawn_open(r) for r in plotted),
         category_options=[(c, labels[c]) for c in cats],
+        head=overview_head.overview_head(rows, ctx.candidate, list(sweep_reading or [])),
     )
 
 
