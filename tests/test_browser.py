@@ -602,7 +602,7 @@ def test_advice_verdict_and_diagnosis_words_switch_language(site, browser):
 TECH_TOKENS = {"VGPR", "VGPRs", "SGPR", "LDS", "HBM", "MFMA", "TFLOP", "FLOP", "GB", "TB", "KiB", "MHz", "s", "us", "x",
                "ISA", "NCU", "PMC", "L2", "SIMD", "CU", "SE", "SM", "arch", "accum", "gfx950", "JSON", "API", "PR", "GPU",
                "ROCm", "rocprofv3", "torch", "triton", "FlyDSL", "CUDA", "wave", "p90", "p10", "REPORT", "md", "Nsight",
-               "Compute", "ATT", "CSV", "JIT", "PC", "Kernel", "Atlas", "warp", "AMD", "NVIDIA",
+               "Compute", "ATT", "CSV", "JIT", "PC", "pc", "Kernel", "Atlas", "warp", "AMD", "NVIDIA",
                "DRAM", "ILP", "MMA", "CTA", "wgmma", "warpgroup", "IMC", "LG", "MIO", "TEX",
                "WIN", "PARITY", "HEADROOM", "BLOCKED", "near", "tune", "rewrite", "W", "L", "U", "F", "H", "S", "A", "B"}
 ENGLISH_LEFT = """([sel, skip]) => {

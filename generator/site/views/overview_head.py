@@ -10,6 +10,7 @@ from typing import Any, Sequence
 
 from generator.analyze.message import msg
 from generator.site import wording
+from generator.site.views.diagnosis import SEVERITIES
 from generator.site.views.measurement import METHODS
 
 #: How many of the reading's groups the first screen lists.
@@ -28,6 +29,16 @@ class ReadingLink:
 
 
 @dataclass
+class SeverityCount:
+    """How many HEADROOM kernels read one severity, linked to the table filtered to them."""
+
+    level: str
+    n: int
+    href: str
+    said: wording.Said
+
+
+@dataclass
 class OverviewHead:
     """What the overview says before any long table."""
 
@@ -35,6 +46,7 @@ class OverviewHead:
     counts: wording.Said | None
     reading: list[ReadingLink] = field(default_factory=list)
     n_reading: int = 0
+    severity: list[SeverityCount] = field(default_factory=list)  # the tune / rewrite split
 
 
 def reading_anchor(i: int) -> str:
@@ -71,9 +83,18 @@ def counts_line(rows: Sequence[Any]) -> wording.Said:
                             both=len(profiled & timed), ledger=f"{ledger:,}", shapes=f"{timed_shapes:,}"))
 
 
+def severity_split(rows: Sequence[Any]) -> list[SeverityCount]:
+    """The HEADROOM kernels by severity (near, tune, rewrite), each linked to the filtered table."""
+    n = Counter(r.severity["level"] for r in rows if r.severity)
+    return [SeverityCount(level, n[level], f"?severity={level}#kernels",
+                          wording.said(msg("ov.head.sev", n=n[level], level=msg(f"diag.severity.{level}"))))
+            for level in SEVERITIES if n[level]]
+
+
 def overview_head(rows: Sequence[Any], candidate: str, reading: Sequence[dict[str, Any]]) -> OverviewHead:
     """The first screen's lines from the overview rows and the sweep reading's items."""
     links = [ReadingLink(item["title_said"], "#" + reading_anchor(i),
                          wording.said(msg("ov.head.kernels", n=len(item.get("kernels") or []))))
              for i, item in enumerate(list(reading)[:HEAD_READING], 1)]
-    return OverviewHead(metric_line(rows, candidate), counts_line(rows) if rows else None, links, len(reading))
+    return OverviewHead(metric_line(rows, candidate), counts_line(rows) if rows else None, links, len(reading),
+                        severity_split(rows))
