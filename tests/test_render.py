@@ -101,6 +101,7 @@ def check_links(site: Path) -> list[str]:
                     problems.append(f"{rel_page}: unsafe link {url!r}")
                 continue
             path, _, frag = url.partition("#")
+            path = path.partition("?")[0]  # the address's query: the reader's choices (site.js), not a file
             if not path:
                 target = page
             else:
