@@ -44,7 +44,7 @@ def test_the_overview_names_categories_as_their_owners_do(tmp_path_factory, swee
     want = [spelled.get(c, c) for c in sorted({k["op_category"] for k in held})] + ["uncategorized"]
     site = build_real_site(tmp_path_factory, sweep)
     html = (site / "index.html").read_text(encoding="utf-8")
-    heads = re.findall(r'class="group-head"><th colspan="15"><span translate="no">([^<]+)</span>', html)
+    heads = re.findall(r'class="group-head"><th colspan="17"><span class="group-label"><span translate="no">([^<]+)</span>', html)
     assert heads == want and {"GEMM", "MoE", "RoPE"} & set(heads)
     gemm = spelled.get("gemm", "gemm")
     assert f'<option value="gemm" translate="no">{gemm}</option>' in html  # the filter's value stays the data's

@@ -104,7 +104,7 @@ def test_the_real_sweep_site_stays_light(built_site):
 @pytest.fixture(scope="module")
 def split_site(tmp_path_factory, sweep):
     """The real sweep built with ISA pages of 500 pcs (flash_attn_func's captures hold about
-    2,070 instructions: five pages each; the default, 3,000, splits none of this sweep)."""
+    2,070 instructions: five pages each; the default, 1,200, makes two of them)."""
     from generator.site import build
     from generator.site.views import source
 
@@ -125,7 +125,9 @@ def test_a_long_isa_listing_is_split_into_pages_of_its_pcs(split_site, built_sit
     folder = split_site / "kernels" / "flash_attn_func" / "src" / "c0"
     parts = ["isa.html"] + sorted((p.name for p in folder.glob("isa-*.html")), key=lambda n: int(n[4:-5]))
     assert parts == ["isa.html", "isa-2.html", "isa-3.html", "isa-4.html", "isa-5.html"]
-    whole = _ids(built_site / "kernels" / "flash_attn_func" / "src" / "c0" / "isa.html")
+    default = built_site / "kernels" / "flash_attn_func" / "src" / "c0"
+    assert sorted(p.name for p in default.glob("isa*.html")) == ["isa-2.html", "isa.html"]  # 1,200 pcs a page
+    whole = _ids(default / "isa.html") + _ids(default / "isa-2.html")
     pieces = [_ids(folder / name) for name in parts]
     assert sum(pieces, []) == whole and len(whole) == 2069  # every row once, in order
     for k, ids in enumerate(pieces):

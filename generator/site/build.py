@@ -54,6 +54,7 @@ from generator.analyze.kernels import category_labels
 from generator.site import api, deferred, gather, plan, publish, render, source_pages
 from generator.site.views import base as base_views
 from generator.site.views import glossary as glossary_views
+from generator.site.views import docs as docs_views
 from generator.site.views import findings as findings_views
 from generator.site.views import history as history_views
 from generator.site.views import kernel as kernel_views
@@ -367,6 +368,16 @@ def render_kernel(slug: str, k: base_views.KernelData, ctx: base_views.SiteConte
     }
 
 
+def reference_pages(ctx: base_views.SiteContext, site: Site, assets) -> list:
+    """Render the tool's reference (``docs/*.md``) as ``docs/<name>.html``; their links for the glossary."""
+    texts = render.reference_texts()
+    links = docs_views.doc_links(texts)
+    for link in links:
+        page = docs_views.doc_page(ctx.title, link, render.render_markdown(texts[link.name]), links, ctx.history)
+        site.files[link.href] = render.render_doc(page, assets)
+    return links
+
+
 def overview_pages(bp: plan.BuildPlan, ctx: base_views.SiteContext, site: Site,
                    ordered: list[overview_views.IndexRow], prov: dict[str, str]) -> None:
     """Render index.html (with the sweep-level advice), api/index.json and the static assets."""
@@ -385,7 +396,9 @@ def overview_pages(bp: plan.BuildPlan, ctx: base_views.SiteContext, site: Site,
     site.files["index.html"] = render.render_overview(overview, bp.assets, moved)
     if moved.active:
         site.files[deferred.DATA_FILE] = moved.data_js()
-    site.files["glossary.html"] = render.render_glossary(glossary_views.glossary_page(ctx), bp.assets)
+    glossary = glossary_views.glossary_page(ctx)
+    glossary.docs = reference_pages(ctx, site, bp.assets)
+    site.files["glossary.html"] = render.render_glossary(glossary, bp.assets)
     site.files["api/index.json"] = publish.json_bytes(api.index_doc(ordered, overview, ctx, prov, bp.date, reading))
     site.files.update(bp.assets.files)
     site.files[".nojekyll"] = b""

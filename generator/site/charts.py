@@ -101,6 +101,21 @@ def _base_layout(height: int = CONFIG_HEIGHT, **extra: Any) -> dict[str, Any]:
     return layout
 
 
+#: The room a kernel-per-row chart's foot keeps below its plot (px): tick labels and the axis title,
+#: then one row of legend anchored to the figure's bottom (issue 34: never over the axis title,
+#: whatever the number of rows; a phone's extra legend rows are added by site.js's fitLayout).
+FOOT_AXIS = 58
+FOOT_LEGEND = 30
+
+
+def kernel_rows_layout(n_rows: int) -> dict[str, Any]:
+    """Height, bottom margin and legend of a chart with one row per kernel (the overview's two)."""
+    return {"height": max(200, 34 * n_rows) + 10 + FOOT_AXIS + FOOT_LEGEND,
+            "margin": {"l": 190, "r": 20, "t": 10, "b": FOOT_AXIS + FOOT_LEGEND},
+            "showlegend": True,
+            "legend": {"orientation": "h", "x": 0, "xanchor": "left", "yref": "container", "y": 0, "yanchor": "bottom"}}
+
+
 def _parity_shapes(win: float, headroom: float, axis: str) -> list[dict[str, Any]]:
     """The parity band [headroom, win) and the 1.0 line on a log speedup axis."""
     other = "y" if axis == "x" else "x"
@@ -220,20 +235,16 @@ def speedup_overview(rows: list[Any], win: float, headroom: float) -> dict[str, 
                        "symbol": ["diamond-open" if drawn_open(r) else "diamond" for r in sel]},
             "hovertemplate": _t("en", "chart.hover.geomean"),
         })
-    height = max(260, 34 * len(names) + 90)
     all_x = [x for x, _ in dots + floor] + [r.ratio for r in rows]
     return _with_zh({
         "data": data,
         "layout": _base_layout(
-            height,
-            margin={"l": 190, "r": 20, "t": 10, "b": 50},
+            **kernel_rows_layout(len(names)),
             xaxis={"type": "log", "title": {"text": _t("en", "chart.axis.speedup")},
                    "range": _log_range(all_x, win, headroom), "zeroline": False,
                    **log_ticks(_log_range(all_x, win, headroom))},
             yaxis={"type": "category", "categoryorder": "array", "categoryarray": names, "automargin": True},
             shapes=_parity_shapes(win, headroom, "x"),
-            showlegend=True,
-            legend={"orientation": "h", "y": -0.18},
         ),
     }, {"xaxis.title.text": _t("zh", "chart.axis.speedup")}, traces_zh)
 
@@ -268,14 +279,11 @@ def headline_overview(rows: list[Any], win: float, headroom: float) -> dict[str,
     return _with_zh({
         "data": data,
         "layout": _base_layout(
-            max(260, 34 * len(names) + 90),
-            margin={"l": 190, "r": 20, "t": 10, "b": 50},
+            **kernel_rows_layout(len(names)),
             xaxis={"type": "log", "title": {"text": _t("en", "chart.axis.headline")},
                    "range": rng, "zeroline": False, **log_ticks(rng)},
             yaxis={"type": "category", "categoryorder": "array", "categoryarray": names, "automargin": True},
             shapes=_parity_shapes(win, headroom, "x"),
-            showlegend=True,
-            legend={"orientation": "h", "y": -0.18},
         ),
     }, {"xaxis.title.text": _t("zh", "chart.axis.headline")}, traces_zh)
 

@@ -30,6 +30,8 @@ _ROOT = Path(__file__).resolve().parent.parent.parent
 TEMPLATES = next((p for p in (_ROOT / "templates", _ROOT / "kernel_atlas_templates")
                   if (p / "base.html").is_file()), _ROOT / "templates")
 STATIC = TEMPLATES / "static"
+#: The tool's reference (``docs/*.md`` of a source checkout), rendered into the site when present.
+DOCS = _ROOT / "docs"
 
 
 def templates_dir() -> Path:
@@ -190,6 +192,18 @@ def render_history(page: Any, assets: Assets) -> bytes:
 def render_glossary(page: Any, assets: Assets) -> bytes:
     """``glossary.html``."""
     return render_template("glossary.html", page=page, assets=assets)
+
+
+def render_doc(page: Any, assets: Assets) -> bytes:
+    """``docs/<name>.html``."""
+    return render_template("docs.html", page=page, assets=assets)
+
+
+def reference_texts() -> dict[str, str]:
+    """The reference files by name (``docs/<name>.md``), empty when the tool has none."""
+    if not DOCS.is_dir():
+        return {}
+    return {p.stem: read_report(p) for p in sorted(DOCS.glob("*.md"))}
 
 
 def render_findings(page: Any, assets: Assets) -> bytes:

@@ -124,7 +124,9 @@
     return lines.join("<br>");
   }
 
-  function fitLayout(layout, width) {
+  var LEGEND_ROW = 22;      // px: one row of a legend (issue 34)
+
+  function fitLayout(layout, width, data) {
     var m = layout.margin = layout.margin || {};
     if (m.t === undefined || m.t < MODEBAR_ROOM) { m.t = MODEBAR_ROOM; }
     if (!width || width >= NARROW) { return layout; }
@@ -133,6 +135,12 @@
     if (below) {  // the legend at the figure's foot, two entries a row, the axis title above it
       applyUpdate(layout.legend, { xref: "container", x: 0, xanchor: "left", yref: "container", y: 0, yanchor: "bottom",
                                    entrywidth: 0.5, entrywidthmode: "fraction" });
+      // issue 34: the foot grows by the legend's extra rows (two entries a row), so the rows never
+      // reach the axis title above them, and the figure grows with it
+      var entries = (data || []).filter(function (t) { return t.showlegend !== false; }).length;
+      var extra = Math.max(0, Math.ceil(entries / 2) - 1) * LEGEND_ROW;
+      m.b = (m.b === undefined ? 80 : m.b) + extra;
+      layout.height += extra;
     }
     Object.keys(layout).forEach(function (key) {
       var axis = layout[key];
@@ -168,7 +176,7 @@
        plotly's responsive resize follows the width only and never collapses the height. */
     layout.autosize = true;
     /* ---- end issue 13 (scale) */
-    return { data: data, layout: fitLayout(applyUpdate(layout, themeUpdate()), width) };
+    return { data: data, layout: fitLayout(applyUpdate(layout, themeUpdate()), width, data) };
   }
 
   function isZh() { return root.getAttribute("data-lang") === "zh"; }
@@ -464,7 +472,7 @@
       });
     });
     table.addEventListener("click", function (ev) {
-      if (ev.target.closest("a")) { return; }
+      if (ev.target.closest("a, summary, details")) { return; }
       var row = ev.target.closest("tr.krow");
       if (row) { window.location.href = row.getAttribute("data-href"); }
     });

@@ -10,7 +10,7 @@ matched whole in any case, a plural "s" too; 中文: the words the catalogue's t
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from generator.site import i18n
 from generator.site.views.base import SiteContext
@@ -77,6 +77,7 @@ class GlossaryPage:
     root: str
     entries: list[GlossaryEntry]
     history_nav: bool = False
+    docs: list = field(default_factory=list)  # views.docs.DocLink: the reference pages (issue 34)
 
 
 def glossary_page(ctx: SiteContext) -> GlossaryPage:

@@ -7,7 +7,6 @@ from collections import Counter
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
-from markupsafe import Markup
 
 from generator.analyze.message import msg, sentence_from_json, sentence_json
 from generator.site import charts, i18n, wording
@@ -16,6 +15,10 @@ from generator.site.views import cells
 from generator.site.views import coverage as coverage_views
 from generator.site.views import diagnosis as diagnosis_views
 from generator.site.views import measurement
+from generator.site.views import overview_head
+from generator.site.views.overview_chart import (  # noqa: F401  (ChartView, chart_view: imported from here by the other views)
+    ChartView, Disagreement, chart_view, disagreements, off_chart_reason,
+)
 from generator.site.views.base import (
     DASH, KernelData, READING_SHOWN, SiteContext, UNCATEGORIZED, VERDICTS, VERDICT_RANK, fmt_x, verdict_css, verdict_label,
 )
@@ -110,6 +113,8 @@ class IndexRow:
     timing: dict[str, Any] | None = None  # measurement.kernel_timing(): what the campaign timed, how
     category_text: str = ""  # the category as its owners write it (GEMM, MoE, RoPE)
     campaign_broken: bool = False  # its campaign could not be read: the tile and filter say "broken"
+    interval_text: str = ""  # the verdict ratio's interval over the shapes ("" shows an em dash)
+    launch_text: str = ""  # the launcher's overhead beside the kernel's clock ("" shows an em dash)
 
     #: The fields that hold sentences (``message.Sentence``): kept with their messages in the manifest.
     SAID = ("flags", "missing", "broken", "headline_text", "headline_note")
@@ -139,6 +144,16 @@ class IndexRow:
     def diagnosis_links(self) -> list[ClauseLink]:
         """The diagnosis clauses linked to their evidence on the kernel page (from the overview)."""
         return clause_links(self.diagnosis, self.href)
+
+    @property
+    def diagnosis_head(self) -> list[ClauseLink]:
+        """The first clause of the diagnosis: what the table shows on its one line."""
+        return self.diagnosis_links[:1]
+
+    @property
+    def diagnosis_rest(self) -> list[ClauseLink]:
+        """The other clauses: folded under the first (the table's ``<details>``)."""
+        return self.diagnosis_links[1:]
 
     @property
     def first_step_said(self) -> Said | None:
@@ -472,25 +487,6 @@ def commit_cells(k: KernelData) -> dict[str, Any]:
 
 
 @dataclass
-class ChartView:
-    """A plotly figure to draw client-side: its element id, its JSON (script-safe) and its height
-    in pixels (the box keeps it before the chart is drawn, when it comes into view)."""
-
-    id: str
-    json: Markup
-    title: str = ""
-    i18n: str = ""
-    height: int = 300
-
-
-def chart_view(fig_id: str, figure: dict[str, Any], title: str = "", i18n: str = "") -> ChartView:
-    """Wrap a figure dict for embedding in a page."""
-    height = int(figure.get("layout", {}).get("height") or 300)  # site.js's height for a figure without one
-    return ChartView(id=f"fig-{fig_id}", json=Markup(charts.script_json(figure)), title=title, i18n=i18n,
-                     height=height)
-
-
-@dataclass
 class TallyCard:
     """One verdict count on the overview."""
 
@@ -568,46 +564,7 @@ class OverviewPage:
     category_options: list[tuple[str, str]] = field(default_factory=list)  # (value, as its owners write it)
     open_markers: bool = False  # the chart draws a flagged verdict open: its caption says what that means
     findings: Any = None  # views.findings.FindingsLink when the sweep has a FINDINGS.md
-
-
-@dataclass
-class Disagreement:
-    """A kernel whose headline pair and multi-shape geomean read differently."""
-
-    name: str
-    href: str
-    text: str
-    zh: str
-
-
-def disagreements(rows: list[IndexRow]) -> list[Disagreement]:
-    """Kernels whose headline verdict differs from the multi-shape verdict, with both ranks."""
-    by_geo = sorted((r for r in rows if r.ratio is not None), key=lambda r: (-r.ratio, r.name.lower()))
-    by_head = sorted((r for r in rows if r.headline_speedup is not None),
-                     key=lambda r: (-r.headline_speedup, r.name.lower()))
-    rank_g = {r.slug: i for i, r in enumerate(by_geo, 1)}
-    rank_h = {r.slug: i for i, r in enumerate(by_head, 1)}
-    out = []
-    for r in sorted((r for r in rows if r.headline_disagrees and r.ratio is not None), key=lambda r: r.name.lower()):
-        h, g = fmt_x(r.headline_speedup), r.ratio_text
-        n = r.verdict_geomean[1] if r.verdict_geomean else r.n_measured
-        out.append(Disagreement(
-            r.name, r.href,
-            f"headline pair {h} reads {r.headline_verdict} (rank {rank_h[r.slug]} of {len(by_head)}); "
-            f"verdict ratio {g} over {n} shapes reads {r.verdict} (rank {rank_g[r.slug]} of {len(by_geo)})",
-            i18n.zh("disagree.text", h=h, hv=r.headline_verdict, nh=len(by_head), rh=rank_h[r.slug],
-                    n=n, g=g, v=r.verdict, ng=len(by_geo), rg=rank_g[r.slug])))
-    return out
-
-
-#: Why a row is not on the overview chart: the catalogue key per verdict.
-OFF_CHART = {"UNTIMED": "ov.offchart.untimed", None: "ov.offchart.none", "BLOCKED": "ov.offchart.blocked"}
-
-
-def off_chart_reason(r: IndexRow) -> tuple[str, str]:
-    """``(English, 中文)`` of why ``r`` has no point on the overview chart."""
-    key = "ov.offchart.broken" if r.campaign_broken else OFF_CHART.get(r.verdict)
-    return i18n.both(key) if key else (r.verdict_label.lower(), r.verdict_label.lower())
+    head: overview_head.OverviewHead | None = None  # the first screen (issue 34)
 
 
 def overview_page(rows: list[IndexRow], ctx: SiteContext, provenance: list[Fact], build_date: str,
@@ -680,6 +637,7 @@ def overview_page(rows: list[IndexRow], ctx: SiteContext, provenance: list[Fact]
         measured=measurement.measurement_view(rows, ctx.candidate),
         open_markers=any(charts.drawn_open(r) for r in plotted),
         category_options=[(c, labels[c]) for c in cats],
+        head=overview_head.overview_head(rows, ctx.candidate, list(sweep_reading or [])),
     )
 
 
