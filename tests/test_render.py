@@ -311,7 +311,7 @@ def test_api_index_of_the_whole_sweep(built_site, sweep):
     # 1 unscored (pa_mqa_logits_fp4); slice 4 HEADROOM, 1 untimed, 3 unscored
     verdicts = [r["verdict"] for r in ref.values()]
     assert doc["tallies"] == {**{v.lower(): verdicts.count(v) for v in ("WIN", "PARITY", "HEADROOM", "BLOCKED")},
-                              "untimed": len(untimed), "unscored": len(alone), "broken": 0}
+                              "untimed": len(untimed), "unscored": len(alone), "broken": 0, "superseded": 0}
     assert sum(doc["tallies"].values()) == len(doc["kernels"]) == len(campaigns) + len(alone)
     flags = {k["op"]: k["flags"] for k in doc["kernels"] if k["op"] in ref}
     # VERDICTS rule 8: of the multi-shape WINs and pair verdicts, those the reference reads not like-for-like
@@ -349,7 +349,9 @@ def test_badges_of_kernels_the_slice_leaves_out(built_site):
 def test_pr_markdown(built_site):
     md = (built_site / "pr" / "rmsnorm.md").read_text()
     assert md.startswith("[![RMSNorm: HEADROOM](badges/rmsnorm.svg)](kernels/rmsnorm/) [RMSNorm](kernels/rmsnorm/): "
-                         "**HEADROOM** 0.81x vs a comparable baseline over 70 shapes; vs any baseline 0.88x, wins 6 of 153; "
+                         "**HEADROOM** 0.81x vs a comparable baseline over 70 shapes (shapes 0.78\u20130.85, model shapes "
+                         "0.73\u20130.77); launch +41.4 us a call vs aiter (84 launch shapes); call time 0.89x, host events: "
+                         "25.1 us around a 7.8 us kernel; vs any baseline 0.88x, wins 6 of 153; "
                          "83 at the timing floor, 6 hard failures")
     assert "| failures | 6 hard |" in md
 
@@ -364,10 +366,13 @@ def test_pr_markdown_and_badge_of_a_slice_kernel(built_site, sweep, slug, op, na
     ratio, n, at_floor, _ = verdict_geomean(sweep / "benchmarks" / "examples" / op, floor=want["floor_us"])
     md = (built_site / "pr" / f"{slug}.md").read_text()
     floor = f"; {at_floor} at the timing floor" if at_floor else ""
+    ci, lo = want["verdict_ci"], want["launch_overhead_us"]  # rules 14 and 13 beside the verdict
+    sure = f"shapes {ci[0]:.2f}\u2013{ci[1]:.2f}" if ci else f"too few shapes ({n}) for an interval"
     assert md.startswith(f"[![{name}: {want['verdict']}](badges/{slug}.svg)](kernels/{slug}/) [{name}](kernels/{slug}/): "
-                         f"**{want['verdict']}** {ratio:.2f}x vs a comparable baseline over {n} shapes; "
-                         f"vs any baseline {want['geomean_vs_best']:.2f}x, wins {want['wins']} of {want['n_measured']}"
-                         f"{floor} (")
+                         f"**{want['verdict']}** {ratio:.2f}x vs a comparable baseline over {n} shapes ({sure}); "
+                         f"launch {lo[0]:+.1f} us a call vs ")
+    assert (f"; vs any baseline {want['geomean_vs_best']:.2f}x, wins {want['wins']} of {want['n_measured']}"
+            f"{floor} (") in md.split("\n")[0]
     # the severity: 0.95 / ratio to the PARITY band, the losses counted over the same n verdict shapes
     assert f"needs {0.95 / ratio:.2f}x to reach parity (0.95x), " in md and f" of {n} verdict shapes lose)" in md
     badge = (built_site / "badges" / f"{slug}.svg").read_text()

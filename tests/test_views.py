@@ -440,7 +440,11 @@ def test_pr_snippet_and_badge(kernel):
     _, row = kernel("pa")
     assert kernel_views.pr_snippet(row, "").split("\n")[0] == (
         "[![Paged-Attn Decode (PS): HEADROOM](badges/pa.svg)](kernels/pa/) "
-        "[Paged-Attn Decode (PS)](kernels/pa/): **HEADROOM** 0.54x vs a comparable baseline over 12 shapes; "
+        "[Paged-Attn Decode (PS)](kernels/pa/): **HEADROOM** 0.54x vs a comparable baseline over 12 shapes "
+        # rule 14 (expected/verdicts.json: verdict_ci [0.371, 0.772]) and rule 13 (launch_overhead_us [212.672, 10]
+        # vs gluon; the pair 169.5 us against pa_decode_ps_kernel_0's 7.92 us on the bundle's trace: call time)
+        "(shapes 0.37\u20130.77); launch +212.7 us a call vs gluon (10 launch shapes); "
+        "call time 0.48x, host events: 169.5 us around a 7.9 us kernel; "
         "vs any baseline 0.49x, wins 0 of 12 (rewrite: needs 1.75x to reach parity (0.95x), 12 of 12 verdict shapes lose), "
         "rows above a roof")
     assert kernel_views.pr_snippet(row, "https://x.github.io/atlas/").startswith(

@@ -209,7 +209,7 @@ def _build_locked(sweep_path, out: str, shown_out: str, t0: float, *, base_url, 
                                  candidate=bp.config.candidate, win=bp.config.win, headroom=bp.config.headroom,
                                  base_url=base_url, missing_stages=bp.missing, history=bp.hmod is not None,
                                  severity_near=bp.config.severity_near, severity_tune=bp.config.severity_tune,
-                                 category_labels=category_labels(bp.kernels))
+                                 category_labels=category_labels(bp.kernels), supersedes=dict(bp.config.op_supersedes))
     site = Site()
     staging = publish.Staging.open(out)
     try:

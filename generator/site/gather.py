@@ -354,11 +354,13 @@ def sweep_reading(extras: dict[str, dict[str, Any]], rows: dict[str, overview_vi
                                        if part not in ("premise", "rests_on")})
                  for f in e["findings"]]
         row = rows.get(slug)
+        if row is not None and row.superseded_by:  # a newer campaign of the same op is read instead
+            continue
         per_kernel[slug] = (found, row.verdict if row else None, gap_ratio(row) if row else None)
     if not per_kernel:
         return []
     for slug, row in rows.items():
-        if slug not in per_kernel and row.verdict == "HEADROOM":
+        if slug not in per_kernel and row.verdict == "HEADROOM" and not row.superseded_by:
             per_kernel[slug] = (None, row.verdict, gap_ratio(row))
     items = []
     for sf in adv.sweep_findings(per_kernel):

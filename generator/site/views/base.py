@@ -192,6 +192,12 @@ class SiteContext:
     history: bool = False  # the site has a history page (build --history)
     missing_stages: list[str] = field(default_factory=list)  # analysis modules not available
     category_labels: dict[str, str] = field(default_factory=dict)  # category -> as its owners write it
+    supersedes: dict[str, str] = field(default_factory=dict)  # op -> the older op it supersedes (configuration)
+
+    @property
+    def superseded(self) -> dict[str, str]:
+        """Older op -> the op that supersedes it."""
+        return {old: new for new, old in self.supersedes.items()}
 
 
 #: The ``missing`` sentences of a kernel without a capture: its page's captures panel words them

@@ -52,7 +52,7 @@ class KernelPage:
 
 
 #: Flags the one-line PR snippet and the badge name beside the verdict (the page says why).
-FLAG_WORDS = {"uncertain": "uncertain (within noise)", "not_like_for_like": "not like-for-like",
+FLAG_WORDS = {"uncertain": "uncertain (an interval reaches across a threshold)", "not_like_for_like": "not like-for-like",
               "suspect_reference": "suspect reference check", "above_roof": "rows above a roof",
               "partial": "partial run"}
 
@@ -71,6 +71,10 @@ def pr_snippet(row: IndexRow, base_url: str) -> str:
             words += f" {row.ratio_text} vs a comparable baseline over {row.verdict_geomean[1]} shapes"
         if row.blocked_reason:
             words += f" ({md_text(row.blocked_reason)})"
+        if row.interval_title:  # rule 14: how much the ratio depends on the shapes picked
+            words += f" ({md_text(row.interval_title)})"
+        if row.launch_title:  # rule 13: the launcher beside the kernel verdict
+            words += f"; {md_text(row.launch_title)}"
         if row.geomean is not None:
             words += f"; vs any baseline {row.geomean_text}, wins {row.wins_text}"
         if row.at_floor:

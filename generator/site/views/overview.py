@@ -113,8 +113,21 @@ class IndexRow:
     timing: dict[str, Any] | None = None  # measurement.kernel_timing(): what the campaign timed, how
     category_text: str = ""  # the category as its owners write it (GEMM, MoE, RoPE)
     campaign_broken: bool = False  # its campaign could not be read: the tile and filter say "broken"
+    superseded_by: str | None = None  # the op of a newer campaign that supersedes this one (``[campaigns.<op>] supersedes``)
+    supersedes: str | None = None  # the op this campaign supersedes
     interval_text: str = ""  # the verdict ratio's interval over the shapes ("" shows an em dash)
     launch_text: str = ""  # the launcher's overhead beside the kernel's clock ("" shows an em dash)
+    interval_title: str = ""  # what the interval cell says in words (its tooltip), and in 中文
+    interval_title_zh: str = ""
+    launch_title: str = ""
+    launch_title_zh: str = ""
+    verdict_ci: list | None = None  # rule 14 (KernelScore.verdict_ci, verdict_ci_models)
+    verdict_ci_models: list | None = None
+    launch_overhead_us: list | None = None  # rule 13 (KernelScore.launch_overhead_us, launch_baseline, pair_clock)
+    launch_baseline: str | None = None
+    pair_clock: str | None = None
+    call_text: str = ""  # a headline pair on the call clock, named as call time (or a campaign's call geomean)
+    call_zh: str = ""
 
     #: The fields that hold sentences (``message.Sentence``): kept with their messages in the manifest.
     SAID = ("flags", "missing", "broken", "headline_text", "headline_note")
@@ -297,9 +310,12 @@ class Tally:
     untimed: int = 0
     unscored: int = 0
     broken: int = 0  # a campaign that could not be read (not "no campaign")
+    superseded: int = 0  # a campaign a newer one of the same op supersedes: shown, not counted as a verdict
 
     @classmethod
-    def of(cls, verdict: str | None, broken: bool = False) -> Tally:
+    def of(cls, verdict: str | None, broken: bool = False, superseded: bool = False) -> Tally:
+        if superseded:
+            return cls(superseded=1)
         key = {"WIN": "win", "PARITY": "parity", "HEADROOM": "headroom", "BLOCKED": "blocked",
                "UNTIMED": "untimed"}.get(verdict or "", "broken" if broken else "unscored")
         return cls(**{key: 1})
@@ -325,6 +341,8 @@ class Tally:
             parts.append(i18n.text(lang, "ov.tally.nocampaign", n=self.unscored))
         if self.broken:
             parts.append(i18n.text(lang, "ov.tally.broken", n=self.broken))
+        if self.superseded:
+            parts.append(i18n.text(lang, "ov.tally.superseded", n=self.superseded))
         return ("，" if lang == "zh" else ", ").join(parts) or i18n.text(lang, "ov.tally.none")
 
     def to_json(self) -> dict[str, int]:
@@ -443,6 +461,8 @@ def index_row(k: KernelData, ctx: SiteContext | None = None) -> IndexRow:
         timing=measurement.kernel_timing(s) if scored else None,
         category_text=ctx.category_labels.get(k.category or UNCATEGORIZED, k.category or UNCATEGORIZED),
         campaign_broken=broken,
+        superseded_by=ctx.superseded.get(k.op or ""),
+        supersedes=ctx.supersedes.get(k.op or ""),
     )
 
 
@@ -474,7 +494,25 @@ def ladder_cells(s: Any) -> dict[str, Any]:
     return {"ratio": s.verdict_value, "ratio_text": fmt_x(s.verdict_value), "verdict_basis": s.verdict_basis,
             "basis_text": s.basis_text, "basis_zh": str(i18n.marked("zh", basis.key, **basis.kw)) if basis else "",
             "blocked_reason": s.blocked_reason, "verdict_geomean": s.verdict_geomean, "at_floor": s.at_floor,
-            "not_comparable": s.not_comparable, "unverified": s.unverified}
+            "not_comparable": s.not_comparable, "unverified": s.unverified, **clock_cells(s)}
+
+
+def clock_cells(s: Any) -> dict[str, Any]:
+    """Rules 13-14 on a row: the interval over the shapes (numbers in the cell, words in its title), the
+    launch overhead with its baseline, and a call-clock pair named as call time."""
+    ci, cim = s.verdict_ci, s.verdict_ci_models
+    cell = f"{ci[0]:.2f}\u2013{ci[1]:.2f}" + (f" \u00b7 {cim[0]:.2f}\u2013{cim[1]:.2f}" if cim else "") if ci else ""
+    interval, launch, call = s.interval_msg, s.launch_msg, s.call_pair_msg
+    lo = s.launch_overhead_us
+    return {"interval_text": cell,
+            "interval_title": wording.plain("en", interval) if interval else "",
+            "interval_title_zh": wording.plain("zh", interval) if interval else "",
+            "launch_text": f"{lo[0]:+.1f} \u00b5s" if lo else "",
+            "launch_title": "; ".join(wording.plain("en", m) for m in (launch, call) if m),
+            "launch_title_zh": "；".join(wording.plain("zh", m) for m in (launch, call) if m),
+            "verdict_ci": ci, "verdict_ci_models": cim, "launch_overhead_us": lo, "launch_baseline": s.launch_baseline,
+            "pair_clock": s.pair_clock,
+            "call_text": wording.plain("en", call) if call else "", "call_zh": wording.plain("zh", call) if call else ""}
 
 
 def commit_cells(k: KernelData) -> dict[str, Any]:
@@ -570,7 +608,7 @@ class OverviewPage:
 def overview_page(rows: list[IndexRow], ctx: SiteContext, provenance: list[Fact], build_date: str,
                   sweep_reading: list[dict[str, Any]] | None = None, notes: list[str] | None = None) -> OverviewPage:
     """The overview page from every kernel's row (rows already in display order)."""
-    tally = sum((Tally.of(r.verdict, r.campaign_broken) for r in rows), Tally())
+    tally = sum((Tally.of(r.verdict, r.campaign_broken, bool(r.superseded_by)) for r in rows), Tally())
     hints = {"WIN": f"verdict ratio \u2265 {ctx.win:g}x", "PARITY": f"{ctx.headroom:g}x \u2264 verdict ratio < {ctx.win:g}x",
              "HEADROOM": f"verdict ratio < {ctx.headroom:g}x",
              "BLOCKED": "does not build, run or verify, or no like-for-like baseline"}
@@ -586,11 +624,15 @@ def overview_page(rows: list[IndexRow], ctx: SiteContext, provenance: list[Fact]
     if tally.broken:
         cards.append(TallyCard("BROKEN", tally.broken, "v-none", "BROKEN", "verdict.broken", "campaign unreadable",
                                i18n.zh("hint.broken")))
+    if tally.superseded:
+        cards.append(TallyCard("SUPERSEDED", tally.superseded, "v-none", "SUPERSEDED", "verdict.superseded",
+                               "a newer campaign of the op", i18n.zh("hint.superseded")))
     by_cat: dict[str, list[IndexRow]] = {}
     for r in rows:
         by_cat.setdefault(r.category, []).append(r)
     cats = sorted(by_cat, key=lambda c: (c == UNCATEGORIZED, c))
-    tallies = {c: sum((Tally.of(r.verdict, r.campaign_broken) for r in by_cat[c]), Tally()) for c in cats}
+    tallies = {c: sum((Tally.of(r.verdict, r.campaign_broken, bool(r.superseded_by)) for r in by_cat[c]), Tally())
+               for c in cats}
     labels = {c: ctx.category_labels.get(c, c) for c in cats}
     groups = [CategoryGroup(c, by_cat[c], tallies[c].text(), tallies[c].text("zh"), labels[c]) for c in cats]
     plotted = sorted((r for r in rows if r.ratio is not None), key=lambda r: (-r.ratio, r.name.lower()))

@@ -46,9 +46,12 @@ def badge_view(row: IndexRow) -> BadgeView:
     left, right = _text_px(label), _text_px(value)
     flags = f" ({'; '.join(row.flags)})" if row.flags else ""
     basis = f", {row.basis_text}" if row.basis_text else ""
+    sure = f" ({row.interval_title})" if row.interval_title else ""  # rule 14
+    launch = f"; {row.launch_title}" if row.launch_title else ""  # rule 13: the launcher beside the kernel verdict
     if row.blocked_reason:
         value = row.blocked_reason
-    return BadgeView(label=label, value=value, title=f"{row.name}: {row.verdict_label} {row.ratio_text}{basis}{flags}",
+    return BadgeView(label=label, value=value,
+                     title=f"{row.name}: {row.verdict_label} {row.ratio_text}{basis}{sure}{flags}{launch}",
                      color=color, width=left + right, left=left, right=right,
                      left_x=left / 2, right_x=left + right / 2)
 
@@ -65,6 +68,8 @@ def pr_view(k: KernelData, row: IndexRow, ctx: SiteContext) -> PrView:
     """The pull-request Markdown of one kernel."""
     rows = [("verdict", md_text(row.verdict_label)), ("verdict ratio", md_text(row.ratio_text)),
             ("basis", md_text(row.basis_text or (row.verdict_basis or "\u2014"))),
+            ("shapes interval", md_text(row.interval_title or "\u2014")),
+            ("launch overhead", md_text(row.launch_title or "\u2014")),
             ("geomean vs any baseline", md_text(row.geomean_text)),
             ("wins", md_text(row.wins_text)), ("weighted geomean", md_text(row.weighted_text)),
             ("failures", md_text(row.failures_text)), ("best baseline", md_text(row.best_baseline_text))]
