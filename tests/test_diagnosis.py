@@ -439,7 +439,8 @@ def test_api_record_and_pr_snippet_of_pa_carry_the_diagnosis(kernel, sweep):
     wins 0, losses 12 of 12, at_floor 0 and 2 rows above a roof; the clauses are those worked above."""
     _, row = kernel("pa")
     api = row.api()
-    assert api["diagnosis"]["limiter"] == "VGPR" and api["first_step"]["detector"] == "scalar_load_waits"
+    # rule 13: the launcher is pa's first step: its call gap exceeds the kernel's graph time on 10 of 10 shapes
+    assert api["diagnosis"]["limiter"] == "VGPR" and api["first_step"]["detector"] == "launch_overhead"
     assert api["severity"]["level"] == "rewrite" and api["coverage"]["test_pa normal_accuracy"]["measured"] == 8
     again = overview_views.IndexRow.from_json(json.loads(json.dumps(row.to_json())))
     assert again == row
@@ -447,14 +448,17 @@ def test_api_record_and_pr_snippet_of_pa_carry_the_diagnosis(kernel, sweep):
     assert (v["verdict_geomean"][1], v["wins"], v["losses"], v["n_measured"], v["at_floor"], len(v["above_roof"])) == \
         (12, 0, 12, 12, 0, 2)
     lines = kernel_views.pr_snippet(row, "").split("\n")
-    assert lines[0].endswith("HEADROOM** 0.54x vs a comparable baseline over 12 shapes; vs any baseline 0.49x, wins 0 of 12 "
+    assert lines[0].endswith("HEADROOM** 0.54x vs a comparable baseline over 12 shapes (shapes 0.37\u20130.77); "
+                             "launch +212.7 us a call vs gluon (10 launch shapes); call time 0.48x, host events: 169.5 us "
+                             "around a 7.9 us kernel; vs any baseline 0.49x, wins 0 of 12 "
                              "(rewrite: needs 1.75x to reach parity (0.95x), 12 of 12 verdict shapes lose), rows above a roof")
     assert lines[2].startswith("- diagnosis: [latency-bound (11 of 12 shapes)](kernels/pa/#roofline), "
                                "[35% other (working waves)](kernels/pa/#c0), [2 waves/SIMD (VGPR-bound)](kernels/pa/#c0), "
                                "[48 of 56 waves exit early (36% of stalls)](kernels/pa/#c0), [best of 12 shapes at ")
     assert lines[2].endswith("of the roof (memory-bound)](kernels/pa/#roofline)")
-    assert lines[3].startswith("- first step: [Issue all s\\_loads together") and lines[3].endswith(
+    assert lines[3].startswith("- first step: [Cache the compiled kernel and its packed arguments") and lines[3].endswith(
         f"](kernels/pa/#advice-c0-f0) ({row.first_step['share_text']})")
+    assert row.first_step["share_text"].endswith(" of a call")
 
 
 @pytest.mark.full_sweep
@@ -467,7 +471,8 @@ def test_api_record_and_pr_snippet_carry_the_diagnosis(kernel):
     assert again == row
     snippet = kernel_views.pr_snippet(row, "")
     lines = snippet.split("\n")
-    assert lines[0].endswith("HEADROOM** 0.48x vs a comparable baseline over 28 shapes; vs any baseline 0.50x, wins 0 of 30; "
+    assert lines[0].endswith("HEADROOM** 0.48x vs a comparable baseline over 28 shapes (shapes 0.43\u20130.53); "
+                             "launch +0.4 us a call vs pytorch (2 launch shapes); vs any baseline 0.50x, wins 0 of 30; "
                              "2 at the timing floor (rewrite: needs 1.99x to reach parity (0.95x), 28 of 28 verdict shapes lose; "
                              "from the timed rows alone: the capture beside it (tile 32x64x256, 2 stages, split-K 14) is "
                              "another configuration)")

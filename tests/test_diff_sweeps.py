@@ -289,8 +289,11 @@ def test_handmade_engine_keys_pair_clock_launch_overhead_and_interval(sweep, tmp
         sides[name] = tmp_path / f"{name}.json"
         sides[name].write_text(json.dumps(edited))
     old, new = load_snapshot(sides["old"]), load_snapshot(sides["new"])
-    assert old.kernels["quant"].extras == {"pair_clock": "kernel", "launch_overhead_us": [5.0, 12],
-                                           "verdict_ci": [g * 0.9, g * 1.1]}
+    extras = old.kernels["quant"].extras
+    assert {key: extras[key] for key in ("pair_clock", "launch_overhead_us", "verdict_ci")} == {
+        "pair_clock": "kernel", "launch_overhead_us": [5.0, 12], "verdict_ci": [g * 0.9, g * 1.1]}
+    # the engine's own keys the hand edit left alone: quant's fastest call is aiter_triton's (rule 13)
+    assert extras["launch_baseline"] == "aiter_triton" and extras["clock"] == "kernel"
     d = diff_snapshots(old, new)
     kd = d.kernels[0]
     assert [(c.kind, c.item, c.significant) for c in kd.changes] == [

@@ -100,7 +100,7 @@ def test_moe_blockscale_like_for_like_figure_says_it_mixes_timing_methods(kernel
     # (eager vs eager) is 59.41x over 4 (expected/verdicts.json verdict_geomean)
     _, view = _view(kernel, "moe_blockscale")
     lfl = _fact(view, "fact.scope")
-    assert lfl.value.endswith("540.89x over 4 shapes with a like-for-like baseline (always pytorch); "
+    assert lfl.value.endswith("mixed clocks: 540.89x over 4 shapes, 4 of them setting a graph replay against an eager call; "
                               "timing methods mixed on 4 of 4 of those shapes (flydsl cudagraph vs eager_event); "
                               "the verdict ratio compares one method: 59.41x over 4")
     assert view.method_notes == ["pytorch: 4 of 4 shapes set its eager_event rows against flydsl cudagraph rows "
@@ -113,7 +113,7 @@ def test_moe_gemm_like_for_like_figure_says_it_mixes_timing_methods(kernel):
     # 166.72x; the verdict ratio compares eager to eager: 35.65x over 9
     _, view = _view(kernel, "moe_gemm")
     assert _fact(view, "fact.scope").value.endswith(
-        "166.72x over 9 shapes with a like-for-like baseline (always pytorch); timing methods mixed on 9 of 9 "
+        "mixed clocks: 166.72x over 9 shapes, 9 of them setting a graph replay against an eager call; timing methods mixed on 9 of 9 "
         "of those shapes (flydsl cudagraph vs eager_event); the verdict ratio compares one method: 35.65x over 9")
     assert [str(n).split(":")[0] for n in view.method_notes] == ["pytorch"]  # aiter: cudagraph like flydsl
 

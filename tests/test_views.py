@@ -644,7 +644,10 @@ def test_the_basis_stands_beside_the_verdict_in_badge_and_pr_snippet(kernel):
     assert "vs any baseline 5.19x, wins 9 of 9, not like-for-like, rows above a roof" in line
     _, soft = kernel("softmax")
     assert pr_views.badge_view(soft).value == "1.19x \u00b7 34 shapes"
-    assert "34 shapes; vs any baseline 1.08x, wins 29 of 73; 39 at the timing floor" in pr_snippet(soft, "")
+    # rules 14 and 13 beside it: expected/verdicts.json's softmax verdict_ci [1.132, 1.260] and on its model
+    # shapes [1.036, 1.206]; launch_overhead_us [26.440, 50]
+    assert ("34 shapes (shapes 1.13\u20131.26, model shapes 1.04\u20131.21); launch +26.4 us a call vs triton "
+            "(50 launch shapes); vs any baseline 1.08x, wins 29 of 73; 39 at the timing floor") in pr_snippet(soft, "")
 
 
 def test_the_pair_basis_and_the_floor_stand_beside_the_verdict(kernel, expected, sweep):
@@ -664,13 +667,15 @@ def test_the_pair_basis_and_the_floor_stand_beside_the_verdict(kernel, expected,
     badge = pr_views.badge_view(row)
     assert (badge.label, badge.value) == ("HEADROOM", "0.82x \u00b7 pair")
     line = pr_snippet(row, "").splitlines()[0]
-    assert "**HEADROOM**, from the profiled pair vs CK: 0.82x; vs any baseline 7.09x, wins 4 of 4" in line
+    assert ("**HEADROOM**, from the profiled pair vs CK: 0.82x (one shape (the profiled pair)); launch +43.5 us a call "
+            "vs aiter (2 launch shapes); vs any baseline 7.09x, wins 4 of 4") in line
     assert "(tune: needs 1.16x to reach parity (0.95x) on the profiled pair), not like-for-like" in line
     ref = expected["verdicts"]["quant"]
     assert (ref["verdict_geomean"][1], ref["at_floor"], ref["wins"], ref["n_measured"]) == (7, 5, 1, 12)
     _, quant = kernel("quant")
     assert pr_views.badge_view(quant).value == "0.84x \u00b7 7 shapes"
-    assert "0.84x vs a comparable baseline over 7 shapes; vs any baseline 0.89x, wins 1 of 12; 5 at the timing floor" in pr_snippet(quant, "")
+    assert "0.84x vs a comparable baseline over 7 shapes (too few shapes (7) for an interval); launch +35.8 us a call vs "
+            "aiter_triton (8 launch shapes); vs any baseline 0.89x, wins 1 of 12; 5 at the timing floor" in pr_snippet(quant, "")
 
 
 def test_profiled_and_timed_commits_of_the_slices_kernels(kernel, sweep):

@@ -97,13 +97,15 @@ def launch_finding(score: Any) -> Finding | None:
 
 def with_launch(findings: list[Finding], launch: Finding | None) -> list[Finding]:
     """The capture's findings with the launch finding ranked among them by what each costs a call (module
-    docstring): first when it is the first step, else before the first ranked finding that costs less."""
+    docstring): first when it is the first step (after the blockers, which say how to read the capture
+    itself), else before the first ranked finding that costs less."""
     if launch is None:
         return list(findings)
     if launch.flagged:
         return [*findings, launch]
     if launch.evidence.get("first_step"):
-        return [launch, *findings]
+        at = next((i for i, f in enumerate(findings) if f.kind != "blocker"), len(findings))
+        return [*findings[:at], launch, *findings[at:]]
     share = launch.stall_share
     for i, f in enumerate(findings):
         if f.ranked and f.kind != "blocker" and f.stall_share * (1.0 - share) < share:

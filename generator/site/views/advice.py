@@ -46,6 +46,7 @@ class FindingView:
     title: str
     detector: str
     share: str
+    share_of: str  # the catalogue key of what the share is of: stalls, or (the launcher) a call
     priority: str
     suggestion: str
     summary: str
@@ -133,6 +134,7 @@ def finding_view(f: dict[str, Any], isa: str | None = None) -> FindingView:
         title=str(f.get("title", "")),
         detector=str(f.get("detector", "")),
         share=fmt_pct(share) if isinstance(share, (int, float)) and share > 0 else "",
+        share_of="advice.ofcall" if f.get("stall_unit") == "us" else "advice.ofstalls",
         priority=str(f.get("priority", "")),
         suggestion=str(f.get("suggestion", "")),
         summary=str(ev.get("summary", "")) if isinstance(ev, dict) else "",

@@ -442,7 +442,8 @@ def first_step(k: KernelData) -> dict[str, Any] | None:
     share = f.get("stall_share") if isinstance(f.get("stall_share"), (int, float)) else None
     text = short_sentence(f["suggestion"])
     said = (f.get("i18n") or {}).get("suggestion")
-    share_m = msg("diag.first.share", pct=pct(share)) if share else None
+    of_call = f.get("stall_unit") == "us"  # the launch finding: a share of the call, not of stalls (rule 13)
+    share_m = msg("diag.first.share.call" if of_call else "diag.first.share", pct=pct(share)) if share else None
     return {
         "text": text,
         "text_zh": short_zh(wording.plain("zh", said), f["suggestion"]) if said else "",

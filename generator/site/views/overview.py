@@ -480,7 +480,7 @@ def first_step_of(k: KernelData) -> dict[str, Any] | None:
     working waves (DOMAIN §1.5; pa: "17% of working-wave stalls": 7,440 of the 8 waves' 44,892 = 16.6 %)."""
     fs = diagnosis_views.first_step(k)
     a = k.primary.analysis if k.primary else None
-    if not fs or not fs["share_text"] or a is None or a.working is None:
+    if not fs or not fs["share_text"] or a is None or a.working is None or fs.get("detector") == "launch_overhead":
         return fs
     m = msg("diag.first.share.working", pct=diagnosis_views.pct(fs["stall_share"]))
     return {**fs, "share_text": wording.plain("en", m), "share_zh": wording.plain("zh", m)}
