@@ -675,7 +675,7 @@ def test_the_pair_basis_and_the_floor_stand_beside_the_verdict(kernel, expected,
     _, quant = kernel("quant")
     assert pr_views.badge_view(quant).value == "0.84x \u00b7 7 shapes"
     assert ("0.84x vs a comparable baseline over 7 shapes (too few shapes (7) for an interval); launch +35.8 us a call vs "
-            "aiter_triton (8 launch shapes); vs any baseline 0.89x, wins 1 of 12; 5 at the timing floor") in pr_snippet(quant, "")
+            "aiter\\_triton (8 launch shapes); vs any baseline 0.89x, wins 1 of 12; 5 at the timing floor") in pr_snippet(quant, "")
 
 
 def test_profiled_and_timed_commits_of_the_slices_kernels(kernel, sweep):
