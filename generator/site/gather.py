@@ -167,6 +167,7 @@ def _gather_kernel(plan: KernelPlan, env: Env) -> tuple[base_views.KernelData, d
     elif prim is None and m.get("advice") is not None:  # no capture: the launcher is all the reading can count
         launch = m["advice"].launch_finding(k.score)
         if launch is not None:
+            launch.evidence["without_capture"] = True  # the sweep reading still files the kernel under "no capture"
             extra["findings"] = [finding_json(launch)]
     return k, extra
 
@@ -369,7 +370,8 @@ def sweep_reading(extras: dict[str, dict[str, Any]], rows: dict[str, overview_vi
         text = sf.text[len(sf.title) + 2:] if sf.text.startswith(sf.title + ": ") else sf.text
         said = sf.messages
         body = said["body"] if said else text
-        rest = group_rests(sf.kernels, extras, adv)
+        # the launch group rests on the campaigns' call times (said in its own words), not on the captures
+        rest = group_rests(sf.kernels, extras, adv) if sf.key != adv.LAUNCH_KEY else None
         if rest is not None:  # the group says what it rests on, after its own words (issue 31)
             body = message.msg("advice.rests.after", body=body, rests=adv.group_msg(rest))
             text = wording.plain("en", body)

@@ -264,8 +264,8 @@ def first_steps(per_kernel: dict[str, tuple[list[Finding] | None, Any, float | N
     for kernel, (findings, verdict, geomean) in per_kernel.items():
         if not _is_headroom(verdict, geomean):
             continue
-        if findings is None:
-            out[kernel] = NO_CAPTURE
+        if findings is None or all(f.evidence.get("without_capture") for f in findings):
+            out[kernel] = NO_CAPTURE  # none, or only the campaign's launch finding (``launch.py``)
             continue
         top = [f for f in eligible(findings) if f.detector != LAUNCH]  # the launcher moves no kernel-clock ratio
         out[kernel] = _group_key(top[0]) if top else NO_FINDING
@@ -319,7 +319,8 @@ def _launch_group(g: SweepFinding, per_kernel: dict) -> SweepFinding:
     none = sorted(k for k, f in found.items() if f.flagged)
     worst = max(paying, key=paying.get)
     p = {"n": len(paying), "of": len(found), "median": f"{median_of(list(paying.values())):+.1f}",
-         "worst": worst, "worst_us": f"{paying[worst]:+.1f}"}
+         "worst": worst, "worst_us": f"{paying[worst]:+.1f}",
+         "shapes": sum(int(found[k].evidence.get("launch_shapes") or 0) for k in paying)}
     tail = msg("advice.sweep.launch.tail", **p, none=_and_msg(none) if none else msg("advice.sweep.launch.nobody"))
     said = dict(g.messages)
     body = msg("advice.sweep.body", members=said["body"].kw["members"], tail=tail)
