@@ -204,3 +204,22 @@ def test_a_second_layout_timed_with_events_only_is_blocked_handmade(tmp_path):
     graph = handmade_suite_campaign(tmp_path / "graph")
     (graph / "BENCHMARK_REPORT.md").write_text("# Report\n\nHIP event timing around one hipGraph replay.\n")
     assert score_folder(str(graph), SweepConfig()).clock == "kernel"
+
+
+def test_the_kernel_page_draws_both_clocks_shape_by_shape(kernel, sweep):
+    """pa's speed panel: one point per measured shape that has both of flydsl's clocks (10: its two
+    sliding-window shapes were timed eagerly only), ordered by the graph time; the call points are the raw
+    rows' eager_median_us, the kernel points their median_us."""
+    from generator.site.views import base as base_views
+    from generator.site.views import speed
+
+    k, row = kernel("pa")
+    view = speed._speed_panel(k, row, base_views.SiteContext())
+    fig = json.loads(str(view.clocks_chart.json))
+    by_name = {t["name"]: t for t in fig["data"]}
+    chosen, _ = _raw(sweep / "benchmarks/examples/pa_decode")
+    rows = sorted((r for (s, p), r in chosen.items() if p == "flydsl" and _usable(r) and r["timing_method"] == "cudagraph"),
+                  key=lambda r: r["median_us"])
+    assert by_name["flydsl kernel (graph replay)"]["y"] == pytest.approx([r["median_us"] for r in rows])
+    assert by_name["flydsl call (eager)"]["y"] == pytest.approx([r["eager_median_us"] for r in rows])
+    assert len(rows) == 10 and fig["zh"]["traces"]["1"]["name"] == "flydsl 调用（即时）"

@@ -9,7 +9,7 @@ from generator.analyze.message import Sentence, sentence
 from generator.analyze.verdicts.rules import FLOOR_FACTOR, methods_differ
 from markupsafe import Markup
 
-from generator.site import charts, i18n, wording
+from generator.site import charts, clock_chart, i18n, wording
 from generator.site.views.coverage import shape_models
 from generator.site.views.base import DASH, KernelData, SiteContext, VERDICTS, fmt_num, fmt_x, sort_key
 from generator.site.views.overview import ChartView, Fact, IndexRow, chart_view
@@ -70,7 +70,11 @@ def shape_flags(sh: Any) -> list[str]:
         best = sh.providers.get(sh.best_baseline)
         scope = ", ".join(f"{k.replace('includes_', '')} {'yes' if v else 'no'}"
                           for k, v in (best.scope if best else {}).items() if v is not None)
-        if sh.like_for_like_baseline:
+        lfl = sh.providers.get(sh.like_for_like_baseline or "")
+        if lfl is not None and methods_differ(sh.providers[sh.candidate], lfl):  # a graph time against an eager one
+            out.append(sentence("msg.shape.scope.mixed", baseline=sh.best_baseline, scope=scope, lfl=sh.like_for_like_baseline,
+                                x=f"{sh.like_for_like_speedup:.2f}x"))
+        elif sh.like_for_like_baseline:
             out.append(sentence("msg.shape.scope", baseline=sh.best_baseline, scope=scope, lfl=sh.like_for_like_baseline,
                                 x=f"{sh.like_for_like_speedup:.2f}x"))
         else:
@@ -123,6 +127,7 @@ class SpeedView:
     variants: list[str] = field(default_factory=list)  # the variant columns, after the providers
     variant_split: list[SplitRow] = field(default_factory=list)  # each variant's [geomean, n]
     method_notes: list[str] = field(default_factory=list)  # per-baseline geomeans that mix timing methods
+    clocks_chart: ChartView | None = None  # the two clocks shape by shape (rule 13)
 
 
 def outcome_css(speedup: float | None, ctx: SiteContext) -> str:
@@ -466,6 +471,7 @@ def _speed_panel(k: KernelData, row: IndexRow, ctx: SiteContext) -> SpeedView:
                                                        [verdict_note(sh) for sh, _ in measured]),
                        "Speedup per shape (log scale)", "chart.shapes") if measured else None
     prov = [Fact(key, value) for key, value in sorted(s.provenance.items()) if value]
+    clocks = clock_chart.shape_clocks([sh for sh, _ in measured], s.candidate, [a for _, a in measured])
     return SpeedView(
         status="scored", message="", facts=facts,
         per_baseline=_splits(s.per_baseline, ctx),
@@ -477,4 +483,5 @@ def _speed_panel(k: KernelData, row: IndexRow, ctx: SiteContext) -> SpeedView:
         headline_text=k.headline.text if k.headline else None,
         headline_note=k.headline_note, provenance=prov, headline_zh=headline_pair_zh(k.headline) if k.headline else "",
         variants=list(s.variants), variant_split=_splits(s.variants, ctx), method_notes=method_notes(s),
+        clocks_chart=chart_view("clocks", clocks, "Call and kernel time per shape", "chart.clocks") if clocks else None,
     )
