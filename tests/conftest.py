@@ -88,3 +88,15 @@ def kernel(site_env):
             cache[slug] = (k, overview.index_row(k, base.SiteContext()))
         return cache[slug]
     return get
+
+
+@pytest.fixture(scope="session")
+def demo_site(tmp_path_factory) -> Path:
+    """The default site: the NVIDIA demo sweep of ``bundles/`` (5 kernels), built once per session."""
+    from generator.site import build
+
+    if not (REPO / "bundles" / "examples" / "gemm").is_dir():
+        pytest.skip("the NVIDIA demo sweep (bundles/) is absent")
+    out = tmp_path_factory.mktemp("demo") / "site"
+    build.build_site(REPO / "bundles", out, progress=False)
+    return out

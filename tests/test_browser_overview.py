@@ -10,24 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from generator.site import build
 from test_browser import Tab, browser, site, url  # noqa: F401  (fixtures of the same folder)
 from test_browser_pages import CHART_GEOMETRY, overlap
 
 DESK = {"width": 1440, "height": 900}
 PHONE = {"width": 390, "height": 844}
 VERDICTS = ("WIN", "PARITY", "HEADROOM", "BLOCKED")
-BUNDLES = Path(__file__).resolve().parent.parent / "bundles"
-
-
-@pytest.fixture(scope="module")
-def demo_site(tmp_path_factory) -> Path:
-    """The default site: the NVIDIA demo sweep of ``bundles/`` (5 kernels)."""
-    if not (BUNDLES / "examples").is_dir():
-        pytest.skip("the NVIDIA demo sweep (bundles/) is absent")
-    out = tmp_path_factory.mktemp("demo") / "site"
-    build.build_site(BUNDLES, out, progress=False)
-    return out
 
 
 def kernels(site: Path) -> list[dict]:

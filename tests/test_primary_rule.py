@@ -27,7 +27,7 @@ import pytest
 from generator.analyze.message import Sentence
 from generator.model import CaptureRef
 from generator.read import discover
-from generator.site import build, i18n
+from generator.site import i18n
 from generator.site.views import base, captures, kernel as kernel_views
 from test_render import build_real_site
 
@@ -150,15 +150,6 @@ def test_pa_primary_is_named_by_its_hotspot_output(sweep, kernel):
 
 
 # ---------------------------------------------------------------- NVIDIA captures: no AMD wave words
-
-@pytest.fixture(scope="module")
-def demo_site(tmp_path_factory) -> Path:
-    if not (REPO / "bundles" / "examples" / "gemm").is_dir():
-        pytest.skip("the NVIDIA demo sweep (bundles/) is absent")
-    out = tmp_path_factory.mktemp("demo") / "site"
-    build.build_site(REPO / "bundles", out, progress=False)
-    return out
-
 
 def test_ncu_capture_panel_has_no_wave_sections(demo_site):
     raw = REPO / "bundles" / "examples" / "gemm"

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from generator.site import build, i18n
+from generator.site import i18n
 from generator.site.views import diagnosis as dg
 from verdict_oracle import _times, _usable
 
@@ -128,15 +128,6 @@ def demo_rows():
         pytest.skip("the NVIDIA demo sweep (bundles/) is absent")
     env, plans = gather_env(BUNDLES)
     return {slug: overview.index_row(gather.gather_kernel(p, env)[0], base.SiteContext()) for slug, p in plans.items()}
-
-
-@pytest.fixture(scope="module")
-def demo_site(tmp_path_factory) -> Path:
-    if not (BUNDLES / "examples").is_dir():
-        pytest.skip("the NVIDIA demo sweep (bundles/) is absent")
-    out = tmp_path_factory.mktemp("demo") / "site"
-    build.build_site(BUNDLES, out, progress=False)
-    return out
 
 
 @pytest.fixture(scope="module")
