@@ -186,6 +186,21 @@ def _dots(row: Any, lang: str) -> list[list[str]]:
     return [[name + (eager if i in row.shape_eager else ""), diamond] for i, name in enumerate(names)]
 
 
+def _clock_lines(row: Any, lang: str) -> str:
+    """The hover's lines for rules 14 and 13: the shapes interval, the launch overhead (and a call-clock pair)."""
+    texts = [getattr(row, f"interval_title{'' if lang == 'en' else '_zh'}", ""),
+             getattr(row, f"launch_title{'' if lang == 'en' else '_zh'}", "")]
+    return "".join(f"<br>{html.escape(t)}" for t in texts if t)
+
+
+def _interval_bars(rows: list[Any], color: str) -> dict[str, Any]:
+    """Asymmetric error bars from each row's ratio to its ``verdict_ci`` (0 where it has none)."""
+    ci = [getattr(r, "verdict_ci", None) for r in rows]
+    return {"type": "data", "symmetric": False, "color": color, "thickness": 1.5, "width": 4,
+            "array": [c[1] - r.ratio if c else 0 for r, c in zip(rows, ci)],
+            "arrayminus": [r.ratio - c[0] if c else 0 for r, c in zip(rows, ci)]}
+
+
 def speedup_overview(rows: list[Any], win: float, headroom: float) -> dict[str, Any]:
     """Each kernel's verdict ratio (big marker, verdict color; open when the verdict does not rest
     on its shapes or carries a flag) over its verdict shapes' speedups (against the comparable
@@ -220,13 +235,15 @@ def speedup_overview(rows: list[Any], win: float, headroom: float) -> dict[str, 
         if not sel:
             continue
         traces_zh[len(data)] = {"hovertemplate": _t("zh", "chart.hover.geomean"), "customdata": [
-            [r.wins_zh or r.wins_text, r.verdict_label, "".join(f"<br>{i18n.zh_said_text(f)}" for f in r.flags),
-             _plain(r.basis_zh) or i18n.zh("chart.basis.shapes")] for r in sel]}
+            [r.wins_zh or r.wins_text, r.verdict_label, "".join(f"<br>{i18n.zh_said_text(f)}" for f in r.flags)
+             + _clock_lines(r, "zh"), _plain(r.basis_zh) or i18n.zh("chart.basis.shapes")] for r in sel]}
         data.append({
             "type": "scatter", "mode": "markers", "name": verdict,
             "x": [r.ratio for r in sel], "y": [r.name for r in sel],
-            "customdata": [[r.wins_text, r.verdict_label, "".join(f"<br>{f}" for f in r.flags),
+            "customdata": [[r.wins_text, r.verdict_label, "".join(f"<br>{f}" for f in r.flags) + _clock_lines(r, "en"),
                             r.basis_text or i18n.en("chart.basis.shapes")] for r in sel],
+            # rule 14: the shapes interval as a bar on the diamond (how far the ratio moves with the shapes picked)
+            "error_x": _interval_bars(sel, color),
             # a verdict resting on other evidence than its shapes, or flagged (not like-for-like), is
             # drawn open (the caption says so), the basis and the flags in the hover; an open outline
             # is thick, so that it shows on a dark page too
@@ -235,7 +252,7 @@ def speedup_overview(rows: list[Any], win: float, headroom: float) -> dict[str, 
                        "symbol": ["diamond-open" if drawn_open(r) else "diamond" for r in sel]},
             "hovertemplate": _t("en", "chart.hover.geomean"),
         })
-    all_x = [x for x, _ in dots + floor] + [r.ratio for r in rows]
+    all_x = [x for x, _ in dots + floor] + [r.ratio for r in rows] + [v for r in rows for v in (getattr(r, "verdict_ci", None) or [])]
     return _with_zh({
         "data": data,
         "layout": _base_layout(
