@@ -49,11 +49,12 @@ def test_pa_decode_launcher_is_its_first_step(sweep):
 @pytest.mark.full_sweep
 def test_fused_rope_cache_launcher_leads_its_plan(sweep):
     """Its kernel verdict is BLOCKED (no loss) while its call-clock pair loses 0.17x: the launcher first; the share
-    is the median call gap / call over its 30 launch shapes."""
+    is the median call gap / call over its 30 measured shapes (all of them launch shapes)."""
     s = _score(sweep, "fused_rope_cache")
     f = advice.launch_finding(s)
-    shares = [sh.clocks.call_gap_us / sh.clocks.candidate_call_us for sh in s.shapes if sh.launch_shape]
+    shares = [max(sh.clocks.call_gap_us, 0) / sh.clocks.candidate_call_us for sh in s.shapes if sh.measured]
     assert launch_mod.is_first_step(s) and f.evidence["first_step"] and len(shares) == 30
+    assert sum(sh.launch_shape for sh in s.shapes) == 30
     assert f.stall_share == pytest.approx(statistics.median(shares))
 
 

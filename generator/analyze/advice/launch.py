@@ -2,7 +2,7 @@
 
 Not a detector over a capture: it reads the campaign's two clocks (``KernelScore.launch_overhead_us``,
 each launch shape's call gap). It is ranked against the capture's findings by what each costs a
-call: the launch finding costs its share of the candidate's call time on the launch shapes
+call: the launch finding costs its share of the candidate's call time over the measured shapes
 (``call_share``); a capture finding costs its share of the stalls of the kernel, which is the rest
 of the call (``stall_share x (1 - call_share)``). It is the first step outright when the kernel
 verdict is not a loss but the headline pair on the call clock is (fused_rope_cache), or when the
@@ -26,6 +26,14 @@ SHOWN = 3
 
 def _launch_shapes(score: Any) -> list[Any]:
     return [s for s in score.shapes if s.launch_shape and s.clocks.call_gap_us is not None]
+
+
+def call_share(score: Any) -> float | None:
+    """What the launcher costs a call over the campaign: the median, over the measured shapes with a call gap,
+    of the gap's share of the candidate's call (0 where the candidate's call is the cheaper)."""
+    shares = [max(s.clocks.call_gap_us, 0.0) / s.clocks.candidate_call_us for s in score.shapes
+              if s.measured and s.clocks.call_gap_us is not None and s.clocks.candidate_call_us]
+    return median(shares)
 
 
 def overhead_beats_kernel(score: Any) -> tuple[int, int]:
@@ -63,7 +71,7 @@ def launch_finding(score: Any) -> Finding | None:
                        messages={"title": msg("finding.launch_overhead.none.title", **p),
                                  "summary": msg("finding.launch_overhead.none.summary", **p)})
     base = score.launch_baseline or "?"
-    share = median(s.clocks.call_gap_us / s.clocks.candidate_call_us for s in launch if s.clocks.candidate_call_us)
+    share = call_share(score)
     graph = median(s.clocks.candidate_graph_us for s in launch if s.clocks.candidate_graph_us is not None)
     k, m = overhead_beats_kernel(score)
     first = is_first_step(score)
