@@ -63,7 +63,7 @@ def test_the_overview_of_the_whole_sweep_links_the_terms_of_its_running_text(tmp
     finding says what it measured, so the roof is linked from the kernel pages: pa's, above)."""
     html = (build_real_site(tmp_path_factory, sweep) / "index.html").read_text(encoding="utf-8")
     assert {term for _, term, _ in TERM_LINK.findall(html)} == {
-        "call-clock", "geomean", "harness-failure", "headline-pair", "headroom", "kernel-clock", "ledger", "like-for-like", "suspect-reference",
+        "call-clock", "geomean", "harness-failure", "headline-pair", "headroom", "kernel-clock", "launch-overhead", "ledger", "like-for-like", "suspect-reference",
         "timing-floor", "verdict-basis", "working-waves"}
 
 

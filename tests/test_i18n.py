@@ -258,7 +258,8 @@ def test_charts_carry_their_chinese_with_the_real_figures(kernel, sweep):
     assert (moe_row.n_measured, moe_row.wins) == (ref["n_measured"], ref["wins"])
     assert zh[str(head)]["customdata"][moe][0] == f"{ref['n_measured']} 个中 {ref['wins']} 个"
     assert zh[str(head)]["customdata"][moe][2].startswith("<br>口径不一致：")
-    assert zh[str(head)]["customdata"][moe][2].endswith("2 行超出屋顶（HBM 或稠密算力）")
+    assert "<br>2 行超出屋顶（HBM 或稠密算力）<br>" in zh[str(head)]["customdata"][moe][2]
+    assert zh[str(head)]["customdata"][moe][2].endswith("启动开销：每次调用比 aiter 多 +43.5 us（2 个启动形状）")  # rule 13
     assert zh[str(head)]["customdata"][moe][3].startswith("依据性能分析中的配对")
     assert fig["data"][head]["customdata"][moe][2].startswith("<br>not like-for-like")
     # pa's shapes: its 12 measured shapes (expected/verdicts.json's pa_decode n_measured)

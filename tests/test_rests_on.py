@@ -35,7 +35,10 @@ def test_fused_rope_cache_top_finding_rests_on_four_waves(kernel, sweep):
     n, cycles, stall, waves = raw_capture(sweep, "fused_rope_cache")
     assert (n, cycles, stall, len(waves)) == (207, 17856, 12412, 4)
     k, _ = kernel("fused_rope_cache")
-    top = k.primary.findings[0]
+    launch, top = k.primary.findings[0], k.primary.findings[1]
+    # the launcher leads (rule 13) and rests on the campaign's call times: 30 launch shapes of 30
+    assert launch["detector"] == "launch_overhead" and launch["rests_on"] == {
+        "basis": "call times", "launch_shapes": 30, "shapes_with_both_clocks": 30}
     assert top["rests_on"] == {"basis": "all waves", "stall_cycles": stall, "cycles": cycles, "instructions": n,
                                "waves_sampled": 4, "waves_working": 4, "unit": "cycles",
                                "finding_stall_cycles": top["stall_cycles"]}
@@ -51,14 +54,16 @@ def test_pa_plan_rests_on_its_eight_working_waves(kernel, sweep):
     assert len(waves) == 56 and len(working) == 8 and sum(s for _, s in working) == 44892
     assert sum(s for i, s in waves if i == 12) == 25144
     k, row = kernel("pa")
-    rest = k.primary.findings[0]["rests_on"]
+    rest = next(f["rests_on"] for f in k.primary.findings if f["detector"] != "launch_overhead")
     assert (rest["basis"], rest["waves_working"], rest["waves_sampled"], rest["stall_cycles"]) == \
         ("working waves", 8, 56, 44892)
     panel = advice_views._advice_panel(k, row, base_views.SiteContext())
     plan = next(a for a in panel if a.primary)
     assert plan.rests.en == ("The plan rests on 44,892 stall cycles (78,696 cycles) of 936 instructions, "
                              "the 8 working waves of 56 sampled.")
-    assert all(f.rests.endswith("the 8 working waves of 56 sampled") for f in plan.findings)
+    # every capture finding rests on the working waves; the launcher on the campaign's call times (rule 13)
+    assert all(f.rests.endswith("the 8 working waves of 56 sampled") for f in plan.findings if f.detector != "launch_overhead")
+    assert next(f for f in plan.findings if f.detector == "launch_overhead").rests.startswith("rests on the campaign's call times")
 
 
 def test_the_page_and_the_sweep_reading_show_it(built_site, kernel, sweep):
@@ -69,7 +74,8 @@ def test_the_page_and_the_sweep_reading_show_it(built_site, kernel, sweep):
     index = json.loads((site / "api" / "index.json").read_text())
     groups = [g for g in index["sweep_findings"] if g["rests_on"] is not None]
     assert groups and all(g["rests_on"]["captures"] == len(g["kernels"]) for g in groups)
-    assert all(g["key"] == "capture:none" for g in index["sweep_findings"] if g["rests_on"] is None)  # no capture: none
+    # no capture: none; the launcher's group rests on the campaigns' call times, said in its own text
+    assert all(g["key"] in ("capture:none", "limiter:launch path") for g in index["sweep_findings"] if g["rests_on"] is None)
     drain = next(g for g in groups if g["key"] == "pattern:lds_dma_drain")
     # the wave files of its kernels' primary captures: flash_attn_func's 32 (the slice: its small capture's 4), hgemm's 8
     files = {s: len(list((sweep / kernel(s)[0].primary.rel).glob("se*_sm*_sl*_wv*.json"))) for s in drain["kernels"]}

@@ -298,7 +298,13 @@ def finding_json(f: Any, plan: dict[str, Any] | None = None) -> dict[str, Any]:
     out = f.to_json()
     if getattr(f, "messages", None):
         out["i18n"] = f.messages_json()
-    if plan is not None:  # only with the advice stage, which made the plan
+    if plan is not None and f.stall_unit == "us":  # the launcher rests on the campaign's call times, not the capture
+        from generator.analyze.message import msg
+
+        n, (k, m) = f.evidence.get("launch_shapes", 0), f.evidence.get("overhead_beats_kernel") or (0, 0)
+        out["rests_on"] = {"basis": "call times", "launch_shapes": n, "shapes_with_both_clocks": m}
+        out.setdefault("i18n", {})["rests_on"] = msg("advice.rests.launch", n=n, m=m).to_json()
+    elif plan is not None:  # only with the advice stage, which made the plan
         from generator.analyze.advice import basis
 
         out["rests_on"] = basis.rests_on(f.stall_cycles, plan)
@@ -392,7 +398,7 @@ def group_rests(kernels: list[str], extras: dict[str, dict[str, Any]], adv) -> d
     plans = []
     for slug in kernels:
         found = (extras.get(slug) or {}).get("findings") or []
-        rest = next((f["rests_on"] for f in found if isinstance(f.get("rests_on"), dict)), None)
+        rest = adv.capture_rest(found) if hasattr(adv, "capture_rest") else None
         if rest is not None:
             plans.append({key: v for key, v in rest.items() if key != "finding_stall_cycles"})
     return adv.group_basis(plans) if hasattr(adv, "group_basis") else None

@@ -33,7 +33,7 @@ occupancy finding says 248 VGPRs give 2 waves/SIMD and a third needs <= 168.
 from __future__ import annotations
 
 from generator.analyze.advice import flags, hazards, limits, memory, profiled, streaming, sync  # noqa: F401  (register)
-from generator.analyze.advice.basis import group_basis, group_msg, plan_basis, rests_msg, rests_on
+from generator.analyze.advice.basis import capture_rest, group_basis, group_msg, plan_basis, rests_msg, rests_on
 from generator.analyze.advice.context import context_for
 from generator.analyze.advice.launch import launch_finding, with_launch
 from generator.analyze.advice.sweep import LAUNCH_KEY
@@ -55,5 +55,5 @@ __all__ = [
     "LAUNCH_KEY", "launch_finding", "with_launch", "Detector", "Finding", "KernelView", "MfmaNote", "SweepFinding", "advise", "bandwidth", "context_for",
     "detector", "format_plan", "get_detector", "is_framework_path", "mfma_annotations", "pattern_priority", "rank",
     "short_loc", "sweep_findings", "why_not_winning", "why_not_winning_message",
-    "group_basis", "group_msg", "plan_basis", "rests_msg", "rests_on",
+    "capture_rest", "group_basis", "group_msg", "plan_basis", "rests_msg", "rests_on",
 ]

@@ -36,6 +36,13 @@ def rests_on(finding_cycles: int, basis: dict[str, Any]) -> dict[str, Any]:
     return {**basis, "finding_stall_cycles": int(finding_cycles or 0)}
 
 
+def capture_rest(findings: Iterable[dict[str, Any]]) -> dict[str, Any] | None:
+    """The capture's plan basis as its findings (JSON) carry it: the first ``rests_on`` that reads the capture
+    (the launch finding rests on the campaign's call times instead)."""
+    return next((f["rests_on"] for f in findings if isinstance(f.get("rests_on"), dict)
+                 and f["rests_on"].get("basis") != "call times"), None)
+
+
 def _num(n: int) -> str:
     return f"{n:,}"
 

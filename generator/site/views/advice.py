@@ -221,9 +221,10 @@ def config_said(k: KernelData) -> wording.Said | None:
 def plan_rests(findings: list[dict[str, Any]]) -> wording.Said | None:
     """"The plan rests on 12,412 stall cycles (17,856 cycles) of 207 instructions, 4 waves sampled." in both
     languages; None when the findings carry no basis."""
-    rest = next((f["rests_on"] for f in findings if isinstance(f.get("rests_on"), dict)), None)
+    from generator.analyze.advice.basis import capture_rest, rests_msg  # views need the advice stage only here
+
+    rest = capture_rest(findings)
     if rest is None:
         return None
-    from generator.analyze.advice.basis import rests_msg  # the findings carry a basis: the advice stage is there
 
     return wording.said(rests_msg({key: v for key, v in rest.items() if key != "finding_stall_cycles"}))
