@@ -576,12 +576,12 @@ def test_advice_verdict_and_diagnosis_words_switch_language(site, browser):
     the 中文 the catalogues word, with the real numbers, and come back to English."""
     tab = Tab(browser)
     page = tab.open(url(site, "kernels/pa/index.html"))
-    first = "#advice-c0-f0 .finding-head strong"
+    first = "#advice-c0-f1 .finding-head strong"  # f0: the launcher (rule 13)
     assert page.inner_text(first) == "lgkmcnt waits on scalar loads (kernel arguments, descriptors)"
     page.click("#lang-toggle")
     assert page.inner_text(first) == "lgkmcnt 在等待标量加载（内核参数、描述符）"
-    assert page.inner_text("#advice-c0-f0 p.summary").startswith("2 处 lgkmcnt 等待（pc 6, 87）在等 13 个标量加载（s_load）")
-    assert page.inner_text("#advice-c0-f0 .prio-medium") == "中"
+    assert page.inner_text("#advice-c0-f1 p.summary").startswith("2 处 lgkmcnt 等待（pc 6, 87）在等 13 个标量加载（s_load）")
+    assert page.inner_text("#advice-c0-f1 .prio-medium") == "中"
     assert page.inner_text("#why li >> nth=0").startswith("判定比值 0.54x（12 个判定形状")
     assert page.inner_text("p.verdict-reason") == "12 个有可比基线的形状上，判定几何平均 0.542x < 0.95"
     assert page.inner_text("p.verdict-flags").startswith("2 行超出屋顶（HBM 或稠密算力）")
@@ -589,7 +589,7 @@ def test_advice_verdict_and_diagnosis_words_switch_language(site, browser):
         page.inner_text("p.verdict-flags")
     assert page.inner_text("p.diagnosis").startswith("诊断： 延迟受限（12 个形状中 11 个），other 停顿占 35%")
     # data stays data inside the 中文
-    assert page.eval_on_selector("#advice-c0-f0 p.summary .l-zh", "e => [...e.querySelectorAll('[translate=no]')].map(x => x.textContent).slice(0, 4)") \
+    assert page.eval_on_selector("#advice-c0-f1 p.summary .l-zh", "e => [...e.querySelectorAll('[translate=no]')].map(x => x.textContent).slice(0, 4)") \
         == ["2", "lgkmcnt", "pc", "6, 87"]
     tab.shot("kernel-pa-zh-advice")
     page.click("#lang-toggle")

@@ -94,9 +94,14 @@ def test_the_kernel_table_fits_1440_px_at_a_line_a_kernel(site, browser):  # noq
         assert r["badge"] == 1 and r["ratio"] == 1, r  # the verdict and its ratio each on one line
         assert r["ratio_h"] <= 1.5 * line, r
         assert r["diag"], r  # the diagnosis's rest and first step folded
-    # the two new cells: an em dash until the verdict engine fills them; one line each
-    cells = page.eval_on_selector_all("#kernel-table td.interval, #kernel-table td.launch", "cs => cs.map(c => c.innerText)")
-    assert cells and all(c == "—" for c in cells)
+    # the two clock cells (rules 14 and 13): numbers only, their words in the title
+    api = {k["slug"]: k for k in json.loads((site / "api" / "index.json").read_text())["kernels"]}
+    cells = page.eval_on_selector_all("#kernel-table tr.krow", "rs => rs.map(r => [r.id.slice(2), "
+                                      "r.querySelector('td.interval').innerText, r.querySelector('td.launch').innerText])")
+    for slug, interval, launch in cells:
+        ci, lo = api[slug].get("verdict_ci"), api[slug].get("launch_overhead_us")
+        assert interval.replace("\n", "") == (f"{ci[0]:.2f}\u2013{ci[1]:.2f}" if ci else "\u2014"), slug
+        assert launch.rstrip("\u2020") == (f"{lo[0]:+.0f}" if lo else "\u2014"), slug
     heads = page.eval_on_selector_all("#kernel-table thead th", "ts => ts.map(t => t.getAttribute('data-i18n'))")
     assert heads[:6] == ["col.kernel", "col.verdict", "col.geomean", "col.interval", "col.launch", "col.severity"]
     # the severity's sentence is the word's title; the diagnosis opens on demand

@@ -125,7 +125,7 @@ def test_the_page_and_api_say_it(built_full_site):
     assert page.count('class="config-note"') == 2  # beside the first step and the severity
     assert 'class="config"' in page and 'plan-config' in page  # the diagnosis's note, the plan's
     index = (site / "index.html").read_text()
-    assert 'class="config"' in index and "another configuration than the 30 timed rows" in index
+    assert 'class="clause config"' in index and "another configuration than the 30 timed rows" in index
     assert json.loads((site / "api" / "kernels" / "vec_add.json").read_text())["capture_config"] is None
 
 

@@ -142,7 +142,8 @@ def test_analyze_advice_is_the_sites_advice(sweep, shared_site, capsys):
         for cap in doc["captures"]:
             if cap.get("primary") and cap["path"] in by_capture:
                 mine = [(f["detector"], f["title"]) for f in by_capture[cap["path"]]["advice"]]
-                assert mine == [(f["detector"], f["title"]) for f in cap["advice"]], slug
+                # the site adds the campaign's launch finding (rule 13): analyze reads the capture alone
+                assert mine == [(f["detector"], f["title"]) for f in cap["advice"] if f["detector"] != "launch_overhead"], slug
                 compared += 1
     assert compared == len(list((sweep / "examples").iterdir()))  # a primary capture per bundle: 13 in the sweep
     vec = next(d for d in by_capture.values() if d["path"].startswith("examples/vec_add/"))

@@ -61,7 +61,7 @@ def shape_clocks(shapes: list[Any], candidate: str, args: list[str]) -> dict[str
     return _with_zh({
         "data": data,
         "layout": _base_layout(
-            320, margin={"l": 60, "r": 20, "t": 20, "b": 90},
+            240, margin={"l": 60, "r": 20, "t": 10, "b": 84},
             xaxis={"title": {"text": _t("en", "chart.axis.clockshapes", n=n, cand=candidate)}, "zeroline": False,
                    "range": [0, n + 1]},
             yaxis={"type": "log", "title": {"text": _t("en", "chart.axis.us")}, "range": axis, **ticks},

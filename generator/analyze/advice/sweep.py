@@ -38,7 +38,8 @@ class SweepFinding:
 def _why_parts(findings: list[Finding]) -> tuple[Finding | None, Finding | None, list[Finding]]:
     """(the most urgent limit, the streaming finding, the patterns) a why-not-winning reads."""
     prio = {p: k for k, p in enumerate(PRIORITIES)}
-    limits = sorted((f for f in findings if f.kind == "limit"), key=lambda f: prio.get(f.priority, 9))
+    # the launcher is no limiter of the kernel-clock verdict a why-not-winning explains (rule 13)
+    limits = sorted((f for f in findings if f.kind == "limit" and f.detector != LAUNCH), key=lambda f: prio.get(f.priority, 9))
     patterns = [f for f in findings if f.kind == "pattern"]
     stream = next((f for f in patterns if f.detector == "streaming_roofline"), None)
     return (limits[0] if limits else None), stream, patterns

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from generator.analyze.message import msg
@@ -39,6 +39,7 @@ class KernelPage:
     history_href: str = ""
     diagnosis: list[ClauseLink] | None = None  # clauses linked to anchors on this page
     diagnosis_said: list[Said] | None = None  # the same clauses in both languages
+    clocks: list[Said] = field(default_factory=list)  # rules 14 and 13 beside the verdict: interval, launch, call pair
     first_step: Said | None = None  # the first step in both languages
 
     @property
@@ -126,7 +127,10 @@ def kernel_page(k: KernelData, row: IndexRow, ctx: SiteContext) -> KernelPage:
             item.children = [NavItem(cv.title, f"#{cv.anchor}", primary=cv.is_primary) for cv in pv.data]
         nav.append(item)
     reason, flags = verdict_words(k, row)
+    s = k.score if k.score is not None and k.score.is_verdict else None
+    clocks = [said(m) for m in (s.interval_msg, s.launch_msg, s.call_pair_msg) if m is not None] if s else []
     return KernelPage(
+        clocks=clocks,
         slug=k.slug,
         root="../../",
         site_title=ctx.title,

@@ -255,6 +255,11 @@ class IndexRow:
             "verdict_basis": self.verdict_basis,
             "verdict_value": self.ratio,
             "verdict_geomean": self.verdict_geomean,
+            "verdict_ci": self.verdict_ci,  # rule 14
+            "verdict_ci_models": self.verdict_ci_models,
+            "launch_overhead_us": self.launch_overhead_us,  # rule 13
+            "launch_baseline": self.launch_baseline,
+            "pair_clock": self.pair_clock,
             "basis_text": self.basis_text or None,
             "blocked_reason": self.blocked_reason,
             "at_floor": self.at_floor,
@@ -501,13 +506,13 @@ def clock_cells(s: Any) -> dict[str, Any]:
     """Rules 13-14 on a row: the interval over the shapes (numbers in the cell, words in its title), the
     launch overhead with its baseline, and a call-clock pair named as call time."""
     ci, cim = s.verdict_ci, s.verdict_ci_models
-    cell = f"{ci[0]:.2f}\u2013{ci[1]:.2f}" + (f" \u00b7 {cim[0]:.2f}\u2013{cim[1]:.2f}" if cim else "") if ci else ""
+    cell = f"{ci[0]:.2f}\u2013{ci[1]:.2f}" if ci else ""  # the model shapes' interval is in the title (the cell stays narrow)
     interval, launch, call = s.interval_msg, s.launch_msg, s.call_pair_msg
     lo = s.launch_overhead_us
     return {"interval_text": cell,
             "interval_title": wording.plain("en", interval) if interval else "",
             "interval_title_zh": wording.plain("zh", interval) if interval else "",
-            "launch_text": f"{lo[0]:+.1f} \u00b5s" if lo else "",
+            "launch_text": f"{lo[0]:+.0f}" if lo else "",  # whole microseconds: the column header names the unit
             "launch_title": "; ".join(wording.plain("en", m) for m in (launch, call) if m),
             "launch_title_zh": "；".join(wording.plain("zh", m) for m in (launch, call) if m),
             "verdict_ci": ci, "verdict_ci_models": cim, "launch_overhead_us": lo, "launch_baseline": s.launch_baseline,
