@@ -52,8 +52,24 @@ class Cause:
         return {"kind": self.kind, "detail": self.detail, "sides": list(self.sides)}
 
 
+class MovedBy:
+    """Who moved a change or a kernel, read from its ``causes`` (a change's own, a kernel's summary of its shapes')."""
+
+    causes: list  # Cause
+
+    @property
+    def movers(self) -> tuple[str, ...]:
+        """Who moved (of SIDES, in that order), by the causes."""
+        return movers_of(self.causes)
+
+    @property
+    def comparison_only(self) -> bool:
+        """The move is the comparison's alone: no regression or improvement of the candidate (nor a baseline's time)."""
+        return self.movers == (COMPARISON,)
+
+
 @dataclass
-class Change:
+class Change(MovedBy):
     """One difference between the sweeps, on one kernel (or the whole sweep)."""
 
     kind: str  # verdict, flags, geomean, shape, shape-status, shape-new, shape-removed, kernel-new,
@@ -80,16 +96,6 @@ class Change:
     @property
     def cause_text(self) -> str:
         return "; ".join(c.text for c in self.causes)
-
-    @property
-    def movers(self) -> tuple[str, ...]:
-        """Who moved (of SIDES, in that order), by the causes."""
-        return movers_of(self.causes)
-
-    @property
-    def comparison_only(self) -> bool:
-        """The move is the comparison's alone: no regression or improvement of the candidate."""
-        return self.movers == (COMPARISON,)
 
     def counts(self, strict: bool = False) -> bool:
         """A significant regression or improvement that ``--fail-on-regression`` counts: one the candidate
@@ -119,7 +125,7 @@ class Change:
 
 
 @dataclass
-class KernelDiff:
+class KernelDiff(MovedBy):
     """Every change of one kernel (matched by slug, or by a rename)."""
 
     slug: str  # the NEW slug (the OLD one when the kernel was removed)
@@ -162,16 +168,6 @@ class KernelDiff:
         for c in self.of_kind("failures"):
             return c.direction
         return NEUTRAL
-
-    @property
-    def movers(self) -> tuple[str, ...]:
-        """Who moved the kernel: the sides its causes name."""
-        return movers_of(self.causes)
-
-    @property
-    def comparison_only(self) -> bool:
-        """The kernel's move is the comparison's alone (not the candidate's, not a baseline's time)."""
-        return self.movers == (COMPARISON,)
 
     @property
     def standing(self) -> str:
