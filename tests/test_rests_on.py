@@ -35,10 +35,13 @@ def test_fused_rope_cache_top_finding_rests_on_four_waves(kernel, sweep):
     n, cycles, stall, waves = raw_capture(sweep, "fused_rope_cache")
     assert (n, cycles, stall, len(waves)) == (207, 17856, 12412, 4)
     k, _ = kernel("fused_rope_cache")
-    launch, top = k.primary.findings[0], k.primary.findings[1]
-    # the launcher leads (rule 13) and rests on the campaign's call times: 30 launch shapes of 30
-    assert launch["detector"] == "launch_overhead" and launch["rests_on"] == {
-        "basis": "call times", "launch_shapes": 30, "shapes_with_both_clocks": 30}
+    found = k.primary.findings
+    if (sweep / "benchmarks/examples/fused_rope_cache").is_dir():  # the whole sweep: its campaign is there
+        # the launcher leads (rule 13) and rests on the campaign's call times: 30 launch shapes of 30
+        assert found[0]["detector"] == "launch_overhead" and found[0]["rests_on"] == {
+            "basis": "call times", "launch_shapes": 30, "shapes_with_both_clocks": 30}
+        found = found[1:]
+    top = found[0]
     assert top["rests_on"] == {"basis": "all waves", "stall_cycles": stall, "cycles": cycles, "instructions": n,
                                "waves_sampled": 4, "waves_working": 4, "unit": "cycles",
                                "finding_stall_cycles": top["stall_cycles"]}
@@ -84,8 +87,10 @@ def test_the_page_and_the_sweep_reading_show_it(built_site, kernel, sweep):
     # every group, shown or under "more"; the launcher's says "Rests on the call times of N launch shapes" in its text
     assert (site / "index.html").read_text().count("Rests on ") == len(groups) + 1
     doc = json.loads((site / "api" / "kernels" / "fused_rope_cache.json").read_text())
-    advice = doc["captures"][0]["advice"]  # the launcher first (rests on call times), then the capture's findings
-    assert advice[0]["rests_on"]["basis"] == "call times" and advice[1]["rests_on"]["instructions"] == 207
+    advice = doc["captures"][0]["advice"]  # the launcher first where its campaign is (rests on call times)
+    capture = [f for f in advice if f["rests_on"].get("basis") != "call times"]
+    assert capture[0]["rests_on"]["instructions"] == 207
+    assert len(advice) - len(capture) == (1 if (sweep / "benchmarks/examples/fused_rope_cache").is_dir() else 0)
 
 
 @pytest.fixture(scope="module")
