@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from generator.analyze.verdicts.clocks import GRAPH_METHODS
 from generator.site.charts import _base_layout, _t, _with_zh, log_ticks
 
 #: (trace, catalogue key of its name, symbol, colour, which time of a shape).
@@ -26,7 +27,7 @@ def _time(s: Any, which: str) -> float | None:
     the best baseline's graph-replayed time (its ``median_us``; None when that row was not graph-replayed)."""
     if which == "best_baseline_us":
         best = s.providers.get(s.best_baseline or "")
-        return best.median_us if best is not None and best.timing_method == "cudagraph" else None
+        return best.median_us if best is not None and best.timing_method in GRAPH_METHODS else None
     return getattr(s.clocks, which)
 
 

@@ -9,6 +9,7 @@ from typing import Any
 from generator.analyze.advice.registry import PRIORITIES, Finding
 from generator.analyze.advice.view import _pct, _waves, _waves_msg
 from generator.analyze.message import Items, Msg, english, msg
+from generator.analyze.verdicts.rules import median
 from generator.model import CaptureAnalysis
 
 
@@ -319,7 +320,7 @@ def _launch_group(g: SweepFinding, per_kernel: dict) -> SweepFinding:
     paying = {k: found[k].evidence["launch_overhead_us"] for k in g.kernels if k in found}
     none = sorted(k for k, f in found.items() if f.flagged)
     worst = max(paying, key=paying.get)
-    p = {"n": len(paying), "of": len(found), "median": f"{median_of(list(paying.values())):+.1f}",
+    p = {"n": len(paying), "of": len(found), "median": f"{median(paying.values()):+.1f}",
          "worst": worst, "worst_us": f"{paying[worst]:+.1f}",
          "shapes": sum(int(found[k].evidence.get("launch_shapes") or 0) for k in paying)}
     tail = msg("advice.sweep.launch.tail", **p, none=_and_msg(none) if none else msg("advice.sweep.launch.nobody"))
@@ -331,12 +332,6 @@ def _launch_group(g: SweepFinding, per_kernel: dict) -> SweepFinding:
     return SweepFinding(key=g.key, kind=g.kind, title=g.title, kernels=g.kernels, per_kernel=g.per_kernel,
                         headroom_share=None, headroom_kernels=[], text=text, messages=said,
                         priority="high" if float(p["median"]) >= 20 else "medium")
-
-
-def median_of(xs: list[float]) -> float:
-    xs = sorted(xs)
-    n = len(xs)
-    return xs[n // 2] if n % 2 else (xs[n // 2 - 1] + xs[n // 2]) / 2
 
 
 def _held(key: str, firsts: dict[str, str], deficits: dict[str, float], total: float) -> tuple[list[str], float | None]:
