@@ -137,8 +137,8 @@ def _table(header: list[str], rows: list[list[str]]) -> list[str]:
 
 
 def _wins(s: KernelScore) -> str:
-    """``3 of 12`` measured shapes won; a dash when no shape was measured (never ``0 of 0``)."""
-    return f"{s.wins} of {s.n_measured}" if s.n_measured else _DASH
+    """``3 of 12`` kernel-clock shapes won (those of "vs any"); a dash without one (never ``0 of 0``)."""
+    return f"{s.kernel_outcomes[0]} of {s.kernel_vs_any[1]}" if s.kernel_vs_any else _DASH
 
 
 def _verdict_cell(s: KernelScore) -> str:
@@ -169,13 +169,14 @@ def render_text(scores: list[KernelScore], shapes: bool = False, broken: dict[st
         lines.append(f"candidate {timed[0].candidate}; WIN >= {t.win:g}, HEADROOM < {t.headroom:g} "
                      f"(the ratio the verdict rests on, by its basis: shapes = geomean vs a comparable baseline "
                      f"over shapes above the timing floor, pair = the profiled pair; vs any = geomean vs the "
-                     f"best baseline of any kind, and its wins, parity and losses over the measured shapes; interval = how far the "
+                     f"best baseline of any kind, and its wins, parity and losses, over the shapes where both rows are "
+                     f"graph-replayed and below every roof; interval = how far the "
                      f"verdict geomean moves with the shapes picked (90 % shape bootstrap); ? = an interval reaches across a "
-                     f"threshold; * = not like-for-like; launch = what a call costs more than the fastest baseline's call "
-                     f"where the work is too small to hide it: the launcher, not the kernel)")
+                     f"threshold; * = not like-for-like; launch = at least what a call costs more than the fastest baseline's "
+                     f"call where the work is too small to hide it (a lower bound): the launcher, not the kernel)")
     if timed or broken:
         rows = [[s.op, _verdict_cell(s), s.verdict_value_text, s.verdict_basis, s.geomean_text, _wins(s),
-                 f"{s.parity}/{s.losses}", _floor_cell(s), s.weighted_text,
+                 "/".join(map(str, s.kernel_outcomes[1:])) if s.kernel_vs_any else _DASH, _floor_cell(s), s.weighted_text,
                  f"{s.candidate_ok}/{s.n_shapes}", s.failures_text, _clip(s.worst_text, 60), _said(s.interval_msg),
                  _launch_cell(s)] for s in timed]
         rows += [[op, BROKEN, *[_DASH] * 12] for op in broken]
@@ -202,7 +203,7 @@ def _launch_cell(s: KernelScore) -> str:
     """``+123.5 us vs aiter_triton`` (rule 13's launch overhead), a dash where none was measured."""
     if not s.launch_overhead_us:
         return _DASH
-    return f"{s.launch_overhead_us[0]:+.1f} us vs {s.launch_baseline or '?'}"
+    return f"\u2265{s.launch_overhead_us[0]:+.1f} us vs {s.launch_baseline or '?'}"  # a lower bound (rule 13)
 
 
 def _kernel_notes(s: KernelScore) -> list[str]:
@@ -264,8 +265,9 @@ def render_markdown(scores: list[KernelScore], shapes: bool = False, broken: dic
         if s.call_pair_msg is not None:
             verdict += f"; {_md(_said(s.call_pair_msg))}"
         worst = _DASH
-        if s.worst:
-            worst = f"{s.worst.speedup_text} vs {_md(s.worst.best_baseline or '')} `{_md(_clip(s.worst.args_text, 120))}`"
+        w = s.kernel_worst
+        if w:
+            worst = f"{w.speedup_text} vs {_md(w.best_baseline or '')} `{_md(_clip(w.args_text, 120))}`"
         lines.append(f"| {_md(s.name)} (`{s.op}`) | {verdict} | {s.verdict_value_text} | {_md(_said(s.interval_msg))} "
                      f"| {s.verdict_basis} | {_launch_cell(s)} | {s.geomean_text} | {_wins(s)} | {_floor_cell(s)} | {s.weighted_text} | {s.failures_text} "
                      f"| {worst} |")
@@ -277,10 +279,12 @@ def render_markdown(scores: list[KernelScore], shapes: bool = False, broken: dic
                      f"{t.headroom:g}. Ratio: what the verdict rests on (basis `shapes`: the geomean against a "
                      f"baseline timed the same way over the same work, shapes at the timing floor left out; "
                      f"`pair`: the profiling sweep's hand-matched pair). Vs any baseline: the geomean against "
-                     f"the fastest baseline of any kind, for reference. Every ratio is on the kernel clock (graph replay "
-                     f"after an L2 flush, `median_us`); Launch overhead: what a call of {timed[0].candidate} costs more "
-                     f"than the fastest baseline's call (eager call times) where the work is too small to hide it, the "
-                     f"launcher's cost, not the kernel's. Interval: how far the verdict geomean moves with the shapes "
+                     f"the fastest baseline of any kind, for reference, over the shapes where both rows are graph-replayed "
+                     f"and below every roof. The ratio and vs any are on the kernel clock (graph replay after an L2 flush, "
+                     f"`median_us`); a pair timed on the call clock is named as call time in the verdict cell. Launch "
+                     f"overhead: at least what a call of {timed[0].candidate} costs more than the fastest baseline's call "
+                     f"(eager call times) where the work is too small to hide it, a lower bound (the harness's L2 flush "
+                     f"hides part of the host path), the launcher's cost, not the kernel's. Interval: how far the verdict geomean moves with the shapes "
                      f"picked (90 % shape bootstrap), not run-to-run noise.")
     notes = [(s.op, n) for s in timed for n in _kernel_notes(s)] + [(op, f"{BROKEN}: {e}") for op, e in broken.items()]
     untimed = [s for s in scores if s.verdict == UNTIMED]

@@ -366,8 +366,8 @@ def shape_speedups(shapes: list[Any], win: float, headroom: float, args: list[st
 #: Shapes no verdict may rest on, each with its own marker (issue 31): at the timing floor (rule 11), the
 #: candidate or the best baseline above a roof (rule 9), the two timed on different clocks (rule 13), or
 #: measured without a correctness check (rule 1). A shape with several takes the first.
-CAVEATS = {"at_floor": "circle-open", "above_roof": "x-open", "mixed_clocks": "diamond-open",
-           "unverified": "square-open"}
+CAVEATS = {"partial_replay": "triangle-up-open", "at_floor": "circle-open", "above_roof": "x-open",
+           "mixed_clocks": "diamond-open", "unverified": "square-open"}
 CAVEAT_COLOR = "#8c959f"
 
 
@@ -375,6 +375,8 @@ def shape_caveat(s: Any) -> str | None:
     """Why no verdict may rest on a measured shape's plotted ratio (a ``CAVEATS`` key), or None."""
     from generator.analyze.verdicts.rules import methods_differ
 
+    if s.replay_partial:  # rule 16: the candidate's graph replay misses work
+        return "partial_replay"
     if s.at_floor:
         return "at_floor"
     if s.candidate in s.above_roof or (s.best_baseline is not None and s.best_baseline in s.above_roof):
@@ -523,3 +525,33 @@ def _bound_text_zh(p: dict[str, Any]) -> str:
     bound = str(p.get("bound", ""))
     text = i18n.catalogue("zh").get(f"roof.bound.{bound}", bound)
     return text + (f" — {i18n.zh_said_text(p['above_roof'])}" if p.get("above_roof") else "")
+
+
+def shape_space(xs: list[Any], ys: list[float], groups: list[str], args: list[str], feature: str,
+                win: float, headroom: float) -> dict[str, Any]:
+    """Each verdict shape's ratio (log y) against one feature of its shapes (``M``, ``stage``, ``workgroups``),
+    one marker trace per configuration (``groups``), the parity band drawn across (VERDICTS rule 15)."""
+    numeric = all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in xs)
+    positive = numeric and min(xs) > 0
+    data = []
+    for i, group in enumerate(dict.fromkeys(groups)):
+        sel = [j for j, g in enumerate(groups) if g == group]
+        data.append({"type": "scatter", "mode": "markers", "name": group or "\u2014",
+                     "x": [xs[j] if numeric else str(xs[j]) for j in sel], "y": [ys[j] for j in sel],
+                     "marker": {"size": 8, "color": _EXTRA[i % len(_EXTRA)]},
+                     "customdata": [[args[j]] for j in sel],
+                     "hovertemplate": "%{customdata[0]}<br>%{y:.3f}x<extra>%{fullData.name}</extra>"})
+    rng = _log_range(ys, win, headroom)
+    xaxis: dict[str, Any] = {"title": {"text": feature}, "automargin": True}
+    if positive and max(xs) / min(xs) >= 16:
+        xaxis["type"] = "log"
+    elif not numeric:
+        xaxis["type"] = "category"
+    return {
+        "data": data,
+        "layout": _base_layout(300, xaxis=xaxis,
+                               yaxis={"type": "log", "title": {"text": _t("en", "chart.axis.speeduplog")},
+                                      "range": rng, **log_ticks(rng)},
+                               shapes=_parity_shapes(win, headroom, "y"), showlegend=len(data) > 1,
+                               legend={"orientation": "h", "y": -0.3}),
+    }

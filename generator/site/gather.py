@@ -363,12 +363,13 @@ def sweep_reading(extras: dict[str, dict[str, Any]], rows: dict[str, overview_vi
         row = rows.get(slug)
         if row is not None and row.superseded_by:  # a newer campaign of the same op is read instead
             continue
-        per_kernel[slug] = (found, row.verdict if row else None, gap_ratio(row) if row else None)
+        per_kernel[slug] = (found, row.verdict if row else None, gap_ratio(row) if row else None,
+                            row.first_step if row else None)  # one first step: the kernel page's (``advice.first``)
     if not per_kernel:
         return []
     for slug, row in rows.items():
         if slug not in per_kernel and row.verdict == "HEADROOM" and not row.superseded_by:
-            per_kernel[slug] = (None, row.verdict, gap_ratio(row))
+            per_kernel[slug] = (None, row.verdict, gap_ratio(row), row.first_step)
     items = []
     for sf in adv.sweep_findings(per_kernel):
         if sf.kind == "nocapture":  # no finding: each kernel's page says it has no capture (its captures panel)
@@ -390,7 +391,27 @@ def sweep_reading(extras: dict[str, dict[str, Any]], rows: dict[str, overview_vi
             "kernels": [{"href": rows[s].href, "name": rows[s].name} for s in sf.kernels if s in rows],
             "json": {**sf.to_json(), "rests_on": rest},
         })
-    return items
+    capture = capture_failure_item(rows)
+    return items + ([capture] if capture else [])
+
+
+def capture_failure_item(rows: dict[str, overview_views.IndexRow]) -> dict[str, Any] | None:
+    """The kernels whose candidate cannot be graph-captured on some shapes (VERDICTS rule 10): those shapes
+    have no kernel-clock evidence and left their verdicts; None when there is none."""
+    failed = {s: r for s, r in rows.items() if r.graph_capture_failed and not r.superseded_by}
+    if not failed:
+        return None
+    members = [message.msg("advice.sweep.capturefail.member", kernel=r.name, n=r.graph_capture_failed[0],
+                           total=r.n_measured) for r in failed.values()]
+    body = message.msg("advice.sweep.capturefail.body", members=message.Items(tuple(members), "advice.sweep.sep"))
+    title = message.msg("advice.sweep.capturefail")
+    return {"title": wording.plain("en", title), "text": wording.plain("en", body),
+            "title_said": wording.said(title), "text_said": wording.said(body), "priority": "medium",
+            "kernels": [{"href": r.href, "name": r.name} for r in failed.values()],
+            "json": {"key": "verdict:graph_capture_failed", "kind": "capturefail", "title": wording.plain("en", title),
+                     "kernels": sorted(failed), "per_kernel": {s: r.graph_capture_failed for s, r in failed.items()},
+                     "headroom_share": None, "headroom_kernels": [], "text": wording.plain("en", body),
+                     "priority": "medium", "rests_on": None}}
 
 
 def group_rests(kernels: list[str], extras: dict[str, dict[str, Any]], adv) -> dict[str, Any] | None:

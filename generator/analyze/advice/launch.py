@@ -4,18 +4,19 @@ Not a detector over a capture: it reads the campaign's two clocks (``KernelScore
 each launch shape's call gap). It is ranked against the capture's findings by what each costs a
 call: the launch finding costs its share of the candidate's call time over the measured shapes
 (``call_share``); a capture finding costs its share of the stalls of the kernel, which is the rest
-of the call (``stall_share x (1 - call_share)``). It is the first step outright when the kernel
-verdict is not a loss but the headline pair on the call clock is (fused_rope_cache), or when the
-launch overhead exceeds the kernel's graph time on most of the shapes that have both.
+of the call (``stall_share x (1 - call_share)``). It is the first step outright when its gap is
+positive and the kernel verdict is no loss (fused_rope_cache, softmax): ``first.py`` names the one
+first step of a kernel.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from generator.analyze.advice.first import no_kernel_loss
 from generator.analyze.advice.registry import Finding
 from generator.analyze.message import english, msg
-from generator.analyze.verdicts.rules import median, reaches
+from generator.analyze.verdicts.rules import median
 
 DETECTOR = "launch_overhead"
 #: A smaller launch overhead (us) is no finding: within the harness's own call-to-call spread.
@@ -44,13 +45,9 @@ def overhead_beats_kernel(score: Any) -> tuple[int, int]:
 
 
 def is_first_step(score: Any) -> bool:
-    """The launcher before any kernel work: the kernel verdict is no loss but the call-clock pair is, or
-    the overhead exceeds the kernel's own time on most shapes."""
-    t = score.thresholds
-    pair_loses = (score.pair_clock == "call" and score.headline is not None
-                  and not reaches(score.headline.speedup, t.headroom))
-    k, n = overhead_beats_kernel(score)
-    return (score.verdict != "HEADROOM" and pair_loses) or (n > 0 and 2 * k > n)
+    """The launcher before any kernel work (DOMAIN §1.7): its gap is positive and the kernel verdict is no
+    loss (``first.no_kernel_loss``); where the captures give nothing to act on it is first anyway."""
+    return bool(score.launch_overhead_us and score.launch_overhead_us[0] > 0) and no_kernel_loss(score)
 
 
 def launch_finding(score: Any) -> Finding | None:

@@ -258,19 +258,31 @@ LAUNCH_KEY = "limiter:launch path"
 
 #: The groups of HEADROOM kernels without a first step: no capture at all, or no finding that counts.
 NO_CAPTURE, NO_FINDING = "capture:none", "finding:none"
+#: HEADROOM kernels whose first step is to profile where they lose (VERDICTS rule 15), and those whose capture
+#: is another configuration than their timed rows (DOMAIN §1.7: its would-be share is named and left out).
+PROFILE, OTHER_CONFIG = "where:unprofiled", "capture:other"
 
 
-def first_steps(per_kernel: dict[str, tuple[list[Finding] | None, Any, float | None]]) -> dict[str, str]:
-    """Each HEADROOM kernel's group: that of its top-ranked eligible finding, else no capture / no finding."""
+def first_steps(per_kernel: dict[str, tuple]) -> dict[str, str]:
+    """Each HEADROOM kernel's group: that of its first step (``advice.first``, the 4th item of its entry: a
+    dict with ``kind`` and ``detector``, as the kernel page names it), else that of its top-ranked eligible
+    finding; no capture / no finding where there is none."""
     out = {}
-    for kernel, (findings, verdict, geomean) in per_kernel.items():
+    for kernel, (findings, verdict, geomean, *rest) in per_kernel.items():
         if not _is_headroom(verdict, geomean):
+            continue
+        step = rest[0] if rest else None
+        kind = step.get("kind") if isinstance(step, dict) else None
+        if kind in ("profile", "config"):
+            out[kernel] = PROFILE if kind == "profile" else OTHER_CONFIG
             continue
         if findings is None or all(f.evidence.get("without_capture") for f in findings):
             out[kernel] = NO_CAPTURE  # none, or only the campaign's launch finding (``launch.py``)
             continue
         top = [f for f in eligible(findings) if f.detector != LAUNCH]  # the launcher moves no kernel-clock ratio
-        out[kernel] = _group_key(top[0]) if top else NO_FINDING
+        if kind == "finding":
+            top = [f for f in top if f.detector == step.get("detector")] or top
+        out[kernel] = _group_key(top[0]) if top and kind != "launcher" else NO_FINDING
     return out
 
 
@@ -290,7 +302,7 @@ def sweep_findings(per_kernel: dict[str, tuple[list[Finding] | None, Any, float 
     Example: a (gap ln 2, first step a drain) and b (gap ln 1.25, first step VGPRs, also a drain): the
     drain group lists a and b and holds ln 2 / (ln 2 + ln 1.25) = 75.6 %, the VGPR group 24.4 %.
     """
-    deficits = {k: _deficit(v, g) for k, (_, v, g) in per_kernel.items()}
+    deficits = {k: _deficit(v, g) for k, (_, v, g, *_rest) in per_kernel.items()}
     total = sum(deficits.values())
     firsts = first_steps(per_kernel)
     members: dict[str, dict[str, Finding]] = {}
@@ -302,10 +314,10 @@ def sweep_findings(per_kernel: dict[str, tuple[list[Finding] | None, Any, float 
             key = _group_key(f)
             if f.priority in SWEEP_PRIORITIES or key == "limiter:memory bandwidth" or firsts.get(kernel) == key:
                 members.setdefault(key, {}).setdefault(kernel, f)
-    units = {k: stall_unit_of(f) for k, (f, _, _) in per_kernel.items() if f}
+    units = {k: stall_unit_of(f) for k, (f, *_rest) in per_kernel.items() if f}
     out = [_group(key, group, firsts, deficits, total, units) for key, group in members.items()]
     out = [_launch_group(g, per_kernel) if g.key == LAUNCH_KEY else g for g in out]
-    for key in (NO_CAPTURE, NO_FINDING):
+    for key in (NO_CAPTURE, NO_FINDING, PROFILE, OTHER_CONFIG):
         kernels = sorted(k for k, g in firsts.items() if g == key)
         if kernels:
             out.append(_unread(key, kernels, per_kernel, deficits, total))
@@ -316,7 +328,7 @@ def sweep_findings(per_kernel: dict[str, tuple[list[Finding] | None, Any, float 
 def _launch_group(g: SweepFinding, per_kernel: dict) -> SweepFinding:
     """The launch group says what it is across the sweep: how many kernels pay a launch overhead, its median
     and worst, and which pay none (their launch finding is a flag); it holds no share of the kernel gap."""
-    found = {k: f for k, (fs, _, _) in per_kernel.items() if fs for f in fs if f.detector == LAUNCH}
+    found = {k: f for k, (fs, *_rest) in per_kernel.items() if fs for f in fs if f.detector == LAUNCH}
     paying = {k: found[k].evidence["launch_overhead_us"] for k in g.kernels if k in found}
     none = sorted(k for k, f in found.items() if f.flagged)
     worst = max(paying, key=paying.get)
@@ -379,16 +391,24 @@ def _group(key: str, members: dict[str, Finding], firsts: dict[str, str], defici
 
 
 def _unread(key: str, kernels: list[str], per_kernel: dict, deficits: dict[str, float], total: float) -> SweepFinding:
-    """HEADROOM kernels whose gap no finding reads: without a capture, or without a finding that counts."""
-    which = "nocapture" if key == NO_CAPTURE else "nofinding"
+    """HEADROOM kernels whose gap no capture finding reads: without a capture, without a finding that counts,
+    losing where no capture was taken (profile there), or captured in another configuration than timed (the
+    would-be share is named and left out of the partition)."""
+    which = {NO_CAPTURE: "nocapture", NO_FINDING: "nofinding", PROFILE: "profile", OTHER_CONFIG: "otherconfig"}[key]
     losing, held = _held(key, {k: key for k in kernels}, deficits, total)
     per = {k: f"{per_kernel[k][2]:.2f}x" if per_kernel[k][2] is not None else "?" for k in kernels}
-    title = {"nocapture": "No capture", "nofinding": "No finding to count"}[which]
-    tails = {"nocapture": "profile them to read a first step", "nofinding": "no finding of their plans can be counted"}
+    title = {"nocapture": "No capture", "nofinding": "No finding to count", "profile": "Where it loses, not profiled",
+             "otherconfig": "Captured in another configuration"}[which]
+    tails = {"nocapture": "profile them to read a first step", "nofinding": "no finding of their plans can be counted",
+             "profile": "profile a shape where each loses (its page names one)",
+             "otherconfig": "left out of every group: time the captured configuration or capture the timed one"}
     text = f"{title}: " + "; ".join(f"{k} ({per[k]})" for k in kernels) + "."
     if held is not None:
-        text += f" They hold {_pct(held)} of the sweep's headroom; {tails[which]}."
+        text += (f" Their would-be {_pct(held)} of the sweep's headroom is {tails[which]}." if which == "otherconfig"
+                 else f" They hold {_pct(held)} of the sweep's headroom; {tails[which]}.")
     tail = msg(f"advice.sweep.{which}.held", share=_pct(held)) if held is not None else ""
+    if which == "otherconfig":  # no share of the partition: named, and left out
+        losing, held = [], None
     return SweepFinding(key=key, kind=which, title=title, kernels=kernels, per_kernel=per, headroom_share=held,
                         headroom_kernels=losing, text=text,
                         messages=_words(msg(f"advice.sweep.{which}"),

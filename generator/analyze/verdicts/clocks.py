@@ -115,6 +115,14 @@ def launch_overhead(launch: Sequence["ShapeResult"]) -> list | None:
     return [median(s.clocks.call_gap_us for s in launch), len(launch)] if launch else None
 
 
+def launch_scope_differs(launch: Sequence["ShapeResult"]) -> bool:
+    """Whether the fastest baseline call of most launch shapes times other work than the candidate's (rule 8:
+    moe_gemm's aiter ``fused_moe`` times routing and sorting too): no launch overhead can be read from it."""
+    other = sum(1 for s in launch if s.clocks.best_call_baseline is not None
+                and s.providers[s.clocks.best_call_baseline].like_for_like is False)
+    return bool(launch) and 2 * other > len(launch)
+
+
 def launch_bound(shapes: Sequence["ShapeResult"]) -> list[int]:
     """[k, n]: of the n measured shapes with both times, the k whose call exceeds 2 x the graph time."""
     both = [s.clocks for s in shapes if s.measured and s.clocks.candidate_call_us is not None

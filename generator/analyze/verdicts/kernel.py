@@ -104,6 +104,7 @@ class KernelScore:
     call_geomean: list | None = None  # [rung-2 geomean, n] of a campaign timed on the call clock only
     launch_overhead_us: list | None = None  # [median call gap over the launch shapes, n]
     launch_baseline: str | None = None  # the baseline whose call is fastest on most launch shapes
+    launch_scope_differs: bool = False  # that baseline's call times other work (rule 8): no overhead read from it
     launch_bound_shapes: list = field(default_factory=lambda: [0, 0])  # [k, n]: call > 2 x graph
     pair_device_us: float | None = None  # the headline pair's kernel on the bundle's kernel trace
     pair_clock: str | None = None  # kernel / call / unchecked (None: no headline pair)
@@ -120,6 +121,9 @@ class KernelScore:
     partial_replay: Any = None  # replay.PartialReplay when graph_partial
     # rule 15: where it loses (``loses.LossReading``), filled by score_campaign
     where: Any = None
+    # "vs any" as shown beside a verdict: [geomean, n] and [wins, parity, losses] over kernel-clock shapes
+    kernel_vs_any: list | None = None
+    kernel_outcomes: list = field(default_factory=lambda: [0, 0, 0])
     # display and context, filled by score_campaign
     name: str = ""
     category: str | None = None
@@ -235,7 +239,8 @@ class KernelScore:
 
     @property
     def geomean_text(self) -> str:
-        return _fmt_x(self.geomean_vs_best)
+        """"vs any" as shown beside a verdict: over the kernel-clock shapes no rule flags (``kernel_vs_any``)."""
+        return _fmt_x(self.kernel_vs_any[0] if self.kernel_vs_any else None)
 
     @property
     def weighted_text(self) -> str:
@@ -243,8 +248,14 @@ class KernelScore:
 
     @property
     def wins_text(self) -> str:
-        """``wins 7 of 73`` (always shown beside a geomean)."""
-        return f"wins {self.wins} of {self.n_measured}"
+        """``wins 7 of 73`` over the shapes of ``geomean_text`` (always shown beside it)."""
+        return f"wins {self.kernel_outcomes[0]} of {self.kernel_vs_any[1] if self.kernel_vs_any else 0}"
+
+    @property
+    def kernel_worst(self) -> ShapeResult | None:
+        """The worst of the kernel-clock shapes behind ``geomean_text`` (None without one)."""
+        shapes = replay.kernel_evidence([s for s in self.shapes if s.measured], self.graph_partial)
+        return min(shapes, key=lambda s: s.speedup) if shapes else None
 
     @property
     def failures_text(self) -> str:
@@ -258,10 +269,11 @@ class KernelScore:
 
     @property
     def worst_text(self) -> str:
-        """``0.26x vs hipblaslt (M=16 N=2112 K=7168)``, or an em dash."""
-        if not self.worst:
+        """``0.26x vs hipblaslt (M=16 N=2112 K=7168)`` of the kernel-clock shapes, or an em dash."""
+        worst = self.kernel_worst
+        if not worst:
             return "\u2014"
-        return f"{self.worst.speedup_text} vs {self.worst.best_baseline} ({self.worst.args_text})"
+        return f"{worst.speedup_text} vs {worst.best_baseline} ({worst.args_text})"
 
     @property
     def flag_keys(self) -> list[str]:
@@ -386,6 +398,7 @@ class KernelScore:
             "call_geomean": self.call_geomean,
             "launch_overhead_us": self.launch_overhead_us,
             "launch_baseline": self.launch_baseline,
+            "launch_scope_differs": self.launch_scope_differs,
             "launch_bound_shapes": list(self.launch_bound_shapes),
             "pair_device_us": self.pair_device_us,
             "pair_clock": self.pair_clock,
@@ -397,6 +410,8 @@ class KernelScore:
             "graph_capture_failed": self.graph_capture_failed,
             "capture_failures": [f.to_json() for f in self.capture_failures],
             "graph_partial": self.graph_partial,
+            "kernel_vs_any": self.kernel_vs_any,
+            "kernel_outcomes": list(self.kernel_outcomes),
             "partial_replay": self.partial_replay.to_json() if self.partial_replay else None,
             **(self.where.to_json() if self.where is not None else {"stale_detail": 0, "by_config": None,
                                                                     "loss_split": None}),
@@ -490,6 +505,7 @@ def summarize(op: str, shapes: list[ShapeResult], thresholds: Thresholds = Thres
     if partial is not None:
         replay.drop_graph_evidence(shapes)
     evidence = _evidence(measured, reference)
+    kernel_shapes = replay.kernel_evidence(measured, partial is not None)
     launch = clk.launch_shapes(measured, floor_us)
     for shape in launch:
         shape.launch_shape = True
@@ -561,6 +577,7 @@ def summarize(op: str, shapes: list[ShapeResult], thresholds: Thresholds = Thres
         variants=_variant_geomeans(shapes),
         launch_overhead_us=overhead,
         launch_baseline=_most_common(s.clocks.best_call_baseline for s in launch),
+        launch_scope_differs=clk.launch_scope_differs(launch),
         launch_bound_shapes=clk.launch_bound(measured),
         pair_device_us=pair_device_us if headline else None,
         pair_clock=pair_clock,
@@ -568,6 +585,8 @@ def summarize(op: str, shapes: list[ShapeResult], thresholds: Thresholds = Thres
         capture_failures=failures,
         graph_partial=partial is not None,
         partial_replay=partial,
+        kernel_vs_any=[geomean(s.speedup for s in kernel_shapes), len(kernel_shapes)] if kernel_shapes else None,
+        kernel_outcomes=[sum(s.outcome == o for s in kernel_shapes) for o in ("win", "parity", "loss")],
     )
     if verdict == BLOCKED and basis == "failures" and hard <= len(measured):
         score.blocked_reason = "no measured shape"

@@ -26,6 +26,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
+from generator.analyze.message import Msg, msg
 from generator.analyze.verdicts.rules import geomean
 
 #: Fewest verdict shapes for a ``loss_split``, fewest shapes on each side of a split.
@@ -352,10 +353,22 @@ class LossReading:
     stale_detail: int = 0
     by_config: dict[str, list] | None = None
     loss_split: LossSplit | None = None
+    cus: int | None = None  # the device's compute units, beside the workgroups
 
     def to_json(self) -> dict[str, Any]:
         return {"stale_detail": self.stale_detail, "by_config": self.by_config,
-                "loss_split": self.loss_split.to_json() if self.loss_split else None}
+                "loss_split": self.loss_split.to_json() if self.loss_split else None,
+                "workgroups": {sid: c.workgroups for sid, c in self.configs.items() if c.workgroups is not None} or None,
+                "cus": self.cus}
+
+
+def side_msg(split: LossSplit, losing: bool = True) -> Msg:
+    """The losing side (or the other) in words: "M <= 256", "stage is model_config", "path is not generic-scalar"."""
+    inside = (split.loses == "inside") == losing
+    op = {("<=", True): "le", ("<=", False): "gt", ("==", True): "eq", ("==", False): "ne"}[(split.op, inside)]
+    feature = split.feature[len("config "):] if split.feature.startswith("config ") else split.feature
+    value = f"{split.value:,}" if isinstance(split.value, (int, float)) and not isinstance(split.value, bool) else split.value
+    return msg(f"loss.side.{op}", feature=feature, value=value)
 
 
 def where_it_loses(shapes: Sequence, details: Mapping[str, str | None]) -> LossReading:

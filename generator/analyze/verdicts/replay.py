@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from generator.analyze.verdicts.clocks import GRAPH_METHODS, call_time
-from generator.analyze.verdicts.rules import EAGER_EVENT, geomean, median
+from generator.analyze.verdicts.rules import EAGER_EVENT, geomean, median, same_kernel_clock
 
 #: The call must grow by more than this multiple of the graph time's growth (rule 16) ...
 CALL_GROWTH_FACTOR = 3.0
@@ -163,6 +163,22 @@ def drop_graph_evidence(shapes: Sequence) -> None:
     for s in shapes:
         r = s.providers.get(s.candidate)
         if r is not None and r.timing_method in GRAPH_METHODS:
+            s.replay_partial = True
             s.verdict_baseline = s.verdict_candidate_us = s.verdict_baseline_us = None
             s.at_floor = False
             s.bound_speedup = None
+
+
+def kernel_evidence(shapes: Sequence, graph_partial: bool) -> list:
+    """The measured shapes whose speedup is a kernel-clock ratio no rule flags (rules 9, 10, 16): the
+    candidate and its best baseline both graph-replayed, neither above a roof, the replay complete.
+    What a "vs any baseline" number beside a verdict may rest on."""
+    if graph_partial:
+        return []
+    out = []
+    for s in shapes:
+        cand, best = s.providers.get(s.candidate), s.providers.get(s.best_baseline or "")
+        if s.measured and cand is not None and best is not None and same_kernel_clock(cand, best) \
+                and not cand.above_roof and not best.above_roof:
+            out.append(s)
+    return out

@@ -86,6 +86,7 @@ class Roofs:
 
     gbps: float | None = None
     tflops: Mapping[str, float] | None = None
+    cus: int | None = None  # compute units (SMs): what a GEMM's workgroups are set against (rule 15)
 
     def compute_peak(self, dtype: str | None) -> float | None:
         """The dense peak (TFLOP/s) of a checked dtype; None for other dtypes or an unknown peak."""

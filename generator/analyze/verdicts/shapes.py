@@ -155,6 +155,7 @@ class ShapeResult:
     # rule 13: the candidate's call and graph times beside the fastest baseline call
     clocks: ShapeClocks = NO_CLOCKS
     launch_shape: bool = False  # the kernel cannot hide the launch path here (set by ``summarize``)
+    replay_partial: bool = False  # rule 16: the candidate's graph row misses work (set by ``summarize``)
 
     @property
     def verdict_speedup(self) -> float | None:

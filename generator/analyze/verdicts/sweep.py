@@ -69,6 +69,8 @@ def score_campaign(campaign: Campaign, config: SweepConfig | None = None,
     score = summarize(campaign.name, shapes, thresholds, reference, candidate, headline, floor_us,
                       pair_device_us(campaign.path, headline), campaign_clock(campaign, config), first_rows)
     score.where = _where_it_loses(campaign, score, first_rows)
+    if score.where is not None:
+        score.where.cus = roofs.cus if roofs is not None else None
     score.bundles = bundles_for_campaign(campaign.name, config, kernels_json)
     score.name, score.category = _display(campaign.name, score.bundles, config, kernels_json,
                                           from_words=campaign.suite is not None)
@@ -163,7 +165,7 @@ def device_roofs(config: SweepConfig, provenance: Mapping[str, str]) -> Roofs | 
             dev = roofline.select_device(peaks, arch=arch)
         except InputError:
             return None
-    return Roofs(dev.hbm_tbs * 1000.0, dict(dev.tflops)) if dev else None
+    return Roofs(dev.hbm_tbs * 1000.0, dict(dev.tflops), dev.cus or None) if dev else None
 
 
 def sweep_floor(root: str | os.PathLike, config: SweepConfig | None = None) -> float | None:

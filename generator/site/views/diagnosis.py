@@ -42,6 +42,8 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from generator.analyze import config_match, ncu_metrics, occupancy
+from generator.analyze.advice import first
+from generator.analyze.verdicts import loses
 from generator.analyze.message import Items, Msg, msg
 from generator.site import wording
 from generator.site.views.base import CaptureData, KernelData
@@ -433,18 +435,25 @@ def top_finding(prim: CaptureData | None) -> tuple[int, dict[str, Any]] | None:
 
 
 def first_step(k: KernelData) -> dict[str, Any] | None:
-    """The top finding's suggestion in one short sentence with its share of stalls (``first_step``)."""
+    """The kernel's one first step (``advice.first.choose``) in one short sentence: the top finding's
+    suggestion with its share, the launcher's, a configuration to time or capture, or a shape to profile."""
     prim = k.primary
-    top = top_finding(prim)
-    if top is None:
+    findings = (prim.findings or []) if prim is not None else []
+    step = first.choose(k.score, findings, other_config(k))
+    if step is None:
         return None
-    j, f = top
+    if step.kind == "config":
+        return _said_step("config", _config_step(k), f"#c{primary_index(k)}")
+    if step.kind == "profile":
+        return _said_step("profile", _profile_step(step), "#where")
+    f = findings[step.finding]
     share = f.get("stall_share") if isinstance(f.get("stall_share"), (int, float)) else None
     text = short_sentence(f["suggestion"])
     said = (f.get("i18n") or {}).get("suggestion")
     of_call = f.get("stall_unit") == "us"  # the launch finding: a share of the call, not of stalls (rule 13)
     share_m = msg("diag.first.share.call" if of_call else "diag.first.share", pct=pct(share)) if share else None
     return {
+        "kind": step.kind,
         "text": text,
         "text_zh": short_zh(wording.plain("zh", said), f["suggestion"]) if said else "",
         "share_text": wording.plain("en", share_m) if share_m else "",
@@ -453,9 +462,38 @@ def first_step(k: KernelData) -> dict[str, Any] | None:
         "detector": f.get("detector"),
         "title": f.get("title"),
         "priority": f.get("priority"),
-        "anchor": f"#advice-c{primary_index(k)}-f{j}",
+        "anchor": f"#advice-c{primary_index(k)}-f{step.finding}",
         **config_note(k, "first"),
     }
+
+
+def _said_step(kind: str, m: Msg, anchor: str) -> dict[str, Any]:
+    """A first step that is no finding of the capture: a configuration to time, a shape to profile."""
+    return {"kind": kind, "text": wording.plain("en", m), "text_zh": wording.plain("zh", m), "share_text": "",
+            "share_zh": "", "stall_share": None, "detector": None, "title": None, "priority": "high", "anchor": anchor}
+
+
+def _config_step(k: KernelData) -> Msg:
+    """DOMAIN §1.7: the capture is another configuration: time the captured one when its profiled pair reads
+    better than the timed rows (the cheaper fix), else capture the timed one."""
+    check, s = k.capture_config, k.score
+    keys = check["differs"]
+    capture = config_parts(check["capture"], keys)
+    timed = timed_parts(check["timed"], keys)
+    pair = s.headline.speedup if s is not None and s.headline is not None and s.pair_clock != "call" else None
+    if pair is not None and s.verdict_value is not None and pair > s.verdict_value:
+        return msg("diag.first.config.time", capture=capture, timed=timed, pair=f"{pair:.2f}x",
+                   ratio=f"{s.verdict_value:.2f}x")
+    return msg("diag.first.config.capture", capture=capture, timed=timed)
+
+
+def _profile_step(step: Any) -> Msg:
+    """VERDICTS rule 15: profile a shape where the kernel loses (the split's side, else its worst shape)."""
+    sh = step.shape
+    if step.side is not None:
+        g, n = step.side.losing
+        return msg("diag.first.profile.side", side=loses.side_msg(step.side), g=f"{g:.2f}x", n=n, args=sh.args_text)
+    return msg("diag.first.profile.worst", x=f"{sh.verdict_speedup:.2f}x", args=sh.args_text)
 
 
 # ---------------------------------------------------------------- severity

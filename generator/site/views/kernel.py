@@ -5,16 +5,17 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from generator.analyze.advice.launch import MIN_OVERHEAD_US
 from generator.analyze.message import msg
 from generator.site.views.base import (CaptureData, KernelData, SiteContext, TOP_K, VERDICTS, md_text,
                                        not_said_by_captures)
 from generator.site.views.overview import ClauseLink, IndexRow, clause_links
 from generator.site.views.panel import NavItem, PanelView, registered_panels
-from generator.site.wording import Said, said
+from generator.site.wording import Said, Seg, runs, said
 
 # Each panel module registers its panel on import (the kernel page shows the registry).
 from generator.site.views import (  # noqa: E402,F401
-    advice, captures, compare, counters, data, ncu, report, roofline, speed, why,
+    advice, captures, compare, counters, data, loses, ncu, report, roofline, speed, why,
 )
 
 
@@ -41,6 +42,9 @@ class KernelPage:
     diagnosis_said: list[Said] | None = None  # the same clauses in both languages
     clocks: list[Said] = field(default_factory=list)  # rules 14 and 13 beside the verdict: interval, launch, call pair
     first_step: Said | None = None  # the first step in both languages
+    verdict_line: Said | None = None  # the verdict's ratio, clock and interval in one line (issue 37: one thing first)
+    where_line: Said | None = None  # where it loses (VERDICTS rule 15)
+    launcher_line: Said | None = None  # the launcher beside the kernel verdict, in one line (rule 13)
 
     @property
     def history_nav(self) -> bool:
@@ -112,6 +116,45 @@ def verdict_words(k: KernelData, row: IndexRow) -> tuple[Said | None, list[Said]
     return reason, flags
 
 
+def verdict_line(s: Any) -> Said | None:
+    """The verdict's ratio with its clock, how many shapes it covers and its interval (``interval_msg``);
+    a BLOCKED verdict's reason in its place."""
+    if s.verdict == "BLOCKED":
+        return Said(s.blocked_reason) if s.blocked_reason else None
+    if s.verdict_basis == "shapes" and s.verdict_geomean:
+        k = s.graph_capture_failed[0] if s.graph_capture_failed else 0
+        head = msg("head.line.shapes.capture" if k else "head.line.shapes", n=s.verdict_geomean[1], m=s.n_measured, k=k)
+    elif s.verdict_basis == "pair":
+        head = msg("head.line.pair")
+    elif s.verdict_basis == "bound":
+        head = msg("head.line.bound")
+    elif s.verdict_basis == "floor":
+        head = msg("head.line.floor")
+    else:
+        return None
+    interval = s.interval_msg if s.verdict_basis == "shapes" else None
+    return said(head) if interval is None else _joined(head, interval)
+
+
+def launcher_line(s: Any) -> Said | None:
+    """The launcher in one line (rule 13): at least what a call costs more (a lower bound); no more than the
+    fastest baseline's call under 5 us; named when that baseline's call times other work."""
+    if not s.launch_overhead_us:
+        return None
+    us, n = s.launch_overhead_us
+    p = {"us": f"{us:+.1f}", "baseline": s.launch_baseline or "?", "n": n}
+    if s.launch_scope_differs:
+        return said(msg("head.launch.scope", **p))
+    return said(msg("head.launch.none" if us < MIN_OVERHEAD_US else "head.launch.line", **p))
+
+
+def _joined(a: Any, b: Any) -> Said:
+    """Two messages as one line: "a (b)"."""
+    x, y = said(a), said(b)
+    return Said(f"{x.en} ({y.en})", (x.zh or []) + [Seg("（", False)] + (y.zh or []) + [Seg("）", False)]
+                if x.zh is not None and y.zh is not None else None)
+
+
 def kernel_page(k: KernelData, row: IndexRow, ctx: SiteContext) -> KernelPage:
     """Build the kernel page from its data and its overview row."""
     panels = []
@@ -130,6 +173,9 @@ def kernel_page(k: KernelData, row: IndexRow, ctx: SiteContext) -> KernelPage:
     s = k.score if k.score is not None and k.score.is_verdict else None
     clocks = [said(m) for m in (s.interval_msg, s.launch_msg, s.call_pair_msg) if m is not None] if s else []
     return KernelPage(
+        verdict_line=verdict_line(s) if s is not None else None,
+        where_line=Said(row.where_text, runs(row.where_zh)) if row.where_text else None,
+        launcher_line=launcher_line(s) if s is not None else None,
         clocks=clocks,
         slug=k.slug,
         root="../../",

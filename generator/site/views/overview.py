@@ -16,6 +16,7 @@ from generator.site.views import coverage as coverage_views
 from generator.site.views import diagnosis as diagnosis_views
 from generator.site.views import measurement
 from generator.site.views import overview_head
+from generator.site.views import where as where_views
 from generator.site.views.overview_chart import (  # noqa: F401  (ChartView, chart_view: imported from here by the other views)
     ChartView, Disagreement, chart_view, disagreements, off_chart_reason,
 )
@@ -55,7 +56,9 @@ class IndexRow:
     losses: int | None
     n_measured: int | None
     n_shapes: int | None
-    wins_text: str
+    wins_text: str  # over the kernel-clock shapes of ``geomean`` (``kernel_wins`` of ``kernel_n``)
+    kernel_wins: int | None
+    kernel_n: int | None
     hard_failures: int | None
     harness_failures: int | None
     failures_text: str
@@ -128,6 +131,10 @@ class IndexRow:
     pair_clock: str | None = None
     call_text: str = ""  # a headline pair on the call clock, named as call time (or a campaign's call geomean)
     call_zh: str = ""
+    where_text: str = ""  # where it loses, in one line (VERDICTS rule 15; ``views.where``), and its 中文
+    where_zh: str = ""
+    graph_capture_failed: list | None = None  # rule 10: [shapes, call-clock geomean or None]
+    graph_partial: bool = False  # rule 16: the candidate's graph replay misses work
 
     #: The fields that hold sentences (``message.Sentence``): kept with their messages in the manifest.
     SAID = ("flags", "missing", "broken", "headline_text", "headline_note")
@@ -151,7 +158,7 @@ class IndexRow:
     @property
     def wins_sort(self) -> float | str:
         """Sort value of the wins column: the fraction of measured shapes won."""
-        return self.wins / self.n_measured if self.wins is not None and self.n_measured else ""
+        return self.kernel_wins / self.kernel_n if self.kernel_wins is not None and self.kernel_n else ""
 
     @property
     def diagnosis_links(self) -> list[ClauseLink]:
@@ -200,8 +207,8 @@ class IndexRow:
     # ---- issue 13 (5): the 中文 of the computed cells, from the catalogues
     @property
     def wins_zh(self) -> str:
-        if self.wins is not None and self.n_measured is not None and self.wins_text != DASH and "untimed" not in self.wins_text:
-            return i18n.zh("wins.of", wins=self.wins, n=self.n_measured)
+        if self.kernel_wins is not None and self.kernel_n is not None and "untimed" not in self.wins_text:
+            return i18n.zh("wins.of", wins=self.kernel_wins, n=self.kernel_n)
         if "untimed" in self.wins_text:
             return i18n.zh("wins.untimed", n=self.n_shapes)
         return ""
@@ -265,7 +272,9 @@ class IndexRow:
             "at_floor": self.at_floor,
             "not_comparable": self.not_comparable,
             "unverified": self.unverified,
-            "geomean_vs_best": self.geomean,
+            "geomean_vs_best": self.geomean,  # over the kernel-clock shapes no rule flags, as shown
+            "kernel_wins": self.kernel_wins,
+            "kernel_shapes": self.kernel_n,
             "weighted_geomean_vs_best": self.weighted,
             "wins": self.wins,
             "parity": self.parity,
@@ -291,6 +300,9 @@ class IndexRow:
             "regression": self.regression or None,
             "diagnosis": self.diagnosis,
             "first_step": self.first_step,
+            "where": self.where_text or None,  # where it loses (VERDICTS rule 15)
+            "graph_capture_failed": self.graph_capture_failed,  # rule 10
+            "graph_partial": self.graph_partial,  # rule 16
             "severity": self.severity,
             "coverage": self.coverage,
             "headline_speedup": self.headline_speedup,
@@ -408,8 +420,8 @@ def index_row(k: KernelData, ctx: SiteContext | None = None) -> IndexRow:
     broken = s is None and bool(k.score_error)
     if s is not None and not scored:
         wins_text = f"{s.n_shapes} shapes, untimed"
-    elif scored:
-        wins_text = f"{s.wins} of {s.n_measured}"
+    elif scored:  # over the kernel-clock shapes "vs any" rests on (rules 9, 10, 16)
+        wins_text = f"{s.kernel_outcomes[0]} of {s.kernel_vs_any[1]}" if s.kernel_vs_any else DASH
     else:
         wins_text = DASH
     search = " ".join(x for x in (k.name, k.slug, k.op or "", k.category or "") if x).lower()
@@ -426,14 +438,16 @@ def index_row(k: KernelData, ctx: SiteContext | None = None) -> IndexRow:
         verdict_label="BROKEN" if broken else verdict_label(verdict),
         verdict_css=verdict_css(verdict),
         verdict_rank=VERDICT_RANK.get(verdict, 5),
-        geomean=s.geomean_vs_best if scored else None,
-        geomean_text=fmt_x(s.geomean_vs_best) if scored else DASH,
+        geomean=s.kernel_vs_any[0] if scored and s.kernel_vs_any else None,
+        geomean_text=s.geomean_text if scored else DASH,
         weighted=s.weighted_geomean_vs_best if scored else None,
         weighted_text=fmt_x(s.weighted_geomean_vs_best) if scored else DASH,
         wins=s.wins if scored else None,
         parity=s.parity if scored else None,
         losses=s.losses if scored else None,
         n_measured=s.n_measured if scored else None,
+        kernel_wins=s.kernel_outcomes[0] if scored and s.kernel_vs_any else None,
+        kernel_n=s.kernel_vs_any[1] if scored and s.kernel_vs_any else None,
         n_shapes=s.n_shapes if s is not None else None,
         wins_text=wins_text,
         hard_failures=hard,
@@ -463,6 +477,7 @@ def index_row(k: KernelData, ctx: SiteContext | None = None) -> IndexRow:
         headline_speedup=k.headline.speedup if k.headline else None,
         headline_verdict=k.headline.verdict if k.headline else None,
         **ladder_cells(s if scored else None),
+        **where_cells(s if scored else None, ctx),
         timing=measurement.kernel_timing(s) if scored else None,
         category_text=ctx.category_labels.get(k.category or UNCATEGORIZED, k.category or UNCATEGORIZED),
         campaign_broken=broken,
@@ -489,6 +504,15 @@ def first_step_of(k: KernelData) -> dict[str, Any] | None:
         return fs
     m = msg("diag.first.share.working", pct=diagnosis_views.pct(fs["stall_share"]))
     return {**fs, "share_text": wording.plain("en", m), "share_zh": wording.plain("zh", m)}
+
+
+def where_cells(s: Any, ctx: SiteContext) -> dict[str, Any]:
+    """Where it loses (rule 15) and what leaves the kernel verdict (rules 10, 16), on a row."""
+    if s is None:
+        return {}
+    m = where_views.where_msg(s, ctx)
+    return {"where_text": wording.plain("en", m) if m else "", "where_zh": wording.plain("zh", m) if m else "",
+            "graph_capture_failed": s.graph_capture_failed, "graph_partial": s.graph_partial}
 
 
 def ladder_cells(s: Any) -> dict[str, Any]:
