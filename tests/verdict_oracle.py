@@ -121,3 +121,51 @@ def kernel_noise(folder: Path, candidate: str = "flydsl") -> float | None:
         return None
     n = len(spreads)
     return spreads[n // 2] if n % 2 else (spreads[n // 2 - 1] + spreads[n // 2]) / 2
+
+
+#: MI350X peaks (DOMAIN §5) for VERDICTS rule 9: HBM 8.0 TB/s, dense bf16 2300 and fp8 4600 TFLOP/s.
+_HBM_GBPS, _TFLOPS = 8000.0, {"bf16": 2300.0, "fp16": 2300.0, "fp8": 4600.0, "fp8_e4m3": 4600.0}
+
+
+def _above_roof(r: dict, dtype: str | None) -> bool:
+    """Rule 9 on one usable row: above 1.10 x the HBM peak or 0.95 x the dense peak of its dtype."""
+    peak = _TFLOPS.get((r.get("dtype") or dtype or "").lower())
+    return (r.get("effective_gbps") or 0) > 1.10 * _HBM_GBPS or bool(peak and (r.get("effective_tflops") or 0) > 0.95 * peak)
+
+
+def kernel_vs_any(folder: Path, candidate: str = "flydsl") -> tuple[float | None, int, int]:
+    """(geomean of best baseline / candidate, shapes, wins >= 1.05) over the shapes where the candidate and its
+    fastest usable baseline of any kind are both graph-replayed (rule 10) and below every roof (rule 9): what
+    "vs any" beside a verdict may rest on. Rule 16 (a partial replay) is not applied here."""
+    rows: dict[tuple[str, str], list[dict]] = defaultdict(list)
+    for line in (Path(folder) / "benchmark_results.jsonl").read_text().splitlines():
+        if line.strip():
+            r = json.loads(line)
+            rows[(r["shape_id"], r["provider"])].append(r)
+    providers = list(dict.fromkeys(p for _, p in rows))
+    logs, wins = [], 0
+    for line in (Path(folder) / "shape_ledger.jsonl").read_text().splitlines():
+        if not line.strip():
+            continue
+        shape = json.loads(line)
+        sid = shape["shape_id"]
+
+        def chosen(p):
+            rs = rows.get((sid, p), [])
+            ok = [r for r in rs if _usable(r)]
+            return ok[-1] if ok else (rs[-1] if rs else None)
+
+        c = chosen(candidate)
+        base = [b for b in (chosen(p) for p in providers if p != candidate) if b is not None and _usable(b)]
+        if c is None or not _usable(c) or not base:
+            continue
+        b = min(base, key=lambda r: r["median_us"])  # ties: the first in file order (min keeps the first)
+        tc, tb = c.get("timing_method"), b.get("timing_method")
+        if "eager_event" in (tc, tb) or (tc and tb and tc != tb):
+            continue
+        if _above_roof(c, shape.get("dtype")) or _above_roof(b, shape.get("dtype")):
+            continue
+        s = b["median_us"] / c["median_us"]
+        logs.append(math.log(s))
+        wins += s >= 1.05 * (1 - 1e-9)
+    return (math.exp(sum(logs) / len(logs)) if logs else None), len(logs), wins

@@ -16,11 +16,10 @@ from typing import Any
 from generator.analyze.advice.first import no_kernel_loss
 from generator.analyze.advice.registry import Finding
 from generator.analyze.message import english, msg
+from generator.analyze.verdicts.clocks import MIN_OVERHEAD_US
 from generator.analyze.verdicts.rules import median
 
 DETECTOR = "launch_overhead"
-#: A smaller launch overhead (us) is no finding: within the harness's own call-to-call spread.
-MIN_OVERHEAD_US = 5.0
 #: Launch shapes named in the premise, the largest gaps first.
 SHOWN = 3
 

@@ -37,6 +37,8 @@ PAIR_CALL_FACTOR = 2.0
 PAIR_OVERHEAD_SHARE = 0.5
 #: Below this multiple of its device timer the pair timed another shape than the trace: unchecked.
 PAIR_OTHER_SHAPE = 0.8
+#: A smaller launch overhead (us) is no finding: within the harness's own call-to-call spread.
+MIN_OVERHEAD_US = 5.0
 #: The clocks a campaign, a pair or a number can be on.
 KERNEL, CALL, UNCHECKED = "kernel", "call", "unchecked"
 #: Timing methods whose ``median_us`` is a graph replay (the kernel clock).

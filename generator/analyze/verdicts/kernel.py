@@ -25,7 +25,7 @@ from generator.analyze.verdicts.rules import (
     spread,
     weighted_geomean,
 )
-from generator.analyze.verdicts.shapes import ShapeResult, _fmt_x, args_text
+from generator.analyze.verdicts.shapes import ShapeResult, _fmt_x
 
 
 def _fmt_ratio(value: float | None) -> str:
@@ -124,6 +124,7 @@ class KernelScore:
     # "vs any" as shown beside a verdict: [geomean, n] and [wins, parity, losses] over kernel-clock shapes
     kernel_vs_any: list | None = None
     kernel_outcomes: list = field(default_factory=lambda: [0, 0, 0])
+    kernel_worst: ShapeResult | None = None  # the worst of those shapes
     # display and context, filled by score_campaign
     name: str = ""
     category: str | None = None
@@ -222,7 +223,9 @@ class KernelScore:
         if not self.launch_overhead_us:
             return None
         us, n = self.launch_overhead_us
-        return msg("verdict.launch", us=f"{us:+.1f}", baseline=self.launch_baseline or "?", n=n)
+        key = ("verdict.launch.scope" if self.launch_scope_differs else
+               "verdict.launch.none" if us < clk.MIN_OVERHEAD_US else "verdict.launch")
+        return msg(key, us=f"{us:+.1f}", baseline=self.launch_baseline or "?", n=n)
 
     @property
     def call_pair_msg(self) -> Msg | None:
@@ -251,11 +254,6 @@ class KernelScore:
         """``wins 7 of 73`` over the shapes of ``geomean_text`` (always shown beside it)."""
         return f"wins {self.kernel_outcomes[0]} of {self.kernel_vs_any[1] if self.kernel_vs_any else 0}"
 
-    @property
-    def kernel_worst(self) -> ShapeResult | None:
-        """The worst of the kernel-clock shapes behind ``geomean_text`` (None without one)."""
-        shapes = replay.kernel_evidence([s for s in self.shapes if s.measured], self.graph_partial)
-        return min(shapes, key=lambda s: s.speedup) if shapes else None
 
     @property
     def failures_text(self) -> str:
@@ -334,9 +332,8 @@ class KernelScore:
             if self.like_for_like_geomean:
                 g, n = self.like_for_like_geomean
                 ref = msg("verdict.flag.scope.ref", ref=self.reference) if self.like_for_like_reference_only else ""
-                if self.like_for_like_mixed:
-                    one = msg("verdict.flag.scope.one", g=_fmt_x(self.verdict_geomean[0])) if self.verdict_geomean else ""
-                    like = msg("verdict.flag.scope.mixed", g=_fmt_x(g), n=n, ref=ref, one=one)
+                if self.like_for_like_mixed:  # rule 10: an eager pair is call time, never set beside it
+                    like = msg("verdict.flag.scope.mixed", g=_fmt_x(g), n=n, ref=ref)
                 else:
                     like = msg("verdict.flag.scope.like", g=_fmt_x(g), n=n, ref=ref)
             out.append(msg("verdict.flag.scope", n=self.scope_mismatch_shapes, total=self.n_measured, like=like))
@@ -360,9 +357,8 @@ class KernelScore:
             return sentence(counted("msg.flag.scope", self.n_measured), **scope)
         g, n = self.like_for_like_geomean
         if self.like_for_like_mixed:  # rule 8: a number setting a graph time against an eager one is no like-for-like
-            one = self.verdict_geomean[0] if self.verdict_geomean else None
             key = "msg.flag.scope.mixedref" if self.like_for_like_reference_only else "msg.flag.scope.mixed"
-            return sentence(counted(key, self.n_measured), **scope, g=_fmt_x(g), k=n, e=_fmt_x(one), ref=self.reference)
+            return sentence(counted(key, self.n_measured), **scope, g=_fmt_x(g), k=n, ref=self.reference)
         if self.like_for_like_reference_only:
             return sentence(counted("msg.flag.scope.lflref", self.n_measured), **scope, g=_fmt_x(g), k=n, ref=self.reference)
         return sentence(counted("msg.flag.scope.lfl", self.n_measured), **scope, g=_fmt_x(g), k=n)
@@ -587,6 +583,7 @@ def summarize(op: str, shapes: list[ShapeResult], thresholds: Thresholds = Thres
         partial_replay=partial,
         kernel_vs_any=[geomean(s.speedup for s in kernel_shapes), len(kernel_shapes)] if kernel_shapes else None,
         kernel_outcomes=[sum(s.outcome == o for s in kernel_shapes) for o in ("win", "parity", "loss")],
+        kernel_worst=min(kernel_shapes, key=lambda s: s.speedup) if kernel_shapes else None,
     )
     if verdict == BLOCKED and basis == "failures" and hard <= len(measured):
         score.blocked_reason = "no measured shape"

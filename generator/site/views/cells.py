@@ -1,5 +1,6 @@
 """The capture-derived cells of an overview row: the top stall type and stall ratio on the diagnosis's
-basis, and the occupancy with what limits it (AMD waves per SIMD, Nsight Compute achieved occupancy)."""
+basis, and the occupancy with what limits it (AMD waves per SIMD, Nsight Compute achieved occupancy); the
+verdict's clocks (rules 13-14) and where it loses (rule 15)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,8 @@ from typing import Any
 from generator.analyze import occupancy
 from generator.model import CaptureAnalysis
 from generator.site import i18n, wording
-from generator.site.views.base import DASH, fmt_pct
+from generator.site.views import where as where_views
+from generator.site.views.base import DASH, SiteContext, fmt_pct
 
 
 def stall_cells(a: CaptureAnalysis | None) -> dict[str, Any]:
@@ -55,3 +57,30 @@ def occupancy_cells(a: CaptureAnalysis | None) -> dict[str, Any]:
                 "limiters": list(ncu_occ.get("limiters") or []), "limiter_text_zh": ""}
     return {"occupancy": None, "occupancy_text": DASH, "limiter": None, "limiter_text": DASH, "limiters": [],
             "limiter_text_zh": ""}
+
+
+def clock_cells(s: Any) -> dict[str, Any]:
+    """Rules 13-14 on a row: the interval over the shapes (numbers in the cell, words in its title), the
+    launch overhead with its baseline, and a call-clock pair named as call time."""
+    ci, cim = s.verdict_ci, s.verdict_ci_models
+    cell = f"{ci[0]:.2f}\u2013{ci[1]:.2f}" if ci else ""  # the model shapes' interval is in the title (the cell stays narrow)
+    interval, launch, call = s.interval_msg, s.launch_msg, s.call_pair_msg
+    lo = s.launch_overhead_us
+    return {"interval_text": cell,
+            "interval_title": wording.plain("en", interval) if interval else "",
+            "interval_title_zh": wording.plain("zh", interval) if interval else "",
+            "launch_text": f"{lo[0]:+.0f}" if lo else "",  # whole microseconds: the column header names the unit
+            "launch_title": "; ".join(wording.plain("en", m) for m in (launch, call) if m),
+            "launch_title_zh": "；".join(wording.plain("zh", m) for m in (launch, call) if m),
+            "verdict_ci": ci, "verdict_ci_models": cim, "launch_overhead_us": lo, "launch_baseline": s.launch_baseline,
+            "pair_clock": s.pair_clock,
+            "call_text": wording.plain("en", call) if call else "", "call_zh": wording.plain("zh", call) if call else ""}
+
+
+def where_cells(s: Any, ctx: SiteContext) -> dict[str, Any]:
+    """Where it loses (rule 15) and what leaves the kernel verdict (rules 10, 16), on a row."""
+    if s is None:
+        return {}
+    m = where_views.where_msg(s, ctx)
+    return {"where_text": wording.plain("en", m) if m else "", "where_zh": wording.plain("zh", m) if m else "",
+            "graph_capture_failed": s.graph_capture_failed, "graph_partial": s.graph_partial}

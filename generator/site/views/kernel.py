@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from generator.analyze.advice.launch import MIN_OVERHEAD_US
+from generator.analyze.verdicts.clocks import MIN_OVERHEAD_US
 from generator.analyze.message import msg
 from generator.site.views.base import (CaptureData, KernelData, SiteContext, TOP_K, VERDICTS, md_text,
                                        not_said_by_captures)
@@ -63,44 +63,46 @@ FLAG_WORDS = {"uncertain": "uncertain (an interval reaches across a threshold)",
 
 
 def pr_snippet(row: IndexRow, base_url: str) -> str:
-    """The Markdown a pull request pastes: badge, link, verdict and wins k of n (and the severity);
-    then the diagnosis and the first step, each clause linked to its evidence on the kernel page."""
+    """The Markdown a pull request pastes, saying what the page says first: badge, link, the verdict with its
+    ratio, clock, shapes and interval (and the severity); then where it loses, the one first step, the launcher
+    and the diagnosis, each linked to its evidence on the kernel page. No number that rests on call time or a
+    flagged row stands beside the verdict unnamed (issue 37)."""
     base = base_url.rstrip("/") + "/" if base_url else ""
     page, badge = f"{base}{row.permalink}", f"{base}{row.badge}"
     name = md_text(row.name)
+    more = []
     if row.verdict in VERDICTS:
         words = f"**{row.verdict}**"
         if row.basis_text:
             words += f", {md_text(row.basis_text)}"
         elif row.ratio is not None:
-            words += f" {row.ratio_text} vs a comparable baseline over {row.verdict_geomean[1]} shapes"
+            k = row.graph_capture_failed[0] if row.graph_capture_failed else 0
+            words += (f" {row.ratio_text} on the kernel clock vs a comparable baseline over {row.verdict_geomean[1]} "
+                      f"of {row.n_measured} measured shapes" + (f", {k} could not be graph-captured" if k else ""))
         if row.blocked_reason:
             words += f" ({md_text(row.blocked_reason)})"
         if row.interval_title:  # rule 14: how much the ratio depends on the shapes picked
             words += f" ({md_text(row.interval_title)})"
-        if row.launch_title:  # rule 13: the launcher beside the kernel verdict
-            words += f"; {md_text(row.launch_title)}"
-        if row.geomean is not None:
-            words += f"; vs any baseline {row.geomean_text}, wins {row.wins_text}"
-        if row.at_floor:
-            words += f"; {row.at_floor} at the timing floor"
         if row.hard_failures:
             words += f", {row.hard_failures} hard failures"
         if row.severity:
             note = f"; {md_text(row.severity['config_note'])}" if row.severity.get("config_note") else ""
             words += f" ({md_text(row.severity['level'])}: {md_text(row.severity['detail'])}{note})"
         words += "".join(f", {FLAG_WORDS[k]}" for k in row.flag_keys if k in FLAG_WORDS)
+        if row.where_text:
+            more.append(f"- where it loses: [{md_text(row.where_text)}]({page}#where)")
     else:
         words = f"**{row.verdict_label.lower()}**"
     out = f"[![{name}: {row.verdict_label}]({badge})]({page}) [{name}]({page}): {words}"
-    more = []
-    if row.diagnosis:
-        more.append("- diagnosis: " + ", ".join(f"[{md_text(c.text)}]({c.href})" for c in clause_links(row.diagnosis, page)))
     if row.first_step:
         fs = row.first_step
         share = f" ({md_text(fs['share_text'])})" if fs.get("share_text") else ""
         note = f"; {md_text(fs['config_note'])}" if fs.get("config_note") else ""  # DOMAIN §1.7
         more.append(f"- first step: [{md_text(fs['text'])}]({page}{fs['anchor']}){share}{note}")
+    if row.launch_title:  # rule 13: the launcher beside the kernel verdict (a lower bound), a call-clock pair named
+        more.append(f"- launcher: {md_text(row.launch_title)}")
+    if row.diagnosis:
+        more.append("- diagnosis: " + ", ".join(f"[{md_text(c.text)}]({c.href})" for c in clause_links(row.diagnosis, page)))
     return "\n\n".join([out, "\n".join(more)]) if more else out
 
 

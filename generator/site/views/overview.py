@@ -16,7 +16,6 @@ from generator.site.views import coverage as coverage_views
 from generator.site.views import diagnosis as diagnosis_views
 from generator.site.views import measurement
 from generator.site.views import overview_head
-from generator.site.views import where as where_views
 from generator.site.views.overview_chart import (  # noqa: F401  (ChartView, chart_view: imported from here by the other views)
     ChartView, Disagreement, chart_view, disagreements, off_chart_reason,
 )
@@ -477,7 +476,7 @@ def index_row(k: KernelData, ctx: SiteContext | None = None) -> IndexRow:
         headline_speedup=k.headline.speedup if k.headline else None,
         headline_verdict=k.headline.verdict if k.headline else None,
         **ladder_cells(s if scored else None),
-        **where_cells(s if scored else None, ctx),
+        **cells.where_cells(s if scored else None, ctx),
         timing=measurement.kernel_timing(s) if scored else None,
         category_text=ctx.category_labels.get(k.category or UNCATEGORIZED, k.category or UNCATEGORIZED),
         campaign_broken=broken,
@@ -506,15 +505,6 @@ def first_step_of(k: KernelData) -> dict[str, Any] | None:
     return {**fs, "share_text": wording.plain("en", m), "share_zh": wording.plain("zh", m)}
 
 
-def where_cells(s: Any, ctx: SiteContext) -> dict[str, Any]:
-    """Where it loses (rule 15) and what leaves the kernel verdict (rules 10, 16), on a row."""
-    if s is None:
-        return {}
-    m = where_views.where_msg(s, ctx)
-    return {"where_text": wording.plain("en", m) if m else "", "where_zh": wording.plain("zh", m) if m else "",
-            "graph_capture_failed": s.graph_capture_failed, "graph_partial": s.graph_partial}
-
-
 def ladder_cells(s: Any) -> dict[str, Any]:
     """The verdict's evidence (VERDICTS rule 12) on a row: its ratio, basis and counts."""
     if s is None:
@@ -523,25 +513,10 @@ def ladder_cells(s: Any) -> dict[str, Any]:
     return {"ratio": s.verdict_value, "ratio_text": fmt_x(s.verdict_value), "verdict_basis": s.verdict_basis,
             "basis_text": s.basis_text, "basis_zh": str(i18n.marked("zh", basis.key, **basis.kw)) if basis else "",
             "blocked_reason": s.blocked_reason, "verdict_geomean": s.verdict_geomean, "at_floor": s.at_floor,
-            "not_comparable": s.not_comparable, "unverified": s.unverified, **clock_cells(s)}
+            "not_comparable": s.not_comparable, "unverified": s.unverified, **cells.clock_cells(s)}
 
 
-def clock_cells(s: Any) -> dict[str, Any]:
-    """Rules 13-14 on a row: the interval over the shapes (numbers in the cell, words in its title), the
-    launch overhead with its baseline, and a call-clock pair named as call time."""
-    ci, cim = s.verdict_ci, s.verdict_ci_models
-    cell = f"{ci[0]:.2f}\u2013{ci[1]:.2f}" if ci else ""  # the model shapes' interval is in the title (the cell stays narrow)
-    interval, launch, call = s.interval_msg, s.launch_msg, s.call_pair_msg
-    lo = s.launch_overhead_us
-    return {"interval_text": cell,
-            "interval_title": wording.plain("en", interval) if interval else "",
-            "interval_title_zh": wording.plain("zh", interval) if interval else "",
-            "launch_text": f"{lo[0]:+.0f}" if lo else "",  # whole microseconds: the column header names the unit
-            "launch_title": "; ".join(wording.plain("en", m) for m in (launch, call) if m),
-            "launch_title_zh": "；".join(wording.plain("zh", m) for m in (launch, call) if m),
-            "verdict_ci": ci, "verdict_ci_models": cim, "launch_overhead_us": lo, "launch_baseline": s.launch_baseline,
-            "pair_clock": s.pair_clock,
-            "call_text": wording.plain("en", call) if call else "", "call_zh": wording.plain("zh", call) if call else ""}
+
 
 
 def commit_cells(k: KernelData) -> dict[str, Any]:
