@@ -547,11 +547,11 @@ def shape_space(xs: list[Any], ys: list[float], groups: list[str], args: list[st
         xaxis["type"] = "log"
     elif not numeric:
         xaxis["type"] = "category"
-    return {
+    return _with_zh({
         "data": data,
         "layout": _base_layout(300, xaxis=xaxis,
-                               yaxis={"type": "log", "title": {"text": _t("en", "chart.axis.speeduplog")},
+                               yaxis={"type": "log", "title": {"text": _t("en", "chart.axis.verdictlog")},
                                       "range": rng, **log_ticks(rng)},
                                shapes=_parity_shapes(win, headroom, "y"), showlegend=len(data) > 1,
                                legend={"orientation": "h", "y": -0.3}),
-    }
+    }, {"yaxis.title.text": _t("zh", "chart.axis.verdictlog")}, {})

@@ -141,6 +141,6 @@ def where_view(k: KernelData, ctx: SiteContext) -> WhereView | None:
     return view
 
 
-@register_panel("where", "Where it loses", 12)
+@register_panel("where", "Where it loses", 8)
 def _where_panel(k: KernelData, row: IndexRow, ctx: SiteContext) -> WhereView | None:
     return where_view(k, ctx)

@@ -402,7 +402,7 @@ def score_facts(s: Any, row: IndexRow | None) -> list[Fact]:
         Fact.of("fact.failures", "speed.v.failures", hard=s.hard_failures, harness=s.harness_failures,
                 css="bad" if s.hard_failures else ""),
         shape_fact("fact.worst", s.kernel_worst),
-        shape_fact("fact.best", s.best),
+        shape_fact("fact.best", None if s.graph_partial else s.best),
         (Fact.of("fact.noise", "speed.v.uncertain", css="warn", x=fmt_x(s.noise)) if s.uncertain else
          Fact(i18n.en("fact.noise"), fmt_x(s.noise), "fact.noise")),
         like_for_like_fact(s),
@@ -475,9 +475,10 @@ def _speed_panel(k: KernelData, row: IndexRow, ctx: SiteContext) -> SpeedView:
     clocks = clock_chart.shape_clocks([sh for sh, _ in measured], s.candidate, [a for _, a in measured])
     return SpeedView(
         status="scored", message="", facts=facts,
-        per_baseline=_splits(s.per_baseline, ctx),
-        stage_split=_splits(s.stage_split, ctx),
-        model_split=_splits(s.model_split, ctx),
+        # rule 16: no geomean rests on a replay that misses work (the chart marks its shapes instead)
+        per_baseline=[] if s.graph_partial else _splits(s.per_baseline, ctx),
+        stage_split=[] if s.graph_partial else _splits(s.stage_split, ctx),
+        model_split=[] if s.graph_partial else _splits(s.model_split, ctx),
         chart=chart, providers=list(s.providers), shapes=ledger, notes=list(s.notes),
         provider_notes=[Fact(p, " ".join(s.provider_notes[p].split())) for p in s.providers if p in s.provider_notes],
         provider_titles={p: " ".join(n.split()) for p, n in s.provider_notes.items()},

@@ -39,8 +39,8 @@ def _geomean_line(k: KernelData, row: IndexRow) -> Msg:
     """The ratio the verdict rests on first (its shapes, or the basis in words), then the geomean
     against any baseline and the worst shape with its caveats."""
     s = k.score
-    wins = msg("wins.of", wins=row.wins, n=row.n_measured) if row.wins_zh else row.wins_text
-    rest = {"geomean": row.geomean_text, "wins": wins, "worst": _worst(s.worst)}
+    wins = msg("wins.of", wins=row.kernel_wins, n=row.kernel_n) if row.wins_zh else row.wins_text
+    rest = {"geomean": row.geomean_text, "wins": wins, "worst": _worst(s.kernel_worst)}
     if s.verdict_basis == "shapes" and s.verdict_geomean:
         return msg("advice.why.verdict", x=row.ratio_text, n=s.verdict_geomean[1], **rest)
     if s.basis_msg is not None:
