@@ -39,6 +39,7 @@ from the benchmark results. Example::
 
     [verdicts]
     floor_us = 12.8               # the harness's timing floor (VERDICTS rule 11; default: measured)
+    replay_cost_us = 7.76         # the graph replay's fixed cost beside a verdict (default: measured)
 
     [severity]                    # how far a HEADROOM geomean sits from parity
     near = 0.90                   # geomean >= near: "near" (tune the last shapes)
@@ -107,6 +108,7 @@ class SweepConfig:
     severity_near: float = DEFAULT_SEVERITY_NEAR
     severity_tune: float = DEFAULT_SEVERITY_TUNE
     floor_us: float | None = None  # None: the lowest usable time of the sweep (VERDICTS rule 11)
+    replay_cost_us: float | None = None  # None: measured on the sweep's libraries ("Numbers beside a verdict")
     op_candidates: dict[str, str] = field(default_factory=dict)  # [campaigns.<op>] candidate
     op_clocks: dict[str, str] = field(default_factory=dict)  # [campaigns.<op>] clock: "kernel" | "call"
     op_supersedes: dict[str, str] = field(default_factory=dict)  # [campaigns.<op>] supersedes = "<older op>"
@@ -177,6 +179,8 @@ def config_from_dict(raw: dict[str, Any], path: str | None = None) -> SweepConfi
         peaks=dict(_table(raw, "peaks", where)),
         history_keep=_int(history, "keep", where, "history.keep"),
         floor_us=_number(verdicts, "floor_us", where, "verdicts.floor_us", 1.0) if "floor_us" in verdicts else None,
+        replay_cost_us=(_number(verdicts, "replay_cost_us", where, "verdicts.replay_cost_us", 0.0)
+                        if "replay_cost_us" in verdicts else None),
         op_candidates=_op_candidates(raw, where),
         op_clocks=_op_settings(raw, where, "clock", CLOCKS),
         op_supersedes=_op_settings(raw, where, "supersedes"),

@@ -8,6 +8,7 @@ import datetime as _dt
 import importlib
 import os
 import re
+import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
@@ -106,10 +107,10 @@ def _source_fingerprint() -> list[str]:
 
 def global_hash(sweep, config: SweepConfig, base_url: str, assets: render.Assets, missing: list[str],
                 history: bool = False, floor_us: float | None = None) -> str:
-    """Hash of everything every page depends on (STYLE.md 5), the sweep's timing floor included:
-    one campaign's fastest row moves every kernel's floor (VERDICTS rule 11)."""
+    """Hash of everything every page depends on (STYLE.md 5), the sweep's timing floor and replay cost
+    included: one campaign's rows move every kernel's floor (VERDICTS rule 11) and the replay cost beside it."""
     parts = [f"site:{SITE_VERSION}", f"format:{FORMAT_VERSION}", f"tool:{__version__}", f"base:{base_url}",
-             f"history:{history}", f"floor:{floor_us!r}",
+             f"history:{history}", f"floor:{floor_us!r}", f"replay:{config.replay_cost_us!r}",
              "missing:" + ",".join(missing), "templates:" + render.templates_fingerprint(),
              "assets:" + ",".join(sorted(assets.files))]
     parts += _source_fingerprint()
@@ -211,6 +212,8 @@ def plan_build(sweep_path: str | os.PathLike, out: str, base_url: str, force: bo
         if hmod is None:
             raise InputError(os.fspath(history_dir), "history is not available in this kernel-atlas (no generator.sweeps.history)")
     floor = mods["verdicts"].sweep_floor(root, config) if mods["verdicts"] is not None else None
+    if mods["verdicts"] is not None and config.replay_cost_us is None:  # one sweep, one replay cost (like the floor)
+        config = dataclasses.replace(config, replay_cost_us=mods["verdicts"].sweep_replay_cost(root, config))
     ghash = global_hash(sweep, config, base_url, assets, missing, history=hmod is not None, floor_us=floor)
     plans = plan_kernels(sweep, config, kernels_json)
     manifest = None if force else publish.read_manifest(out)

@@ -125,6 +125,8 @@ class KernelScore:
     kernel_vs_any: list | None = None
     kernel_outcomes: list = field(default_factory=lambda: [0, 0, 0])
     kernel_worst: ShapeResult | None = None  # the worst of those shapes
+    # the replay's fixed cost ("Numbers beside a verdict"): [sweep's cost us, verdict geomean without it]
+    replay_cost: list | None = None
     # display and context, filled by score_campaign
     name: str = ""
     category: str | None = None
@@ -407,6 +409,7 @@ class KernelScore:
             "capture_failures": [f.to_json() for f in self.capture_failures],
             "graph_partial": self.graph_partial,
             "kernel_vs_any": self.kernel_vs_any,
+            "replay_cost": self.replay_cost,
             "kernel_outcomes": list(self.kernel_outcomes),
             "partial_replay": self.partial_replay.to_json() if self.partial_replay else None,
             **(self.where.to_json() if self.where is not None else {"stale_detail": 0, "by_config": None,

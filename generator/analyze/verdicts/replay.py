@@ -19,6 +19,7 @@ misses work (rule 16).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Sequence
 
@@ -182,3 +183,27 @@ def kernel_evidence(shapes: Sequence, graph_partial: bool) -> list:
                 and not cand.above_roof and not best.above_roof:
             out.append(s)
     return out
+
+
+def replay_deltas(shapes: Sequence, reference: str) -> list[float]:
+    """The replay's fixed cost as the libraries show it ("Numbers beside a verdict"): graph median - call
+    median of each usable graph-timed baseline row (not the reference provider, below every roof) whose
+    call is the shorter: there the device time shows through the call."""
+    out = []
+    for s in shapes:
+        for p, r in s.providers.items():
+            if p in (s.candidate, reference) or not r.usable or r.above_roof or r.timing_method not in GRAPH_METHODS:
+                continue
+            if r.eager_median_us and 0 < r.eager_median_us < r.median_us:
+                out.append(r.median_us - r.eager_median_us)
+    return out
+
+
+def without_replay_cost(pairs: Sequence[tuple[float, float]], cost: float) -> float | None:
+    """The verdict geomean with ``cost`` taken off both times of each (candidate, baseline) pair, never more
+    than the shorter time - 1 us; None without a pair."""
+    logs = []
+    for a, b in pairs:
+        d = min(cost, min(a, b) - 1.0)
+        logs.append(math.log((b - d) / (a - d)))
+    return math.exp(sum(logs) / len(logs)) if logs else None

@@ -7,7 +7,7 @@ from typing import Any, Mapping
 
 from generator.analyze import roofline
 from generator.analyze.message import counted, msg, sentence
-from generator.analyze.verdicts import clocks, loses
+from generator.analyze.verdicts import clocks, loses, replay
 from generator.analyze.verdicts.headline import (
     HeadlinePair,
     bundles_for_campaign,
@@ -17,7 +17,7 @@ from generator.analyze.verdicts.headline import (
     load_kernels_json,
 )
 from generator.analyze.verdicts.kernel import KernelScore, summarize
-from generator.analyze.verdicts.rules import BLOCKED, UNTIMED, Roofs, Thresholds, timing_floor
+from generator.analyze.verdicts.rules import BLOCKED, UNTIMED, Roofs, Thresholds, median, pick_row, roof_kind, timing_floor
 from generator.analyze.verdicts.shapes import score_shape
 from generator.analyze.naming import category_of, known_categories, title_of
 from generator.analyze.verdicts.variants import DISPATCHER, choose_candidate, variants_of
@@ -69,6 +69,9 @@ def score_campaign(campaign: Campaign, config: SweepConfig | None = None,
     score = summarize(campaign.name, shapes, thresholds, reference, candidate, headline, floor_us,
                       pair_device_us(campaign.path, headline), campaign_clock(campaign, config), first_rows)
     score.where = _where_it_loses(campaign, score, first_rows)
+    if config.replay_cost_us is not None and score.verdict_basis == "shapes" and campaign.suite is None:
+        pairs = [(s.verdict_candidate_us, s.verdict_baseline_us) for s in score.shapes if s.is_verdict_shape]
+        score.replay_cost = [config.replay_cost_us, replay.without_replay_cost(pairs, config.replay_cost_us)]
     if score.where is not None:
         score.where.cus = roofs.cus if roofs is not None else None
     score.bundles = bundles_for_campaign(campaign.name, config, kernels_json)
@@ -240,15 +243,52 @@ def score_sweep(sweep_root: str | os.PathLike, config: SweepConfig | None = None
     floor = config.floor_us or min((f for f in (timing_floor(c.rows) for c in classic) if f is not None), default=None)
     del classic
     out: dict[str, KernelScore | InputError] = {}
+    deltas: list[float] = []
+    pairs: dict[str, list[tuple[float, float]]] = {}
     for op in list(read):
         c = read.pop(op)
         if isinstance(c, InputError):
             out[op] = c
             continue
         out[op] = score = score_campaign(c, config, kernels_json, floor if c.suite is None else None)
+        if c.suite is None:
+            deltas += replay.replay_deltas(score.shapes, score.reference)
+            if score.verdict_basis == "shapes":
+                pairs[op] = [(s.verdict_candidate_us, s.verdict_baseline_us) for s in score.shapes if s.is_verdict_shape]
         if not keep_shapes:
             score.shapes = []
+    cost = config.replay_cost_us if config.replay_cost_us is not None else median(deltas)
+    for op, p in pairs.items():
+        if cost is not None:
+            out[op].replay_cost = [cost, replay.without_replay_cost(p, cost)]
     return out
+
+
+def sweep_replay_cost(root: str | os.PathLike, config: SweepConfig) -> float | None:
+    """The graph replay's fixed cost of the sweep ("Numbers beside a verdict"): the configured
+    ``[verdicts] replay_cost_us``, else the median over its classic campaigns' library rows (``replay.replay_deltas``,
+    7.76 us over the reference sweep); unreadable campaigns are passed over."""
+    if config.replay_cost_us is not None:
+        return config.replay_cost_us
+    deltas: list[float] = []
+    for op, folder in find_campaign_folders(root).items():
+        try:
+            campaign = read_campaign_folder(folder, name=op)
+        except InputError:
+            continue
+        if campaign.suite is not None or not campaign.timed:
+            continue
+        skip = (config.op_candidates.get(op) or config.candidate, config.reference or campaign.reference_provider
+                or DEFAULT_REFERENCE)
+        roofs = device_roofs(config, campaign.provenance_for(skip[0]))
+        dtypes = {sh.shape_id: sh.dtype for sh in campaign.ledger}
+        for sid, rows in campaign.rows_by_shape().items():
+            if sid not in dtypes:
+                continue
+            chosen = [pick_row(rs) for p, rs in rows.items() if p not in skip and rs]
+            deltas += [r.median_us - r.eager_median_us for r in chosen if r.usable and r.timing_method in clocks.GRAPH_METHODS
+                       and r.eager_median_us and 0 < r.eager_median_us < r.median_us and not roof_kind(r, roofs, dtypes[sid])]
+    return median(deltas)
 
 
 def score_folder(folder: str, config: SweepConfig, kernels_json: Mapping[str, Any] | None = None,

@@ -9,6 +9,7 @@ from typing import Any
 from generator.analyze import occupancy
 from generator.model import CaptureAnalysis
 from generator.site import i18n, wording
+from generator.analyze.message import msg
 from generator.site.views import where as where_views
 from generator.site.views.base import DASH, SiteContext, fmt_pct
 
@@ -82,5 +83,19 @@ def where_cells(s: Any, ctx: SiteContext) -> dict[str, Any]:
     if s is None:
         return {}
     m = where_views.where_msg(s, ctx)
+    r = replay_msg(s, ctx)
     return {"where_text": wording.plain("en", m) if m else "", "where_zh": wording.plain("zh", m) if m else "",
-            "graph_capture_failed": s.graph_capture_failed, "graph_partial": s.graph_partial}
+            "graph_capture_failed": s.graph_capture_failed, "graph_partial": s.graph_partial,
+            "replay_text": wording.plain("en", r) if r else "", "replay_zh": wording.plain("zh", r) if r else ""}
+
+
+def replay_msg(s: Any, ctx: SiteContext) -> Any:
+    """The verdict ratio without the graph replay's fixed cost, when that moves it across a verdict or severity
+    threshold ("Numbers beside a verdict": rmsnorm 0.814 -> 0.707 crosses tune); None otherwise."""
+    if not s.replay_cost or s.verdict_basis != "shapes" or not s.verdict_geomean or s.replay_cost[1] is None:
+        return None
+    g, cost, without = s.verdict_geomean[0], s.replay_cost[0], s.replay_cost[1]
+    edges = (s.thresholds.win, s.thresholds.headroom, ctx.severity_near, ctx.severity_tune)
+    if not any((g >= t) != (without >= t) for t in edges):
+        return None
+    return msg("head.replay", x=f"{without:.2f}x", c=f"{cost:.2f}")

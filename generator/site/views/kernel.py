@@ -83,6 +83,8 @@ def pr_snippet(row: IndexRow, base_url: str) -> str:
             words += f" ({md_text(row.blocked_reason)})"
         if row.interval_title:  # rule 14: how much the ratio depends on the shapes picked
             words += f" ({md_text(row.interval_title)})"
+        if row.replay_text:  # the replay's fixed cost could move it across a threshold
+            words += f"; {md_text(row.replay_text)}"
         if row.hard_failures:
             words += f", {row.hard_failures} hard failures"
         if row.severity:
@@ -150,6 +152,14 @@ def launcher_line(s: Any) -> Said | None:
     return said(msg("head.launch.none" if us < MIN_OVERHEAD_US else "head.launch.line", **p))
 
 
+def _with_replay(line: Said | None, row: IndexRow) -> Said | None:
+    """The verdict line, and beside it the ratio without the replay's fixed cost where that crosses a threshold."""
+    if line is None or not row.replay_text:
+        return line
+    return Said(f"{line.en}; {row.replay_text}",
+                (line.zh or []) + [Seg("；", False)] + runs(row.replay_zh) if line.zh is not None else None)
+
+
 def _joined(a: Any, b: Any) -> Said:
     """Two messages as one line: "a (b)"."""
     x, y = said(a), said(b)
@@ -175,7 +185,7 @@ def kernel_page(k: KernelData, row: IndexRow, ctx: SiteContext) -> KernelPage:
     s = k.score if k.score is not None and k.score.is_verdict else None
     clocks = [said(m) for m in (s.interval_msg, s.launch_msg, s.call_pair_msg) if m is not None] if s else []
     return KernelPage(
-        verdict_line=verdict_line(s) if s is not None else None,
+        verdict_line=_with_replay(verdict_line(s), row) if s is not None else None,
         where_line=Said(row.where_text, runs(row.where_zh)) if row.where_text else None,
         launcher_line=launcher_line(s) if s is not None else None,
         clocks=clocks,

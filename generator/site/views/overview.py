@@ -134,6 +134,8 @@ class IndexRow:
     where_zh: str = ""
     graph_capture_failed: list | None = None  # rule 10: [shapes, call-clock geomean or None]
     graph_partial: bool = False  # rule 16: the candidate's graph replay misses work
+    replay_text: str = ""  # the verdict ratio without the replay's fixed cost, where it crosses a threshold
+    replay_zh: str = ""
 
     #: The fields that hold sentences (``message.Sentence``): kept with their messages in the manifest.
     SAID = ("flags", "missing", "broken", "headline_text", "headline_note")
