@@ -27,7 +27,7 @@ from generator.sweeps.diff import (
 )
 from generator.errors import InputError
 from generator.sweeps.snapshot import load_snapshot, snapshot_from_sweep
-from verdict_oracle import kernel_noise, shape_noises, shape_pairs, verdict_geomean
+from verdict_oracle import kernel_ratios, kernel_noise, shape_noises, shape_pairs, verdict_geomean
 from test_snapshot import (
     FA_AFTER,
     FA_BEFORE,
@@ -555,7 +555,10 @@ def test_shapes_added_removed_and_failing(sweep, tmp_path):
     first, second = (json.loads(ledger[i])["shape_id"] for i in (0, 1))
     pairs = shape_pairs(folder)
     speedup = {sid: b["median_us"] / c["median_us"] for sid, (c, b) in pairs.items()}
-    g = json.loads((sweep / "expected" / "verdicts.json").read_text())["pa_decode"]["geomean_vs_best"]
+    # "vs any" as the snapshot holds it: over the 10 kernel-clock shapes below every roof (its 2 sliding-window
+    # shapes could not be graph-captured, rule 10)
+    kernel = kernel_ratios(folder)
+    g = math.exp(sum(math.log(x) for x in kernel.values()) / len(kernel))
 
     def fail_first(row):
         if row["shape_id"] == first and row["provider"] == "flydsl":
@@ -581,10 +584,10 @@ def test_shapes_added_removed_and_failing(sweep, tmp_path):
     assert len(status) == 1 and status[0].shape_id == first
     assert status[0].significant and status[0].direction == "regression"
     assert status[0].text == f"no longer measured: failed (was {speedup[first]:.2f}x)"
-    # the geomean now runs over the other 11 shapes: exp((12 ln G - ln s0) / 11)
-    n = len(speedup)
-    assert n == 12 and k2.geomean_change.new == pytest.approx(
-        math.exp((n * math.log(g) - math.log(speedup[first])) / (n - 1)), rel=1e-12)
+    # the geomean now runs over the other 9 kernel-clock shapes: exp((10 ln G - ln s0) / 9)
+    n = len(kernel)
+    assert n == 10 and first in kernel and k2.geomean_change.new == pytest.approx(
+        math.exp((n * math.log(g) - math.log(kernel[first])) / (n - 1)), rel=1e-12)
 
 
 def test_vec_add_shapes_added_removed_and_failing(sweep, vec_add_expect, tmp_path):
@@ -715,8 +718,8 @@ def test_one_kernel_within_noise_is_singular(sweep, vec_add_pair, tmp_path, caps
 
 def test_a_change_of_verdict_flags_is_a_change(sweep):
     """The snapshot carries each verdict's flags (moe_blockscale, in the slice too: not_like_for_like,
-    suspect_reference, above_roof, as its row of expected/verdicts.json says), and losing or gaining one is
-    reported in words."""
+    suspect_reference, above_roof and graph_partial, as its row of expected/verdicts.json says), and losing or
+    gaining one is reported in words."""
     import dataclasses
 
     from generator.sweeps.diff.compare import diff_kernel
@@ -725,9 +728,9 @@ def test_a_change_of_verdict_flags_is_a_change(sweep):
     snap = snapshot_from_sweep(sweep)
     moe = snap.kernels["moe_blockscale"]
     want = json.loads((sweep / "expected" / "verdicts.json").read_text())["moe_blockscale"]
-    assert want["not_like_for_like"] and want["suspect_reference"] and want["above_roof"]
-    assert moe.flags == ["not_like_for_like", "suspect_reference", "above_roof"]
-    fixed = dataclasses.replace(moe, flags=["suspect_reference", "above_roof"])
+    assert want["not_like_for_like"] and want["suspect_reference"] and want["above_roof"] and want["graph_partial"]
+    assert moe.flags == ["not_like_for_like", "suspect_reference", "above_roof", "graph_partial"]
+    fixed = dataclasses.replace(moe, flags=["suspect_reference", "above_roof", "graph_partial"])
     kd = diff_kernel(moe, fixed, DiffOptions())
     change = next(c for c in kd.changes if c.kind == "flags")
     assert change.text == "verdict flags: no longer not like for like"

@@ -134,16 +134,24 @@ def _above_roof(r: dict, dtype: str | None) -> bool:
 
 
 def kernel_vs_any(folder: Path, candidate: str = "flydsl") -> tuple[float | None, int, int]:
-    """(geomean of best baseline / candidate, shapes, wins >= 1.05) over the shapes where the candidate and its
-    fastest usable baseline of any kind are both graph-replayed (rule 10) and below every roof (rule 9): what
-    "vs any" beside a verdict may rest on. Rule 16 (a partial replay) is not applied here."""
+    """(geomean, shapes, wins) of ``kernel_ratios``."""
+    ratios = kernel_ratios(folder, candidate)
+    logs = [math.log(s) for s in ratios.values()]
+    wins = sum(s >= 1.05 * (1 - 1e-9) for s in ratios.values())
+    return (math.exp(sum(logs) / len(logs)) if logs else None), len(logs), wins
+
+
+def kernel_ratios(folder: Path, candidate: str = "flydsl") -> dict[str, float]:
+    """{shape id: best baseline / candidate} over the shapes where the candidate and its fastest usable baseline
+    of any kind are both graph-replayed (rule 10) and below every roof (rule 9), in ledger order: what "vs any"
+    beside a verdict may rest on. Rule 16 (a partial replay) is not applied here."""
     rows: dict[tuple[str, str], list[dict]] = defaultdict(list)
     for line in (Path(folder) / "benchmark_results.jsonl").read_text().splitlines():
         if line.strip():
             r = json.loads(line)
             rows[(r["shape_id"], r["provider"])].append(r)
     providers = list(dict.fromkeys(p for _, p in rows))
-    logs, wins = [], 0
+    out = {}
     for line in (Path(folder) / "shape_ledger.jsonl").read_text().splitlines():
         if not line.strip():
             continue
@@ -165,7 +173,5 @@ def kernel_vs_any(folder: Path, candidate: str = "flydsl") -> tuple[float | None
             continue
         if _above_roof(c, shape.get("dtype")) or _above_roof(b, shape.get("dtype")):
             continue
-        s = b["median_us"] / c["median_us"]
-        logs.append(math.log(s))
-        wins += s >= 1.05 * (1 - 1e-9)
-    return (math.exp(sum(logs) / len(logs)) if logs else None), len(logs), wins
+        out[sid] = b["median_us"] / c["median_us"]
+    return out

@@ -289,7 +289,8 @@ def kernel_snapshot(st: KernelState, score) -> KernelSnapshot:
         op=st.op,
         bundle=st.bundle,
         verdict=st.verdict,
-        geomean_vs_best=score.geomean_vs_best if score is not None else None,
+        # "vs any" as shown beside the verdict: over the kernel-clock shapes no rule flags (the API's, issue 37)
+        geomean_vs_best=(score.kernel_vs_any or [None])[0] if score is not None else None,
         verdict_basis=st.verdict_basis,
         verdict_value=st.verdict_value,
         noise=score.noise if score is not None else None,
