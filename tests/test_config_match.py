@@ -108,8 +108,12 @@ def test_hgemm_splitk_capture_is_another_configuration_than_every_timed_row(kern
     assert note["text"] == ("the capture (tile 32x64x256, 2 stages, split-K 14) is another configuration than the 30 "
                             "timed rows (tile 128x128x64 or 16x64x128, 4 stages, split-K 1)")
     assert note["zh"] == "采集（分块 32x64x256、2 级流水、split-K 14）与 30 个计时行（分块 128x128x64 或 16x64x128、4 级流水、split-K 1）不是同一配置"
-    assert row.first_step["config_note"] == \
-        "from the capture (tile 32x64x256, 2 stages, split-K 14), another configuration than the timed rows"
+    # DOMAIN §1.7: the first step names the cheaper fix (the captured configuration's pair reads 1.66x, the timed
+    # rows 0.48x): time the captured configuration, or capture the timed one
+    assert row.first_step["kind"] == "config" and row.first_step["text"] == (
+        "Time the captured configuration (tile 32x64x256, 2 stages, split-K 14) in the campaign: its profiled pair "
+        "reads 1.66x while the timed rows (tile 128x128x64 or 16x64x128, 4 stages, split-K 1) read 0.48x; or "
+        "capture the timed one")
     assert row.severity["level"] == "rewrite" and row.severity["config_note"].startswith("from the timed rows alone")
     assert row.api()["diagnosis"]["capture_config"] == c
     why = why_views._why_panel(k, row, base_views.SiteContext())  # the limiter that follows is the capture's
@@ -122,7 +126,8 @@ def test_the_page_and_api_say_it(built_full_site):
     doc = json.loads((site / "api" / "kernels" / "hgemm_splitk.json").read_text())
     assert doc["capture_config"]["matches"] is False and doc["capture_config"]["differs"] == ["tile", "stages", "split_k"]
     page = (site / "kernels" / "hgemm_splitk" / "index.html").read_text()
-    assert page.count('class="config-note"') == 2  # beside the first step and the severity
+    assert page.count('class="config-note"') == 1  # beside the severity (the first step says it in its own words)
+    assert "Time the captured configuration (tile 32x64x256, 2 stages, split-K 14)" in page
     assert 'class="config"' in page and 'plan-config' in page  # the diagnosis's note, the plan's
     index = (site / "index.html").read_text()
     assert 'class="clause config"' in index and "another configuration than the 30 timed rows" in index
@@ -158,7 +163,10 @@ def test_the_drain_advice_knows_the_lds_is_already_double_buffered(kernel, sweep
     assert drain["suggestion"].startswith("The LDS is already multi-buffered (2 x 48 KiB)")
     assert "double-buffer" not in drain["suggestion"]
     assert drain["i18n"]["suggestion"] == ["finding.lds_dma_drain.try.staged", {"size": "2 x 48 KiB"}]
-    assert row.first_step["text"].startswith("Wait with vmcnt(N) for just the tile about to be read so the next stage's")
+    if row.op is None:  # the slice: no timed rows, the capture's finding is the first step
+        assert row.first_step["text"].startswith("Wait with vmcnt(N) for just the tile about to be read so the next stage's")
+    else:  # the whole sweep: another configuration than the timed rows (DOMAIN §1.7)
+        assert row.first_step["kind"] == "config"
 
 
 # ---------------------------------------------------------------- point 3: a class is not a finding

@@ -25,9 +25,10 @@ def _score(sweep, op):
     return score_folder(str(sweep / "benchmarks/examples" / op), load_config(sweep), kj, floor_us=sweep_floor(sweep))
 
 
-def test_pa_decode_launcher_is_its_first_step(sweep):
-    """pa_decode: +212.7 us a call vs gluon over 10 launch shapes, and on all 10 measured shapes the call gap
-    exceeds flydsl's own graph time (raw rows: eager_median_us - the fastest baseline call > median_us)."""
+def test_pa_decode_launcher_stands_beside_its_kernel_loss(sweep):
+    """pa_decode: at least +212.7 us a call vs gluon over 10 launch shapes, and on all 10 measured shapes the call
+    gap exceeds flydsl's own graph time (raw rows: eager_median_us - the fastest baseline call > median_us). Its
+    kernel verdict is a loss (0.76x on the kernel clock), so the launcher is not its first step (DOMAIN §1.7)."""
     folder = sweep / "benchmarks/examples/pa_decode"
     chosen, order = _raw(folder)
     beats = 0
@@ -39,8 +40,8 @@ def test_pa_decode_launcher_is_its_first_step(sweep):
     s = _score(sweep, "pa_decode")
     f = advice.launch_finding(s)
     assert launch_mod.overhead_beats_kernel(s) == (beats, 10) == (10, 10)
-    assert f.detector == "launch_overhead" and f.priority == "high" and f.evidence["first_step"]
-    assert f.title == "Launch path: +212.7 us a call over gluon" and f.stall_unit == "us"
+    assert f.detector == "launch_overhead" and f.priority == "medium" and not f.evidence["first_step"]
+    assert f.title == "Launch path: at least +212.7 us a call over gluon" and f.stall_unit == "us"
     gaps = [x["gap_us"] for x in f.evidence["shapes"]]
     assert gaps == sorted(gaps, reverse=True) and len(gaps) == 3  # the premise names the largest three
     assert f.premise.key == "finding.launch_overhead.premise" and f.premise.kw["n"] == 10

@@ -378,7 +378,8 @@ def sweep_reading(extras: dict[str, dict[str, Any]], rows: dict[str, overview_vi
         said = sf.messages
         body = said["body"] if said else text
         # the launch group rests on the campaigns' call times (said in its own words), not on the captures
-        rest = group_rests(sf.kernels, extras, adv) if sf.key != adv.LAUNCH_KEY else None
+        # ... and the groups read from the campaigns alone (where they lose, another configuration) on no capture
+        rest = group_rests(sf.kernels, extras, adv) if sf.key not in (adv.LAUNCH_KEY, *adv.CAMPAIGN_KEYS) else None
         if rest is not None:  # the group says what it rests on, after its own words (issue 31)
             body = message.msg("advice.rests.after", body=body, rests=adv.group_msg(rest))
             text = wording.plain("en", body)

@@ -36,7 +36,7 @@ from generator.analyze.advice import flags, hazards, limits, memory, profiled, s
 from generator.analyze.advice.basis import capture_rest, group_basis, group_msg, plan_basis, rests_msg, rests_on
 from generator.analyze.advice.context import context_for
 from generator.analyze.advice.launch import launch_finding, with_launch
-from generator.analyze.advice.sweep import LAUNCH_KEY
+from generator.analyze.advice.sweep import LAUNCH_KEY, OTHER_CONFIG, PROFILE
 from generator.analyze.advice.memory import RUN_MIN_LOADS
 from generator.analyze.advice.mfma import MfmaNote, mfma_annotations
 from generator.analyze.advice.registry import (
@@ -50,7 +50,11 @@ from generator.analyze.advice.sweep import (
 from generator.analyze.advice.sync import AT_ONCE
 from generator.analyze.advice.view import AdviceContext, KernelView, is_framework_path, short_loc
 
+#: Sweep groups read from the campaigns alone, resting on no capture.
+CAMPAIGN_KEYS = (PROFILE, OTHER_CONFIG)
+
 __all__ = [
+    "CAMPAIGN_KEYS",
     "AT_ONCE", "DETECTORS", "LIMITER_TITLES", "MIN_SHARE", "ORDER", "PRIORITIES", "RUN_MIN_LOADS", "AdviceContext",
     "LAUNCH_KEY", "launch_finding", "with_launch", "Detector", "Finding", "KernelView", "MfmaNote", "SweepFinding", "advise", "bandwidth", "context_for",
     "detector", "format_plan", "get_detector", "is_framework_path", "mfma_annotations", "pattern_priority", "rank",

@@ -59,7 +59,7 @@ class KernelPage:
 #: Flags the one-line PR snippet and the badge name beside the verdict (the page says why).
 FLAG_WORDS = {"uncertain": "uncertain (an interval reaches across a threshold)", "not_like_for_like": "not like-for-like",
               "suspect_reference": "suspect reference check", "above_roof": "rows above a roof",
-              "partial": "partial run"}
+              "partial": "partial run", "graph_partial": "the graph replay misses work (no shape is kernel evidence)"}
 
 
 def pr_snippet(row: IndexRow, base_url: str) -> str:

@@ -9,6 +9,7 @@ from generator.analyze.message import Sentence, sentence
 from generator.analyze.verdicts.rules import FLOOR_FACTOR, methods_differ
 from markupsafe import Markup
 
+from generator.analyze.verdicts import replay
 from generator.site import charts, clock_chart, i18n, wording
 from generator.site.views.coverage import shape_models
 from generator.site.views.base import DASH, KernelData, SiteContext, VERDICTS, fmt_num, fmt_x, sort_key
@@ -200,6 +201,10 @@ def verdict_cell(sh: Any) -> Any:
     if not sh.measured:
         return DASH
     if sh.verdict_speedup is None:
+        if replay.capture_failed(sh):  # rule 10: the candidate fell back to eager calls there
+            return sentence("speed.vratio.capturefail")
+        if sh.replay_partial:  # rule 16
+            return sentence("speed.vratio.partial")
         return sentence("speed.vratio.none")
     x, m = fmt_x(sh.verdict_speedup), eager_method(sh)
     if sh.at_floor:
@@ -211,7 +216,8 @@ def verdict_note(sh: Any) -> tuple[str, str]:
     """The shape's verdict ratio in words, English and 中文 (the per-shape chart's hover)."""
     m = eager_method(sh)
     if sh.verdict_speedup is None:
-        parts = [("speed.caveat.nocomp", {})]
+        parts = [("speed.caveat.capturefail" if replay.capture_failed(sh) else
+                  "speed.caveat.partial" if sh.replay_partial else "speed.caveat.nocomp", {})]
     else:
         parts = [("speed.caveat.verdict.eager" if m else "speed.caveat.verdict",
                   {"x": fmt_x(sh.verdict_speedup), "baseline": sh.verdict_baseline, **({"m": m} if m else {})})]
