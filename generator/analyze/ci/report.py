@@ -174,15 +174,12 @@ def analyze(stream: Stream, runs: dict[int, Run] | None = None) -> Report:
 
 # ---------------------------------------------------------------- JSON
 
-def _r4(x: float | None) -> float | None:
-    return None if x is None else round(x, 4)
-
 
 def move_json(m: Move) -> dict:
     """{op, shape, dtype, metric, ratio, threshold} and how it was read (noise, steps, baseline)."""
     r = m.record
     return {"op": r.op, "shape": r.shape, "dtype": r.dtype, "metric": r.metric, "ratio": m.ratio,
-            "threshold": _r4(m.threshold), "noise": _r4(m.noise), "basis": m.basis, "value": r.value, "baseline": m.pair.baseline,
+            "threshold": m.threshold, "noise": m.noise, "basis": m.basis, "value": r.value, "baseline": m.pair.baseline,
             "label": m.pair.label, "steps": m.steps, "resolution": m.by_resolution}
 
 
