@@ -95,3 +95,22 @@ def test_the_kernel_panel_leads_to_its_ci_series(stream, sweep, tmp_path, browse
     assert page.url.endswith("kernels/rmsnorm/index.html")
     assert tab.errors == []
     tab.close()
+
+
+#: Words the 中文 CI pages keep as they are: the product names, git's branch and the stream's own terms.
+CI_TOKENS = {"CI", "main", "PR", "FlyDSL", "AIter", "runs", "json", "wheel", "p90", "aiter_us", "flydsl_us",
+             "flydsl", "aiter", "TFLOPS", "TB"}
+
+
+def test_chinese_leaves_no_english_interface_word(ci_site, browser):
+    from test_browser import english_left
+
+    tab = Tab(browser)
+    for rel in sample(ci_site):
+        page = tab.open(url(ci_site, rel))
+        page.click("#lang-toggle")
+        left = [w for w in english_left(page) if w.split(" ", 1)[0] not in CI_TOKENS]
+        assert left == [], (rel, left[:10])
+        page.click("#lang-toggle")  # back to English for the next page
+    assert tab.errors == []
+    tab.close()
