@@ -8,12 +8,12 @@ on stderr; another schema or a truncated file stops with one line (exit 2).
 
 from __future__ import annotations
 
-import json
 import sys
 
 from generator.analyze.ci import report as ci_report
 from generator.analyze.ci.moves import IMPROVEMENT, NOISE, REGRESSION, Move, noise_summary
 from generator.errors import InputError
+from generator.read import jsonio
 from generator.read.ci_stream import read_history, read_runs
 from generator.words import plural
 
@@ -121,6 +121,17 @@ def format_markdown(rep: ci_report.Report, pr: int, site_url: str | None) -> str
     return "\n".join(out).rstrip() + "\n"
 
 
+def write_bytes(data: bytes) -> None:
+    """UTF-8 bytes to stdout in one write (a stream without a buffer, e.g. a test's, gets the text)."""
+    out = getattr(sys.stdout, "buffer", None)
+    if out is None:
+        sys.stdout.write(data.decode("utf-8"))
+        return
+    sys.stdout.flush()
+    out.write(data)
+    out.flush()
+
+
 def load(history: str, runs: str | None) -> ci_report.Report:
     """Read and analyze; skipped records are warned about on stderr."""
     stream = read_history(history)
@@ -135,8 +146,7 @@ def run(args) -> int:
         raise InputError(None, "--markdown needs --pr N (the pull request to comment on)")
     rep = load(args.history, args.runs)
     if args.json:
-        json.dump(ci_report.to_json(rep), sys.stdout, indent=1, sort_keys=True)
-        sys.stdout.write("\n")
+        write_bytes(jsonio.dumps_sorted(ci_report.to_json(rep), indent=True))
     elif args.markdown:
         sys.stdout.write(format_markdown(rep, args.pr, args.site_url))
     else:

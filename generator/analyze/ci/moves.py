@@ -65,8 +65,11 @@ class Move:
 
 
 def digits(x: float) -> int:
-    """Digits after the point as ``repr`` writes ``x`` (``15.0`` and zeros: 0)."""
-    exp = Decimal(repr(float(x))).normalize().as_tuple().exponent
+    """Digits after the point as ``repr`` writes ``x`` (``15.0`` and zeros: 0; ``1e-05``: 5)."""
+    text = repr(float(x))
+    if "e" not in text:
+        return len(text.partition(".")[2].rstrip("0"))
+    exp = Decimal(text).normalize().as_tuple().exponent
     return max(0, -exp) if isinstance(exp, int) else 0
 
 

@@ -77,6 +77,8 @@ class Report:
     flags_total: int
     flags_noise: int
     runs: dict[int, Run]
+    pr_runs: dict[int, tuple[int, set[str]]] = field(default_factory=dict)  # pr -> (latest run id, its runners)
+    runners: set[str] = field(default_factory=set)  # every runner of the stream
 
     @property
     def prs(self) -> list[int]:
@@ -169,7 +171,8 @@ def analyze(stream: Stream, runs: dict[int, Run] | None = None) -> Report:
     flags = [r for r in stream.records if r.pr is not None and r.regression]
     return Report(stream, series, pr_checks(stream.records, series), health(stream.records, series, runs),
                   speedups(series), [r for r in stream.records if r.metric == SPEEDUP and is_inverted(r)],
-                  len(flags), sum(flag_is_noise(r, series) for r in flags), runs)
+                  len(flags), sum(flag_is_noise(r, series) for r in flags), runs, pr_runs(stream.records),
+                  {r.runner for r in stream.records})
 
 
 # ---------------------------------------------------------------- JSON
@@ -231,10 +234,22 @@ def pr_page(pr: int) -> str:
 def missing_runners(rep: Report, pr: int) -> list[tuple[str, str]]:
     """(runner, job state) of the stream's runners with no record in the pull request's latest run:
     still in progress, or failed (the state from runs.json when it knows the run, else "unknown")."""
-    rs = [r for r in rep.stream.records if r.pr == pr]
-    if not rs:
+    if pr not in rep.pr_runs:
         return []
-    run_id = max(r.run_id for r in rs)
-    have = {r.runner for r in rs if r.run_id == run_id}
+    run_id, have = rep.pr_runs[pr]
     jobs = dict(rep.runs[run_id].jobs) if run_id in rep.runs else {}
-    return [(r, jobs.get(r, "unknown")) for r in sorted({r.runner for r in rep.stream.records} - have)]
+    return [(r, jobs.get(r, "unknown")) for r in sorted(rep.runners - have)]
+
+
+def pr_runs(records: list[CiRecord]) -> dict[int, tuple[int, set[str]]]:
+    """pull request -> (its latest run id, the runners with records in it)."""
+    out: dict[int, tuple[int, set[str]]] = {}
+    for r in records:
+        if r.pr is None:
+            continue
+        cur = out.get(r.pr)
+        if cur is None or r.run_id > cur[0]:
+            out[r.pr] = (r.run_id, {r.runner})
+        elif r.run_id == cur[0]:
+            cur[1].add(r.runner)
+    return out
