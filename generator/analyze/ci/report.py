@@ -16,8 +16,17 @@ INVERTED_TOLERANCE = 0.02
 LAST_RUNS = 5
 
 
+class Sorted:
+    """Moves sorted into kinds (REGRESSION, IMPROVEMENT, NOISE)."""
+
+    moves: list[Move]
+
+    def of(self, kind: str) -> list[Move]:
+        return [m for m in self.moves if m.kind == kind]
+
+
 @dataclass
-class Check:
+class Check(Sorted):
     """One pull request on one runner, its latest run: every usable pair sorted into its kind,
     and their own -3 % flags beside."""
 
@@ -30,12 +39,9 @@ class Check:
     flags: list[CiRecord]  # their own regression flags in this run
     flags_noise: int  # of those, within noise or resolution (or without a usable pair)
 
-    def of(self, kind: str) -> list[Move]:
-        return [m for m in self.moves if m.kind == kind]
-
 
 @dataclass
-class Health:
+class Health(Sorted):
     """A runner's latest push to main against the release tag."""
 
     runner: str
@@ -44,9 +50,6 @@ class Health:
     commit: str
     tag: str
     moves: list[Move]
-
-    def of(self, kind: str) -> list[Move]:
-        return [m for m in self.moves if m.kind == kind]
 
 
 @dataclass
