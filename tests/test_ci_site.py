@@ -134,3 +134,17 @@ def test_the_sweep_site_keeps_its_pages_beside_ci(sweep_ci_site):
     assert (sweep_ci_site / "api/index.json").is_file() and (sweep_ci_site / "ci/index.html").is_file()
     assert 'href="../api/index.json"' in (sweep_ci_site / "ci/index.html").read_text(encoding="utf-8")
     assert ON_SLICE or (sweep_ci_site / "kernels/rmsnorm/index.html").is_file()
+
+
+def test_the_markdown_comment_links_to_pages_and_sections_of_the_site(ci_site, stream, capsys):
+    """Every link of a pull request's comment (``ci --markdown --site-url``) is a page of the built site,
+    and its #section is there."""
+    checks = oracle.pr_checks(oracle.records(stream[0]))
+    pr = next(p for (p, _), c in sorted(checks.items()) if c.get("regression") or c.get("improvement"))
+    assert cli.main(["ci", str(stream[0]), "--runs", str(stream[1]), "--markdown", "--pr", str(pr),
+                     "--site-url", "https://example.org/atlas"]) == 0
+    links = re.findall(r"\(https://example\.org/atlas/([^)#]+)(?:#([^)]+))?\)", capsys.readouterr().out)
+    assert len(links) > 1 and (f"ci/pr-{pr}.html", "") in links
+    for page, anchor in links:
+        text = (ci_site / page).read_text(encoding="utf-8")
+        assert not anchor or f'id="{anchor}"' in text, (page, anchor)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 
 import pytest
 
@@ -165,7 +166,8 @@ def test_markdown_comment_lists_the_regressions_of_the_pr(capsys, stream, raw):
     assert f"https://example.org/atlas/ci/pr-{pr}.html" in out
     section = out.split(f"#### `{runner}`")[1].split("####")[0]
     for (op, shape, _, _), ratio in checks[(pr, runner)]["regression"].items():
-        assert f"| `{op}` | `{shape}` |" in section and f"{ratio:.3f}x" in section
+        assert re.search(rf"\| \[`{re.escape(op)}`\]\(https://example\.org/atlas/ci/op-[a-z0-9-]+\.html#s-[a-z0-9-]+\) "
+                         rf"\| `{re.escape(shape)}` \|", section) and f"{ratio:.3f}x" in section
 
 
 def test_markdown_of_a_pr_not_in_the_stream_is_one_line(capsys, stream):
@@ -225,3 +227,17 @@ def test_the_json_is_deterministic(capsys, stream):
     a = run_ci(capsys, stream[0], "--runs", stream[1], "--json")[1]
     b = run_ci(capsys, stream[0], "--runs", stream[1], "--json")[1]
     assert a == b
+
+
+def test_handmade_non_finite_numbers_are_no_pair(capsys, tmp_path, raw):
+    """Python's JSON reads NaN and Infinity: such a value or ratio is no usable pair, never a crash."""
+    recs = [dict(r) for r in raw[0] if r.get("pr") is not None and r.get("vs_main")][:6]
+    text = json.dumps({"schema": 1, "records": recs})
+    first, second = json.dumps(recs[0]["value"]), json.dumps(recs[1]["vs_main"]["ratio"])
+    text = text.replace(f'"value": {first}', '"value": Infinity', 1).replace(f'"ratio": {second}', '"ratio": NaN', 1)
+    p = write(tmp_path, "handmade-non-finite-history.json", text)
+    code, out, err = run_ci(capsys, p, "--json")
+    assert code == 0 and err == ""
+    doc = json.loads(out)
+    pairs = sum(len(c[k]) for c in doc["pr_checks"] for k in ("regressions", "improvements", "within_noise"))
+    assert doc["records"] == 6 and pairs <= 4

@@ -48,7 +48,7 @@ def format_text(rep: ci_report.Report) -> str:
     s = rep.stream
     n = noise_summary(rep.series)
     lines = [f"FlyDSL CI stream: {s.path} ({s.repo or 'unknown repository'}, updated {s.updated or 'unknown'})",
-             f"{plural(len(s.records), 'record')}, {plural(len(rep.series), 'series', 'series')}, "
+             f"{len(s.records):,} records, {plural(len(rep.series), 'series', 'series')}, "
              f"{plural(len(rep.prs), 'pull request')}" + (f"; {plural(len(s.warnings), 'record')} skipped" if s.warnings else "")]
     if n["known"]:
         lines.append(f"noise (1.4826 x MAD of ln vs_main ratio over PR pairs): {n['known']} series known, {n['unknown']} unknown; "
@@ -73,10 +73,14 @@ def format_text(rep: ci_report.Report) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _table(moves: list[Move]) -> list[str]:
+def _table(moves: list[Move], site_url: str | None) -> list[str]:
+    """The Markdown table of some moves; each op links to its series' trend when the site's URL is known."""
     rows = ["| op | shape | dtype | metric | ratio | threshold | noise | basis |", "|---|---|---|---|---|---|---|---|"]
-    rows += [f"| `{m.record.op}` | `{m.record.shape}` | {m.record.dtype} | {m.record.metric} | {m.ratio:.3f}x | "
-             f"{m.threshold:.3f}x | {pct(m.noise)} | {m.basis} |" for m in moves]
+    for m in moves:
+        r = m.record
+        op = f"[`{r.op}`]({page_link(site_url, ci_report.series_page(r.series))})" if site_url else f"`{r.op}`"
+        rows.append(f"| {op} | `{r.shape}` | {r.dtype} | {r.metric} | {m.ratio:.3f}x | "
+                    f"{m.threshold:.3f}x | {pct(m.noise)} | {m.basis} |")
     return rows
 
 
@@ -105,11 +109,11 @@ def format_markdown(rep: ci_report.Report, pr: int, site_url: str | None) -> str
         regs, imps, noise = c.of(REGRESSION), c.of(IMPROVEMENT), c.of(NOISE)
         out += [f"#### `{c.runner}` (run {c.run_id}, commit `{c.commit[:10]}`)", ""]
         if regs:
-            out += [f"**{plural(len(regs), 'regression')}**", ""] + _table(regs) + [""]
+            out += [f"**{plural(len(regs), 'regression')}**", ""] + _table(regs, site_url) + [""]
         else:
             out += ["No regression beyond noise.", ""]
         if imps:
-            out += [f"**{plural(len(imps), 'improvement')}**", ""] + _table(imps) + [""]
+            out += [f"**{plural(len(imps), 'improvement')}**", ""] + _table(imps, site_url) + [""]
         noisy = [f for f in c.flags if ci_report.flag_is_noise(f, rep.series)]
         if c.flags:
             out.append(f"Their -3 % gate flagged {len(c.flags)}; {len(noisy)} of them within noise or resolution"

@@ -9,6 +9,7 @@ Another schema, a truncated file or a file that is not the stream stops with an 
 
 from __future__ import annotations
 
+import math
 import os
 from dataclasses import dataclass
 
@@ -92,8 +93,14 @@ class Run:
 
 
 def _num(v: object) -> float | None:
-    """A JSON number as float (booleans and anything else: None)."""
-    return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else None
+    """A finite JSON number as float (booleans, NaN, Infinity and anything else: None)."""
+    if isinstance(v, (int, float)) and not isinstance(v, bool):
+        try:
+            f = float(v)
+        except OverflowError:  # an integer beyond a float
+            return None
+        return f if math.isfinite(f) else None
+    return None
 
 
 def _pair(raw: object, label_key: str) -> Pair | None:

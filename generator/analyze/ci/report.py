@@ -3,6 +3,7 @@ each runner's latest push to main against the release tag, and FlyDSL against AI
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from generator.analyze.ci.moves import IMPROVEMENT, NOISE, REGRESSION, Move, Series, build_series, classify, noise_summary
@@ -232,6 +233,26 @@ def to_json(rep: Report) -> dict:
 def pr_page(pr: int) -> str:
     """The site path of a pull request's check page."""
     return f"ci/pr-{pr}.html"
+
+
+def slug(text: str) -> str:
+    """Lower case, every run of other characters one ``-``."""
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-") or "x"
+
+
+def op_page(runner: str, op: str) -> str:
+    """The page of one op on one runner, relative to ``ci/``."""
+    return f"op-{slug(runner)}--{slug(op)}.html"
+
+
+def series_anchor(key: tuple) -> str:
+    """The section id of one series (runner, op, shape, dtype, metric) on its op page."""
+    return "s-" + slug(f"{key[2]}-{key[3]}-{key[4]}")
+
+
+def series_page(key: tuple) -> str:
+    """The site path of one series' trend: its op page and its section."""
+    return f"ci/{op_page(key[0], key[1])}#{series_anchor(key)}"
 
 
 def missing_runners(rep: Report, pr: int) -> list[tuple[str, str]]:

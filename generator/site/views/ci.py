@@ -18,6 +18,7 @@ import re
 from dataclasses import dataclass, field
 
 from generator.analyze.ci import report as ci_report
+from generator.analyze.ci.report import op_page, series_anchor, slug
 from generator.analyze.ci.moves import IMPROVEMENT, NOISE, REGRESSION, Move, Series, bound, noise_summary
 from generator.read.ci_stream import CiRecord
 from generator.site.views.overview_chart import ChartView, chart_view
@@ -26,21 +27,6 @@ ROOT = "../"
 #: The words a move's bound is read on, by ``Move.basis``.
 BASIS_KEYS = {"noise": "ci.basis.noise", "gate": "ci.basis.gate", "gate, noise unknown": "ci.basis.unknown"}
 VERDICT_CSS = {"WIN": "verdict-win", "PARITY": "verdict-parity", "HEADROOM": "verdict-headroom"}
-
-
-def slug(text: str) -> str:
-    """Lower case, every run of other characters one ``-``."""
-    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-") or "x"
-
-
-def op_page(runner: str, op: str) -> str:
-    """The page of one op on one runner, relative to ``ci/``."""
-    return f"op-{slug(runner)}--{slug(op)}.html"
-
-
-def series_anchor(key: tuple) -> str:
-    """The section id of one series on its op page."""
-    return "s-" + slug(f"{key[2]}-{key[3]}-{key[4]}")
 
 
 def pct(x: float | None) -> str:
