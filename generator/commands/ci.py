@@ -8,6 +8,7 @@ on stderr; another schema or a truncated file stops with one line (exit 2).
 
 from __future__ import annotations
 
+import os
 import sys
 
 from generator.analyze.ci import report as ci_report
@@ -30,7 +31,10 @@ def add_arguments(p) -> None:
     fmt.add_argument("--json", action="store_true", help="print the whole reading as JSON")
     fmt.add_argument("--markdown", action="store_true", help="print a pull request's comment (with --pr)")
     p.add_argument("--pr", type=int, metavar="N", help="the pull request of --markdown")
-    p.add_argument("--site-url", metavar="URL", help="base URL of the built site, for links in --markdown")
+    p.add_argument("--base-url", "--site-url", dest="site_url", metavar="URL",
+                   default=os.environ.get("KERNEL_ATLAS_BASE_URL", "") or None,
+                   help="absolute URL the site (build --ci) is served at, for the links of --markdown "
+                        "(default: $KERNEL_ATLAS_BASE_URL; none: no links)")
 
 
 def pct(x: float | None) -> str:

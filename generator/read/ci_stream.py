@@ -142,7 +142,10 @@ def _load(path: str | os.PathLike, what: str) -> dict:
         doc = jsonio.loads(data)
     except ValueError as err:
         why = "truncated" if not data.rstrip().endswith((b"}", b"]")) else "not valid JSON"
-        raise InputError(path, f"{why} ({err.__class__.__name__}: {str(err).splitlines()[0]})") from None
+        first = (str(err).splitlines() or [""])[0]
+        raise InputError(path, f"{why} ({err.__class__.__name__}: {first})") from None
+    except RecursionError:
+        raise InputError(path, "not valid JSON (nested too deeply)") from None
     if not isinstance(doc, dict) or what not in doc:
         raise InputError(path, f"not a FlyDSL CI {'history' if what == 'records' else 'runs'} file (no {what!r} list)")
     if doc.get("schema") != SCHEMA:
