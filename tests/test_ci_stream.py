@@ -241,3 +241,21 @@ def test_handmade_non_finite_numbers_are_no_pair(capsys, tmp_path, raw):
     doc = json.loads(out)
     pairs = sum(len(c[k]) for c in doc["pr_checks"] for k in ("regressions", "improvements", "within_noise"))
     assert doc["records"] == 6 and pairs <= 4
+
+
+def test_a_pr_run_still_in_progress_names_its_missing_runners(doc, raw):
+    """Runners of the stream without a record in a pull request's latest run, with their job's state from
+    runs.json (e.g. #778: only mi325 had finished when the file was written)."""
+    recs, runs = raw
+    jobs = {r["run_id"]: {j["runner"]: j["conclusion"] or j["status"] for j in r["jobs"]} for r in runs}
+    runners = {r["runner"] for r in recs}
+    for entry in doc["pr_runs"]:
+        mine = [r for r in recs if r.get("pr") == entry["pr"]]
+        last = max(r["run_id"] for r in mine)
+        have = {r["runner"] for r in mine if r["run_id"] == last}
+        assert entry["run_id"] == last
+        assert entry["missing"] == [{"runner": x, "job": jobs.get(last, {}).get(x, "unknown")} for x in sorted(runners - have)]
+    if ON_REAL:
+        e = next(e for e in doc["pr_runs"] if e["pr"] == 778)
+        assert e["missing"] == [{"runner": "linux-flydsl-mi355-1", "job": "in_progress"},
+                                {"runner": "linux-flydsl-navi-2", "job": "queued"}]

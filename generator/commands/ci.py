@@ -69,6 +69,11 @@ def format_text(rep: ci_report.Report) -> str:
         lines.append(f"  #{c.pr} {c.runner} run {c.run_id}: {plural(len(c.of(REGRESSION)), 'regression')}, "
                      f"{plural(len(c.of(IMPROVEMENT)), 'improvement')}, {len(c.of(NOISE))} within noise; "
                      f"their flags {len(c.flags)} ({c.flags_noise} within noise)")
+    for pr in rep.prs:
+        missing = ci_report.missing_runners(rep, pr)
+        if missing:
+            lines.append(f"  #{pr} run {rep.pr_runs[pr][0]}: no results from "
+                         + ", ".join(f"{r} (job {state})" for r, state in missing))
     lines.append("FlyDSL vs AIter (aiter_us / flydsl_us, > 1: FlyDSL faster; range of the last runs):")
     for sp in rep.speedups:
         lines.append(f"  {sp.runner} {sp.op} {sp.shape} {sp.dtype}: {sp.ratio:.2f}x {sp.verdict} "

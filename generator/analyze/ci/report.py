@@ -217,6 +217,9 @@ def to_json(rep: Report) -> dict:
         "prs": len(rep.prs), "noise": noise_summary(rep.series),
         "their_flags": {"on_pr_records": rep.flags_total, "within_noise": rep.flags_noise},
         "pr_checks": [check_json(c) for c in rep.checks],
+        "pr_runs": [{"pr": pr, "run_id": rep.pr_runs[pr][0],
+                     "missing": [{"runner": r, "job": state} for r, state in missing_runners(rep, pr)]}
+                    for pr in rep.prs],
         "health": {k: [move_json(m) for m in h.of(REGRESSION)] for k, h in rep.health.items()},
         "health_runs": {k: {"run_id": h.run_id, "ts": h.ts, "commit": h.commit, "tag": h.tag,
                             "compared": len(h.moves), "improvements": len(h.of(IMPROVEMENT))}
