@@ -38,6 +38,7 @@ from generator.errors import InputError
 REPO = Path(__file__).resolve().parent.parent
 SWEEP = REPO.parent / "shared" / "mi350x-sweep"
 BUNDLES = REPO / "bundles"
+CI_SLICE = REPO / "tests" / "data" / "flydsl-ci-slice"
 CAPTURE = "examples/fused_rope_cache/att_viewer/big/ui_output_agent_4253_dispatch_8781"
 COMPUTE = "examples/fused_rope_cache/compute_viewer"
 if os.environ.get("KERNEL_ATLAS_TEST_SLICE") == "1" or not (SWEEP / CAPTURE).is_dir():
@@ -165,6 +166,27 @@ def _report(d: Path) -> None:
 
 # ---------------------------------------------------------------- seeds
 
+def _ci_history(d: Path) -> None:
+    """The FlyDSL CI stream read and analyzed whole (PR checks, health, speedups, the JSON)."""
+    from generator.analyze.ci import report
+    from generator.read.ci_stream import read_history
+
+    report.to_json(report.analyze(read_history(d / "history.json")))
+
+
+def _ci_runs(d: Path) -> None:
+    from generator.read.ci_stream import read_runs
+
+    read_runs(d / "runs.json")
+
+
+def _ci_seed(name: str, keep: int) -> bytes:
+    """The first ``keep`` records (or runs) of the CI stream's slice in the repository (real, unchanged)."""
+    doc = json.loads((CI_SLICE / name).read_bytes())
+    key = "records" if "records" in doc else "runs"
+    return json.dumps({**doc, key: doc[key][:keep]}, indent=1).encode()
+
+
 def _head(path: Path, lines: int) -> bytes:
     with open(path, "rb") as fh:
         return b"".join(fh.readline() for _ in range(lines))
@@ -277,6 +299,8 @@ TARGETS: list[Target] = [
     Target("kernel-atlas.toml", "kernel-atlas.toml", "toml",
            lambda: (BUNDLES / "kernel-atlas.toml").read_bytes(), _config),
     Target("REPORT.md", "REPORT.md", "text", lambda: HANDMADE_REPORT, _report),
+    Target("ci history.json", "history.json", "json", lambda: _ci_seed("history.json", 40), _ci_history),
+    Target("ci runs.json", "runs.json", "json", lambda: _ci_seed("runs.json", 4), _ci_runs),
 ]
 
 

@@ -398,7 +398,7 @@ def test_a_named_command_imports_only_its_own_module():
         return json.loads(out.stdout.strip().splitlines()[-1])
     assert loaded("build", "--help") == ["build"]
     assert loaded("--quiet-typo", "diff", "--help") == ["diff"]
-    every = ["analyze", "build", "capture", "diff", "ingest", "pmc", "serve", "verdicts"]
+    every = ["analyze", "build", "capture", "ci", "diff", "ingest", "pmc", "serve", "verdicts"]
     assert loaded("--help") == every and loaded("nosuch") == every
 
 

@@ -1,4 +1,5 @@
-"""``kernel-atlas build [SWEEP] [--out DIR]``: the static site of a sweep."""
+"""``kernel-atlas build [SWEEP] [--out DIR] [--ci HISTORY.json [--ci-runs RUNS.json]]``: the static site of a
+sweep, with the FlyDSL CI stream's pages under ``ci/`` (``--ci``; alone, without SWEEP: a site of the stream)."""
 
 from __future__ import annotations
 
@@ -15,8 +16,8 @@ ORDER = 10
 
 def add_arguments(p) -> None:
     """Sweep, output folder and publishing options."""
-    p.add_argument("sweep", nargs="?", default="bundles",
-                   help="sweep root, folder of bundles or one bundle (default: bundles/)")
+    p.add_argument("sweep", nargs="?", default=None,
+                   help="sweep root, folder of bundles or one bundle (default: bundles/; with --ci alone: none)")
     p.add_argument("--out", default="site", help="output folder (default: site/); replaced as a whole")
     p.add_argument("--base-url", default=os.environ.get("KERNEL_ATLAS_BASE_URL", ""),
                    help="absolute URL the site is served at, for the links in PR snippets "
@@ -36,19 +37,39 @@ def add_arguments(p) -> None:
                    help="this sweep's label in the history (default: the sweep's date)")
     p.add_argument("--label", dest="label", action=deprecated("--history-label"), help=argparse.SUPPRESS)
     p.add_argument("--commit", help="commit shown with this sweep in the history (default: the candidate commit)")
+    p.add_argument("--ci", metavar="HISTORY.json",
+                   help="the FlyDSL CI benchmark stream (history.json, schema 1): adds ci/ (health, PR checks, "
+                        "trends, FlyDSL vs AIter); without SWEEP, a site of the stream alone")
+    p.add_argument("--ci-runs", metavar="RUNS.json", help="runs.json beside the stream (skips pull-request runs among pushes)")
 
 
 def run(args) -> int:
     """Build (under the tool's garbage-collector policy, ``commands.collector_policy``), print warnings
     and the summary (every broken kernel with its reason) on stderr."""
     from generator.commands import collector_policy
+    from generator.errors import InputError
+
+    if args.ci_runs and not args.ci:
+        raise InputError(args.ci_runs, "--ci-runs needs --ci HISTORY.json")
+    ci = None
+    if args.ci:
+        from generator.site import ci_site
+
+        ci = ci_site.load(args.ci, args.ci_runs)
+        for w in ci.report.stream.warnings:
+            print(f"kernel-atlas: warning: {w}", file=sys.stderr)
+        if args.sweep is None:
+            written, seconds = ci_site.build_ci_site(ci, args.out)
+            if not args.quiet:
+                print(f"kernel-atlas: CI stream: {written} files written; {seconds:.2f} s: {args.out}", file=sys.stderr)
+            return 0
     from generator.site.build import build_site
 
     with collector_policy():
-        summary = build_site(args.sweep, args.out, base_url=args.base_url, force=args.force,
+        summary = build_site(args.sweep or "bundles", args.out, base_url=args.base_url, force=args.force,
                              progress=False if args.quiet else None, history_dir=args.history,
                              history_label=args.label, history_commit=args.commit, jobs=max(1, args.jobs),
-                             lock_wait=max(0.0, args.wait))
+                             lock_wait=max(0.0, args.wait), ci=ci)
     if not args.quiet:
         for w in summary.warnings:
             print(f"kernel-atlas: warning: {w}", file=sys.stderr)

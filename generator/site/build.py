@@ -157,7 +157,7 @@ def build_site(sweep_path: str | os.PathLike, out_dir: str | os.PathLike, *, bas
                force: bool = False, progress: bool | None = None, stream=None,
                history_dir: str | os.PathLike | None = None, history_label: str | None = None,
                history_commit: str | None = None, jobs: int | None = 1,
-               lock_wait: float = publish.LOCK_WAIT_S) -> BuildSummary:
+               lock_wait: float = publish.LOCK_WAIT_S, ci: Any = None) -> BuildSummary:
     """Build (or update) the site of a sweep in ``out_dir``; see the module docstring.
 
     One build at a time per output folder (``publish.output_lock``): another one running, this
@@ -171,6 +171,8 @@ def build_site(sweep_path: str | os.PathLike, out_dir: str | os.PathLike, *, bas
 
     ``jobs`` worker processes gather and render the changed kernels (None: one per core);
     the output bytes are those of a serial build, which runs for ``jobs`` 1 or one kernel.
+
+    ``ci`` (a ``ci_site.CiInput``, the FlyDSL CI stream read) adds ``ci/`` and each kernel's CI panel.
     """
     t0 = time.perf_counter()
     stream = stream or sys.stderr
@@ -183,15 +185,15 @@ def build_site(sweep_path: str | os.PathLike, out_dir: str | os.PathLike, *, bas
     with publish.output_lock(out, lock_wait, say):
         return _build_locked(sweep_path, out, os.fspath(out_dir), t0, base_url=base_url, force=force,
                              progress=progress, stream=stream, history_dir=history_dir,
-                             history_label=history_label, history_commit=history_commit, jobs=jobs)
+                             history_label=history_label, history_commit=history_commit, jobs=jobs, ci=ci)
 
 
 def _build_locked(sweep_path, out: str, shown_out: str, t0: float, *, base_url, force, progress, stream,
-                  history_dir, history_label, history_commit, jobs) -> BuildSummary:
+                  history_dir, history_label, history_commit, jobs, ci=None) -> BuildSummary:
     """``build_site`` once the output folder's lock is held."""
     summary = BuildSummary(out=shown_out)
     publish.check_output(out)
-    bp = plan.plan_build(sweep_path, out, base_url, force, history_dir)
+    bp = plan.plan_build(sweep_path, out, base_url, force, history_dir, ci.digest if ci is not None else "")
     summary.kernels = len(bp.kernels)
     if bp.up_to_date():
         summary.up_to_date = True
@@ -210,6 +212,12 @@ def _build_locked(sweep_path, out: str, shown_out: str, t0: float, *, base_url, 
                                  base_url=base_url, missing_stages=bp.missing, history=bp.hmod is not None,
                                  severity_near=bp.config.severity_near, severity_tune=bp.config.severity_tune,
                                  category_labels=category_labels(bp.kernels), supersedes=dict(bp.config.op_supersedes))
+    ci_ops = {}
+    if ci is not None:
+        from generator.site import ci_site
+
+        ci_ops = ci_site.kernel_ops(bp.kernels)
+        ctx.ci_series = ci_site.kernel_series(ci.report, ci_ops)
     site = Site()
     staging = publish.Staging.open(out)
     try:
@@ -230,7 +238,9 @@ def _build_locked(sweep_path, out: str, shown_out: str, t0: float, *, base_url, 
                                    explicit=bool(history_label))
             site.files.update(history_files(bp.hmod, os.fspath(history_dir), placed, hist_commit, bp.date, ordered,
                                             ctx, bp.assets, (staging.tmp, staging.old), prov))
-        overview_pages(bp, ctx, site, ordered, prov)
+        overview_pages(bp, ctx, site, ordered, prov, ci is not None)
+        if ci is not None:
+            site.files.update(ci_site.ci_files(ci.report, ctx.title, bp.assets, ci_ops, ci_only=False))
         publish_site(bp, site, summary, staging)
     except BaseException:
         staging.discard()
@@ -379,12 +389,14 @@ def reference_pages(ctx: base_views.SiteContext, site: Site, assets) -> list:
 
 
 def overview_pages(bp: plan.BuildPlan, ctx: base_views.SiteContext, site: Site,
-                   ordered: list[overview_views.IndexRow], prov: dict[str, str]) -> None:
-    """Render index.html (with the sweep-level advice), api/index.json and the static assets."""
+                   ordered: list[overview_views.IndexRow], prov: dict[str, str], ci_nav: bool = False) -> None:
+    """Render index.html (with the sweep-level advice; linking to ``ci/`` with ``ci_nav``), api/index.json
+    and the static assets."""
     reading = gather.sweep_reading(site.extras, site.rows, bp.mods.get("advice"))
     facts = [overview_views.Fact(gather.PROVENANCE_LABELS.get(key, key.replace("_", " ")), value)
              for key, value in prov.items()]
     overview = overview_views.overview_page(ordered, ctx, facts, bp.date, reading, notes=gather.overview_notes(bp.root))
+    overview.ci_nav = ci_nav  # base.html's link to ci/ (build --ci)
     findings = os.path.join(bp.root, findings_views.FINDINGS)
     if os.path.isfile(findings):
         text = render.read_report(findings)

@@ -106,14 +106,15 @@ def _source_fingerprint() -> list[str]:
 
 
 def global_hash(sweep, config: SweepConfig, base_url: str, assets: render.Assets, missing: list[str],
-                history: bool = False, floor_us: float | None = None) -> str:
+                history: bool = False, floor_us: float | None = None, ci: str = "") -> str:
     """Hash of everything every page depends on (STYLE.md 5), the sweep's timing floor and replay cost
-    included: one campaign's rows move every kernel's floor (VERDICTS rule 11) and the replay cost beside it."""
+    included: one campaign's rows move every kernel's floor (VERDICTS rule 11) and the replay cost beside it;
+    ``ci``: the CI stream's digest (``build --ci``: every kernel page's CI panel)."""
     parts = [f"site:{SITE_VERSION}", f"format:{FORMAT_VERSION}", f"tool:{__version__}", f"base:{base_url}",
              f"history:{history}", f"floor:{floor_us!r}", f"replay:{config.replay_cost_us!r}",
              "missing:" + ",".join(missing), "templates:" + render.templates_fingerprint(),
              "assets:" + ",".join(sorted(assets.files))]
-    parts += _source_fingerprint()
+    parts += _source_fingerprint() + ([f"ci:{ci}"] if ci else [])
     if config.path and os.path.isfile(config.path):
         parts.append("config:" + publish.sha256_file(config.path))
     if sweep.kernels_json and os.path.isfile(sweep.kernels_json):
@@ -192,7 +193,7 @@ class BuildPlan:
 
 
 def plan_build(sweep_path: str | os.PathLike, out: str, base_url: str, force: bool,
-               history_dir: str | os.PathLike | None) -> BuildPlan:
+               history_dir: str | os.PathLike | None, ci: str = "") -> BuildPlan:
     """Discover the sweep, load the stages, plan every kernel and hash its inputs."""
     sweep = discover.discover(sweep_path)
     root = sweep.root
@@ -214,7 +215,7 @@ def plan_build(sweep_path: str | os.PathLike, out: str, base_url: str, force: bo
     floor = mods["verdicts"].sweep_floor(root, config) if mods["verdicts"] is not None else None
     if mods["verdicts"] is not None and config.replay_cost_us is None:  # one sweep, one replay cost (like the floor)
         config = dataclasses.replace(config, replay_cost_us=mods["verdicts"].sweep_replay_cost(root, config))
-    ghash = global_hash(sweep, config, base_url, assets, missing, history=hmod is not None, floor_us=floor)
+    ghash = global_hash(sweep, config, base_url, assets, missing, history=hmod is not None, floor_us=floor, ci=ci)
     plans = plan_kernels(sweep, config, kernels_json)
     manifest = None if force else publish.read_manifest(out)
     # Without a previous build nothing is compared: each kernel's hash is taken where it is built

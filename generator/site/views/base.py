@@ -193,6 +193,8 @@ class SiteContext:
     missing_stages: list[str] = field(default_factory=list)  # analysis modules not available
     category_labels: dict[str, str] = field(default_factory=dict)  # category -> as its owners write it
     supersedes: dict[str, str] = field(default_factory=dict)  # op -> the older op it supersedes (configuration)
+    #: build --ci: slug -> [(runner, op, series, regressed on main, CI page from the site root)] (views.ci_panel)
+    ci_series: dict[str, list] = field(default_factory=dict)
 
     @property
     def superseded(self) -> dict[str, str]:
