@@ -98,7 +98,7 @@ def format_text(r: pmc.PmcResult) -> str:
         if rd32 is not None:
             lines.append(f"32B fraction:     {pct(r.frac_32b)}  (RDREQ_32B {_num(rd32)} / RDREQ {_num(rd)})")
     if r.hbm_read_bytes is not None:
-        how = (pmc.HBM_FORMULAS["gfx942"] if r.hbm_formula == "gfx942"
+        how = (pmc.HBM_FORMULAS[r.hbm_formula] if r.hbm_formula != "64B"
                else pmc.HBM_FORMULAS["64B"].replace("EA channels", f"{r.ea_channels} EA channels"))
         lines.append(f"est. HBM read:    {r.hbm_read_bytes / 1e9:.4g} GB  ({how})")
     if r.ideal_bytes is not None:

@@ -61,7 +61,7 @@ def summary_lines(a: CaptureAnalysis) -> list[str]:
         f"  Kernel:        {a.kernel} / {a.capture}" + (f"  [{a.label}]" if a.label else ""),
         f"  Architecture:  {a.arch} (from {a.arch_source})",
         f"  Instructions:  {len(a.instructions)}",
-        *(sample_total_lines(a) if a.sampled else [
+        *(sample_total_lines(a) if a.sampled else legacy_total_lines(a) if a.extra.get("legacy") else [
             f"  Total cycles:  {fmt_cycles(a.total_cycles)}",
             f"  Total stalls:  {fmt_cycles(a.total_stall_cycles)}  ({a.stall_ratio * 100:.1f}% of total cycles)",
             f"  Total idle:    {fmt_cycles(a.total_idle_cycles)}  (idle_cycles: waves not scheduled)"]),
@@ -88,8 +88,17 @@ def sample_total_lines(a: CaptureAnalysis) -> list[str]:
             f"  Stalled:       {a.total_stall_cycles:,} {unit}  ({a.stall_ratio * 100:.1f}% of all {unit})"]
 
 
+def legacy_total_lines(a: CaptureAnalysis) -> list[str]:
+    """Totals of an older decoder's capture: latency and hits only (no stall or idle column)."""
+    return [f"  Total latency: {fmt_cycles(a.total_cycles)}  (no stall columns: an older decoder)",
+            f"  Total hits:    {sum(i.exec_count for i in a.instructions):,}"]
+
+
 def stall_unit_words(a: CaptureAnalysis) -> str:
-    """What the Stall columns count: ``stall cycles``, or ``stalled <unit>`` on a sampled capture."""
+    """What the Stall columns count: ``stall cycles``, ``latency cycles`` on an older decoder's
+    capture (no stall column), or ``stalled <unit>`` on a sampled capture."""
+    if a.extra.get("legacy"):
+        return "latency cycles"
     return f"stalled {a.stall_unit}" if a.sampled else "stall cycles"
 
 
@@ -250,7 +259,7 @@ def render_text(a: CaptureAnalysis, topk: int = 15, mode: str = "both",
     lines += summary_lines(a)
     lines += section("Register Pressure & Occupancy") + occupancy_lines(a)
     words = stall_unit_words(a)
-    lines += section("Stall Breakdown by Type" + (f"  ({words})" if a.sampled else "")) + stall_type_lines(a)
+    lines += section("Stall Breakdown by Type" + (f"  ({words})" if words != "stall cycles" else "")) + stall_type_lines(a)
     if a.extra.get("stall_by_reason"):
         lines += section(f"Stall Reasons  ({words})") + reason_lines(a)
     if mode in ("src", "both"):
