@@ -54,6 +54,7 @@ from typing import Any, Iterable
 from generator.analyze.message import counted, sentence
 from generator.errors import InputError
 from generator.model import FORMAT_VERSION
+from generator.read import runfiles
 from generator.read.counters import PASS_MEAN, CounterSample, Samples, is_derived, read_counter_csv, sibling_arch
 
 TCC_HIT = "TCC_HIT"
@@ -365,11 +366,19 @@ def find_counter_files(bundle_dir: str | os.PathLike) -> list[str]:
         dirnames.sort()
         in_pmc = "pmc" in Path(dirpath).relative_to(root).parts
         for fn in filenames:
+            if fn.endswith(".db") and not _maybe_rocpd(os.path.join(dirpath, fn)):
+                continue  # another tool's own database (rocprof v1's results.db): run statistics, no counters
             if fn.endswith("counter_collection.csv") or fn.endswith(".db") or fn == "pmc_perf.csv":
                 found.add(os.path.join(dirpath, fn))
             elif in_pmc and fn.endswith(".csv") and not fn.endswith(("agent_info.csv", "kernel_trace.csv", "_stats.csv")):
                 found.add(os.path.join(dirpath, fn))
     return sorted(found)
+
+
+def _maybe_rocpd(path: str) -> bool:
+    """False for a readable SQLite file with no rocpd table (an unreadable one is left to the reader)."""
+    tables = runfiles.sqlite_tables(path)
+    return tables is None or runfiles.is_rocpd(tables)
 
 
 # ---------------------------------------------------------------- analysis

@@ -34,7 +34,9 @@ import yaml
 
 from generator.errors import InputError
 from generator.model import FORMAT_VERSION
+from generator.analyze import launchpath
 from generator.analyze.message import sentence
+from generator.read import runfiles
 from generator.analyze.pmc import connect_readonly
 from generator.read.rocprof import (
     agent_arch,
@@ -162,9 +164,11 @@ class RunStats:
     total_gpu_ns: int
     sources: dict[str, str] = field(default_factory=dict)  # what -> file (relative)
     notes: list[str] = field(default_factory=list)
+    launch: list[launchpath.LaunchPath] = field(default_factory=list)  # measured launch paths, by kernel
 
     def to_json(self) -> dict[str, Any]:
         return {
+            **({"launch": [p.to_json() for p in self.launch]} if self.launch else {}),
             "format_version": FORMAT_VERSION,
             "kernels": [k.to_json() for k in self.kernels],
             "traced": self.traced.to_json() if self.traced else None,
@@ -546,14 +550,46 @@ def _first(folder: Path, names: tuple[str, ...], pattern: str | None = None) -> 
 
 
 def find_results_db(bundle_dir: str | os.PathLike) -> Path | None:
-    """A rocpd ``*results.db`` in the bundle (compute_viewer/ first), or None."""
+    """A rocpd ``*results.db`` in the bundle (compute_viewer/ first), or None. A ``results.db``
+    another tool wrote (rocprof v1's, table KERN) is not one (``runfiles.find_run_files`` names it)."""
     root = Path(bundle_dir)
-    for folder in (root / "compute_viewer", root):
-        found = sorted(folder.glob("*results.db")) if folder.is_dir() else []
-        if found:
-            return found[0]
-    found = sorted(root.rglob("*results.db"))
-    return found[0] if found else None
+    candidates = [p for folder in (root / "compute_viewer", root) if folder.is_dir()
+                  for p in sorted(folder.glob("*results.db"))] + sorted(root.rglob("*results.db"))
+    for path in candidates:
+        tables = runfiles.sqlite_tables(path)
+        if tables is None or runfiles.is_rocpd(tables):  # unreadable: the rocpd reader says why
+            return path
+    return None
+
+
+def other_tool_stats(found: dict[str, str]) -> tuple[list[KernelStat], str, dict[str, list[int]]] | None:
+    """The kernel table another tool wrote (rocprof v1 ``--stats``, ``nsys stats``, an nsys SQLite
+    export), the file it comes from, and each kernel's dispatch durations where a trace gives them."""
+    def durations(key: str, read) -> dict[str, list[int]]:
+        return read(found[key]) if key in found else {}
+
+    gpu_trace = functools.partial(durations, "cuda_gpu_trace",
+                                  lambda p: runfiles.trace_durations((runfiles.nsys_report(p) or ("", []))[1]))
+    if "v1_stats" in found:
+        return read_kernel_stats(found["v1_stats"]), found["v1_stats"], durations("v1_trace", runfiles.v1_durations)
+    if "cuda_gpu_kern_sum" in found:
+        rows = runfiles.kern_sum_rows((runfiles.nsys_report(found["cuda_gpu_kern_sum"]) or ("", []))[1])
+        stats = [KernelStat(0, r["name"], short_kernel_name(r["name"]), r["calls"], r["total_ns"],
+                            r["avg_ns"] if r["avg_ns"] is not None else r["total_ns"] / max(r["calls"], 1), -1.0,
+                            r["min_ns"], r["max_ns"], r["stddev_ns"], median_ns=r["median_ns"]) for r in rows]
+        return _rank(stats), found["cuda_gpu_kern_sum"], gpu_trace()
+    for key in ("nsys_sqlite", "cuda_gpu_trace", "v1_trace"):
+        if key in found:
+            durs = (launchtrace_durations(found[key]) if key == "nsys_sqlite" else gpu_trace()
+                    if key == "cuda_gpu_trace" else runfiles.v1_durations(found[key]))
+            return kernel_stats_from_durations(durs), found[key], durs
+    return None
+
+
+def launchtrace_durations(path: str) -> dict[str, list[int]]:
+    """Every kernel's durations of an nsys SQLite export."""
+    from generator.read.launchtrace import from_nsys_sqlite
+    return from_nsys_sqlite(path)[1]
 
 
 def bundle_run_stats(bundle_dir: str | os.PathLike, jit_kernel: str | None = None) -> RunStats | None:
@@ -572,6 +608,10 @@ def bundle_run_stats(bundle_dir: str | os.PathLike, jit_kernel: str | None = Non
     stats_csv = _first(cv, (KERNEL_STATS,), "*kernel_stats.csv") if cv.is_dir() else None
     db = None if stats_csv else find_results_db(root)
     dispatches_db: list[dict[str, Any]] = []
+    found = runfiles.find_run_files(root)
+    other = None if stats_csv or db else other_tool_stats(found)
+    if "other_db" in found:
+        notes.append(sentence("msg.run.notrocpd", file=rel(Path(found["other_db"]))))
     if stats_csv:
         kernels = read_kernel_stats(stats_csv)
         sources["kernel_stats"] = rel(stats_csv)
@@ -583,6 +623,9 @@ def bundle_run_stats(bundle_dir: str | os.PathLike, jit_kernel: str | None = Non
         kernels = kernel_stats_from_trace(only_trace)
         sources["kernel_stats"] = rel(only_trace)
         notes.append(sentence("msg.run.fromtrace", file=rel(only_trace)))
+    elif other:
+        kernels, dispatches_db = other[0], [{"kernel": k, "start": 0, "end": d} for k, ds in other[2].items() for d in ds]
+        sources["kernel_stats"] = rel(Path(other[1]))
     else:
         return None
 
@@ -613,7 +656,11 @@ def bundle_run_stats(bundle_dir: str | os.PathLike, jit_kernel: str | None = Non
     if agent is None:
         notes.append(sentence("msg.run.noagent"))
 
+    launch = launchpath.bundle_launch(root, found)
+    if launch:
+        sources["launch"] = ", ".join(rel(Path(f)) for f in launch[1])
     return RunStats(
+        launch=launch[0] if launch else [],
         kernels=kernels,
         traced=traced,
         trace_regexes=regexes,
