@@ -1,0 +1,180 @@
+"""Real files of other profilers, round two (issue 39): older ATT decoders (att-decoder 3.0.0, the
+rocprofv2 ATT plugin), rocprof-compute 3.0.0 and Omniperf on MI100, rocprof v1 ``--stats``, Nsight
+Systems' SQLite export. Every file is real (tests/data/other_tools2, made by its make.py; its README
+names the sources and works the numbers asserted here)."""
+
+from __future__ import annotations
+
+import csv
+import json
+import shutil
+import statistics
+from pathlib import Path
+
+import pytest
+
+from generator import cli
+from generator.analyze import analysis, launchpath, pmc, runstats
+from generator.read import att, discover, launchtrace, runfiles
+
+DATA = Path(__file__).resolve().parent / "data" / "other_tools2"
+ATT_OLD = DATA / "att_decoder_gemm_afp4" / "ui_output_agent_34975_dispatch_20"
+ATT_V2 = DATA / "rocprofv2_att_fill" / "vectorized_elementwise_kernel_v0_ui"
+FMLA = DATA / "rocprof_compute_fmla_mi308x"
+MI100 = DATA / "omniperf_vcopy_mi100"
+V1 = DATA / "rocprof_v1_stats"
+NSYS = DATA / "nsys_fuser_h100"
+MLA = "flash_fwd_splitkv_mla_kernel_lds"
+
+
+def _capture(path: Path):
+    [result] = analysis.analyze_sweep(discover.discover(str(path)))
+    assert result.error is None
+    return result.analyses[0]
+
+
+# ---------------------------------------------------------------- older ATT decoders
+
+
+def test_att_decoder_3_code_json_ranks_by_latency_and_says_it_has_no_stall_column():
+    rows = json.loads((ATT_OLD / "code.json").read_text())["code"]
+    assert {len(r) for r in rows} == {8} and att.legacy_layout({"code": rows}) == "att-decoder"
+    a = _capture(ATT_OLD)
+    assert len(a.instructions) == 961 and a.total_cycles == 1_353_636
+    assert sum(i.exec_count for i in a.instructions) == 107_628
+    top = a.top_instructions(1)[0]
+    assert (top.asm, top.source_loc, top.total_cycles, top.exec_count) == (
+        "s_waitcnt vmcnt(0) lgkmcnt(0)", "/app/aiter/aiter/ops/triton/gemm_afp4wfp4.py:97", 538_700, 372)
+    assert round(100 * top.total_cycles / a.total_cycles, 1) == 39.8
+    assert all(i.idle_cycles == 0 for i in a.instructions) and a.extra["legacy"] == "att-decoder"
+    assert any(n.startswith("no stall columns: an older decoder (att-decoder 3.0.0") for n in a.notes)
+
+
+def test_att_decoder_3_through_analyze(capsys):
+    assert cli.main(["analyze", str(ATT_OLD), "--topk", "3"]) == 0
+    out = capsys.readouterr().out
+    assert "Total latency: 1.35M  (no stall columns: an older decoder)" in out
+    assert "Top-3 Hotspot Instructions  (by latency cycles)" in out and "39.80%" in out
+    assert "Total stalls" not in out
+
+
+def test_rocprofv2_att_plugin_folder_reads_hit_count_and_cycles():
+    data = json.loads((ATT_V2 / "code.json").read_text())
+    assert att.legacy_layout(data) == "rocprofv2"
+    a = _capture(ATT_V2)
+    assert len(a.instructions) == 20 and a.total_cycles == 117_060
+    assert {i.exec_count for i in a.instructions} == {564}
+    top = a.top_instructions(1)[0]
+    line, hits, _, cycles = data["top_n"][0]  # the plugin's own ranking
+    assert (top.asm, top.pc_index, top.exec_count, top.total_cycles) == (
+        "global_store_dwordx4 v1, v[2:5], s[0:1]", line, hits, cycles) == (
+        "global_store_dwordx4 v1, v[2:5], s[0:1]", 17, 564, 41_084)
+    assert any("the rocprofv2 ATT plugin" in n for n in a.notes)
+
+
+# ---------------------------------------------------------------- rocprof-compute / Omniperf
+
+
+def _timing_run(kernel: str) -> list[int]:
+    with open(FMLA / "timestamps.csv", newline="") as fh:
+        return [int(r["End_Timestamp"]) - int(r["Start_Timestamp"]) for r in csv.DictReader(fh)
+                if kernel in r["Kernel_Name"]]
+
+
+def test_rocprof_compute_kernel_time_comes_from_timestamps_csv():
+    durations = _timing_run(MLA)
+    assert len(durations) == 8 and statistics.fmean(durations) == 15_982_943
+    r = pmc.analyze_files([str(FMLA / "pmc_perf.csv")], kernel_substr=MLA)
+    assert r.dispatches == 8 and r.timed_dispatches == 8
+    assert r.kernel_time_ns == pytest.approx(15_982_943)  # ~16 ms, not the pmc file's 12.4 us
+    assert r.counters["TCC_HIT_sum"].total == 622_845_704 and round(r.l2_hit_rate * 100, 1) == 78.5
+    assert any("timestamps.csv: kernel times come from this timing run" in n and "58 of 58" in n for n in r.notes)
+
+
+def test_pass_copies_fold_into_their_counter():
+    with open(FMLA / "pmc_perf.csv", newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    r = pmc.analyze_files([str(FMLA / "pmc_perf.csv")])
+    assert "GRBM_COUNT_13" not in r.counters and "SQ_WAVES_13" not in r.counters
+    assert r.counters["GRBM_COUNT"].total == sum(int(x["GRBM_COUNT"]) for x in rows)  # the first pass, once
+    assert "SQC_DCACHE_REQ_READ_16" in r.counters  # a counter of its own, no copy
+    assert any("3 columns repeat a counter from a later replay pass" in n for n in r.notes)
+
+
+def test_build_of_a_counters_only_bundle_makes_its_page(tmp_path, capsys):
+    sweep = tmp_path / "sweep" / "examples" / "fmla"
+    shutil.copytree(FMLA, sweep)
+    assert cli.main(["build", str(tmp_path / "sweep"), "--out", str(tmp_path / "site")]) == 0
+    page = (tmp_path / "site" / "kernels" / "fmla" / "index.html").read_text()
+    assert "77.8%" in page  # L2 hit rate of all 58 dispatches: 633,818,345 / 815,036,451
+    assert cli.main(["analyze", str(sweep)]) == 0
+    assert "PMC counters and no ATT or Nsight Compute capture" in capsys.readouterr().out
+
+
+def test_mi100_counter_names_and_the_gfx908_formula():
+    r = pmc.analyze_files([str(MI100 / "pmc_perf.csv")], ideal_bytes=8 * 2 ** 20)
+    assert r.arch == "gfx908" and r.missing == []
+    assert r.counter_names[pmc.RDREQ] == "TCC_EA_RDREQ_sum" and r.counter_names[pmc.RDREQ_32B] == "TCC_EA_RDREQ_32B_sum"
+    assert r.hbm_formula == "gfx908" and r.hbm_read_bytes == 64 * (131_340 + 131_341 + 131_341) == 25_217_408
+    assert f"{r.over_fetch:.2f}" == "1.00" and r.kernel_time_ns == pytest.approx((24_800 + 18_880 + 18_880) / 3)
+
+
+def test_streaming_l2_says_paged_kv_only_of_a_paged_kv_kernel():
+    r = pmc.analyze_files([str(MI100 / "pmc_perf.csv")])
+    assert r.l2_hit_rate < pmc.STREAMING_HIT_RATE  # 282 / 787,542
+    assert r.reading[0] == "L2 hit rate 0.0 %: pure streaming, each byte is read once"
+    assert not any("paged" in line.lower() for line in r.reading)
+    r.kernels = ["pa_decode_kernel_0"]  # the one op for which streaming is the expected reading
+    assert "expected for paged-KV decode" in pmc.read_metrics(r)[0]
+
+
+# ---------------------------------------------------------------- rocprof v1 --stats
+
+
+def test_rocprof_v1_stats_are_the_run_statistics_and_its_db_one_line():
+    rs = runstats.bundle_run_stats(V1)
+    assert [(k.calls, k.total_ns) for k in rs.kernels] == [(6, 3_730_500), (2, 677_283), (2, 462_403)]
+    assert rs.total_gpu_ns == 4_870_186 and rs.sources["kernel_stats"] == "results.stats.csv"
+    assert any(n.startswith("results.db: an SQLite file that is not a rocpd database") for n in rs.notes)
+    assert runfiles.v1_durations(V1 / "results.csv")[rs.kernels[0].name][:2] == [1_176_726, 1_225_646]
+
+
+def test_rocprof_v1_bundle_through_the_commands(capsys, tmp_path):
+    assert cli.main(["pmc", str(V1)]) == 0
+    assert "no PMC counters here; it holds run statistics (results.csv, results.stats.csv)" in capsys.readouterr().out
+    assert cli.main(["analyze", str(V1)]) == 0
+    out = capsys.readouterr().out
+    assert "Run statistics: rocprof_v1_stats" in out and "3,730.50" in out
+    shutil.copytree(V1, tmp_path / "sweep" / "examples" / "v1")
+    assert cli.main(["build", str(tmp_path / "sweep"), "--out", str(tmp_path / "site")]) == 0
+    assert "0 broken" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------- Nsight Systems
+
+
+def test_nsys_sqlite_export_gives_the_kernel_table_nsys_prints():
+    rs = runstats.bundle_run_stats(NSYS)
+    assert len(rs.kernels) == 15 and sum(k.calls for k in rs.kernels) == 19 and rs.total_gpu_ns == 402_301
+    log = (NSYS / "nsys-log.txt").read_text()  # nsys's own cuda_gpu_kern_sum, printed
+    for k in rs.kernels[:2]:
+        assert f"{k.total_ns:>15}          {k.calls}" in log
+    assert (rs.kernels[0].total_ns, rs.kernels[1].name) == (135_999, "nvjet_hsh_128x256_64x4_2x1_v_bz_coopA_NTN")
+
+
+def test_nsys_launch_path_of_a_call():
+    calls, _ = launchtrace.from_nsys_sqlite(NSYS / "report1.sqlite")
+    paths = launchpath.summarize(calls)
+    nvf = launchpath.for_kernel(paths, "nvfuser_none_f0_c0_r0_g0")
+    assert (nvf.api, nvf.calls) == ("cuLaunchKernel", 1)
+    assert (nvf.api_ns, nvf.queue_ns, nvf.kernel_ns) == (1727692884 - 1727686567, 1727694387 - 1727692884, 135_999)
+    rs = runstats.bundle_run_stats(NSYS)
+    assert rs.launch[0].kernel == nvf.kernel and rs.sources["launch"] == "report1.sqlite"
+
+
+def test_nsys_bundle_through_the_commands(capsys):
+    assert cli.main(["analyze", str(NSYS), "--topk", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "Launch Path  (median per call, measured: host API, queue, kernel)" in out
+    assert "6.32       1.50      136.00" in out
+    assert cli.main(["pmc", str(NSYS)]) == 0
