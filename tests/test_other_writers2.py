@@ -178,3 +178,33 @@ def test_nsys_bundle_through_the_commands(capsys):
     assert "Launch Path  (median per call, measured: host API, queue, kernel)" in out
     assert "6.32       1.50      136.00" in out
     assert cli.main(["pmc", str(NSYS)]) == 0
+
+
+# ---------------------------------------------------------------- ncu --csv --page details alone
+
+
+def _details_metric(path: Path, name: str) -> float:
+    with open(path, newline="") as fh:
+        return next(float(r["Metric Value"]) for r in csv.DictReader(fh)
+                    if r["Section Name"] == "GPU Speed Of Light Throughput" and r["Metric Name"] == name)
+
+
+@pytest.mark.parametrize("kernel, kind", [("softmax", "compute+memory-bound"), ("silu_and_mul", "memory-bound"),
+                                          ("rmsnorm", "latency-bound")])
+def test_details_page_alone_decides_the_bottleneck(tmp_path, kernel, kind):
+    """Our own H200 captures' details pages (bundles/examples/<k>/ncu/prefill), given without the raw and
+    source pages: the throughput percentages on them decide the bottleneck."""
+    details = Path(__file__).resolve().parent.parent / "bundles" / "examples" / kernel / "ncu" / "prefill" / "details.csv"
+    folder = tmp_path / "examples" / kernel / "ncu" / "prefill"
+    folder.mkdir(parents=True)
+    shutil.copy(details, folder / "details.csv")
+    dram, sm = _details_metric(details, "DRAM Throughput"), _details_metric(details, "Compute (SM) Throughput")
+    a = _capture(folder)
+    b = a.extra["ncu"]["bottleneck"]
+    assert (b["dram_pct"], b["compute_pct"], b["compute_from"], b["kind"]) == (dram, sm, "sm", kind)
+    from generator.analyze import ncu_summary
+    cause, _ = ncu_summary.root_cause(a)
+    assert "details page is missing" not in cause
+    assert f"DRAM ({dram:.1f} %)" in cause or f"DRAM throughput is {dram:.1f} %" in cause
+    assert f"SM ({sm:.1f} %, the details page's compute throughput)" in cause or f"SM is at {sm:.1f} %" in cause
+    assert any("compute read as the details page's SM throughput" in n for n in a.notes)
