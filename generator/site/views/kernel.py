@@ -14,7 +14,7 @@ from generator.site.wording import Said, said
 
 # Each panel module registers its panel on import (the kernel page shows the registry).
 from generator.site.views import (  # noqa: E402,F401
-    advice, captures, compare, counters, data, ncu, report, roofline, speed, why,
+    advice, captures, compare, counters, data, launch, ncu, report, roofline, speed, why,
 )
 
 
