@@ -63,8 +63,9 @@ def torch_traces(bundle_dir: str | os.PathLike) -> list[str]:
 
 
 def bundle_launch(bundle_dir: str | os.PathLike, found: dict[str, str] | None = None
-                  ) -> tuple[list[LaunchPath], list[str]] | None:
-    """The launch paths of a bundle and the files they come from; None when it holds no launch trace.
+                  ) -> tuple[list[LaunchPath], list[str], dict[str, list[int]]] | None:
+    """The launch paths of a bundle, the files they come from and each traced kernel's durations (ns);
+    None when it holds no launch trace.
 
     ``found``: ``runfiles.find_run_files`` of the bundle, when already worked out.
     """
@@ -81,7 +82,10 @@ def bundle_launch(bundle_dir: str | os.PathLike, found: dict[str, str] | None = 
         if got:
             calls += got
             files.append(path)
-    return (summarize(calls), files) if calls else None
+    durations: dict[str, list[int]] = {}
+    for c in calls:
+        durations.setdefault(c.kernel, []).append(int(round(c.kernel_ns)))
+    return (summarize(calls), files, durations) if calls else None
 
 
 def for_kernel(paths: list[LaunchPath], name: str | None) -> LaunchPath | None:

@@ -610,6 +610,7 @@ def bundle_run_stats(bundle_dir: str | os.PathLike, jit_kernel: str | None = Non
     dispatches_db: list[dict[str, Any]] = []
     found = runfiles.find_run_files(root)
     other = None if stats_csv or db else other_tool_stats(found)
+    launch = launchpath.bundle_launch(root, found)
     if "other_db" in found:
         notes.append(sentence("msg.run.notrocpd", file=rel(Path(found["other_db"]))))
     if stats_csv:
@@ -626,6 +627,11 @@ def bundle_run_stats(bundle_dir: str | os.PathLike, jit_kernel: str | None = Non
     elif other:
         kernels, dispatches_db = other[0], [{"kernel": k, "start": 0, "end": d} for k, ds in other[2].items() for d in ds]
         sources["kernel_stats"] = rel(Path(other[1]))
+    elif launch:  # a launch trace alone (the PyTorch profiler's): its kernels make the table
+        durs = launch[2]
+        kernels, dispatches_db = kernel_stats_from_durations(durs), [
+            {"kernel": k, "start": 0, "end": d} for k, ds in durs.items() for d in ds]
+        sources["kernel_stats"] = ", ".join(rel(Path(f)) for f in launch[1])
     else:
         return None
 
@@ -653,10 +659,9 @@ def bundle_run_stats(bundle_dir: str | os.PathLike, jit_kernel: str | None = Non
     if agent_csv:
         agent = pick_agent(read_agent_info(agent_csv), timing.agent if timing else None)
         sources["agent_info"] = rel(agent_csv)
-    if agent is None:
-        notes.append(sentence("msg.run.noagent"))
+    if agent is None and not (other or launch) or agent is None and stats_csv:
+        notes.append(sentence("msg.run.noagent"))  # rocprofv3 writes the agent info; other tools do not
 
-    launch = launchpath.bundle_launch(root, found)
     if launch:
         sources["launch"] = ", ".join(rel(Path(f)) for f in launch[1])
     return RunStats(
