@@ -208,3 +208,53 @@ def test_details_page_alone_decides_the_bottleneck(tmp_path, kernel, kind):
     assert f"DRAM ({dram:.1f} %)" in cause or f"DRAM throughput is {dram:.1f} %" in cause
     assert f"SM ({sm:.1f} %, the details page's compute throughput)" in cause or f"SM is at {sm:.1f} %" in cause
     assert any("compute read as the details page's SM throughput" in n for n in a.notes)
+
+
+def test_details_page_profiler_metrics_give_dram_bytes_and_no_false_missing_page():
+    """Our H200 capture with ``ncu --metrics dram__bytes_read.sum,... --page details`` (README beside it)."""
+    folder = DATA.parent / "ncu_details_metrics_h200" / "examples" / "vec_add" / "ncu" / "prefill"
+    a = _capture(folder)
+    m = a.extra["ncu"]
+    assert (m["dram_bytes_read"], m["dram_bytes_write"]) == (33_560_064, 3_326_464)
+    assert m["bottleneck"]["kind"] == "unknown"  # no Speed Of Light section on it
+    from generator.analyze import ncu_summary
+    cause, _ = ncu_summary.root_cause(a)
+    assert "no GPU Speed Of Light Throughput section" in cause and "details page is missing" not in cause
+
+
+# ---------------------------------------------------------------- launch path: our PyTorch profiler traces
+
+
+DEMO = Path(__file__).resolve().parent.parent / "bundles"
+
+
+def _trace_calls(path: Path) -> list[tuple[float, float, float]]:
+    """(API, queue, kernel) of each call, worked from the trace's events by hand (microseconds)."""
+    events = json.loads(path.read_text())["traceEvents"]
+    host = {e["args"]["correlation"]: e for e in events if e.get("cat") in ("cuda_runtime", "cuda_driver")}
+    out = []
+    for k in (e for e in events if e.get("cat") == "kernel"):
+        h = host[k["args"]["correlation"]]
+        out.append((h["dur"], max(0.0, k["ts"] - (h["ts"] + h["dur"])), k["dur"]))
+    return out
+
+
+@pytest.mark.parametrize("kernel", ["gemm", "vec_add", "softmax", "rmsnorm", "silu_and_mul"])
+def test_demo_launch_path_is_measured_from_its_trace(kernel):
+    trimmed = DEMO / "examples" / kernel / "launch" / "prefill.trace.json"
+    raw = DEMO / "raw" / f"{kernel}_prefill.trace.json"
+    by_hand = _trace_calls(raw)  # the full trace as torch.profiler wrote it
+    assert by_hand == _trace_calls(trimmed) and len(by_hand) == (40 if kernel == "vec_add" else 20)
+    rs = runstats.bundle_run_stats(DEMO / "examples" / kernel)
+    [path] = rs.launch
+    assert path.api == "cuLaunchKernelEx" and path.calls == len(by_hand)
+    for got, column in zip((path.api_ns, path.queue_ns, path.kernel_ns), zip(*by_hand)):
+        assert got == pytest.approx(statistics.median(column) * 1000, abs=1)
+    assert rs.sources["launch"] == "launch/prefill.trace.json"
+
+
+def test_demo_page_shows_the_launch_path_beside_rule_13(demo_site):
+    page = (demo_site / "kernels" / "gemm" / "index.html").read_text()
+    assert 'id="launch"' in page and "launch overhead</a> (rule 13)" in page  # the term links to the glossary
+    assert "12.4 us inferred from call time minus kernel time" in page
+    assert "cuLaunchKernelEx 6.12 us, queue 2.39 us, kernel 248.10 us (median of 20 calls)" in page
