@@ -36,7 +36,7 @@ from generator.errors import InputError
 from generator.model import FORMAT_VERSION
 from generator.analyze import launchpath
 from generator.analyze.message import sentence
-from generator.read import runfiles
+from generator.read import launchtrace, runfiles
 from generator.analyze.pmc import connect_readonly
 from generator.read.rocprof import (
     agent_arch,
@@ -562,34 +562,35 @@ def find_results_db(bundle_dir: str | os.PathLike) -> Path | None:
     return None
 
 
+def _nsys_rows(found: dict[str, str], report: str) -> list[dict[str, str]]:
+    """The rows of one ``nsys stats`` report of a bundle ([] when it has none)."""
+    got = runfiles.nsys_report(found[report]) if report in found else None
+    return got[1] if got else []
+
+
 def other_tool_stats(found: dict[str, str]) -> tuple[list[KernelStat], str, dict[str, list[int]]] | None:
     """The kernel table another tool wrote (rocprof v1 ``--stats``, ``nsys stats``, an nsys SQLite
-    export), the file it comes from, and each kernel's dispatch durations where a trace gives them."""
-    def durations(key: str, read) -> dict[str, list[int]]:
-        return read(found[key]) if key in found else {}
-
-    gpu_trace = functools.partial(durations, "cuda_gpu_trace",
-                                  lambda p: runfiles.trace_durations((runfiles.nsys_report(p) or ("", []))[1]))
+    export), the file it comes from, and each kernel's dispatch durations where a trace gives them
+    (``found``: ``runfiles.find_run_files`` of the bundle)."""
     if "v1_stats" in found:
-        return read_kernel_stats(found["v1_stats"]), found["v1_stats"], durations("v1_trace", runfiles.v1_durations)
+        durs = runfiles.v1_durations(found["v1_trace"]) if "v1_trace" in found else {}
+        return read_kernel_stats(found["v1_stats"]), found["v1_stats"], durs
+    gpu_trace = runfiles.trace_durations(_nsys_rows(found, "cuda_gpu_trace"))
     if "cuda_gpu_kern_sum" in found:
-        rows = runfiles.kern_sum_rows((runfiles.nsys_report(found["cuda_gpu_kern_sum"]) or ("", []))[1])
         stats = [KernelStat(0, r["name"], short_kernel_name(r["name"]), r["calls"], r["total_ns"],
                             r["avg_ns"] if r["avg_ns"] is not None else r["total_ns"] / max(r["calls"], 1), -1.0,
-                            r["min_ns"], r["max_ns"], r["stddev_ns"], median_ns=r["median_ns"]) for r in rows]
-        return _rank(stats), found["cuda_gpu_kern_sum"], gpu_trace()
-    for key in ("nsys_sqlite", "cuda_gpu_trace", "v1_trace"):
-        if key in found:
-            durs = (launchtrace_durations(found[key]) if key == "nsys_sqlite" else gpu_trace()
-                    if key == "cuda_gpu_trace" else runfiles.v1_durations(found[key]))
-            return kernel_stats_from_durations(durs), found[key], durs
+                            r["min_ns"], r["max_ns"], r["stddev_ns"], median_ns=r["median_ns"])
+                 for r in runfiles.kern_sum_rows(_nsys_rows(found, "cuda_gpu_kern_sum"))]
+        return _rank(stats), found["cuda_gpu_kern_sum"], gpu_trace
+    if "nsys_sqlite" in found:
+        durs = launchtrace.from_nsys_sqlite(found["nsys_sqlite"])[1]
+        return kernel_stats_from_durations(durs), found["nsys_sqlite"], durs
+    if gpu_trace:
+        return kernel_stats_from_durations(gpu_trace), found["cuda_gpu_trace"], gpu_trace
+    if "v1_trace" in found:
+        durs = runfiles.v1_durations(found["v1_trace"])
+        return kernel_stats_from_durations(durs), found["v1_trace"], durs
     return None
-
-
-def launchtrace_durations(path: str) -> dict[str, list[int]]:
-    """Every kernel's durations of an nsys SQLite export."""
-    from generator.read.launchtrace import from_nsys_sqlite
-    return from_nsys_sqlite(path)[1]
 
 
 def bundle_run_stats(bundle_dir: str | os.PathLike, jit_kernel: str | None = None) -> RunStats | None:
