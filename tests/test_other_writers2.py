@@ -258,3 +258,11 @@ def test_demo_page_shows_the_launch_path_beside_rule_13(demo_site):
     assert 'id="launch"' in page and "launch overhead</a> (rule 13)" in page  # the term links to the glossary
     assert "12.4 us inferred from call time minus kernel time" in page
     assert "cuLaunchKernelEx 6.12 us, queue 2.39 us, kernel 248.10 us (median of 20 calls)" in page
+
+
+@pytest.mark.parametrize("kernel", ["gemm", "vec_add"])
+def test_capture_trim_remakes_the_bundles_trace_byte_for_byte(tmp_path, kernel):
+    from generator.capture.nvidia_launch import trim
+    counts = trim(str(DEMO / "raw" / f"{kernel}_prefill.trace.json"), str(tmp_path / "t.json"))
+    assert (tmp_path / "t.json").read_bytes() == (DEMO / "examples" / kernel / "launch" / "prefill.trace.json").read_bytes()
+    assert counts["kernels"] == (40 if kernel == "vec_add" else 20) and counts["events"] == 2 * counts["kernels"]

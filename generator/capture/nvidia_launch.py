@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 import time
 from typing import Any, Callable
 
+from generator.capture.nvidia_profile import run_child
 from generator.capture.nvidia_spec import Spec, load_spec
 
 TRACE_CALLS = 20
@@ -80,15 +80,8 @@ def launch_trace(spec: Spec, label: str, raw_dir: str, staging: str, log: Callab
     full = os.path.join(raw_dir, f"{spec.kernel}_{label}.trace.json")
     argv = [sys.executable, "-m", "generator.capture", "trace-child", os.path.abspath(spec.path),
             "--shapes", ",".join(spec.profile), "--out", full]
-    env = dict(os.environ)
-    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    env["PYTHONPATH"] = root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     t0 = time.time()
-    try:
-        proc = subprocess.run(argv, capture_output=True, text=True, timeout=TRACE_TIMEOUT_S, env=env)
-        rc, out = proc.returncode, (proc.stdout or "") + (proc.stderr or "")
-    except subprocess.TimeoutExpired as err:
-        rc, out = 124, f"trace timed out after {TRACE_TIMEOUT_S} s: {err}"
+    rc, out = run_child(argv, TRACE_TIMEOUT_S, "the launch trace")
     info: dict[str, Any] = {"tool": "torch.profiler", "calls_per_shape": TRACE_CALLS, "returncode": rc,
                             "seconds": round(time.time() - t0, 1)}
     if rc != 0 or not os.path.isfile(full):
