@@ -266,3 +266,19 @@ def test_capture_trim_remakes_the_bundles_trace_byte_for_byte(tmp_path, kernel):
     counts = trim(str(DEMO / "raw" / f"{kernel}_prefill.trace.json"), str(tmp_path / "t.json"))
     assert (tmp_path / "t.json").read_bytes() == (DEMO / "examples" / kernel / "launch" / "prefill.trace.json").read_bytes()
     assert counts["kernels"] == (40 if kernel == "vec_add" else 20) and counts["events"] == 2 * counts["kernels"]
+
+
+def test_nsys_stats_printed_in_columns_give_the_same_kernel_table(tmp_path):
+    """nsys-log.txt: ``nsys nvprof``'s own stats tables, printed in columns (names cut with an ellipsis)."""
+    shutil.copy(NSYS / "nsys-log.txt", tmp_path / "nsys-log.txt")
+    tables = runfiles.nsys_text_reports(tmp_path / "nsys-log.txt")
+    assert {"cuda_api_sum", "cuda_gpu_kern_sum"} <= set(tables)
+    assert tables["cuda_api_sum"][0] == {
+        "Time (%)": "66.6", "Total Time (ns)": "60848371", "Num Calls": "17", "Avg (ns)": "3579315.9",
+        "Med (ns)": "1358264.0", "Min (ns)": "3404", "Max (ns)": "12968043", "StdDev (ns)": "4456513.8",
+        "Name": "cudaLaunchKernel"}
+    from_text = runstats.bundle_run_stats(tmp_path)
+    from_sqlite = runstats.bundle_run_stats(NSYS)
+    assert from_text.sources["kernel_stats"] == "nsys-log.txt"
+    assert sorted((k.total_ns, k.calls) for k in from_text.kernels) == sorted((k.total_ns, k.calls) for k in from_sqlite.kernels)
+    assert from_text.kernels[0].name.endswith("…") and from_text.kernels[1].name == "nvjet_hsh_128x256_64x4_2x1_v_bz_coopA_NTN"

@@ -563,9 +563,12 @@ def find_results_db(bundle_dir: str | os.PathLike) -> Path | None:
 
 
 def _nsys_rows(found: dict[str, str], report: str) -> list[dict[str, str]]:
-    """The rows of one ``nsys stats`` report of a bundle ([] when it has none)."""
+    """The rows of one ``nsys stats`` report of a bundle, from its CSV, else from a log of it printed
+    in columns ([] when it has neither)."""
     got = runfiles.nsys_report(found[report]) if report in found else None
-    return got[1] if got else []
+    if got:
+        return got[1]
+    return runfiles.nsys_text_reports(found["nsys_text"]).get(report, []) if "nsys_text" in found else []
 
 
 def other_tool_stats(found: dict[str, str]) -> tuple[list[KernelStat], str, dict[str, list[int]]] | None:
@@ -576,15 +579,16 @@ def other_tool_stats(found: dict[str, str]) -> tuple[list[KernelStat], str, dict
         durs = runfiles.v1_durations(found["v1_trace"]) if "v1_trace" in found else {}
         return read_kernel_stats(found["v1_stats"]), found["v1_stats"], durs
     gpu_trace = runfiles.trace_durations(_nsys_rows(found, "cuda_gpu_trace"))
-    if "cuda_gpu_kern_sum" in found:
+    if "nsys_sqlite" in found and "cuda_gpu_kern_sum" not in found:
+        durs = launchtrace.from_nsys_sqlite(found["nsys_sqlite"])[1]
+        return kernel_stats_from_durations(durs), found["nsys_sqlite"], durs
+    kern_sum = _nsys_rows(found, "cuda_gpu_kern_sum")
+    if kern_sum:
         stats = [KernelStat(0, r["name"], short_kernel_name(r["name"]), r["calls"], r["total_ns"],
                             r["avg_ns"] if r["avg_ns"] is not None else r["total_ns"] / max(r["calls"], 1), -1.0,
                             r["min_ns"], r["max_ns"], r["stddev_ns"], median_ns=r["median_ns"])
-                 for r in runfiles.kern_sum_rows(_nsys_rows(found, "cuda_gpu_kern_sum"))]
-        return _rank(stats), found["cuda_gpu_kern_sum"], gpu_trace
-    if "nsys_sqlite" in found:
-        durs = launchtrace.from_nsys_sqlite(found["nsys_sqlite"])[1]
-        return kernel_stats_from_durations(durs), found["nsys_sqlite"], durs
+                 for r in runfiles.kern_sum_rows(kern_sum)]
+        return _rank(stats), found.get("cuda_gpu_kern_sum") or found["nsys_text"], gpu_trace
     if gpu_trace:
         return kernel_stats_from_durations(gpu_trace), found["cuda_gpu_trace"], gpu_trace
     if "v1_trace" in found:

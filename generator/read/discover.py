@@ -40,7 +40,7 @@ def _files(folder: str) -> dict[str, str]:
 #: Files that make a folder a bundle on their own (DOMAIN §2; docs/formats-other-tools.md): counters
 #: (rocprof-compute, rocprofv3 --pmc) and run statistics (rocprof v1 --stats, Nsight Systems stats).
 BUNDLE_FILES = re.compile(r"^(pmc_perf\.csv|.*counter_collection\.csv|results\.stats\.csv|.*kernel_stats\.csv"
-                          r"|.*_cuda_(gpu_kern_sum|gpu_trace|kern_exec_trace)\.csv|.*\.sqlite|.*\.trace\.json)$")
+                          r"|.*_cuda_(gpu_kern_sum|gpu_trace|kern_exec_trace)\.csv|.*\.sqlite|.*\.trace\.json|.*nsys.*\.(txt|log))$")
 
 
 def is_bundle(path: str) -> bool:

@@ -25,6 +25,7 @@ from __future__ import annotations
 import csv
 import io
 import os
+import re
 import sqlite3
 
 from generator.errors import InputError
@@ -74,6 +75,38 @@ def nsys_report(path: str | os.PathLike) -> tuple[str, list[dict[str, str]]] | N
                     raise InputError(path, f"not a valid CSV: {err}") from None
                 return name, [{(k or "").strip(): (v or "") for k, v in r.items()} for r in rows]
     return None
+
+
+_EXECUTING = re.compile(r"Executing '(\w+)' stats report|^\s*\*\* .*\((\w+)\):\s*$")
+_RULE = re.compile(r"^\s*-{3,}(\s+-{3,})*\s*$")
+_NEXT = re.compile(r"^\s*(\[\d+/\d+\]|Processing \[|Generated:|SKIPPED:|\*\* )")
+
+
+def nsys_text_reports(path: str | os.PathLike) -> dict[str, list[dict[str, str]]]:
+    """The tables of ``nsys stats`` printed in its default column format (what ``nsys profile
+    --stats=true`` and ``nsys nvprof`` log): report name -> rows keyed by the header. Columns are
+    where the dashed rule under the header puts them; long names end cut with an ellipsis there."""
+    lines = _read_text(path).splitlines()
+    out: dict[str, list[dict[str, str]]] = {}
+    report, header = None, None
+    for i, line in enumerate(lines):
+        m = _EXECUTING.search(line)
+        if m:
+            report, header = m.group(1) or m.group(2), None
+            continue
+        if report and header is None and _RULE.match(line):
+            spans = [(r.start(), r.end()) for r in re.finditer(r"-+", line)]
+            above = next((x for x in reversed(lines[max(0, i - 3):i]) if x.strip()), "")
+            header = [above[a:b if k < len(spans) - 1 else None].strip() for k, (a, b) in enumerate(spans)]
+            out[report] = []
+            continue
+        if report and header is not None:
+            if _NEXT.match(line):
+                report, header = None, None
+            elif line.strip():
+                cells = [line[a:b if k < len(spans) - 1 else None].strip() for k, (a, b) in enumerate(spans)]
+                out[report].append(dict(zip(header, cells)))
+    return out
 
 
 def kern_sum_rows(rows: list[dict[str, str]]) -> list[dict]:
@@ -167,6 +200,9 @@ def find_run_files(bundle_dir: str | os.PathLike) -> dict[str, str]:
                 report = nsys_report(path)  # nsys names its file BASE_<report>.csv
                 if report:
                     found.setdefault(report[0], path)
+            elif name.endswith((".txt", ".log")) and os.path.getsize(path) < 1 << 24:
+                if "cuda_gpu_kern_sum" in nsys_text_reports(path):
+                    found.setdefault("nsys_text", path)
             elif name.endswith((".sqlite", ".db")):
                 tables = sqlite_tables(path)
                 if tables is not None and is_nsys_export(tables):
