@@ -282,3 +282,29 @@ def test_nsys_stats_printed_in_columns_give_the_same_kernel_table(tmp_path):
     assert from_text.sources["kernel_stats"] == "nsys-log.txt"
     assert sorted((k.total_ns, k.calls) for k in from_text.kernels) == sorted((k.total_ns, k.calls) for k in from_sqlite.kernels)
     assert from_text.kernels[0].name.endswith("…") and from_text.kernels[1].name == "nvjet_hsh_128x256_64x4_2x1_v_bz_coopA_NTN"
+
+
+def test_nsys_stats_csv_reports_handmade_from_the_real_tables(tmp_path):
+    """Hand-made: no real ``nsys stats --format csv`` file was at hand, so these are written here, as nsys
+    names its columns, from the real printed table (nsys-log.txt) and the real SQLite export's calls."""
+    rows = runfiles.nsys_text_reports(NSYS / "nsys-log.txt")["cuda_gpu_kern_sum"]
+    with open(tmp_path / "report1_cuda_gpu_kern_sum.csv", "w", newline="") as fh:
+        fh.write("Processing [report1.sqlite] with [cuda_gpu_kern_sum.py]...\n")  # the preamble a terminal shows
+        w = csv.DictWriter(fh, fieldnames=list(rows[0]))
+        w.writeheader()
+        w.writerows(rows)
+    calls, _ = launchtrace.from_nsys_sqlite(NSYS / "report1.sqlite")
+    with open(tmp_path / "report1_cuda_kern_exec_trace.csv", "w", newline="") as fh:
+        w = csv.writer(fh)
+        w.writerow(["API Start (ns)", "API Dur (ns)", "Queue Start (ns)", "Queue Dur (ns)", "Kernel Start (ns)",
+                    "Kernel Dur (ns)", "Total Dur (ns)", "PID", "TID", "DevId", "API Function", "GridXYZ",
+                    "BlockXYZ", "Kernel Name"])
+        for c in calls:
+            w.writerow([int(c.api_start), int(c.api_ns), "", "", int(c.kernel_start), int(c.kernel_ns), int(c.total_ns),
+                        1, 1, 0, c.api + "_v7000", "1 1 1", "128 1 1", c.kernel])
+    found = runfiles.find_run_files(tmp_path)
+    assert set(found) == {"cuda_gpu_kern_sum", "cuda_kern_exec_trace"}
+    rs = runstats.bundle_run_stats(tmp_path)
+    assert rs.total_gpu_ns == 402_301 and sum(k.calls for k in rs.kernels) == 19
+    assert [(p.kernel, p.api_ns, p.queue_ns, p.kernel_ns) for p in rs.launch] == [
+        (p.kernel, p.api_ns, p.queue_ns, p.kernel_ns) for p in launchpath.summarize(calls)]
