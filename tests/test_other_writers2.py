@@ -308,3 +308,26 @@ def test_nsys_stats_csv_reports_handmade_from_the_real_tables(tmp_path):
     assert rs.total_gpu_ns == 402_301 and sum(k.calls for k in rs.kernels) == 19
     assert [(p.kernel, p.api_ns, p.queue_ns, p.kernel_ns) for p in rs.launch] == [
         (p.kernel, p.api_ns, p.queue_ns, p.kernel_ns) for p in launchpath.summarize(calls)]
+
+
+def test_rocprofv3_hip_trace_joins_its_kernel_trace(tmp_path):
+    """Hand-made hip_api_trace.csv (no real one was at hand; columns as rocprofiler-sdk's documentation
+    shows them): one hipLaunchKernel 5 us long, ending 2 us before each real kernel of the slice's vec_add
+    trace, by its real Correlation_Id. Worked: API 5,000 ns, queue 2,000 ns, kernel End - Start."""
+    trace = Path(__file__).resolve().parent / "data" / "mi350x-slice" / "examples" / "vec_add" / "compute_viewer" / \
+        "discover_kernel_trace.csv"
+    shutil.copy(trace, tmp_path / "discover_kernel_trace.csv")
+    with open(trace, newline="") as fh:
+        kernels = list(csv.DictReader(fh))
+    with open(tmp_path / "1_hip_api_trace.csv", "w", newline="") as fh:
+        w = csv.writer(fh, quoting=csv.QUOTE_NONNUMERIC)
+        w.writerow(["Domain", "Function", "Process_Id", "Thread_Id", "Correlation_Id", "Start_Timestamp", "End_Timestamp"])
+        for k in kernels:
+            start = int(k["Start_Timestamp"]) - 7_000
+            w.writerow(["HIP_RUNTIME_API", "hipLaunchKernel", 1, 1, int(k["Correlation_Id"]), start, start + 5_000])
+    found = launchpath.bundle_launch(tmp_path)
+    assert found is not None and [Path(f).name for f in found[1]] == ["1_hip_api_trace.csv", "discover_kernel_trace.csv"]
+    for p in found[0]:
+        mine = [int(k["End_Timestamp"]) - int(k["Start_Timestamp"]) for k in kernels if k["Kernel_Name"] == p.kernel]
+        assert (p.api, p.calls, p.api_ns, p.queue_ns) == ("hipLaunchKernel", len(mine), 5_000, 2_000)
+        assert p.kernel_ns == statistics.median(mine)

@@ -2,7 +2,7 @@
 kernel time of its calls, from a trace that joins each launch to its kernel (``read.launchtrace``).
 
 Where a bundle holds one: an nsys ``cuda_kern_exec_trace`` CSV, an nsys SQLite export with its runtime
-table, or a PyTorch profiler Chrome trace (``*.trace.json`` / ``*.pt.trace.json`` in the bundle's top
+table, rocprofv3's ``--hip-trace`` CSV beside its kernel trace, or a PyTorch profiler Chrome trace (``*.trace.json`` / ``*.pt.trace.json`` in the bundle's top
 folder, ``launch/``, ``torch/`` or ``nsys/``). VERDICTS rule 13's launch overhead is inferred from two
 clocks (call time minus kernel time); this is the same path read off one trace, call by call.
 """
@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from generator.read import launchtrace, runfiles
+from generator.read.rocprof import read_csv_dicts
 
 #: Folders of a bundle searched for a launch trace, and the names a PyTorch trace goes by.
 TRACE_DIRS = ("", "launch", "torch", "nsys")
@@ -62,6 +63,19 @@ def torch_traces(bundle_dir: str | os.PathLike) -> list[str]:
     return found
 
 
+def hip_traces(bundle_dir: str | os.PathLike) -> tuple[str, str] | None:
+    """A rocprofv3 ``*_hip_api_trace.csv`` and the ``*_kernel_trace.csv`` beside it (top folder or
+    ``compute_viewer/``), first by name."""
+    for sub in ("", "compute_viewer"):
+        folder = os.path.join(bundle_dir, sub)
+        names = sorted(os.listdir(folder)) if os.path.isdir(folder) else []
+        api = [n for n in names if n.endswith("hip_api_trace.csv")]
+        kern = [n for n in names if n.endswith("kernel_trace.csv")]
+        if api and kern:
+            return os.path.join(folder, api[0]), os.path.join(folder, kern[0])
+    return None
+
+
 def bundle_launch(bundle_dir: str | os.PathLike, found: dict[str, str] | None = None
                   ) -> tuple[list[LaunchPath], list[str], dict[str, list[int]]] | None:
     """The launch paths of a bundle, the files they come from and each traced kernel's durations (ns);
@@ -77,6 +91,10 @@ def bundle_launch(bundle_dir: str | os.PathLike, found: dict[str, str] | None = 
         calls, files = launchtrace.from_exec_trace(report[1] if report else []), [found["cuda_kern_exec_trace"]]
     elif "nsys_sqlite" in found:
         calls, files = launchtrace.from_nsys_sqlite(found["nsys_sqlite"])[0], [found["nsys_sqlite"]]
+    if not calls and (hip := hip_traces(bundle_dir)):
+        api, kern = hip
+        calls = launchtrace.from_hip_trace(read_csv_dicts(api), read_csv_dicts(kern))
+        files = [api, kern] if calls else []
     for path in torch_traces(bundle_dir) if not calls else ():
         got = launchtrace.from_torch_trace(path)
         if got:

@@ -1,7 +1,7 @@
 """The launch path of each kernel call: the host API call that launched it, the wait in the stream's
 queue, the kernel on the GPU, joined by the correlation id the tracer gives both.
 
-Three writers (docs/formats-other-tools.md):
+Four writers (docs/formats-other-tools.md):
 
 - ``nsys export --type sqlite``: ``CUPTI_ACTIVITY_KIND_KERNEL`` (start, end, correlationId,
   demangledName -> ``StringIds``) and ``CUPTI_ACTIVITY_KIND_RUNTIME`` (start, end, correlationId,
@@ -9,6 +9,8 @@ Three writers (docs/formats-other-tools.md):
 - ``nsys stats --report cuda_kern_exec_trace`` (CSV): one row per launch, the join done by nsys
   (``API Start (ns)``, ``API Dur (ns)``, ``Kernel Start (ns)``, ``Kernel Dur (ns)``, ``API Function``,
   ``Kernel Name``).
+- rocprofv3 ``--hip-trace --kernel-trace`` (CSV): ``*_hip_api_trace.csv`` joined to ``*_kernel_trace.csv``
+  by ``Correlation_Id`` (the AMD twin of the nsys pair); times in ns.
 - The PyTorch profiler's Chrome trace (``torch.profiler.profile(...).export_chrome_trace``): events
   ``{"ph": "X", "cat": "cuda_runtime" | "cuda_driver", "name": "cudaLaunchKernel", "ts", "dur",
   "args": {"correlation": N}}`` and ``{"cat": "kernel", "name": ..., "ts", "dur", "args":
@@ -121,6 +123,27 @@ def from_exec_trace(rows: list[dict[str, str]]) -> list[LaunchCall]:
         out.append(LaunchCall(r.get("Kernel Name") or "", api_name(r.get("API Function") or ""),
                               api0, api0 + api_dur, k0, k0 + k_dur))
     return out
+
+
+def from_hip_trace(api_rows: list[dict[str, str]], kernel_rows: list[dict[str, str]]) -> list[LaunchCall]:
+    """Launch calls of rocprofv3 ``--hip-trace --kernel-trace`` CSVs: ``*_hip_api_trace.csv`` (``Domain,
+    Function, Process_Id, Thread_Id, Correlation_Id, Start_Timestamp, End_Timestamp``) joined to
+    ``*_kernel_trace.csv`` (``Kernel_Name, Correlation_Id, Start_Timestamp, End_Timestamp``) by
+    Correlation_Id; times in ns."""
+    def ints(r: dict[str, str]) -> tuple[float | None, float | None, float | None]:
+        return number(r.get("Correlation_Id")), number(r.get("Start_Timestamp")), number(r.get("End_Timestamp"))
+
+    calls = {}
+    for r in api_rows:
+        corr, start, end = ints(r)
+        if None not in (corr, start, end):
+            calls[int(corr)] = (r.get("Function") or "", start, end)
+    kernels = []
+    for r in kernel_rows:
+        corr, start, end = ints(r)
+        if None not in (corr, start, end):
+            kernels.append((int(corr), r.get("Kernel_Name") or "", start, end))
+    return _join(kernels, calls)
 
 
 def torch_events(path: str | os.PathLike) -> list[dict] | None:
