@@ -10,7 +10,7 @@ import sys
 from generator.analyze import pmc
 from generator.analyze.message import sentence
 from generator.errors import InputError
-from generator.read import runfiles
+from generator.read import discover, runfiles
 from generator.words import deprecated, noun, plural
 
 NAME = "pmc"
@@ -45,6 +45,10 @@ def expand_inputs(paths: list[str]) -> list[str]:
             others = sorted(f for k, f in runfiles.find_run_files(p).items() if k != "other_db") if not found else []
             if others:  # run statistics of another tool, no counter: say so, not an error
                 print(sentence("msg.pmc.runfilesonly", folder=p, files=", ".join(os.path.basename(f) for f in others)))
+                continue
+            fmt = None if found else discover.capture_format(os.path.abspath(p))
+            if fmt is not None:  # a capture (ATT, Nsight Compute), no counter: say so, not an error
+                print(sentence("msg.pmc.captureonly", folder=p, format=fmt.name))
                 continue
             if not found:
                 raise InputError(p, "no *counter_collection.csv, pmc_perf.csv or .db file in this folder")
