@@ -562,6 +562,11 @@ def find_results_db(bundle_dir: str | os.PathLike) -> Path | None:
     return None
 
 
+def _as_dispatches(durations: dict[str, list[int]]) -> list[dict[str, Any]]:
+    """Dispatch durations by kernel as the dispatch records the traced kernel's timing reads."""
+    return [{"kernel": k, "start": 0, "end": d} for k, ds in durations.items() for d in ds]
+
+
 def _nsys_rows(found: dict[str, str], report: str) -> list[dict[str, str]]:
     """The rows of one ``nsys stats`` report of a bundle, from its CSV, else from a log of it printed
     in columns ([] when it has neither)."""
@@ -598,7 +603,9 @@ def other_tool_stats(found: dict[str, str]) -> tuple[list[KernelStat], str, dict
 
 
 def bundle_run_stats(bundle_dir: str | os.PathLike, jit_kernel: str | None = None) -> RunStats | None:
-    """The run statistics of one bundle; None when it has neither kernel stats nor a results.db.
+    """The run statistics of one bundle; None when it has no kernel table: rocprofv3's kernel stats, a
+    rocpd results.db or a kernel trace, else another tool's (``other_tool_stats``), else the kernels of
+    a launch trace (``launchpath.bundle_launch``, whose measured launch paths ride along).
 
     Bad files raise InputError naming the file (the site builder records it).
     """
@@ -630,12 +637,10 @@ def bundle_run_stats(bundle_dir: str | os.PathLike, jit_kernel: str | None = Non
         sources["kernel_stats"] = rel(only_trace)
         notes.append(sentence("msg.run.fromtrace", file=rel(only_trace)))
     elif other:
-        kernels, dispatches_db = other[0], [{"kernel": k, "start": 0, "end": d} for k, ds in other[2].items() for d in ds]
+        kernels, dispatches_db = other[0], _as_dispatches(other[2])
         sources["kernel_stats"] = rel(Path(other[1]))
     elif launch:  # a launch trace alone (the PyTorch profiler's): its kernels make the table
-        durs = launch[2]
-        kernels, dispatches_db = kernel_stats_from_durations(durs), [
-            {"kernel": k, "start": 0, "end": d} for k, ds in durs.items() for d in ds]
+        kernels, dispatches_db = kernel_stats_from_durations(launch[2]), _as_dispatches(launch[2])
         sources["kernel_stats"] = ", ".join(rel(Path(f)) for f in launch[1])
     else:
         return None
@@ -664,7 +669,7 @@ def bundle_run_stats(bundle_dir: str | os.PathLike, jit_kernel: str | None = Non
     if agent_csv:
         agent = pick_agent(read_agent_info(agent_csv), timing.agent if timing else None)
         sources["agent_info"] = rel(agent_csv)
-    if agent is None and not (other or launch) or agent is None and stats_csv:
+    if agent is None and (stats_csv or db or not (other or launch)):
         notes.append(sentence("msg.run.noagent"))  # rocprofv3 writes the agent info; other tools do not
 
     if launch:
