@@ -20,6 +20,10 @@ SKIP_KEYS = {att.NO_FILES: "msg.skip.att", att.NO_INSTRUCTIONS: "msg.skip.att.no
              ncu.EMPTY_FILE: "msg.skip.ncufile", ncu.EMPTY_EXPORTS: "msg.skip.ncu"}
 
 
+#: The older writer of each legacy code.json layout (``att.legacy_layout``), as a note names it.
+LEGACY_WRITERS = {"att-decoder": "att-decoder 3.0.0 (rocprofv3)", "rocprofv2": "the rocprofv2 ATT plugin"}
+
+
 def skip_reason(reason: str) -> str:
     """A reader's reason for skipping a capture, as the sentence of its message."""
     return sentence(SKIP_KEYS[reason]) if reason in SKIP_KEYS else reason
@@ -60,6 +64,9 @@ def analyze_att(ref: CaptureRef, bundle: Bundle | None = None) -> list[CaptureAn
     cap = pcsampling.load_capture(ref) if sampled else att.load_capture(ref)
     instructions = cap.instructions
     notes = [sentence("msg.cap.pcsampling")] if sampled else []
+    legacy = getattr(cap, "legacy", None)
+    if legacy:
+        notes.append(sentence("msg.cap.legacy", writer=LEGACY_WRITERS[legacy]))
     if cap.odd_cells:
         notes.append(sentence("msg.cap.oddcells", n=cap.odd_cells))
     if not instructions:
@@ -94,7 +101,8 @@ def analyze_att(ref: CaptureRef, bundle: Bundle | None = None) -> list[CaptureAn
         working=hotspots.hotspots(wave_reading.working) if wave_reading and wave_reading.working else None,
         stall_by_opcode=waves.stall_by_opcode(instructions),
         extra={"stall_by_reason": pcsampling.stall_by_reason(instructions),
-               "stall_reasons": list(pcsampling.STALL_REASONS)} if sampled else {},
+               "stall_reasons": list(pcsampling.STALL_REASONS)} if sampled else
+              {"legacy": legacy} if legacy else {},
         **summary,
     )]
 

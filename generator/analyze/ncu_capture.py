@@ -350,6 +350,12 @@ def analyze_launch(i: int, n: int, s: SassLaunch | None, c: CudaLaunch | None, d
             metrics["bottleneck"] = classify_bottleneck(metrics["dram_throughput_pct"], tc,
                                                         metrics["sm_throughput_pct"], metrics["l2_hit_rate_pct"])
             notes.append(sentence(f"msg.ncu.cap.tensor.{why}"))
+        elif metrics.get("sm_throughput_pct") is not None and metrics.get("dram_throughput_pct") is not None:
+            # the details page alone: its SM throughput (at least the tensor pipe's share) stands in for compute
+            metrics["bottleneck"] = classify_bottleneck(metrics["dram_throughput_pct"], metrics["sm_throughput_pct"],
+                                                        metrics["sm_throughput_pct"], metrics["l2_hit_rate_pct"])
+            metrics["bottleneck"].update(compute_from="sm", compute_pct=metrics["sm_throughput_pct"], tensor_pct=None)
+            notes.append(sentence("msg.ncu.cap.tensor.sm", sm=f"{metrics['sm_throughput_pct']:.2f}"))
     shapes = prov.get("profiled_shapes") or []
     extra: dict[str, Any] = {
         "ncu": metrics,

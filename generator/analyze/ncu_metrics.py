@@ -134,7 +134,9 @@ def ncu_metrics(d: DetailsLaunch | None, raw: RawLaunch | None) -> dict[str, Any
     out["tensor_pipe_pct"] = _raw_value(raw, "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_elapsed")
     bw = d.metric("Memory Workload Analysis", "Memory Throughput") if d else None
     out["dram_bandwidth_gbs"] = (_scaled(number(bw[1]), bw[0].split("/")[0], _BYTE_UNITS) or 0) / 1e9 if bw else None
-    rd, wr = (raw or {}).get("dram__bytes_read.sum"), (raw or {}).get("dram__bytes_write.sum")
+    # the raw page, else the details page's "Command line profiler metrics" (ncu --metrics NAME --page details)
+    rd = (raw or {}).get("dram__bytes_read.sum") or (d.metric(None, "dram__bytes_read.sum") if d else None)
+    wr = (raw or {}).get("dram__bytes_write.sum") or (d.metric(None, "dram__bytes_write.sum") if d else None)
     out["dram_bytes_read"] = _scaled(number(rd[1]), rd[0], _BYTE_UNITS) if rd else None
     out["dram_bytes_write"] = _scaled(number(wr[1]), wr[0], _BYTE_UNITS) if wr else None
     out["l1_hit_rate_pct"] = pct("L1/TEX Hit Rate")

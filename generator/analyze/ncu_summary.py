@@ -240,16 +240,18 @@ def root_cause(a: CaptureAnalysis) -> tuple[str, str | None]:
     dram, tc, high = b.get("dram_pct"), b.get("tensor_pct"), b.get("high_pct", 60.0)
     occ = (m.get("occupancy") or {})
     issue = key_issue(a, capital=True)
+    sm = ".sm" if b.get("compute_from") == "sm" else ""  # the details page alone: SM throughput for compute
+    tc = b.get("compute_pct") if sm else tc
     if kind == "memory-bound":
         bw = m.get("dram_bandwidth_gbs")
-        cause = sentence("msg.ncu.rc.memory", dram=pct(dram), bw=f" ({bw / 1000:.2f} TB/s)" if bw else "", tc=pct(tc),
+        cause = sentence(f"msg.ncu.rc.memory{sm}", dram=pct(dram), bw=f" ({bw / 1000:.2f} TB/s)" if bw else "", tc=pct(tc),
                          msg_issue=issue)
     elif kind == "compute-bound":
-        cause = sentence("msg.ncu.rc.compute", tc=pct(tc), dram=pct(dram), msg_issue=issue)
+        cause = sentence(f"msg.ncu.rc.compute{sm}", tc=pct(tc), dram=pct(dram), msg_issue=issue)
     elif kind == "compute+memory-bound":
-        cause = sentence("msg.ncu.rc.both", dram=pct(dram), tc=pct(tc), high=f"{high:.0f}", msg_issue=issue)
+        cause = sentence(f"msg.ncu.rc.both{sm}", dram=pct(dram), tc=pct(tc), high=f"{high:.0f}", msg_issue=issue)
     elif kind == "latency-bound":
-        cause = sentence("msg.ncu.rc.latency", dram=pct(dram), tc=pct(tc), high=f"{high:.0f}", msg_issue=issue,
+        cause = sentence(f"msg.ncu.rc.latency{sm}", dram=pct(dram), tc=pct(tc), high=f"{high:.0f}", msg_issue=issue,
                          msg_occ=occupancy_said(occ))
     else:
         cause = sentence("msg.ncu.rc.unknown", msg_issue=issue)

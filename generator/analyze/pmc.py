@@ -54,6 +54,7 @@ from typing import Any, Iterable
 from generator.analyze.message import counted, sentence
 from generator.errors import InputError
 from generator.model import FORMAT_VERSION
+from generator.read import runfiles
 from generator.read.counters import PASS_MEAN, CounterSample, Samples, is_derived, read_counter_csv, sibling_arch
 
 TCC_HIT = "TCC_HIT"
@@ -62,6 +63,9 @@ RDREQ = "TCC_EA0_RDREQ"
 RDREQ_32B = "TCC_EA0_RDREQ_32B"
 #: Counters the analysis uses; every other counter is kept and shown as is.
 KNOWN_COUNTERS = (TCC_HIT, TCC_MISS, RDREQ, RDREQ_32B)
+#: Another name of a known counter: MI100 (gfx908) has one EA interface a channel, and
+#: rocprof-compute / Omniperf name its read requests without the index (``TCC_EA_RDREQ_sum``).
+ALIASES = {RDREQ: "TCC_EA_RDREQ", RDREQ_32B: "TCC_EA_RDREQ_32B"}
 
 BUBBLE = "TCC_BUBBLE"  # gfx942: TCC read requests of 128 B
 DEFAULT_EA_CHANNELS = 2
@@ -70,6 +74,8 @@ HBM_FORMULAS = {
     "64B": "((RDREQ - RDREQ_32B) x 64 + RDREQ_32B x 32) x EA channels",
     "gfx942": "rocprof-compute's gfx942 formula: 128 x TCC_BUBBLE + 64 x (RDREQ - TCC_BUBBLE - RDREQ_32B) "
               "+ 32 x RDREQ_32B",
+    "gfx908": "rocprof-compute's gfx908 formula: 64 x (TCC_EA_RDREQ_sum - TCC_EA_RDREQ_32B_sum) "
+              "+ 32 x TCC_EA_RDREQ_32B_sum",
 }
 #: Architectures whose TCC issues 128 B read requests that TCC_BUBBLE counts (MI300: gfx940/941/942).
 BUBBLE_ARCHS = ("gfx940", "gfx941", "gfx942")
@@ -82,6 +88,8 @@ NORMAL_STREAMING_BW = (0.50, 0.60)  # of peak: normal for clean streaming
 
 ROCPD_TABLES = ("rocpd_pmc_event", "rocpd_info_pmc", "rocpd_kernel_dispatch", "rocpd_info_kernel_symbol")
 
+#: Kernel names of a paged-KV decode (paged attention), the one op where streaming L2 is expected.
+PAGED_KV = re.compile(r"pa_decode|paged_?attention|paged_?kv|pa_fwd|paged", re.IGNORECASE)
 _INSTANCE = re.compile(r"^(?P<base>.+?)\[(?P<idx>\d+)\]$")
 
 
@@ -358,11 +366,19 @@ def find_counter_files(bundle_dir: str | os.PathLike) -> list[str]:
         dirnames.sort()
         in_pmc = "pmc" in Path(dirpath).relative_to(root).parts
         for fn in filenames:
+            if fn.endswith(".db") and not _maybe_rocpd(os.path.join(dirpath, fn)):
+                continue  # another tool's own database (rocprof v1's results.db): run statistics, no counters
             if fn.endswith("counter_collection.csv") or fn.endswith(".db") or fn == "pmc_perf.csv":
                 found.add(os.path.join(dirpath, fn))
             elif in_pmc and fn.endswith(".csv") and not fn.endswith(("agent_info.csv", "kernel_trace.csv", "_stats.csv")):
                 found.add(os.path.join(dirpath, fn))
     return sorted(found)
+
+
+def _maybe_rocpd(path: str) -> bool:
+    """False for a readable SQLite file with no rocpd table (an unreadable one is left to the reader)."""
+    tables = runfiles.sqlite_tables(path)
+    return tables is None or runfiles.is_rocpd(tables)
 
 
 # ---------------------------------------------------------------- analysis
@@ -442,7 +458,7 @@ def analyze_samples(
     used: dict[str, str] = {}
     resolved: dict[str, CounterSum] = {}
     for name in KNOWN_COUNTERS:
-        c = _resolve(name, counters)
+        c = _resolve(name, counters) or (_resolve(ALIASES[name], counters) if name in ALIASES else None)
         if c is not None:
             resolved[name] = c
             used[name] = c.name
@@ -471,6 +487,8 @@ def analyze_samples(
         if bubble is not None and (arch or "") in BUBBLE_ARCHS:
             hbm, formula = hbm_read_bytes_gfx942(rd.total, rd32_total, bubble.mean * rd.dispatches), "gfx942"
             used[BUBBLE] = bubble.name
+        elif rd.name.startswith(ALIASES[RDREQ] + "_sum"):  # every channel summed already: no multiplier
+            hbm, formula = hbm_read_bytes(rd.total, rd32_total, 1), "gfx908"
         else:
             hbm, formula = hbm_read_bytes(rd.total, rd32_total, ea_channels), "64B"
         if not rd32:
@@ -517,7 +535,7 @@ def analyze_samples(
         notes=notes,
     )
     if formula is not None:
-        notes.append(sentence("msg.pmc.hbm.gfx942") if formula == "gfx942" else sentence("msg.pmc.hbm.64b", n=ea_channels))
+        notes.append(sentence(f"msg.pmc.hbm.{formula.lower()}", n=ea_channels))
     result.reading = read_metrics(result)
     return result
 
@@ -535,8 +553,9 @@ def read_metrics(r: PmcResult) -> list[str]:
     out: list[str] = []
     if r.l2_hit_rate is not None:
         pct = r.l2_hit_rate * 100
-        if r.l2_hit_rate < STREAMING_HIT_RATE:
-            out.append(sentence("msg.pmc.l2.stream", pct=f"{pct:.1f}", case="paged-KV decode"))
+        if r.l2_hit_rate < STREAMING_HIT_RATE:  # expected of a paged-KV decode kernel only
+            paged = bool(r.kernels) and all(PAGED_KV.search(k) for k in r.kernels)
+            out.append(sentence("msg.pmc.l2.stream.pagedkv" if paged else "msg.pmc.l2.stream", pct=f"{pct:.1f}"))
         else:
             out.append(sentence("msg.pmc.l2.reuse", pct=f"{pct:.1f}"))
     if r.frac_32b is not None:

@@ -34,7 +34,9 @@ import yaml
 
 from generator.errors import InputError
 from generator.model import FORMAT_VERSION
+from generator.analyze import launchpath
 from generator.analyze.message import sentence
+from generator.read import launchtrace, runfiles
 from generator.analyze.pmc import connect_readonly
 from generator.read.rocprof import (
     agent_arch,
@@ -162,9 +164,11 @@ class RunStats:
     total_gpu_ns: int
     sources: dict[str, str] = field(default_factory=dict)  # what -> file (relative)
     notes: list[str] = field(default_factory=list)
+    launch: list[launchpath.LaunchPath] = field(default_factory=list)  # measured launch paths, by kernel
 
     def to_json(self) -> dict[str, Any]:
         return {
+            **({"launch": [p.to_json() for p in self.launch]} if self.launch else {}),
             "format_version": FORMAT_VERSION,
             "kernels": [k.to_json() for k in self.kernels],
             "traced": self.traced.to_json() if self.traced else None,
@@ -546,18 +550,62 @@ def _first(folder: Path, names: tuple[str, ...], pattern: str | None = None) -> 
 
 
 def find_results_db(bundle_dir: str | os.PathLike) -> Path | None:
-    """A rocpd ``*results.db`` in the bundle (compute_viewer/ first), or None."""
+    """A rocpd ``*results.db`` in the bundle (compute_viewer/ first), or None. A ``results.db``
+    another tool wrote (rocprof v1's, table KERN) is not one (``runfiles.find_run_files`` names it)."""
     root = Path(bundle_dir)
-    for folder in (root / "compute_viewer", root):
-        found = sorted(folder.glob("*results.db")) if folder.is_dir() else []
-        if found:
-            return found[0]
-    found = sorted(root.rglob("*results.db"))
-    return found[0] if found else None
+    candidates = [p for folder in (root / "compute_viewer", root) if folder.is_dir()
+                  for p in sorted(folder.glob("*results.db"))] + sorted(root.rglob("*results.db"))
+    for path in candidates:
+        tables = runfiles.sqlite_tables(path)
+        if tables is None or runfiles.is_rocpd(tables):  # unreadable: the rocpd reader says why
+            return path
+    return None
+
+
+def _as_dispatches(durations: dict[str, list[int]]) -> list[dict[str, Any]]:
+    """Dispatch durations by kernel as the dispatch records the traced kernel's timing reads."""
+    return [{"kernel": k, "start": 0, "end": d} for k, ds in durations.items() for d in ds]
+
+
+def _nsys_rows(found: dict[str, str], report: str) -> list[dict[str, str]]:
+    """The rows of one ``nsys stats`` report of a bundle, from its CSV, else from a log of it printed
+    in columns ([] when it has neither)."""
+    got = runfiles.nsys_report(found[report]) if report in found else None
+    if got:
+        return got[1]
+    return runfiles.nsys_text_reports(found["nsys_text"]).get(report, []) if "nsys_text" in found else []
+
+
+def other_tool_stats(found: dict[str, str]) -> tuple[list[KernelStat], str, dict[str, list[int]]] | None:
+    """The kernel table another tool wrote (rocprof v1 ``--stats``, ``nsys stats``, an nsys SQLite
+    export), the file it comes from, and each kernel's dispatch durations where a trace gives them
+    (``found``: ``runfiles.find_run_files`` of the bundle)."""
+    if "v1_stats" in found:
+        durs = runfiles.v1_durations(found["v1_trace"]) if "v1_trace" in found else {}
+        return read_kernel_stats(found["v1_stats"]), found["v1_stats"], durs
+    gpu_trace = runfiles.trace_durations(_nsys_rows(found, "cuda_gpu_trace"))
+    if "nsys_sqlite" in found and "cuda_gpu_kern_sum" not in found:
+        durs = launchtrace.from_nsys_sqlite(found["nsys_sqlite"])[1]
+        return kernel_stats_from_durations(durs), found["nsys_sqlite"], durs
+    kern_sum = _nsys_rows(found, "cuda_gpu_kern_sum")
+    if kern_sum:
+        stats = [KernelStat(0, r["name"], short_kernel_name(r["name"]), r["calls"], r["total_ns"],
+                            r["avg_ns"] if r["avg_ns"] is not None else r["total_ns"] / max(r["calls"], 1), -1.0,
+                            r["min_ns"], r["max_ns"], r["stddev_ns"], median_ns=r["median_ns"])
+                 for r in runfiles.kern_sum_rows(kern_sum)]
+        return _rank(stats), found.get("cuda_gpu_kern_sum") or found["nsys_text"], gpu_trace
+    if gpu_trace:
+        return kernel_stats_from_durations(gpu_trace), found["cuda_gpu_trace"], gpu_trace
+    if "v1_trace" in found:
+        durs = runfiles.v1_durations(found["v1_trace"])
+        return kernel_stats_from_durations(durs), found["v1_trace"], durs
+    return None
 
 
 def bundle_run_stats(bundle_dir: str | os.PathLike, jit_kernel: str | None = None) -> RunStats | None:
-    """The run statistics of one bundle; None when it has neither kernel stats nor a results.db.
+    """The run statistics of one bundle; None when it has no kernel table: rocprofv3's kernel stats, a
+    rocpd results.db or a kernel trace, else another tool's (``other_tool_stats``), else the kernels of
+    a launch trace (``launchpath.bundle_launch``, whose measured launch paths ride along).
 
     Bad files raise InputError naming the file (the site builder records it).
     """
@@ -572,6 +620,11 @@ def bundle_run_stats(bundle_dir: str | os.PathLike, jit_kernel: str | None = Non
     stats_csv = _first(cv, (KERNEL_STATS,), "*kernel_stats.csv") if cv.is_dir() else None
     db = None if stats_csv else find_results_db(root)
     dispatches_db: list[dict[str, Any]] = []
+    found = runfiles.find_run_files(root)
+    other = None if stats_csv or db else other_tool_stats(found)
+    launch = launchpath.bundle_launch(root, found)
+    if "other_db" in found:
+        notes.append(sentence("msg.run.notrocpd", file=rel(Path(found["other_db"]))))
     if stats_csv:
         kernels = read_kernel_stats(stats_csv)
         sources["kernel_stats"] = rel(stats_csv)
@@ -583,6 +636,12 @@ def bundle_run_stats(bundle_dir: str | os.PathLike, jit_kernel: str | None = Non
         kernels = kernel_stats_from_trace(only_trace)
         sources["kernel_stats"] = rel(only_trace)
         notes.append(sentence("msg.run.fromtrace", file=rel(only_trace)))
+    elif other:
+        kernels, dispatches_db = other[0], _as_dispatches(other[2])
+        sources["kernel_stats"] = rel(Path(other[1]))
+    elif launch:  # a launch trace alone (the PyTorch profiler's): its kernels make the table
+        kernels, dispatches_db = kernel_stats_from_durations(launch[2]), _as_dispatches(launch[2])
+        sources["kernel_stats"] = ", ".join(rel(Path(f)) for f in launch[1])
     else:
         return None
 
@@ -610,10 +669,13 @@ def bundle_run_stats(bundle_dir: str | os.PathLike, jit_kernel: str | None = Non
     if agent_csv:
         agent = pick_agent(read_agent_info(agent_csv), timing.agent if timing else None)
         sources["agent_info"] = rel(agent_csv)
-    if agent is None:
-        notes.append(sentence("msg.run.noagent"))
+    if agent is None and (stats_csv or db or not (other or launch)):
+        notes.append(sentence("msg.run.noagent"))  # rocprofv3 writes the agent info; other tools do not
 
+    if launch:
+        sources["launch"] = ", ".join(rel(Path(f)) for f in launch[1])
     return RunStats(
+        launch=launch[0] if launch else [],
         kernels=kernels,
         traced=traced,
         trace_regexes=regexes,

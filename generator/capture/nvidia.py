@@ -57,6 +57,7 @@ from typing import Any
 
 from generator.capture.nvidia_bench import run_benchmarks
 from generator.capture.nvidia_campaign import ledger_row, run_id, write_campaign
+from generator.capture.nvidia_launch import launch_trace
 from generator.capture.nvidia_profile import (
     Layout,
     child_argv,
@@ -119,7 +120,7 @@ def capture(args: argparse.Namespace) -> int:
     if args.dry_run:
         sys.stdout.write(plan_text(spec, layout, regex, ncu))
         return 0
-    if not ncu:
+    if not ncu and not getattr(args, "launch_only", False):
         raise InputError(None, "ncu (Nsight Compute) was not found on PATH or under /opt/nvidia/nsight-compute")
     try:
         import torch
@@ -131,6 +132,8 @@ def capture(args: argparse.Namespace) -> int:
     def log(msg: str) -> None:
         print(msg, flush=True)
 
+    if getattr(args, "launch_only", False):
+        return launch_only(spec, layout, args.raw_dir, log)
     t0 = time.time()
     env = gather_env(spec.path, ncu)
     rid = run_id(spec.op, env.get("candidate_commit"), datetime.now(timezone.utc))
@@ -143,13 +146,37 @@ def capture(args: argparse.Namespace) -> int:
     try:
         prof = profile(spec, layout, regex, ncu, raw_dir, staging, log)
         captured = any(e.get("ok") for e in prof.get("exports", {}).values())
+        prof["launch_trace"] = launch_trace(spec, label, raw_dir, os.path.join(tmp, "launch"), log)
         publish(spec, layout, env, regex, prof, rows, staging if captured else None)
+        place_launch(layout, os.path.join(tmp, "launch"))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     ok = sum(1 for r in rows if r["benchmark_status"] == "ok")
     log(f"[{spec.kernel}] done in {time.time() - t0:.0f} s: {ok}/{len(rows)} rows ok, "
         f"profile {'exported' if captured else 'MISSING'} -> {layout.rel(layout.bundle)}, {layout.rel(layout.campaign)}")
     return 0 if captured else 1
+
+
+def launch_only(spec: Spec, layout: Layout, raw_dir: str | None, log) -> int:
+    """``capture SPEC --launch-only``: the launch-path trace alone, into ``examples/<KERNEL>/launch/``."""
+    tmp = tempfile.mkdtemp(prefix="kernel-atlas-trace-")
+    try:
+        info = launch_trace(spec, layout.label, os.path.abspath(raw_dir) if raw_dir else tmp,
+                            os.path.join(tmp, "launch"), log)
+        place_launch(layout, os.path.join(tmp, "launch"))
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return 0 if info.get("returncode") == 0 and info.get("kernels") else 1
+
+
+def place_launch(layout: Layout, staging: str) -> None:
+    """Copy the trimmed launch trace(s) into the bundle's ``launch/`` folder (replacing the label's)."""
+    if not os.path.isdir(staging):
+        return
+    dest = os.path.join(layout.bundle, "launch")
+    os.makedirs(dest, exist_ok=True)
+    for name in sorted(os.listdir(staging)):
+        shutil.copyfile(os.path.join(staging, name), os.path.join(dest, name))
 
 
 def publish(spec: Spec, layout: Layout, env: dict, regex: str, prof: dict | None,

@@ -187,6 +187,19 @@ def profile_child(spec_path: str, shape_names: list[str]) -> int:
     return 0
 
 
+def run_child(argv: list[str], timeout: float, what: str) -> tuple[int, str]:
+    """Run a child process with this checkout first on its PYTHONPATH: (return code, stdout + stderr);
+    124 when it runs past ``timeout`` seconds."""
+    env = dict(os.environ)
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    env["PYTHONPATH"] = root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    try:
+        proc = subprocess.run(argv, capture_output=True, text=True, timeout=timeout, env=env)
+        return proc.returncode, (proc.stdout or "") + (proc.stderr or "")
+    except subprocess.TimeoutExpired as err:
+        return 124, f"{what} timed out after {timeout} s: {err}"
+
+
 def profile(spec: Spec, layout: Layout, regex: str, ncu: str, raw_dir: str, export_dir: str,
             log: Callable[[str], None]) -> dict[str, Any]:
     """Profile the candidate with ncu and export the four pages into ``export_dir``."""
@@ -196,18 +209,11 @@ def profile(spec: Spec, layout: Layout, regex: str, ncu: str, raw_dir: str, expo
     report = base + ".ncu-rep"
     spec_abs = os.path.abspath(spec.path)
     argv = ncu_profile_argv(ncu, base, regex, len(spec.profile), child_argv(spec_abs, spec.profile))
-    env = dict(os.environ)
-    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    env["PYTHONPATH"] = root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     hide = {raw_dir: "<raw-dir>", os.path.dirname(spec_abs): "<spec-dir>", sys.executable: "python3", ncu: "ncu"}
     info: dict[str, Any] = {"profile_command": public_argv(argv, hide), "exports": {}}
     log(f"[{spec.kernel}] ncu: {' '.join(info['profile_command'])}")
     t0 = time.time()
-    try:
-        proc = subprocess.run(argv, capture_output=True, text=True, timeout=NCU_TIMEOUT_S, env=env)
-        rc, out = proc.returncode, (proc.stdout or "") + (proc.stderr or "")
-    except subprocess.TimeoutExpired as err:
-        rc, out = 124, f"ncu timed out after {NCU_TIMEOUT_S} s: {err}"
+    rc, out = run_child(argv, NCU_TIMEOUT_S, "ncu")
     info["profile_seconds"] = round(time.time() - t0, 1)
     info["profile_returncode"] = rc
     with open(base + ".ncu.log", "w", encoding="utf-8") as fh:

@@ -99,6 +99,11 @@ def _common_options(p: argparse.ArgumentParser, vendor: str | None) -> None:
     p.add_argument("--raw-dir", metavar="DIR",
                    help="keep the raw ncu report and its log here (default: a temporary folder)" if nv else
                    "rocprofv3 output folder (default: kernel-atlas-raw/LABEL)")
+    if vendor != "amd":
+        p.add_argument("--launch-only", action="store_true",
+                       help="only measure the launch path with the PyTorch profiler into examples/<KERNEL>/launch/"
+                            "LABEL.trace.json, leaving the timings and the ncu capture as they are"
+                       if nv else argparse.SUPPRESS)
     if vendor is None:
         p.add_argument("--kernel", dest="kernel", action=deprecated("--kernel-regex"), help=argparse.SUPPRESS)
 

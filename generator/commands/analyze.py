@@ -104,6 +104,31 @@ def run(args) -> int:
     else:
         sys.stdout.write("\n".join(texts))
     if not objects and not texts:
+        return _run_stats_only(sweep, args)
+    return 0
+
+
+def _run_stats_only(sweep, args) -> int:
+    """No capture to analyze: print the bundles' run statistics (another tool's kernel table, a
+    launch trace) when they have some, else say that nothing could be analyzed (exit 1)."""
+    from generator.analyze import runstats
+
+    from generator.analyze import pmc
+    from generator.analyze.message import sentence
+
+    bundles = analysis.select_bundles(sweep, args.kernel)
+    found = [(b.name, rs) for b in bundles if (rs := runstats.bundle_run_stats(b.path)) is not None]
+    counted = [b for b in bundles if pmc.find_counter_files(b.path)]
+    for b in counted if not found else ():
+        print(sentence("msg.cap.countersonly", bundle=b.path))
+    if not found:
+        if counted:
+            return 0
         print("kernel-atlas: no capture could be analyzed", file=sys.stderr)
         return 1
+    if args.json:
+        json.dump([{"kernel": n, "run_stats": rs.to_json()} for n, rs in found], sys.stdout, indent=1, sort_keys=True)
+        sys.stdout.write("\n")
+    else:
+        sys.stdout.write("\n".join(report.run_stats_text(n, rs, args.topk) for n, rs in found))
     return 0

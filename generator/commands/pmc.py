@@ -8,7 +8,9 @@ import os
 import sys
 
 from generator.analyze import pmc
+from generator.analyze.message import sentence
 from generator.errors import InputError
+from generator.read import discover, runfiles
 from generator.words import deprecated, noun, plural
 
 NAME = "pmc"
@@ -40,6 +42,14 @@ def expand_inputs(paths: list[str]) -> list[str]:
     for p in paths:
         if os.path.isdir(p):
             found = pmc.find_counter_files(p)
+            others = sorted(f for k, f in runfiles.find_run_files(p).items() if k != "other_db") if not found else []
+            if others:  # run statistics of another tool, no counter: say so, not an error
+                print(sentence("msg.pmc.runfilesonly", folder=p, files=", ".join(os.path.basename(f) for f in others)))
+                continue
+            fmt = None if found else discover.capture_format(os.path.abspath(p))
+            if fmt is not None:  # a capture (ATT, Nsight Compute), no counter: say so, not an error
+                print(sentence("msg.pmc.captureonly", folder=p, format=fmt.name))
+                continue
             if not found:
                 raise InputError(p, "no *counter_collection.csv, pmc_perf.csv or .db file in this folder")
             out.extend(found)
@@ -98,7 +108,7 @@ def format_text(r: pmc.PmcResult) -> str:
         if rd32 is not None:
             lines.append(f"32B fraction:     {pct(r.frac_32b)}  (RDREQ_32B {_num(rd32)} / RDREQ {_num(rd)})")
     if r.hbm_read_bytes is not None:
-        how = (pmc.HBM_FORMULAS["gfx942"] if r.hbm_formula == "gfx942"
+        how = (pmc.HBM_FORMULAS[r.hbm_formula] if r.hbm_formula != "64B"
                else pmc.HBM_FORMULAS["64B"].replace("EA channels", f"{r.ea_channels} EA channels"))
         lines.append(f"est. HBM read:    {r.hbm_read_bytes / 1e9:.4g} GB  ({how})")
     if r.ideal_bytes is not None:
@@ -142,6 +152,8 @@ def run(args) -> int:
     if args.ideal_gb is not None and args.ideal_gb < 0:
         raise InputError(None, "--ideal-gb must not be negative")
     files = expand_inputs(args.files)
+    if not files:  # every folder given held run statistics only (already said)
+        return 0
     ideal = args.ideal_gb * 1e9 if args.ideal_gb is not None else None
     result = pmc.analyze_files(files, args.kernel, ideal, args.ea_channels)
     if result.dispatches == 0:

@@ -76,6 +76,7 @@ class AttCapture:
     waves: list[WaveFile]
     wave_states: dict[str, float] | None
     kind: str = "att"  # or "pc_sampling" (``generator.read.pcsampling``): samples, no waves
+    legacy: str | None = None  # an older writer without stall columns (``legacy_layout``)
 
 
 def load_capture(ref: CaptureRef) -> AttCapture:
@@ -86,11 +87,11 @@ def load_capture(ref: CaptureRef) -> AttCapture:
     code_path = os.path.join(cdir, "code.json")
     if not os.path.exists(code_path):
         raise InputError(code_path, "file is missing: not a complete ATT capture")
-    instructions, jit_name, odd = load_code(code_path)
+    instructions, jit_name, odd, layout = load_code_layout(code_path)
     sources = load_snapshots(cdir)
     return AttCapture(path=cdir, instructions=instructions, jit_name=jit_name, odd_cells=odd,
                       sources={v: os.path.join(cdir, local) for v, local in sources.items()},
-                      waves=load_waves(cdir), wave_states=load_wave_states(cdir))
+                      waves=load_waves(cdir), wave_states=load_wave_states(cdir), legacy=layout)
 
 
 def read_json(path: str) -> object:
@@ -138,6 +139,45 @@ CODE_COLUMNS = (("ISA", 0), ("LineNumber", 2), ("Source", 3), ("Vaddr", 5), ("Hi
 _CELL_NAMES = ("pc_addr", "exec_count", "total_cycles", "stall_cycles", "idle_cycles")
 
 
+#: Older writers' rows, 8 cells and no ``header``: no Stall and no Idle column (``legacy_layout``).
+#: att-decoder 3.0.0 under rocprofv3 writes rocprofiler-sdk's row less its last two cells
+#: ``[ISA, 0, LineNumber, Source, Codeobj, Vaddr, Hit, Latency]``; the rocprofv2 ATT plugin
+#: (rocprofiler ``plugin/att``) writes ``[asm, inst_type, _, source, index, line_num, hitcount,
+#: cycles]`` beside a ``top_n`` list, inst_type 100 on labels. Positions of ISA, LineNumber,
+#: Source, Vaddr, Hit, Latency (None: absent).
+LEGACY_COLUMNS = {"att-decoder": (0, 2, 3, 5, 6, 7), "rocprofv2": (0, 5, 3, None, 6, 7)}
+LEGACY_WIDTH = 8
+
+
+def legacy_layout(data: dict) -> str | None:
+    """``att-decoder`` or ``rocprofv2`` for a code.json of 8-cell rows and no header, else None.
+
+    The rocprofv2 plugin's file carries ``top_n``; the decoder's a ``version``.
+    """
+    if data.get("header") is not None:
+        return None
+    rows = [r for r in data.get("code") or () if isinstance(r, list) and r and not
+            (isinstance(r[0], str) and r[0].startswith(";"))]
+    if not rows or any(len(r) != LEGACY_WIDTH for r in rows):
+        return None
+    return "rocprofv2" if "top_n" in data else "att-decoder"
+
+
+def _legacy_rows(data: dict, layout: str) -> list:
+    """Rows of an older writer, rebuilt in DOMAIN §1.1's 10 positions: Stall = Latency (the
+    only cycle column such a file has, so hotspots rank by it), Idle = 0, no Vaddr: 0."""
+    i_asm, i_pc, i_loc, i_addr, i_hit, i_lat = LEGACY_COLUMNS[layout]
+    out = []
+    for row in data["code"]:
+        if not isinstance(row, list) or len(row) != LEGACY_WIDTH:
+            out.append(row)
+            continue
+        label = layout == "rocprofv2" and row[1] == 100
+        out.append([row[i_asm], 0, 0 if label else row[i_pc], row[i_loc], 0,
+                    0 if i_addr is None else row[i_addr], row[i_hit], row[i_lat], row[i_lat], 0])
+    return out
+
+
 def code_columns(header: object) -> tuple[int, ...]:
     """Positions of ISA, LineNumber, Source, Vaddr, Hit, Latency, Stall, Idle in a code.json row.
 
@@ -179,11 +219,20 @@ def load_code(path: str) -> tuple[list[Instruction], str | None, int]:
     """Instructions of ``code.json``, the kernel name from its label row, and non-int cells.
 
     Columns are found by the file's ``header`` (``code_columns``); rows may carry more cells
-    than we read (newer writers append some).
+    than we read (newer writers append some). An older writer's 8-cell rows (``legacy_layout``)
+    are read with their latency as the stall figure.
     """
+    return load_code_layout(path)[:3]
+
+
+def load_code_layout(path: str) -> tuple[list[Instruction], str | None, int, str | None]:
+    """``load_code`` and the older writer whose layout the file has (None: the current one)."""
     data = read_json(path)
     if not isinstance(data, dict) or not isinstance(data.get("code"), list):
         raise InputError(path, 'expected an object with a "code" list')
+    layout = legacy_layout(data)
+    if layout:
+        data = {"code": _legacy_rows(data, layout)}
     columns = code_columns(data.get("header"))
     cells = operator.itemgetter(*columns)
     width = max(columns) + 1
@@ -216,7 +265,7 @@ def load_code(path: str) -> tuple[list[Instruction], str | None, int]:
         # pc_addr, exec_count, total_cycles, stall_cycles, idle_cycles.
         append(Instruction(pc, asm, _classify_seen(asm), loc if isinstance(loc, str) and loc else UNKNOWN_LOC,
                            addr, execs, total, stall, idle))
-    return out, kernel_name, odd
+    return out, kernel_name, odd, layout
 
 
 def _flatten_snapshots(tree: object, prefix: str, path: str, out: dict[str, str]) -> None:
@@ -313,6 +362,8 @@ def load_wave_states(capture_dir: str) -> dict[str, float] | None:
         if not os.path.exists(path):
             continue
         data = read_json(path)
+        if isinstance(data, dict) and "state" not in data and "data" in data:
+            return None  # the rocprofv2 ATT plugin's binned counts, another measure: not read
         state = data.get("state") if isinstance(data, dict) else None
         time = data.get("time") if isinstance(data, dict) else None
         if not isinstance(state, list) or not isinstance(time, list) or len(state) != len(time):

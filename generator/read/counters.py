@@ -23,7 +23,8 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
+from collections import Counter
+from dataclasses import dataclass, replace
 
 from generator.errors import InputError
 from generator.read.rocprof import read_csv_dicts, read_csv_rows
@@ -35,6 +36,7 @@ LONG = ("Counter_Name", "Counter_Value")
 #: Which pass's timestamps a file's kernel times come from.
 PASS_FIRST = "first replay pass"
 PASS_MEAN = "mean of the replay passes (rocprof-compute joins them so)"
+TIMING_RUN = "timestamps.csv (rocprof-compute's timing run)"
 
 #: Columns of a wide ``pmc_perf.csv`` that describe the dispatch, not a counter (lower case;
 #: rocprof-compute suffixes a pass's duplicate with ``_<n>``: ``Wave_Size_1``, ``XCC_Index_5``).
@@ -115,9 +117,7 @@ def read_counter_csv(path: str | os.PathLike) -> Samples:
         raise InputError(path, f"not a counter-collection CSV: no {half[0]} column "
                                "(rocprofv3 --pmc writes *_counter_collection.csv)")
     rows = read_csv_dicts(path)
-    if not half:
-        return _long(path, rows, cols)
-    return _wide(path, header, rows, cols)
+    return retime(_long(path, rows, cols) if not half else _wide(path, header, rows, cols), path)
 
 
 def _long(path, rows: list[dict], cols: dict[str, str]) -> Samples:
@@ -172,9 +172,26 @@ def _counter_columns(header: list[str], rows: list[dict]) -> list[str]:
     return out
 
 
+def pass_copies(counters: list[str]) -> dict[str, str]:
+    """Columns that repeat another counter column from a later replay pass, and the counter each
+    repeats: rocprof-compute suffixes a pass's duplicate with ``_<pass>`` (``GRBM_COUNT_13`` beside
+    ``GRBM_COUNT``). A ``_<n>`` name with no column of its base name is a counter of its own
+    (``SQC_DCACHE_REQ_READ_16``)."""
+    names = {c.strip() for c in counters}
+    out = {}
+    for col in counters:
+        base = _PASS_SUFFIX.sub("", col.strip())
+        if base != col.strip() and base in names:
+            out[col] = base
+    return out
+
+
 def _wide(path, header: list[str], rows: list[dict], cols: dict[str, str]) -> Samples:
-    """Wide layout: one row per dispatch, one column per counter."""
+    """Wide layout: one row per dispatch, one column per counter; a later pass's copy of a counter
+    (``pass_copies``) is folded into it: counted once, from the first pass."""
     counters = _counter_columns(header, rows)
+    copies = pass_copies(counters)
+    counters = [c for c in counters if c not in copies]
     if not any(not is_derived(c.strip()) for c in counters):
         raise InputError(path, "not a counter CSV: no Counter_Name and Counter_Value columns, and no hardware counter "
                                "column (a wide pmc_perf.csv has TCC_HIT_sum, SQ_WAVES, ...)")
@@ -195,6 +212,52 @@ def _wide(path, header: list[str], rows: list[dict], cols: dict[str, str]) -> Sa
             seen.add((dispatch, col))
             out.append(CounterSample(source=str(path), dispatch_id=dispatch, kernel=kernel, counter=col.strip(),
                                      value=value, start_ns=start, end_ns=end))
+    if copies:
+        shown = ", ".join(f"{c} -> {b}" for c, b in list(copies.items())[:3]) + (" ..." if len(copies) > 3 else "")
+        out.notes.append(("msg.pmc.passcopies", {"file": str(path), "n": len(copies), "shown": shown}))
+    return out
+
+
+def timing_run(path: str | os.PathLike) -> tuple[str, dict[str, list[tuple[int | None, int | None]]]] | None:
+    """The ``timestamps.csv`` rocprof-compute writes beside ``pmc_perf.csv`` (its run without
+    counters) and, per kernel name, the (start, end) of each of its dispatches in dispatch order."""
+    if os.path.basename(str(path)) != "pmc_perf.csv":
+        return None
+    ts = os.path.join(os.path.dirname(os.path.abspath(path)), "timestamps.csv")
+    if not os.path.isfile(ts):
+        return None
+    rows = read_csv_dicts(ts)
+    cols = {c.strip().lower(): c for c in (rows[0] if rows else {}) if c}
+    need = ("dispatch_id", "kernel_name", "start_timestamp", "end_timestamp")
+    if not rows or any(k not in cols for k in need):
+        return None
+    keyed = sorted((int_cell(r.get(cols["dispatch_id"])) or 0, i, r) for i, r in enumerate(rows))
+    runs: dict[str, list[tuple[int | None, int | None]]] = {}
+    for _, _, r in keyed:
+        runs.setdefault((r.get(cols["kernel_name"]) or "").strip(), []).append(
+            (int_cell(r.get(cols["start_timestamp"])), int_cell(r.get(cols["end_timestamp"]))))
+    return ts, runs
+
+
+def retime(samples: Samples, path: str | os.PathLike) -> Samples:
+    """The samples of a ``pmc_perf.csv`` timed by its ``timestamps.csv`` when one sits beside it:
+    the pmc file's Start/End come from the counter replays (rocprof-compute writes them joined, and
+    they need not bound the kernel), the timing run's are the kernel's. The n-th dispatch of a
+    kernel in the pmc file takes the n-th dispatch of that kernel name in the timing run."""
+    found = timing_run(path)
+    if not found or not samples:
+        return samples
+    ts, runs = found
+    seen: Counter = Counter()
+    times: dict[int, tuple[int | None, int | None]] = {}
+    for dispatch, kernel in sorted({(s.dispatch_id, s.kernel) for s in samples}):
+        runs_k = runs.get(kernel, [])
+        times[dispatch] = runs_k[seen[kernel]] if seen[kernel] < len(runs_k) else (None, None)
+        seen[kernel] += 1
+    timed = sum(1 for t in times.values() if t[0] is not None)
+    out = Samples([replace(s, start_ns=times[s.dispatch_id][0], end_ns=times[s.dispatch_id][1]) for s in samples],
+                  notes=samples.notes + [("msg.pmc.timingrun", {"file": ts, "n": timed, "of": len(times)})],
+                  timestamps=TIMING_RUN, layout=samples.layout)
     return out
 
 

@@ -20,7 +20,7 @@ from generator.config import CONFIG_NAME
 from generator.errors import InputError
 from generator.model import Bundle, CaptureRef, Sweep
 
-BUNDLE_MARKERS = ("att_viewer", "compute_viewer", "ncu", "source")
+BUNDLE_MARKERS = ("att_viewer", "compute_viewer", "ncu", "source", "pmc")
 _LOADING = re.compile(r"^\s*Loading:\s*(\S+)", re.M)
 
 
@@ -37,9 +37,23 @@ def _files(folder: str) -> dict[str, str]:
             if os.path.isfile(os.path.join(folder, n))}
 
 
+#: Files that make a folder a bundle on their own (DOMAIN §2; docs/formats-other-tools.md): counters
+#: (rocprof-compute, rocprofv3 --pmc) and run statistics (rocprof v1 --stats, Nsight Systems stats).
+BUNDLE_FILES = re.compile(r"^(pmc_perf\.csv|.*counter_collection\.csv|results\.stats\.csv|.*kernel_stats\.csv"
+                          r"|.*_cuda_(gpu_kern_sum|gpu_trace|kern_exec_trace)\.csv|.*\.sqlite|.*\.trace\.json|.*nsys.*\.(txt|log))$")
+
+
 def is_bundle(path: str) -> bool:
-    """True when a folder looks like a kernel bundle."""
-    return os.path.isdir(path) and any(os.path.isdir(os.path.join(path, m)) for m in BUNDLE_MARKERS)
+    """True when a folder looks like a kernel bundle: a marker folder (captures, traces, sources,
+    ``pmc/``) or, at its top, a counter or run-statistics file another tool wrote."""
+    if not os.path.isdir(path):
+        return False
+    if any(os.path.isdir(os.path.join(path, m)) for m in BUNDLE_MARKERS):
+        return True
+    try:
+        return any(BUNDLE_FILES.match(n) for n in os.listdir(path))
+    except OSError:
+        return False
 
 
 def is_sweep_root(folder: str) -> bool:

@@ -77,10 +77,12 @@ def count(cell: str | None) -> int:
 
 
 def read_rows(path: str) -> list[list[str]]:
-    """All CSV rows of an export; unreadable or non-text files are an InputError."""
+    """All CSV rows of an export; unreadable or non-text files are an InputError. The lines ncu
+    prints before the table to the same stream (``==PROF== Connected to process ...``, when the
+    export was made with ``ncu --csv ... > file``) are left out."""
     try:
         with open(path, encoding="utf-8", newline="") as fh:
-            return list(csv.reader(fh))
+            return list(csv.reader(line for line in fh if not line.startswith("==PROF==")))
     except FileNotFoundError:
         raise InputError(path, "file is missing") from None
     except OSError as err:

@@ -26,9 +26,9 @@ MAX_SOURCE_BYTES = 2_000_000
 
 def load_timeline(capture_dir: str, a: CaptureAnalysis, bins: int = TIMELINE_BINS) -> tuple[base_views.WaveTimeline | None, str]:
     """Issue and stall cycles over time of the longest sampled wave (only that wave file is parsed)."""
-    wave = pick_wave(a.waves)
+    wave = pick_wave(att.present_waves(capture_dir, a.waves))
     if wave is None:
-        return None, sentence("msg.cap.nowavefile")
+        return None, sentence("msg.cap.wavesmissing" if a.waves else "msg.cap.nowavefile")
     rows = att.read_wave(capture_dir, wave)
     if not rows:
         return None, sentence("msg.cap.emptywave", file=wave.file)

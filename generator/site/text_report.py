@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 
 from generator.analyze import waves
+from generator.analyze.runstats import short_kernel_name
 from generator.model import UNKNOWN_LOC, CaptureAnalysis, stall_reason
 from generator.words import noun, plural
 
@@ -61,7 +62,7 @@ def summary_lines(a: CaptureAnalysis) -> list[str]:
         f"  Kernel:        {a.kernel} / {a.capture}" + (f"  [{a.label}]" if a.label else ""),
         f"  Architecture:  {a.arch} (from {a.arch_source})",
         f"  Instructions:  {len(a.instructions)}",
-        *(sample_total_lines(a) if a.sampled else [
+        *(sample_total_lines(a) if a.sampled else legacy_total_lines(a) if a.extra.get("legacy") else [
             f"  Total cycles:  {fmt_cycles(a.total_cycles)}",
             f"  Total stalls:  {fmt_cycles(a.total_stall_cycles)}  ({a.stall_ratio * 100:.1f}% of total cycles)",
             f"  Total idle:    {fmt_cycles(a.total_idle_cycles)}  (idle_cycles: waves not scheduled)"]),
@@ -88,8 +89,17 @@ def sample_total_lines(a: CaptureAnalysis) -> list[str]:
             f"  Stalled:       {a.total_stall_cycles:,} {unit}  ({a.stall_ratio * 100:.1f}% of all {unit})"]
 
 
+def legacy_total_lines(a: CaptureAnalysis) -> list[str]:
+    """Totals of an older decoder's capture: latency and hits only (no stall or idle column)."""
+    return [f"  Total latency: {fmt_cycles(a.total_cycles)}  (no stall columns: an older decoder)",
+            f"  Total hits:    {sum(i.exec_count for i in a.instructions):,}"]
+
+
 def stall_unit_words(a: CaptureAnalysis) -> str:
-    """What the Stall columns count: ``stall cycles``, or ``stalled <unit>`` on a sampled capture."""
+    """What the Stall columns count: ``stall cycles``, ``latency cycles`` on an older decoder's
+    capture (no stall column), or ``stalled <unit>`` on a sampled capture."""
+    if a.extra.get("legacy"):
+        return "latency cycles"
     return f"stalled {a.stall_unit}" if a.sampled else "stall cycles"
 
 
@@ -250,7 +260,7 @@ def render_text(a: CaptureAnalysis, topk: int = 15, mode: str = "both",
     lines += summary_lines(a)
     lines += section("Register Pressure & Occupancy") + occupancy_lines(a)
     words = stall_unit_words(a)
-    lines += section("Stall Breakdown by Type" + (f"  ({words})" if a.sampled else "")) + stall_type_lines(a)
+    lines += section("Stall Breakdown by Type" + (f"  ({words})" if words != "stall cycles" else "")) + stall_type_lines(a)
     if a.extra.get("stall_by_reason"):
         lines += section(f"Stall Reasons  ({words})") + reason_lines(a)
     if mode in ("src", "both"):
@@ -275,4 +285,25 @@ def render_text(a: CaptureAnalysis, topk: int = 15, mode: str = "both",
         lines += advice or ["  (no finding)"]
     if a.notes:
         lines += ["", "  Notes:"] + [f"  - {n}" for n in a.notes]
+    return "\n".join(lines) + "\n"
+
+
+def run_stats_text(name: str, rs, topk: int = 15) -> str:
+    """A bundle's run statistics without a capture: its kernel table and, from a launch trace, each
+    kernel's measured launch path (``analyze.runstats.RunStats``)."""
+    lines = [f"Run statistics: {name}  (no ATT or Nsight Compute capture; from {', '.join(sorted(set(rs.sources.values())))})",
+             f"  Kernels:       {len(rs.kernels)}, {rs.total_gpu_ns / 1000:,.1f} us of GPU time"]
+    lines += section(f"Top-{topk} Kernels  (by total time)")
+    lines.append(f"  {'#':>3}  {'Calls':>6}  {'Total us':>11}  {'Mean us':>10}  {'%':>6}  Kernel")
+    for k in rs.kernels[:topk]:
+        lines.append(f"  {k.rank:>3}  {k.calls:>6}  {k.total_ns / 1000:>11,.2f}  {k.avg_ns / 1000:>10,.2f}  "
+                     f"{k.percent:>6.1f}  {k.short_name}")
+    if rs.launch:
+        lines += section("Launch Path  (median per call, measured: host API, queue, kernel)")
+        lines.append(f"  {'Calls':>6}  {'API us':>9}  {'Queue us':>9}  {'Kernel us':>10}  {'Total us':>9}  Call / Kernel")
+        for p in rs.launch[:topk]:
+            lines.append(f"  {p.calls:>6}  {p.api_ns / 1000:>9,.2f}  {p.queue_ns / 1000:>9,.2f}  {p.kernel_ns / 1000:>10,.2f}  "
+                         f"{p.total_ns / 1000:>9,.2f}  {p.api} / {short_kernel_name(p.kernel)}")
+    if rs.notes:
+        lines += ["", "  Notes:"] + [f"  - {n}" for n in rs.notes]
     return "\n".join(lines) + "\n"

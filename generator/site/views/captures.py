@@ -351,10 +351,12 @@ def capture_view(ci: int, c: CaptureData, ctx: SiteContext, rule: str = "") -> C
     facts = [
         Fact("instructions", f"{n_ins:,}", "fact.instructions"),
         Fact(f"total {unit}", fmt_cycles(a.total_cycles), "fact.total.samples" if a.sampled else "fact.total"),
-        Fact(f"stalled {unit}" if a.sampled else f"stall {unit}",
-             i18n.en("cap.v.stall", c=fmt_cycles(total_stall), p=fmt_pct(a.stall_ratio)),
-             "fact.stall.samples" if a.sampled else "fact.stall",
-             zh=i18n.marked("zh", "cap.v.stall", c=fmt_cycles(total_stall), p=fmt_pct(a.stall_ratio))),
+        *([] if a.extra.get("legacy") else [Fact(  # an older decoder's capture has no stall column
+            f"stalled {unit}" if a.sampled else f"stall {unit}",
+            i18n.en("cap.v.stall", c=fmt_cycles(total_stall), p=fmt_pct(a.stall_ratio)),
+            "fact.stall.samples" if a.sampled else "fact.stall",
+            zh=i18n.marked("zh", "cap.v.stall", c=fmt_cycles(total_stall), p=fmt_pct(a.stall_ratio)))]),
+        *([Fact.of("fact.stall", "cap.v.legacy", c=fmt_cycles(total_stall))] if a.extra.get("legacy") else []),
         Fact.of("fact.mapped", "cap.v.mapped", css="warn" if n_ins and mapped == 0 else "", m=mapped, n=n_ins,
                 p=fmt_pct(a.mapped_fraction)),
         Fact.of("fact.arch", "cap.v.arch", arch=a.arch, src=a.arch_source),
@@ -388,7 +390,7 @@ def capture_view(ci: int, c: CaptureData, ctx: SiteContext, rule: str = "") -> C
         warning=waves.not_representative_text(a.waves_summary), working=working_view(a, ix),
         opcodes=opcode_rows(a), findings_basis=findings_basis(a) if c.findings else "",
         wave_sections=not a.sampled, reason_column=REASON_KEYS.get(a.kind, ""),
-        count_unit=f"unit.{unit}" if a.sampled else "",
+        count_unit=f"unit.{unit}" if a.sampled else "unit.latency" if a.extra.get("legacy") else "",
     )
 
 

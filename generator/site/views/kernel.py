@@ -15,7 +15,7 @@ from generator.site.wording import Said, Seg, runs, said
 
 # Each panel module registers its panel on import (the kernel page shows the registry).
 from generator.site.views import (  # noqa: E402,F401
-    advice, captures, ci_panel, compare, counters, data, loses, ncu, report, roofline, speed, why,
+    advice, captures, ci_panel, compare, counters, data, launch, loses, ncu, report, roofline, speed, why,
 )
 
 
