@@ -465,7 +465,7 @@ def test_api_record_and_pr_snippet_of_pa_carry_the_diagnosis(kernel, sweep):
     assert lines[2] == ("- where it loses: [loses on 10 of 10 verdict shapes; no split of the shapes explains where]"
                         "(kernels/pa/#where)")
     assert lines[3].startswith("- first step: [Issue all s\\_loads together before the first wait") and lines[3].endswith(
-        f"](kernels/pa/#advice-c0-f1) ({row.first_step['share_text']})")
+        f"](kernels/pa/#advice-c0-f0) ({row.first_step['share_text']})")
     assert lines[4] == ("- launcher: launch at least +212.7 us a call vs gluon (10 launch shapes); call time 0.48x, "
                         "host events: 169.5 us around a 7.9 us kernel")
     assert lines[5].startswith("- diagnosis: [latency-bound (11 of 12 shapes)](kernels/pa/#roofline), "
@@ -490,8 +490,8 @@ def test_api_record_and_pr_snippet_carry_the_diagnosis(kernel):
                              "verdict shapes lose; from the timed rows alone: the capture beside it (tile 32x64x256, "
                              "2 stages, split-K 14) is another configuration)")
     # VERDICTS rule 15: gemm's 12 shapes of at most 4 workgroups (tests/test_where_it_loses.py)
-    assert lines[2] == ("- where it loses: [rewrite where workgroups &lt;= 4 (0.37x over 12 shapes); rewrite elsewhere "
-                        "(0.58x over 16)](kernels/hgemm_splitk/#where)")
+    assert lines[2] == ("- where it loses: [loses where workgroups &lt;= 4 (0.37x over 12 shapes, rewrite); 0.58x over 16 "
+                        "elsewhere (rewrite)](kernels/hgemm_splitk/#where)")
     assert lines[3] == ("- first step: [Time the captured configuration (tile 32x64x256, 2 stages, split-K 14) in the "
                         "campaign: its profiled pair reads 1.66x while the timed rows (tile 128x128x64 or 16x64x128, "
                         "4 stages, split-K 1) read 0.48x; or capture the timed one](kernels/hgemm_splitk/#c0)")

@@ -84,8 +84,11 @@ def test_a_baseline_starting_to_pass_is_the_comparison(aiter_pair):
     assert d.regressions == [] and d.improvements == [] and d.failing() == ([], [])
     assert [x.slug for x in d.comparison_changes] == ["moe_gemm"] and k.comparison_only
     summary = "aiter now passes (was failed) on 3 shapes; best baseline pytorch → aiter on 3 shapes"
-    g = k.geomean_change
-    assert g.significant and g.direction == "regression" and [c.text for c in g.causes] == ["comparison: " + summary]
+    # moe_gemm's graph replay misses work (VERDICTS rule 16): no "vs any" geomean rests on its rows, on either side;
+    # the launch overhead moves with the fastest baseline call (aiter's now), the comparison's move too
+    assert k.geomean_change is None and (k.old_geomean, k.new_geomean) == (None, None)
+    launch = next(c for c in k.changes if c.kind == "launch")
+    assert launch.significant and [c.text for c in launch.causes] == ["comparison: " + summary]
     assert k.standing == "neutral" and k.movers == ("comparison",)
     moved = [c for c in k.of_kind("shape") if c.significant]
     assert {c.shape_id for c in moved} == set(AITER_PASSES)
@@ -99,7 +102,7 @@ def test_a_baseline_starting_to_pass_is_the_comparison(aiter_pair):
     text = render_text(d)
     assert text.splitlines()[0].startswith(
         "failed → fixed: no significant change of any kernel's standing · 1 comparison change (not the candidate's): "
-        f"MoE GEMM (2-stage) {g.old:.2f}x → {g.new:.2f}x ({(g.ratio - 1) * 100:+.1f}%) with {summary}")
+        "MoE GEMM (2-stage)")
     assert "unexplained" not in text
     row = next(ln for ln in render_markdown(d).splitlines() if ln.startswith("| [MoE GEMM"))
     assert row.endswith(f"| 0 ↓ 0 ↑ of 29, 3 by the comparison | — | comparison: {summary} |")
@@ -112,8 +115,9 @@ def test_fail_on_regression_passes_a_baseline_starting_to_pass(aiter_pair, capsy
     assert code == 0 and err == ""
     code, _, err = run_cli(capsys, "diff", str(old), str(new), "--fail-on-any-regression")
     lines = err.splitlines()
-    assert code == 1 and lines[0].startswith("regressed: MoE GEMM (2-stage) (moe_gemm): ")
-    assert "; 3 shapes slower [comparison: aiter now passes" in lines[0]
+    # no geomean change to name first: moe_gemm's replay misses work (rule 16), so no "vs any" rests on its rows
+    assert code == 1 and lines[0] == ("regressed: MoE GEMM (2-stage) (moe_gemm); 3 shapes slower [comparison: aiter "
+                                      "now passes (was failed) on 3 shapes; best baseline pytorch → aiter on 3 shapes]")
     assert [ln.split(":")[0].strip() for ln in lines[1:]] == [
         "Dim1=7168 Dim2=512 E=256 M=1 TopK=8 fp8", "Dim1=7168 Dim2=512 E=256 M=32 TopK=8 fp8",
         "Dim1=1024 Dim2=512 E=4 M=256 TopK=2 fp8"]
@@ -172,7 +176,9 @@ def test_the_candidate_starting_to_pass_is_the_candidates(sweep, tmp_path, capsy
         assert c.cause_text == "candidate: incorrect → ok, commit 4bd3b24d → 10793515"
     assert [c.text for c in k.causes] == ["candidate: now measured on 6 more shapes (commit 4bd3b24d → 10793515)"]
     assert "unexplained" not in render_text(d)
-    assert [x.slug for x in d.improvements] == ["moe_blockscale"] and d.comparison_changes == []
+    # its verdict rests on the profiled pair (unchanged) and its replay misses work (rule 16): no kernel-level ratio
+    # moves, so the shapes now measured are the candidate's shape changes, not a kernel improvement
+    assert d.improvements == [] and d.comparison_changes == [] and k.movers == ("candidate",)
     code, _, _ = run_cli(capsys, "diff", str(new), str(old), "--fail-on-regression")  # and back: it fails
     assert code == 1
 

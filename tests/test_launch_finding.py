@@ -74,12 +74,12 @@ def _handmade(detector, share, kind="pattern"):
     return Finding(detector, detector, share, {"summary": ""}, "", "medium", kind=kind)
 
 
-def test_the_launcher_is_ranked_by_what_it_costs_a_call_handmade():
-    """A launch share of 0.40 of a call: a stall finding holding 0.70 of the kernel's stalls costs 0.70 x 0.60 =
-    0.42 of a call (before it), one holding 0.50 costs 0.30 (after it); as a first step it follows the blockers."""
+def test_the_launcher_stands_beside_the_capture_findings_handmade():
+    """A launch share of 0.40 of a call is never ranked against shares of stall cycles (DOMAIN §1.7): it stands
+    after the capture's findings, and first (after the blockers) only as the first step."""
     blocker, big, small = _handmade("b", 0.0, "blocker"), _handmade("big", 0.70), _handmade("small", 0.50)
     lf = Finding("launch_overhead", "l", 0.40, {"summary": "", "first_step": False}, "", "medium", kind="limit")
-    assert [f.detector for f in advice.with_launch([blocker, big, small], lf)] == ["b", "big", "launch_overhead", "small"]
+    assert [f.detector for f in advice.with_launch([blocker, big, small], lf)] == ["b", "big", "small", "launch_overhead"]
     first = Finding("launch_overhead", "l", 0.40, {"summary": "", "first_step": True}, "", "high", kind="limit")
     assert [f.detector for f in advice.with_launch([blocker, big, small], first)] == ["b", "launch_overhead", "big", "small"]
 

@@ -82,20 +82,28 @@ def verdict_geomean(folder: Path, floor: float | None = None, candidate: str = "
     return g, len(logs), at_floor, floor
 
 
-def shape_pairs(folder: Path, candidate: str = "flydsl") -> dict[str, tuple[dict, dict]]:
-    """shape id -> (the candidate's last usable row, the fastest usable baseline's last usable row), in
-    ledger order, for the shapes where both were measured, from the raw rows."""
+def _raw_rows(folder: Path) -> tuple[dict[tuple[str, str], list[dict]], list[str]]:
+    """The results file's rows by (shape, provider) in file order, and the providers in first-seen order."""
     rows: dict[tuple[str, str], list[dict]] = defaultdict(list)
     for line in (Path(folder) / "benchmark_results.jsonl").read_text().splitlines():
         if line.strip():
             r = json.loads(line)
             rows[(r["shape_id"], r["provider"])].append(r)
-    providers = list(dict.fromkeys(p for _, p in rows))
+    return rows, list(dict.fromkeys(p for _, p in rows))
+
+
+def _ledger(folder: Path) -> list[dict]:
+    """The ledger's shapes in file order."""
+    return [json.loads(x) for x in (Path(folder) / "shape_ledger.jsonl").read_text().splitlines() if x.strip()]
+
+
+def shape_pairs(folder: Path, candidate: str = "flydsl") -> dict[str, tuple[dict, dict]]:
+    """shape id -> (the candidate's last usable row, the fastest usable baseline's last usable row), in
+    ledger order, for the shapes where both were measured, from the raw rows."""
+    rows, providers = _raw_rows(folder)
     out = {}
-    for line in (Path(folder) / "shape_ledger.jsonl").read_text().splitlines():
-        if not line.strip():
-            continue
-        sid = json.loads(line)["shape_id"]
+    for shape in _ledger(folder):
+        sid = shape["shape_id"]
         last = {p: [r for r in rows.get((sid, p), []) if _usable(r)] for p in providers}
         bases = [rs[-1] for p, rs in last.items() if p != candidate and rs]
         if last[candidate] and bases:
@@ -145,17 +153,9 @@ def kernel_ratios(folder: Path, candidate: str = "flydsl") -> dict[str, float]:
     """{shape id: best baseline / candidate} over the shapes where the candidate and its fastest usable baseline
     of any kind are both graph-replayed (rule 10) and below every roof (rule 9), in ledger order: what "vs any"
     beside a verdict may rest on. Rule 16 (a partial replay) is not applied here."""
-    rows: dict[tuple[str, str], list[dict]] = defaultdict(list)
-    for line in (Path(folder) / "benchmark_results.jsonl").read_text().splitlines():
-        if line.strip():
-            r = json.loads(line)
-            rows[(r["shape_id"], r["provider"])].append(r)
-    providers = list(dict.fromkeys(p for _, p in rows))
+    rows, providers = _raw_rows(folder)
     out = {}
-    for line in (Path(folder) / "shape_ledger.jsonl").read_text().splitlines():
-        if not line.strip():
-            continue
-        shape = json.loads(line)
+    for shape in _ledger(folder):
         sid = shape["shape_id"]
 
         def chosen(p):

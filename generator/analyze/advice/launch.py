@@ -1,12 +1,10 @@
 """The launcher as a finding (VERDICTS rule 13): what a call of the candidate costs beyond its kernel.
 
 Not a detector over a capture: it reads the campaign's two clocks (``KernelScore.launch_overhead_us``,
-each launch shape's call gap). It is ranked against the capture's findings by what each costs a
-call: the launch finding costs its share of the candidate's call time over the measured shapes
-(``call_share``); a capture finding costs its share of the stalls of the kernel, which is the rest
-of the call (``stall_share x (1 - call_share)``). It is the first step outright when its gap is
-positive and the kernel verdict is no loss (fused_rope_cache, softmax): ``first.py`` names the one
-first step of a kernel.
+each launch shape's call gap); its share is of the candidate's call time over the measured shapes
+(``call_share``), never ranked against a capture finding's share of stall cycles. It stands first on the
+plan when its gap is positive and the kernel verdict is no loss (fused_rope_cache, softmax), else after
+the capture's findings: ``first.py`` names the one first step of a kernel.
 """
 
 from __future__ import annotations
@@ -100,18 +98,12 @@ def launch_finding(score: Any) -> Finding | None:
 
 
 def with_launch(findings: list[Finding], launch: Finding | None) -> list[Finding]:
-    """The capture's findings with the launch finding ranked among them by what each costs a call (module
-    docstring): first when it is the first step (after the blockers, which say how to read the capture
-    itself), else before the first ranked finding that costs less."""
+    """The capture's findings with the launch finding beside them (DOMAIN §1.7: a share of a call is never ranked
+    against a share of stall cycles): first when it is the first step (after the blockers, which say how to read
+    the capture itself), else after the capture's findings."""
     if launch is None:
         return list(findings)
-    if launch.flagged:
-        return [*findings, launch]
-    if launch.evidence.get("first_step"):
+    if launch.evidence.get("first_step") and not launch.flagged:
         at = next((i for i, f in enumerate(findings) if f.kind != "blocker"), len(findings))
         return [*findings[:at], launch, *findings[at:]]
-    share = launch.stall_share
-    for i, f in enumerate(findings):
-        if f.ranked and f.kind != "blocker" and f.stall_share * (1.0 - share) < share:
-            return [*findings[:i], launch, *findings[i:]]
     return [*findings, launch]

@@ -84,7 +84,10 @@ def where_cells(s: Any, ctx: SiteContext) -> dict[str, Any]:
         return {}
     m = where_views.where_msg(s, ctx)
     r = replay_msg(s, ctx)
+    w = s.where
+    panel = bool(s.capture_failures or (w is not None and (w.loss_split or w.by_config)))  # views.loses.where_view
     return {"where_text": wording.plain("en", m) if m else "", "where_zh": wording.plain("zh", m) if m else "",
+            "where_anchor": "#where" if panel else "#speed",
             "graph_capture_failed": s.graph_capture_failed, "graph_partial": s.graph_partial,
             "replay_text": wording.plain("en", r) if r else "", "replay_zh": wording.plain("zh", r) if r else ""}
 

@@ -445,7 +445,7 @@ def first_step(k: KernelData) -> dict[str, Any] | None:
     if step.kind == "config":
         return _said_step("config", _config_step(k), f"#c{primary_index(k)}")
     if step.kind == "profile":
-        return _said_step("profile", _profile_step(step), "#where")
+        return _said_step("profile", _profile_step(step), "#where" if step.side is not None else "#speed")
     f = findings[step.finding]
     share = f.get("stall_share") if isinstance(f.get("stall_share"), (int, float)) else None
     text = short_sentence(f["suggestion"])

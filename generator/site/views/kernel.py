@@ -92,7 +92,7 @@ def pr_snippet(row: IndexRow, base_url: str) -> str:
             words += f" ({md_text(row.severity['level'])}: {md_text(row.severity['detail'])}{note})"
         words += "".join(f", {FLAG_WORDS[k]}" for k in row.flag_keys if k in FLAG_WORDS)
         if row.where_text:
-            more.append(f"- where it loses: [{md_text(row.where_text)}]({page}#where)")
+            more.append(f"- where it loses: [{md_text(row.where_text)}]({page}{row.where_anchor})")
     else:
         words = f"**{row.verdict_label.lower()}**"
     out = f"[![{name}: {row.verdict_label}]({badge})]({page}) [{name}]({page}): {words}"

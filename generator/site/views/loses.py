@@ -137,7 +137,10 @@ def where_view(k: KernelData, ctx: SiteContext) -> WhereView | None:
         view.sides = _sides(s, ctx) if s.where.loss_split else []
         view.configs = _configs(s, ctx)
         view.stale = said(msg("where.stale", n=s.where.stale_detail)) if s.where.stale_detail else None
-        view.chart = _chart(s)
+        # the chart where a split or the configurations say where the losses are (else the header's line is all)
+        view.chart = _chart(s) if view.sides or view.configs else None
+    if not (view.sides or view.configs or fails):  # nothing beyond the header's line
+        return None
     return view
 
 

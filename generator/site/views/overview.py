@@ -132,6 +132,7 @@ class IndexRow:
     call_zh: str = ""
     where_text: str = ""  # where it loses, in one line (VERDICTS rule 15; ``views.where``), and its 中文
     where_zh: str = ""
+    where_anchor: str = "#speed"  # its evidence on the kernel page: the where-it-loses panel, else the shapes table
     graph_capture_failed: list | None = None  # rule 10: [shapes, call-clock geomean or None]
     graph_partial: bool = False  # rule 16: the candidate's graph replay misses work
     replay_text: str = ""  # the verdict ratio without the replay's fixed cost, where it crosses a threshold
@@ -155,6 +156,11 @@ class IndexRow:
             v = row.get(name)
             row[name] = [sentence_from_json(x) for x in v] if isinstance(v, list) else sentence_from_json(v)
         return cls(**row)
+
+    @property
+    def where_said(self) -> Said | None:
+        """Where it loses in both languages (its 中文 as runs: numbers and terms as data); None without it."""
+        return Said(self.where_text, runs(self.where_zh)) if self.where_text else None
 
     @property
     def wins_sort(self) -> float | str:

@@ -230,7 +230,8 @@ class KernelDiff(MovedBy):
             if c.causes:
                 return c.causes
         seen: dict[str, Cause] = {}
-        for c in self.significant:
+        kernel_level = [c for c in self.significant if not c.kind.startswith("shape")]
+        for c in kernel_level if any(c.causes for c in kernel_level) else self.significant:  # a summary before its shapes
             for cause in c.causes:
                 seen.setdefault(cause.text, cause)
         return list(seen.values())

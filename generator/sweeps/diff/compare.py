@@ -62,8 +62,9 @@ def diff_kernel(old: KernelSnapshot, new: KernelSnapshot, options: DiffOptions) 
     known = kernel_known_causes(old, new, shape_changes)
     kd.changes += _kernel_level(old, new, options, geomean(cand_ratios), geomean(base_ratios), known,
                                 shape_cause_summary(shape_changes))
-    kd.changes += comparison_change(old, new)
-    kd.changes += launch_change(old, new)
+    comparison = comparison_change(old, new)
+    kd.changes += comparison
+    kd.changes += launch_change(old, new, comparison)
     kd.changes += shape_changes
     kd.changes += diff_hotspot(old, new, options)
     kd.changes += diff_kernel_provenance(old, new)
@@ -149,10 +150,11 @@ def _interval_text(old: KernelSnapshot, new: KernelSnapshot) -> str:
 LAUNCH_MIN_US, LAUNCH_MIN_SHARE = 1.0, 0.10
 
 
-def launch_change(old: KernelSnapshot, new: KernelSnapshot) -> list[Change]:
+def launch_change(old: KernelSnapshot, new: KernelSnapshot, comparison: list[Change] = ()) -> list[Change]:
     """The move of the candidate's launch overhead (``launch_overhead_us``: [median µs, shapes]) when both
     sides give it: beyond ``LAUNCH_MIN_US`` and ``LAUNCH_MIN_SHARE`` of the old value it is significant (a
-    larger overhead is the launcher's regression). It is shown, and never decides the kernel's direction."""
+    larger overhead is the launcher's regression). It is shown, and never decides the kernel's direction.
+    The overhead is against the fastest baseline's call: where the baselines moved (``comparison``), so did it."""
     a, b = old.extras.get("launch_overhead_us"), new.extras.get("launch_overhead_us")
     if not (isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)) and a and b) or a[0] == b[0]:
         return []
@@ -161,8 +163,15 @@ def launch_change(old: KernelSnapshot, new: KernelSnapshot) -> list[Change]:
     delta = b[0] - a[0]
     significant = abs(delta) > max(LAUNCH_MIN_US, LAUNCH_MIN_SHARE * abs(a[0]))
     return [Change("launch", new.slug, "launch_overhead_us", a[0], b[0], significant,
-                   REGRESSION if delta > 0 else IMPROVEMENT, causes=_hotspot_causes(old, new) if significant else [],
+                   REGRESSION if delta > 0 else IMPROVEMENT,
+                   causes=(_baseline_causes(comparison) or _hotspot_causes(old, new)) if significant else [],
                    text=f"launch overhead {a[0]:.1f} → {b[0]:.1f} µs ({delta:+.1f} µs)")]
+
+
+def _baseline_causes(comparison: list[Change]) -> list[Cause]:
+    """The causes of a move of the baselines compared with (one started or ceased to pass, the best changed):
+    the launch overhead is set against the fastest baseline's call, so it moves with them."""
+    return [cause for c in comparison if c.item == "baselines" for cause in c.causes]
 
 
 def shape_cause_summary(shape_changes: list[Change]) -> list[Cause]:
