@@ -7,7 +7,7 @@ from typing import Any, Mapping
 
 from generator.analyze import roofline
 from generator.analyze.message import counted, msg, sentence
-from generator.analyze.verdicts import clocks
+import generator.analyze.verdicts.clocks as clocks
 from generator.analyze.verdicts.headline import (
     HeadlinePair,
     bundles_for_campaign,
