@@ -86,6 +86,53 @@ def measure(browser, url: str, charts: bool) -> dict[str, float | None]:
     return times
 
 
+# WATCH, and at the first chart a call to the page's binding ``__kaFirstChart`` (bytes fetched before it).
+WATCH_BYTES = WATCH.replace("window.__firstChart = performance.now();",
+                            "window.__firstChart = performance.now(); window.__kaFirstChart && window.__kaFirstChart();")
+
+
+def local_size(address: str) -> int:
+    """Bytes of a file:// address (a request the offline machine cannot answer fetches nothing)."""
+    from urllib.parse import unquote, urlparse
+
+    parsed = urlparse(address)
+    if parsed.scheme != "file":
+        return 0
+    try:
+        return Path(unquote(parsed.path)).stat().st_size
+    except OSError:
+        return 0
+
+
+def view(browser, url: str, charts: bool) -> dict:
+    """One cold load of ``url`` as ``measure`` does, with what the browser fetched for the first view
+    (playwright's request events: every request made before the first chart is drawn, or before
+    the load event for a page without charts): ``bytes``, ``requests`` (file names), and the page's
+    height once loaded (``height``, px: the page as opened, every fold closed)."""
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    page = context.new_page()
+    asked: list[str] = []
+    mark: dict[str, int] = {}
+    page.on("request", lambda r: asked.append(r.url))
+    page.on("load", lambda _p: mark.setdefault("load", len(asked)))
+    page.expose_binding("__kaFirstChart", lambda _source: mark.setdefault("chart", len(asked)))
+    page.add_init_script(WATCH_BYTES)
+    page.goto(url, wait_until="load")
+    if charts:
+        page.wait_for_function("() => window.__firstChart", timeout=60_000)
+        while "chart" not in mark:  # the binding's call is on its way
+            page.wait_for_timeout(5)
+    else:
+        page.wait_for_timeout(200)
+    times = page.evaluate(TIMES)
+    times["height"] = page.evaluate("() => document.documentElement.scrollHeight")
+    context.close()
+    first = asked[:mark["chart" if charts else "load"]]
+    times["bytes"] = sum(local_size(a) for a in first)
+    times["requests"] = [a.rsplit("/", 1)[-1][:40] for a in first]
+    return times
+
+
 def median(values: list[float | None]) -> float | None:
     """The median of the values measured (None when none was)."""
     got = [v for v in values if v is not None]
