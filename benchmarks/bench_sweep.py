@@ -19,7 +19,8 @@ ratio, the budget and PASS or FAIL:
   page): the overview's first chart drawn and pa's page's first chart, each <= 2x the hand-made
   page's load (``docs/index.html`` of the shared sweep) in the same round; the bytes the browser
   fetches before the first chart (playwright's request events) for the overview and the heaviest
-  kernel page, each <= 6x the hand-made page's bytes before its load; the tallest kernel page
+  kernel page, each <= 3.5x the hand-made page's bytes before its load (plotly.js is not among
+  them: the first chart is sketched without it, site.js); the tallest kernel page
   (flash_attn_func) as opened <= 30,000 px.
 
 The machine's load (``os.getloadavg``) is printed at the start and the end: a shared machine's
@@ -51,7 +52,7 @@ from scaled_sweep import make_sized_sweep  # noqa: E402
 
 SWEEP = REPO.parent / "shared" / "mi350x-sweep"
 BUILD_RATIO, NOOP_S, PEAK_MB = 1.2, 0.4, 1024
-CHART_RATIO, BYTES_RATIO, TALLEST_PX = 2.0, 6.0, 30_000
+CHART_RATIO, BYTES_RATIO, TALLEST_PX = 2.0, 3.5, 30_000
 TALLEST, FIRST_CHART = "flash_attn_func", "pa"
 
 
@@ -159,6 +160,10 @@ def page_lines(site: Path, anchor: Path, rounds: int) -> bool:
         chart = statistics.median(g["chart"] for g in got[name])
         ok &= line(f"{name}: first chart drawn", f"{chart:.0f} ms", f"hand-made page's load {anchor_load:.0f} ms",
                    statistics.median(ratios), f"{CHART_RATIO}x", statistics.median(ratios) <= CHART_RATIO)
+        live = [g["plotly"] / a["load"] for g, a in zip(got[name], got["anchor"]) if g["plotly"]]
+        if live:
+            print(f"    interactive (plotly.js drew it): {statistics.median(g['plotly'] for g in got[name] if g['plotly']):.0f} ms"
+                  f" = {statistics.median(live):.2f}x the hand-made page's load (no budget)")
     base = got["anchor"][0]["bytes"]
     for name in ("overview", heavy):
         first = got[name][0]
