@@ -282,12 +282,13 @@
   }
 
   function sketchMarker(g, x, y, symbol, size, color, opacity) {
-    var open = /-open/.test(symbol || ""), r = size / 2, a = { fill: open ? "none" : color, stroke: color, "stroke-width": open ? 1.5 : 0, opacity: opacity };
+    var open = /-open/.test(symbol || ""), r = size / 2;
+    var a = { "class": "point", fill: open ? "none" : color, stroke: color, "stroke-width": open ? 1.5 : 0, opacity: opacity };
     if (/^diamond/.test(symbol || "")) {
       a.d = "M" + x + "," + (y - r) + "L" + (x + r) + "," + y + "L" + x + "," + (y + r) + "L" + (x - r) + "," + y + "Z";
       svgNode(g, "path", a);
     } else if (/^x/.test(symbol || "")) {
-      svgNode(g, "path", { d: "M" + (x - r) + "," + (y - r) + "L" + (x + r) + "," + (y + r) + "M" + (x - r) + "," + (y + r) + "L" + (x + r) + "," + (y - r),
+      svgNode(g, "path", { "class": "point", d: "M" + (x - r) + "," + (y - r) + "L" + (x + r) + "," + (y + r) + "M" + (x - r) + "," + (y + r) + "L" + (x + r) + "," + (y - r),
                            stroke: color, "stroke-width": 1.5, fill: "none", opacity: opacity });
     } else {
       a.cx = x; a.cy = y; a.r = r;
