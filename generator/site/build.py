@@ -32,6 +32,7 @@ Site layout (every link relative, so it works from ``file://`` and under a sub-p
     pr/<slug>.md                     Markdown for a pull request
     static/<stem>.<hash10><ext>      site.css, site.js, plotly.min.js (one copy)
     kernel-atlas-manifest.json       what the next build needs (generator.site.publish)
+    kernel-atlas-hashes.json         the input files' hashes by their stat (publish.FileHashes)
 
 The JSON documents (``api/index.json``, ``api/kernels/<slug>.json``) are described in
 ``generator.site.api``.
