@@ -287,8 +287,12 @@
   function sketchMarker(g, x, y, symbol, size, color, opacity) {
     var open = /-open/.test(symbol || ""), r = size / 2;
     var a = { "class": "point", fill: open ? "none" : color, stroke: color, "stroke-width": open ? 1.5 : 0, opacity: opacity };
-    if (/^diamond/.test(symbol || "")) {
-      a.d = "M" + x + "," + (y - r) + "L" + (x + r) + "," + y + "L" + x + "," + (y + r) + "L" + (x - r) + "," + y + "Z";
+    var corners = /^diamond/.test(symbol || "") ? [[0, -r], [r, 0], [0, r], [-r, 0]]
+      : /^triangle-up/.test(symbol || "") ? [[0, -r], [r, r * 0.8], [-r, r * 0.8]]
+      : /^triangle-down/.test(symbol || "") ? [[0, r], [r, -r * 0.8], [-r, -r * 0.8]]
+      : /^square/.test(symbol || "") ? [[-r, -r], [r, -r], [r, r], [-r, r]] : null;
+    if (corners) {
+      a.d = "M" + corners.map(function (c) { return (x + c[0]) + "," + (y + c[1]); }).join("L") + "Z";
       svgNode(g, "path", a);
     } else if (/^x/.test(symbol || "")) {
       svgNode(g, "path", { "class": "point", d: "M" + (x - r) + "," + (y - r) + "L" + (x + r) + "," + (y + r) + "M" + (x - r) + "," + (y + r) + "L" + (x + r) + "," + (y - r),
