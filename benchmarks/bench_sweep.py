@@ -63,9 +63,10 @@ def line(what: str, value: str, peer: str, ratio: float | None, budget: str, ok:
     return ok
 
 
-def standin_round(captures: list[str]) -> tuple[float, int]:
-    """The stand-in per capture, in sequence: seconds, and its largest process's peak RSS (KiB)."""
-    peak = 0
+def standin_round(captures: list[str]) -> tuple[float, int, float]:
+    """The stand-in per capture, in sequence: seconds, its largest process's peak RSS (KiB), and the
+    CPU seconds of its processes."""
+    peak, cpu = 0, 0.0
     t = time.perf_counter()
     for cap in captures:
         proc = subprocess.Popen([sys.executable, str(bench_build.STANDIN), cap], stdout=subprocess.DEVNULL,
@@ -75,7 +76,8 @@ def standin_round(captures: list[str]) -> tuple[float, int]:
         if proc.returncode:
             raise SystemExit(f"the stand-in failed on {cap}")
         peak = max(peak, usage.ru_maxrss)
-    return time.perf_counter() - t, peak
+        cpu += usage.ru_utime + usage.ru_stime
+    return time.perf_counter() - t, peak, cpu
 
 
 def noop_cli(sweep: Path, out: Path) -> float:
@@ -92,9 +94,10 @@ def build_lines(sweep: Path, tmp: Path, rounds: int, jobs: int) -> tuple[bool, P
 
     caps = bench_build.att_captures(sweep)
     out = tmp / "site"
-    refs, colds, ratios, ref_peak = [], [], [], 0
+    refs, colds, ratios, ref_peak, ref_cpus = [], [], [], 0, []
     for _ in range(rounds):
-        ref, peak = standin_round(caps)
+        ref, peak, ref_cpu = standin_round(caps)
+        ref_cpus.append(ref_cpu)
         ref_peak = max(ref_peak, peak)
         shutil.rmtree(out, ignore_errors=True)
         r = bench_build.cold_build(sweep, out, jobs)
@@ -108,8 +111,9 @@ def build_lines(sweep: Path, tmp: Path, rounds: int, jobs: int) -> tuple[bool, P
     ok &= line(f"cold build ({colds[0]['kernels']} kernels, {colds[0]['jobs']} jobs)", f"{cold:.2f} s",
                f"stand-in, {len(caps)} captures {ref:.2f} s", statistics.median(ratios), f"{BUILD_RATIO}x",
                statistics.median(ratios) <= BUILD_RATIO)
-    cpu = statistics.median(c["cpu"] for c in colds)
-    print(f"  cold build CPU (itself and its workers): {cpu:.2f} s")
+    cpu, ref_cpu = statistics.median(c["cpu"] for c in colds), statistics.median(ref_cpus)
+    print(f"  CPU seconds: cold build (itself and its workers) {cpu:.2f} s, stand-in {ref_cpu:.2f} s = {cpu / ref_cpu:.2f}x "
+          f"(on a loaded machine the wall ratio tends to this one: no core is free for the workers)")
     in_proc = []
     for _ in range(rounds):
         t = time.perf_counter()
@@ -118,7 +122,7 @@ def build_lines(sweep: Path, tmp: Path, rounds: int, jobs: int) -> tuple[bool, P
         if not summary.up_to_date:
             raise SystemExit("the no-op rebuild rebuilt something")
     cli = statistics.median(noop_cli(sweep, out) for _ in range(rounds))
-    one = statistics.median(standin_round(caps[:1])[0] for _ in range(rounds))
+    one = statistics.median(standin_round(caps[:1])[0] for _ in range(rounds))  # a fresh interpreter's floor
     noop = statistics.median(in_proc)
     ok &= line("no-op rebuild, in process", f"{noop:.3f} s", f"one stand-in run {one:.3f} s", noop / one,
                f"{NOOP_S} s", noop <= NOOP_S)

@@ -65,10 +65,10 @@ def make_scaled_sweep(sweep: str | os.PathLike, dest: str | os.PathLike, copies:
         bundles = {r.bundle.name for r in chosen if r.bundle is not None}
         ops = {r.op for r in chosen if r.op}
         for b in found.bundles:
-            if i == 0 or b.name in bundles:
+            if i == 0 or only is None or b.name in bundles:
                 os.symlink(b.path, dst / "examples" / copy_name(b.name, i))
         for op, folder in sorted(found.campaigns.items()):
-            if i == 0 or op in ops:
+            if i == 0 or only is None or op in ops:
                 os.symlink(folder, dst / "benchmarks" / "examples" / copy_name(op, i))
         if i == 0:
             continue
@@ -78,7 +78,8 @@ def make_scaled_sweep(sweep: str | os.PathLike, dest: str | os.PathLike, copies:
                                        "name": f"{r.name} (copy {i})", "category": r.category}))
     if (src / "docs").exists():
         os.symlink(src / "docs", dst / "docs")
-    head = f"# {copies} linked copies of {src.name} (benchmarks/scaled_sweep.py)\n"
+    head = (f"# {copies} linked copies of {src.name} (benchmarks/scaled_sweep.py)\n" if only is None else
+            f"# {src.name} with {', '.join(only)} linked once more (benchmarks/scaled_sweep.py)\n")
     (dst / CONFIG_NAME).write_text(head + "\n\n".join(tables) + "\n", encoding="utf-8")
     return dst
 
