@@ -14,8 +14,10 @@ nothing (Chromium's ``--host-resolver-rules``), so those requests fail at once i
 waiting for a timeout, and no request of any page is intercepted (that would slow file://).
 
 Each load runs in a fresh browser context (no cache, no storage). "First chart drawn" is the
-moment a plotly trace first appears in a page (a MutationObserver installed before the page's
-own scripts, ``.js-plotly-plot .main-svg g.trace``), the page scrolled to its first chart as soon
+moment a chart's traces first appear in a page (a MutationObserver installed before the page's
+own scripts): the site's own SVG sketch of the figure (``svg.chart-sketch g.trace``, issue 41) or a
+plotly trace (``.js-plotly-plot .main-svg g.trace``), whichever comes first; ``plotly`` is when
+plotly.js has drawn the first chart (interactive), the page scrolled to its first chart as soon
 as its DOM is ready (as a reader who follows a link to it: the site draws a chart when it comes
 into view, and a kernel page's first chart is below the fold); first contentful paint is the
 browser's own.
@@ -44,9 +46,11 @@ BUDGETS = (("overview", "dcl", 2.0), ("overview", "chart", 5.0), ("kernel", "cha
 
 # Installed before any script of the page: the time the first plotly trace is in the document.
 WATCH = """(() => {
-  const seen = () => document.querySelector('.js-plotly-plot .main-svg g.trace');
+  const seen = () => document.querySelector('.js-plotly-plot .main-svg g.trace, .chart svg.chart-sketch g.trace');
+  const live = () => document.querySelector('.js-plotly-plot .main-svg g.trace');
   const obs = new MutationObserver(() => {
-    if (seen()) { window.__firstChart = performance.now(); obs.disconnect(); }
+    if (!window.__firstChart && seen()) { window.__firstChart = performance.now(); }
+    if (live()) { window.__firstPlotly = performance.now(); obs.disconnect(); }
   });
   obs.observe(document, {subtree: true, childList: true});
   document.addEventListener('DOMContentLoaded', () => {
@@ -59,7 +63,7 @@ TIMES = """() => {
   const nav = performance.getEntriesByType('navigation')[0];
   const fcp = performance.getEntriesByName('first-contentful-paint')[0];
   return {dcl: nav.domContentLoadedEventStart, load: nav.loadEventStart,
-          fcp: fcp ? fcp.startTime : null, chart: window.__firstChart || null};
+          fcp: fcp ? fcp.startTime : null, chart: window.__firstChart || null, plotly: window.__firstPlotly || null};
 }"""
 
 
@@ -83,6 +87,47 @@ def measure(browser, url: str, charts: bool) -> dict[str, float | None]:
         page.wait_for_timeout(200)  # a chart drawn just after load still counts
     times = page.evaluate(TIMES)
     context.close()
+    return times
+
+
+def local_size(address: str) -> int:
+    """Bytes of a file:// address (a request the offline machine cannot answer fetches nothing)."""
+    from urllib.parse import unquote, urlparse
+
+    parsed = urlparse(address)
+    if parsed.scheme != "file":
+        return 0
+    try:
+        return Path(unquote(parsed.path)).stat().st_size
+    except OSError:
+        return 0
+
+
+def view(browser, url: str, charts: bool) -> dict:
+    """One cold load of ``url`` as ``measure`` does, with what the browser fetched for the first view
+    (playwright's request events: every request started before the first chart was drawn, by its
+    ``timing["startTime"]``, or before the load event for a page without charts): ``bytes``,
+    ``requests`` (file names), and the page's height once loaded (``height``, px: the page as
+    opened, every fold closed)."""
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    page = context.new_page()
+    asked: list = []
+    page.on("requestfinished", lambda r: asked.append(r))
+    page.on("requestfailed", lambda r: asked.append(r))
+    page.add_init_script(WATCH)
+    page.goto(url, wait_until="load")
+    if charts:
+        page.wait_for_function("() => window.__firstChart && window.__firstPlotly", timeout=60_000)
+    else:
+        page.wait_for_timeout(200)
+    times = page.evaluate(TIMES)
+    times["height"] = page.evaluate("() => document.documentElement.scrollHeight")
+    origin = page.evaluate("() => performance.timeOrigin")
+    context.close()
+    until = origin + (times["chart"] if charts else times["load"])
+    first = [r for r in asked if r.timing["startTime"] <= until]
+    times["bytes"] = sum(local_size(r.url) for r in first)
+    times["requests"] = [r.url.rsplit("/", 1)[-1][:40] for r in first]
     return times
 
 

@@ -7,6 +7,11 @@ the kernel's display name with `` (copy i)`` and its category. Nothing is copied
 of the 120 MB MI350X sweep is a few thousand links. Used by ``bench_build.py --scale`` and by
 ``tests/test_scale.py``.
 
+``make_sized_sweep`` makes a sweep of a given size the same way (issue 41): the whole sweep once,
+then copy 1 of the kernels named in ``REAL_SIZE`` (a bundle with its campaign, or a campaign no
+bundle claims), so that the shared 19-kernel, 17-capture MI350X sweep becomes one of the real
+sweep's size (25 kernels, 22 captures). ``bench_sweep.py`` builds it.
+
     python3 benchmarks/scaled_sweep.py SWEEP DEST N
 """
 
@@ -37,8 +42,18 @@ def _table(key: str, values: dict[str, str]) -> str:
     return "\n".join(lines)
 
 
-def make_scaled_sweep(sweep: str | os.PathLike, dest: str | os.PathLike, copies: int) -> Path:
-    """``dest`` made a sweep of ``copies`` linked copies of ``sweep`` (see the module docstring)."""
+#: The kernels copied once more to make the shared MI350X sweep (19 kernels, 17 ATT captures) one
+#: of the real sweep's size, 25 kernels and 22 captures: four bundles (pa_mqa_logits_fp4 with two
+#: captures, pa, moe_gemm and layernorm with one each, the last three with their campaigns) and
+#: two campaigns no bundle claims.
+REAL_SIZE = ("pa_mqa_logits_fp4", "pa", "moe_gemm", "layernorm", "fp8_gemm_rowscale", "paged_attention")
+
+
+def make_scaled_sweep(sweep: str | os.PathLike, dest: str | os.PathLike, copies: int,
+                      only: tuple[str, ...] | None = None) -> Path:
+    """``dest`` made a sweep of ``copies`` linked copies of ``sweep`` (see the module docstring);
+    with ``only``, copies 1.. hold only those kernels (bundle names, or campaign names for a
+    kernel without a bundle)."""
     src, dst = Path(sweep).resolve(), Path(dest)
     found = discover.discover(src)
     refs = kernels.pair_kernels(found, load_config(found.root), verdicts.load_kernels_json(found.root))
@@ -46,21 +61,33 @@ def make_scaled_sweep(sweep: str | os.PathLike, dest: str | os.PathLike, copies:
     (dst / "benchmarks" / "examples").mkdir(parents=True)
     tables = []
     for i in range(copies):
+        chosen = [r for r in refs if i == 0 or only is None or (r.bundle.name if r.bundle is not None else r.op) in only]
+        bundles = {r.bundle.name for r in chosen if r.bundle is not None}
+        ops = {r.op for r in chosen if r.op}
         for b in found.bundles:
-            os.symlink(b.path, dst / "examples" / copy_name(b.name, i))
+            if i == 0 or only is None or b.name in bundles:
+                os.symlink(b.path, dst / "examples" / copy_name(b.name, i))
         for op, folder in sorted(found.campaigns.items()):
-            os.symlink(folder, dst / "benchmarks" / "examples" / copy_name(op, i))
+            if i == 0 or only is None or op in ops:
+                os.symlink(folder, dst / "benchmarks" / "examples" / copy_name(op, i))
         if i == 0:
             continue
-        for r in refs:
+        for r in chosen:
             key = copy_name(r.bundle.name if r.bundle is not None else r.op, i)
             tables.append(_table(key, {"campaign": copy_name(r.op, i) if r.op else "",
                                        "name": f"{r.name} (copy {i})", "category": r.category}))
     if (src / "docs").exists():
         os.symlink(src / "docs", dst / "docs")
-    head = f"# {copies} linked copies of {src.name} (benchmarks/scaled_sweep.py)\n"
+    head = (f"# {copies} linked copies of {src.name} (benchmarks/scaled_sweep.py)\n" if only is None else
+            f"# {src.name} with {', '.join(only)} linked once more (benchmarks/scaled_sweep.py)\n")
     (dst / CONFIG_NAME).write_text(head + "\n\n".join(tables) + "\n", encoding="utf-8")
     return dst
+
+
+def make_sized_sweep(sweep: str | os.PathLike, dest: str | os.PathLike, extra: tuple[str, ...] = REAL_SIZE) -> Path:
+    """``dest`` made the sweep once plus one more copy of each kernel of ``extra`` (``REAL_SIZE``:
+    the real sweep's size from the shared one)."""
+    return make_scaled_sweep(sweep, dest, 2, only=extra)
 
 
 if __name__ == "__main__":

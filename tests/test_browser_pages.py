@@ -6,6 +6,8 @@ Same browser and helpers as ``test_browser.py`` (Debian's ``/usr/bin/chromium``;
 
 from __future__ import annotations
 
+import json
+import re
 import sys
 from pathlib import Path
 
@@ -268,4 +270,54 @@ def test_a_link_into_a_split_listing_lands_on_its_part(split_site, browser):
     tab.page.wait_for_url("**/kernels/flash_attn_func/src/c0/isa-3.html#pc1200")
     assert tab.page.locator("#pc1200").is_visible()
     assert tab.errors == []
+    tab.close()
+
+
+# ---------------------------------------------------------------- issue 41: the first chart before plotly.js
+
+#: Holds plotly.js back (its script tag is never added) and says whether site.js asked for it.
+HOLD_PLOTLY = """(() => { const add = Node.prototype.appendChild;
+  Node.prototype.appendChild = function (n) {
+    if (n && n.tagName === 'SCRIPT' && /plotly/.test(n.src || '')) { window.__plotlyAsked = true; return n; }
+    return add.call(this, n); }; })();"""
+
+SKETCH = """(id) => { const svg = document.querySelector(`.chart[data-figure="${id}"] svg.chart-sketch`);
+  return svg && {points: svg.querySelectorAll('g.trace .point').length,
+                 labels: Array.from(svg.querySelectorAll(':scope > text')).map(t => t.textContent)}; }"""
+
+
+def figure_of(site: Path, rel: str, fig_id: str) -> dict:
+    """A chart's figure as the page embeds it (its JSON script)."""
+    text = (site / rel).read_text(encoding="utf-8")
+    return json.loads(re.search(rf'<script type="application/json" id="{fig_id}">(.*?)</script>', text, re.S).group(1))
+
+
+@pytest.mark.parametrize("rel, fig_id", [("kernels/pa/index.html", "fig-shapes"), ("index.html", "fig-overview-speedups")])
+def test_a_chart_is_sketched_before_plotly_arrives_and_plotly_takes_its_place(site, browser, rel, fig_id):
+    """The first chart of pa's page and of the overview, with plotly.js held back: site.js has drawn
+    every marker of the figure's traces (a point a shape with a positive value, as the log axis
+    shows them) and the axis labels the figure names, and asked for plotly.js after it; without the
+    hold, plotly.js redraws the chart and the sketch is gone."""
+    fig = figure_of(site, rel, fig_id)
+    points = sum(1 for t in fig["data"] if "markers" in t.get("mode", "") and t.get("visible", True) is True
+                 for x, y in zip(t["x"], t["y"]) if x is not None and y is not None
+                 and all(v > 0 for v, ax in ((x, "xaxis"), (y, "yaxis"))
+                         if fig["layout"][ax].get("type") == "log" and not isinstance(v, str)))
+    axis = fig["layout"]["yaxis"]
+    labels = axis.get("ticktext") or axis["categoryarray"]
+    held = browser.new_page(viewport={"width": 1400, "height": 1000})
+    held.add_init_script(HOLD_PLOTLY)
+    held.goto(url(site, rel))
+    held.locator(f'.chart[data-figure="{fig_id}"]').scroll_into_view_if_needed()
+    held.wait_for_function("() => window.__plotlyAsked", timeout=30_000)
+    sketch = held.evaluate(SKETCH, fig_id)
+    held.close()
+    assert sketch["points"] == points > 0
+    assert set(labels) <= set(sketch["labels"])
+    tab = Tab(browser)
+    page = tab.open(url(site, rel))
+    chart = page.locator(f'.chart[data-figure="{fig_id}"]')
+    chart.scroll_into_view_if_needed()
+    page.wait_for_function(f"""() => document.querySelector('.chart[data-figure="{fig_id}"] .main-svg g.trace')""")
+    assert chart.locator("svg.chart-sketch").count() == 0 and tab.errors == []
     tab.close()

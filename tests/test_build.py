@@ -10,12 +10,14 @@ record its calls.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
 import subprocess
 import sys
 import threading
+import time
 import urllib.request
 from pathlib import Path
 
@@ -128,7 +130,8 @@ def test_a_changed_bundle_rebuilds_that_kernel_and_the_overview_only(small, tmp_
     writes.clear()
     s = build.build_site(small, out, progress=False)
     assert s.built == ["hgemm_splitk"]
-    allowed = {f.format(s="hgemm_splitk") for f in KERNEL_FILES} | {"index.html", "api/index.json", publish.MANIFEST}
+    allowed = {f.format(s="hgemm_splitk") for f in KERNEL_FILES} | {"index.html", "api/index.json", publish.MANIFEST,
+                                                                   publish.HASHES}  # code.json's new stat
     assert {w for w in writes if not w.startswith("kernels/hgemm_splitk/src/")} <= allowed
     assert "kernels/hgemm_splitk/src/c0/isa.html" in writes  # its stall column changed
     assert {"kernels/hgemm_splitk/index.html", "api/kernels/hgemm_splitk.json", "index.html",
@@ -463,3 +466,50 @@ def test_pages_workflow_uses_the_official_actions():
     assert 'set -- --out site --base-url "${BASE_URL}/"' in build_step["run"]
     assert 'kernel-atlas build "$SWEEP" "$@"' in build_step["run"]
     assert wf["jobs"]["deploy"]["environment"]["name"] == "github-pages"
+
+
+def test_an_unchanged_rebuild_reads_no_input_again(small, tmp_path, monkeypatch):
+    """Issue 41: a rebuild checks each input's hash by its stat (``publish.FileHashes``) and keeps the
+    sweep's timing floor from the manifest while the campaigns' results files are unchanged; a file
+    rewritten with the same size is read again and rebuilds its kernel."""
+    from generator.analyze import verdicts
+
+    out = tmp_path / "site"
+    build.build_site(small, out, progress=False)
+    later = time.time() + 10  # as if the record were written long after every input last changed
+    os.utime(out / publish.HASHES, (later, later))
+    read, floors = [], []
+    real_read, real_floor = publish._sha256_read, verdicts.sweep_floor
+    monkeypatch.setattr(publish, "_sha256_read", lambda p: read.append(p) or real_read(p))
+    monkeypatch.setattr(verdicts, "sweep_floor", lambda *a: floors.append(a) or real_floor(*a))
+    assert build.build_site(small, out, progress=False).up_to_date
+    assert read == [] and floors == []
+    code = next((small / "examples" / "hgemm_splitk" / "att_viewer" / "big").iterdir()) / "code.json"
+    data = code.read_bytes()
+    code.write_bytes(data.replace(b"s_waitcnt", b"S_waitcnt", 1))  # hand-made edit: same size, new bytes
+    s = build.build_site(small, out, progress=False)
+    assert s.built == ["hgemm_splitk"] and floors == []
+    assert [p for p in read if os.path.basename(p) == "code.json"] and all("hgemm_splitk" in p for p in read)
+
+
+def test_a_file_changed_just_before_its_hash_was_recorded_is_read_again(tmp_path, sweep):
+    """A record is trusted only for files older than it by ``publish.RACY_NS`` (a write within the
+    file system's timestamp tick keeps the same mtime); its hashes are the files' SHA-256."""
+    site = tmp_path / "site"
+    site.mkdir()
+    copy = tmp_path / "code.json"
+    shutil.copy(sweep / "examples" / "pa" / "att_viewer" / "big" / "ui_output_agent_10886_dispatch_209" / "code.json", copy)
+    first = publish.FileHashes()
+    assert first.sha256(str(copy)) == hashlib.sha256(copy.read_bytes()).hexdigest()
+    (site / publish.HASHES).write_bytes(first.to_bytes())
+    fresh = publish.FileHashes.load(str(site))
+    assert fresh.known == first.seen and max(copy.stat().st_mtime_ns, copy.stat().st_ctime_ns) >= fresh.trusted_ns
+    old = time.time() - 60
+    os.utime(copy, (old, old))  # mtime back a minute; ctime stays now: still read again
+    read = []
+    real = publish._sha256_read
+    try:
+        publish._sha256_read = lambda p: read.append(p) or real(p)
+        assert fresh.sha256(str(copy)) == hashlib.sha256(copy.read_bytes()).hexdigest() and read == [str(copy)]
+    finally:
+        publish._sha256_read = real

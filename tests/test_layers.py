@@ -30,8 +30,11 @@ def modules() -> dict[str, Path]:
     return out
 
 
-def imports_of(name: str, path: Path, known: set[str]) -> set[str]:
-    """Every generator module ``name`` imports, at module level or inside functions."""
+def imports_of(name: str, path: Path, known: set[str], packages: frozenset[str] = frozenset()) -> set[str]:
+    """Every generator module ``name`` imports, at module level or inside functions. ``from pkg
+    import sub`` (``pkg`` in ``packages``) imports ``pkg`` too: its ``__init__`` runs and its
+    namespace is read, so a module that the ``__init__`` imports and that imports a sibling so
+    closes a cycle through the ``__init__`` (``import pkg.sub`` or ``from pkg.sub import x`` does not)."""
     is_pkg = path.name == "__init__.py"
     out = set()
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
@@ -48,6 +51,8 @@ def imports_of(name: str, path: Path, known: set[str]) -> set[str]:
                 continue
             for a in node.names:
                 out.add(f"{mod}.{a.name}" if f"{mod}.{a.name}" in known else mod)
+                if f"{mod}.{a.name}" in known and mod in packages:
+                    out.add(mod)  # ``from pkg import sub`` reads pkg's namespace: runs its __init__
     out.discard(name)
     return out
 
@@ -55,7 +60,8 @@ def imports_of(name: str, path: Path, known: set[str]) -> set[str]:
 def graph() -> dict[str, set[str]]:
     mods = modules()
     known = set(mods)
-    return {name: {d for d in imports_of(name, path, known) if d in known} for name, path in mods.items()}
+    packages = frozenset(name for name, path in mods.items() if path.name == "__init__.py")
+    return {name: {d for d in imports_of(name, path, known, packages) if d in known} for name, path in mods.items()}
 
 
 def layer(name: str) -> tuple[str, int]:
@@ -113,3 +119,18 @@ def test_no_module_over_the_limit():
     long = {str(p.relative_to(GEN.parent)) for p in GEN.rglob("*.py")
             if len(p.read_text(encoding="utf-8").splitlines()) > MAX_LINES}
     assert long == PENDING_LONG
+
+
+def test_from_package_import_sibling_goes_through_the_init(tmp_path):
+    """``from pkg import sub`` inside ``pkg`` depends on ``pkg``'s ``__init__`` (the cycles of issue 41:
+    ``analyze.verdicts`` <-> its ``kernel`` and ``sweep``, ``analyze.advice`` <-> ``advice.limits``);
+    ``import pkg.sub as sub`` and ``from pkg.sub import x`` do not. Hand-made module texts: the real
+    tree holds no such import any more."""
+    known = {"generator.p", "generator.p.a", "generator.p.b"}
+    cases = {"from generator.p import b\n": {"generator.p", "generator.p.b"},
+             "import generator.p.b as b\n": {"generator.p.b"},
+             "from generator.p.b import x\n": {"generator.p.b"}}
+    for text, expected in cases.items():
+        path = tmp_path / "a.py"
+        path.write_text(text, encoding="utf-8")
+        assert imports_of("generator.p.a", path, known, frozenset({"generator.p"})) == expected, text

@@ -159,3 +159,23 @@ def test_the_first_page_of_the_real_sweep_orders_by_verdict_ratio(built_site):
     # the slice: pa (0.54x) before flash_attn_func (no campaign there); the whole sweep: flash_attn_func 0.87x before pa
     assert rows.index("pa") < 5 and rows.index("flash_attn_func") < 5
 
+
+
+@pytest.mark.full_sweep
+def test_the_real_size_sweep_has_the_real_sweeps_kernels_and_captures(sweep, tmp_path):
+    """Issue 41's benchmark sweep (``scaled_sweep.make_sized_sweep``): the shared sweep's 13 bundles
+    and 18 campaigns plus four bundles and five campaigns linked once more, 25 kernels and 22 ATT
+    captures (the code.json files under the bundles' att_viewer/, counted on disk), as the real sweep."""
+    from generator.analyze import kernels, verdicts
+    from generator.config import load_config
+
+    real = scaled_sweep.make_sized_sweep(sweep, tmp_path / "real")
+    bundles = sorted(p.name for p in (real / "examples").iterdir())
+    campaigns = sorted(p.name for p in (real / "benchmarks" / "examples").iterdir())
+    assert len(bundles) == 17 and len(campaigns) == 23
+    assert {b for b in bundles if b.endswith("_x1")} == {"pa_x1", "pa_mqa_logits_fp4_x1", "moe_gemm_x1", "layernorm_x1"}
+    captures = [p for b in bundles for p in (real / "examples" / b / "att_viewer").glob("*/*/code.json")]
+    assert len(captures) == 22
+    found = discover.discover(real)
+    refs = kernels.pair_kernels(found, load_config(found.root), verdicts.load_kernels_json(found.root))
+    assert len(refs) == 25 and {"pa_x1", "paged_attention_x1", "fp8_gemm_rowscale_x1"} <= {r.slug for r in refs}

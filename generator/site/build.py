@@ -32,6 +32,7 @@ Site layout (every link relative, so it works from ``file://`` and under a sub-p
     pr/<slug>.md                     Markdown for a pull request
     static/<stem>.<hash10><ext>      site.css, site.js, plotly.min.js (one copy)
     kernel-atlas-manifest.json       what the next build needs (generator.site.publish)
+    kernel-atlas-hashes.json         the input files' hashes by their stat (publish.FileHashes)
 
 The JSON documents (``api/index.json``, ``api/kernels/<slug>.json``) are described in
 ``generator.site.api``.
@@ -191,6 +192,18 @@ def build_site(sweep_path: str | os.PathLike, out_dir: str | os.PathLike, *, bas
 def _build_locked(sweep_path, out: str, shown_out: str, t0: float, *, base_url, force, progress, stream,
                   history_dir, history_label, history_commit, jobs, ci=None) -> BuildSummary:
     """``build_site`` once the output folder's lock is held."""
+    publish.FileHashes.active = publish.FileHashes() if force else publish.FileHashes.load(out)
+    try:
+        return _build_planned(sweep_path, out, shown_out, t0, base_url=base_url, force=force, progress=progress,
+                              stream=stream, history_dir=history_dir, history_label=history_label,
+                              history_commit=history_commit, jobs=jobs)
+    finally:
+        publish.FileHashes.active = None
+
+
+def _build_planned(sweep_path, out: str, shown_out: str, t0: float, *, base_url, force, progress, stream,
+                   history_dir, history_label, history_commit, jobs) -> BuildSummary:
+    """``_build_locked`` with the input files' hashes of the last build at hand (``publish.FileHashes``)."""
     summary = BuildSummary(out=shown_out)
     publish.check_output(out)
     bp = plan.plan_build(sweep_path, out, base_url, force, history_dir, ci.digest if ci is not None else "")
@@ -294,6 +307,8 @@ def kernel_pages(bp: plan.BuildPlan, env: gather.Env, ctx: base_views.SiteContex
                 bar.step(kp.slug)
             for w in res.warnings:
                 env.warn(w)
+            if publish.FileHashes.active is not None:
+                publish.FileHashes.active.seen.update(res.file_hashes)
             site.placed += res.files
             site.written += res.written
             site.rows[kp.slug], site.extras[kp.slug] = res.row, res.extra
@@ -315,6 +330,7 @@ class KernelResult:
     extra: dict[str, Any]
     warnings: list[str] = field(default_factory=list)  # said by a worker; the parent prints them
     input_hash: str = ""  # taken by a worker when the plan has none (no previous manifest)
+    file_hashes: dict[str, list] = field(default_factory=dict)  # the files it hashed (publish.FileHashes.seen)
 
 
 @dataclass
@@ -353,7 +369,10 @@ def build_kernel_in_worker(kp: plan.KernelPlan, w: WorkerContext) -> KernelResul
     res = build_kernel(kp, env, w.ctx, w.assets, w.staging)
     res.warnings = warnings
     if w.hash_inputs:
+        publish.FileHashes.active = publish.FileHashes()
         res.input_hash = plan.input_hash(kp, w.root)
+        res.file_hashes = publish.FileHashes.active.seen
+        publish.FileHashes.active = None
     return res
 
 
@@ -420,9 +439,12 @@ def publish_site(bp: plan.BuildPlan, site: Site, summary: BuildSummary, staging:
     """Place the sweep-wide files and the manifest, and swap the new site in (``generator.site.publish``)."""
     record_problems(summary, {s: (r.broken, site.extras.get(s, {}).get("skipped") or [])
                               for s, r in site.rows.items()})
+    if publish.FileHashes.active is not None:
+        site.files[publish.HASHES] = publish.FileHashes.active.to_bytes()
     all_files = sorted(set(site.files) | set(site.placed) | set(site.keep) | {publish.MANIFEST})
     man = publish.Manifest(tool_version=__version__, global_hash=bp.global_hash, build_date=bp.date,
-                           items=site.items, files=all_files)
+                           items=site.items, files=all_files, floor_inputs=bp.floor_inputs, floor_us=bp.floor_us,
+                           replay_us=bp.config.replay_cost_us)
     site.files[publish.MANIFEST] = man.to_bytes()
     written = site.written + staging.put(site.files)
     result = staging.finish(set(site.placed) | set(site.files), written, site.keep)

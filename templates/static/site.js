@@ -187,43 +187,269 @@
   var PLOTLY_SRC = document.currentScript ? document.currentScript.getAttribute("data-plotly") : null;
   var CHART_MARGIN = "300px 0px";
 
+  var plotlyState = "", plotlyWaiters = [];  // "" | "loading" | "failed"; [done, failed] pairs
+
   function loadPlotly(done, failed) {
     if (window.Plotly) { done(); return; }
-    if (!PLOTLY_SRC) { failed(); return; }
+    if (!PLOTLY_SRC || plotlyState === "failed") { failed(); return; }
+    plotlyWaiters.push([done, failed]);
+    if (plotlyState === "loading") { return; }
+    plotlyState = "loading";
     var tag = document.createElement("script");
+    function settle() {
+      var ok = !!window.Plotly;
+      plotlyState = ok ? "" : "failed";
+      plotlyWaiters.splice(0).forEach(function (w) { w[ok ? 0 : 1](); });
+    }
     tag.src = PLOTLY_SRC;
     tag.async = true;
-    tag.onload = function () { if (window.Plotly) { done(); } else { failed(); } };
-    tag.onerror = failed;
+    tag.onload = settle;
+    tag.onerror = settle;
     document.head.appendChild(tag);
   }
 
   function drawChart(el) {
     var src = document.getElementById(el.getAttribute("data-figure"));
     if (!src || el.kaFigure) { return; }
-    var fig = JSON.parse(src.textContent);
+    var fig = el.kaSketched || JSON.parse(src.textContent);
     el.kaFigure = fig;
     var f = figureFor(fig, isZh(), el.clientWidth);
     el.style.height = f.layout.height + "px";
+    var sketch = el.querySelector("svg.chart-sketch");
+    if (sketch) { el.removeChild(sketch); }
     window.Plotly.newPlot(el, f.data, f.layout, CONFIG);
   }
+
+  /* ---- issue 41: a chart coming into view is drawn at once as a plain SVG of its figure (the
+     "sketch": its traces, axes, shapes and legend, no hover), then plotly.js is fetched (after that
+     paint) and draws it again in place, interactive. The first chart no longer waits for plotly.js
+     (1.2 MB to parse and run). Same run, 7 cold loads each, medians, first chart / the hand-made
+     page's load (benchmarks/bench_pages.view): overview 3.65x -> 1.87x, pa 3.57x -> 1.39x,
+     flash_attn_func 4.32x -> 2.55x; plotly.js's own draw 3.65x -> 3.83x (overview). A figure the
+     sketch does not draw (bars, subplots) waits for plotly.js as before. */
+  var SVG = "http://www.w3.org/2000/svg";
+  var COLORWAY = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"];
+
+  function svgNode(parent, name, attrs, text) {
+    var n = document.createElementNS(SVG, name);
+    Object.keys(attrs).forEach(function (k) { if (attrs[k] !== undefined && attrs[k] !== null) { n.setAttribute(k, attrs[k]); } });
+    if (text !== undefined) { n.textContent = text; }
+    parent.appendChild(n);
+    return n;
+  }
+
+  function plainText(t) { return String(t === undefined || t === null ? "" : t).replace(/<br\s*\/?>/g, " ").replace(/<[^>]*>/g, ""); }
+
+  function titleOf(t) { return plainText(t && typeof t === "object" ? t.text : t); }
+
+  // One axis's scale: data value -> pixel, with its ticks; null when the sketch cannot draw it.
+  function axisScale(axis, values, lo, hi) {
+    axis = axis || {};
+    var type = axis.type || (values.some(function (v) { return typeof v === "string"; }) ? "category" : "linear");
+    var cats = null, d2l = function (v) { return typeof v === "number" ? v : NaN; };
+    if (type === "log") {
+      d2l = function (v) { return typeof v === "number" && v > 0 ? Math.log(v) / Math.LN10 : NaN; };
+    } else if (type === "category") {
+      cats = axis.categoryorder === "array" && axis.categoryarray ? axis.categoryarray.slice() : [];
+      values.forEach(function (v) { if (cats.indexOf(v) < 0) { cats.push(v); } });
+      d2l = function (v) { var i = cats.indexOf(v); return i < 0 ? NaN : i; };
+    } else if (type !== "linear") {
+      return null;
+    }
+    var range = axis.range ? axis.range.slice() : null;
+    if (!range) {
+      var ls = values.map(d2l).filter(isFinite);
+      if (cats) { range = [-0.5, cats.length - 0.5]; } else if (!ls.length) { range = [0, 1]; } else {
+        var a = Math.min.apply(null, ls), b = Math.max.apply(null, ls), pad = (b - a || Math.abs(a) || 1) * 0.06;
+        range = [a - pad, b + pad];
+      }
+    }
+    var ticks = [];
+    if (axis.tickvals) {
+      axis.tickvals.forEach(function (v, i) { ticks.push([d2l(v), axis.ticktext ? axis.ticktext[i] : String(v)]); });
+    } else if (cats) {
+      var every = Math.max(1, Math.ceil(cats.length / 30));
+      cats.forEach(function (c, i) { if (i % every === 0) { ticks.push([i, c]); } });
+    } else {
+      var span = range[1] - range[0], step = Math.pow(10, Math.floor(Math.log(span / 5) / Math.LN10));
+      step *= span / step > 25 ? 5 : span / step > 10 ? 2 : 1;
+      if (type === "log") { step = Math.max(1, Math.round(step)); }
+      for (var t = Math.ceil(range[0] / step) * step; t <= range[1] + 1e-9; t += step) {
+        var v = type === "log" ? Math.pow(10, t) : t;
+        ticks.push([t, String(Math.abs(v) < 1e-12 ? 0 : +v.toPrecision(6))]);
+      }
+    }
+    return { d2l: d2l, range: range, ticks: ticks, lo: lo, hi: hi,
+             px: function (v) { var l = d2l(v); return lo + (l - range[0]) / (range[1] - range[0]) * (hi - lo); },
+             lpx: function (l) { return lo + (l - range[0]) / (range[1] - range[0]) * (hi - lo); } };
+  }
+
+  function sketchMarker(g, x, y, symbol, size, color, opacity) {
+    var open = /-open/.test(symbol || ""), r = size / 2;
+    var a = { "class": "point", fill: open ? "none" : color, stroke: color, "stroke-width": open ? 1.5 : 0, opacity: opacity };
+    var corners = /^diamond/.test(symbol || "") ? [[0, -r], [r, 0], [0, r], [-r, 0]]
+      : /^triangle-up/.test(symbol || "") ? [[0, -r], [r, r * 0.8], [-r, r * 0.8]]
+      : /^triangle-down/.test(symbol || "") ? [[0, r], [r, -r * 0.8], [-r, -r * 0.8]]
+      : /^square/.test(symbol || "") ? [[-r, -r], [r, -r], [r, r], [-r, r]] : null;
+    if (corners) {
+      a.d = "M" + corners.map(function (c) { return (x + c[0]) + "," + (y + c[1]); }).join("L") + "Z";
+      svgNode(g, "path", a);
+    } else if (/^x/.test(symbol || "")) {
+      svgNode(g, "path", { "class": "point", d: "M" + (x - r) + "," + (y - r) + "L" + (x + r) + "," + (y + r) + "M" + (x - r) + "," + (y + r) + "L" + (x + r) + "," + (y - r),
+                           stroke: color, "stroke-width": 1.5, fill: "none", opacity: opacity });
+    } else {
+      a.cx = x; a.cy = y; a.r = r;
+      svgNode(g, "circle", a);
+    }
+  }
+
+  function pick(value, i, fallback) { return Array.isArray(value) ? (value[i] === undefined ? fallback : value[i]) : (value === undefined ? fallback : value); }
+
+  // The error bars of one point along one axis (plotly's error_x / error_y of type "data").
+  function sketchError(g, err, i, scale, x, y, horizontal, color) {
+    if (!err || err.visible === false || !Array.isArray(err.array)) { return; }
+    var v = horizontal ? x : y, plus = err.array[i], minus = err.symmetric === false && err.arrayminus ? err.arrayminus[i] : plus;
+    if (typeof plus !== "number" || typeof v !== "number") { return; }
+    var a = scale.px(v + plus), b = scale.px(v - (minus || 0));
+    if (!isFinite(a) || !isFinite(b)) { return; }
+    var other = horizontal ? "y" : "x", at = horizontal ? y : x;
+    var line = { stroke: err.color || color, "stroke-width": err.thickness || 1.5 };
+    line[horizontal ? "x1" : "y1"] = a; line[horizontal ? "x2" : "y2"] = b; line[other + "1"] = at; line[other + "2"] = at;
+    svgNode(g, "line", line);
+  }
+
+  // The sketch of a figure in el (see above); false when a trace or an axis is one it does not draw.
+  function sketchChart(el, fig) {
+    var f = figureFor(fig, isZh(), el.clientWidth), lay = f.layout, data = f.data;
+    var ok = data.every(function (t) { return (t.type || "scatter") === "scatter" && !t.xaxis && !t.yaxis; });
+    if (!ok || lay.xaxis2 || lay.yaxis2) { return false; }
+    var W = el.clientWidth, H = lay.height, m = lay.margin || {};
+    var ml = m.l === undefined ? 80 : m.l, mr = m.r === undefined ? 80 : m.r, mt = m.t, mb = m.b === undefined ? 80 : m.b;
+    var shown = data.filter(function (t) { return t.visible !== false && t.visible !== "legendonly"; });
+    var xs = [], ys = [];
+    shown.forEach(function (t) { xs = xs.concat(t.x || []); ys = ys.concat(t.y || []); });
+    var sy = axisScale(lay.yaxis, ys, H - mb, mt);
+    if (sy && lay.yaxis && lay.yaxis.automargin) {  // room for the longest tick label, as plotly makes it
+      ml = Math.max(ml, 12 + 6.2 * Math.max.apply(null, sy.ticks.map(function (t) { return plainText(t[1]).length; }).concat([0])));
+    }
+    var sx = axisScale(lay.xaxis, xs, ml, W - mr);
+    if (!sx || !sy) { return false; }
+    var fg = (lay.font && lay.font.color) || "#444", grid = (lay.xaxis && lay.xaxis.gridcolor) || "#eee";
+    var svg = svgNode(el, "svg", { "class": "chart-sketch", width: W, height: H, viewBox: "0 0 " + W + " " + H,
+                                   "font-family": "system-ui, sans-serif", "font-size": 12, fill: fg, "aria-hidden": "true" });
+    var inside = function (p, s) { return p >= Math.min(s.lo, s.hi) - 0.5 && p <= Math.max(s.lo, s.hi) + 0.5; };
+    sx.ticks.forEach(function (t) {
+      var x = sx.lpx(t[0]);
+      if (!inside(x, sx)) { return; }
+      svgNode(svg, "line", { x1: x, x2: x, y1: mt, y2: H - mb, stroke: grid });
+      svgNode(svg, "text", { x: x, y: H - mb + 16, "text-anchor": "middle" }, plainText(t[1]));
+    });
+    sy.ticks.forEach(function (t) {
+      var y = sy.lpx(t[0]);
+      if (!inside(y, sy)) { return; }
+      svgNode(svg, "line", { x1: ml, x2: W - mr, y1: y, y2: y, stroke: grid });
+      svgNode(svg, "text", { x: ml - 6, y: y + 4, "text-anchor": "end" }, plainText(t[1]));
+    });
+    (lay.shapes || []).forEach(function (s) {
+      var px = function (v, ref, sc) { return ref === "paper" ? sc.lo + v * (sc.hi - sc.lo) : sc.px(v); };
+      var x0 = px(s.x0, s.xref, sx), x1 = px(s.x1, s.xref, sx), y0 = px(s.y0, s.yref, sy), y1 = px(s.y1, s.yref, sy);
+      if (![x0, x1, y0, y1].every(isFinite)) { return; }
+      var line = s.line || {};
+      if (s.type === "rect") {
+        svgNode(svg, "rect", { x: Math.min(x0, x1), y: Math.min(y0, y1), width: Math.abs(x1 - x0), height: Math.abs(y1 - y0),
+                               fill: s.fillcolor || "none", stroke: line.width ? line.color : "none" });
+      } else if (s.type === "line") {
+        svgNode(svg, "line", { x1: x0, x2: x1, y1: y0, y2: y1, stroke: line.color || fg, "stroke-width": line.width || 2,
+                               "stroke-dasharray": line.dash === "dash" ? "9,9" : line.dash === "dot" ? "3,3" : null });
+      }
+    });
+    var legend = [];
+    data.forEach(function (t, k) {
+      var color = (t.marker && typeof t.marker.color === "string" && t.marker.color) || (t.line && t.line.color) || COLORWAY[k % COLORWAY.length];
+      if (t.name && t.showlegend !== false) { legend.push([t.name, color, /markers/.test(t.mode || "") ? pick((t.marker || {}).symbol, 0, "circle") : null]); }
+      if (t.visible === false || t.visible === "legendonly") { return; }
+      var g = svgNode(svg, "g", { "class": "trace" }), mode = t.mode || "lines+markers", x = t.x || [], y = t.y || [];
+      if (/lines/.test(mode)) {
+        var d = "", pen = false;
+        x.forEach(function (xv, i) {
+          var px = sx.px(xv), py = sy.px(y[i]);
+          if (!isFinite(px) || !isFinite(py)) { pen = false; return; }
+          d += (pen ? "L" : "M") + px.toFixed(1) + "," + py.toFixed(1);
+          pen = true;
+        });
+        var ln = t.line || {};
+        svgNode(g, "path", { d: d, fill: "none", stroke: ln.color || color, "stroke-width": ln.width || 2,
+                             "stroke-dasharray": ln.dash === "dash" ? "9,9" : ln.dash === "dot" ? "3,3" : null });
+      }
+      var mk = t.marker || {};
+      x.forEach(function (xv, i) {
+        var px = sx.px(xv), py = sy.px(y[i]);
+        if (!isFinite(px) || !isFinite(py)) { return; }
+        var c = pick(mk.color, i, color);
+        sketchError(g, t.error_x, i, sx, xv, py, true, c);
+        sketchError(g, t.error_y, i, sy, px, y[i], false, c);
+        if (/markers/.test(mode)) { sketchMarker(g, px, py, pick(mk.symbol, i, "circle"), pick(mk.size, i, 6), c, t.opacity); }
+      });
+    });
+    var xt = titleOf(lay.xaxis && lay.xaxis.title), yt = titleOf(lay.yaxis && lay.yaxis.title);
+    if (xt) { svgNode(svg, "text", { x: (ml + W - mr) / 2, y: H - mb + 36, "text-anchor": "middle" }, xt); }
+    if (yt) { svgNode(svg, "text", { x: 14, y: (mt + H - mb) / 2, "text-anchor": "middle", transform: "rotate(-90 14 " + (mt + H - mb) / 2 + ")" }, yt); }
+    if (lay.showlegend !== false && legend.length > 1) {
+      var lx = ml, ly = H - 8;
+      legend.forEach(function (e) {
+        var label = plainText(e[0]);
+        if (e[2]) { sketchMarker(svg, lx + 5, ly - 4, e[2], 10, e[1]); } else { svgNode(svg, "line", { x1: lx, x2: lx + 10, y1: ly - 4, y2: ly - 4, stroke: e[1], "stroke-width": 2 }); }
+        svgNode(svg, "text", { x: lx + 14, y: ly }, label);
+        lx += 30 + label.length * 6.5;
+      });
+    }
+    el.style.height = H + "px";
+    return true;
+  }
+
+  function sketch(el) {
+    var src = document.getElementById(el.getAttribute("data-figure"));
+    if (!src || el.kaFigure || el.kaSketched) { return; }
+    var fig = JSON.parse(src.textContent);
+    try {
+      if (sketchChart(el, fig)) { el.kaSketched = fig; }
+    } catch (e) { /* plotly.js draws it alone */ }
+  }
+  /* ---- end issue 41 */
 
   function drawCharts() {
     var nodes = document.querySelectorAll(".chart[data-figure]");
     if (!nodes.length) { return; }
-    loadPlotly(function () {
-      if (!("IntersectionObserver" in window)) { nodes.forEach(drawChart); return; }
-      var seen = new IntersectionObserver(function (entries) {
-        entries.forEach(function (e) {
-          if (e.isIntersecting) { seen.unobserve(e.target); drawChart(e.target); }
-        });
-      }, { rootMargin: CHART_MARGIN });
-      nodes.forEach(function (el) { seen.observe(el); });
-    }, function () {
-      nodes.forEach(function (el) {
-        el.innerHTML = "<p class=\"chart-error\" data-i18n=\"chart.nolib\">" + tr("chart.nolib") + "</p>";
+    var failed = false, fetched = false, waiting = [];
+    function flush() { waiting.splice(0).forEach(drawChart); }
+    function fail() {
+      failed = true;
+      nodes.forEach(function (n) {
+        n.innerHTML = "<p class=\"chart-error\" data-i18n=\"chart.nolib\">" + tr("chart.nolib") + "</p>";
       });
-    });
+    }
+    function draw(el) {
+      if (failed) { return; }
+      waiting.push(el);
+      if (fetched) { loadPlotly(flush, fail); }
+    }
+    function fetchOnce() {  // after the sketches in view are painted (a frame, then a task)
+      if (fetched) { return; }
+      fetched = true;
+      loadPlotly(flush, fail);
+    }
+    if (!("IntersectionObserver" in window)) { nodes.forEach(draw); fetchOnce(); return; }
+    var asked = false;
+    var seen = new IntersectionObserver(function (entries) {
+      entries.forEach(function (e) {
+        if (e.isIntersecting) { seen.unobserve(e.target); sketch(e.target); draw(e.target); }
+      });
+      if (!asked) {
+        asked = true;
+        window.requestAnimationFrame(function () { window.setTimeout(fetchOnce, 0); });
+      }
+    }, { rootMargin: CHART_MARGIN });
+    nodes.forEach(function (el) { seen.observe(el); });
   }
   /* ---- end issue 23 (1) */
 

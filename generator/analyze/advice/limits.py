@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from generator.analyze import isa
-from generator.analyze.advice import premises
+import generator.analyze.advice.premises as premises
 from generator.analyze.advice.registry import Finding, detector, words
 from generator.analyze.advice.view import KernelView, _n, _pct, _waves, _waves_msg, short_loc
 from generator.analyze.message import msg

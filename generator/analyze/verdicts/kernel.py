@@ -6,7 +6,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from generator.analyze.message import Msg, counted, msg, sentence
-from generator.analyze.verdicts import clocks as clk, replay
+import generator.analyze.verdicts.clocks as clk
+import generator.analyze.verdicts.replay as replay
 from generator.analyze.verdicts.headline import HeadlinePair
 from generator.analyze.verdicts.intervals import crosses, verdict_intervals
 from generator.analyze.verdicts.reasons import verdict_reason

@@ -7,7 +7,9 @@ from typing import Any, Mapping
 
 from generator.analyze import roofline
 from generator.analyze.message import counted, msg, sentence
-from generator.analyze.verdicts import clocks, loses, replay
+import generator.analyze.verdicts.clocks as clocks
+import generator.analyze.verdicts.loses as loses
+import generator.analyze.verdicts.replay as replay
 from generator.analyze.verdicts.headline import (
     HeadlinePair,
     bundles_for_campaign,
