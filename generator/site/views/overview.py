@@ -524,9 +524,6 @@ def ladder_cells(s: Any) -> dict[str, Any]:
             "not_comparable": s.not_comparable, "unverified": s.unverified, **cells.clock_cells(s)}
 
 
-
-
-
 def commit_cells(k: KernelData) -> dict[str, Any]:
     """The timed and profiled candidate commits of a kernel (its state), and a note when they disagree."""
     st = k.state
