@@ -196,13 +196,13 @@ def _build_locked(sweep_path, out: str, shown_out: str, t0: float, *, base_url, 
     try:
         return _build_planned(sweep_path, out, shown_out, t0, base_url=base_url, force=force, progress=progress,
                               stream=stream, history_dir=history_dir, history_label=history_label,
-                              history_commit=history_commit, jobs=jobs)
+                              history_commit=history_commit, jobs=jobs, ci=ci)
     finally:
         publish.FileHashes.active = None
 
 
 def _build_planned(sweep_path, out: str, shown_out: str, t0: float, *, base_url, force, progress, stream,
-                   history_dir, history_label, history_commit, jobs) -> BuildSummary:
+                   history_dir, history_label, history_commit, jobs, ci=None) -> BuildSummary:
     """``_build_locked`` with the input files' hashes of the last build at hand (``publish.FileHashes``)."""
     summary = BuildSummary(out=shown_out)
     publish.check_output(out)
