@@ -107,8 +107,8 @@ def test_build_closing_line_counts(sweep, tmp_path, capsys):
     one = one_kernel_sweep(sweep, tmp_path / "one")
     rc, _, err = run(["build", str(one), "--out", str(tmp_path / "site"), "--jobs", "1"], capsys)
     assert rc == 0
-    # 15 pages and files, and the 10 reference pages of docs/ (docs/<name>.html)
-    assert err.startswith("kernel-atlas: 1 kernel: 1 built, 0 skipped (unchanged), 0 broken; 25 files written, "
+    # 15 pages and files, the input files' hashes (kernel-atlas-hashes.json) and the 10 reference pages of docs/
+    assert err.startswith("kernel-atlas: 1 kernel: 1 built, 0 skipped (unchanged), 0 broken; 26 files written, "
                           "0 deleted; ")
     rc, _, err = run(["build", str(one), "--out", str(tmp_path / "site"), "--jobs", "1"], capsys)
     assert err.startswith("kernel-atlas: 1 kernel, site up to date (nothing rewritten), 0 broken; ")

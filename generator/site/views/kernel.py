@@ -120,11 +120,18 @@ def verdict_words(k: KernelData, row: IndexRow) -> tuple[Said | None, list[Said]
     return reason, flags
 
 
+#: A BLOCKED verdict's reason (``KernelScore.blocked_reason``) by catalogue key.
+BLOCKED_KEYS = {"no like-for-like baseline": "head.blocked.none", "no measured shape": "head.blocked.nomeasured",
+                "hard failures": "head.blocked.hard", "timed on the call clock only": "head.blocked.callonly",
+                "no candidate": "head.blocked.nocandidate"}
+
+
 def verdict_line(s: Any) -> Said | None:
     """The verdict's ratio with its clock, how many shapes it covers and its interval (``interval_msg``);
     a BLOCKED verdict's reason in its place."""
     if s.verdict == "BLOCKED":
-        return Said(s.blocked_reason) if s.blocked_reason else None
+        key = BLOCKED_KEYS.get(s.blocked_reason or "")
+        return said(msg(key)) if key else (Said(s.blocked_reason) if s.blocked_reason else None)
     if s.verdict_basis == "shapes" and s.verdict_geomean:
         k = s.graph_capture_failed[0] if s.graph_capture_failed else 0
         head = msg("head.line.shapes.capture" if k else "head.line.shapes", n=s.verdict_geomean[1], m=s.n_measured, k=k)
