@@ -16,8 +16,13 @@ CANDIDATE, BASELINE, ENVIRONMENT, NOISE, UNEXPLAINED = "candidate", "baseline", 
 #: A cause that is the comparison's: the baselines compared with changed (one added, removed, starting or
 #: ceasing to pass), so the speedup moved with neither side's time.
 COMPARISON = "comparison"
-#: Who moved, in display order: the candidate, a baseline, the comparison (``Cause.sides``).
-SIDES = (CANDIDATE, BASELINE, COMPARISON)
+#: A cause that is the check's: the harness's correctness check changed (the candidate and a baseline at the
+#: same commit start or cease to pass it together on the same shapes), neither kernel's doing.
+CHECK = "check"
+#: Who moved, in display order: the candidate, a baseline, the comparison, the check (``Cause.sides``).
+SIDES = (CANDIDATE, BASELINE, COMPARISON, CHECK)
+#: The sides whose move is no kernel's time: a kernel moved by them alone keeps its standing.
+NOT_A_KERNEL = (COMPARISON, CHECK)
 DIFF_MARKER = "<!-- kernel-atlas-diff -->"
 #: Verdicts from best to worst (a move right is a regression).
 VERDICT_RANK = {"WIN": 0, "PARITY": 1, "HEADROOM": 2, "BLOCKED": 3}
@@ -64,8 +69,9 @@ class MovedBy:
 
     @property
     def comparison_only(self) -> bool:
-        """The move is the comparison's alone: no regression or improvement of the candidate (nor a baseline's time)."""
-        return self.movers == (COMPARISON,)
+        """The move is the comparison's or the check's alone: no regression or improvement of the candidate
+        (nor a baseline's time)."""
+        return bool(self.movers) and all(m in NOT_A_KERNEL for m in self.movers)
 
 
 @dataclass
@@ -177,8 +183,8 @@ class KernelDiff(MovedBy):
 
     @property
     def comparison_changed(self) -> bool:
-        """Some baseline compared with was added, removed, or started or ceased to pass."""
-        return any(COMPARISON in c.sides for ch in self.changes for c in ch.causes)
+        """Some baseline compared with was added, removed, or started or ceased to pass (or the check changed)."""
+        return any(side in c.sides for ch in self.changes for c in ch.causes for side in NOT_A_KERNEL)
 
     def label(self, c: Change) -> str:
         """A shape change's label, unique in this kernel's tables."""
