@@ -21,7 +21,7 @@ from generator.read.discover import rel_path
 from generator.read.campaign import is_campaign_folder, is_examples_folder
 from generator.config import load_config, read_config
 from generator.errors import InputError
-from generator.words import plural
+from generator.words import plural, ratio_text
 from generator.site import wording
 from generator.analyze.verdicts import (
     UNTIMED,
@@ -141,6 +141,11 @@ def _wins(s: KernelScore) -> str:
     return f"{s.wins} of {s.n_measured}" if s.n_measured else _DASH
 
 
+def _ratio(s: KernelScore) -> str:
+    """The ratio the verdict rests on, never rounded across a threshold (``words.ratio_text``: 0.9469 is 0.947x)."""
+    return ratio_text(s.verdict_value, (s.thresholds.headroom, s.thresholds.win), none=_DASH)
+
+
 def _verdict_cell(s: KernelScore) -> str:
     """``HEADROOM``, ``WIN?`` when uncertain, ``WIN*`` when not like-for-like."""
     return s.verdict + ("?" if s.uncertain else "") + ("*" if s.not_like_for_like else "")
@@ -174,7 +179,7 @@ def render_text(scores: list[KernelScore], shapes: bool = False, broken: dict[st
                      f"threshold; * = not like-for-like; launch = what a call costs more than the fastest baseline's call "
                      f"where the work is too small to hide it: the launcher, not the kernel)")
     if timed or broken:
-        rows = [[s.op, _verdict_cell(s), s.verdict_value_text, s.verdict_basis, s.geomean_text, _wins(s),
+        rows = [[s.op, _verdict_cell(s), _ratio(s), s.verdict_basis, s.geomean_text, _wins(s),
                  f"{s.parity}/{s.losses}", _floor_cell(s), s.weighted_text,
                  f"{s.candidate_ok}/{s.n_shapes}", s.failures_text, _clip(s.worst_text, 60), _said(s.interval_msg),
                  _launch_cell(s)] for s in timed]
@@ -266,7 +271,7 @@ def render_markdown(scores: list[KernelScore], shapes: bool = False, broken: dic
         worst = _DASH
         if s.worst:
             worst = f"{s.worst.speedup_text} vs {_md(s.worst.best_baseline or '')} `{_md(_clip(s.worst.args_text, 120))}`"
-        lines.append(f"| {_md(s.name)} (`{s.op}`) | {verdict} | {s.verdict_value_text} | {_md(_said(s.interval_msg))} "
+        lines.append(f"| {_md(s.name)} (`{s.op}`) | {verdict} | {_ratio(s)} | {_md(_said(s.interval_msg))} "
                      f"| {s.verdict_basis} | {_launch_cell(s)} | {s.geomean_text} | {_wins(s)} | {_floor_cell(s)} | {s.weighted_text} | {s.failures_text} "
                      f"| {worst} |")
     lines += [f"| `{op}` | **{BROKEN}** |" + f" {_DASH} |" * 10 for op in broken]
