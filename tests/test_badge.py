@@ -9,6 +9,7 @@ text and its padding. tests/test_browser_badge.py measures the same badges in Ch
 from __future__ import annotations
 
 import dataclasses
+import json
 import importlib.util
 import struct
 import xml.etree.ElementTree as ET
@@ -131,3 +132,43 @@ def test_the_badge_and_row_show_the_threshold_safe_ratio(kernel):
     near = dataclasses.replace(row, ratio=0.9469, ratio_text=ratio_text(0.9469, (0.95, 1.05)))
     svg = render.render_badge(pr.badge_view(near))
     assert [t for t, *_ in boxes(svg)][1].startswith("0.947x")
+
+
+# ---------------------------------------------------------------- the verdicts footer follows the data
+
+
+@pytest.mark.full_sweep
+def test_the_markdown_footer_says_which_ratios_are_off_the_kernel_clock(sweep, capsys):
+    """``verdicts --markdown`` says "Every ratio is on the kernel clock" only where it holds: the kernels
+    whose verdict shapes compare eager vs eager (their candidate's and verdict baseline's timing methods
+    differ, read from ``verdicts --json --shapes``) or whose pair's clock is not the kernel's are named."""
+    from generator import cli
+
+    assert cli.main(["verdicts", str(sweep), "--json", "--shapes"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    want = []
+    for op, s in sorted(doc["campaigns"].items()):
+        if s.get("verdict_value") is None:
+            continue
+        if s["verdict_basis"] == "shapes":
+            verdict = [sh for sh in s["shapes"] if sh["measured"] and sh["verdict_baseline"] and not sh["at_floor"]]
+            eager = [sh for sh in verdict if _methods_differ(sh["providers"][s["candidate"]],
+                                                             sh["providers"][sh["verdict_baseline"]])]
+            if eager:
+                want.append(f"`{op}`: {len(eager)} of its {len(verdict)} verdict shapes compared eager vs eager")
+        elif s["verdict_basis"] == "pair" and s.get("pair_clock") != "kernel":
+            want.append(f"`{op}`: its profiled pair's clock is")
+    assert cli.main(["verdicts", str(sweep), "--markdown"]) == 0
+    footer = next(ln for ln in capsys.readouterr().out.splitlines() if ln.startswith("Speedup = "))
+    if not want:
+        assert "Every ratio is on the kernel clock (graph replay after an L2 flush, `median_us`). " in footer
+    else:
+        assert "Every ratio is on the kernel clock (graph replay after an L2 flush, `median_us`) but these: " in footer
+        for w in want:
+            assert w in footer
+        said = footer.split(" but these: ", 1)[1].split(". Launch overhead")[0]
+        assert said.count("`: ") == len(want)
+
+
+def _methods_differ(a: dict, b: dict) -> bool:
+    return bool(a.get("timing_method") and b.get("timing_method") and a["timing_method"] != b["timing_method"])

@@ -106,7 +106,8 @@ def run(args) -> int:
     from generator.commands import collector_policy
 
     with collector_policy():
-        scores, root = collect(args.paths, args.config, shapes=args.shapes)
+        # the Markdown's footer reads each verdict's shapes (which clock each ratio is on)
+        scores, root = collect(args.paths, args.config, shapes=args.shapes or args.markdown)
     broken = {op: e for op, e in scores.items() if isinstance(e, InputError)}
     doc = verdicts_document(scores, root, shapes=args.shapes)
     for op in sorted(broken):
@@ -244,6 +245,34 @@ def _shape_rows(s: KernelScore, args_width: int) -> tuple[list[str], list[list[s
 # ---------------------------------------------------------------- markdown
 
 
+def clock_exceptions(scores: list[KernelScore]) -> list[str]:
+    """The verdict ratios that are not all on the kernel clock, said per kernel: verdict shapes compared
+    eager vs eager (VERDICTS rule 10), a profiled pair whose clock is not the kernel's (rule 13). Read from
+    each score's shapes (none when they were let go)."""
+    out = []
+    for s in scores:
+        if s.verdict_value is None:
+            continue
+        if s.verdict_basis == "shapes":
+            shapes = [sh for sh in s.shapes if sh.is_verdict_shape]
+            eager = sum(1 for sh in shapes if sh.verdict_eager)
+            if eager:
+                out.append(f"`{s.op}`: {eager} of its {len(shapes)} verdict shapes compared eager vs eager (call time)")
+        elif s.verdict_basis == "pair" and s.pair_clock != "kernel":
+            out.append(f"`{s.op}`: its profiled pair's clock is {s.pair_clock or 'unknown'} (not read from a device timer)")
+    return out
+
+
+def clock_sentence(scores: list[KernelScore]) -> str:
+    """The footer's sentence on the clock the ratios are on, following the data: every one on the kernel
+    clock, or which are not."""
+    kernel = "the kernel clock (graph replay after an L2 flush, `median_us`)"
+    exceptions = clock_exceptions(scores)
+    if not exceptions:
+        return f"Every ratio is on {kernel}"
+    return f"Every ratio is on {kernel} but these: " + "; ".join(exceptions)
+
+
 def _md(text: str) -> str:
     """Escape a table cell."""
     return text.replace("|", "\\|").replace("\n", " ")
@@ -282,8 +311,7 @@ def render_markdown(scores: list[KernelScore], shapes: bool = False, broken: dic
                      f"{t.headroom:g}. Ratio: what the verdict rests on (basis `shapes`: the geomean against a "
                      f"baseline timed the same way over the same work, shapes at the timing floor left out; "
                      f"`pair`: the profiling sweep's hand-matched pair). Vs any baseline: the geomean against "
-                     f"the fastest baseline of any kind, for reference. Every ratio is on the kernel clock (graph replay "
-                     f"after an L2 flush, `median_us`); Launch overhead: what a call of {timed[0].candidate} costs more "
+                     f"the fastest baseline of any kind, for reference. {clock_sentence(timed)}. Launch overhead: what a call of {timed[0].candidate} costs more "
                      f"than the fastest baseline's call (eager call times) where the work is too small to hide it, the "
                      f"launcher's cost, not the kernel's. Interval: how far the verdict geomean moves with the shapes "
                      f"picked (90 % shape bootstrap), not run-to-run noise.")
