@@ -172,3 +172,20 @@ def test_the_markdown_footer_says_which_ratios_are_off_the_kernel_clock(sweep, c
 
 def _methods_differ(a: dict, b: dict) -> bool:
     return bool(a.get("timing_method") and b.get("timing_method") and a["timing_method"] != b["timing_method"])
+
+
+def test_a_build_without_base_url_says_its_pr_links_are_relative(sweep, tmp_path, capsys, monkeypatch):
+    from generator import cli
+    from test_snapshot import make_sweep_copy
+
+    monkeypatch.delenv("KERNEL_ATLAS_BASE_URL", raising=False)
+    small = make_sweep_copy(sweep, tmp_path / "small", (), {"vec_add": None})
+    assert cli.main(["build", str(small), "--out", str(tmp_path / "a"), "--jobs", "1"]) == 0
+    err = capsys.readouterr().err.splitlines()
+    assert err[-1] == ("kernel-atlas: note: no --base-url: the links of pr/<slug>.md and its badge are relative "
+                       "(pass --base-url https://<where the site is published>/ for a pull request)")
+    assert (tmp_path / "a" / "pr" / "vec_add.md").read_text().startswith("[![Vector Add: HEADROOM](badges/vec_add.svg)]")
+    url = "https://team.example.invalid/atlas/"
+    assert cli.main(["build", str(small), "--out", str(tmp_path / "b"), "--jobs", "1", "--base-url", url]) == 0
+    assert "--base-url" not in capsys.readouterr().err
+    assert (tmp_path / "b" / "pr" / "vec_add.md").read_text().startswith(f"[![Vector Add: HEADROOM]({url}badges/vec_add.svg)]")

@@ -680,7 +680,7 @@ def overview_page(rows: list[IndexRow], ctx: SiteContext, provenance: list[Fact]
         severity_filters=[("", "any severity")] + [(v, v) for v in diagnosis_views.SEVERITIES],
         headline_chart=headline_chart,
         not_on_headline_chart=not_on_headline,
-        disagreements=disagreements(rows),
+        disagreements=disagreements(rows, (ctx.headroom, ctx.win)),
         coverage=coverage_views.coverage_view(rows, ctx),
         severity_help=i18n.en("sev.help", **sev_help),
         severity_help_zh=i18n.marked("zh", "sev.help", **sev_help),

@@ -9,7 +9,7 @@ from typing import Any
 from markupsafe import Markup
 
 from generator.site import charts, i18n
-from generator.site.views.base import fmt_x
+from generator.words import ratio_text
 
 
 @dataclass
@@ -41,7 +41,7 @@ class Disagreement:
     zh: str
 
 
-def disagreements(rows: list[Any]) -> list[Disagreement]:
+def disagreements(rows: list[Any], cuts: tuple[float, ...] = ()) -> list[Disagreement]:
     """Kernels whose headline verdict differs from the multi-shape verdict, with both ranks."""
     by_geo = sorted((r for r in rows if r.ratio is not None), key=lambda r: (-r.ratio, r.name.lower()))
     by_head = sorted((r for r in rows if r.headline_speedup is not None),
@@ -50,7 +50,7 @@ def disagreements(rows: list[Any]) -> list[Disagreement]:
     rank_h = {r.slug: i for i, r in enumerate(by_head, 1)}
     out = []
     for r in sorted((r for r in rows if r.headline_disagrees and r.ratio is not None), key=lambda r: r.name.lower()):
-        h, g = fmt_x(r.headline_speedup), r.ratio_text
+        h, g = ratio_text(r.headline_speedup, cuts), r.ratio_text  # each beside its verdict word
         n = r.verdict_geomean[1] if r.verdict_geomean else r.n_measured
         out.append(Disagreement(
             r.name, r.href,

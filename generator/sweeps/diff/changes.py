@@ -6,7 +6,8 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
-from generator.analyze.verdicts import args_text
+from generator.analyze.verdicts import Thresholds, args_text
+from generator.words import ratio_text
 
 REGRESSION, IMPROVEMENT, NEUTRAL = "regression", "improvement", "neutral"
 #: The relative move a shape's speedup must beat (besides its own noise) to be a regression or
@@ -327,9 +328,13 @@ def _kernel_order(k: KernelDiff) -> tuple:
     return (rank, 0 if k.verdict_change else 1, -_size(g.ratio if g else None), k.slug)
 
 
+#: The verdict thresholds a ratio is shown against (``Thresholds``' defaults: a snapshot keeps no configuration).
+CUTS = (Thresholds().headroom, Thresholds().win)
+
+
 def fmt_x(value: float | None) -> str:
-    """``0.87x``; an em dash for None."""
-    return "—" if value is None else f"{value:.2f}x"
+    """``0.87x``, never rounded across a verdict threshold (``0.947x``: ``words.ratio_text``); an em dash for None."""
+    return ratio_text(value, CUTS)
 
 
 def fmt_pct(ratio: float | None) -> str:
