@@ -75,6 +75,10 @@ def test_every_name_a_command_prints_finds_the_kernel(sweep, capsys):
     assert code == 0 and out.startswith("Capture: examples/pa/att_viewer/big/ui_output_agent_10886_dispatch_209")
     code = cli.main(["analyze", str(sweep), "--kernel", "nosuch"])
     assert code == 2 and "no kernel named 'nosuch'" in capsys.readouterr().err
+    # diff's --rename takes the campaign name too (the same kernel on both sides: compared as itself)
+    code = cli.main(["diff", str(sweep), str(sweep), "--rename", "pa_decode=pa_decode", "--json"])
+    doc = json.loads(capsys.readouterr().out)
+    assert code == 0 and "pa" in doc["unchanged"] and doc["notes"] == []
 
 
 @pytest.mark.full_sweep
@@ -148,3 +152,19 @@ def test_a_check_that_changed_is_neither_kernels_doing(sweep, tmp_path):
     (k,) = back.kernels
     assert {c.item for c in k.of_kind("shape-status")} == {"check"} and back.failing(strict=False) == ([], [])
     assert "now fail it together" in k.of_kind("shape-status")[0].cause_text
+
+
+def test_handmade_report_names_the_campaign(sweep, tmp_path):
+    """Hand-made: a bundle renamed so that no name joins it, whose REPORT.md names its campaign's folder."""
+    from test_snapshot import make_sweep_copy
+
+    root = make_sweep_copy(sweep, tmp_path / "handmade-report", ("vec_add/att_viewer",), {"vec_add": None},
+                           rename={"vec_add": "elementwise_probe"}, kernels_json=False)
+    # the campaign was renamed too: give it back its name, so that only the report can join them
+    (root / "benchmarks/examples/elementwise_probe").rename(root / "benchmarks/examples/vec_add")
+    (root / "examples/elementwise_probe/REPORT.md").write_text(
+        "# handmade\n\nTimed in benchmarks/examples/vec_add (12 shapes).\n", encoding="utf-8")
+    refs = {r.slug: r for r in refs_of(root, with_json=False)}
+    assert set(refs) == {"elementwise_probe"}
+    j = refs["elementwise_probe"].joined
+    assert (refs["elementwise_probe"].op, j.rule, j.evidence) == ("vec_add", "report", "benchmarks/examples/vec_add")

@@ -4,7 +4,9 @@ The sweep itself says it, in this order (the first rule that names exactly one c
 
 1. ``matrix``: a campaign's ``baseline_matrix.yaml`` ``kernel:`` is the bundle's name
    (``benchmarks/examples/gemm`` says ``kernel: hgemm_splitk``);
-2. ``traced``: the campaign's name (or its ``kernel:``) is the first words of a kernel the bundle
+2. ``report``: the bundle's hand-written ``REPORT.md`` names one campaign's folder
+   (``benchmarks/examples/<op>``);
+3. ``traced``: the campaign's name (or its ``kernel:``) is the first words of a kernel the bundle
    traced or of a source file its captures name (``kernel_include_regex`` of ``source/input_trace*.yaml``,
    the file names of ``snapshots.json``): ``pa`` traces ``pa_decode_ps_kernel_0`` from
    ``pa_decode_fp8.py``, so it is ``pa_decode``; the bundle's own name counts too
@@ -26,7 +28,7 @@ from dataclasses import dataclass
 
 from generator.analyze.naming import words
 
-MATRIX, TRACED = "matrix", "traced"
+MATRIX, TRACED, REPORT = "matrix", "traced", "report"
 _REGEX = re.compile(r"^\s*kernel_include_regex:\s*['\"]?([^'\"#\n]+)", re.M)
 
 
@@ -66,6 +68,18 @@ def traced_names(bundle) -> list[str]:
     return list(dict.fromkeys(n for n in names if n))
 
 
+def report_campaigns(bundle, ops: Iterable[str]) -> list[str]:
+    """The campaigns among ``ops`` whose folder (``benchmarks/examples/<op>``) the bundle's REPORT.md names."""
+    if not bundle.report:
+        return []
+    try:
+        with open(bundle.report, encoding="utf-8") as fh:
+            text = fh.read(1 << 20)
+    except (OSError, UnicodeDecodeError):
+        return []
+    return [op for op in ops if re.search(rf"benchmarks/examples/{re.escape(op)}(?![A-Za-z0-9_.-])", text)]
+
+
 def _snapshot_files(path: str) -> list[str]:
     """The stems of the source files a ``snapshots.json`` tree names (its keys ending in ``.py`` and the like)."""
     try:
@@ -102,6 +116,10 @@ def infer_joins(bundles: Iterable, campaigns: Mapping[str, str], open_ops: Itera
         by_matrix = [op for op in ops if kernel_of[op] == b.name]
         if len(by_matrix) == 1:
             found[b.name] = Join(by_matrix[0], MATRIX, b.name)
+            continue
+        by_report = report_campaigns(b, ops)
+        if len(by_report) == 1:
+            found[b.name] = Join(by_report[0], REPORT, f"benchmarks/examples/{by_report[0]}")
             continue
         best: list[tuple[int, str, str]] = []
         for traced in traced_names(b):

@@ -458,6 +458,7 @@ def diff_snapshots(old: SweepSnapshot, new: SweepSnapshot, options: DiffOptions 
                                     f"{old.format_version}: rebuild both sides with the same kernel-atlas")
     pairs: dict[str, str] = {}  # old slug -> new slug
     for a, b in options.renames:
+        a, b = slug_named(old, a), slug_named(new, b)
         if a not in old.kernels:
             raise InputError(old.label, f"--rename {a}={b}: no kernel {a!r} on the old side "
                                         f"(kernels: {', '.join(sorted(old.kernels)) or 'none'})")
@@ -501,6 +502,15 @@ def diff_snapshots(old: SweepSnapshot, new: SweepSnapshot, options: DiffOptions 
         notes=notes,
         options=options,
     )
+
+
+def slug_named(snap: SweepSnapshot, name: str) -> str:
+    """The slug of the kernel ``name`` names on one side: its slug, else its campaign (as ``verdicts`` prints
+    it), bundle or title when exactly one kernel has it; ``name`` itself otherwise (then an unknown one)."""
+    if name in snap.kernels:
+        return name
+    found = [k.slug for k in snap.kernels.values() if name in (k.op, k.bundle, k.name)]
+    return found[0] if len(found) == 1 else name
 
 
 def error_notes(old: dict[str, str], new: dict[str, str]) -> list[str]:
