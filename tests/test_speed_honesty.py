@@ -159,17 +159,10 @@ def test_per_shape_chart_hover_gives_the_verdict_ratio(kernel):
 
 
 def test_overview_shape_dots_name_their_basis_and_the_diamond(kernel):
-    # moe_blockscale: dots are verdict ratios vs pytorch eager (16-234x), the diamond the
-    # profiled pair 0.82x: the dot hover says what each is
+    # moe_blockscale: its shapes compare with pytorch eager vs eager (16-234x: call time), the diamond the
+    # profiled pair 0.82x: the chart draws no dot of call time (issue 40), its caption counts them
     _, row = kernel("moe_blockscale")
     fig = charts.speedup_overview([row], 1.05, 0.95)
-    # compared eager vs eager, they are a series of their own, named as call time (issue 40)
-    dots = next(t for t in fig["data"] if t["name"] == "eager vs eager (call time, no verdict)")
-    assert "call time on both sides, not a verdict ratio" in dots["hovertemplate"]
-    assert len(dots["customdata"]) == len(row.shape_speedups) == 4 and fig["data"][0]["x"] == []
-    # each dot names its verdict baseline: pytorch, timed eager only, against flydsl's graph times, so eager vs
-    # eager (VERDICTS rule 10); the third value is what the diamond is
-    assert all(c == ["pytorch, compared eager vs eager", row.basis_text] and c[1].endswith("0.82x")
-               for c in dots["customdata"])
+    assert len(row.shape_speedups) == len(row.shape_eager) <= 4 and fig["data"][0]["x"] == []
     assert "判定基线" in fig["zh"]["traces"]["0"]["hovertemplate"]
     assert isinstance(row, overview_views.IndexRow)

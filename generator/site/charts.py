@@ -178,12 +178,9 @@ def _diamond(row: Any, lang: str) -> str:
 
 
 def _dots(row: Any, lang: str) -> list[list[str]]:
-    """Each shape dot's hover data: its verdict baseline (", compared eager vs eager" after it where
-    rule 10 compared the two so) and what the row's diamond is."""
-    eager = i18n.text(lang, "chart.hover.eager", m="eager")
+    """Each shape dot's hover data: its verdict baseline and what the row's diamond is."""
     diamond = _diamond(row, lang)
-    names = row.shape_baselines or [""] * len(row.shape_speedups)
-    return [[name + (eager if i in row.shape_eager else ""), diamond] for i, name in enumerate(names)]
+    return [[name, diamond] for name in row.shape_baselines or [""] * len(row.shape_speedups)]
 
 
 def _clock_lines(row: Any, lang: str) -> str:
@@ -201,28 +198,24 @@ def _interval_bars(rows: list[Any], color: str) -> dict[str, Any]:
             "arrayminus": [r.ratio - c[0] if c else 0 for r, c in zip(rows, ci)]}
 
 
-#: The hover of each series of shape dots.
-_DOT_HOVER = {"chart.trace.shapes": "chart.hover.oneshape.vb", "chart.trace.eager": "chart.hover.oneshape.eager"}
-
-
-def _dot_trace(picked: list[tuple[Any, int]], lang: str, name_key: str, symbol: str, color: str) -> dict[str, Any]:
-    """One series of shape dots: ``picked`` holds (row, index of its dot); the eager series has its own hover."""
+def _dot_trace(picked: list[tuple[Any, int]], lang: str) -> dict[str, Any]:
+    """The shape dots: ``picked`` holds (row, index of its dot)."""
     return {"type": "scatter", "mode": "markers", "x": [r.shape_speedups[i] for r, i in picked],
-            "y": [r.name for r, _ in picked], "name": _t(lang, name_key),
-            "marker": {"size": 6, "color": color, "symbol": symbol},
-            "customdata": _picked_hover(picked, lang), "hovertemplate": _t(lang, _DOT_HOVER[name_key])}
+            "y": [r.name for r, _ in picked], "name": _t(lang, "chart.trace.shapes"),
+            "marker": {"size": 6, "color": "rgba(120,130,140,0.45)", "symbol": "circle"},
+            "customdata": _picked_hover(picked, lang), "hovertemplate": _t(lang, "chart.hover.oneshape.vb")}
+
+
+def _dot_zh(picked: list[tuple[Any, int]]) -> dict[str, Any]:
+    """The 中文 of ``_dot_trace``."""
+    return {"name": _t("zh", "chart.trace.shapes"), "hovertemplate": _t("zh", "chart.hover.oneshape.vb"),
+            "customdata": _picked_hover(picked, "zh")}
 
 
 def _picked_hover(picked: list[tuple[Any, int]], lang: str) -> list[list[str]]:
     """``_dots`` of the picked dots (each row's worked once)."""
     rows: dict[int, list[list[str]]] = {}
     return [rows.setdefault(id(r), _dots(r, lang))[i] for r, i in picked]
-
-
-def _dot_zh(picked: list[tuple[Any, int]], name_key: str) -> dict[str, Any]:
-    """The 中文 of a ``_dot_trace``."""
-    return {"name": _t("zh", name_key), "hovertemplate": _t("zh", _DOT_HOVER[name_key]),
-            "customdata": _picked_hover(picked, "zh")}
 
 
 def speedup_overview(rows: list[Any], win: float, headroom: float) -> dict[str, Any]:
@@ -235,17 +228,15 @@ def speedup_overview(rows: list[Any], win: float, headroom: float) -> dict[str, 
     """
     rows = list(reversed(rows))  # plotly draws the first category at the bottom
     names = [r.name for r in rows]
-    kernel_clock = [(r, i) for r in rows for i in range(len(r.shape_speedups)) if i not in r.shape_eager]
-    eager = [(r, i) for r in rows for i in r.shape_eager]
-    dots = [(r.shape_speedups[i], r.name) for r, i in kernel_clock + eager]
-    floor = [(s, r.name) for r in rows for s in r.floor_speedups]
     # each dot: a ratio the verdict can rest on (kernel clock); the hover names its verdict baseline and what
-    # the row's diamond is; a shape compared eager vs eager (call time, rule 10) is a series of its own (issue 40)
-    data = [_dot_trace(kernel_clock, "en", "chart.trace.shapes", "circle", "rgba(120,130,140,0.45)")]
-    traces_zh = {0: _dot_zh(kernel_clock, "chart.trace.shapes")}
-    if eager:
-        traces_zh[len(data)] = _dot_zh(eager, "chart.trace.eager")
-        data.append(_dot_trace(eager, "en", "chart.trace.eager", "circle-open", "rgba(120,130,140,0.8)"))
+    # the row's diamond is. A shape compared eager vs eager (call time, rule 10) is not drawn: its ratios
+    # (9.5-234x on moe_gemm and moe_blockscale) would stretch the axis over the band every verdict lies in;
+    # the caption counts them (``overview_chart.eager_caption``), the kernel's page shows them (issue 40)
+    kernel_clock = [(r, i) for r in rows for i in range(len(r.shape_speedups)) if i not in r.shape_eager]
+    dots = [(r.shape_speedups[i], r.name) for r, i in kernel_clock]
+    floor = [(s, r.name) for r in rows for s in r.floor_speedups]
+    data = [_dot_trace(kernel_clock, "en")]
+    traces_zh = {0: _dot_zh(kernel_clock)}
     if floor:
         traces_zh[len(data)] = {"name": _t("zh", "chart.trace.floor"), "hovertemplate": _t("zh", "chart.hover.floor")}
         data.append({"type": "scatter", "mode": "markers", "x": [x for x, _ in floor], "y": [y for _, y in floor],

@@ -67,7 +67,7 @@ def badge_view(row: IndexRow) -> BadgeView:
         if row.verdict_basis == "shapes" and row.verdict_geomean:
             value += f" \u00b7 {row.verdict_geomean[1]} shapes"
     else:
-        value = "no data" if row.verdict is None else "no verdict"
+        value = "capture only" if row.verdict is None else "ledger only" if row.verdict == "UNTIMED" else "no ratio"
     color = charts.VERDICT_COLORS.get(row.verdict or "", "#8c959f")
     lt, rt = text_px(label), text_px(value)
     left, right = math.ceil(lt) + 2 * BADGE_PAD, math.ceil(rt) + 2 * BADGE_PAD
