@@ -189,3 +189,11 @@ def test_a_build_without_base_url_says_its_pr_links_are_relative(sweep, tmp_path
     assert cli.main(["build", str(small), "--out", str(tmp_path / "b"), "--jobs", "1", "--base-url", url]) == 0
     assert "--base-url" not in capsys.readouterr().err
     assert (tmp_path / "b" / "pr" / "vec_add.md").read_text().startswith(f"[![Vector Add: HEADROOM]({url}badges/vec_add.svg)]")
+
+
+@pytest.mark.full_sweep
+def test_the_pr_snippet_of_a_blocked_kernel_says_its_reason_once(built_site):
+    line = (built_site / "pr" / "fused_rope_cache.md").read_text().splitlines()[0]
+    assert line.startswith("[![Fused RoPE + KV-Cache: BLOCKED](badges/fused_rope_cache.svg)](kernels/fused_rope_cache/) "
+                           "[Fused RoPE + KV-Cache](kernels/fused_rope_cache/): **BLOCKED**, no like-for-like baseline; ")
+    assert line.count("no like-for-like baseline") == 1

@@ -70,7 +70,7 @@ def pr_snippet(row: IndexRow, base_url: str) -> str:
             words += f", {md_text(row.basis_text)}"
         elif row.ratio is not None:
             words += f" {row.ratio_text} vs a comparable baseline over {row.verdict_geomean[1]} shapes"
-        if row.blocked_reason:
+        if row.blocked_reason and row.blocked_reason != row.basis_text:  # said once
             words += f" ({md_text(row.blocked_reason)})"
         if row.interval_title:  # rule 14: how much the ratio depends on the shapes picked
             words += f" ({md_text(row.interval_title)})"
