@@ -108,6 +108,10 @@ def test_diff_when_only_kernels_json_differs(sweep, bare):
                 assert CANDIDATE not in cause.sides and "—" not in cause.detail, cause.text
     text = render_text(d)
     assert "removed" not in text and "new kernel" not in text and "commit —" not in text
+    # the sweep-wide keys only kernels.json records: said as such, never "— → x"
+    prov = {c.item: c.text for c in d.provenance}
+    assert prov["capture_date"] == "capture_date 2026-06-01 (recorded by the new side only)"
+    assert all("—" not in t for t in prov.values())
 
 
 # ---------------------------------------------------------------- the check itself moved

@@ -542,10 +542,14 @@ def rename_hints(removed: list[KernelSnapshot], added: list[KernelSnapshot]) -> 
 
 
 def diff_sweep_provenance(old: Mapping[str, str], new: Mapping[str, str]) -> list[Change]:
-    """Sweep-level provenance keys whose value differs."""
+    """Sweep-level provenance keys whose value differs; a key one side does not record is said as such
+    (unknown there, not a change: a sweep without docs/data/kernels.json records no date)."""
     out = []
     for k in sorted(set(old) | set(new)):
-        if old.get(k) != new.get(k):
-            out.append(Change("provenance", None, k, old.get(k), new.get(k), False, NEUTRAL,
-                              text=f"{k} {_arrow(old.get(k), new.get(k))}"))
+        a, b = old.get(k), new.get(k)
+        if a == b:
+            continue
+        text = (f"{k} {_arrow(a, b)}" if changed(a, b)
+                else f"{k} {a if a is not None else b} (recorded by the {'old' if a is not None else 'new'} side only)")
+        out.append(Change("provenance", None, k, a, b, False, NEUTRAL, text=text))
     return out
