@@ -139,3 +139,30 @@ def test_a_build_of_an_undated_sweep_records_its_folder_name(sweep, tmp_path):
     folder = make_sweep_copy(sweep, tmp_path / "sweep-w24", (), {"vec_add": None}, kernels_json=False)
     build.build_site(folder, tmp_path / "site", progress=False, history_dir=tmp_path / "history")
     assert [e.label for e in history.load_history(tmp_path / "history").entries] == ["sweep-w24"]
+
+
+@pytest.mark.full_sweep
+def test_the_built_history_page_shows_this_sweeps_moves(sweep, tmp_path):
+    """Weeks 1 and 2 recorded, week 3 built with --history: the page's strip says, under week 3, that the
+    check moved moe_gemm (the build's own diff against week 2, before week 3 is recorded)."""
+    import html
+    import re
+
+    from generator.site import build
+
+    hist = tmp_path / "history"
+    for name in ("handmade-w1-aiter-failing", "handmade-w2-aiter-fixed"):
+        folder = make_week(sweep, tmp_path / name, WEEKS[name])
+        history.record_snapshot(load_snapshot(folder), hist, undated_label(folder))
+    w3 = make_week(sweep, tmp_path / "handmade-w3-check-loosened", None)
+    build.build_site(w3, tmp_path / "site", progress=False, history_dir=hist)
+    page = (tmp_path / "site" / "history.html").read_text(encoding="utf-8")
+    section = page[page.index('id="h-moe_gemm"'):]
+    section = section[:section.index("</table>")]
+    row = section[section.index('data-i18n="hist.strip.moved"'):]
+    row = row[:row.index("</tr>")]
+    cells = [html.unescape(re.sub(r"<[^>]+>", " ", c)) for c in re.findall(r"<td[^>]*>(.*?)</td>", row, re.S)]
+    assert len(cells) == 3 and cells[0].strip() == "—"
+    assert "moved by the comparison" in cells[1] and "aiter now passes on 3 shapes (was failed)" in cells[1]
+    assert "moved by the check" in cells[2] and "now pass it together on 6 shapes" in cells[2]
+    assert [e.label for e in history.load_history(hist).entries][-1] == "handmade-w3-check-loosened"
