@@ -128,6 +128,8 @@ def test_an_undated_sweep_is_labelled_by_its_commit_or_folder(tmp_path):
     except (OSError, subprocess.CalledProcessError) as err:
         pytest.skip(f"git is not usable here: {err}")
     assert undated_label(repo) == head[:8]
+    (repo / "sweeps" / "w23").mkdir(parents=True)  # a sweep kept inside the checkout: its commit too
+    assert undated_label(repo / "sweeps" / "w23") == head[:8]
     subprocess.run(git + ["pack-refs", "--all"], check=True)  # the ref only in packed-refs
     assert undated_label(repo) == head[:8]
 

@@ -10,11 +10,22 @@ _SAFE = re.compile(r"[^A-Za-z0-9_.-]+")
 
 
 def undated_label(root: str | os.PathLike) -> str:
-    """The history label of a sweep without a date: the commit its folder's git checkout is at (8 digits),
-    else the folder's name (issue 40: not "sweep", "sweep.2"...)."""
+    """The history label of a sweep without a date: the commit the git checkout holding its folder is at
+    (8 digits; the folder itself or the nearest folder above it with a ``.git``), else the folder's name
+    (issue 40: not "sweep", "sweep.2"...)."""
     root = os.path.abspath(os.fspath(root))
-    commit = git_head(root)
-    return commit[:8] if commit else (_SAFE.sub("-", os.path.basename(root)).strip("-") or "sweep")
+    here = root
+    while True:
+        if os.path.exists(os.path.join(here, ".git")):
+            commit = git_head(here)
+            if commit:
+                return commit[:8]
+            break
+        up = os.path.dirname(here)
+        if up == here:
+            break
+        here = up
+    return _SAFE.sub("-", os.path.basename(root)).strip("-") or "sweep"
 
 
 def git_head(root: str) -> str | None:
