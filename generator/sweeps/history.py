@@ -326,7 +326,8 @@ class HistoryPoint:
                 "noise": self.noise, "low": band[0] if band else None, "high": band[1] if band else None,
                 "verdict": self.verdict, "profiled_commit": self.profiled_commit,
                 "ci": list(self.ci) if self.ci else None,
-                "launch_overhead_us": list(self.launch_overhead) if self.launch_overhead else None}
+                "launch_overhead_us": list(self.launch_overhead) if self.launch_overhead else None,
+                "moved": self.moved}
 
 
 def pair_of(value: Any, kind: type = float) -> tuple | None:
