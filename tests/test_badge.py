@@ -122,6 +122,7 @@ def test_a_ratio_is_never_rounded_across_its_threshold():
     assert ratio_text(1.0496, (0.95, 1.05)) == "1.0496x"  # 1.050 would read WIN
     assert ratio_text(0.87, (0.95, 1.05)) == "0.87x" and ratio_text(1.1944, (0.95, 1.05)) == "1.19x"
     assert ratio_text(0.9499999999, (0.95, 1.05)) == "0.949999x" and ratio_text(None) == "\u2014"
+    assert ratio_text(0.9496, (0.95, 1.05), unit="") == "0.9496"  # an interval's end, in its cell
     for x in (0.9449, 0.94951, 0.9496, 1.04951, 1.0496, 1.0504, 0.95, 1.05):
         shown = float(ratio_text(x, (0.95, 1.05))[:-1])
         assert (shown < 0.95) == (x < 0.95) and (shown < 1.05) == (x < 1.05), x
