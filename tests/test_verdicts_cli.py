@@ -33,6 +33,15 @@ def break_ledger(folder, at=4):
     path.write_text("".join(lines[:at] + ["{oops\n"] + lines[at:]))
 
 
+def _rounded(value):
+    """A JSON value with its floats to 3 decimals (lists element by element)."""
+    if isinstance(value, float):
+        return round(value, 3)
+    if isinstance(value, list):
+        return [_rounded(v) for v in value]
+    return value
+
+
 def test_json_matches_reference_numbers(sweep, capsys):
     rc, out, err = run_cli(capsys, sweep, "--json")
     assert rc == 0 and err == ""
@@ -51,6 +60,8 @@ def test_json_matches_reference_numbers(sweep, capsys):
         for key, value in want.items():
             if isinstance(value, float):
                 assert round(got[key], 3) == round(value, 3), (op, key)
+            elif isinstance(value, dict) and key == "loss_split":  # rule 15: sides [g, n], shapes in order
+                assert {k: _rounded(v) for k, v in got[key].items()} == {k: _rounded(v) for k, v in value.items()}
             elif isinstance(value, dict):
                 assert {k: [round(v[0], 3), v[1]] for k, v in got[key].items()} == \
                        {k: [round(v[0], 3), v[1]] for k, v in value.items()}, (op, key)
@@ -115,7 +126,7 @@ def test_markdown_rows_agree_with_the_reference_numbers(sweep, capsys):
     for op, want in expected.items():
         row = next(x for x in out.splitlines() if f"(`{op}`) |" in x)
         cells = [c.strip() for c in row.strip().strip("|").split("|")]
-        ratio = {"shapes": want["verdict_geomean"][0], "pair": pairs.get(op)}.get(want["verdict_basis"])
+        ratio = {"shapes": (want["verdict_geomean"] or [None])[0], "pair": pairs.get(op)}.get(want["verdict_basis"])
         weighted = want["weighted_geomean_vs_best"]
         assert cells[1].startswith(f"**{want['verdict']}**"), op
         if want["pair_clock"] == "call":  # rule 13: a pair on the call clock is named as call time beside
@@ -179,8 +190,11 @@ def test_text_shapes_table(sweep, tmp_path, capsys):
     rc, out, _ = run_cli(capsys, root / "benchmarks" / "examples" / "pa_decode", "--shapes")
     assert rc == 0
     # read alone, the campaign's own floor (17.80 us: 2 shapes below 1.25x it); the two sliding-window
-    # shapes compare eager to eager (rule 10)
-    assert ("pa_decode (Paged-Attn Decode (PS)): HEADROOM, verdict geomean 0.498x < 0.95 over 10 shapes against "
+    # shapes, where flydsl's graph capture failed, leave the verdict (rule 10): tests/verdict_oracle.py gives
+    # 0.750 over 8 from the raw rows
+    g, n, at_floor, _ = verdict_geomean(root / "benchmarks" / "examples" / "pa_decode")
+    assert (f"{g:.3f}", n, at_floor) == ("0.750", 8, 2)
+    assert ("pa_decode (Paged-Attn Decode (PS)): HEADROOM, verdict geomean 0.750x < 0.95 over 8 shapes against "
             "a comparable baseline") in out
     assert sum(1 for x in out.splitlines() if x.startswith("batch=") and "x floor" in x) == 2
     header = next(x for x in out.splitlines() if x.startswith("args"))

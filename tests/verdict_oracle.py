@@ -16,22 +16,22 @@ def _usable(r: dict) -> bool:
 
 
 def _times(c: dict, b: dict) -> tuple[float, float] | None:
-    """(candidate, baseline) on a common timing method and scope, else None."""
+    """(candidate, baseline) on the kernel clock and the same scope, else None (VERDICTS rule 10: both
+    graph-replayed; an eager_event row, the candidate's or the baseline's, compares with nothing)."""
     if any(c.get(f) is not None and b.get(f) is not None and c[f] != b[f]
            for f in ("includes_layout_conversion", "includes_jit")):
         return None
     tc, tb = c.get("timing_method"), b.get("timing_method")
-    if tc is None or tb is None or tc == tb:
-        return c["median_us"], b["median_us"]
-    if c.get("eager_median_us") and b.get("eager_median_us"):
-        return c["eager_median_us"], b["eager_median_us"]
-    return None
+    if "eager_event" in (tc, tb) or (tc and tb and tc != tb):
+        return None
+    return c["median_us"], b["median_us"]
 
 
-def verdict_geomean(folder: Path, floor: float | None = None, candidate: str = "flydsl",
-                    scale: float = 1.0) -> tuple[float | None, int, int, float]:
-    """(verdict geomean, verdict shapes, shapes at the floor, floor) of one campaign folder; the
-    candidate's median times ``scale`` (a slowed copy); ``floor`` None: the folder's own."""
+def verdict_ratios(folder: Path, floor: float | None = None, candidate: str = "flydsl",
+                   scale: float = 1.0) -> tuple[dict[str, float], int, float]:
+    """({shape id: verdict baseline / candidate} over the verdict shapes in ledger order, shapes at the
+    floor, floor) of one campaign folder; the candidate's median times ``scale`` (a slowed copy);
+    ``floor`` None: the folder's own."""
     rows: dict[tuple[str, str], list[dict]] = defaultdict(list)
     every = []
     for line in (Path(folder) / "benchmark_results.jsonl").read_text().splitlines():
@@ -44,7 +44,7 @@ def verdict_geomean(folder: Path, floor: float | None = None, candidate: str = "
     if floor is None:
         floor = min(r["median_us"] for r in every if _usable(r))
     providers = list(dict.fromkeys(r["provider"] for r in every))
-    logs, at_floor = [], 0
+    ratios, at_floor = {}, 0
     for line in (Path(folder) / "shape_ledger.jsonl").read_text().splitlines():
         if not line.strip():
             continue
@@ -69,11 +69,17 @@ def verdict_geomean(folder: Path, floor: float | None = None, candidate: str = "
         if max(best) < 1.25 * floor:
             at_floor += 1
             continue
-        logs.append(math.log(best[1] / best[0]))
+        ratios[sid] = best[1] / best[0]
+    return ratios, at_floor, floor
+
+
+def verdict_geomean(folder: Path, floor: float | None = None, candidate: str = "flydsl",
+                    scale: float = 1.0) -> tuple[float | None, int, int, float]:
+    """(verdict geomean, verdict shapes, shapes at the floor, floor) of one campaign folder (``verdict_ratios``)."""
+    ratios, at_floor, floor = verdict_ratios(folder, floor, candidate, scale)
+    logs = [math.log(r) for r in ratios.values()]
     g = math.exp(sum(logs) / len(logs)) if logs else None
     return g, len(logs), at_floor, floor
-
-
 
 
 def shape_pairs(folder: Path, candidate: str = "flydsl") -> dict[str, tuple[dict, dict]]:

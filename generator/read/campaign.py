@@ -116,6 +116,8 @@ class ResultRow:
     #: Achieved compute throughput (VERDICTS rule 9's compute roof).
     effective_tflops: float | None = None
     dtype: str | None = None
+    #: Why the row's graph capture failed (JSONL only): it fell back to ``eager_event`` (VERDICTS rule 10).
+    graph_capture_error: str | None = None
 
     @property
     def usable(self) -> bool:
@@ -510,7 +512,7 @@ def _result_row(rec: dict[str, Any], index: int, line: int, path: str) -> Result
         reason = "; ".join(t for t in (skip_reason, correctness_error, capture_error) if t)
     return ResultRow(index, line, shape_id, provider, status, correct, median_us, p10_us, p90_us, std_us, stable,
                      timing_method, cache_state, reason, correctness_error, effective_gbps, layout, jit, allocation,
-                     eager_us, tflops, dtype)
+                     eager_us, tflops, dtype, capture_error)
 
 
 def _checked_row(rec: dict[str, Any], index: int, line: int, path: str) -> ResultRow:
@@ -539,6 +541,7 @@ def _checked_row(rec: dict[str, Any], index: int, line: int, path: str) -> Resul
         reason="; ".join(reasons) if reasons else None,
         correctness_error=_text(rec.get("correctness_error")),
         dtype=_text(rec.get("dtype")),
+        graph_capture_error=_text(rec.get("graph_capture_error")),
         **{c: _bool(rec.get(c), c, path, line) for c in SCOPE_FLAGS},
         **numbers,
     )

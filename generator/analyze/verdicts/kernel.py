@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from generator.analyze.message import Msg, counted, msg, sentence
-from generator.analyze.verdicts import clocks as clk
+from generator.analyze.verdicts import clocks as clk, replay
 from generator.analyze.verdicts.headline import HeadlinePair
 from generator.analyze.verdicts.intervals import crosses, verdict_intervals
 from generator.analyze.verdicts.reasons import verdict_reason
@@ -113,7 +113,13 @@ class KernelScore:
     uncertain_ci: bool | None = None
     uncertain_models: bool | None = None
     n_model_shapes: int = 0  # verdict shapes of a model's stage
-    fixed_cost: dict | None = None  # the two shapes where a fixed per-call cost decides (``clocks.fixed_cost``)
+    # rule 10: shapes whose graph capture failed; rule 16: a replay that misses work
+    graph_capture_failed: list | None = None  # [k, geomean of baseline call / candidate call or None]
+    capture_failures: list = field(default_factory=list)  # replay.CaptureFailure, ledger order
+    graph_partial: bool = False
+    partial_replay: Any = None  # replay.PartialReplay when graph_partial
+    # rule 15: where it loses (``loses.LossReading``), filled by score_campaign
+    where: Any = None
     # display and context, filled by score_campaign
     name: str = ""
     category: str | None = None
@@ -268,7 +274,8 @@ class KernelScore:
             "suspect_reference": bool(self.suspect_reference),
             "above_roof": bool(self.above_roof),
             "partial": self.partial,
-            "fixed_cost": bool(self.fixed_cost),
+            "graph_capture_failed": bool(self.graph_capture_failed),
+            "graph_partial": self.graph_partial,
         }
         return [k for k, on in keys.items() if on]
 
@@ -293,8 +300,11 @@ class KernelScore:
             out.append(sentence(counted("msg.flag.roof", len(self.above_roof)), n=len(self.above_roof)))
         if self.partial:
             out.append(sentence("msg.flag.partial"))
-        if self.fixed_cost:
-            out.append(sentence("msg.flag.fixed", **{**self._fixed_params(), "clock": self.fixed_cost["clock"]}))
+        if self.graph_capture_failed:
+            k = self.graph_capture_failed[0]
+            out.append(sentence(counted("msg.flag.capturefail", k), n=k))
+        if self.graph_partial:
+            out.append(sentence("msg.flag.partialreplay"))
         return out
 
     @property
@@ -324,15 +334,11 @@ class KernelScore:
             out.append(msg("verdict.flag.above_roof", n=len(self.above_roof)))
         if self.partial:
             out.append(msg("verdict.flag.partial"))
-        if self.fixed_cost:
-            out.append(msg("verdict.flag.fixed", **self._fixed_params()))
+        if self.graph_capture_failed:
+            out.append(msg("verdict.flag.capturefail", n=self.graph_capture_failed[0]))
+        if self.graph_partial:
+            out.append(msg("verdict.flag.partialreplay"))
         return out
-
-    def _fixed_params(self) -> dict[str, Any]:
-        """The two shapes of the fixed-cost flag, named by the arguments that tell them apart."""
-        f = self.fixed_cost
-        return {"a": f["small_args"], "b": f["large_args"], "work": f"{f['work_x']:.0f}", "time": f"{f['time_x']:.2f}",
-                "clock": msg(f"verdict.clock.{f['clock']}")}
 
     @property
     def scope_text(self) -> str:
@@ -388,7 +394,12 @@ class KernelScore:
             "uncertain_ci": self.uncertain_ci,
             "uncertain_models": self.uncertain_models,
             "n_model_shapes": self.n_model_shapes,
-            "fixed_cost": self.fixed_cost,
+            "graph_capture_failed": self.graph_capture_failed,
+            "capture_failures": [f.to_json() for f in self.capture_failures],
+            "graph_partial": self.graph_partial,
+            "partial_replay": self.partial_replay.to_json() if self.partial_replay else None,
+            **(self.where.to_json() if self.where is not None else {"stale_detail": 0, "by_config": None,
+                                                                    "loss_split": None}),
             "n_shapes": self.n_shapes,
             "n_measured": self.n_measured,
             "n_measurable": self.n_measurable,
@@ -474,6 +485,10 @@ def summarize(op: str, shapes: list[ShapeResult], thresholds: Thresholds = Thres
     n_missing = statuses.count(None)
     hard = sum(1 for s in shapes if s.hard_failure)
     noise = median(s.noise for s in measured if s.noise is not None)
+    failures = replay.capture_failures(shapes, reference)
+    partial = replay.partial_replay(shapes, floor_us)
+    if partial is not None:
+        replay.drop_graph_evidence(shapes)
     evidence = _evidence(measured, reference)
     launch = clk.launch_shapes(measured, floor_us)
     for shape in launch:
@@ -549,7 +564,10 @@ def summarize(op: str, shapes: list[ShapeResult], thresholds: Thresholds = Thres
         launch_bound_shapes=clk.launch_bound(measured),
         pair_device_us=pair_device_us if headline else None,
         pair_clock=pair_clock,
-        fixed_cost=_fixed_cost(measured, floor_us, clock),
+        graph_capture_failed=replay.capture_failed_count(failures),
+        capture_failures=failures,
+        graph_partial=partial is not None,
+        partial_replay=partial,
     )
     if verdict == BLOCKED and basis == "failures" and hard <= len(measured):
         score.blocked_reason = "no measured shape"
@@ -581,18 +599,6 @@ def _how_sure(score: KernelScore, verdict_shapes: list[ShapeResult], file_order:
     score.uncertain_ci = crosses(score.verdict, whole, score.thresholds)
     score.uncertain_models = crosses(score.verdict, models, score.thresholds)
     score.uncertain = bool(score.uncertain_ci or score.uncertain_models)
-
-
-def _fixed_cost(measured: list[ShapeResult], floor_us: float | None, clock: str) -> dict[str, Any] | None:
-    """Rule 13's fixed-cost pair as the outputs name it: both shapes, the arguments that tell them apart."""
-    found = clk.fixed_cost(measured, floor_us, clock)
-    if found is None:
-        return None
-    a, b, work, time, on = found
-    x, y = (next(s.args for s in measured if s.shape_id == sid) for sid in (a, b))
-    keys = [k for k in x if x.get(k) != y.get(k)] or list(x)
-    return {"small": a, "large": b, "small_args": args_text({k: x[k] for k in keys if k in x}),
-            "large_args": args_text({k: y[k] for k in keys if k in y}), "work_x": work, "time_x": time, "clock": on}
 
 
 def _most_common(names) -> str | None:

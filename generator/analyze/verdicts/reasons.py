@@ -58,9 +58,19 @@ def verdict_reason(score: "KernelScore", shapes: list[ShapeResult]) -> tuple[str
             g, n = score.verdict_geomean
             why = f"the shapes win only against the reference {score.reference} ({g:.2f}x over {plural(n, 'shape')})"
             why_msg = msg("verdict.why.reference", ref=score.reference, g=f"{g:.2f}x", n=n)
-        else:
+        elif score.partial_replay is not None:
+            r = score.partial_replay
+            c0, c1, g0, g1 = (f"{x:,.0f}" for x in (*r.call_us, *r.graph_us))
+            why = (f"the candidate's graph replay misses work (its call grows {c0} -> {c1} us while its graph time "
+                   f"goes {g0} -> {g1} us): no shape is kernel evidence")
+            why_msg = msg("verdict.why.partialreplay", c0=c0, c1=c1, g0=g0, g1=g1)
+        elif score.at_floor:
             why = f"no measured shape has a comparable baseline ({score.at_floor} at the timing floor)"
             why_msg = msg("verdict.why.nocomparable", n=score.at_floor)
+        else:
+            why = (f"no measured shape has a baseline timed on the kernel clock like the candidate "
+                   f"({score.not_comparable} compare only with call times)")
+            why_msg = msg("verdict.why.nokernel", n=score.not_comparable)
         return (f"profiled pair {score.headline.text} {rule}; {why}",
                 msg("verdict.reason.pair", pair=score.headline.text, rule=said, why=why_msg))
     if score.verdict_basis == "floor":

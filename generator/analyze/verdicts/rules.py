@@ -111,20 +111,28 @@ def methods_differ(a: Any, b: Any) -> bool:
     return bool(a.timing_method and b.timing_method and a.timing_method != b.timing_method)
 
 
-def common_times(cand: ResultRow, base: ResultRow) -> tuple[float, float] | None:
-    """Rule 10: (candidate us, baseline us) timed the same way, or None when not comparable.
+#: The timing method of a host call between two events: call time, never kernel evidence (rule 10).
+EAGER_EVENT = "eager_event"
 
-    Comparable: both usable, the scope flags agree (rule 8) and the timing methods are equal
-    (or either is unknown): their medians. Methods that differ compare eager to eager when
-    both rows carry ``eager_median_us``; otherwise the baseline is not comparable.
+
+def same_kernel_clock(a: Any, b: Any) -> bool:
+    """Rule 10: two rows both graph-replayed: equal ``timing_method``, or either empty when
+    neither is ``eager_event`` (two eager rows are call time, not comparable)."""
+    if a.timing_method == EAGER_EVENT or b.timing_method == EAGER_EVENT:
+        return False
+    return not methods_differ(a, b)
+
+
+def common_times(cand: ResultRow, base: ResultRow) -> tuple[float, float] | None:
+    """Rule 10: (candidate us, baseline us) when the baseline is comparable, else None.
+
+    Comparable: both usable, the scope flags agree (rule 8) and both rows are on the kernel
+    clock (``same_kernel_clock``): their medians. Rows timed differently never compare, and
+    neither do two eager rows (call time).
     """
-    if not (cand.usable and base.usable and like_for_like(cand, base)):
+    if not (cand.usable and base.usable and like_for_like(cand, base) and same_kernel_clock(cand, base)):
         return None
-    if not methods_differ(cand, base):
-        return cand.median_us, base.median_us
-    if cand.eager_median_us and base.eager_median_us and cand.eager_median_us > 0 and base.eager_median_us > 0:
-        return cand.eager_median_us, base.eager_median_us
-    return None
+    return cand.median_us, base.median_us
 
 
 def verdict_baseline(chosen: Mapping[str, ResultRow], candidate: str

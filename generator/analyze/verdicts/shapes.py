@@ -72,6 +72,7 @@ class ProviderResult:
     effective_tflops: float | None = None
     cache_state: str | None = None  # what the caches held when timed (``l2_flushed_graph``); display only
     eager_median_us: float | None = None  # the call clock beside a graph-replayed median (rule 13); not in to_json
+    graph_capture_error: str | None = None  # why its graph capture failed (rule 10); not in to_json
 
     @property
     def roof_text(self) -> str:
@@ -347,7 +348,7 @@ def _provider_result(provider: str, row: ResultRow, n_rows: int, status: str, ca
         row.correctness_error, row.effective_gbps,
         dict(zip(SCOPE_FLAGS, _scope_flags(row))),  # scope
         like_for_like(cand, row) if cand is not None and baseline else None,
-        bool(kind), kind, row.effective_tflops, row.cache_state, row.eager_median_us,
+        bool(kind), kind, row.effective_tflops, row.cache_state, row.eager_median_us, row.graph_capture_error,
     )
 
 

@@ -7,7 +7,7 @@ from typing import Any, Mapping
 
 from generator.analyze import roofline
 from generator.analyze.message import counted, msg, sentence
-from generator.analyze.verdicts import clocks
+from generator.analyze.verdicts import clocks, loses
 from generator.analyze.verdicts.headline import (
     HeadlinePair,
     bundles_for_campaign,
@@ -28,6 +28,7 @@ from generator.model import FORMAT_VERSION
 from generator.read.campaign import (
     Campaign,
     ResultRow,
+    column_by_line,
     find_campaign_folders,
     read_results,
     results_file,
@@ -67,6 +68,7 @@ def score_campaign(campaign: Campaign, config: SweepConfig | None = None,
         first_rows.setdefault(row.shape_id, row.index)
     score = summarize(campaign.name, shapes, thresholds, reference, candidate, headline, floor_us,
                       pair_device_us(campaign.path, headline), campaign_clock(campaign, config), first_rows)
+    score.where = _where_it_loses(campaign, score, first_rows)
     score.bundles = bundles_for_campaign(campaign.name, config, kernels_json)
     score.name, score.category = _display(campaign.name, score.bundles, config, kernels_json,
                                           from_words=campaign.suite is not None)
@@ -91,6 +93,18 @@ def score_campaign(campaign: Campaign, config: SweepConfig | None = None,
         _no_candidate(score, campaign, config)
     score.headline_note = headline_note(score.headline, score)
     return score
+
+
+def _where_it_loses(campaign: Campaign, score: KernelScore, first_rows: Mapping[str, int]) -> loses.LossReading | None:
+    """Rule 15 over the verdict shapes of a ``shapes`` verdict (results-file order), reading the
+    candidate rows' ``provider_detail``; None on any other basis."""
+    if score.verdict_basis != "shapes" or not campaign.timed or not campaign.results_file:
+        return None
+    shapes = sorted((s for s in score.shapes if s.is_verdict_shape),
+                    key=lambda s: first_rows.get(s.shape_id, len(first_rows)))
+    lines = {s.shape_id: s.providers[score.candidate].line for s in shapes}
+    text = column_by_line(os.path.join(campaign.path, campaign.results_file), "provider_detail", set(lines.values()))
+    return loses.where_it_loses(shapes, {sid: text.get(line) for sid, line in lines.items()})
 
 
 def campaign_clock(campaign: Campaign, config: SweepConfig) -> str:
