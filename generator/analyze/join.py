@@ -29,6 +29,8 @@ from dataclasses import dataclass
 from generator.analyze.naming import words
 
 MATRIX, TRACED, REPORT = "matrix", "traced", "report"
+#: The captures whose ``snapshots.json`` a bundle's traced names are read from.
+MAX_CAPTURES = 3
 _REGEX = re.compile(r"^\s*kernel_include_regex:\s*['\"]?([^'\"#\n]+)", re.M)
 
 
@@ -62,7 +64,9 @@ def traced_names(bundle) -> list[str]:
                 names += [m.strip() for m in _REGEX.findall(fh.read(65536))]
         except (OSError, UnicodeDecodeError):
             continue
-    for cap in bundle.captures:
+    # the primary capture first, and at most MAX_CAPTURES of them: a bundle of thousands of captures
+    # names the same sources in each
+    for cap in sorted(bundle.captures, key=lambda c: c.rel != bundle.primary)[:MAX_CAPTURES]:
         names += _snapshot_files(os.path.join(cap.path, "snapshots.json"))
     names.append(bundle.name)
     return list(dict.fromkeys(n for n in names if n))
