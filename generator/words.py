@@ -8,6 +8,7 @@ option's old spelling working for one release, with one line on stderr.
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 
 #: Endings that take "es" in the plural: dispatch -> dispatches, pass -> passes.
@@ -37,3 +38,18 @@ def deprecated(new: str) -> type[argparse.Action]:
             setattr(namespace, self.dest, values)
 
     return Deprecated
+
+
+def ratio_text(value: float | None, cuts: tuple[float, ...] = (), digits: int = 2, none: str = "\u2014",
+               unit: str = "x") -> str:
+    """A ratio with enough decimals that it never reads on the other side of a threshold it is shown
+    against: ``ratio_text(0.9469, (0.95, 1.05))`` is ``0.947x`` (``0.95x`` would read as PARITY beside
+    a legend "HEADROOM < 0.95x"); ``0.87x`` where two decimals already keep every side. A verdict
+    reads ``value < cut``; ``none`` for None; ``unit`` after the number (none in an interval's cell)."""
+    if value is None:
+        return none
+    for d in range(digits, 7):
+        shown = float(f"{value:.{d}f}")
+        if all((shown < c) == (value < c) for c in cuts):
+            return f"{value:.{d}f}{unit}"
+    return f"{math.floor(value * 1e6) / 1e6:.6f}{unit}"  # just under a cut: rounding up is what would cross it

@@ -816,7 +816,7 @@ def test_tally_chart_badge_and_row_show_the_whole_sweep_s_wins(site, browser):
     page.click("#lang-toggle")
     tab.page.goto(url(site, "badges/fused_rope_cache.svg"))
     texts = tab.page.evaluate("() => Array.from(document.querySelectorAll('text')).map(t => t.textContent)")
-    assert texts == ["verdict", "no like-for-like baseline"]  # BLOCKED: its pair is call time (rule 13)
+    assert texts == ["BLOCKED", "no like-for-like baseline"]  # BLOCKED: its pair is call time (rule 13)
     assert tab.errors == []
     tab.close()
 

@@ -29,7 +29,7 @@ def handmade_rows(n: int) -> list[SimpleNamespace]:
         win = i % 4 == 0
         ratio = 1.2 + i % 7 / 10 if win else 0.5 + i % 9 / 20
         rows.append(SimpleNamespace(
-            name=f"kernel {i:04d}", ratio=ratio, verdict="WIN" if win else "HEADROOM", verdict_label="WIN" if win else "HEADROOM",
+            name=f"kernel {i:04d}", ratio=ratio, ratio_text=f"{ratio:.2f}x", verdict="WIN" if win else "HEADROOM", verdict_label="WIN" if win else "HEADROOM",
             shape_speedups=[ratio * 0.9, ratio * 1.1], floor_speedups=[1.0] if i % 5 == 0 else [], shape_baselines=[],
             shape_eager=[], wins_text="1 of 2", wins_zh="", flags=[], flag_keys=[], basis_text="", basis_zh=""))
     return rows

@@ -243,11 +243,13 @@ def test_charts_carry_their_chinese_with_the_real_figures(kernel, sweep):
     zh = fig["zh"]["traces"]
     assert zh["0"]["name"] == "形状" and fig["data"][0]["name"] == "shapes"
     # every translated trace exists, and the hover keeps plotly's placeholders (quant and vec_add have 5
-    # shapes each at the timing floor, expected/verdicts.json: the floor's trace is the second)
+    # shapes each at the timing floor, expected/verdicts.json: the floor's trace); the ratio beside the
+    # verdict word is the row's text (never rounded across a threshold, issue 40)
     assert all(int(i) < len(fig["data"]) for i in zh)
-    assert zh["1"]["hovertemplate"] == "%{y}：%{x:.2f}x，处于计时下限（不计入）<extra>单个形状</extra>"
-    assert zh["2"]["hovertemplate"] == ("%{y}<br>判定比值 %{x:.2f}x（%{customdata[3]}），对比任意基线胜出 %{customdata[0]}"
-                                        "%{customdata[2]}<extra>%{customdata[1]}</extra>")
+    at = {t["name"]: str(i) for i, t in enumerate(fig["data"])}
+    assert zh[at["shapes at the timing floor"]]["hovertemplate"] == "%{y}：%{x:.2f}x，处于计时下限（不计入）<extra>单个形状</extra>"
+    assert zh[at["HEADROOM"]]["hovertemplate"] == ("%{y}<br>判定比值 %{customdata[4]}（%{customdata[3]}），对比任意基线胜出 "
+                                                   "%{customdata[0]}%{customdata[2]}<extra>%{customdata[1]}</extra>")
     # moe_blockscale is a HEADROOM from the profiled pair, not like-for-like and above the roof
     # (expected/verdicts.json): its hover flags in 中文, its wins as "N 个中 M 个"
     ref = json.loads((sweep / "expected" / "verdicts.json").read_text())["moe_blockscale"]

@@ -5,7 +5,9 @@ matched by slug) and the kernel state (``analyze.state``) all start from ``pair_
 
 * one kernel per bundle (``examples/<bundle>/``), timed by the campaign
   ``verdicts.campaign_for_bundle`` names (configuration, then kernels.json's
-  ``multishape.summary_url``, then the bundle's own name) when that campaign exists;
+  ``multishape.summary_url``, then the bundle's own name) when that campaign exists; else, when
+  nobody names its campaign, the one the sweep says (``analyze/join.py``: ``baseline_matrix.yaml``
+  ``kernel:``, the kernels it traced), the join kept as ``KernelRef.joined``;
 * one kernel per campaign that no bundle claims, named after the bundles that
   would own it (``bundles_for_campaign``), else after the campaign;
 * a campaign of the second layout named by nobody: a title and a category from its name's words
@@ -22,6 +24,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from generator.analyze.join import Join, infer_joins
 from generator.analyze.naming import category_of, known_categories, title_of
 from generator.analyze.verdicts import bundles_for_campaign, campaign_for_bundle
 from generator.config import SweepConfig
@@ -48,6 +51,7 @@ class KernelRef:
     op: str | None  # its timing campaign
     campaign_dir: str | None
     entry: dict[str, Any] | None  # its docs/data/kernels.json entry
+    joined: Join | None = None  # how its bundle and campaign were joined when nobody said (``analyze.join``)
 
 
 def _entries(kernels_json: dict[str, Any] | None) -> dict[str, dict[str, Any]]:
@@ -77,8 +81,14 @@ def pair_kernels(sweep, config: SweepConfig, kernels_json: dict[str, Any] | None
         used.add(slug)
         return slug
 
+    ops = {b.name: campaign_for_bundle(b.name, config, kernels_json, campaigns=campaigns) for b in sweep.bundles}
+    claimed.update(op for op in ops.values() if op)
+    said = [b for b in sweep.bundles if not ops[b.name] and b.name not in entries and config.kernel(b.name).campaign is None]
+    open_ops = [op for op in campaigns if op not in claimed and not bundles_for_campaign(op, config, kernels_json)]
+    joins = infer_joins(said, campaigns, open_ops)
     for b in sweep.bundles:
-        op = campaign_for_bundle(b.name, config, kernels_json, campaigns=campaigns)
+        joined = joins.get(b.name)
+        op = ops[b.name] or (joined.op if joined else None)
         if op:
             claimed.add(op)
         settings = config.kernel(b.name)
@@ -88,7 +98,7 @@ def pair_kernels(sweep, config: SweepConfig, kernels_json: dict[str, Any] | None
         if not category and op:
             category = config.kernel(op).category
         refs.append(KernelRef(unique(slugify(b.name)), name, category, b, op, campaigns.get(op) if op else None,
-                              entries.get(b.name)))
+                              entries.get(b.name), joined))
     for op, folder in sorted(campaigns.items()):
         if op in claimed:
             continue
@@ -107,6 +117,22 @@ def pair_kernels(sweep, config: SweepConfig, kernels_json: dict[str, Any] | None
     refs.sort(key=lambda r: ((r.category or UNCATEGORIZED) == UNCATEGORIZED,
                              r.category or UNCATEGORIZED, r.name.lower(), r.slug))
     return refs
+
+
+def names_of(ref: KernelRef) -> list[str]:
+    """Every name a command accepts for a kernel: its slug, its bundle, its campaign (what ``verdicts``
+    prints) and its title."""
+    return list(dict.fromkeys(n for n in (ref.slug, ref.bundle.name if ref.bundle else None, ref.op, ref.name) if n))
+
+
+def find_kernel(refs: Iterable[KernelRef], name: str) -> KernelRef | None:
+    """The kernel ``name`` names (``names_of``; exact first, then case-insensitive), or None."""
+    refs = list(refs)
+    for same in (lambda a, b: a == b, lambda a, b: a.lower() == b.lower()):
+        found = [r for r in refs if any(same(n, name) for n in names_of(r))]
+        if found:
+            return found[0]
+    return None
 
 
 _WORD = re.compile(r"[A-Za-z0-9]+")

@@ -25,7 +25,7 @@ def add_arguments(p) -> None:
                    help="which hotspot tables to print (text only)")
     p.add_argument("--detail", action="store_true", help="show each hot line's source context and instructions")
     p.add_argument("--context", type=int, default=3, help="source lines around each hot line with --detail (3)")
-    p.add_argument("--kernel", help="analyze only this kernel (bundle name) of a sweep")
+    p.add_argument("--kernel", help="analyze only this kernel of a sweep (its bundle, campaign or page name)")
     p.add_argument("--primary", action="store_true", help="only each bundle's primary capture")
     p.add_argument("--advice", action="store_true", help="add the ranked optimization plan")
 
@@ -65,12 +65,26 @@ def _english(m) -> str:
     return wording.plain("en", m)
 
 
+def bundle_named(sweep, name: str | None) -> str | None:
+    """The bundle a ``--kernel`` name means: a bundle's name as it is, else any name another command
+    prints for the kernel (its campaign, as ``verdicts`` says it, its slug or title: ``kernels.names_of``)."""
+    if not name or any(b.name == name for b in sweep.bundles):
+        return name
+    from generator.analyze.kernels import find_kernel, pair_kernels
+    from generator.analyze.verdicts import load_kernels_json
+    from generator.config import load_config
+
+    config = load_config(sweep.root)
+    ref = find_kernel(pair_kernels(sweep, config, load_kernels_json(sweep.root)), name)
+    return ref.bundle.name if ref is not None and ref.bundle is not None else name
+
+
 def run(args) -> int:
     """Analyze and print; a single bad capture raises InputError (exit 2)."""
     if args.topk < 1:
         args.topk = 1
     sweep = discover.discover(args.path)
-    results = analysis.analyze_sweep(sweep, args.kernel)
+    results = analysis.analyze_sweep(sweep, bundle_named(sweep, args.kernel))
     if args.primary:
         results = [r for r in results if r.is_primary]
     single = len(results) == 1 and discover.capture_format(os.path.abspath(args.path)) is not None

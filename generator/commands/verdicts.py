@@ -21,7 +21,7 @@ from generator.read.discover import rel_path
 from generator.read.campaign import is_campaign_folder, is_examples_folder
 from generator.config import load_config, read_config
 from generator.errors import InputError
-from generator.words import plural
+from generator.words import plural, ratio_text
 from generator.site import wording
 from generator.analyze.verdicts.clocks import MIN_OVERHEAD_US
 from generator.analyze.verdicts import (
@@ -107,7 +107,8 @@ def run(args) -> int:
     from generator.commands import collector_policy
 
     with collector_policy():
-        scores, root = collect(args.paths, args.config, shapes=args.shapes)
+        # the Markdown's footer reads each verdict's shapes (which clock each ratio is on)
+        scores, root = collect(args.paths, args.config, shapes=args.shapes or args.markdown)
     broken = {op: e for op, e in scores.items() if isinstance(e, InputError)}
     doc = verdicts_document(scores, root, shapes=args.shapes)
     for op in sorted(broken):
@@ -140,6 +141,11 @@ def _table(header: list[str], rows: list[list[str]]) -> list[str]:
 def _wins(s: KernelScore) -> str:
     """``3 of 12`` kernel-clock shapes won (those of "vs any"); a dash without one (never ``0 of 0``)."""
     return f"{s.kernel_outcomes[0]} of {s.kernel_vs_any[1]}" if s.kernel_vs_any else _DASH
+
+
+def _ratio(s: KernelScore) -> str:
+    """The ratio the verdict rests on, never rounded across a threshold (``words.ratio_text``: 0.9469 is 0.947x)."""
+    return ratio_text(s.verdict_value, (s.thresholds.headroom, s.thresholds.win), none=_DASH)
 
 
 def _verdict_cell(s: KernelScore) -> str:
@@ -176,7 +182,7 @@ def render_text(scores: list[KernelScore], shapes: bool = False, broken: dict[st
                      f"threshold; * = not like-for-like; launch = at least what a call costs more than the fastest baseline's "
                      f"call where the work is too small to hide it (a lower bound): the launcher, not the kernel)")
     if timed or broken:
-        rows = [[s.op, _verdict_cell(s), s.verdict_value_text, s.verdict_basis, s.geomean_text, _wins(s),
+        rows = [[s.op, _verdict_cell(s), _ratio(s), s.verdict_basis, s.geomean_text, _wins(s),
                  "/".join(map(str, s.kernel_outcomes[1:])) if s.kernel_vs_any else _DASH, _floor_cell(s), s.weighted_text,
                  f"{s.candidate_ok}/{s.n_shapes}", s.failures_text, _clip(s.worst_text, 60), _said(s.interval_msg),
                  _launch_cell(s)] for s in timed]
@@ -248,6 +254,34 @@ def _shape_rows(s: KernelScore, args_width: int) -> tuple[list[str], list[list[s
 # ---------------------------------------------------------------- markdown
 
 
+def clock_exceptions(scores: list[KernelScore]) -> list[str]:
+    """The verdict ratios that are not all on the kernel clock, said per kernel: verdict shapes compared
+    eager vs eager (VERDICTS rule 10), a profiled pair whose clock is not the kernel's (rule 13). Read from
+    each score's shapes (none when they were let go)."""
+    out = []
+    for s in scores:
+        if s.verdict_value is None:
+            continue
+        if s.verdict_basis == "shapes":
+            shapes = [sh for sh in s.shapes if sh.is_verdict_shape]
+            eager = sum(1 for sh in shapes if sh.verdict_eager)
+            if eager:
+                out.append(f"`{s.op}`: {eager} of its {len(shapes)} verdict shapes compared eager vs eager (call time)")
+        elif s.verdict_basis == "pair" and s.pair_clock != "kernel":
+            out.append(f"`{s.op}`: its profiled pair's clock is {s.pair_clock or 'unknown'} (not read from a device timer)")
+    return out
+
+
+def clock_sentence(scores: list[KernelScore]) -> str:
+    """The footer's sentence on the clock the ratios are on, following the data: every one on the kernel
+    clock, or which are not."""
+    kernel = "the kernel clock (graph replay after an L2 flush, `median_us`)"
+    exceptions = clock_exceptions(scores)
+    if not exceptions:
+        return f"Every ratio is on {kernel}"
+    return f"Every ratio is on {kernel} but these: " + "; ".join(exceptions)
+
+
 def _md(text: str) -> str:
     """Escape a table cell."""
     return text.replace("|", "\\|").replace("\n", " ")
@@ -276,7 +310,7 @@ def render_markdown(scores: list[KernelScore], shapes: bool = False, broken: dic
         w = s.kernel_worst
         if w:
             worst = f"{w.speedup_text} vs {_md(w.best_baseline or '')} `{_md(_clip(w.args_text, 120))}`"
-        lines.append(f"| {_md(s.name)} (`{s.op}`) | {verdict} | {s.verdict_value_text} | {_md(_said(s.interval_msg))} "
+        lines.append(f"| {_md(s.name)} (`{s.op}`) | {verdict} | {_ratio(s)} | {_md(_said(s.interval_msg))} "
                      f"| {s.verdict_basis} | {_launch_cell(s)} | {s.geomean_text} | {_wins(s)} | {_floor_cell(s)} | {s.weighted_text} | {s.failures_text} "
                      f"| {worst} |")
     lines += [f"| `{op}` | **{BROKEN}** |" + f" {_DASH} |" * 10 for op in broken]
@@ -288,11 +322,11 @@ def render_markdown(scores: list[KernelScore], shapes: bool = False, broken: dic
                      f"baseline timed the same way over the same work, shapes at the timing floor left out; "
                      f"`pair`: the profiling sweep's hand-matched pair). Vs any baseline: the geomean against "
                      f"the fastest baseline of any kind, for reference, over the shapes where both rows are graph-replayed "
-                     f"and below every roof. The ratio and vs any are on the kernel clock (graph replay after an L2 flush, "
-                     f"`median_us`); a pair timed on the call clock is named as call time in the verdict cell. Launch "
-                     f"overhead: at least what a call of {timed[0].candidate} costs more than the fastest baseline's call "
-                     f"(eager call times) where the work is too small to hide it, a lower bound (the harness's L2 flush "
-                     f"hides part of the host path), the launcher's cost, not the kernel's. Interval: how far the verdict geomean moves with the shapes "
+                     f"and below every roof. {clock_sentence(timed)}; a pair timed on the call clock is named as call time "
+                     f"in the verdict cell. Launch overhead: at least what a call of {timed[0].candidate} costs more than the "
+                     f"fastest baseline's call (eager call times) where the work is too small to hide it, a lower bound (the "
+                     f"harness's L2 flush hides part of the host path), the launcher's cost, not the kernel's. Interval: how "
+                     f"far the verdict geomean moves with the shapes "
                      f"picked (90 % shape bootstrap), not run-to-run noise.")
     notes = [(s.op, n) for s in timed for n in _kernel_notes(s)] + [(op, f"{BROKEN}: {e}") for op, e in broken.items()]
     untimed = [s for s in scores if s.verdict == UNTIMED]

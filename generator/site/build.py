@@ -247,7 +247,8 @@ def _build_planned(sweep_path, out: str, shown_out: str, t0: float, *, base_url,
                                                publish.sha256_file(kj) if os.path.isfile(kj) else None],
                                               {s: it.input_hash for s, it in site.items.items()})
             placed = bp.hmod.place(os.fspath(history_dir), identity,
-                                   history_label or (bp.date if re.match(r"^\d{4}-\d{2}-\d{2}", bp.date) else "sweep"),
+                                   history_label or (bp.date if re.match(r"^\d{4}-\d{2}-\d{2}", bp.date)
+                                                     else bp.hmod.undated_label(bp.root)),
                                    explicit=bool(history_label))
             site.files.update(history_files(bp.hmod, os.fspath(history_dir), placed, hist_commit, bp.date, ordered,
                                             ctx, bp.assets, (staging.tmp, staging.old), prov))
@@ -458,7 +459,7 @@ def history_files(hmod, history_dir: str, placed, commit: str | None, date: str,
     (``history.place``) puts it (nothing written yet; its kernel documents are read from ``folders``, the
     staging folder then the published site); the page opens on this sweep against the newest recorded
     one (``sweeps.latest``); marks each overview row that regressed at its latest step."""
-    from generator.sweeps import latest  # beside the history module: both only with --history
+    from generator.sweeps import latest, moves  # beside the history module: all only with --history
     from generator.site.views import latest as latest_views
 
     label = placed.label
@@ -475,6 +476,7 @@ def history_files(hmod, history_dir: str, placed, commit: str | None, date: str,
     full = hmod.with_current(series, current, replaced)
     before = latest.previous_snapshot(history_dir, (label, replaced))
     change = latest.latest_change(before[1] if before else None, snap)
+    moves.attach(current, change)  # the strip's "what moved" under this sweep (issue 40)
     lead = latest_views.lead_view(change)
     marks = latest.not_the_comparisons(hmod.regression_marks(full), change, label)
     for r in rows:

@@ -173,17 +173,14 @@ def _plain(html_text: str) -> str:
 def _diamond(row: Any, lang: str) -> str:
     """What a row's diamond is, for the hover of its shape dots: its basis and ratio."""
     basis = (row.basis_text if lang == "en" else _plain(row.basis_zh)) or i18n.catalogue(lang)["chart.basis.shapes"]
-    ratio = f"{row.ratio:.2f}x" if row.ratio is not None else ""
+    ratio = row.ratio_text if row.ratio is not None else ""
     return f"{basis}, {ratio}" if ratio and not basis.endswith(ratio) else basis
 
 
 def _dots(row: Any, lang: str) -> list[list[str]]:
-    """Each shape dot's hover data: its verdict baseline (", compared eager vs eager" after it where
-    rule 10 compared the two so) and what the row's diamond is."""
-    eager = i18n.text(lang, "chart.hover.eager", m="eager")
+    """Each shape dot's hover data: its verdict baseline and what the row's diamond is."""
     diamond = _diamond(row, lang)
-    names = row.shape_baselines or [""] * len(row.shape_speedups)
-    return [[name + (eager if i in row.shape_eager else ""), diamond] for i, name in enumerate(names)]
+    return [[name, diamond] for name in row.shape_baselines or [""] * len(row.shape_speedups)]
 
 
 def _clock_lines(row: Any, lang: str) -> str:
@@ -201,6 +198,26 @@ def _interval_bars(rows: list[Any], color: str) -> dict[str, Any]:
             "arrayminus": [r.ratio - c[0] if c else 0 for r, c in zip(rows, ci)]}
 
 
+def _dot_trace(picked: list[tuple[Any, int]], lang: str) -> dict[str, Any]:
+    """The shape dots: ``picked`` holds (row, index of its dot)."""
+    return {"type": "scatter", "mode": "markers", "x": [r.shape_speedups[i] for r, i in picked],
+            "y": [r.name for r, _ in picked], "name": _t(lang, "chart.trace.shapes"),
+            "marker": {"size": 6, "color": "rgba(120,130,140,0.45)", "symbol": "circle"},
+            "customdata": _picked_hover(picked, lang), "hovertemplate": _t(lang, "chart.hover.oneshape.vb")}
+
+
+def _dot_zh(picked: list[tuple[Any, int]]) -> dict[str, Any]:
+    """The 中文 of ``_dot_trace``."""
+    return {"name": _t("zh", "chart.trace.shapes"), "hovertemplate": _t("zh", "chart.hover.oneshape.vb"),
+            "customdata": _picked_hover(picked, "zh")}
+
+
+def _picked_hover(picked: list[tuple[Any, int]], lang: str) -> list[list[str]]:
+    """``_dots`` of the picked dots (each row's worked once)."""
+    rows: dict[int, list[list[str]]] = {}
+    return [rows.setdefault(id(r), _dots(r, lang))[i] for r, i in picked]
+
+
 def speedup_overview(rows: list[Any], win: float, headroom: float) -> dict[str, Any]:
     """Each kernel's verdict ratio (big marker, verdict color; open when the verdict does not rest
     on its shapes or carries a flag) over its verdict shapes' speedups (against the comparable
@@ -211,18 +228,15 @@ def speedup_overview(rows: list[Any], win: float, headroom: float) -> dict[str, 
     """
     rows = list(reversed(rows))  # plotly draws the first category at the bottom
     names = [r.name for r in rows]
-    dots = [(s, r.name) for r in rows for s in r.shape_speedups]
+    # each dot: a ratio the verdict can rest on (kernel clock); the hover names its verdict baseline and what
+    # the row's diamond is. A shape compared eager vs eager (call time, rule 10) is not drawn: its ratios
+    # (9.5-234x on moe_gemm and moe_blockscale) would stretch the axis over the band every verdict lies in;
+    # the caption counts them (``overview_chart.eager_caption``), the kernel's page shows them (issue 40)
+    kernel_clock = [(r, i) for r in rows for i in range(len(r.shape_speedups)) if i not in r.shape_eager]
+    dots = [(r.shape_speedups[i], r.name) for r, i in kernel_clock]
     floor = [(s, r.name) for r in rows for s in r.floor_speedups]
-    data = [
-        {"type": "scatter", "mode": "markers", "x": [x for x, _ in dots], "y": [y for _, y in dots],
-         "name": _t("en", "chart.trace.shapes"),
-         "marker": {"size": 6, "color": "rgba(120,130,140,0.45)", "symbol": "circle"},
-         # each dot: its verdict ratio; the hover names its verdict baseline and what the row's diamond is
-         "customdata": [c for r in rows for c in _dots(r, "en")],
-         "hovertemplate": _t("en", "chart.hover.oneshape.vb")},
-    ]
-    traces_zh = {0: {"name": _t("zh", "chart.trace.shapes"), "hovertemplate": _t("zh", "chart.hover.oneshape.vb"),
-                     "customdata": [c for r in rows for c in _dots(r, "zh")]}}
+    data = [_dot_trace(kernel_clock, "en")]
+    traces_zh = {0: _dot_zh(kernel_clock)}
     if floor:
         traces_zh[len(data)] = {"name": _t("zh", "chart.trace.floor"), "hovertemplate": _t("zh", "chart.hover.floor")}
         data.append({"type": "scatter", "mode": "markers", "x": [x for x, _ in floor], "y": [y for _, y in floor],
@@ -236,12 +250,12 @@ def speedup_overview(rows: list[Any], win: float, headroom: float) -> dict[str, 
             continue
         traces_zh[len(data)] = {"hovertemplate": _t("zh", "chart.hover.geomean"), "customdata": [
             [r.wins_zh or r.wins_text, r.verdict_label, "".join(f"<br>{i18n.zh_said_text(f)}" for f in r.flags)
-             + _clock_lines(r, "zh"), _plain(r.basis_zh) or i18n.zh("chart.basis.shapes")] for r in sel]}
+             + _clock_lines(r, "zh"), _plain(r.basis_zh) or i18n.zh("chart.basis.shapes"), r.ratio_text] for r in sel]}
         data.append({
             "type": "scatter", "mode": "markers", "name": verdict,
             "x": [r.ratio for r in sel], "y": [r.name for r in sel],
             "customdata": [[r.wins_text, r.verdict_label, "".join(f"<br>{f}" for f in r.flags) + _clock_lines(r, "en"),
-                            r.basis_text or i18n.en("chart.basis.shapes")] for r in sel],
+                            r.basis_text or i18n.en("chart.basis.shapes"), r.ratio_text] for r in sel],
             # rule 14: the shapes interval as a bar on the diamond (how far the ratio moves with the shapes picked)
             "error_x": _interval_bars(sel, color),
             # a verdict resting on other evidence than its shapes, or flagged (not like-for-like), is
@@ -275,7 +289,7 @@ def headline_overview(rows: list[Any], win: float, headroom: float) -> dict[str,
     data = [{"type": "scatter", "mode": "markers", "name": _t("en", "chart.trace.geomean"),
              "x": [r.ratio for r in geo], "y": [r.name for r in geo],
              "marker": {"size": 12, "symbol": "diamond-open", "color": "rgba(120,130,140,0.9)", "line": {"width": 2}},
-             "hovertemplate": _t("en", "chart.hover.multishape")}]
+             "customdata": [[r.ratio_text] for r in geo], "hovertemplate": _t("en", "chart.hover.multishape")}]
     traces_zh = {0: {"name": _t("zh", "chart.trace.geomean"), "hovertemplate": _t("zh", "chart.hover.multishape")}}
     for verdict, color in VERDICT_COLORS.items():
         sel = [r for r in rows if r.headline_verdict == verdict]

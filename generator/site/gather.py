@@ -131,6 +131,9 @@ def _gather_kernel(plan: KernelPlan, env: Env) -> tuple[base_views.KernelData, d
                          profiled_commit=commits.sweep_profiled_commit(
                              commits.declared_provenance(env.kernels_json, env.config.provenance), env.config.candidate))
     extra: dict[str, Any] = {}
+    if plan.joined is not None and plan.bundle is not None:  # the page says when a join was inferred (issue 40)
+        k.notes.append(sentence(f"msg.note.joined.{plan.joined.rule}", op=plan.joined.op, bundle=plan.bundle.name,
+                                name=plan.joined.evidence))
     vmod = m.get("verdicts")
     if plan.op and plan.campaign_dir and vmod is not None:
         rel = discover.rel_path(plan.campaign_dir, env.root)

@@ -67,6 +67,8 @@ from generator.analyze.message import sentence
 from generator.read.att import read_json
 from generator.errors import InputError
 from generator.model import FORMAT_VERSION
+from generator.sweeps import moves
+from generator.sweeps.labels import undated_label  # noqa: F401  (build's default label of an undated sweep)
 from generator.sweeps.snapshot import SweepSnapshot, check_format_version, load_snapshot, snapshot_from_json
 
 DEFAULT_RETENTION = 20
@@ -98,10 +100,12 @@ class HistoryEntry:
     date: str | None
     file: str  # relative to the history folder, "/" separated
     identity: str | None = None  # ``sweep_identity`` (None in entries recorded before it existed)
+    moves: dict[str, Any] = field(default_factory=dict)  # slug -> who moved against the sweep before (``moves``)
 
     def to_json(self) -> dict[str, Any]:
         doc = {"seq": self.seq, "label": self.label, "commit": self.commit, "date": self.date, "file": self.file}
-        return {**doc, "identity": self.identity} if self.identity else doc
+        doc = {**doc, "identity": self.identity} if self.identity else doc
+        return {**doc, "moves": self.moves} if self.moves else doc
 
 
 @dataclass
@@ -142,7 +146,8 @@ def load_history(history_dir: str | os.PathLike) -> History:
             raise InputError(path, f"entries[{i}]: file {e['file']!r} is outside the history folder")
         entries.append(HistoryEntry(seq=int(e.get("seq") or i + 1), label=e["label"], commit=e.get("commit"),
                                     date=e.get("date"), file=e["file"],
-                                    identity=e["identity"] if isinstance(e.get("identity"), str) else None))
+                                    identity=e["identity"] if isinstance(e.get("identity"), str) else None,
+                                    moves=e["moves"] if isinstance(e.get("moves"), dict) else {}))
     retention = doc.get("retention")
     return History(path=history_dir, retention=retention if isinstance(retention, int) and retention > 0
                    else DEFAULT_RETENTION, entries=entries)
@@ -242,6 +247,8 @@ def record_snapshot(snap: SweepSnapshot, history_dir: str | os.PathLike, label: 
     entry = HistoryEntry(seq=seq, label=label, commit=commit, date=snap.date,
                          file=f"{SWEEPS}/{seq:04d}-{_SAFE.sub('-', label).strip('-') or 'sweep'}.json",
                          identity=identity)
+    before = next((e for e in reversed(hist.entries) if e is not old), None)  # still with its shapes
+    entry.moves = moves.moves_between(_stored(history_dir, before), snap) if before else {}
     stored = dataclasses.replace(snap, label=label)  # the newest keeps its shapes
     if old and old.file != entry.file:
         _remove(history_dir, old.file)
@@ -257,6 +264,15 @@ def record_snapshot(snap: SweepSnapshot, history_dir: str | os.PathLike, label: 
     hist.retention = retention
     _write_json(os.path.join(history_dir, MANIFEST), hist.to_json())
     return entry
+
+
+def _stored(history_dir: str, e: HistoryEntry) -> SweepSnapshot | None:
+    """A stored sweep (None when its file is gone or unreadable)."""
+    path = os.path.join(history_dir, e.file)
+    try:
+        return snapshot_from_json(read_json(path), path)
+    except (InputError, OSError):
+        return None
 
 
 def _compact_file(path: str) -> None:
@@ -294,6 +310,7 @@ class HistoryPoint:
     profiled_commit: str | None = None  # set only when the profile ran at another commit
     ci: tuple[float, float] | None = None  # the verdict ratio's interval, when the verdict engine gave one
     launch_overhead: tuple[float, int] | None = None  # (median µs, shapes) of the launch overhead, when given
+    moved: dict[str, Any] | None = None  # who moved against the sweep before, and the facts (``moves``)
 
     @property
     def band(self) -> tuple[float, float] | None:
@@ -309,7 +326,8 @@ class HistoryPoint:
                 "noise": self.noise, "low": band[0] if band else None, "high": band[1] if band else None,
                 "verdict": self.verdict, "profiled_commit": self.profiled_commit,
                 "ci": list(self.ci) if self.ci else None,
-                "launch_overhead_us": list(self.launch_overhead) if self.launch_overhead else None}
+                "launch_overhead_us": list(self.launch_overhead) if self.launch_overhead else None,
+                "moved": self.moved}
 
 
 def pair_of(value: Any, kind: type = float) -> tuple | None:
@@ -358,7 +376,7 @@ def load_series(history_dir: str | os.PathLike) -> dict[str, list[HistoryPoint]]
             series.setdefault(slug, []).append(HistoryPoint(
                 label=entry.label, commit=commit, date=entry.date or snap.date,
                 geomean=k.headline_value, noise=k.noise, verdict=k.verdict, name=k.name, profiled_commit=prof,
-                **point_extras(k.extras)))
+                moved=entry.moves.get(slug), **point_extras(k.extras)))
     return dict(sorted(series.items()))
 
 

@@ -12,6 +12,7 @@ from generator.site import i18n, wording
 from generator.analyze.message import msg
 from generator.site.views import where as where_views
 from generator.site.views.base import DASH, SiteContext, fmt_pct
+from generator.words import ratio_text
 
 
 def stall_cells(a: CaptureAnalysis | None) -> dict[str, Any]:
@@ -64,7 +65,8 @@ def clock_cells(s: Any) -> dict[str, Any]:
     """Rules 13-14 on a row: the interval over the shapes (numbers in the cell, words in its title), the
     launch overhead with its baseline, and a call-clock pair named as call time."""
     ci, cim = s.verdict_ci, s.verdict_ci_models
-    cell = f"{ci[0]:.2f}\u2013{ci[1]:.2f}" if ci else ""  # the model shapes' interval is in the title (the cell stays narrow)
+    cuts = (s.thresholds.headroom, s.thresholds.win)  # an end beside a threshold never rounded across it
+    cell = f"{ratio_text(ci[0], cuts, unit='')}\u2013{ratio_text(ci[1], cuts, unit='')}" if ci else ""  # the model shapes' interval is in the title (the cell stays narrow)
     interval, launch, call = s.interval_msg, s.launch_msg, s.call_pair_msg
     lo = s.launch_overhead_us
     return {"interval_text": cell,

@@ -12,7 +12,9 @@ from markupsafe import Markup
 from generator.analyze.message import Sentence, sentence
 from generator.site import charts, i18n
 from generator.site.views.base import SiteContext
-from generator.site.views.latest import Lead
+from generator.site.views.latest import WHO_KEYS, Lead
+from generator.sweeps.moves import moved_facts
+from generator.words import ratio_text
 from generator.site.views.overview import ChartView, IndexRow, chart_view
 
 
@@ -27,6 +29,8 @@ class StripCell:
     css: str  # verdict-<word>, for the colour
     ratio: str = ""  # data: ``1.10x``, ``1.10x [1.02x, 1.19x]``
     launch: Sentence | str = ""  # ``launch overhead 5.2 µs (12 shapes)``
+    who: list[str] = field(default_factory=list)  # who moved against the sweep before (catalogue keys)
+    facts: list[Sentence] = field(default_factory=list)  # what changed, as ``diff`` finds it (issue 40)
 
 
 @dataclass
@@ -47,6 +51,11 @@ class HistoryChart:
     def launch(self) -> bool:
         """Some sweep gives the kernel's launch overhead."""
         return any(c.launch for c in self.strip)
+
+    @property
+    def moved(self) -> bool:
+        """Some sweep says who moved against the one before."""
+        return any(c.who or c.facts for c in self.strip)
 
 
 @dataclass
@@ -115,18 +124,20 @@ def figure_zh(fig: dict[str, Any]) -> dict[str, Any]:
             "traces": traces}
 
 
-def strip_cells(points: list[Any]) -> list[StripCell]:
+def strip_cells(points: list[Any], cuts: tuple[float, ...] = ()) -> list[StripCell]:
     """A kernel's verdict in each sweep it is in (``history.HistoryPoint``), with its ratio, interval
     and launch overhead where the sweep has them."""
     cells = []
     for p in points:
-        ratio = f"{p.geomean:.2f}x" if p.geomean is not None else ""
+        ratio = ratio_text(p.geomean, cuts, none="")  # never rounded across a threshold beside its verdict
         if ratio and p.ci:
             ratio += f" [{p.ci[0]:.2f}x, {p.ci[1]:.2f}x]"
         launch = (sentence("msg.hist.launch.cell", us=f"{p.launch_overhead[0]:.1f}", n=p.launch_overhead[1])
                   if p.launch_overhead else "")
+        moved = getattr(p, "moved", None) or {}
         cells.append(StripCell(label=p.label, verdict=p.verdict or "—", css=f"verdict-{(p.verdict or 'none').lower()}",
-                               ratio=ratio, launch=launch))
+                               ratio=ratio, launch=launch, who=[WHO_KEYS[w] for w in moved.get("who", []) if w in WHO_KEYS],
+                               facts=moved_facts(moved)))
     return cells
 
 
@@ -160,6 +171,6 @@ def history_page(rows: list[IndexRow], figures: dict[str, dict[str, Any]], marks
                                     points=n, chart=chart,
                                     regression=regression_text(marks[slug]) if slug in marks else "",
                                     regression_zh=regression_zh(marks[slug]) if slug in marks else "",
-                                    strip=strip_cells(points)))
+                                    strip=strip_cells(points, (ctx.headroom, ctx.win))))
     return HistoryPage(title=f"History \u00b7 {ctx.title}", site_title=ctx.title, root="", labels=list(labels),
                        charts=charts_, regressions=len(marks), lead=lead)

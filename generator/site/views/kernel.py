@@ -79,7 +79,7 @@ def pr_snippet(row: IndexRow, base_url: str) -> str:
             k = row.graph_capture_failed[0] if row.graph_capture_failed else 0
             words += (f" {row.ratio_text} on the kernel clock vs a comparable baseline over {row.verdict_geomean[1]} "
                       f"of {row.n_measured} measured shapes" + (f", {k} could not be graph-captured" if k else ""))
-        if row.blocked_reason:
+        if row.blocked_reason and row.blocked_reason != row.basis_text:  # said once
             words += f" ({md_text(row.blocked_reason)})"
         if row.interval_title:  # rule 14: how much the ratio depends on the shapes picked
             words += f" ({md_text(row.interval_title)})"

@@ -5,16 +5,16 @@ removed kernels; each kernel linked to its section of the page, with who moved a
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
-from generator.analyze.message import Sentence, counted, sentence
-from generator.sweeps.diff import COMPARISON, IMPROVEMENT, REGRESSION, KernelDiff, SweepDiff, fmt_pct, fmt_x
-from generator.sweeps.snapshot import ENVIRONMENT_KEYS
+from generator.analyze.message import Sentence, sentence
+from generator.sweeps.diff import COMPARISON, KernelDiff, SweepDiff, fmt_pct, fmt_x
+from generator.sweeps.moves import comparison_facts, facts  # noqa: F401  (the lead's facts, worded once)
 
 #: Kernels listed per group; the rest are counted (the lead stays on the first screen).
 MAX_ITEMS = 8
 #: Who moved (``KernelDiff.movers``) -> its catalogue key.
-WHO_KEYS = {"candidate": "hist.who.candidate", "baseline": "hist.who.baseline", COMPARISON: "hist.who.comparison"}
+WHO_KEYS = {"candidate": "hist.who.candidate", "baseline": "hist.who.baseline", COMPARISON: "hist.who.comparison",
+            "check": "hist.who.check"}
 
 
 @dataclass
@@ -110,53 +110,3 @@ def move_text(k: KernelDiff) -> str:
     if g is not None and (g.significant or k.old_verdict != k.new_verdict):
         parts.append(f"{fmt_x(g.old)} → {fmt_x(g.new)}" + (f" ({fmt_pct(g.ratio)})" if g.ratio else ""))
     return " · ".join(parts) or (fmt_x(k.new_ratio) if k.new_ratio is not None else "—")
-
-
-def facts(k: KernelDiff) -> list[Sentence]:
-    """What changed for one kernel, worded: the baselines compared with, the shapes, the commits and
-    the environment; "nothing recorded" when its move has no recorded change to rest on."""
-    out: list[Sentence] = []
-    for c in k.of_kind("comparison", "basis"):
-        if c.item == "baselines":
-            out += comparison_facts(c.new or {})
-        elif c.item == "pair_clock":
-            out.append(sentence("msg.hist.lead.clock", old=c.old or "—", new=c.new or "—"))
-        else:
-            out.append(sentence("msg.hist.lead.basis", old=c.old or "—", new=c.new or "—"))
-    shapes = [c for c in k.significant if c.kind in ("shape", "shape-status") and not c.comparison_only]
-    down = sum(1 for c in shapes if c.direction == REGRESSION)
-    up = sum(1 for c in shapes if c.direction == IMPROVEMENT)
-    if down or up:
-        out.append(sentence("msg.hist.lead.shapes", down=down, up=up, n=k.n_shapes_both))
-    for c in k.of_kind("provenance"):
-        if c.item == "candidate_commit":
-            out.append(sentence("msg.hist.lead.commit", old=c.old or "—", new=c.new or "—"))
-        elif c.item.startswith("baseline:"):
-            out.append(sentence("msg.hist.lead.basecommit", provider=c.item.split(":", 1)[1], old=c.old or "—",
-                                new=c.new or "—"))
-        elif c.item in ENVIRONMENT_KEYS:
-            out.append(sentence("msg.hist.lead.env", key=c.item, old=c.old or "—", new=c.new or "—"))
-    for c in k.of_kind("launch"):
-        if c.significant:
-            out.append(sentence("msg.hist.lead.launch", old=f"{c.old:.1f}", new=f"{c.new:.1f}"))
-    if any(cause.kind == "unexplained" for cause in k.causes):
-        out.append(sentence("msg.hist.lead.unexplained"))
-    return out
-
-
-def comparison_facts(facts_: dict[str, Any]) -> list[Sentence]:
-    """The baselines' status moves and the best-baseline changes they caused, worded."""
-    out = []
-    for provider, old, new, n in facts_.get("moves", []):
-        if old is None:
-            key, kw = "msg.hist.lead.added", {}
-        elif new is None:
-            key, kw = "msg.hist.lead.dropped", {}
-        elif new == "ok":
-            key, kw = "msg.hist.lead.passes", {"was": old}
-        else:
-            key, kw = "msg.hist.lead.fails", {"now": new}
-        out.append(sentence(counted(key, n), provider=provider, n=n, **kw))
-    for old, new, n in facts_.get("best", []):
-        out.append(sentence(counted("msg.hist.lead.best", n), old=old or "—", new=new or "—", n=n))
-    return out

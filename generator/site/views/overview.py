@@ -9,6 +9,7 @@ from typing import Any
 
 
 from generator.analyze.message import msg, sentence_from_json, sentence_json
+from generator.words import ratio_text
 from generator.site import charts, i18n, wording
 from generator.site.wording import Said, Seg, runs
 from generator.site.views import cells
@@ -17,7 +18,7 @@ from generator.site.views import diagnosis as diagnosis_views
 from generator.site.views import measurement
 from generator.site.views import overview_head
 from generator.site.views.overview_chart import (  # noqa: F401  (ChartView, chart_view: imported from here by the other views)
-    ChartView, Disagreement, chart_view, disagreements, off_chart_reason,
+    ChartView, Disagreement, chart_view, disagreements, eager_caption, off_chart_reason,
 )
 from generator.site.views.base import (
     DASH, KernelData, READING_SHOWN, SiteContext, UNCATEGORIZED, VERDICTS, VERDICT_RANK, fmt_x, verdict_css, verdict_label,
@@ -518,7 +519,8 @@ def ladder_cells(s: Any) -> dict[str, Any]:
     if s is None:
         return {}
     basis = s.basis_msg
-    return {"ratio": s.verdict_value, "ratio_text": fmt_x(s.verdict_value), "verdict_basis": s.verdict_basis,
+    cuts = (s.thresholds.headroom, s.thresholds.win)  # never rounded across a threshold it stands beside (issue 40)
+    return {"ratio": s.verdict_value, "ratio_text": ratio_text(s.verdict_value, cuts), "verdict_basis": s.verdict_basis,
             "basis_text": s.basis_text, "basis_zh": str(i18n.marked("zh", basis.key, **basis.kw)) if basis else "",
             "blocked_reason": s.blocked_reason, "verdict_geomean": s.verdict_geomean, "at_floor": s.at_floor,
             "not_comparable": s.not_comparable, "unverified": s.unverified, **cells.clock_cells(s)}
@@ -610,6 +612,7 @@ class OverviewPage:
     measured: list[measurement.MeasuredFact] = field(default_factory=list)  # how it was measured
     category_options: list[tuple[str, str]] = field(default_factory=list)  # (value, as its owners write it)
     open_markers: bool = False  # the chart draws a flagged verdict open: its caption says what that means
+    eager_dots: tuple[str, str] | None = None  # the caption of the chart's eager-vs-eager series (English, 中文)
     findings: Any = None  # views.findings.FindingsLink when the sweep has a FINDINGS.md
     head: overview_head.OverviewHead | None = None  # the first screen (issue 34)
 
@@ -681,12 +684,13 @@ def overview_page(rows: list[IndexRow], ctx: SiteContext, provenance: list[Fact]
         severity_filters=[("", "any severity")] + [(v, v) for v in diagnosis_views.SEVERITIES],
         headline_chart=headline_chart,
         not_on_headline_chart=not_on_headline,
-        disagreements=disagreements(rows),
+        disagreements=disagreements(rows, (ctx.headroom, ctx.win)),
         coverage=coverage_views.coverage_view(rows, ctx),
         severity_help=i18n.en("sev.help", **sev_help),
         severity_help_zh=i18n.marked("zh", "sev.help", **sev_help),
         measured=measurement.measurement_view(rows, ctx.candidate),
         open_markers=any(charts.drawn_open(r) for r in plotted),
+        eager_dots=eager_caption(plotted),
         category_options=[(c, labels[c]) for c in cats],
         head=overview_head.overview_head(rows, ctx.candidate, list(sweep_reading or [])),
     )

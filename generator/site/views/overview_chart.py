@@ -9,7 +9,7 @@ from typing import Any
 from markupsafe import Markup
 
 from generator.site import charts, i18n
-from generator.site.views.base import fmt_x
+from generator.words import ratio_text
 
 
 @dataclass
@@ -41,7 +41,7 @@ class Disagreement:
     zh: str
 
 
-def disagreements(rows: list[Any]) -> list[Disagreement]:
+def disagreements(rows: list[Any], cuts: tuple[float, ...] = ()) -> list[Disagreement]:
     """Kernels whose headline verdict differs from the multi-shape verdict, with both ranks."""
     by_geo = sorted((r for r in rows if r.ratio is not None), key=lambda r: (-r.ratio, r.name.lower()))
     by_head = sorted((r for r in rows if r.headline_speedup is not None),
@@ -50,7 +50,7 @@ def disagreements(rows: list[Any]) -> list[Disagreement]:
     rank_h = {r.slug: i for i, r in enumerate(by_head, 1)}
     out = []
     for r in sorted((r for r in rows if r.headline_disagrees and r.ratio is not None), key=lambda r: r.name.lower()):
-        h, g = fmt_x(r.headline_speedup), r.ratio_text
+        h, g = ratio_text(r.headline_speedup, cuts), r.ratio_text  # each beside its verdict word
         n = r.verdict_geomean[1] if r.verdict_geomean else r.n_measured
         out.append(Disagreement(
             r.name, r.href,
@@ -65,7 +65,25 @@ def disagreements(rows: list[Any]) -> list[Disagreement]:
 OFF_CHART = {"UNTIMED": "ov.offchart.untimed", None: "ov.offchart.none", "BLOCKED": "ov.offchart.blocked"}
 
 
+#: A BLOCKED kernel's ``blocked_reason`` (VERDICTS rule 12) -> its catalogue key.
+BLOCKED_REASONS = {"no measured shape": "ov.blocked.nomeasured", "hard failures": "ov.blocked.failures",
+                   "no like-for-like baseline": "ov.blocked.nolfl", "timed on the call clock only": "ov.blocked.callonly"}
+
+
 def off_chart_reason(r: Any) -> tuple[str, str]:
-    """``(English, 中文)`` of why ``r`` has no point on the overview chart."""
+    """``(English, 中文)`` of why ``r`` has no point on the overview chart: a BLOCKED kernel's own
+    ``blocked_reason`` (issue 40: not "no measured shape" for a kernel with 30 measured shapes)."""
+    if r.verdict == "BLOCKED" and not r.campaign_broken and getattr(r, "blocked_reason", None):
+        key = BLOCKED_REASONS.get(r.blocked_reason)
+        return i18n.both(key) if key else (r.blocked_reason, r.blocked_reason)
     key = "ov.offchart.broken" if r.campaign_broken else OFF_CHART.get(r.verdict)
     return i18n.both(key) if key else (r.verdict_label.lower(), r.verdict_label.lower())
+
+
+def eager_caption(rows: list[Any]) -> tuple[str, str] | None:
+    """``(English, 中文)`` of the caption line for the chart's eager-vs-eager series, None without one."""
+    counts = [(r.name, len(r.shape_eager)) for r in rows if r.shape_eager]
+    if not counts:
+        return None
+    kw = {"n": sum(n for _, n in counts), "kernels": ", ".join(f"{name} {n}" for name, n in counts)}
+    return i18n.en("chart.overview.eager", **kw), i18n.zh("chart.overview.eager", **kw)

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import functools
+import json
+import math
 from dataclasses import dataclass
+from importlib import resources
 
 from generator.site import charts
 from generator.site.views.base import KernelData, SiteContext, md_text
@@ -14,7 +18,9 @@ from generator.site.views.overview import IndexRow
 
 @dataclass
 class BadgeView:
-    """The verdict badge (``badges/<slug>.svg``): label and value boxes, sizes in px."""
+    """The verdict badge (``badges/<slug>.svg``): the verdict word on the left, what it rests on (its
+    ratio, or a BLOCKED kernel's reason) on the right; sizes in px, each text's measured width
+    (``text_px``) given as its ``textLength`` so that it fills its box in any font."""
 
     label: str
     value: str
@@ -25,35 +31,55 @@ class BadgeView:
     right: int
     left_x: float
     right_x: float
+    left_text: float = 0.0  # the measured width of each text
+    right_text: float = 0.0
 
 
-def _text_px(text: str) -> int:
-    """Approximate width of 11px Verdana text (wide glyphs count double)."""
-    return int(sum(7 if ord(ch) < 0x2E80 else 12 for ch in text) + 10)
+#: The badge's text: 11 px, and the padding each side of a text in its box.
+BADGE_FONT_PX, BADGE_PAD = 11, 6
+
+
+@functools.lru_cache(maxsize=1)
+def _widths() -> tuple[dict[str, int], int, int]:
+    """(character -> advance width, units per em, the widest advance) of DejaVu Sans
+    (``generator/data/badge_widths.json``, made by ``tests/data/make_badge_widths.py``)."""
+    doc = json.loads(resources.files("generator").joinpath("data/badge_widths.json").read_text(encoding="utf-8"))
+    widths = {k: int(v) for k, v in doc["widths"].items()}
+    return widths, int(doc["units_per_em"]), max(widths.values())
+
+
+def text_px(text: str, size: float = BADGE_FONT_PX) -> float:
+    """The width of ``text`` at ``size`` px in the badge's font, from its advance widths; a character the
+    table lacks counts as its widest (a CJK one as a full em), so that the box is never too small."""
+    widths, units, widest = _widths()
+    total = sum(widths.get(ch, units if ord(ch) >= 0x2E80 else widest) for ch in text)
+    return round(total * size / units, 2)
 
 
 def badge_view(row: IndexRow) -> BadgeView:
-    """Badge of one kernel: verdict on the left, the ratio it rests on and its basis on the right."""
+    """Badge of one kernel: the verdict word on the left (BLOCKED too); on the right the ratio it rests
+    on and its basis, or a BLOCKED kernel's reason; the title says it whole."""
     label = row.verdict_label
-    if row.ratio is not None:
+    if row.verdict == "BLOCKED" and row.blocked_reason:
+        value = row.blocked_reason
+    elif row.ratio is not None:
         value = row.ratio_text + (f" \u00b7 {row.verdict_basis}" if row.basis_text else "")
         if row.verdict_basis == "shapes" and row.verdict_geomean:
             value += f" \u00b7 {row.verdict_geomean[1]} shapes"
     else:
-        value = "no data" if row.verdict is None else label.lower()
-        label = "verdict"
+        value = "capture only" if row.verdict is None else "ledger only" if row.verdict == "UNTIMED" else "no ratio"
     color = charts.VERDICT_COLORS.get(row.verdict or "", "#8c959f")
-    left, right = _text_px(label), _text_px(value)
+    lt, rt = text_px(label), text_px(value)
+    left, right = math.ceil(lt) + 2 * BADGE_PAD, math.ceil(rt) + 2 * BADGE_PAD
     flags = f" ({'; '.join(row.flags)})" if row.flags else ""
-    basis = f", {row.basis_text}" if row.basis_text else ""
+    basis = f", {row.basis_text}" if row.basis_text and row.basis_text != value else ""
     sure = f" ({row.interval_title})" if row.interval_title else ""  # rule 14
     launch = f"; {row.launch_title}" if row.launch_title else ""  # rule 13: the launcher beside the kernel verdict
-    if row.blocked_reason:
-        value = row.blocked_reason
+    said = row.ratio_text if row.ratio is not None else value
     return BadgeView(label=label, value=value,
-                     title=f"{row.name}: {row.verdict_label} {row.ratio_text}{basis}{sure}{flags}{launch}",
+                     title=f"{row.name}: {label} {said}{basis}{sure}{flags}{launch}",
                      color=color, width=left + right, left=left, right=right,
-                     left_x=left / 2, right_x=left + right / 2)
+                     left_x=left / 2, right_x=left + right / 2, left_text=lt, right_text=rt)
 
 
 @dataclass

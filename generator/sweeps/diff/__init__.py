@@ -41,8 +41,14 @@ speedup moved with neither side's own time, so the baseline's ratio is not teste
 counted in the kernel's ``b``. A kernel's cause is the summary of its shapes' (``kernel_known_causes``:
 the baselines' status moves, the shapes the candidate now passes or no longer passes), and is
 "unexplained" only when nothing names one. Every cause says who moved (``Cause.sides``: candidate,
-baseline, comparison); a move that is the comparison's alone is no regression or improvement (it is
+baseline, comparison, check); a move that is the comparison's alone is no regression or improvement (it is
 listed as a comparison change), and ``--fail-on-regression`` fails only on moves the candidate is among.
+
+The **check**: a shape the candidate starts (or ceases) to pass the correctness check on, where a
+baseline at the same commit does the same on the same shape, moved by the check itself (the harness's
+tolerance), neither kernel (``rules.check_movers``). A commit or environment value one side does not
+record is unknown there, not a change (``rules.changed``): a sweep without docs/data/kernels.json
+names no candidate commit, and that is no "commit — → 7255fff8" cause.
 
 Hotspot shifts (primary capture): the top stall type or the occupancy (waves per SIMD,
 limiter) changed, or the stall ratio moved by at least ``stall_points`` (5 percentage

@@ -6,7 +6,8 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
-from generator.analyze.verdicts import args_text
+from generator.analyze.verdicts import Thresholds, args_text
+from generator.words import ratio_text
 
 REGRESSION, IMPROVEMENT, NEUTRAL = "regression", "improvement", "neutral"
 #: The relative move a shape's speedup must beat (besides its own noise) to be a regression or
@@ -16,8 +17,13 @@ CANDIDATE, BASELINE, ENVIRONMENT, NOISE, UNEXPLAINED = "candidate", "baseline", 
 #: A cause that is the comparison's: the baselines compared with changed (one added, removed, starting or
 #: ceasing to pass), so the speedup moved with neither side's time.
 COMPARISON = "comparison"
-#: Who moved, in display order: the candidate, a baseline, the comparison (``Cause.sides``).
-SIDES = (CANDIDATE, BASELINE, COMPARISON)
+#: A cause that is the check's: the harness's correctness check changed (the candidate and a baseline at the
+#: same commit start or cease to pass it together on the same shapes), neither kernel's doing.
+CHECK = "check"
+#: Who moved, in display order: the candidate, a baseline, the comparison, the check (``Cause.sides``).
+SIDES = (CANDIDATE, BASELINE, COMPARISON, CHECK)
+#: The sides whose move is no kernel's time: a kernel moved by them alone keeps its standing.
+NOT_A_KERNEL = (COMPARISON, CHECK)
 DIFF_MARKER = "<!-- kernel-atlas-diff -->"
 #: Verdicts from best to worst (a move right is a regression).
 VERDICT_RANK = {"WIN": 0, "PARITY": 1, "HEADROOM": 2, "BLOCKED": 3}
@@ -64,8 +70,9 @@ class MovedBy:
 
     @property
     def comparison_only(self) -> bool:
-        """The move is the comparison's alone: no regression or improvement of the candidate (nor a baseline's time)."""
-        return self.movers == (COMPARISON,)
+        """The move is the comparison's or the check's alone: no regression or improvement of the candidate
+        (nor a baseline's time)."""
+        return bool(self.movers) and all(m in NOT_A_KERNEL for m in self.movers)
 
 
 @dataclass
@@ -177,8 +184,8 @@ class KernelDiff(MovedBy):
 
     @property
     def comparison_changed(self) -> bool:
-        """Some baseline compared with was added, removed, or started or ceased to pass."""
-        return any(COMPARISON in c.sides for ch in self.changes for c in ch.causes)
+        """Some baseline compared with was added, removed, or started or ceased to pass (or the check changed)."""
+        return any(side in c.sides for ch in self.changes for c in ch.causes for side in NOT_A_KERNEL)
 
     def label(self, c: Change) -> str:
         """A shape change's label, unique in this kernel's tables."""
@@ -322,9 +329,13 @@ def _kernel_order(k: KernelDiff) -> tuple:
     return (rank, 0 if k.verdict_change else 1, -_size(g.ratio if g else None), k.slug)
 
 
+#: The verdict thresholds a ratio is shown against (``Thresholds``' defaults: a snapshot keeps no configuration).
+CUTS = (Thresholds().headroom, Thresholds().win)
+
+
 def fmt_x(value: float | None) -> str:
-    """``0.87x``; an em dash for None."""
-    return "—" if value is None else f"{value:.2f}x"
+    """``0.87x``, never rounded across a verdict threshold (``0.947x``: ``words.ratio_text``); an em dash for None."""
+    return ratio_text(value, CUTS)
 
 
 def fmt_pct(ratio: float | None) -> str:

@@ -10,6 +10,7 @@ from generator.errors import InputError
 from generator.sweeps.diff.changes import (
     BASELINE,
     CANDIDATE,
+    CHECK,
     COMPARISON,
     ENVIRONMENT,
     IMPROVEMENT,
@@ -32,6 +33,9 @@ from generator.sweeps.diff.rules import (
     _arrow,
     attribute,
     beats,
+    changed,
+    check_movers,
+    check_text,
     comparable_baselines,
     direction_of,
     environment_changes,
@@ -89,7 +93,7 @@ def _kernel_level(old: KernelSnapshot, new: KernelSnapshot, options: DiffOptions
     if old.verdict != new.verdict:
         out.append(Change("verdict", new.slug, "verdict", old.verdict, new.verdict, True,
                           verdict_direction(old.verdict, new.verdict), ratio=ratio, threshold=factor,
-                          causes=list(causes) or list(known) or _provenance_causes(old, new),
+                          causes=_verdict_causes(causes, known) or _provenance_causes(old, new),
                           text=f"verdict {_arrow(old.verdict, new.verdict)}"))
     out += _ladder_changes(old, new, factor, causes, list(known))
     if ratio is not None and ratio != 1.0:
@@ -113,6 +117,14 @@ def _kernel_level(old: KernelSnapshot, new: KernelSnapshot, options: DiffOptions
         out.append(Change("failures", new.slug, "hard_failures", a, b, True, REGRESSION if b > a else IMPROVEMENT,
                           causes=_provenance_causes(old, new), text=f"hard failures {a} → {b}"))
     return out
+
+
+def _verdict_causes(causes: list[Cause], known: list[Cause]) -> list[Cause]:
+    """A verdict move's causes: the timing's, unless they say only "noise" while a known cause (the
+    comparison, the check, the basis) moved it: then that one (a verdict that moved rung is no noise)."""
+    if known and all(c.kind == NOISE for c in causes):
+        return list(known)
+    return list(causes) or list(known)
 
 
 def _ladder_changes(old: KernelSnapshot, new: KernelSnapshot, factor: float, causes: list,
@@ -194,11 +206,11 @@ _TIMES = re.compile(r" \((candidate|baseline) time ×[0-9.]+\)")
 def _provenance_causes(old: KernelSnapshot, new: KernelSnapshot) -> list[Cause]:
     """Causes from provenance alone (no timing ratio to test): what changed, if anything."""
     causes = []
-    if old.candidate_commit != new.candidate_commit:
+    if changed(old.candidate_commit, new.candidate_commit):
         causes.append(Cause(CANDIDATE, f"commit {_arrow(old.candidate_commit, new.candidate_commit)}", (CANDIDATE,)))
     olds, news = comparable_baselines(old.baselines, new.baselines)
     for p in sorted(set(olds) | set(news)):
-        if olds.get(p) != news.get(p):
+        if changed(olds.get(p), news.get(p)):
             causes.append(Cause(BASELINE, f"{provider_name(p)} {_arrow(olds.get(p), news.get(p))}", (BASELINE,)))
     env = environment_changes(old.environment, new.environment)
     if env:
@@ -227,8 +239,14 @@ def kernel_known_causes(old: KernelSnapshot, new: KernelSnapshot, shape_changes:
         words.append(f"no longer measured on {_count(len(lost), 'shape')}")
     if words:
         commit = (f" (commit {_arrow(old.candidate_commit, new.candidate_commit)})"
-                  if old.candidate_commit != new.candidate_commit else "")
+                  if changed(old.candidate_commit, new.candidate_commit) else "")
         out.append(Cause(CANDIDATE, ", ".join(words) + commit, (CANDIDATE,)))
+    checked: dict[str, int] = {}
+    for c in shape_changes:
+        if c.kind == "shape-status" and c.item == "check":
+            detail = c.causes[0].detail
+            checked[detail] = checked.get(detail, 0) + 1
+    out += [Cause(CHECK, f"{detail} on {_count(n, 'shape')}", (CHECK,)) for detail, n in checked.items()]
     basis = _basis_cause(old, new, any(c.kind == CANDIDATE for c in out))
     if basis is not None and basis.kind == COMPARISON:
         out.append(basis)
@@ -243,7 +261,8 @@ def _basis_cause(old: KernelSnapshot, new: KernelSnapshot, candidate_moved: bool
         return None
     if candidate_moved or "failures" in (a, b):
         return None
-    return Cause(COMPARISON, f"verdict basis {_arrow(a, b)}", (COMPARISON,))
+    why = " (a profiled pair decides now)" if b == "pair" else " (the profiled pair decides no more)" if a == "pair" else ""
+    return Cause(COMPARISON, f"verdict basis {_arrow(a, b)}{why}", (COMPARISON,))
 
 
 def _count(n: int, noun: str) -> str:
@@ -356,12 +375,21 @@ def _shape_status_change(old: KernelSnapshot, new: KernelSnapshot, a: ShapePoint
     ``item`` "candidate") or by the comparison (a baseline started or ceased to pass; ``item`` "baselines")."""
     now_measured = b.speedup is not None
     by_candidate = a.candidate_status != b.candidate_status or a.baseline_status is None or b.baseline_status is None
+    with_check = check_movers(old, new, a, b) if by_candidate else []
+    if with_check:  # the candidate and a baseline at the same commit crossed the check together
+        text = (f"now measured: {fmt_x(b.speedup)} (was {a.candidate_status})" if now_measured
+                else f"no longer measured: {b.candidate_status} (was {fmt_x(a.speedup)})")
+        causes = [Cause(CHECK, check_text("the candidate", with_check, old, new, now_measured),
+                        (CHECK,))]
+        return Change("shape-status", new.slug, "check", a.candidate_status, b.candidate_status, True,
+                      IMPROVEMENT if now_measured else REGRESSION, causes=causes,
+                      shape_id=b.shape_id, args=b.args, dtype=b.dtype, text=text)
     if by_candidate:
         status = b.candidate_status if not now_measured else a.candidate_status
         text = (f"now measured: {fmt_x(b.speedup)} (was {status or 'not run'})" if now_measured
                 else f"no longer measured: {status or 'no candidate row'} (was {fmt_x(a.speedup)})")
         commit = (f"commit {_arrow(old.candidate_commit, new.candidate_commit)}"
-                  if old.candidate_commit != new.candidate_commit else "same commit")
+                  if changed(old.candidate_commit, new.candidate_commit) else "same commit")
         causes = [Cause(CANDIDATE, f"{_arrow(a.candidate_status, b.candidate_status)}, {commit}", (CANDIDATE,))]
     else:
         moves = "; ".join(status_move_text(*m) for m in status_moves(a, b)) or "no baseline passes"
@@ -418,13 +446,13 @@ def _hotspot_causes(old: KernelSnapshot, new: KernelSnapshot) -> list[Cause]:
 def diff_kernel_provenance(old: KernelSnapshot, new: KernelSnapshot) -> list[Change]:
     """Changes of the candidate commit, a baseline's commit, or the environment."""
     out = []
-    if old.candidate_commit != new.candidate_commit:
+    if changed(old.candidate_commit, new.candidate_commit):
         out.append(Change("provenance", new.slug, "candidate_commit", old.candidate_commit, new.candidate_commit,
                           False, NEUTRAL, text=f"candidate commit {_arrow(old.candidate_commit, new.candidate_commit)}"))
     olds, news = comparable_baselines(old.baselines, new.baselines)
     for p in sorted(set(olds) | set(news)):
         a, b = olds.get(p), news.get(p)
-        if a != b:
+        if changed(a, b):
             out.append(Change("provenance", new.slug, f"baseline:{p}", a, b, False, NEUTRAL,
                               text=f"baseline {provider_name(p)} {_arrow(a, b)}"))
     for k, (a, b) in environment_changes(old.environment, new.environment).items():
@@ -439,6 +467,7 @@ def diff_snapshots(old: SweepSnapshot, new: SweepSnapshot, options: DiffOptions 
                                     f"{old.format_version}: rebuild both sides with the same kernel-atlas")
     pairs: dict[str, str] = {}  # old slug -> new slug
     for a, b in options.renames:
+        a, b = slug_named(old, a), slug_named(new, b)
         if a not in old.kernels:
             raise InputError(old.label, f"--rename {a}={b}: no kernel {a!r} on the old side "
                                         f"(kernels: {', '.join(sorted(old.kernels)) or 'none'})")
@@ -484,6 +513,15 @@ def diff_snapshots(old: SweepSnapshot, new: SweepSnapshot, options: DiffOptions 
     )
 
 
+def slug_named(snap: SweepSnapshot, name: str) -> str:
+    """The slug of the kernel ``name`` names on one side: its slug, else its campaign (as ``verdicts`` prints
+    it), bundle or title when exactly one kernel has it; ``name`` itself otherwise (then an unknown one)."""
+    if name in snap.kernels:
+        return name
+    found = [k.slug for k in snap.kernels.values() if name in (k.op, k.bundle, k.name)]
+    return found[0] if len(found) == 1 else name
+
+
 def error_notes(old: dict[str, str], new: dict[str, str]) -> list[str]:
     """One note per item that could not be read: on both sides (the same problem), or on one."""
     notes = []
@@ -513,10 +551,14 @@ def rename_hints(removed: list[KernelSnapshot], added: list[KernelSnapshot]) -> 
 
 
 def diff_sweep_provenance(old: Mapping[str, str], new: Mapping[str, str]) -> list[Change]:
-    """Sweep-level provenance keys whose value differs."""
+    """Sweep-level provenance keys whose value differs; a key one side does not record is said as such
+    (unknown there, not a change: a sweep without docs/data/kernels.json records no date)."""
     out = []
     for k in sorted(set(old) | set(new)):
-        if old.get(k) != new.get(k):
-            out.append(Change("provenance", None, k, old.get(k), new.get(k), False, NEUTRAL,
-                              text=f"{k} {_arrow(old.get(k), new.get(k))}"))
+        a, b = old.get(k), new.get(k)
+        if a == b:
+            continue
+        text = (f"{k} {_arrow(a, b)}" if changed(a, b)
+                else f"{k} {a if a is not None else b} (recorded by the {'old' if a is not None else 'new'} side only)")
+        out.append(Change("provenance", None, k, a, b, False, NEUTRAL, text=text))
     return out

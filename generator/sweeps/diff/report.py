@@ -63,7 +63,8 @@ def _comparison_move(k: KernelDiff) -> str:
     g = k.headline_change
     move = f" {fmt_x(g.old)} → {fmt_x(g.new)} ({fmt_pct(g.ratio)})" if g is not None and g.significant \
         and k.comparison_only else ""
-    what = next((c.causes[0].detail for c in k.of_kind("comparison") if c.causes), "")
+    checked = next((c.causes[0].detail for c in k.of_kind("shape-status") if c.item == "check" and c.causes), "")
+    what = "; ".join(x for x in (checked, next((c.causes[0].detail for c in k.of_kind("comparison") if c.causes), "")) if x)
     return f"{k.name}{move}" + (f" with {what}" if what else "")
 
 

@@ -56,9 +56,15 @@ def ratio_of(new: float | None, old: float | None) -> float | None:
     return new / old
 
 
+def changed(old: Any, new: Any) -> bool:
+    """A recorded value that differs: both sides record it and they differ (a value one side does not
+    record, a sweep without docs/data/kernels.json, is unknown there, not changed)."""
+    return old is not None and new is not None and old != new
+
+
 def environment_changes(old: Mapping[str, str], new: Mapping[str, str]) -> dict[str, tuple[str | None, str | None]]:
-    """Environment keys whose value differs (a key present on one side only counts)."""
-    return {k: (old.get(k), new.get(k)) for k in ENVIRONMENT_KEYS if old.get(k) != new.get(k)}
+    """Environment keys recorded on both sides whose value differs (``changed``)."""
+    return {k: (old.get(k), new.get(k)) for k in ENVIRONMENT_KEYS if changed(old.get(k), new.get(k))}
 
 
 def _arrow(old: Any, new: Any) -> str:
@@ -88,14 +94,14 @@ def attribute(old: KernelSnapshot, new: KernelSnapshot, significant: bool, facto
         base_moved = False
     causes: list[Cause] = []
     env = environment_changes(old.environment, new.environment)
-    if cand_moved and old.candidate_commit != new.candidate_commit:
+    if cand_moved and changed(old.candidate_commit, new.candidate_commit):
         causes.append(Cause(CANDIDATE, f"commit {_arrow(old.candidate_commit, new.candidate_commit)}"
                             + _times(cand_ratio, "candidate"), (CANDIDATE,)))
     if base_moved:
         olds, news = comparable_baselines(old.baselines, new.baselines)
         for p in dict.fromkeys(p for p in providers if p):
             a, b = baseline_commit(olds, p), baseline_commit(news, p)
-            if a != b:
+            if changed(a, b):
                 causes.append(Cause(BASELINE, f"{p} {_arrow(a, b)}" + _times(base_ratio, "baseline"), (BASELINE,)))
             elif PROVIDER_ENVIRONMENT.get(p) in env:
                 key = PROVIDER_ENVIRONMENT[p]
@@ -139,6 +145,34 @@ def status_move_text(provider: str, old: str | None, new: str | None) -> str:
     if new == PASSES:
         return f"{provider} now passes (was {old})"
     return f"{provider} no longer passes (now {new})"
+
+
+#: The statuses a correctness check gives: passing it, failing it.
+CHECKED = (PASSES, "incorrect")
+
+
+def check_movers(old: KernelSnapshot, new: KernelSnapshot, a: ShapePoint, b: ShapePoint) -> list[str]:
+    """The baselines that moved with the candidate across the correctness check on a shape (both from
+    ``incorrect`` to passing, or back), each at the same commit on both sides: then the check changed
+    (the harness's tolerance), not the kernels. Empty when the candidate did not cross it or no baseline did."""
+    if a.baseline_status is None or b.baseline_status is None:
+        return []
+    move = (a.candidate_status, b.candidate_status)
+    if set(move) != set(CHECKED):
+        return []
+    olds, news = comparable_baselines(old.baselines, new.baselines)
+    return [p for p in sorted(set(a.baseline_status) & set(b.baseline_status))
+            if (a.baseline_status[p], b.baseline_status[p]) == move
+            and not changed(baseline_commit(olds, p), baseline_commit(news, p))]
+
+
+def check_text(candidate: str, providers: list[str], old: KernelSnapshot, new: KernelSnapshot, passes: bool) -> str:
+    """``the check changed: flydsl and aiter (same commit 32e1e6d76) now pass it together``."""
+    olds, _ = comparable_baselines(old.baselines, new.baselines)
+    named = ", ".join(f"{p} (same commit {baseline_commit(olds, p)})" if baseline_commit(olds, p) else p
+                      for p in providers)
+    verb = "now pass it together" if passes else "now fail it together"
+    return f"the correctness check changed: {candidate} and {named} {verb}; neither kernel's doing"
 
 
 def shape_comparison(a: ShapePoint, b: ShapePoint) -> Cause | None:
