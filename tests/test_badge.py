@@ -196,5 +196,5 @@ def test_a_build_without_base_url_says_its_pr_links_are_relative(sweep, tmp_path
 def test_the_pr_snippet_of_a_blocked_kernel_says_its_reason_once(built_site):
     line = (built_site / "pr" / "fused_rope_cache.md").read_text().splitlines()[0]
     assert line.startswith("[![Fused RoPE + KV-Cache: BLOCKED](badges/fused_rope_cache.svg)](kernels/fused_rope_cache/) "
-                           "[Fused RoPE + KV-Cache](kernels/fused_rope_cache/): **BLOCKED**, no like-for-like baseline; ")
+                           "[Fused RoPE + KV-Cache](kernels/fused_rope_cache/): **BLOCKED**, no like-for-like baseline")
     assert line.count("no like-for-like baseline") == 1

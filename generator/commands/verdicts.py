@@ -322,7 +322,7 @@ def render_markdown(scores: list[KernelScore], shapes: bool = False, broken: dic
                      f"baseline timed the same way over the same work, shapes at the timing floor left out; "
                      f"`pair`: the profiling sweep's hand-matched pair). Vs any baseline: the geomean against "
                      f"the fastest baseline of any kind, for reference, over the shapes where both rows are graph-replayed "
-                     f"and below every roof. {clock_sentence(timed)}; a pair timed on the call clock is named as call time "
+                     f"and below every roof. {clock_sentence(timed)}. A pair timed on the call clock is named as call time "
                      f"in the verdict cell. Launch overhead: at least what a call of {timed[0].candidate} costs more than the "
                      f"fastest baseline's call (eager call times) where the work is too small to hide it, a lower bound (the "
                      f"harness's L2 flush hides part of the host path), the launcher's cost, not the kernel's. Interval: how "

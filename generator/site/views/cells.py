@@ -104,3 +104,12 @@ def replay_msg(s: Any, ctx: SiteContext) -> Any:
     if not any((g >= t) != (without >= t) for t in edges):
         return None
     return msg("head.replay", x=f"{without:.2f}x", c=f"{cost:.2f}")
+
+
+def shape_cells(s: Any) -> dict[str, Any]:
+    """The verdict shapes' ratios (the overview chart's dots), each one's verdict baseline, and the dots
+    compared eager vs eager (the candidate and its baseline timed differently, VERDICTS rule 10)."""
+    shapes = [sh for sh in s.shapes if sh.is_verdict_shape]
+    return {"shape_speedups": [sh.verdict_speedup for sh in shapes],
+            "shape_baselines": [sh.verdict_baseline for sh in shapes],
+            "shape_eager": [i for i, sh in enumerate(shapes) if sh.verdict_eager]}

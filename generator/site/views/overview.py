@@ -473,7 +473,7 @@ def index_row(k: KernelData, ctx: SiteContext | None = None) -> IndexRow:
         broken=list(k.broken),
         headline_text=k.headline.text if k.headline else None,
         headline_note=k.headline_note,
-        **(shape_cells(s) if scored else {"shape_speedups": []}),
+        **(cells.shape_cells(s) if scored else {"shape_speedups": []}),
         floor_speedups=[sh.verdict_speedup for sh in s.shapes if sh.measured and sh.at_floor] if scored else [],
         search=search,
         noise=s.noise if scored else None,
@@ -492,15 +492,6 @@ def index_row(k: KernelData, ctx: SiteContext | None = None) -> IndexRow:
         superseded_by=ctx.superseded.get(k.op or ""),
         supersedes=ctx.supersedes.get(k.op or ""),
     )
-
-
-def shape_cells(s: Any) -> dict[str, Any]:
-    """The verdict shapes' ratios (the overview chart's dots), each one's verdict baseline, and the dots
-    compared eager vs eager (the candidate and its baseline timed differently, VERDICTS rule 10)."""
-    shapes = [sh for sh in s.shapes if sh.is_verdict_shape]
-    return {"shape_speedups": [sh.verdict_speedup for sh in shapes],
-            "shape_baselines": [sh.verdict_baseline for sh in shapes],
-            "shape_eager": [i for i, sh in enumerate(shapes) if sh.verdict_eager]}
 
 
 def first_step_of(k: KernelData) -> dict[str, Any] | None:
