@@ -33,6 +33,7 @@ def _fmt_ratio(value: float | None) -> str:
     """An interval bound: ``1.13``; an em dash for None."""
     return "\u2014" if value is None else f"{value:.2f}"
 from generator.config import DEFAULT_REFERENCE
+from generator.words import ratio_text
 
 
 @dataclass
@@ -164,7 +165,8 @@ class KernelScore:
 
     @property
     def verdict_value_text(self) -> str:
-        return _fmt_x(self.verdict_value)
+        """The ratio that decided, never rounded across a threshold (``words.ratio_text``: 0.9469 is 0.947x)."""
+        return ratio_text(self.verdict_value, (self.thresholds.headroom, self.thresholds.win))
 
     @property
     def basis_text(self) -> str:
@@ -181,7 +183,7 @@ class KernelScore:
     def _basis_params(self) -> dict[str, Any]:
         if self.verdict_basis == "pair":
             name = self.headline.baseline_name if self.headline and self.headline.baseline_name else "?"
-            return {"baseline": name, "x": _fmt_x(self.pair_speedup)}
+            return {"baseline": name, "x": self.verdict_value_text}
         if self.verdict_basis == "floor":
             return {"n": self.at_floor, "factor": f"{FLOOR_FACTOR:g}", "floor": f"{self.floor_us:.2f}" if self.floor_us else "?"}
         if self.verdict_basis == "bound":

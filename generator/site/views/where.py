@@ -10,7 +10,8 @@ from typing import Any
 from generator.analyze.message import Msg, msg
 from generator.analyze.verdicts import loses
 from generator.analyze.verdicts.rules import reaches
-from generator.site.views.base import SiteContext, fmt_x
+from generator.site.views.base import SiteContext
+from generator.words import ratio_text
 from generator.site.views.diagnosis import severity_level
 
 
@@ -22,6 +23,12 @@ def side_level(g: float, score: Any, ctx: SiteContext) -> str:
     if reaches(g, t.headroom):
         return "parity"
     return severity_level(g, ctx.severity_near, ctx.severity_tune)
+
+
+def _x(g: float, score: Any, ctx: SiteContext) -> str:
+    """A side's ratio, never rounded across the verdict or severity threshold its word is read against."""
+    t = score.thresholds
+    return ratio_text(g, (t.headroom, t.win, ctx.severity_near, ctx.severity_tune))
 
 
 def _level(word: str) -> Msg:
@@ -70,15 +77,15 @@ def where_msg(score: Any, ctx: SiteContext) -> Msg | None:
     split = w.loss_split
     if split is not None:
         (g, n), (g2, n2) = split.losing, split.other
-        return msg("where.split", level=_level(side_level(g, score, ctx)), side=loses.side_msg(split), g=fmt_x(g),
-                   n=n, level2=_level(side_level(g2, score, ctx)), g2=fmt_x(g2), n2=n2)
+        return msg("where.split", level=_level(side_level(g, score, ctx)), side=loses.side_msg(split),
+                   g=_x(g, score, ctx), n=n, level2=_level(side_level(g2, score, ctx)), g2=_x(g2, score, ctx), n2=n2)
     worst = _worst_config(w)
     if worst is not None:
         label, (g, n) = worst
         configs = _config_of(w)
         keys = varying_keys(list(configs.values()))
         return msg("where.config", level=_level(side_level(g, score, ctx)), config=short_label(configs[label], keys),
-                   g=fmt_x(g), n=n, k=sum(1 for k in w.by_config if k))
+                   g=_x(g, score, ctx), n=n, k=sum(1 for k in w.by_config if k))
     ratios = [s.verdict_speedup for s in score.shapes if s.is_verdict_shape]
     lose = sum(not reaches(r, score.thresholds.headroom) for r in ratios)
     if not lose:
