@@ -90,6 +90,9 @@ def _kernel_level(old: KernelSnapshot, new: KernelSnapshot, options: DiffOptions
     causes = attribute(old, new, significant, factor, cand_ratio, base_ratio, providers, list(known)) if ratio else []
     if shape_causes and [c.kind for c in causes] == [UNEXPLAINED] and causes[0].detail.startswith("no side"):
         causes = list(shape_causes)  # the geomean moved with no common ratio beyond it: what the shapes say
+    no_vs_any = old.geomean_vs_best is None and new.geomean_vs_best is None  # rule 16: a replay that misses work
+    if not causes and no_vs_any and shape_causes:  # no ratio of the kernel's own on either side: what the shapes say
+        causes = list(shape_causes)
     if old.verdict != new.verdict:
         out.append(Change("verdict", new.slug, "verdict", old.verdict, new.verdict, True,
                           verdict_direction(old.verdict, new.verdict), ratio=ratio, threshold=factor,
@@ -115,8 +118,14 @@ def _kernel_level(old: KernelSnapshot, new: KernelSnapshot, options: DiffOptions
     a, b = old.hard_failures, new.hard_failures
     if a != b:
         out.append(Change("failures", new.slug, "hard_failures", a, b, True, REGRESSION if b > a else IMPROVEMENT,
-                          causes=_provenance_causes(old, new), text=f"hard failures {a} → {b}"))
+                          causes=_explained(_provenance_causes(old, new), causes), text=f"hard failures {a} → {b}"))
     return out
+
+
+def _explained(provenance: list[Cause], causes: list[Cause]) -> list[Cause]:
+    """What a change with no ratio of its own is put down to: the provenance that moved, else what the kernel's
+    other readings name (a baseline starting to pass), else unexplained."""
+    return list(causes) if causes and [c.kind for c in provenance] == [UNEXPLAINED] else provenance
 
 
 def _verdict_causes(causes: list[Cause], known: list[Cause]) -> list[Cause]:
@@ -136,7 +145,7 @@ def _ladder_changes(old: KernelSnapshot, new: KernelSnapshot, factor: float, cau
     if old.verdict_basis != new.verdict_basis:
         return [Change("basis", new.slug, "verdict_basis", old.verdict_basis, new.verdict_basis, True, NEUTRAL,
                        causes=[c for c in known if c.kind == COMPARISON and c.detail.startswith("verdict basis")]
-                       or list(known) or _provenance_causes(old, new),
+                       or list(known) or list(causes) or _provenance_causes(old, new),
                        text=f"verdict basis {_arrow(old.verdict_basis, new.verdict_basis)} "
                             f"({fmt_x(old.verdict_value)} → {fmt_x(new.verdict_value)})")]
     ratio = ratio_of(new.verdict_value, old.verdict_value)
