@@ -73,8 +73,9 @@ def run(args) -> int:
     if not args.quiet:
         for w in summary.warnings:
             print(f"kernel-atlas: warning: {w}", file=sys.stderr)
+        head, *rest = summary.text().split("\n")
         if not args.base_url:  # the PR snippets link relative to the site: broken once pasted into a pull request
-            print("kernel-atlas: note: no --base-url: the links of pr/<slug>.md and its badge are relative "
-                  "(pass --base-url https://<where the site is published>/ for a pull request)", file=sys.stderr)
-        print(summary.text(), file=sys.stderr)  # the closing line stays last
+            head += (" (no --base-url: the links of pr/<slug>.md and its badge are relative; pass --base-url "
+                     "https://<where the site is published>/ for a pull request)")
+        print("\n".join([head, *rest]), file=sys.stderr)
     return 0
