@@ -21,8 +21,9 @@ from generator.site import i18n, publish, render
 from generator.site.views import ci as ci_views
 
 TITLE = "FlyDSL CI"
-#: The CI-only site's front page: it opens ci/index.html (a link for a browser without refresh).
-REDIRECT = (b'<!doctype html>\n<html lang="en"><head><meta charset="utf-8">'
+#: The CI-only site's front page: it opens ci/index.html (a link for a browser without refresh); its empty icon,
+#: as every page's, keeps a browser from asking the server for /favicon.ico.
+REDIRECT = (b'<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><link rel="icon" href="data:,">'
             b'<meta http-equiv="refresh" content="0; url=ci/index.html"><title>CI</title></head>'
             b'<body><a href="ci/index.html">ci/index.html</a></body></html>\n')
 
