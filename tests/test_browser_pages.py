@@ -310,6 +310,9 @@ def test_a_chart_is_sketched_before_plotly_arrives_and_plotly_takes_its_place(si
     held.goto(url(site, rel))
     held.locator(f'.chart[data-figure="{fig_id}"]').scroll_into_view_if_needed()
     held.wait_for_function("() => window.__plotlyAsked", timeout=30_000)
+    # pa's page draws its where-it-loses chart first: wait for this chart's own sketch
+    held.wait_for_function(f"""() => document.querySelector('.chart[data-figure="{fig_id}"] svg.chart-sketch')""",
+                           timeout=30_000)
     sketch = held.evaluate(SKETCH, fig_id)
     held.close()
     assert sketch["points"] == points > 0
