@@ -38,12 +38,10 @@ def device_timer_us(viewer_dir: str, kernel: str) -> float | None:
     durations = []
     for path in sorted(glob.glob(os.path.join(glob.escape(viewer_dir), "*kernel_trace.csv"))):
         try:
-            rows = kernel_trace(path).dicts()
+            rows = kernel_trace(path).starting_with(kernel)
         except InputError:
             continue
         for row in rows:
-            if not (row.get("Kernel_Name") or "").strip().startswith(kernel):
-                continue
             start, end = to_int(row.get("Start_Timestamp")), to_int(row.get("End_Timestamp"))
             if start is not None and end is not None and end >= start:
                 durations.append((end - start) / 1000.0)

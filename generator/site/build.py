@@ -199,6 +199,7 @@ def _build_locked(sweep_path, out: str, shown_out: str, t0: float, *, base_url, 
                               history_commit=history_commit, jobs=jobs, ci=ci)
     finally:
         publish.FileHashes.active = None
+        gather.forget_kept_campaigns()
 
 
 def _build_planned(sweep_path, out: str, shown_out: str, t0: float, *, base_url, force, progress, stream,

@@ -234,9 +234,11 @@ def plan_build(sweep_path: str | os.PathLike, out: str, base_url: str, force: bo
     if mods["verdicts"] is not None:  # the floor and the replay cost: one sweep, one of each (kept in the manifest)
         floor_key = floor_inputs(root, config)
         reuse = manifest is not None and manifest.floor_inputs == floor_key
-        floor = manifest.floor_us if reuse else mods["verdicts"].sweep_floor(root, config)
+        if reuse:
+            floor, replay = manifest.floor_us, manifest.replay_us
+        else:  # the campaigns read for them are kept for their kernels' scoring
+            floor, replay = mods["verdicts"].sweep_numbers(root, config, keep=True)
         if config.replay_cost_us is None:
-            replay = manifest.replay_us if reuse else mods["verdicts"].sweep_replay_cost(root, config)
             config = dataclasses.replace(config, replay_cost_us=replay)
     ghash = global_hash(sweep, config, base_url, assets, missing, history=hmod is not None, floor_us=floor, ci=ci)
     plans = plan_kernels(sweep, config, kernels_json)

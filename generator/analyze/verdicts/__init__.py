@@ -137,6 +137,7 @@ from generator.analyze.verdicts.sweep import (
     score_folder,
     score_sweep,
     sweep_floor,
+    sweep_numbers,
     sweep_replay_cost,
     verdicts_document,
 )
@@ -151,5 +152,5 @@ __all__ = [
     "pick_row", "plural", "reaches", "read_kernels_json", "score_campaign", "score_folder", "score_shape",
     "score_sweep", "split_geomeans", "spread", "spread_of", "summarize", "verdict_of_speedup",
     "verdicts_document", "weighted_geomean", "BASES", "Roofs", "at_floor", "common_times", "decide_ladder",
-    "device_roofs", "sweep_floor", "sweep_replay_cost", "timing_floor", "verdict_baseline",
+    "device_roofs", "sweep_floor", "sweep_numbers", "sweep_replay_cost", "timing_floor", "verdict_baseline",
 ]

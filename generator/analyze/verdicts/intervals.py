@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 import random
+from itertools import repeat
 from typing import Sequence
 
 from generator.analyze.verdicts.rules import HEADROOM, PARITY, WIN, Thresholds, reaches
@@ -32,8 +33,11 @@ def bootstrap_interval(speedups: Sequence[float], resamples: int = RESAMPLES) ->
     if n < MIN_SHAPES:
         return None
     logs = [math.log(s) for s in speedups]
-    rng = random.Random(0)
-    means = sorted(math.exp(math.fsum(logs[i] for i in rng.choices(range(n), k=n)) / n) for _ in range(resamples))
+    # rng.choices(range(n), k=n) draws floor(random() * n) k times: the same draws, one list for
+    # every resample (issue 41: 12 ms against 16 ms at 48 shapes, the same numbers)
+    rand, nf = random.Random(0).random, float(n)
+    picked = [logs[int(rand() * nf)] for _ in repeat(None, resamples * n)]
+    means = sorted([math.exp(math.fsum(picked[j:j + n]) / n) for j in range(0, resamples * n, n)])
     return [means[math.floor(0.05 * resamples)], means[math.ceil(0.95 * resamples) - 1]]
 
 

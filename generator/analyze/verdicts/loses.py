@@ -248,17 +248,20 @@ def best_split(splits: Sequence[tuple[str, str, Any, tuple[int, ...]]], ys: Sequ
     A side's sum of squares is sum(y^2) - (sum y)^2 / n from the inside's sums and the rest by
     difference: one pass over the inside per split. Measured on the reference sweep's 10 verdicts
     (permutation and leave-one-out tests included): 0.15 s of CPU, against 0.32 s with two passes
-    over each side."""
+    over each side; the sums taken with ``map`` over the squares made once (the same additions in
+    the same order), 0.12 s against 0.15 s (issue 41, the shared sweep)."""
     n = len(ys)
-    s1, s2 = sum(ys), sum(y * y for y in ys)
+    squares = [y * y for y in ys]
+    s1, s2 = sum(ys), sum(squares)
     total = s2 - s1 * s1 / n if n else 0.0
     if total <= 0.0:
         return None
     best = None
+    y_at, sq_at = ys.__getitem__, squares.__getitem__
     for name, op, value, inside in splits:
         k = len(inside)
-        a1 = sum(ys[i] for i in inside)
-        a2 = sum(ys[i] * ys[i] for i in inside)
+        a1 = sum(map(y_at, inside))
+        a2 = sum(map(sq_at, inside))
         b1, b2 = s1 - a1, s2 - a2
         gain = total - (a2 - a1 * a1 / k) - (b2 - b1 * b1 / (n - k))
         if best is None or gain > best.gain + GAIN_EPS:

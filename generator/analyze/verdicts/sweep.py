@@ -35,7 +35,7 @@ from generator.read.campaign import (
     read_results,
     results_file,
 )
-from generator.read.campaign_suite import read_campaign_folder
+from generator.read.campaign_suite import keep_campaign, read_campaign_folder
 from generator.read.timing_notes import device_timer_us, timing_texts
 from generator.read.discover import rel_path
 
@@ -178,14 +178,51 @@ def sweep_floor(root: str | os.PathLike, config: SweepConfig | None = None) -> f
     row of the sweep's campaigns (one harness, one floor); unreadable campaigns are passed over."""
     if config is not None and config.floor_us:
         return config.floor_us
-    floors = []
-    for folder in find_campaign_folders(root).values():
+    return min((f for _op, _folder, rows, _camp in _sweep_campaigns(root, campaigns=False)
+                if (f := timing_floor(rows)) is not None), default=None)
+
+
+def _sweep_campaigns(root: str | os.PathLike, campaigns: bool = True, keep: bool = False):
+    """(op, folder, the rows of its results file, its Campaign or None) for each campaign folder of
+    the sweep, each file parsed once; the rows are ``results_file``'s (the JSONL first), which rule
+    11 reads whatever file scoring reads. ``keep``: each campaign kept for its scoring
+    (``campaign_suite.keep_campaign``, under the name and rel the build scores it with)."""
+    for op, folder in find_campaign_folders(root).items():
+        camp = None
+        if campaigns:
+            rel = rel_path(folder, os.fspath(root))
+            try:
+                camp = read_campaign_folder(folder, name=op, rel=rel)
+            except InputError:
+                pass
+            else:
+                if keep:
+                    keep_campaign(camp, folder, op, rel)
         try:
             path = results_file(folder)
-            floors.append(timing_floor(read_results(path)[0]) if path else None)
+            if camp is not None and path is not None and camp.results_file == os.path.basename(path):
+                rows = camp.rows  # the file scoring read is rule 11's: not parsed again
+            else:
+                rows = read_results(path)[0] if path else []
         except InputError:
-            continue
-    return min((f for f in floors if f is not None), default=None)
+            rows = []
+        yield op, folder, rows, camp
+
+
+def sweep_numbers(root: str | os.PathLike, config: SweepConfig, keep: bool = False) -> tuple[float | None, float | None]:
+    """(``sweep_floor``, ``sweep_replay_cost``) in one reading of the sweep's campaigns; ``keep``:
+    each campaign kept for its scoring. Issue 41: the plan parsed every campaign twice for them (0.33 s
+    of the 0.5 s plan on the benchmark sweep), and each worker once more."""
+    floors: list[float] = []
+    deltas: list[float] = []
+    for op, _folder, rows, camp in _sweep_campaigns(root, keep=keep):
+        floor = timing_floor(rows)
+        if floor is not None:
+            floors.append(floor)
+        if camp is not None:
+            deltas += _replay_deltas(op, camp, config)
+    floor = config.floor_us or min(floors, default=None)
+    return floor, config.replay_cost_us if config.replay_cost_us is not None else median(deltas)
 
 
 def _display(op: str, bundles: list[str], config: SweepConfig,
@@ -278,19 +315,26 @@ def sweep_replay_cost(root: str | os.PathLike, config: SweepConfig) -> float | N
             campaign = read_campaign_folder(folder, name=op)
         except InputError:
             continue
-        if campaign.suite is not None or not campaign.timed:
-            continue
-        skip = (config.op_candidates.get(op) or config.candidate, config.reference or campaign.reference_provider
-                or DEFAULT_REFERENCE)
-        roofs = device_roofs(config, campaign.provenance_for(skip[0]))
-        dtypes = {sh.shape_id: sh.dtype for sh in campaign.ledger}
-        for sid, rows in campaign.rows_by_shape().items():
-            if sid not in dtypes:
-                continue
-            chosen = [pick_row(rs) for p, rs in rows.items() if p not in skip and rs]
-            deltas += [r.median_us - r.eager_median_us for r in chosen if r.usable and r.timing_method in clocks.GRAPH_METHODS
-                       and r.eager_median_us and 0 < r.eager_median_us < r.median_us and not roof_kind(r, roofs, dtypes[sid])]
+        deltas += _replay_deltas(op, campaign, config)
     return median(deltas)
+
+
+def _replay_deltas(op: str, campaign: Campaign, config: SweepConfig) -> list[float]:
+    """Graph-replayed call minus graph time of a classic campaign's library rows below every roof."""
+    if campaign.suite is not None or not campaign.timed:
+        return []
+    skip = (config.op_candidates.get(op) or config.candidate, config.reference or campaign.reference_provider
+            or DEFAULT_REFERENCE)
+    roofs = device_roofs(config, campaign.provenance_for(skip[0]))
+    dtypes = {sh.shape_id: sh.dtype for sh in campaign.ledger}
+    deltas: list[float] = []
+    for sid, rows in campaign.rows_by_shape().items():
+        if sid not in dtypes:
+            continue
+        chosen = [pick_row(rs) for p, rs in rows.items() if p not in skip and rs]
+        deltas += [r.median_us - r.eager_median_us for r in chosen if r.usable and r.timing_method in clocks.GRAPH_METHODS
+                   and r.eager_median_us and 0 < r.eager_median_us < r.median_us and not roof_kind(r, roofs, dtypes[sid])]
+    return deltas
 
 
 def score_folder(folder: str, config: SweepConfig, kernels_json: Mapping[str, Any] | None = None,
