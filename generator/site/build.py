@@ -17,6 +17,8 @@ plan, then takes one kernel at a time through gather and render (STYLE.md 2, per
 4. *publish* (``generator.site.publish``): the fresh folder is swapped in, so a failed build
    leaves the previous site untouched.
 
+Steps 2 to 4 live in ``generator.site.assemble``, which a rebuild that changes nothing never imports.
+
 Site layout (every link relative, so it works from ``file://`` and under a sub-path)::
 
     index.html                       the overview
@@ -40,116 +42,15 @@ The JSON documents (``api/index.json``, ``api/kernels/<slug>.json``) are describ
 
 from __future__ import annotations
 
-import dataclasses
 import os
-import re
 import sys
 import time
-from dataclasses import dataclass, field
 from typing import Any
 
-from generator import __version__
-from generator.analyze import provenance
 from generator.analyze.message import sentence_from_json
-from generator.analyze.kernels import category_labels
-from generator.site import api, deferred, gather, plan, publish, render, source_pages
-from generator.site.views import base as base_views
-from generator.site.views import glossary as glossary_views
-from generator.site.views import docs as docs_views
-from generator.site.views import findings as findings_views
-from generator.site.views import history as history_views
-from generator.site.views import kernel as kernel_views
-from generator.site.views import overview as overview_views
-from generator.site.views import pr as pr_views
-from generator.words import plural
-
-
-class Progress:
-    """A one-line progress bar on stderr (only on a terminal)."""
-
-    def __init__(self, total: int, stream=None, enabled: bool | None = None):
-        self.total, self.done = total, 0
-        self.stream = stream or sys.stderr
-        self.enabled = enabled if enabled is not None else bool(getattr(self.stream, "isatty", lambda: False)())
-
-    def step(self, label: str) -> None:
-        self.done += 1
-        if not self.enabled:
-            return
-        width = 28
-        filled = int(width * self.done / max(1, self.total))
-        self.stream.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {self.done}/{self.total} {label[:40]:<40}")
-        self.stream.flush()
-
-    def close(self) -> None:
-        """End the line: the finished bar stays on the terminal above the summary."""
-        if self.enabled and self.done:
-            self.stream.write("\n")
-            self.stream.flush()
-
-
-@dataclass
-class BuildSummary:
-    """What a build did."""
-
-    out: str
-    kernels: int = 0
-    built: list[str] = field(default_factory=list)
-    skipped: list[str] = field(default_factory=list)  # unchanged, not re-rendered
-    broken: list[str] = field(default_factory=list)
-    written: list[str] = field(default_factory=list)
-    deleted: list[str] = field(default_factory=list)
-    seconds: float = 0.0
-    up_to_date: bool = False
-    warnings: list[str] = field(default_factory=list)
-    jobs: int = 1  # worker processes used (1: serial)
-    problems: dict[str, list[str]] = field(default_factory=dict)  # broken kernel -> its reasons
-    skipped_captures: dict[str, list[str]] = field(default_factory=dict)  # kernel -> captures not analyzed
-    history: str = ""  # the one line on what the build did to the history (``--history``)
-
-    def text(self) -> str:
-        """The closing lines: the counts, then every broken kernel and every kernel with a
-        skipped capture, one line each with its reason (also when nothing was rebuilt)."""
-        if self.up_to_date:
-            head = (f"kernel-atlas: {plural(self.kernels, 'kernel')}, site up to date (nothing rewritten), "
-                    f"{len(self.broken)} broken; {self.seconds:.2f} s: {self.out}")
-        else:
-            head = (f"kernel-atlas: {plural(self.kernels, 'kernel')}: {len(self.built)} built, {len(self.skipped)} skipped "
-                    f"(unchanged), {len(self.broken)} broken; {plural(len(self.written), 'file')} written, "
-                    f"{len(self.deleted)} deleted; {self.seconds:.2f} s: {self.out}")
-        return "\n".join([head, *([self.history] if self.history else []), *self.problem_lines()])
-
-    def problem_lines(self) -> list[str]:
-        """``broken <slug>: <first reason>`` and ``skipped <slug>: <reason>``, sorted by slug."""
-        lines = []
-        for slug in self.broken:
-            reasons = self.problems.get(slug) or ["(no reason recorded)"]
-            more = f" (and {len(reasons) - 1} more)" if len(reasons) > 1 else ""
-            lines.append(f"  broken {slug}: {one_line(reasons[0])}{more}")
-        for slug, notes in sorted(self.skipped_captures.items()):
-            more = f" (and {len(notes) - 1} more)" if len(notes) > 1 else ""
-            lines.append(f"  skipped {slug}: {one_line(notes[0])}{more}")
-        return lines
-
-
-def one_line(text: str, width: int = 300) -> str:
-    """A reason on one line, cut at ``width`` characters."""
-    text = " ".join(str(text).split())
-    return text if len(text) <= width else text[:width - 1] + "\u2026"
-
-
-@dataclass
-class Site:
-    """The sweep-wide files of the new site, as bytes, the kernels' files already placed, and
-    what the manifest records per kernel."""
-
-    files: dict[str, bytes] = field(default_factory=dict)  # the overview, history, assets
-    placed: list[str] = field(default_factory=list)  # kernels' files, in the staging folder
-    written: list[str] = field(default_factory=list)  # of those, new or changed bytes
-    keep: list[str] = field(default_factory=list)  # files of unchanged kernels, kept as they are
-    rows: dict[str, overview_views.IndexRow] = field(default_factory=dict)
-    extras: dict[str, dict[str, Any]] = field(default_factory=dict)
-    items: dict[str, publish.ManifestItem] = field(default_factory=dict)
+from generator.read import campaign_suite
+from generator.site import plan, publish
+from generator.site.summary import BuildSummary, Progress, record_problems  # noqa: F401  (Progress: the build's API)
 
 
 # ---------------------------------------------------------------- the build
@@ -199,7 +100,7 @@ def _build_locked(sweep_path, out: str, shown_out: str, t0: float, *, base_url, 
                               history_commit=history_commit, jobs=jobs, ci=ci)
     finally:
         publish.FileHashes.active = None
-        gather.forget_kept_campaigns()
+        campaign_suite.forget_campaigns()  # those the plan kept for scoring and no kernel took
 
 
 def _build_planned(sweep_path, out: str, shown_out: str, t0: float, *, base_url, force, progress, stream,
@@ -219,274 +120,10 @@ def _build_planned(sweep_path, out: str, shown_out: str, t0: float, *, base_url,
                                   for s, it in bp.manifest.items.items()})
         summary.seconds = time.perf_counter() - t0
         return summary
-    env = gather.Env(root=bp.root, config=bp.config, kernels_json=bp.kernels_json, mods=bp.mods,
-                     warn=summary.warnings.append, floor_us=bp.floor_us)
-    ctx = base_views.SiteContext(title=bp.config.title or gather.default_title(bp.kernels_json),
-                                 candidate=bp.config.candidate, win=bp.config.win, headroom=bp.config.headroom,
-                                 base_url=base_url, missing_stages=bp.missing, history=bp.hmod is not None,
-                                 severity_near=bp.config.severity_near, severity_tune=bp.config.severity_tune,
-                                 category_labels=category_labels(bp.kernels), supersedes=dict(bp.config.op_supersedes))
-    ci_ops = {}
-    if ci is not None:
-        from generator.site import ci_site
+    from generator.site import assemble  # the rest of the build: not imported by a rebuild that changes nothing
 
-        ci_ops = ci_site.kernel_ops(bp.kernels)
-        ctx.ci_series = ci_site.kernel_series(ci.report, ci_ops)
-    site = Site()
-    staging = publish.Staging.open(out)
-    try:
-        kernel_pages(bp, env, ctx, site, summary, Progress(len(bp.kernels), stream, progress), jobs, staging)
-        ordered = overview_views.order_rows(list(site.rows.values()))
-        prov = provenance.sweep_provenance([site.extras[s].get("provenance") or {} for s in sorted(site.extras)],
-                                           bp.config, bp.kernels_json)
-        placed = identity = hist_commit = None
-        if bp.hmod is not None:
-            hist_commit = history_commit or prov.get("candidate_commit") or prov.get("flydsl_commit")
-            kj = os.path.join(bp.root, "docs", "data", "kernels.json")  # the sweep-wide input beside the kernels'
-            identity = bp.hmod.sweep_identity([prov.get("candidate_commit"), prov.get("flydsl_commit"),
-                                               prov.get("profiled_commit"),
-                                               publish.sha256_file(kj) if os.path.isfile(kj) else None],
-                                              {s: it.input_hash for s, it in site.items.items()})
-            placed = bp.hmod.place(os.fspath(history_dir), identity,
-                                   history_label or (bp.date if re.match(r"^\d{4}-\d{2}-\d{2}", bp.date)
-                                                     else bp.hmod.undated_label(bp.root)),
-                                   explicit=bool(history_label))
-            site.files.update(history_files(bp.hmod, os.fspath(history_dir), placed, hist_commit, bp.date, ordered,
-                                            ctx, bp.assets, (staging.tmp, staging.old), prov))
-        overview_pages(bp, ctx, site, ordered, prov, ci is not None)
-        if ci is not None:
-            site.files.update(ci_site.ci_files(ci.report, ctx.title, bp.assets, ci_ops, ci_only=False))
-        publish_site(bp, site, summary, staging)
-    except BaseException:
-        staging.discard()
-        raise
-    if bp.hmod is not None:
-        bp.hmod.record(os.path.join(out, "api"), os.fspath(history_dir), placed.label, hist_commit,
-                       retention=bp.config.history_keep, identity=identity)
-        kept = len(bp.hmod.load_history(os.fspath(history_dir)).entries)
-        summary.history = bp.hmod.placement_text(placed, kept)
-    summary.seconds = time.perf_counter() - t0
-    return summary
+    return assemble.build_planned(bp, out, summary, t0, base_url=base_url, stream=stream, progress=progress,
+                                  history_dir=history_dir, history_label=history_label,
+                                  history_commit=history_commit, jobs=jobs, ci=ci)
 
 
-def kernel_pages(bp: plan.BuildPlan, env: gather.Env, ctx: base_views.SiteContext, site: Site,
-                 summary: BuildSummary, bar: Progress, jobs: int | None, staging: publish.Staging) -> None:
-    """Gather and render each changed kernel (in worker processes when ``jobs`` > 1), its files
-    placed in ``staging`` at once; keep the files of the unchanged ones. Results are taken in
-    plan order, so the manifest never depends on which worker finished first."""
-    todo = [kp for kp in bp.kernels if not bp.reusable(kp.slug)]
-    jobs = max(1, min(jobs or os.cpu_count() or 1, len(todo)))
-    summary.jobs = jobs
-    done: dict[str, KernelResult] = {}
-    try:
-        if jobs > 1:
-            from concurrent.futures import ProcessPoolExecutor, as_completed  # a serial build needs neither
-            import multiprocessing
-
-            if multiprocessing.get_start_method() == "fork":
-                render.compile_templates(kernel_only=True)  # once here, not once per worker
-            wctx = WorkerContext(bp.root, bp.config, bp.kernels_json, ctx, dataclasses.replace(bp.assets, files={}),
-                                 staging, hash_inputs=not bp.hashes, floor_us=bp.floor_us)
-            with ProcessPoolExecutor(max_workers=jobs) as pool:
-                futures = {pool.submit(build_kernel_in_worker, kp, wctx): kp.slug for kp in todo}
-                render.compile_templates()  # the overview's, while the workers work
-                for fut in as_completed(futures):
-                    done[futures[fut]] = fut.result()
-                    bar.step(futures[fut])
-        for kp in bp.kernels:
-            if bp.reusable(kp.slug):
-                item = bp.manifest.items[kp.slug]
-                site.rows[kp.slug] = overview_views.IndexRow.from_json(item.row)
-                site.extras[kp.slug] = item.extra
-                site.keep += item.files
-                site.items[kp.slug] = item
-                summary.skipped.append(kp.slug)
-                bar.step(kp.slug + " (unchanged)")
-                continue
-            res = done.pop(kp.slug, None)
-            if res is None:
-                res = build_kernel(kp, env, ctx, bp.assets, staging)
-                bar.step(kp.slug)
-            for w in res.warnings:
-                env.warn(w)
-            if publish.FileHashes.active is not None:
-                publish.FileHashes.active.seen.update(res.file_hashes)
-            site.placed += res.files
-            site.written += res.written
-            site.rows[kp.slug], site.extras[kp.slug] = res.row, res.extra
-            ihash = bp.hashes.get(kp.slug) or res.input_hash or plan.input_hash(kp, bp.root)
-            site.items[kp.slug] = publish.ManifestItem(ihash, res.files, res.row.to_json(), res.extra)
-            summary.built.append(kp.slug)
-    finally:
-        bar.close()
-
-
-@dataclass
-class KernelResult:
-    """One changed kernel, gathered, rendered and placed: its overview row, the paths of its
-    files (sorted) and of those written (not linked from the previous site), and its extra."""
-
-    row: overview_views.IndexRow
-    files: list[str]
-    written: list[str]
-    extra: dict[str, Any]
-    warnings: list[str] = field(default_factory=list)  # said by a worker; the parent prints them
-    input_hash: str = ""  # taken by a worker when the plan has none (no previous manifest)
-    file_hashes: dict[str, list] = field(default_factory=dict)  # the files it hashed (publish.FileHashes.seen)
-
-
-@dataclass
-class WorkerContext:
-    """What a worker process needs besides the kernel's plan (picklable: no modules, no
-    callbacks, the assets without their bytes)."""
-
-    root: str
-    config: Any
-    kernels_json: dict[str, Any] | None
-    ctx: base_views.SiteContext
-    assets: render.Assets
-    staging: publish.Staging
-    hash_inputs: bool = False  # take each kernel's input hash (the plan has none)
-    floor_us: float | None = None  # the sweep's timing floor (VERDICTS rule 11)
-
-
-def build_kernel(kp: plan.KernelPlan, env: gather.Env, ctx: base_views.SiteContext,
-                 assets: render.Assets, staging: publish.Staging) -> KernelResult:
-    """Gather and render one kernel and place its files; only its row and extra stay."""
-    k, extra = gather.gather_kernel(kp, env)
-    skipped = [n for n in k.notes if " skipped: " in n]
-    if skipped:
-        extra["skipped"] = skipped
-    row, kfiles = render_kernel(kp.slug, k, ctx, assets)
-    written = staging.put(kfiles)
-    return KernelResult(row, sorted(kfiles), written, extra)
-
-
-def build_kernel_in_worker(kp: plan.KernelPlan, w: WorkerContext) -> KernelResult:
-    """``build_kernel`` in a worker process (top level, so spawn can pickle it)."""
-    warnings: list[str] = []
-    mods = {name: plan.optional(name) for name in plan.OPTIONAL}
-    env = gather.Env(root=w.root, config=w.config, kernels_json=w.kernels_json, mods=mods, warn=warnings.append,
-                     floor_us=w.floor_us)
-    res = build_kernel(kp, env, w.ctx, w.assets, w.staging)
-    res.warnings = warnings
-    if w.hash_inputs:
-        publish.FileHashes.active = publish.FileHashes()
-        res.input_hash = plan.input_hash(kp, w.root)
-        res.file_hashes = publish.FileHashes.active.seen
-        publish.FileHashes.active = None
-    return res
-
-
-def record_problems(summary: BuildSummary, per_kernel: dict[str, tuple[list[str], list[str]]]) -> None:
-    """Fill the summary's broken kernels (with reasons) and kernels with skipped captures."""
-    summary.broken = sorted(s for s, (broken, _) in per_kernel.items() if broken)
-    summary.problems = {s: list(broken) for s, (broken, _) in sorted(per_kernel.items()) if broken}
-    summary.skipped_captures = {s: list(sk) for s, (_, sk) in sorted(per_kernel.items()) if sk}
-
-
-def render_kernel(slug: str, k: base_views.KernelData, ctx: base_views.SiteContext,
-                  assets: render.Assets) -> tuple[overview_views.IndexRow, dict[str, bytes]]:
-    """One kernel's overview row and files: its page, its JSON document, its badge, its PR text."""
-    row = overview_views.index_row(k, ctx)
-    page = kernel_views.kernel_page(k, row, ctx)
-    return row, {
-        f"kernels/{slug}/index.html": render.render_kernel(page, assets),
-        f"api/kernels/{slug}.json": publish.json_compact(api.kernel_doc(k, row)),
-        f"badges/{slug}.svg": render.render_badge(pr_views.badge_view(row)),
-        f"pr/{slug}.md": render.render_pr(pr_views.pr_view(k, row, ctx)),
-        **source_pages.kernel_source_files(k, ctx, assets),  # src/<capture>/<file>.html and isa.html
-    }
-
-
-def reference_pages(ctx: base_views.SiteContext, site: Site, assets) -> list:
-    """Render the tool's reference (``docs/*.md``) as ``docs/<name>.html``; their links for the glossary."""
-    texts = render.reference_texts()
-    links = docs_views.doc_links(texts)
-    for link in links:
-        page = docs_views.doc_page(ctx.title, link, render.render_markdown(texts[link.name]), links, ctx.history)
-        site.files[link.href] = render.render_doc(page, assets)
-    return links
-
-
-def overview_pages(bp: plan.BuildPlan, ctx: base_views.SiteContext, site: Site,
-                   ordered: list[overview_views.IndexRow], prov: dict[str, str], ci_nav: bool = False) -> None:
-    """Render index.html (with the sweep-level advice; linking to ``ci/`` with ``ci_nav``), api/index.json
-    and the static assets."""
-    reading = gather.sweep_reading(site.extras, site.rows, bp.mods.get("advice"))
-    facts = [overview_views.Fact(gather.PROVENANCE_LABELS.get(key, key.replace("_", " ")), value)
-             for key, value in prov.items()]
-    overview = overview_views.overview_page(ordered, ctx, facts, bp.date, reading, notes=gather.overview_notes(bp.root))
-    overview.ci_nav = ci_nav  # base.html's link to ci/ (build --ci)
-    findings = os.path.join(bp.root, findings_views.FINDINGS)
-    if os.path.isfile(findings):
-        text = render.read_report(findings)
-        date = findings_views.findings_date(text, os.path.getmtime(findings))
-        page = findings_views.findings_page(ctx.title, render.render_markdown(text), date, ctx.history)
-        site.files["findings.html"] = render.render_findings(page, bp.assets)
-        overview.findings = findings_views.FindingsLink("findings.html", date)
-    moved = deferred.Deferred.for_rows(len(ordered))
-    site.files["index.html"] = render.render_overview(overview, bp.assets, moved)
-    if moved.active:
-        site.files[deferred.DATA_FILE] = moved.data_js()
-    glossary = glossary_views.glossary_page(ctx)
-    glossary.docs = reference_pages(ctx, site, bp.assets)
-    site.files["glossary.html"] = render.render_glossary(glossary, bp.assets)
-    site.files["api/index.json"] = publish.json_bytes(api.index_doc(ordered, overview, ctx, prov, bp.date, reading))
-    site.files.update(bp.assets.files)
-    site.files[".nojekyll"] = b""
-
-
-def publish_site(bp: plan.BuildPlan, site: Site, summary: BuildSummary, staging: publish.Staging) -> None:
-    """Place the sweep-wide files and the manifest, and swap the new site in (``generator.site.publish``)."""
-    record_problems(summary, {s: (r.broken, site.extras.get(s, {}).get("skipped") or [])
-                              for s, r in site.rows.items()})
-    if publish.FileHashes.active is not None:
-        site.files[publish.HASHES] = publish.FileHashes.active.to_bytes()
-    all_files = sorted(set(site.files) | set(site.placed) | set(site.keep) | {publish.MANIFEST})
-    man = publish.Manifest(tool_version=__version__, global_hash=bp.global_hash, build_date=bp.date,
-                           items=site.items, files=all_files, floor_inputs=bp.floor_inputs, floor_us=bp.floor_us,
-                           replay_us=bp.config.replay_cost_us)
-    site.files[publish.MANIFEST] = man.to_bytes()
-    written = site.written + staging.put(site.files)
-    result = staging.finish(set(site.placed) | set(site.files), written, site.keep)
-    summary.written, summary.deleted = result.written, result.deleted
-
-
-def history_files(hmod, history_dir: str, placed, commit: str | None, date: str,
-                  rows: list[overview_views.IndexRow], ctx: base_views.SiteContext, assets: render.Assets,
-                  folders: tuple[str | None, ...] = (), prov: dict[str, str] | None = None) -> dict[str, bytes]:
-    """history.html and api/history.json: the recorded sweeps plus this one where ``placed``
-    (``history.place``) puts it (nothing written yet; its kernel documents are read from ``folders``, the
-    staging folder then the published site); the page opens on this sweep against the newest recorded
-    one (``sweeps.latest``); marks each overview row that regressed at its latest step."""
-    from generator.sweeps import latest, moves  # beside the history module: all only with --history
-    from generator.site.views import latest as latest_views
-
-    label = placed.label
-    replaced = placed.replaces.label if placed.replaces is not None else None
-    series = hmod.load_series(history_dir)
-    day = date if re.match(r"^\d{4}-\d{2}-\d{2}", date) else None
-    api_rows = [r.api() for r in rows]
-    snap = latest.snapshot_from_documents(api_rows, latest.document_reader(*folders), label, prov)
-    current = hmod.points_from_rows(api_rows, label, commit, day)
-    for slug, point in current.items():  # the verdict engine's interval and launch overhead, when it gives them
-        extras = hmod.point_extras(snap.kernels[slug].extras) if slug in snap.kernels else {}
-        point.ci = point.ci or extras.get("ci")
-        point.launch_overhead = point.launch_overhead or extras.get("launch_overhead")
-    full = hmod.with_current(series, current, replaced)
-    before = latest.previous_snapshot(history_dir, (label, replaced))
-    change = latest.latest_change(before[1] if before else None, snap)
-    moves.attach(current, change)  # the strip's "what moved" under this sweep (issue 40)
-    lead = latest_views.lead_view(change)
-    marks = latest.not_the_comparisons(hmod.regression_marks(full), change, label)
-    for r in rows:
-        r.regression = history_views.regression_text(marks[r.slug]) if r.slug in marks else ""
-        r.regression_zh = history_views.regression_zh(marks[r.slug]) if r.slug in marks else ""
-    figures = hmod.history_chart_data(full, thresholds=(ctx.headroom, ctx.win))
-    labels = [e.label for e in hmod.load_history(history_dir).entries if e.label not in (label, replaced)] + [label]
-    page = history_views.history_page(rows, figures, marks, labels, ctx, full, lead)
-    doc = hmod.history_document(full)
-    for slug, k in doc["kernels"].items():  # the marks the page shows (a comparison's move is none)
-        k["regression"] = marks.get(slug)
-    return {"history.html": render.render_history(page, assets), "api/history.json": publish.json_bytes(doc)}

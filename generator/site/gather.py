@@ -112,11 +112,6 @@ def site_pmc_notes(counters, bundle_rel: str) -> list[str]:
     return [said if str(n) == mixed else n for n in counters.notes]
 
 
-def forget_kept_campaigns() -> None:
-    """Drop the campaigns the plan kept for scoring and no kernel took (``campaign_suite.keep_campaign``)."""
-    campaign_suite.forget_campaigns()
-
-
 def gather_kernel(plan: KernelPlan, env: Env) -> tuple[base_views.KernelData, dict[str, Any]]:
     """Analyze and score one kernel: its KernelData, and the extra the overview caches. The files
     its stages shared (kernel traces, results) are let go when it is done: memory stays flat in
