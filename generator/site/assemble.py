@@ -11,7 +11,7 @@ import os
 import re
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 from generator import __version__
 from generator.analyze import provenance
@@ -65,7 +65,9 @@ def build_planned(bp: plan.BuildPlan, out: str, summary: BuildSummary, t0: float
     site = Site()
     staging = publish.Staging.open(out)
     try:
-        kernel_pages(bp, env, ctx, site, summary, Progress(len(bp.kernels), stream, progress), jobs, staging)
+        docs: list = []  # the reference pages' links, rendered while the workers gather (sweep-independent)
+        kernel_pages(bp, env, ctx, site, summary, Progress(len(bp.kernels), stream, progress), jobs, staging,
+                     meanwhile=lambda: docs.extend(reference_pages(ctx, site, bp.assets)))
         ordered = overview_views.order_rows(list(site.rows.values()))
         prov = provenance.sweep_provenance([site.extras[s].get("provenance") or {} for s in sorted(site.extras)],
                                            bp.config, bp.kernels_json)
@@ -83,7 +85,7 @@ def build_planned(bp: plan.BuildPlan, out: str, summary: BuildSummary, t0: float
                                    explicit=bool(history_label))
             site.files.update(history_files(bp.hmod, os.fspath(history_dir), placed, hist_commit, bp.date, ordered,
                                             ctx, bp.assets, (staging.tmp, staging.old), prov))
-        overview_pages(bp, ctx, site, ordered, prov, ci is not None)
+        overview_pages(bp, ctx, site, ordered, prov, docs, ci is not None)
         if ci is not None:
             site.files.update(ci_site.ci_files(ci.report, ctx.title, bp.assets, ci_ops, ci_only=False))
         publish_site(bp, site, summary, staging)
@@ -100,10 +102,12 @@ def build_planned(bp: plan.BuildPlan, out: str, summary: BuildSummary, t0: float
 
 
 def kernel_pages(bp: plan.BuildPlan, env: gather.Env, ctx: base_views.SiteContext, site: Site,
-                 summary: BuildSummary, bar: Progress, jobs: int | None, staging: publish.Staging) -> None:
+                 summary: BuildSummary, bar: Progress, jobs: int | None, staging: publish.Staging,
+                 meanwhile: Callable[[], Any] = lambda: None) -> None:
     """Gather and render each changed kernel (in worker processes when ``jobs`` > 1), its files
     placed in ``staging`` at once; keep the files of the unchanged ones. Results are taken in
-    plan order, so the manifest never depends on which worker finished first."""
+    plan order, so the manifest never depends on which worker finished first. ``meanwhile``: the
+    main process's own work, done while the workers gather (first, in a serial build)."""
     todo = [kp for kp in bp.kernels if not bp.reusable(kp.slug)]
     jobs = max(1, min(jobs or os.cpu_count() or 1, len(todo)))
     summary.jobs = jobs
@@ -120,9 +124,12 @@ def kernel_pages(bp: plan.BuildPlan, env: gather.Env, ctx: base_views.SiteContex
             with ProcessPoolExecutor(max_workers=jobs) as pool:
                 futures = {pool.submit(build_kernel_in_worker, kp, wctx): kp.slug for kp in todo}
                 render.compile_templates()  # the overview's, while the workers work
+                meanwhile()
                 for fut in as_completed(futures):
                     done[futures[fut]] = fut.result()
                     bar.step(futures[fut])
+        else:
+            meanwhile()
         for kp in bp.kernels:
             if bp.reusable(kp.slug):
                 item = bp.manifest.items[kp.slug]
@@ -233,7 +240,7 @@ def reference_pages(ctx: base_views.SiteContext, site: Site, assets) -> list:
 
 
 def overview_pages(bp: plan.BuildPlan, ctx: base_views.SiteContext, site: Site,
-                   ordered: list[overview_views.IndexRow], prov: dict[str, str], ci_nav: bool = False) -> None:
+                   ordered: list[overview_views.IndexRow], prov: dict[str, str], docs: list, ci_nav: bool = False) -> None:
     """Render index.html (with the sweep-level advice; linking to ``ci/`` with ``ci_nav``), api/index.json
     and the static assets."""
     reading = gather.sweep_reading(site.extras, site.rows, bp.mods.get("advice"))
@@ -253,7 +260,7 @@ def overview_pages(bp: plan.BuildPlan, ctx: base_views.SiteContext, site: Site,
     if moved.active:
         site.files[deferred.DATA_FILE] = moved.data_js()
     glossary = glossary_views.glossary_page(ctx)
-    glossary.docs = reference_pages(ctx, site, bp.assets)
+    glossary.docs = docs
     site.files["glossary.html"] = render.render_glossary(glossary, bp.assets)
     site.files["api/index.json"] = publish.json_bytes(api.index_doc(ordered, overview, ctx, prov, bp.date, reading))
     site.files.update(bp.assets.files)
