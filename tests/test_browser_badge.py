@@ -63,8 +63,7 @@ def test_every_badge_text_is_inside_its_box_in_chromium(built_site, page):
 
 def test_the_overview_chart_dots_and_what_is_not_on_it(built_site, page):
     """Each dot of the "shapes" series is a verdict shape on the kernel clock (each kernel's JSON document:
-    the verdict shapes, minus those compared eager vs eager, which the caption counts and the chart does
-    not draw); a BLOCKED kernel is listed under the chart with its blocked_reason."""
+    the verdict shapes; none of them compares timing methods that differ: VERDICTS rule 10); a BLOCKED kernel is listed under the chart with its blocked_reason."""
     page.goto((built_site / "index.html").as_uri())
     page.wait_for_function("() => document.querySelector('.chart[data-figure=\"fig-overview-speedups\"]')?.data",
                            timeout=30_000)
@@ -85,10 +84,7 @@ def test_the_overview_chart_dots_and_what_is_not_on_it(built_site, page):
             differ = a["timing_method"] and b["timing_method"] and a["timing_method"] != b["timing_method"]
             (eager if differ else want).append((r["name"], round(sh["verdict_speedup"], 9)))
     assert dots == sorted(want)
-    assert not any("eager" in (t["name"] or "") for t in traces)  # never drawn: the caption counts them
-    if eager:
-        caption = page.locator("#chart").inner_text()
-        assert f"Not drawn: {len(eager)} shapes compared eager vs eager (" in caption
+    assert eager == []  # rule 10: a verdict shape's two rows are both graph-replayed, on one method
     blocked = [r for r in rows if r["verdict"] == "BLOCKED"]
     text = page.locator("#chart").inner_text()
     assert "(no measured shape)" not in text or any(r.get("blocked_reason") == "no measured shape" for r in blocked)

@@ -31,7 +31,7 @@ def handmade_rows(n: int) -> list[SimpleNamespace]:
         rows.append(SimpleNamespace(
             name=f"kernel {i:04d}", ratio=ratio, ratio_text=f"{ratio:.2f}x", verdict="WIN" if win else "HEADROOM", verdict_label="WIN" if win else "HEADROOM",
             shape_speedups=[ratio * 0.9, ratio * 1.1], floor_speedups=[1.0] if i % 5 == 0 else [], shape_baselines=[],
-            shape_eager=[], wins_text="1 of 2", wins_zh="", flags=[], flag_keys=[], basis_text="", basis_zh=""))
+            wins_text="1 of 2", wins_zh="", flags=[], flag_keys=[], basis_text="", basis_zh=""))
     return rows
 
 

@@ -255,19 +255,13 @@ def _shape_rows(s: KernelScore, args_width: int) -> tuple[list[str], list[list[s
 
 
 def clock_exceptions(scores: list[KernelScore]) -> list[str]:
-    """The verdict ratios that are not all on the kernel clock, said per kernel: verdict shapes compared
-    eager vs eager (VERDICTS rule 10), a profiled pair whose clock is not the kernel's (rule 13). Read from
-    each score's shapes (none when they were let go)."""
+    """The verdict ratios that are not on the kernel clock, said per kernel: a profiled pair whose clock is
+    not the kernel's (rule 13); verdict shapes always are (rule 10 compares two graph-replayed rows only)."""
     out = []
     for s in scores:
         if s.verdict_value is None:
             continue
-        if s.verdict_basis == "shapes":
-            shapes = [sh for sh in s.shapes if sh.is_verdict_shape]
-            eager = sum(1 for sh in shapes if sh.verdict_eager)
-            if eager:
-                out.append(f"`{s.op}`: {eager} of its {len(shapes)} verdict shapes compared eager vs eager (call time)")
-        elif s.verdict_basis == "pair" and s.pair_clock != "kernel":
+        if s.verdict_basis == "pair" and s.pair_clock != "kernel":
             out.append(f"`{s.op}`: its profiled pair's clock is {s.pair_clock or 'unknown'} (not read from a device timer)")
     return out
 

@@ -228,11 +228,9 @@ def speedup_overview(rows: list[Any], win: float, headroom: float) -> dict[str, 
     """
     rows = list(reversed(rows))  # plotly draws the first category at the bottom
     names = [r.name for r in rows]
-    # each dot: a ratio the verdict can rest on (kernel clock); the hover names its verdict baseline and what
-    # the row's diamond is. A shape compared eager vs eager (call time, rule 10) is not drawn: its ratios
-    # (9.5-234x on moe_gemm and moe_blockscale) would stretch the axis over the band every verdict lies in;
-    # the caption counts them (``overview_chart.eager_caption``), the kernel's page shows them (issue 40)
-    kernel_clock = [(r, i) for r in rows for i in range(len(r.shape_speedups)) if i not in r.shape_eager]
+    # each dot: a ratio the verdict rests on (the kernel clock, rule 10); the hover names its verdict baseline
+    # and what the row's diamond is
+    kernel_clock = [(r, i) for r in rows for i in range(len(r.shape_speedups))]
     dots = [(r.shape_speedups[i], r.name) for r, i in kernel_clock]
     floor = [(s, r.name) for r in rows for s in r.floor_speedups]
     data = [_dot_trace(kernel_clock, "en")]

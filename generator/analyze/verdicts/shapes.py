@@ -17,7 +17,6 @@ from generator.analyze.verdicts.rules import (
     effective_status,
     is_suspect_reference,
     like_for_like,
-    methods_differ,
     pick_row,
     roof_kind,
     spread,
@@ -163,12 +162,6 @@ class ShapeResult:
         if self.verdict_candidate_us is None or self.verdict_baseline_us is None:
             return None
         return self.verdict_baseline_us / self.verdict_candidate_us
-
-    @property
-    def verdict_eager(self) -> bool:
-        """True when rule 10 compared eager to eager here (the candidate and its verdict baseline timed differently)."""
-        cand, base = self.providers.get(self.candidate), self.providers.get(self.verdict_baseline or "")
-        return bool(cand and base and methods_differ(cand, base))
 
     @property
     def is_verdict_shape(self) -> bool:

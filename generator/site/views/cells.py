@@ -107,9 +107,8 @@ def replay_msg(s: Any, ctx: SiteContext) -> Any:
 
 
 def shape_cells(s: Any) -> dict[str, Any]:
-    """The verdict shapes' ratios (the overview chart's dots), each one's verdict baseline, and the dots
-    compared eager vs eager (the candidate and its baseline timed differently, VERDICTS rule 10)."""
+    """The verdict shapes' ratios (the overview chart's dots, each on the kernel clock: VERDICTS rule 10)
+    and each one's verdict baseline."""
     shapes = [sh for sh in s.shapes if sh.is_verdict_shape]
     return {"shape_speedups": [sh.verdict_speedup for sh in shapes],
-            "shape_baselines": [sh.verdict_baseline for sh in shapes],
-            "shape_eager": [i for i, sh in enumerate(shapes) if sh.verdict_eager]}
+            "shape_baselines": [sh.verdict_baseline for sh in shapes]}

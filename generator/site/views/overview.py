@@ -18,7 +18,7 @@ from generator.site.views import diagnosis as diagnosis_views
 from generator.site.views import measurement
 from generator.site.views import overview_head
 from generator.site.views.overview_chart import (  # noqa: F401  (ChartView, chart_view: imported from here by the other views)
-    ChartView, Disagreement, chart_view, disagreements, eager_caption, off_chart_reason,
+    ChartView, Disagreement, chart_view, disagreements, off_chart_reason,
 )
 from generator.site.views.base import (
     DASH, KernelData, READING_SHOWN, SiteContext, UNCATEGORIZED, VERDICTS, VERDICT_RANK, fmt_x, verdict_css, verdict_label,
@@ -112,7 +112,6 @@ class IndexRow:
     unverified: int | None = None
     floor_speedups: list[float] = field(default_factory=list)  # verdict-baseline speedups of shapes at the floor
     shape_baselines: list[str] = field(default_factory=list)  # each shape_speedups dot's verdict baseline
-    shape_eager: list[int] = field(default_factory=list)  # the dots (indexes) compared eager vs eager (rule 10)
     timing: dict[str, Any] | None = None  # measurement.kernel_timing(): what the campaign timed, how
     category_text: str = ""  # the category as its owners write it (GEMM, MoE, RoPE)
     campaign_broken: bool = False  # its campaign could not be read: the tile and filter say "broken"
@@ -603,7 +602,6 @@ class OverviewPage:
     measured: list[measurement.MeasuredFact] = field(default_factory=list)  # how it was measured
     category_options: list[tuple[str, str]] = field(default_factory=list)  # (value, as its owners write it)
     open_markers: bool = False  # the chart draws a flagged verdict open: its caption says what that means
-    eager_dots: tuple[str, str] | None = None  # the caption of the chart's eager-vs-eager series (English, 中文)
     findings: Any = None  # views.findings.FindingsLink when the sweep has a FINDINGS.md
     head: overview_head.OverviewHead | None = None  # the first screen (issue 34)
 
@@ -681,7 +679,6 @@ def overview_page(rows: list[IndexRow], ctx: SiteContext, provenance: list[Fact]
         severity_help_zh=i18n.marked("zh", "sev.help", **sev_help),
         measured=measurement.measurement_view(rows, ctx.candidate),
         open_markers=any(charts.drawn_open(r) for r in plotted),
-        eager_dots=eager_caption(plotted),
         category_options=[(c, labels[c]) for c in cats],
         head=overview_head.overview_head(rows, ctx.candidate, list(sweep_reading or [])),
     )

@@ -78,12 +78,3 @@ def off_chart_reason(r: Any) -> tuple[str, str]:
         return i18n.both(key) if key else (r.blocked_reason, r.blocked_reason)
     key = "ov.offchart.broken" if r.campaign_broken else OFF_CHART.get(r.verdict)
     return i18n.both(key) if key else (r.verdict_label.lower(), r.verdict_label.lower())
-
-
-def eager_caption(rows: list[Any]) -> tuple[str, str] | None:
-    """``(English, 中文)`` of the caption line for the chart's eager-vs-eager series, None without one."""
-    counts = [(r.name, len(r.shape_eager)) for r in rows if r.shape_eager]
-    if not counts:
-        return None
-    kw = {"n": sum(n for _, n in counts), "kernels": ", ".join(f"{name} {n}" for name, n in counts)}
-    return i18n.en("chart.overview.eager", **kw), i18n.zh("chart.overview.eager", **kw)

@@ -189,15 +189,9 @@ def _variant_cells(sh: Any, variants: list[str], norow: ProviderCell) -> list[Pr
     return cells
 
 
-def eager_method(sh: Any) -> str | None:
-    """The candidate's timing method when rule 10 compared eager to eager on this shape (the
-    candidate and its verdict baseline were timed differently), else None."""
-    return "eager" if sh.verdict_eager else None
-
-
 def verdict_cell(sh: Any) -> Any:
-    """The shape's verdict ratio (rule 10): ``0.88x``, ``0.10x (eager vs eager)``, ``…, at the
-    floor`` (rule 11), ``—, not comparable`` (measured, no comparable baseline), or a dash."""
+    """The shape's verdict ratio (rule 10: on the kernel clock): ``0.88x``, ``…, at the floor``
+    (rule 11), ``—, not comparable`` (measured, no comparable baseline), or a dash."""
     if not sh.measured:
         return DASH
     if sh.verdict_speedup is None:
@@ -206,21 +200,17 @@ def verdict_cell(sh: Any) -> Any:
         if sh.replay_partial:  # rule 16
             return sentence("speed.vratio.partial")
         return sentence("speed.vratio.none")
-    x, m = fmt_x(sh.verdict_speedup), eager_method(sh)
-    if sh.at_floor:
-        return sentence("speed.vratio.floor.eager", x=x, m=m) if m else sentence("speed.vratio.floor", x=x)
-    return sentence("speed.vratio.eager", x=x, m=m) if m else x
+    x = fmt_x(sh.verdict_speedup)
+    return sentence("speed.vratio.floor", x=x) if sh.at_floor else x
 
 
 def verdict_note(sh: Any) -> tuple[str, str]:
     """The shape's verdict ratio in words, English and 中文 (the per-shape chart's hover)."""
-    m = eager_method(sh)
     if sh.verdict_speedup is None:
         parts = [("speed.caveat.capturefail" if replay.capture_failed(sh) else
                   "speed.caveat.partial" if sh.replay_partial else "speed.caveat.nocomp", {})]
     else:
-        parts = [("speed.caveat.verdict.eager" if m else "speed.caveat.verdict",
-                  {"x": fmt_x(sh.verdict_speedup), "baseline": sh.verdict_baseline, **({"m": m} if m else {})})]
+        parts = [("speed.caveat.verdict", {"x": fmt_x(sh.verdict_speedup), "baseline": sh.verdict_baseline})]
     parts += [("speed.caveat.floor", {})] if sh.at_floor else []
     parts += [("speed.caveat.unverified", {})] if getattr(sh, "unverified", False) else []
     return "; ".join(i18n.en(k, **kw) for k, kw in parts), "；".join(i18n.zh(k, **kw) for k, kw in parts)
@@ -343,9 +333,7 @@ def shape_caveats(sh: Any) -> list[tuple[str, dict]]:
     if v is None:
         out.append(("speed.caveat.nocomp", {}))
     elif sh.verdict_baseline != sh.best_baseline or abs(v - sh.speedup) > 1e-9 * v:
-        m = eager_method(sh)
-        out.append(("speed.caveat.verdict.eager" if m else "speed.caveat.verdict",
-                    {"x": fmt_x(v), "baseline": sh.verdict_baseline, **({"m": m} if m else {})}))
+        out.append(("speed.caveat.verdict", {"x": fmt_x(v), "baseline": sh.verdict_baseline}))
     return out
 
 
