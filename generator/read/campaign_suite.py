@@ -162,7 +162,8 @@ def _stamp(folder: str) -> tuple:
     """What a kept campaign's files look like now: each file's name, size and modification time."""
     try:
         with os.scandir(folder) as it:
-            return tuple(sorted((e.name, e.stat().st_size, e.stat().st_mtime_ns) for e in it if e.is_file()))
+            stats = [(e.name, e.stat()) for e in it if e.is_file()]
+        return tuple(sorted((name, st.st_size, st.st_mtime_ns) for name, st in stats))
     except OSError:
         return ()
 

@@ -305,18 +305,9 @@ def score_sweep(sweep_root: str | os.PathLike, config: SweepConfig | None = None
 
 def sweep_replay_cost(root: str | os.PathLike, config: SweepConfig) -> float | None:
     """The graph replay's fixed cost of the sweep ("Numbers beside a verdict"): the configured
-    ``[verdicts] replay_cost_us``, else the median over its classic campaigns' library rows (``replay.replay_deltas``,
+    ``[verdicts] replay_cost_us``, else the median over its classic campaigns' library rows (``_replay_deltas``,
     7.76 us over the reference sweep); unreadable campaigns are passed over."""
-    if config.replay_cost_us is not None:
-        return config.replay_cost_us
-    deltas: list[float] = []
-    for op, folder in find_campaign_folders(root).items():
-        try:
-            campaign = read_campaign_folder(folder, name=op)
-        except InputError:
-            continue
-        deltas += _replay_deltas(op, campaign, config)
-    return median(deltas)
+    return sweep_numbers(root, config)[1]
 
 
 def _replay_deltas(op: str, campaign: Campaign, config: SweepConfig) -> list[float]:
