@@ -2,14 +2,24 @@
 
 from __future__ import annotations
 
+import re
 from typing import Iterable
 
 from generator.analyze import isa
 from generator.analyze.advice.registry import Finding, _pattern, detector, hot, stalled_premise, words
-from generator.analyze.advice.view import KernelView, _lines_msg, _lines_text, _n, _pc_list, _pc_list_msg, _pct
+from generator.analyze.advice.view import CONSUMER_WINDOW, KernelView, _lines_msg, _lines_text, _n, _pc_list, _pc_list_msg, _pct
 from generator.analyze.message import msg
 
-SCALE_MATH = ("v_mul_", "v_pk_mul_", "v_fma_", "v_pk_fma_", "v_fmac_", "v_mul_legacy", "v_fma_mix")
+#: Floating-point multiplies that apply a scale: these mnemonics with a float type (``FLOAT_TYPE``);
+#: integer multiplies (v_mul_lo_u32, v_mul_hi_i32, v_mad_u32_u24) are address math, not scaling.
+SCALE_MATH = ("v_mul_", "v_pk_mul_", "v_fma_", "v_pk_fma_", "v_fmac_", "v_mac_", "v_mad_", "v_pk_mad_",
+              "v_fmamk_", "v_fmaak_", "v_cvt_scalef32")
+FLOAT_TYPE = re.compile(r"_(?:f16|f32|f64|bf16)(?![0-9])|_legacy|_mix|^v_cvt_scalef32")
+#: Steps that carry a loaded scale on to its multiply unchanged in meaning: moves, float-to-float
+#: conversions (fp8/bf8/f16/bf16 to f32) and the e8m0 exponent shift (``v_lshlrev_b32 d, 23, v``).
+SCALE_CARRY = re.compile(r"^v_mov_b(?:32|64)|^v_cvt_(?:pk_)?f32_(?:f16|bf16|fp8|bf8)|^v_lshlrev_b32\S*\s+[^,]+,\s*23,")
+#: How many carrying steps the walk from a scale load to its multiply follows.
+SCALE_HOPS = 3
 #: A load run: at least this many VMEM loads, at most GAP other instructions apart.
 RUN_MIN_LOADS = 4
 RUN_MAX_GAP = 6
@@ -86,21 +96,52 @@ def _drain_advice(view: KernelView, waits: list[int], dma: set[int], dma_lines: 
     return text, words("lds_dma_drain", summary, suggestion=m)
 
 
+def scale_math(view: KernelView, p: int) -> bool:
+    """True when instruction ``p`` is floating-point scaling math (``SCALE_MATH`` with a float type)."""
+    m = view.mnemonics[p]
+    return m.startswith(SCALE_MATH) and FLOAT_TYPE.search(m) is not None
+
+
+def _reader(view: KernelView, start: int, regs: set) -> int | None:
+    """First instruction after ``start`` (straight line, ``CONSUMER_WINDOW``) that reads what ``start``
+    left in ``regs``: a register overwritten before any read (``v_maximum3_f32 v52, ...`` over a
+    loaded v52) no longer holds the value, so a later reader of it does not count."""
+    live = set(regs)
+    for p in range(start + 1, min(len(view.ins), start + 1 + CONSUMER_WINDOW)):
+        if not live:
+            return None
+        if not view.uses[p].isdisjoint(live):
+            return p
+        if view.mnemonics[p] == "s_endpgm":
+            return None
+        live -= view.defs[p]
+    return None
+
+
 def _scale_load(view: KernelView, q: int) -> int | None:
-    """The scaling consumer of load ``q`` when it loads a scale (narrow, read by scale math)."""
+    """The scaling consumer of load ``q`` when it loads a scale: a narrow load whose value reaches,
+    through at most ``SCALE_HOPS`` moves or float conversions (``SCALE_CARRY``), an MFMA's scale
+    operand or a floating-point multiply (``scale_math``). Any other first reader (integer address
+    math: v_mul_lo_u32, v_add_u32, v_lshl_add_u64 ...) means the load is not a scale."""
     if view.vmem[q] != "load" or (isa.access_bytes(view.ins[q].asm) or 16) > 8:
         return None
-    c = view.consumer(q, view.defs[q])
-    if c is None:
-        return None
-    m = view.mnemonics[c]
-    if view.mfma[c]:
-        ops, _ = isa.split_operands(view.ins[c].asm)
-        scale_regs = set()
-        for op in ops[4:]:
-            scale_regs.update(isa.registers(op))
-        return c if scale_regs & view.defs[q] else None
-    return c if m.startswith(SCALE_MATH) else None
+    at, regs = q, view.defs[q]
+    for _ in range(SCALE_HOPS + 1):
+        c = _reader(view, at, regs)
+        if c is None:
+            return None
+        if view.mfma[c]:
+            ops, _ = isa.split_operands(view.ins[c].asm)
+            scale_regs = set()
+            for op in ops[4:]:
+                scale_regs.update(isa.registers(op))
+            return c if scale_regs & regs else None
+        if scale_math(view, c):
+            return c
+        if not SCALE_CARRY.search(view.ins[c].asm):
+            return None
+        at, regs = c, view.defs[c]
+    return None
 
 
 @detector("late_scale_loads")
