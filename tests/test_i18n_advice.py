@@ -109,8 +109,11 @@ def test_catalogue_english_is_the_detectors_english_on_the_whole_sweep(sweep):
 def test_every_detector_but_two_fires_on_the_whole_sweep(sweep):
     """The whole sweep's counts: the captures' findings, and the sweep-level findings with their 中文."""
     parts, whys, details, seen = _worded_sweep(sweep)
-    assert parts == 321 and whys == 17 and details == 25
-    assert len(seen) == 17  # every detector but wgmma_wait (NVIDIA) and barrier_dominated fires here
+    assert parts == 318 and whys == 17 and details == 25
+    # every detector but wgmma_wait (NVIDIA), barrier_dominated and late_scale_loads fires here: pa's
+    # "scale" loads fed integer address math (v_mul_lo_u32), and the real float scale multiplies
+    # (moe_gemm, moe_blockscale, preshuffle_gemm) hold under MIN_SHARE (tests/test_load_roles.py)
+    assert len(seen) == 16
     found = _sweep_findings(sweep)
     assert len(found) == 15  # 14 groups and "no capture" (fp8_gemm_rowscale)
     vgpr = next(sf for sf in found if sf.key == "limiter:VGPR")

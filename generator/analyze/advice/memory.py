@@ -405,8 +405,25 @@ def detect_vmem_latency(view: KernelView, taken: frozenset = frozenset()) -> lis
     return [_pattern(view, "vmem_latency_exposed", "Global-load latency exposed", waits, {
         "summary": summary, "waits": view.instr_json(waits, 6), "load_to_wait_median": median,
         "load_lines": lines, **ev,
-    }, ("Issue the loads earlier (software-pipeline the next row or tile before processing this one) "
-        "and keep more bytes in flight per wave before the first wait; more resident waves also hide it."),
-        words("vmem_latency_exposed", msg("finding.vmem_latency_exposed.summary", n=len(waits),
-                                          pcs=_pc_list_msg(view.pcs(waits)), share=_pct(share), median=median,
-                                          lines=_lines_msg(lines))), premise)]
+    }, *_latency_advice(view, msg("finding.vmem_latency_exposed.summary", n=len(waits),
+                                  pcs=_pc_list_msg(view.pcs(waits)), share=_pct(share), median=median,
+                                  lines=_lines_msg(lines))), premise)]
+
+
+def _latency_advice(view: KernelView, summary) -> tuple[str, dict]:
+    """The exposed-latency suggestion: "more resident waves also hide it" only when the occupancy is
+    known and below the hardware maximum; at the maximum it says so, and unknown it makes no claim."""
+    occ = view.occupancy
+    head = ("Issue the loads earlier (software-pipeline the next row or tile before processing this one) "
+            "and keep more bytes in flight per wave before the first wait")
+    if occ is None:
+        return head + ".", words("vmem_latency_exposed", summary,
+                                 msg("finding.vmem_latency_exposed.try.occupancy_unknown"))
+    nums = {"waves": occ.waves_per_simd, "max": occ.max_waves}
+    if occ.at_hardware_max:
+        return (head + f"; the kernel already runs the hardware maximum of {occ.max_waves} waves per SIMD, so "
+                "more resident waves cannot hide it: each wave must keep more loads in flight."), \
+            words("vmem_latency_exposed", summary, msg("finding.vmem_latency_exposed.try.at_max", **nums))
+    return (head + f"; more resident waves also hide it (now {occ.waves_per_simd} of the hardware's "
+            f"{occ.max_waves} per SIMD)."), words("vmem_latency_exposed", summary,
+                                                   msg("finding.vmem_latency_exposed.try", **nums))
