@@ -320,8 +320,9 @@ def test_every_premise_on_the_shared_sweep_is_recomputed_from_the_capture_files(
 def test_the_shared_sweep_raises_every_kind_of_premise(sweep_plans):
     audited = {f.detector for _path, findings, *_ in sweep_plans for f in findings}
     assert len(sweep_plans) == 17
-    assert audited >= set(STALLED) - {"barrier_dominated"} | {"decorator_line", "framework_line",
-                                                                      "vgpr_occupancy", "small_grid", "early_exit_waves"}
+    # late_scale_loads: its only sweep hit (pa) fed integer address math, not scales (tests/test_load_roles.py)
+    assert audited >= set(STALLED) - {"barrier_dominated", "late_scale_loads"} | {
+        "decorator_line", "framework_line", "vgpr_occupancy", "small_grid", "early_exit_waves"}
 
 
 @pytest.mark.full_sweep

@@ -40,13 +40,17 @@ def detect_lds_read_into_mfma(view: KernelView, taken: frozenset = frozenset()) 
         y = view.youngest(p, "lgkmcnt")
         if y is None or not view.mnemonics[y].startswith(("ds_read", "ds_load")):
             continue
+        drained = view.covered(p, "lgkmcnt")
+        if any(view.lgkm[q] != "lds" for q in drained):  # it also waits for s_loads: not an LDS wait alone
+            continue
         c = view.consumer(p, view.defs[y], window=AT_ONCE + 1)
         if c is None or not view.mfma[c]:
             continue
         waits.append(p)
-        reads.update(view.covered(p, "lgkmcnt"))
+        reads.update(drained)
         examples.append({"read_pc": view.pc(y), "wait_pc": view.pc(p), "mfma_pc": view.pc(c),
-                         "read_to_mfma": view.distance(y, c), "wait_stall_cycles": view.ins[p].stall_cycles})
+                         "read_to_mfma": view.distance(y, c), "wait_stall_cycles": view.ins[p].stall_cycles,
+                         "drains": _op_counts(view, drained)})
     if not waits:
         return []
     examples.sort(key=lambda d: (-d["wait_stall_cycles"], d["wait_pc"]))
@@ -55,22 +59,39 @@ def detect_lds_read_into_mfma(view: KernelView, taken: frozenset = frozenset()) 
     lines = view.lines_json(waits, 3)
     ev: dict = {}
     premise = stalled_premise(view, "finding.lds_read_into_mfma.premise", waits, ev, at=AT_ONCE + 1)
-    summary = (f"{_n(len(waits), 'lgkmcnt wait')} at pc {_pc_list(view.pcs(waits))} ({_lines_text(lines)}) sit "
-               f"between a ds_read and the MFMA that reads it {gaps[0]}-{gaps[-1]} instructions later; "
-               f"{_pct(share)} of the stall cycles")
+    ops = _op_list(view, reads)
+    summary = (f"{_n(len(waits), 'lgkmcnt wait')} at pc {_pc_list(view.pcs(waits))} ({_lines_text(lines)}) drain "
+               f"only LDS ops ({', '.join(ops)}); the MFMA after each reads the youngest ds_read's data "
+               f"{gaps[0]}-{gaps[-1]} instructions after its issue; {_pct(share)} of the stall cycles")
     return [_pattern(view, "lds_read_into_mfma", "LDS reads consumed at once by MFMA (lgkmcnt stalls)",
                      waits, {
                          "summary": summary,
                          "examples": examples[:6],
                          "waits": view.instr_json(waits, 6),
                          "lines": lines,
-                         "lds_reads": len(reads), **ev,
+                         "lds_reads": len(reads),
+                         "drained": _op_counts(view, reads), **ev,
                      }, ("Issue all LDS reads of the k-step first, then count lgkmcnt down (N-1, N-2, ...) "
                          "so each MFMA reads data loaded several instructions earlier; keep the next "
                          "k-step's reads in flight while this one's MFMAs run."),
                      words("lds_read_into_mfma", msg(
                          "finding.lds_read_into_mfma.summary", n=len(waits), pcs=_pc_list_msg(view.pcs(waits)),
-                         lines=_lines_msg(lines), gaps=f"{gaps[0]}-{gaps[-1]}", share=_pct(share))), premise)]
+                         lines=_lines_msg(lines), ops=ops, gaps=f"{gaps[0]}-{gaps[-1]}", share=_pct(share))),
+                     premise)]
+
+
+def _op_counts(view: KernelView, positions) -> dict[str, int]:
+    """Mnemonic -> how many of ``positions`` (distinct instructions) carry it."""
+    out: dict[str, int] = {}
+    for q in sorted(set(positions)):
+        out[view.mnemonics[q]] = out.get(view.mnemonics[q], 0) + 1
+    return out
+
+
+def _op_list(view: KernelView, positions) -> list[str]:
+    """``ds_read_b128 x4``: the operations of ``positions`` by mnemonic, most first (code, every language)."""
+    counts = _op_counts(view, positions)
+    return [f"{m} x{n}" for m, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))]
 
 
 def _serialized_steps(view: KernelView, ops: list[int], window: int = 8) -> int:
@@ -133,7 +154,7 @@ def detect_cross_lane_reduction(view: KernelView, taken: frozenset = frozenset()
 @detector("scalar_load_waits")
 def detect_scalar_load_waits(view: KernelView, taken: frozenset = frozenset()) -> list[Finding]:
     """lgkmcnt waits on scalar loads (kernel arguments, descriptors) are exposed."""
-    waits, loads = [], set()
+    waits, loads, lds = [], set(), set()
     for p in view.waits("lgkmcnt"):
         if p in taken or not view.ins[p].stall_cycles:
             continue
@@ -141,6 +162,7 @@ def detect_scalar_load_waits(view: KernelView, taken: frozenset = frozenset()) -
         if y is not None and view.lgkm[y] == "smem":
             waits.append(p)
             loads.update(q for q in view.covered(p, "lgkmcnt") if view.lgkm[q] == "smem")
+            lds.update(q for q in view.covered(p, "lgkmcnt") if view.lgkm[q] == "lds")
     if not waits:
         return []
     share, _ = view.share(waits)
@@ -149,22 +171,27 @@ def detect_scalar_load_waits(view: KernelView, taken: frozenset = frozenset()) -
     at_entry = [p for p in waits if p < first_vmem]
     ev: dict = {}
     premise = stalled_premise(view, "finding.scalar_load_waits.premise", waits, ev)
+    ops, lds_ops = _op_list(view, loads), _op_list(view, lds)
     summary = (f"{_n(len(waits), 'lgkmcnt wait')} at pc {_pc_list(view.pcs(waits))} waiting on "
-               f"{_n(len(loads), 'scalar load')} (s_load), {len(at_entry)} of the waits before the first vector memory op; "
+               f"{_n(len(loads), 'scalar load')} ({', '.join(ops)})"
+               + (f" and on LDS ops ({', '.join(lds_ops)})" if lds_ops else "")
+               + f", {len(at_entry)} of the waits before the first vector memory op; "
                f"{_pct(share)} of the stall cycles on {_lines_text(lines, framework=True)}")
     return [_pattern(view, "scalar_load_waits", "lgkmcnt waits on scalar loads (kernel arguments, descriptors)",
                      waits, {
                          "summary": summary,
                          "waits": view.instr_json(waits, 6),
                          "scalar_load_pcs": view.pcs(loads),
+                         "drained": {**_op_counts(view, loads), **_op_counts(view, lds)},
                          "waits_before_first_vmem": len(at_entry),
                          "lines": lines, **ev,
                      }, ("The wave has too little work to hide scalar-load latency: issue all s_loads "
                          "together before the first wait (or preload kernel arguments into SGPRs), and "
                          "give each wave more work so this fixed cost is amortized."),
                      words("scalar_load_waits", msg(
-                         "finding.scalar_load_waits.summary", n=len(waits), pcs=_pc_list_msg(view.pcs(waits)),
-                         loads=len(loads), entry=len(at_entry), share=_pct(share),
+                         "finding.scalar_load_waits.summary" + (".lds" if lds_ops else ""), n=len(waits),
+                         pcs=_pc_list_msg(view.pcs(waits)), loads=len(loads), ops=ops, **({"lds": lds_ops} if lds_ops else {}),
+                         entry=len(at_entry), share=_pct(share),
                          lines=_lines_msg(lines, framework=True))), premise)]
 
 
