@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from generator.analyze import isa
-from generator.analyze.advice import reread
+from generator.analyze.advice.reread import invariant_loads
 from generator.analyze.advice.registry import (Finding, _pattern, detector, pattern_priority, stalled_premise,
                                                unit_key, words)
 from generator.analyze.advice.view import KernelView, _pct
@@ -58,7 +58,7 @@ def _bytes_split(view: KernelView) -> tuple[float, float] | None:
     n = len(view.analysis.waves)
     out = None
     if n:
-        same = reread.invariant_loads(tuple(i.asm for i in view.ins), tuple(i.pc_addr for i in view.ins))
+        same = invariant_loads(tuple(i.asm for i in view.ins), tuple(i.pc_addr for i in view.ins))
         streamed = reread_b = 0.0
         for p, kind in enumerate(view.vmem):
             if kind in ("load", "lds_dma", "store"):
