@@ -186,3 +186,11 @@ def test_a_load_is_a_reread_only_when_its_address_ignores_the_workgroup():
     assert reread.invariant_loads(asms, pcs) == {5}
     stored = asms[:-1] + ("buffer_store_dwordx4 v[10:13], v5, s[8:11], 0 offen", "s_endpgm")
     assert reread.invariant_loads(stored, _ins(stored)[1]) == frozenset()  # the buffer is written: kept
+    looped = ("s_load_dwordx2 s[8:9], s[0:1], 0x18", "s_mov_b32 s10, -1", "s_mov_b32 s11, 0x27000",
+              "s_waitcnt lgkmcnt(0)", "v_lshlrev_b32_e32 v4, 4, v0",
+              "buffer_load_dwordx4 v[10:13], v4, s[8:11], 0 offen",  # 5: inside the loop 5..7: kept
+              "s_add_u32 s8, s8, 64", "s_cbranch_scc1 -3", "s_endpgm")
+    assert reread.invariant_loads(looped, _ins(looped)[1]) == frozenset()
+    wg = ("v_mov_b32_e32 v5, ttmp9", "v_lshlrev_b32_e32 v4, 4, v5", "s_load_dwordx2 s[8:9], s[0:1], 0x18",
+          "s_mov_b32 s10, -1", "s_mov_b32 s11, 0x27000", "buffer_load_dword v1, v4, s[8:11], 0 offen", "s_endpgm")
+    assert reread.invariant_loads(wg, _ins(wg)[1]) == frozenset()  # a workgroup id in ttmp9

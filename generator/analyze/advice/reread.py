@@ -24,8 +24,9 @@ from functools import lru_cache
 
 from generator.analyze import isa
 
-#: Scalar and vector registers named by an operand: ``s3``, ``s[4:7]``, ``v0``, ``v[2:5]``, ``vcc``.
-_REG = re.compile(r"(?<![\w.])([sva])(?:\[(\d+):(\d+)\]|(\d+))(?![\w])|(?<![\w.])(vcc)(?:_(lo|hi))?(?![\w])")
+#: Scalar and vector registers named by an operand: ``s3``, ``s[4:7]``, ``v0``, ``v[2:5]``, ``vcc``, ``ttmp9``
+#: (where some targets hold the workgroup ids).
+_REG = re.compile(r"(?<![\w.])([sva]|ttmp)(?:\[(\d+):(\d+)\]|(\d+))(?![\w])|(?<![\w.])(vcc)(?:_(lo|hi))?(?![\w])")
 #: Opcodes that write no register named by their first operand.
 _NO_DEST = ("s_cmp", "s_bitcmp", "s_waitcnt", "s_barrier", "s_branch", "s_cbranch", "s_nop", "s_endpgm",
             "s_setprio", "s_sleep", "s_dcache", "s_sendmsg", "s_set", "s_wait", "s_store", "s_buffer_store",
@@ -164,7 +165,7 @@ def _same_everywhere(p: int, du: list[tuple[set, set]], mnem: list[str], skips: 
         seen.add((reg, at))
         for d in _reaching(reg, at, du, skips):
             if d is None:
-                if reg[0] == "s" and reg not in pointers:
+                if reg[0] in ("s", "ttmp") and reg not in pointers:
                     return False  # a workgroup id (or a register the listing does not say)
                 continue  # the work-item ids (v0), an argument pointer
             if mnem[d].startswith(_VARYING) or _in_loop(d, loops):
