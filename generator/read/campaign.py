@@ -56,6 +56,9 @@ from generator.read.jsonl import (  # noqa: F401 (the older private names stay i
 RESULTS_JSONL = "benchmark_results.jsonl"
 RESULTS_CSV = "benchmark_results.csv"
 LEDGER = "shape_ledger.jsonl"
+#: A ledger line's ``source.notes`` naming it the shape a capture profiled ("shape used by the existing
+#: rocprofv3/ATT capture"): a declaration the advice checks against the capture's bytes before trusting.
+CAPTURE_NOTE = re.compile(r"\bused by the (?:existing )?\S*\s*capture\b", re.IGNORECASE)
 MATRIX = "baseline_matrix.yaml"
 #: A results file of the second layout (``results_<suite>[.partial].jsonl|csv``, read/campaign_suite.py).
 SUITE_RESULTS = re.compile(r"results_(?P<suite>[^/]+?)(?P<partial>\.partial)?\.(?P<ext>jsonl|csv)")
@@ -141,6 +144,7 @@ class LedgerShape:
     traffic_weight: float | None = None
     baseline_time_weight: float | None = None
     notes: str = ""
+    capture_declared: bool = False  # source.notes says the existing capture profiled this shape
 
     @property
     def models(self) -> tuple[str, ...]:
@@ -624,6 +628,7 @@ def _ledger_shape(rec: dict[str, Any], shape_id: str, line: int, path: str) -> L
         baseline_time_weight=_number(weight.get("baseline_time_weight"), "weight.baseline_time_weight",
                                      path, line),
         notes=_text(rec.get("notes")) or "",
+        capture_declared=bool(isinstance(source, dict) and CAPTURE_NOTE.search(_text(source.get("notes")) or "")),
     )
 
 

@@ -159,7 +159,7 @@ def _grid_median(view: KernelView, time_ns: float) -> dict[str, Any] | None:
 
 def _gap_premise(bw: dict[str, Any], timed: dict[str, Any], grid: dict[str, Any] | None):
     """What the two times are: the median of the grid's n dispatches beside the captured one's own
-    (rmsnorm: 7.80 us, median of 111; Dispatch_Id 18 took 8.08 us), or the profiled dispatch's."""
+    (layernorm: 4.74 us, median of 112; Dispatch_Id 23 took 5.20 us), or the profiled dispatch's."""
     common = {"capture": f"{bw['kernel_time_ns'] / 1000.0:.2f}", "timed": f"{timed['median_us']:.2f}",
               "shape": timed["shape"]}
     if grid is None:

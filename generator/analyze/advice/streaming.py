@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from generator.analyze import isa
+from generator.analyze.advice.reread import invariant_loads
 from generator.analyze.advice.registry import (Finding, _pattern, detector, pattern_priority, stalled_premise,
                                                unit_key, words)
 from generator.analyze.advice.view import KernelView, _pct
@@ -33,6 +34,9 @@ VMEM_TYPES = ("VMEM-wait", "VMEM-load", "VMEM-store")
 #: A timed shape is the captured one when the bytes it moved (effective_gbps x median time)
 #: are within this fraction of the capture's estimated bytes.
 SAME_BYTES = 0.02
+#: A timed shape the ledger declares the capture's is trusted when the capture's bytes (traced grid x
+#: streamed bytes per wave) are within this factor of the bytes timed there.
+DECLARED_WITHIN = 2.0
 #: The profiled dispatch ran this much faster than the timed one at the same bytes: the two
 #: rates are not the same measurement (said in ``gap_text``).
 FASTER_RATIO = 1.25
@@ -41,15 +45,31 @@ SOURCE_KEYS = {"PMC counters": "pmc", "Nsight Compute DRAM throughput": "ncu"}
 
 
 def _vmem_bytes_per_wave(view: KernelView) -> float | None:
-    """Bytes one wave moves to/from memory, from exec counts of the sampled waves."""
+    """Bytes one wave streams to/from memory, from exec counts of the sampled waves; the loads every
+    workgroup issues at the same addresses (``reread``: a norm's gamma/beta) are left out."""
+    split = _bytes_split(view)
+    return split[0] if split else None
+
+
+def _bytes_split(view: KernelView) -> tuple[float, float] | None:
+    """(streamed bytes per wave, bytes per wave of the loads every workgroup re-reads at the same addresses)."""
+    if "bytes_split" in view.memo:
+        return view.memo["bytes_split"]
     n = len(view.analysis.waves)
-    if not n:
-        return None
-    total = 0.0
-    for p, kind in enumerate(view.vmem):
-        if kind in ("load", "lds_dma", "store"):
-            total += view.ins[p].exec_count * (isa.access_bytes(view.ins[p].asm) or 4) * isa.WAVE_SIZE
-    return total / n
+    out = None
+    if n:
+        same = invariant_loads(tuple(i.asm for i in view.ins), tuple(i.pc_addr for i in view.ins))
+        streamed = reread_b = 0.0
+        for p, kind in enumerate(view.vmem):
+            if kind in ("load", "lds_dma", "store"):
+                b = view.ins[p].exec_count * (isa.access_bytes(view.ins[p].asm) or 4) * isa.WAVE_SIZE
+                if p in same:
+                    reread_b += b
+                else:
+                    streamed += b
+        out = (streamed / n, reread_b / n)
+    view.memo["bytes_split"] = out
+    return out
 
 
 def bandwidth(view: KernelView) -> dict[str, Any] | None:
@@ -85,14 +105,24 @@ def _bandwidth(view: KernelView) -> dict[str, Any] | None:
     wgs, wpw = ctx.workgroups, ctx.waves_per_workgroup
     if not per_wave or not wgs or not wpw or not ctx.kernel_time_ns or not ctx.peak_tbs:
         return None
-    nbytes = per_wave * wgs * wpw
+    # the re-read loads' bytes come from memory once (one workgroup's worth), then from cache
+    once = (_bytes_split(view) or (0.0, 0.0))[1] * wpw
+    nbytes = per_wave * wgs * wpw + once
     tbs = nbytes / ctx.kernel_time_ns / 1000.0  # bytes/ns = GB/s
     bw = {"source": "estimated: VMEM bytes of the ISA x waves of the grid / kernel time (full EXEC, no reuse)",
           "achieved_tbs": tbs, "peak_tbs": ctx.peak_tbs, "fraction": tbs / ctx.peak_tbs,
           "bytes": nbytes, "bytes_per_wave": per_wave, "waves": wgs * wpw,
-          "kernel_time_ns": ctx.kernel_time_ns, "grid_source": ctx.grid_source}
-    timed = timed_bandwidth(ctx.verdict, nbytes, ctx.peak_tbs)
+          "kernel_time_ns": ctx.kernel_time_ns, "grid_source": ctx.grid_source,
+          **({"reread_bytes_per_wave": once / wpw} if once else {})}
+    timed = timed_bandwidth(ctx.verdict, nbytes, ctx.peak_tbs, wgs)
     if timed is None:
+        if _timed_any(ctx.verdict):
+            # the campaign times the kernel, at none of the capture's shape: the capture's own rate (after
+            # dispatches that leave its data in cache) is no HBM reading to stand on (``detect_streaming``)
+            bw["unmatched"] = True
+        return bw
+    if not timed["same_bytes"]:  # the declared shape, at other bytes: its times are not the capture's
+        bw["declared"] = timed
         return bw
     # the timing campaign measured these bytes: its figure is the one the verdict stands on
     bw.update({"capture_tbs": tbs, "capture_fraction": tbs / ctx.peak_tbs, "timed": timed,
@@ -106,6 +136,13 @@ def _bandwidth(view: KernelView) -> dict[str, Any] | None:
     return bw
 
 
+def _timed_any(score: Any) -> bool:
+    """Whether the campaign has a usable timed rate of the candidate at some shape."""
+    cand = getattr(score, "candidate", None)
+    return any((r := sh.providers.get(cand)) is not None and r.usable and r.effective_gbps
+               for sh in getattr(score, "shapes", None) or [])
+
+
 def _grid_median_n(view: KernelView) -> int | None:
     """How many trace dispatches of the profiled grid the kernel time is the median of (None when the
     time is not that median: given in the context, or the profiled dispatch's own)."""
@@ -116,22 +153,46 @@ def _grid_median_n(view: KernelView) -> int | None:
     return t["n"] if ok else None
 
 
-def timed_bandwidth(score: Any, nbytes: float, peak_tbs: float) -> dict[str, Any] | None:
-    """The candidate's timed bandwidth at the capture's size: the measured shape whose bytes
-    (effective_gbps x median time) match the capture's within ``SAME_BYTES`` (the fastest of
-    several), with the range the usable baselines reached on it."""
+def grid_keys(score: Any, workgroups: int | None) -> set[str]:
+    """The shape arguments that take the capture's workgroup count as a value in some ledger shape (M for a
+    norm launching one workgroup per row: rmsnorm's 1,024 workgroups and its M=1024 shapes). Empty: the
+    campaign does not say which argument the grid follows."""
+    if not workgroups:
+        return set()
+    return {k for sh in getattr(score, "shapes", None) or [] for k, v in sh.args.items()
+            if isinstance(v, int) and not isinstance(v, bool) and v == workgroups}
+
+
+def timed_bandwidth(score: Any, nbytes: float, peak_tbs: float,
+                    workgroups: int | None = None) -> dict[str, Any] | None:
+    """The candidate's timed bandwidth at the capture's size, with the range the usable baselines
+    reached there. The shape is the one the ledger declares the capture's (``capture_declared``) when
+    the bytes timed there are within ``DECLARED_WITHIN`` of the capture's (a stale declaration is not
+    trusted: layernorm's and rmsnorm's name M=32768 N=8192, 128x and 32x their captures' bytes); else the
+    measured shape whose bytes (effective_gbps x median time) match the capture's within ``SAME_BYTES``
+    (the fastest of several) and, where an argument follows the grid (``grid_keys``), whose argument is
+    the capture's ``workgroups`` (rmsnorm's 1,024-workgroup capture moves the bytes of M=4096 N=2048, but
+    is not that shape); None when neither. ``same_bytes``: the shape's bytes are the capture's
+    within ``SAME_BYTES`` (only then are the two times compared)."""
     cand = getattr(score, "candidate", None)
-    best = None
+    best = declared = None
+    keys = grid_keys(score, workgroups)
     for sh in getattr(score, "shapes", None) or []:
         r = sh.providers.get(cand)
         if r is None or not r.usable or not r.effective_gbps or not r.median_us:
             continue
-        moved = r.effective_gbps * r.median_us * 1e3  # GB/s x us = 1e3 bytes
-        if abs(moved / nbytes - 1.0) <= SAME_BYTES and (best is None or r.effective_gbps > best[1].effective_gbps):
-            best = (sh, r)
-    if best is None:
+        ratio = r.effective_gbps * r.median_us * 1e3 / nbytes  # GB/s x us = 1e3 bytes
+        if (getattr(sh, "capture_declared", False) and 1.0 / DECLARED_WITHIN <= ratio <= DECLARED_WITHIN
+                and (declared is None or abs(ratio - 1.0) < declared[2])):
+            declared = (sh, r, abs(ratio - 1.0))
+        on_grid = not keys or any(sh.args.get(k) == workgroups for k in keys)
+        if (abs(ratio - 1.0) <= SAME_BYTES and on_grid
+                and (best is None or r.effective_gbps > best[1].effective_gbps)):
+            best = (sh, r, abs(ratio - 1.0))
+    pick = declared or best
+    if pick is None:
         return None
-    sh, r = best
+    sh, r, off = pick
     others = [p.effective_gbps / 1000.0 for name, p in sh.providers.items()
               if name != cand and p.usable and p.effective_gbps]
     floor = min(x.providers[cand].median_us for x in score.shapes
@@ -139,8 +200,8 @@ def timed_bandwidth(score: Any, nbytes: float, peak_tbs: float) -> dict[str, Any
     return {"shape": " ".join(f"{k}={v}" for k, v in sh.args.items()), "shape_id": sh.shape_id,
             "median_us": r.median_us, "floor_us": floor, "achieved_tbs": r.effective_gbps / 1000.0,
             "fraction": r.effective_gbps / 1000.0 / peak_tbs,
-            "baselines_tbs": [min(others), max(others)] if others else None}
-
+            "baselines_tbs": [min(others), max(others)] if others else None,
+            "matched_by": "declared" if declared else "bytes", "same_bytes": off <= SAME_BYTES}
 
 
 def nvidia(view: KernelView) -> bool:
@@ -169,8 +230,8 @@ def compute_counts(view: KernelView) -> dict[str, int]:
 
 def profiled_shape(view: KernelView, bw: dict[str, Any]) -> str | None:
     """The shape the capture profiled: the timed shape of its bytes, or the NCU capture's own."""
-    if bw.get("timed"):
-        return bw["timed"]["shape"]
+    if bw.get("timed") or bw.get("declared"):
+        return (bw.get("timed") or bw["declared"])["shape"]
     shape = view.analysis.extra.get("shape")
     args = shape.get("args") if isinstance(shape, dict) else None
     return " ".join(f"{k}={v}" for k, v in args.items()) if isinstance(args, dict) and args else None
@@ -186,7 +247,7 @@ def detect_streaming(view: KernelView, taken: frozenset = frozenset()) -> list[F
     bw = bandwidth(view)
     if bw is None:
         return _likely_streaming(view, vmem_share, taken)
-    if bw["fraction"] < STREAMING_BW_FRACTION:
+    if bw["fraction"] < STREAMING_BW_FRACTION or bw.get("unmatched"):
         return []
     if view.has_mfma and bw["source"].startswith("estimated"):
         # Requested VMEM bytes of a tiled MFMA kernel include L2 hits (tiles re-read by many

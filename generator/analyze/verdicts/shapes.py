@@ -155,6 +155,7 @@ class ShapeResult:
     clocks: ShapeClocks = NO_CLOCKS
     launch_shape: bool = False  # the kernel cannot hide the launch path here (set by ``summarize``)
     replay_partial: bool = False  # rule 16: the candidate's graph row misses work (set by ``summarize``)
+    capture_declared: bool = False  # the ledger says the existing capture profiled this shape (unchecked)
 
     @property
     def verdict_speedup(self) -> float | None:
@@ -274,6 +275,7 @@ def score_shape(shape: LedgerShape, rows: Mapping[str, Sequence[ResultRow]], can
         models=shape.models,
         dtype=shape.dtype,
         source_kind=shape.source_kind,
+        capture_declared=getattr(shape, "capture_declared", False),
         weight=shape.weight(weight_keys),
         occurrences=shape.occurrences,
         candidate=candidate,
