@@ -190,7 +190,8 @@ def headline_note(headline: HeadlinePair | None, score: "KernelScore") -> str | 
     if headline.clock == CALL:
         if headline.candidate_us is None or score.pair_device_us is None:
             return sentence("msg.headline.note.call.bare", pair=headline.text)
-        return sentence("msg.headline.note.call", pair=headline.text, us=f"{headline.candidate_us:.1f}", dev=f"{score.pair_device_us:.1f}")
+        return sentence("msg.headline.note.call", pair=headline.text, us=f"{headline.candidate_us:.1f}",
+                        dev=f"{score.pair_device_us:.1f}")
     if headline.verdict is None or headline.verdict == score.verdict:
         return None
     said = dict(pair=headline.text, hv=headline.verdict, v=score.verdict)
