@@ -228,7 +228,7 @@ def _kernel_notes(s: KernelScore) -> list[str]:
     if s.verdict == "BLOCKED" or set(s.flag_keys) - {"hard_failures"}:
         flags = [f for f in s.flags if "hard failure" not in f]  # hard failures have their column
         out.append(f"{s.verdict}: {s.verdict_reason}" + (f" [{'; '.join(flags)}]" if flags else ""))
-    if s.headline_note:
+    if s.headline_note and not (s.pair_clock == "call" and not s.call_geomean):  # the call pair has its line above
         out.append(s.headline_note)
     out += s.notes
     return out

@@ -26,7 +26,8 @@ results) or null (no campaign). ``flags`` are machine words shown beside the ver
 (``hard_failures``, ``uncertain``, ``reference_only``, ``not_like_for_like``,
 ``suspect_reference``, ``above_roof``, ``partial``); ``flag_texts`` the same as a person reads them. Each kernel
 also has ``diagnosis``, ``first_step``, ``severity``, ``coverage`` (per model), ``headline_speedup`` /
-``headline_verdict`` (``generator.site.views.diagnosis``, ``.coverage``), ``timed_commits``,
+``headline_verdict`` (null for a pair on the call clock, ``pair_clock`` "call": a reading, no verdict; VERDICTS
+rule 13) (``generator.site.views.diagnosis``, ``.coverage``), ``timed_commits``,
 ``profiled_commit`` and ``commit_note``; the index adds ``coverage``: the models x kernels matrix's
 ``models`` and ``kernels`` in page order, a cell being that kernel row's ``coverage[model]``
 (format 1 also had them as ``cells``).

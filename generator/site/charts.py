@@ -29,6 +29,8 @@ from generator.model import STALL_TYPES
 from generator.site import i18n
 
 VERDICT_COLORS = {"WIN": "#2da44e", "PARITY": "#8c959f", "HEADROOM": "#d4742c", "BLOCKED": "#cf222e"}
+#: A reading that carries no verdict (a headline pair on the call clock): no verdict's colour.
+CALL_COLOR = "#6e40c9"
 OUTCOME_COLORS = {"win": "#2da44e", "parity": "#8c959f", "loss": "#d4742c"}
 STALL_COLORS = {
     "VMEM-wait": "#e4572e",
@@ -279,8 +281,9 @@ def speedup_overview(rows: list[Any], win: float, headroom: float) -> dict[str, 
 
 
 def headline_overview(rows: list[Any], win: float, headroom: float) -> dict[str, Any]:
-    """Each kernel's headline pair (big marker, its own verdict's color) beside its multi-shape
-    geomean (hollow diamond), top-down in the given order (``rows``: IndexRows with a headline)."""
+    """Each kernel's headline pair (big marker, its own verdict's color; a pair on the call clock open, in
+    no verdict's color) beside its multi-shape geomean (hollow diamond), top-down in the given order
+    (``rows``: IndexRows with a headline)."""
     rows = list(reversed(rows))
     names = [r.name for r in rows]
     geo = [r for r in rows if r.ratio is not None]
@@ -301,6 +304,18 @@ def headline_overview(rows: list[Any], win: float, headroom: float) -> dict[str,
             "x": [r.headline_speedup for r in sel], "y": [r.name for r in sel],
             "customdata": [[r.headline_text or "", r.verdict_label] for r in sel],
             "marker": {"size": 14, "color": color, "symbol": "circle", "line": {"width": 1, "color": "#ffffff"}},
+            "hovertemplate": _t("en", "chart.hover.headline"),
+        })
+    call = [r for r in rows if r.headline_verdict is None and getattr(r, "pair_clock", None) == "call"]
+    if call:  # a pair on the call clock: a reading, drawn open in no verdict's colour (VERDICTS rule 10)
+        traces_zh[len(data)] = {"name": _t("zh", "chart.trace.headline.call"),
+                                "hovertemplate": _t("zh", "chart.hover.headline"),
+                                "customdata": [[_said_zh(r.call_zh or r.headline_text or ""), r.verdict_label] for r in call]}
+        data.append({
+            "type": "scatter", "mode": "markers", "name": _t("en", "chart.trace.headline.call"),
+            "x": [r.headline_speedup for r in call], "y": [r.name for r in call],
+            "customdata": [[r.call_text or r.headline_text or "", r.verdict_label] for r in call],
+            "marker": {"size": 14, "color": CALL_COLOR, "symbol": "circle-open", "line": {"width": 2.5, "color": CALL_COLOR}},
             "hovertemplate": _t("en", "chart.hover.headline"),
         })
     all_x = [r.headline_speedup for r in rows] + [r.ratio for r in geo]

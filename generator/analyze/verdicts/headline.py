@@ -6,10 +6,11 @@ import json
 import math
 import os
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Iterable, Mapping
 
 from generator.analyze.message import counted, sentence
+from generator.analyze.verdicts.clocks import CALL
 from generator.analyze.verdicts.rules import UNTIMED, Thresholds, verdict_of_speedup
 from generator.analyze.verdicts.shapes import _fmt_x
 from generator.config import SweepConfig
@@ -28,8 +29,9 @@ class HeadlinePair:
     baseline_us: float | None
     baseline_name: str | None
     speedup: float
-    verdict: str  # WIN / PARITY / HEADROOM of this one ratio
+    verdict: str | None  # WIN / PARITY / HEADROOM of this one ratio; None on the call clock (rule 13)
     jit_kernel: str | None = None  # the profiled kernel's name in the bundle's kernel trace
+    clock: str | None = None  # kernel / call / unchecked once the campaign is scored (``clocks.pair_clock``)
 
     @property
     def text(self) -> str:
@@ -51,7 +53,16 @@ class HeadlinePair:
             "speedup": self.speedup,
             "verdict": self.verdict,
             "jit_kernel": self.jit_kernel,
+            "clock": self.clock,
         }
+
+
+def on_clock(pair: HeadlinePair | None, clock: str | None) -> HeadlinePair | None:
+    """The pair with its clock (VERDICTS rule 13); a pair on the call clock is a reading, not a verdict:
+    it keeps its ratio and loses its verdict word (layernorm's 1.02x is call time, not PARITY)."""
+    if pair is None:
+        return None
+    return replace(pair, clock=clock, verdict=None if clock == CALL else pair.verdict)
 
 
 def read_kernels_json(path: str | os.PathLike) -> dict[str, Any]:
@@ -172,11 +183,20 @@ def headline_for_campaign(op: str, config: SweepConfig | None = None,
 
 
 def headline_note(headline: HeadlinePair | None, score: "KernelScore") -> str | None:
-    """A sentence when the headline pair's verdict differs from the multi-shape verdict."""
-    if headline is None or score.verdict == UNTIMED or headline.verdict == score.verdict:
+    """A sentence when the headline pair's verdict differs from the multi-shape verdict; for a pair on
+    the call clock, a sentence naming its clock instead (no verdict word: VERDICTS rule 10)."""
+    if headline is None or score.verdict == UNTIMED:
+        return None
+    if headline.clock == CALL:
+        if headline.candidate_us is None or score.pair_device_us is None:
+            return sentence("msg.headline.note.call.bare", pair=headline.text)
+        return sentence("msg.headline.note.call", pair=headline.text, us=f"{headline.candidate_us:.1f}",
+                        dev=f"{score.pair_device_us:.1f}")
+    if headline.verdict is None or headline.verdict == score.verdict:
         return None
     said = dict(pair=headline.text, hv=headline.verdict, v=score.verdict)
     if not score.verdict_geomean:
         return sentence("msg.headline.note.nogeo", **said)
     g, n = score.verdict_geomean
-    return sentence(counted("msg.headline.note", n), **said, n=n, g=_fmt_x(g))
+    key = "msg.headline.note.ref" if score.verdict_reference_only else "msg.headline.note"
+    return sentence(counted(key, n), **said, n=n, g=_fmt_x(g))

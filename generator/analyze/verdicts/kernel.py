@@ -8,7 +8,7 @@ from typing import Any
 from generator.analyze.message import Msg, counted, msg, sentence
 import generator.analyze.verdicts.clocks as clk
 import generator.analyze.verdicts.replay as replay
-from generator.analyze.verdicts.headline import HeadlinePair
+from generator.analyze.verdicts.headline import HeadlinePair, on_clock
 from generator.analyze.verdicts.intervals import crosses, verdict_intervals
 from generator.analyze.verdicts.reasons import verdict_reason
 from generator.analyze.verdicts.rules import (
@@ -575,7 +575,7 @@ def summarize(op: str, shapes: list[ShapeResult], thresholds: Thresholds = Thres
         pair_speedup=headline.speedup if headline and basis == "pair" else None,
         blocked_reason=_BLOCKED_REASONS.get(basis) if verdict == BLOCKED else None,
         unverified=sum(1 for s in measured if s.unverified),
-        headline=headline,
+        headline=on_clock(headline, pair_clock),
         variants=_variant_geomeans(shapes),
         launch_overhead_us=overhead,
         launch_baseline=_most_common(s.clocks.best_call_baseline for s in launch),

@@ -9,6 +9,7 @@ from typing import Any
 
 
 from generator.analyze.message import msg, sentence_from_json, sentence_json
+from generator.analyze.verdicts import replay
 from generator.words import ratio_text
 from generator.site import charts, i18n, wording
 from generator.site.wording import Said, Seg, runs
@@ -374,15 +375,17 @@ class Tally:
 
 
 def best_baseline_of(score: Any) -> tuple[str | None, str]:
-    """The baseline that is best on most measured shapes, and ``name (k of n)``."""
+    """The baseline that is best on most kernel-clock shapes (those "vs any" and its wins count: rules 9,
+    10, 16), and ``name (k of n)`` over them: pa's gluon 10 of 10, not 12 of 12 with its two call-only shapes."""
     if score is None:
         return None, DASH
-    counts = Counter(s.best_baseline for s in score.shapes if s.measured and s.best_baseline)
+    kernel = replay.kernel_evidence(score.shapes, score.graph_partial)
+    counts = Counter(s.best_baseline for s in kernel if s.best_baseline)
     if not counts:
         return None, DASH
     order = {p: i for i, p in enumerate(score.providers)}
     name, k = min(counts.items(), key=lambda kv: (-kv[1], order.get(kv[0], 99), kv[0]))
-    return name, f"{name} ({k} of {score.n_measured})"
+    return name, f"{name} ({k} of {len(kernel)})"
 
 
 @dataclass
