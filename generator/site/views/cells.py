@@ -76,7 +76,8 @@ def clock_cells(s: Any) -> dict[str, Any]:
             "launch_text": f"{shown:+.0f}" if shown is not None else "",  # whole us: the header names the unit
             "launch_title": "; ".join(wording.plain("en", m) for m in (launch, call) if m),
             "launch_title_zh": "；".join(wording.plain("zh", m) for m in (launch, call) if m),
-            "verdict_ci": ci, "verdict_ci_models": cim, "launch_overhead_us": lo, "launch_sort": shown, "launch_baseline": s.launch_baseline,
+            "verdict_ci": ci, "verdict_ci_models": cim, "launch_overhead_us": lo, "launch_sort": shown, "launch_reading": launchline.reading(s),
+            "launch_path_us": s.launch_path_us, "launch_baseline": s.launch_baseline,
             "pair_clock": s.pair_clock,
             "call_text": wording.plain("en", call) if call else "", "call_zh": wording.plain("zh", call) if call else ""}
 
