@@ -39,7 +39,7 @@ def test_fused_rope_cache_top_finding_rests_on_four_waves(kernel, sweep):
     if (sweep / "benchmarks/examples/fused_rope_cache").is_dir():  # the whole sweep: its campaign is there
         # the launcher leads (rule 13) and rests on the campaign's call times: 30 launch shapes of 30
         assert found[0]["detector"] == "launch_overhead" and found[0]["rests_on"] == {
-            "basis": "call times", "launch_shapes": 30, "shapes_with_both_clocks": 30}
+            "basis": "call times", "launch_shapes": 30, "shapes_with_call_gap": 30}
         found = found[1:]
     top = found[0]
     assert top["rests_on"] == {"basis": "all waves", "stall_cycles": stall, "cycles": cycles, "instructions": n,

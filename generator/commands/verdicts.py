@@ -23,7 +23,7 @@ from generator.config import load_config, read_config
 from generator.errors import InputError
 from generator.words import plural, ratio_text
 from generator.site import wording
-from generator.analyze.verdicts.clocks import MIN_OVERHEAD_US
+from generator.analyze.verdicts import launchline
 from generator.analyze.verdicts import (
     UNTIMED,
     KernelScore,
@@ -207,17 +207,8 @@ def render_text(scores: list[KernelScore], shapes: bool = False, broken: dict[st
 
 
 def _launch_cell(s: KernelScore) -> str:
-    """``≥+123.5 us vs aiter_triton`` (rule 13's launch overhead, a lower bound); ``none (+0.4 us vs pytorch)``
-    under 5 us; ``-99.2 us vs aiter (other scope)`` where that baseline's call times other work; a dash where
-    none was measured."""
-    if not s.launch_overhead_us:
-        return _DASH
-    us, base = s.launch_overhead_us[0], s.launch_baseline or "?"
-    if s.launch_scope_differs:
-        return f"{us:+.1f} us vs {base} (other scope)"
-    if us < MIN_OVERHEAD_US:
-        return f"none ({us:+.1f} us vs {base})"
-    return f"\u2265{us:+.1f} us vs {base}"
+    """Rule 13's launch overhead as its reading allows (``verdicts.launchline.cell``)."""
+    return launchline.cell(s)
 
 
 def _kernel_notes(s: KernelScore) -> list[str]:

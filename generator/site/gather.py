@@ -304,8 +304,9 @@ def finding_json(f: Any, plan: dict[str, Any] | None = None) -> dict[str, Any]:
     if plan is not None and f.stall_unit == "us":  # the launcher rests on the campaign's call times, not the capture
         from generator.analyze.message import msg
 
-        n, (k, m) = f.evidence.get("launch_shapes", 0), f.evidence.get("overhead_beats_kernel") or (0, 0)
-        out["rests_on"] = {"basis": "call times", "launch_shapes": n, "shapes_with_both_clocks": m}
+        # n of m: the launch shapes among the measured shapes with a call gap, the set they are chosen from
+        n, m = f.evidence.get("launch_shapes", 0), f.evidence.get("measured_with_call_gap", 0)
+        out["rests_on"] = {"basis": "call times", "launch_shapes": n, "shapes_with_call_gap": m}
         out.setdefault("i18n", {})["rests_on"] = msg("advice.rests.launch", n=n, m=m).to_json()
     elif plan is not None:  # only with the advice stage, which made the plan
         from generator.analyze.advice import basis

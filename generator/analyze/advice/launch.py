@@ -1,10 +1,12 @@
 """The launcher as a finding (VERDICTS rule 13): what a call of the candidate costs beyond its kernel.
 
 Not a detector over a capture: it reads the campaign's two clocks (``KernelScore.launch_overhead_us``,
-each launch shape's call gap); its share is of the candidate's call time over the measured shapes
+each launch shape's call gap); its share is of the candidate's call time over the launch shapes
 (``call_share``), never ranked against a capture finding's share of stall cycles. It stands first on the
 plan when its gap is positive and the kernel verdict is no loss (fused_rope_cache, softmax), else after
-the capture's findings: ``first.py`` names the one first step of a kernel.
+the capture's findings: ``first.py`` names the one first step of a kernel. Only a gap read as launch
+overhead (``clocks.launch_reading``) is one; a gap mostly on the kernel clock (fp8_gemm_rowscale: +9.4 us,
+launch path +1.7 us), a small one or one against another scope is a flag that says what was measured.
 """
 
 from __future__ import annotations
@@ -14,7 +16,8 @@ from typing import Any
 from generator.analyze.advice.first import no_kernel_loss
 from generator.analyze.advice.registry import Finding
 from generator.analyze.message import english, msg
-from generator.analyze.verdicts.clocks import MIN_OVERHEAD_US
+import generator.analyze.verdicts.clocks as clk
+from generator.analyze.verdicts.launchline import reading
 from generator.analyze.verdicts.rules import median
 
 DETECTOR = "launch_overhead"
@@ -27,10 +30,10 @@ def _launch_shapes(score: Any) -> list[Any]:
 
 
 def call_share(score: Any) -> float | None:
-    """What the launcher costs a call over the campaign: the median, over the measured shapes with a call gap,
-    of the gap's share of the candidate's call (0 where the candidate's call is the cheaper)."""
-    shares = [max(s.clocks.call_gap_us, 0.0) / s.clocks.candidate_call_us for s in score.shapes
-              if s.measured and s.clocks.call_gap_us is not None and s.clocks.candidate_call_us]
+    """What the launcher costs a call: the median, over the launch shapes (those its overhead is read on), of
+    the gap's share of the candidate's call (0 where the candidate's call is the cheaper)."""
+    shares = [max(s.clocks.call_gap_us, 0.0) / s.clocks.candidate_call_us for s in _launch_shapes(score)
+              if s.measured and s.clocks.candidate_call_us]
     return median(shares)
 
 
@@ -44,7 +47,8 @@ def overhead_beats_kernel(score: Any) -> tuple[int, int]:
 def is_first_step(score: Any) -> bool:
     """The launcher before any kernel work (DOMAIN §1.7): its gap is positive and the kernel verdict is no
     loss (``first.no_kernel_loss``); where the captures give nothing to act on it is first anyway."""
-    return bool(score.launch_overhead_us and score.launch_overhead_us[0] > 0) and no_kernel_loss(score)
+    return bool(score.launch_overhead_us and score.launch_overhead_us[0] > 0) and reading(score) == clk.READ_LAUNCH \
+        and no_kernel_loss(score)
 
 
 def launch_finding(score: Any) -> Finding | None:
@@ -55,15 +59,19 @@ def launch_finding(score: Any) -> Finding | None:
     if not launch:
         return None
     us, n = score.launch_overhead_us
-    if us < MIN_OVERHEAD_US:  # said, as a flag: this launcher costs nothing a call over the fastest baseline's
-        p = {"us": f"{us:+.1f}", "baseline": score.launch_baseline or "?", "n": n}
-        return Finding(detector=DETECTOR, title=english("finding.launch_overhead.none.title", **p), stall_share=0.0,
-                       evidence={"summary": english("finding.launch_overhead.none.summary", **p),
+    read, path = reading(score), score.launch_path_us
+    if read != clk.READ_LAUNCH:  # said, as a flag: what was measured, not called launch overhead
+        key = {clk.READ_KERNEL: "kernel", clk.READ_SCOPE: "scope"}.get(read, "small")
+        p = {"us": f"{us:+.1f}", "baseline": score.launch_baseline or "?", "n": n, "cand": score.candidate,
+             "path": f"{path[0]:+.1f}" if path else "?"}
+        return Finding(detector=DETECTOR, title=english(f"finding.launch_overhead.{key}.title", **p), stall_share=0.0,
+                       evidence={"summary": english(f"finding.launch_overhead.{key}.summary", **p),
                                  "launch_overhead_us": us, "launch_shapes": n, "baseline": p["baseline"],
-                                 "first_step": False},
+                                 "launch_path_us": path, "reading": read, "first_step": False,
+                                 "measured_with_call_gap": clk.measured_with_gap(score.shapes)},
                        suggestion="", priority="info", kind="flag", stall_unit="us",
-                       messages={"title": msg("finding.launch_overhead.none.title", **p),
-                                 "summary": msg("finding.launch_overhead.none.summary", **p)})
+                       messages={"title": msg(f"finding.launch_overhead.{key}.title", **p),
+                                 "summary": msg(f"finding.launch_overhead.{key}.summary", **p)})
     base = score.launch_baseline or "?"
     share = call_share(score)
     graph = median(s.clocks.candidate_graph_us for s in launch if s.clocks.candidate_graph_us is not None)
@@ -87,7 +95,8 @@ def launch_finding(score: Any) -> Finding | None:
         evidence={"summary": english("finding.launch_overhead.summary", **p),
                   "detail": english("finding.launch_overhead.detail", us=p["us"], baseline=base),
                   "launch_overhead_us": us, "launch_shapes": n, "baseline": base, "call_share": share,
-                  "overhead_beats_kernel": [k, m], "first_step": first,
+                  "overhead_beats_kernel": [k, m], "first_step": first, "launch_path_us": path, "reading": read,
+                  "measured_with_call_gap": clk.measured_with_gap(score.shapes),
                   "shapes": [{"shape_id": s.shape_id, "args": s.args_text, "call_us": s.clocks.candidate_call_us,
                               "graph_us": s.clocks.candidate_graph_us, "best_call_us": s.clocks.best_call_us,
                               "best_call_baseline": s.clocks.best_call_baseline, "gap_us": s.clocks.call_gap_us}

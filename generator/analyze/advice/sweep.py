@@ -327,7 +327,8 @@ def sweep_findings(per_kernel: dict[str, tuple[list[Finding] | None, Any, float 
 
 def _launch_group(g: SweepFinding, per_kernel: dict) -> SweepFinding:
     """The launch group says what it is across the sweep: how many kernels pay a launch overhead, its median
-    and worst, and which pay none (their launch finding is a flag); it holds no share of the kernel gap."""
+    and worst, and on which none is read (their launch finding is a flag: a small gap, one against another
+    scope, or one mostly on the kernel clock); it holds no share of the kernel gap."""
     found = {k: f for k, (fs, *_rest) in per_kernel.items() if fs for f in fs if f.detector == LAUNCH}
     paying = {k: found[k].evidence["launch_overhead_us"] for k in g.kernels if k in found}
     none = sorted(k for k, f in found.items() if f.flagged)

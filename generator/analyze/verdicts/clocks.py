@@ -10,7 +10,14 @@ clock* when a call from the host is inside it (``eager_median_us``; ``median_us`
   whose call time is within 10 % of its least call time over the measured shapes (its plateau);
 * ``launch_overhead_us`` = [median call gap over the launch shapes, n] (None without one);
 * ``launch_bound_shapes`` = [k, n]: of the n measured shapes with both times, k whose call time
-  exceeds twice the graph time.
+  exceeds twice the graph time;
+* ``launch_path_us`` = [median over the launch shapes of the call gap less the kernel gap (the candidate's
+  graph time - that baseline's), n]: what is left of the gap once the kernel clock has taken its part, each
+  side's (call - graph) compared, so work both clocks time (a baseline's wider scope) cancels. Its
+  *reading* says what the call gap may be called: ``launch`` (at least the gap, a lower bound), ``kernel``
+  (most of the gap is on the kernel clock: not launch overhead), ``small`` (under ``MIN_OVERHEAD_US``: the
+  measured gap, nothing more), ``scope`` (against a baseline whose call times other work, a gap that is
+  small or that no launch path can check).
 
 The headline pair's clock compares its candidate time with the device timer of its profiled
 kernel (the bundle's kernel trace): ``call`` when the pair is over 2 x the timer and the launch
@@ -39,6 +46,10 @@ PAIR_OVERHEAD_SHARE = 0.5
 PAIR_OTHER_SHAPE = 0.8
 #: A smaller launch overhead (us) is no finding: within the harness's own call-to-call spread.
 MIN_OVERHEAD_US = 5.0
+#: A call gap whose launch path is under this share of it is mostly kernel time: not called launch overhead.
+PATH_SHARE = 0.5
+#: What a campaign's call gap may be called (``launch_reading``).
+READ_LAUNCH, READ_KERNEL, READ_SMALL, READ_SCOPE = "launch", "kernel", "small", "scope"
 #: The clocks a campaign, a pair or a number can be on.
 KERNEL, CALL, UNCHECKED = "kernel", "call", "unchecked"
 #: Timing methods whose ``median_us`` is a graph replay (the kernel clock).
@@ -71,6 +82,7 @@ class ShapeClocks:
     candidate_graph_us: float | None
     best_call_us: float | None
     best_call_baseline: str | None
+    best_call_graph_us: float | None = None  # the graph time of that baseline's row
 
     @property
     def call_gap_us(self) -> float | None:
@@ -78,6 +90,14 @@ class ShapeClocks:
         if self.candidate_call_us is None or self.best_call_us is None:
             return None
         return self.candidate_call_us - self.best_call_us
+
+    @property
+    def launch_path_us(self) -> float | None:
+        """The call gap less the kernel gap: (candidate call - graph) - (that baseline's call - graph)."""
+        gap = self.call_gap_us
+        if gap is None or self.candidate_graph_us is None or self.best_call_graph_us is None:
+            return None
+        return gap - (self.candidate_graph_us - self.best_call_graph_us)
 
 
 NO_CLOCKS = ShapeClocks(None, None, None, None)
@@ -94,7 +114,8 @@ def shape_clocks(chosen: Mapping[str, ResultRow], candidate: str, above_roof: It
         t = call_time(row) if p != candidate and p not in flagged else None
         if t is not None and (best is None or t < best):
             best, best_p = t, p
-    return ShapeClocks(call_time(cand), graph_time(cand), best, best_p)
+    return ShapeClocks(call_time(cand), graph_time(cand), best, best_p,
+                       graph_time(chosen[best_p]) if best_p is not None else None)
 
 
 def launch_shapes(shapes: Sequence["ShapeResult"], floor_us: float | None) -> list["ShapeResult"]:
@@ -123,6 +144,37 @@ def launch_scope_differs(launch: Sequence["ShapeResult"]) -> bool:
     other = sum(1 for s in launch if s.clocks.best_call_baseline is not None
                 and s.providers[s.clocks.best_call_baseline].like_for_like is False)
     return bool(launch) and 2 * other > len(launch)
+
+
+def launch_path(launch: Sequence["ShapeResult"]) -> list | None:
+    """[median launch path over the launch shapes where both sides have a graph time, n], None without one."""
+    paths = [s.clocks.launch_path_us for s in launch if s.clocks.launch_path_us is not None]
+    return [median(paths), len(paths)] if paths else None
+
+
+def launch_reading(overhead: list | None, path: list | None, scope_differs: bool) -> str | None:
+    """What the call gap may be called (see the module); None without a launch overhead.
+
+    A gap of ``MIN_OVERHEAD_US`` or more is a launch overhead (at least the gap) where the launch path holds at
+    least ``PATH_SHARE`` of it, or, against a baseline of the candidate's scope, where no graph time can tell.
+    Against a baseline whose call times other work a gap is read only through the launch path: it compares
+    each side's call with its own graph time, so work that both of that baseline's clocks time cancels
+    (fused_rope_cache: +123.2 of +123.5 us); without it (no graph time, or a replay that misses work, rule 16)
+    nothing is read.
+    """
+    if not overhead:
+        return None
+    if overhead[0] < MIN_OVERHEAD_US or (path is None and scope_differs):
+        return READ_SCOPE if scope_differs else READ_SMALL
+    if path is not None and path[0] < PATH_SHARE * overhead[0]:
+        return READ_KERNEL
+    return READ_LAUNCH
+
+
+def measured_with_gap(shapes: Sequence["ShapeResult"]) -> int:
+    """The measured shapes with a call gap: the set the launch shapes are chosen from."""
+    return sum(1 for s in shapes if s.measured and s.clocks.candidate_call_us is not None
+               and s.clocks.call_gap_us is not None)
 
 
 def launch_bound(shapes: Sequence["ShapeResult"]) -> list[int]:

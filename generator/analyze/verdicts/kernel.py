@@ -7,6 +7,7 @@ from typing import Any
 
 from generator.analyze.message import Msg, counted, msg, sentence
 import generator.analyze.verdicts.clocks as clk
+import generator.analyze.verdicts.launchline as launchline
 import generator.analyze.verdicts.replay as replay
 from generator.analyze.verdicts.headline import HeadlinePair, on_clock
 from generator.analyze.verdicts.intervals import crosses, verdict_intervals
@@ -106,7 +107,8 @@ class KernelScore:
     call_geomean: list | None = None  # [rung-2 geomean, n] of a campaign timed on the call clock only
     launch_overhead_us: list | None = None  # [median call gap over the launch shapes, n]
     launch_baseline: str | None = None  # the baseline whose call is fastest on most launch shapes
-    launch_scope_differs: bool = False  # that baseline's call times other work (rule 8): no overhead read from it
+    launch_scope_differs: bool = False  # that baseline's call times other work (rule 8)
+    launch_path_us: list | None = None  # [median call gap less kernel gap over the launch shapes, n] (clocks)
     launch_bound_shapes: list = field(default_factory=lambda: [0, 0])  # [k, n]: call > 2 x graph
     pair_device_us: float | None = None  # the headline pair's kernel on the bundle's kernel trace
     pair_clock: str | None = None  # kernel / call / unchecked (None: no headline pair)
@@ -224,13 +226,8 @@ class KernelScore:
 
     @property
     def launch_msg(self) -> Msg | None:
-        """The launch overhead beside the verdict: "launch +123.5 us a call vs aiter_triton (30 shapes)"."""
-        if not self.launch_overhead_us:
-            return None
-        us, n = self.launch_overhead_us
-        key = ("verdict.launch.scope" if self.launch_scope_differs else
-               "verdict.launch.none" if us < clk.MIN_OVERHEAD_US else "verdict.launch")
-        return msg(key, us=f"{us:+.1f}", baseline=self.launch_baseline or "?", n=n)
+        """The launch overhead beside the verdict, as its reading allows (``verdicts.launchline``)."""
+        return launchline.launch_msg(self, "verdict")
 
     @property
     def call_pair_msg(self) -> Msg | None:
@@ -399,7 +396,7 @@ class KernelScore:
             "call_geomean": self.call_geomean,
             "launch_overhead_us": self.launch_overhead_us,
             "launch_baseline": self.launch_baseline,
-            "launch_scope_differs": self.launch_scope_differs,
+            "launch_scope_differs": self.launch_scope_differs, "launch_path_us": self.launch_path_us,
             "launch_bound_shapes": list(self.launch_bound_shapes),
             "pair_device_us": self.pair_device_us,
             "pair_clock": self.pair_clock,
@@ -580,6 +577,7 @@ def summarize(op: str, shapes: list[ShapeResult], thresholds: Thresholds = Thres
         launch_overhead_us=overhead,
         launch_baseline=_most_common(s.clocks.best_call_baseline for s in launch),
         launch_scope_differs=clk.launch_scope_differs(launch),
+        launch_path_us=clk.launch_path(launch) if partial is None else None,  # rule 16: no graph evidence
         launch_bound_shapes=clk.launch_bound(measured),
         pair_device_us=pair_device_us if headline else None,
         pair_clock=pair_clock,

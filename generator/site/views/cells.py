@@ -10,6 +10,7 @@ from generator.analyze import occupancy
 from generator.model import CaptureAnalysis
 from generator.site import i18n, wording
 from generator.analyze.message import msg
+from generator.analyze.verdicts import launchline
 from generator.site.views import where as where_views
 from generator.site.views.base import DASH, SiteContext, fmt_pct
 from generator.words import ratio_text
@@ -68,14 +69,15 @@ def clock_cells(s: Any) -> dict[str, Any]:
     cuts = (s.thresholds.headroom, s.thresholds.win)  # an end beside a threshold never rounded across it
     cell = f"{ratio_text(ci[0], cuts, unit='')}\u2013{ratio_text(ci[1], cuts, unit='')}" if ci else ""  # the model shapes' interval is in the title (the cell stays narrow)
     interval, launch, call = s.interval_msg, s.launch_msg, s.call_pair_msg
-    lo = s.launch_overhead_us
+    lo, shown = s.launch_overhead_us, launchline.overview_us(s)
     return {"interval_text": cell,
             "interval_title": wording.plain("en", interval) if interval else "",
             "interval_title_zh": wording.plain("zh", interval) if interval else "",
-            "launch_text": f"{lo[0]:+.0f}" if lo else "",  # whole microseconds: the column header names the unit
+            "launch_text": f"{shown:+.0f}" if shown is not None else "",  # whole us: the header names the unit
             "launch_title": "; ".join(wording.plain("en", m) for m in (launch, call) if m),
             "launch_title_zh": "；".join(wording.plain("zh", m) for m in (launch, call) if m),
-            "verdict_ci": ci, "verdict_ci_models": cim, "launch_overhead_us": lo, "launch_baseline": s.launch_baseline,
+            "verdict_ci": ci, "verdict_ci_models": cim, "launch_overhead_us": lo, "launch_sort": shown, "launch_reading": launchline.reading(s),
+            "launch_path_us": s.launch_path_us, "launch_baseline": s.launch_baseline,
             "pair_clock": s.pair_clock,
             "call_text": wording.plain("en", call) if call else "", "call_zh": wording.plain("zh", call) if call else ""}
 

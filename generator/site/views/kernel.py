@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from generator.analyze.verdicts.clocks import MIN_OVERHEAD_US
+from generator.analyze.verdicts import launchline
 from generator.analyze.message import msg
 from generator.site.views.base import (CaptureData, KernelData, SiteContext, TOP_K, VERDICTS, md_text,
                                        not_said_by_captures)
@@ -148,15 +148,11 @@ def verdict_line(s: Any) -> Said | None:
 
 
 def launcher_line(s: Any) -> Said | None:
-    """The launcher in one line (rule 13): at least what a call costs more (a lower bound); no more than the
-    fastest baseline's call under 5 us; named when that baseline's call times other work."""
-    if not s.launch_overhead_us:
-        return None
-    us, n = s.launch_overhead_us
-    p = {"us": f"{us:+.1f}", "baseline": s.launch_baseline or "?", "n": n}
-    if s.launch_scope_differs:
-        return said(msg("head.launch.scope", **p))
-    return said(msg("head.launch.none" if us < MIN_OVERHEAD_US else "head.launch.line", **p))
+    """The launcher in one line (rule 13), as its reading allows (``verdicts.launchline``): at least the call gap
+    where it is launch overhead; the gap and its launch path where most of it is kernel time; the measured gap
+    under 5 us; named when the fastest baseline's call times other work."""
+    m = launchline.launch_msg(s, "head")
+    return said(m) if m is not None else None
 
 
 def _with_replay(line: Said | None, row: IndexRow) -> Said | None:

@@ -55,10 +55,12 @@ def _launch_panel(k: KernelData, row: IndexRow, ctx: SiteContext) -> LaunchView 
     facts = [Fact.of("launch.measured", "launch.v.measured", kernel=_short(first["kernel"]), api=first["api"],
                      api_us=_us(first["api_ns"]), queue_us=_us(first["queue_ns"]), kernel_us=_us(first["kernel_ns"]),
                      calls=first["calls"])]
-    lo = row.launch_overhead_us
-    if lo:
-        facts.append(Fact.of("launch.rule13", "launch.v.rule13", us=f"{lo[0]:.1f}", n=lo[1],
-                             measured=_us(first["api_ns"] + first["queue_ns"])))
+    lo, path = row.launch_overhead_us, row.launch_path_us
+    if lo:  # rule 13's call gap, named as launch overhead only where its reading allows (``clocks.launch_reading``)
+        at_least = row.launch_reading == "launch"
+        facts.append(Fact.of("launch.rule13" if at_least else "launch.rule13.gap",
+                             "launch.v.rule13" if at_least else "launch.v.rule13.gap", us=f"{lo[0]:+.1f}", n=lo[1],
+                             path=f"{path[0]:+.1f}" if path else "\u2014", measured=_us(first["api_ns"] + first["queue_ns"])))
     rows = [LaunchRow(_short(p["kernel"]), p["kernel"], p["api"], str(p["calls"]), _us(p["api_ns"]), _us(p["queue_ns"]),
                       _us(p["kernel_ns"]), _us(p["total_ns"]), "traced" if p is first else "")
             for p in paths[:SHOWN]]

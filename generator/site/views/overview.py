@@ -120,6 +120,9 @@ class IndexRow:
     supersedes: str | None = None  # the op this campaign supersedes
     interval_text: str = ""  # the verdict ratio's interval over the shapes ("" shows an em dash)
     launch_text: str = ""  # the launcher's overhead beside the kernel's clock ("" shows an em dash)
+    launch_sort: float | None = None  # the number launch_text rounds (``verdicts.launchline.overview_us``)
+    launch_reading: str | None = None  # what the call gap may be called, and its launch path (``verdicts.clocks``)
+    launch_path_us: list | None = None
     interval_title: str = ""  # what the interval cell says in words (its tooltip), and in 中文
     interval_title_zh: str = ""
     launch_title: str = ""

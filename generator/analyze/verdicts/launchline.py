@@ -1,0 +1,68 @@
+"""The launcher said as its reading allows (VERDICTS rule 13, ``clocks.launch_reading``): one place for the
+verdict line, the kernel page's launcher line, the CLI's cell and the overview's number.
+
+* ``launch``: at least the call gap (a lower bound: the harness's L2 flush hides part of the host path);
+  where the fastest baseline's call times other work too, said beside it;
+* ``kernel``: most of the call gap is on the kernel clock, so it is not called launch overhead: the call gap
+  and the launch path that is left of it (fp8_gemm_rowscale: +9.4 us, launch path +1.7 us);
+* ``small``: the measured call gap, nothing more (no "none" and no "no more than": a lower bound bounds
+  nothing from above);
+* ``scope``: a small gap against a baseline whose call times other work: nothing can be read from it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import generator.analyze.verdicts.clocks as clk
+from generator.analyze.message import Msg, msg
+
+#: Message keys per reading, for the verdict line (``verdict``) and the page's launcher line (``head``).
+_KEYS = {
+    "verdict": {clk.READ_LAUNCH: "verdict.launch", "wider": "verdict.launch.wider", clk.READ_KERNEL: "verdict.launch.kernel",
+                clk.READ_SMALL: "verdict.launch.small", clk.READ_SCOPE: "verdict.launch.scope"},
+    "head": {clk.READ_LAUNCH: "head.launch.line", "wider": "head.launch.wider", clk.READ_KERNEL: "head.launch.kernel",
+             clk.READ_SMALL: "head.launch.small", clk.READ_SCOPE: "head.launch.scope"},
+}
+
+
+def reading(s: Any) -> str | None:
+    """The reading of a scored campaign's call gap (``clocks.launch_reading``)."""
+    return clk.launch_reading(s.launch_overhead_us, getattr(s, "launch_path_us", None),
+                              bool(getattr(s, "launch_scope_differs", False)))
+
+
+def launch_msg(s: Any, where: str = "verdict") -> Msg | None:
+    """The launcher's words beside the verdict (``verdict``) or on the page's launcher line (``head``)."""
+    read = reading(s)
+    if read is None:
+        return None
+    us, n = s.launch_overhead_us
+    path = getattr(s, "launch_path_us", None)
+    key = "wider" if read == clk.READ_LAUNCH and s.launch_scope_differs else read
+    return msg(_KEYS[where][key], us=f"{us:+.1f}", baseline=s.launch_baseline or "?", n=n,
+               path=f"{path[0]:+.1f}" if path else "?")
+
+
+def cell(s: Any) -> str:
+    """The CLI's launch cell: ``≥+123.5 us vs aiter_triton``; ``+9.4 us vs pytorch (launch path +1.7)``;
+    ``+0.4 us vs pytorch`` under 5 us; ``-99.2 us vs aiter (other scope)``; a dash where none was measured."""
+    read = reading(s)
+    if read is None:
+        return "\u2014"
+    us, base = s.launch_overhead_us[0], s.launch_baseline or "?"
+    if read == clk.READ_SCOPE:
+        return f"{us:+.1f} us vs {base} (other scope)"
+    if read == clk.READ_SMALL:
+        return f"{us:+.1f} us vs {base}"
+    if read == clk.READ_KERNEL:
+        return f"{us:+.1f} us vs {base} (launch path {s.launch_path_us[0]:+.1f})"
+    return f"\u2265{us:+.1f} us vs {base}" + (" (other scope)" if s.launch_scope_differs else "")
+
+
+def overview_us(s: Any) -> float | None:
+    """The number the overview's launch-overhead column shows: the launch path where most of the call gap is
+    kernel time (it is not launch overhead), else rule 13's launch overhead."""
+    if not s.launch_overhead_us:
+        return None
+    return s.launch_path_us[0] if reading(s) == clk.READ_KERNEL else s.launch_overhead_us[0]
