@@ -584,7 +584,7 @@ def test_advice_verdict_and_diagnosis_words_switch_language(site, browser):
     assert page.inner_text(first) == "lgkmcnt waits on scalar loads (kernel arguments, descriptors)"
     page.click("#lang-toggle")
     assert page.inner_text(first) == "lgkmcnt 在等待标量加载（内核参数、描述符）"
-    assert page.inner_text("#advice-c0-f0 p.summary").startswith("2 处 lgkmcnt 等待（pc 6, 87）在等 13 个标量加载（s_load）")
+    assert page.inner_text("#advice-c0-f0 p.summary").startswith("2 处 lgkmcnt 等待（pc 6, 87）在等 13 个标量加载（s_load_dwordx2 x9、s_load_dwordx4 x4）")
     assert page.inner_text("#advice-c0-f0 .prio-medium") == "中"
     assert page.inner_text("#why li >> nth=0").startswith("判定比值 0.76x（10 个判定形状")
     page.click("details.head-more summary")  # the verdict's reason, flags and diagnosis are one click away

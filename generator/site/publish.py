@@ -430,7 +430,7 @@ def output_lock(out_dir: str, wait_s: float = LOCK_WAIT_S,
 def _take_lock(path: str, out_dir: str, deadline: float, wait_s: float,
                on_wait: Callable[[str], None] | None) -> int:
     """The open, locked lock file (retried while another process holds it, until ``deadline``)."""
-    said = False
+    said, tries = False, 0
     while True:
         fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
         try:
@@ -441,7 +441,8 @@ def _take_lock(path: str, out_dir: str, deadline: float, wait_s: float,
             if time.monotonic() >= deadline:
                 raise InputError(out_dir, f"another build{holder} is writing this output folder; still busy after "
                                           f"{wait_s:g} s (build --wait SECONDS waits longer)") from None
-            if not said and on_wait is not None:
+            tries += 1  # the holder writes its pid just after it locks: two more tries (0.1 s apart) to name it
+            if not said and on_wait is not None and (holder or tries > 2):
                 on_wait(f"kernel-atlas: waiting for another build{holder} of {out_dir} (at most {wait_s:g} s)")
                 said = True
             time.sleep(0.1)

@@ -277,6 +277,8 @@ class IndexRow:
             "verdict_ci_models": self.verdict_ci_models,
             "launch_overhead_us": self.launch_overhead_us,  # rule 13
             "launch_baseline": self.launch_baseline,
+            "launch_reading": self.launch_reading,  # what the call gap may be called (verdicts.clocks.launch_reading)
+            "launch_path_us": self.launch_path_us,  # the call gap less the kernel-clock gap
             "pair_clock": self.pair_clock,
             "basis_text": self.basis_text or None,
             "blocked_reason": self.blocked_reason,
