@@ -159,7 +159,7 @@ def detect_occupancy_grid(view: KernelView, taken: frozenset = frozenset()) -> l
     """A resource caps the waves per SIMD, but the grid never asks a CU for more: the cap does not bind."""
     occ = view.occupancy
     if (not occ or not occ.limiters or occ.waves_per_simd >= _max_waves(view) or occ.cap_binds
-            or occ.grid_waves_per_simd is None):
+            or occ.grid_waves_per_simd is None or not view.context.workgroups or not view.context.cu_count):
         return []
     d, c, res = occ.grid_waves_per_simd, occ.waves_per_simd, occ.limited_by
     summary = (f"the grid asks at most {_waves(d)} on its busiest CU and the {res} cap allows {_waves(c)}: "
@@ -178,6 +178,7 @@ def detect_occupancy_grid(view: KernelView, taken: frozenset = frozenset()) -> l
         priority="info",
         kind="flag",
         messages=said,
+        premise=premises.occupancy_grid_premise(view.context, d),
     )]
 
 
