@@ -9,7 +9,7 @@ calling it binding.
 
 Every number below is recomputed from the bundle's raw files: the kernel trace row of the captured
 dispatch (``discover_kernel_trace.csv``, Dispatch_Id = the capture's ``dispatch_<N>``; grids are in
-work-items) and the agent info (``big_agent_info.csv``: 256 CUs of 4 SIMDs on the MI350X). The caps
+work-items) and the agent info (``<label>_agent_info.csv``: 256 CUs of 4 SIMDs on the MI350X). The caps
 are ``expected/occupancy.json``'s.
 """
 
@@ -61,13 +61,13 @@ def primaries(sweep):
     return out
 
 
-def raw_demand(sweep, kernel: str, capture: str) -> tuple[int, int, int]:
+def raw_demand(sweep, kernel: str, capture: str, label: str) -> tuple[int, int, int]:
     """(workgroups, waves per workgroup, demand) of the captured dispatch, from the raw CSVs."""
     d = int(re.search(r"dispatch_(\d+)", capture).group(1))
     cv = sweep / "examples" / kernel / "compute_viewer"
     with (cv / "discover_kernel_trace.csv").open(newline="") as fh:
         row = next(r for r in csv.DictReader(fh) if int(r["Dispatch_Id"]) == d)
-    with (cv / "big_agent_info.csv").open(newline="") as fh:
+    with (cv / f"{label}_agent_info.csv").open(newline="") as fh:
         agent = next(r for r in csv.DictReader(fh) if r["Agent_Type"] == "GPU")
     cus, simds = int(agent["Cu_Count"]), int(agent["Simd_Per_Cu"])
     assert (cus, simds) == (256, 4)  # MI350X (DOMAIN §5)
@@ -87,7 +87,7 @@ def test_grid_demand_and_cap_per_kernel(kernel, primaries, sweep):
     occ = a.occupancy
     expected = json.loads((sweep / "expected" / "occupancy.json").read_text())[a.path]
     assert (occ.limiters, occ.waves_per_simd) == ([res], cap) == ([expected["limiter"]], expected["waves"])
-    _, _, raw = raw_demand(sweep, kernel, a.capture)
+    _, _, raw = raw_demand(sweep, kernel, a.capture, a.label)
     assert occ.grid_waves_per_simd == raw == demand
     assert occ.cap_binds is binds
     js = occ.to_json()
