@@ -146,7 +146,7 @@ def test_diagnosis_panel_and_report_keep_the_numbers_without_the_binding_claim(k
         return
     assert c.text == f"{wv} ({res} cap, not binding: the grid asks at most {demand})"
     assert "-bound" not in c.text and "不起作用" in c.zh
-    assert view.headline == (f"{cap} waves/SIMD allowed by {res}; the grid asks at most {demand} on its busiest CU: "
+    assert view.headline == (f"{wv} allowed by {res}; the grid asks at most {demand} on its busiest CU: "
                              "the cap does not bind at this shape")
     assert not [f for f in view.limits if f.css == "bind"]  # no resource marked as binding
     assert "free" not in view.next_step  # no "free N VGPRs" arithmetic where freeing gains no wave
@@ -188,3 +188,19 @@ def test_an_unknown_grid_keeps_the_cap_binding(kernel, primaries):
     assert occ_model.row_demand(None, {"Cu_Count": "256"}) is None
     assert occ_model.row_demand({"Grid_Size_X": "131072", "Workgroup_Size_X": "256"}, None) is None
     assert occ_model.row_demand({"Grid_Size_X": "131072", "Workgroup_Size_X": "256"}, {"Cu_Count": "256"}) == 2
+
+
+@pytest.mark.parametrize("kernel", PARAMS)
+def test_overview_cell_and_pr_row_say_not_binding(kernel, primaries):
+    """The kernel row's Limiter cell (overview, and the PR rows of the kernel page) reads the cap without calling
+    it a limit where the grid never reaches it."""
+    from generator.site.views.cells import occupancy_cells
+
+    res, demand, cap, binds = CASES[kernel]
+    cells = occupancy_cells(primaries[kernel][0])
+    assert (cells["limiter"], cells["cap_binds"]) == (res, binds)
+    if binds:
+        assert cells["limiter_text"] == res
+    else:
+        assert cells["limiter_text"] == f"{res} cap, not binding (the grid asks at most {demand})"
+        assert cells["limiter_text_zh"] == f"{res} 上限，不起作用（网格最多只要 {demand}）"
