@@ -7,7 +7,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from generator.analyze import occupancy, waves
-from generator.analyze.message import sentence
+from generator.analyze.message import msg, sentence
 from generator.model import CaptureAnalysis, Hotspots, stall_reason
 from generator.site import charts, i18n, wording
 from generator.site.text_report import fmt_cycles
@@ -202,8 +202,10 @@ def occupancy_view(a: CaptureAnalysis) -> OccupancyView | None:
     by = occupancy.binding_msg(o)
     head = (("occ.head.max", {}, {}) if o.limited_by == "hardware max" else
             ("occ.head", {"by": wording.plain("en", by)}, {"by": wording.plain("zh", by)}) if o.cap_binds else
-            ("finding.occupancy_grid.head", {"by": wording.plain("en", by), "d": o.grid_waves_per_simd},
-             {"by": wording.plain("zh", by), "d": o.grid_waves_per_simd}))
+            ("finding.occupancy_grid.head", {"by": wording.plain("en", by), "d": o.grid_waves_per_simd,
+                                             "w": wording.plain("en", msg("finding.waves", n=o.waves_per_simd))},
+             {"by": wording.plain("zh", by), "d": o.grid_waves_per_simd,
+              "w": wording.plain("zh", msg("finding.waves", n=o.waves_per_simd))}))
     return OccupancyView(i18n.en(head[0], n=o.waves_per_simd, **head[1]), limits, vgpr, nxt[0], dis,
                          [n for n in o.notes if "disagree" not in n],
                          headline_zh=i18n.marked("zh", head[0], n=o.waves_per_simd, **head[2]), next_step_zh=nxt[1],
