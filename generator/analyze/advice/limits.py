@@ -1,4 +1,7 @@
-"""Limits: occupancy capped by VGPRs, LDS or SGPRs, a grid too small for the GPU, waves launched without work."""
+"""Limits: occupancy capped by VGPRs, LDS or SGPRs, a grid too small for the GPU, waves launched without work.
+
+A resource cap is a limit only where the traced dispatch's grid asks a CU for more waves per SIMD than the cap
+allows (``Occupancy.cap_binds``); a cap the grid never reaches gets one unranked note (``occupancy_grid``)."""
 
 from __future__ import annotations
 
@@ -45,8 +48,8 @@ def detect_vgpr_occupancy(view: KernelView, taken: frozenset = frozenset()) -> l
     """Occupancy is capped by VGPRs alone: how many to free for one more wave per SIMD."""
     occ = view.occupancy
     if (not occ or not occ.binds_alone("VGPR") or occ.waves_per_simd >= _max_waves(view)
-            or not occ.next_vgpr_total or not occ.cap_binds):  # on a tie (DOMAIN §1.3) freeing VGPRs alone gains no wave
-        return []
+            or not occ.next_vgpr_total or not occ.cap_binds):  # on a tie (DOMAIN §1.3) freeing VGPRs alone
+        return []                                          # gains no wave; nor where the grid never reaches the cap
     need = occ.next_vgpr_total
     free = occ.vgpr_total - need
     nxt = occ.waves_per_simd + 1
