@@ -96,6 +96,17 @@ class Occupancy:
     max_waves: int = 8
     #: every resource at the lowest limit, in the order VGPR, LDS, SGPR (several on a tie; empty at the maximum)
     limiters: list[str] = field(default_factory=list)
+    #: waves per SIMD the traced dispatch's grid asks of its busiest CU (workgroups dealt round-robin over
+    #: the CUs: ceil(ceil(workgroups / CUs) x waves per workgroup / SIMDs per CU)); None when unknown
+    grid_waves_per_simd: int | None = None
+
+    @property
+    def cap_binds(self) -> bool:
+        """True when a resource caps the waves per SIMD and the grid asks for more than the cap allows
+        (an unknown grid counts as asking); a cap the grid never reaches holds nothing back at this shape."""
+        if self.at_hardware_max or not self.limiters:
+            return False
+        return self.grid_waves_per_simd is None or self.grid_waves_per_simd > self.waves_per_simd
 
     @property
     def at_hardware_max(self) -> bool:
@@ -137,6 +148,8 @@ class Occupancy:
             "next_vgpr_total": self.next_vgpr_total,
             "vgpr_disagreement": self.vgpr_disagreement,
             "at_hardware_max": self.at_hardware_max,
+            "grid_waves_per_simd": self.grid_waves_per_simd,
+            "cap_binds": self.cap_binds,
             "kernel": self.kernel,
             "arch": self.arch,
             "notes": list(self.notes),

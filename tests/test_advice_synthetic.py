@@ -70,7 +70,7 @@ def test_registry_names_every_detector_in_order():
                      "lds_read_into_mfma", "loads_interleaved_with_mfma", "back_to_back_loads",
                      "cross_lane_reduction", "scalar_load_waits", "wgmma_wait", "barrier_dominated", "store_bound",
                      "snop_hazard", "streaming_roofline", "vmem_latency_exposed", "vgpr_occupancy", "lds_sgpr_occupancy",
-                     "small_grid", "early_exit_waves", "profiled_shape", "timed_gap"]
+                     "occupancy_grid", "small_grid", "early_exit_waves", "profiled_shape", "timed_gap"]
     assert all(d.doc for d in advice.DETECTORS)
 
 

@@ -117,7 +117,8 @@ def test_hgemm_splitk_capture_is_another_configuration_than_every_timed_row(kern
     assert row.severity["level"] == "rewrite" and row.severity["config_note"].startswith("from the timed rows alone")
     assert row.api()["diagnosis"]["capture_config"] == c
     why = why_views._why_panel(k, row, base_views.SiteContext())  # the limiter that follows is the capture's
-    assert why.lines[1].en == note["text"] and why.lines[2].en.startswith("Limiter: LDS-bound occupancy")
+    assert why.lines[1].en == note["text"] and why.lines[2].en.startswith(
+        "Limiter: Grid too small for the GPU: 84 workgroups")  # its LDS cap of 1 wave/SIMD: 1 asked, not binding
 
 
 @pytest.mark.full_sweep

@@ -85,7 +85,7 @@ def test_hgemm_splitk_capture_is_lds_bound_at_one_wave(kernel):
     _, row = kernel("hgemm_splitk")
     d = row.diagnosis
     assert (d["waves_per_simd"], d["limiter"]) == (1, "LDS")
-    assert clauses(row)["stall"] == ("56% VMEM-wait", "#c0") and clauses(row)["occupancy"] == ("1 wave/SIMD (LDS-bound)", "#c0")
+    assert clauses(row)["stall"] == ("56% VMEM-wait", "#c0") and clauses(row)["occupancy"] == ("1 wave/SIMD (LDS cap, not binding: the grid asks at most 1)", "#c0")
     assert d["stall_share"] == pytest.approx(32508 / 58228, abs=1e-3)  # hotspot_output: 32.5K of 58.2K, 55.8 %
     if row.op is None:  # the slice: no timed rows, so no configuration to set the capture against
         assert row.first_step["detector"] == "lds_dma_drain" and row.first_step["share_text"] == "53% of stalls"
@@ -107,7 +107,7 @@ def test_hgemm_splitk_is_lds_bound_at_one_wave(kernel):
     # clauses follow the note that says so
     assert d["text"] == ("latency-bound (29 of 30 shapes), best of 30 shapes at 27% of the roof (memory-bound), "
                          "the capture (tile 32x64x256, 2 stages, split-K 14) is another configuration than the 30 timed "
-                         "rows (tile 128x128x64 or 16x64x128, 4 stages, split-K 1), 56% VMEM-wait, 1 wave/SIMD (LDS-bound)")
+                         "rows (tile 128x128x64 or 16x64x128, 4 stages, split-K 1), 56% VMEM-wait, 1 wave/SIMD (LDS cap, not binding: the grid asks at most 1)")
 
 
 def test_pa_is_vgpr_bound_at_two_waves_and_notes_the_early_exits(kernel):
@@ -502,7 +502,7 @@ def test_api_record_and_pr_snippet_carry_the_diagnosis(kernel):
                         "[best of 30 shapes at 27% of the roof (memory-bound)](kernels/hgemm_splitk/#roofline), "
                         "[the capture (tile 32x64x256, 2 stages, split-K 14) is another configuration than the 30 timed "
                         "rows (tile 128x128x64 or 16x64x128, 4 stages, split-K 1)](kernels/hgemm_splitk/#c0), "
-                        "[56% VMEM-wait](kernels/hgemm_splitk/#c0), [1 wave/SIMD (LDS-bound)](kernels/hgemm_splitk/#c0)")
+                        "[56% VMEM-wait](kernels/hgemm_splitk/#c0), [1 wave/SIMD (LDS cap, not binding: the grid asks at most 1)](kernels/hgemm_splitk/#c0)")
 
 
 def test_kernel_header_links_are_page_anchors(kernel):

@@ -252,7 +252,7 @@ def audit_limit(cap: Capture, f, expected: dict, trace: list[dict]) -> None:
         assert wording.plain("en", kw["waves"]).startswith(f"{expected['waves']} wave")
     elif f.detector == "lds_sgpr_occupancy":
         assert kw["sgpr"] == expected["sgpr"] and kw["rounded"] == -(-expected["sgpr"] // 16) * 16
-    elif f.detector == "small_grid":
+    elif f.detector in ("small_grid", "occupancy_grid"):
         n = int(re.search(r"dispatch_(\d+)", cap.path.name).group(1))
         mine = [r for r in trace if r["Kernel_Name"] == expected["kernel"]]
         launches = [tuple(int(r[f"{k}_Size_{d}"]) for k in ("Grid", "Workgroup") for d in "XYZ") for r in mine]
@@ -265,7 +265,14 @@ def audit_limit(cap: Capture, f, expected: dict, trace: list[dict]) -> None:
             wgs *= -(-g // b)
         wpw = -(-block[0] * block[1] * block[2] // 64)
         assert (kw["grid"], kw["block"]) == ("x".join(map(str, grid)), "x".join(map(str, block)))
-        assert (kw["wgs"], kw["wpw"], kw["waves"], kw["simds"]) == (wgs, wpw, wgs * wpw, 256 * 4)
+        if f.detector == "occupancy_grid":  # dealt round-robin over the 256 CUs of 4 SIMDs: the busiest CU
+            per_cu = -(-wgs // 256)
+            assert (kw["wgs"], kw["wpw"], kw["cus"], kw["per_cu"], kw["waves"], kw["simds"]) == (
+                wgs, wpw, 256, per_cu, per_cu * wpw, 4)
+            assert wording.plain("en", kw["d"]).startswith(f"{-(-per_cu * wpw // 4)} wave")
+            assert -(-per_cu * wpw // 4) <= expected["waves"]  # the cap is never reached
+        else:
+            assert (kw["wgs"], kw["wpw"], kw["waves"], kw["simds"]) == (wgs, wpw, wgs * wpw, 256 * 4)
     elif f.detector == "early_exit_waves" and f.premise.key.endswith("branch_premise"):
         pcs = cap.order
         b = pcs.index(kw["pc"])

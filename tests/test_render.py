@@ -226,10 +226,13 @@ def test_kernel_page_text(built_site):
     """flash_attn_func's page and API document: its campaign and its big runs, which the slice leaves out."""
     html = (built_site / "kernels" / "flash_attn_func" / "index.html").read_text(encoding="utf-8")
     for text in ("Why not winning", "Speed across shapes", "0.87x", "wins</span> <strong data-zh=\"16 个中 0 个\">0 of 16</strong>",
-                 "2 waves/SIMD, limited by VGPR", "3 waves/SIMD need at most 168 VGPRs in all",
+                 # its VGPR cap of 2 waves/SIMD is never reached: 512 workgroups of 4 waves on 256 CUs ask 2
+                 "2 waves/SIMD allowed by VGPR; the grid asks at most 2 on its busiest CU: the cap does not bind",
+                 "3 waves/SIMD need at most 168 VGPRs in all (now 248); the grid asks at most 2 waves/SIMD",
                  "ISA listing", "Jump to the hottest line", "One sampled wave over time",
                  "no snapshot in the bundle: lines listed by number", "Captures side by side", "copy for PR"):
         assert text in html, text
+    assert "2 waves/SIMD, limited by VGPR" not in html and "(now 248: free 80)" not in html
     assert html.count('<article class="capture"') == 4
     # issue 13: sources and ISA are pages of their own; the kernel page links each hot line there
     assert 'href="src/c1/flash_attn_func.py.html#L' in html and 'href="src/c1/isa.html#pc' in html

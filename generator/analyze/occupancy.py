@@ -113,6 +113,75 @@ def limits(arch: str, vgpr_arch: int, accum: int, sgpr: int | None, lds_bytes: i
     }
 
 
+#: SIMDs per CU when the agent info does not say (CDNA).
+SIMDS_PER_CU = 4
+
+
+def grid_demand(workgroups: int, waves_per_wg: int, cus: int, simds_per_cu: int = SIMDS_PER_CU) -> int:
+    """Waves per SIMD the grid asks of its busiest CU, workgroups dealt round-robin over the CUs:
+    ``ceil(ceil(workgroups / cus) * waves_per_wg / simds_per_cu)``.
+
+    Example (moe_gemm on MI350X): grid 8192 x 10 work-items in 256-thread workgroups = 32 x 10 = 320
+    workgroups of 4 waves on 256 CUs: 2 workgroups on the busiest CU, 8 waves, 2 waves/SIMD.
+    """
+    per_cu = -(-workgroups // cus)
+    return -(-(per_cu * waves_per_wg) // simds_per_cu)
+
+
+def _dispatch_row(rows: list[dict], capture_name: str) -> dict | None:
+    """The trace row of the captured dispatch (``dispatch_<N>`` = Dispatch_Id), else the first row of
+    the most common launch shape (as ``advice.context.grid_timing`` picks it)."""
+    if not rows:
+        return None
+    m = _DISPATCH.search(capture_name)
+    if m:
+        row = next((r for r in rows if rocprof.to_int(r.get("Dispatch_Id")) == int(m.group(1))), None)
+        if row is not None:
+            return row
+    keys = tuple(f"Grid_Size_{d}" for d in "XYZ") + tuple(f"Workgroup_Size_{d}" for d in "XYZ")
+    groups: dict[tuple, list[dict]] = {}
+    for r in rows:
+        groups.setdefault(tuple(map(r.get, keys)), []).append(r)
+    return max(groups.values(), key=len)[0]
+
+
+def row_demand(row: dict | None, agent: dict | None) -> int | None:
+    """``grid_demand`` of a kernel-trace row on the agent's CUs (None when either is missing)."""
+    if not row or not agent:
+        return None
+    to_int = rocprof.to_int
+    cus = to_int(agent.get("Cu_Count"))
+    grid = [to_int(row.get(f"Grid_Size_{d}")) or 1 for d in "XYZ"]
+    block = [to_int(row.get(f"Workgroup_Size_{d}")) or 1 for d in "XYZ"]
+    if not cus or not all(g > 0 for g in grid) or not all(b > 0 for b in block):
+        return None
+    wgs = 1
+    for g, b in zip(grid, block):
+        wgs *= -(-g // b)
+    wave = to_int(agent.get("Wave_Front_Size")) or 64
+    wpw = -(-(block[0] * block[1] * block[2]) // wave)
+    return grid_demand(wgs, wpw, cus, to_int(agent.get("Simd_Per_Cu")) or SIMDS_PER_CU)
+
+
+def agent_of(bundle: Bundle | None, label: str | None) -> dict | None:
+    """The GPU agent row of a capture: its label's agent info, else any agent info of the bundle."""
+    if bundle is None:
+        return None
+    names = ([f"{label}_agent_info.csv"] if label else []) + sorted(
+        n for n in bundle.compute_files if n.endswith("agent_info.csv"))
+    for name in names:
+        path = bundle.compute_files.get(name)
+        if not path:
+            continue
+        try:
+            agent = rocprof.gpu_agent(rocprof.read_agent_info(path))
+        except InputError:
+            continue
+        if agent:
+            return agent
+    return None
+
+
 def binding_msg(occ: Occupancy) -> Msg:
     """What binds, as a message (``occ.tie.<n>``): "VGPR", or "VGPR and LDS" on a tie."""
     names = occ.limiters or [occ.limiter]
@@ -224,6 +293,7 @@ def for_capture(ref: CaptureRef, bundle: Bundle | None, instructions: list[Instr
     isa_v, isa_a = scan_registers(instructions)
     notes: list[str] = []
     row = None
+    rows: list[dict] = []
     trace = _trace_path(bundle)
     if trace and jit_name:
         try:
@@ -260,6 +330,7 @@ def for_capture(ref: CaptureRef, bundle: Bundle | None, instructions: list[Instr
         lds_total = kb * 1024 if kb else None
         max_waves = to_int(agent.get("Max_Waves_Per_Simd")) or MAX_WAVES
     lim = limits(arch, arch_v, accum, sgpr, lds, wg, lds_total, max_waves)
+    demand = row_demand(_dispatch_row(rows, ref.name), agent or agent_of(bundle, ref.label))
     return Occupancy(
         arch=arch,
         kernel=row.get("Kernel_Name") if row else jit_name,
@@ -281,4 +352,5 @@ def for_capture(ref: CaptureRef, bundle: Bundle | None, instructions: list[Instr
         vgpr_disagreement=disagree,
         notes=notes,
         max_waves=max_waves,
+        grid_waves_per_simd=demand,
     ), arch, arch_source

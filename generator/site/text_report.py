@@ -119,8 +119,10 @@ def occupancy_lines(a: CaptureAnalysis) -> list[str]:
     if o is None:
         return ncu_occupancy_lines(a) or ["  (no occupancy: no instructions or no register data)"]
     csv = "n/a" if o.arch_vgpr_csv is None else str(o.arch_vgpr_csv)
+    held = (f"limited by {o.limited_by}" if o.cap_binds or not o.limiters else
+            f"capped by {o.limited_by}; the grid asks at most {o.grid_waves_per_simd} on its busiest CU: not binding")
     lines = [
-        f"  occupancy:      {o.waves_per_simd} {noun(o.waves_per_simd, 'wave')}/SIMD, limited by {o.limited_by}",
+        f"  occupancy:      {o.waves_per_simd} {noun(o.waves_per_simd, 'wave')}/SIMD, {held}",
         f"  limits:         VGPR {o.vgpr_limit}, LDS {o.lds_limit}, SGPR {o.sgpr_limit}",
         f"  arch_vgpr:      ISA {o.arch_vgpr_isa}, kernel-trace CSV {csv}"
         + ("   <- readings disagree; the larger is used" if o.vgpr_disagreement else ""),
@@ -135,6 +137,8 @@ def occupancy_lines(a: CaptureAnalysis) -> list[str]:
         others = " and ".join(r for r in o.limiters if r != "VGPR")
         but = ("" if not others else f"  (but {others} binds at the same count: freeing VGPRs alone gains no wave)"
                if o.tied and "VGPR" in o.limiters else f"  (but {others} binds first)")
+        if o.limiters and not o.cap_binds:
+            but = "  (no more would be resident at this grid)"
         lines.append(f"  -> {o.next_waves} waves requires total_vgpr <= {o.next_vgpr_total}{but}")
     mix = ",  ".join(f"{k}: {v}" for k, v in a.instruction_mix.items())
     lines += ["", "  Instruction mix:", f"    {mix}"]

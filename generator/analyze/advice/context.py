@@ -146,19 +146,6 @@ def trace_timing(analysis: CaptureAnalysis, bundle: Bundle | None) -> dict[str, 
 
 
 def _agent(bundle: Bundle, label: str) -> dict[str, str] | None:
-    from generator.read import rocprof
-    from generator.errors import InputError
+    from generator.analyze import occupancy as occ_model
 
-    names = ([f"{label}_agent_info.csv"] if label else []) + sorted(
-        n for n in bundle.compute_files if n.endswith("agent_info.csv"))
-    for name in names:
-        path = bundle.compute_files.get(name)
-        if not path:
-            continue
-        try:
-            agent = rocprof.gpu_agent(rocprof.read_agent_info(path))
-        except InputError:
-            continue
-        if agent:
-            return agent
-    return None
+    return occ_model.agent_of(bundle, label)

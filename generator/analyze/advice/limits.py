@@ -1,4 +1,7 @@
-"""Limits: occupancy capped by VGPRs, LDS or SGPRs, a grid too small for the GPU, waves launched without work."""
+"""Limits: occupancy capped by VGPRs, LDS or SGPRs, a grid too small for the GPU, waves launched without work.
+
+A resource cap is a limit only where the traced dispatch's grid asks a CU for more waves per SIMD than the cap
+allows (``Occupancy.cap_binds``); a cap the grid never reaches gets one unranked note (``occupancy_grid``)."""
 
 from __future__ import annotations
 
@@ -9,6 +12,7 @@ import generator.analyze.advice.premises as premises
 from generator.analyze.advice.registry import Finding, detector, words
 from generator.analyze.advice.view import KernelView, _n, _pct, _waves, _waves_msg, short_loc
 from generator.analyze.message import msg
+from generator.analyze.occupancy import binding_msg
 from generator.model import Occupancy
 
 #: Fewer resident waves per SIMD than this means the grid cannot hide latency.
@@ -44,8 +48,8 @@ def detect_vgpr_occupancy(view: KernelView, taken: frozenset = frozenset()) -> l
     """Occupancy is capped by VGPRs alone: how many to free for one more wave per SIMD."""
     occ = view.occupancy
     if (not occ or not occ.binds_alone("VGPR") or occ.waves_per_simd >= _max_waves(view)
-            or not occ.next_vgpr_total):  # on a tie (DOMAIN §1.3) freeing VGPRs alone gains no wave
-        return []
+            or not occ.next_vgpr_total or not occ.cap_binds):  # on a tie (DOMAIN §1.3) freeing VGPRs alone
+        return []                                          # gains no wave; nor where the grid never reaches the cap
     need = occ.next_vgpr_total
     free = occ.vgpr_total - need
     nxt = occ.waves_per_simd + 1
@@ -99,7 +103,7 @@ def detect_lds_sgpr_occupancy(view: KernelView, taken: frozenset = frozenset()) 
     """Occupancy is capped by LDS per workgroup or by SGPRs, that one resource alone."""
     occ = view.occupancy
     if (not occ or not (occ.binds_alone("LDS") or occ.binds_alone("SGPR"))
-            or occ.waves_per_simd >= _max_waves(view)):
+            or occ.waves_per_simd >= _max_waves(view) or not occ.cap_binds):
         return []
     nxt = occ.waves_per_simd + 1
     ev: dict[str, Any] = {"waves_per_simd": occ.waves_per_simd, "limiter": occ.limiter, "next_waves": nxt,
@@ -151,6 +155,34 @@ def detect_lds_sgpr_occupancy(view: KernelView, taken: frozenset = frozenset()) 
     return [Finding(detector="lds_sgpr_occupancy", title=title, stall_share=0.0, evidence=ev,
                     suggestion=suggestion, priority=_limit_priority(view, occ.waves_per_simd), kind="limit",
                     messages=said, premise=premise)]
+
+
+@detector("occupancy_grid", kind="flag")
+def detect_occupancy_grid(view: KernelView, taken: frozenset = frozenset()) -> list[Finding]:
+    """A resource caps the waves per SIMD, but the grid never asks a CU for more: the cap does not bind."""
+    occ = view.occupancy
+    if (not occ or not occ.limiters or occ.waves_per_simd >= _max_waves(view) or occ.cap_binds
+            or occ.grid_waves_per_simd is None or not view.context.workgroups or not view.context.cu_count):
+        return []
+    d, c, res = occ.grid_waves_per_simd, occ.waves_per_simd, occ.limited_by
+    summary = (f"the grid asks at most {_waves(d)} on its busiest CU and the {res} cap allows {_waves(c)}: "
+               "the cap does not bind at this shape")
+    nums = {"d": _waves_msg(d), "c": _waves_msg(c), "res": binding_msg(occ)}
+    said = words("occupancy_grid", msg("finding.occupancy_grid.summary", **nums),
+                 msg("finding.occupancy_grid.try", res=binding_msg(occ)), msg("finding.occupancy_grid.title", **nums))
+    return [Finding(
+        detector="occupancy_grid",
+        title=f"{res} cap not binding: the grid asks {_waves(d)}, the cap allows {_waves(c)}",
+        stall_share=0.0,
+        evidence={"summary": summary, "grid_waves_per_simd": d, "waves_per_simd": c,
+                  "limiters": list(occ.limiters), "cap_binds": False},
+        suggestion=(f"Cutting {res} use gains no residency at this launch shape: no CU is given more waves than "
+                    "the cap already holds."),
+        priority="info",
+        kind="flag",
+        messages=said,
+        premise=premises.occupancy_grid_premise(view.context, d),
+    )]
 
 
 def _kib(n: int | None) -> str:

@@ -55,6 +55,15 @@ def grid_premise(ctx: AdviceContext) -> Msg:
                simds=(ctx.cu_count or 0) * ctx.simds_per_cu)
 
 
+def occupancy_grid_premise(ctx: AdviceContext, demand: int) -> Msg:
+    """How the traced dispatch's workgroups fall on its busiest CU, and the waves per SIMD that asks."""
+    wgs, wpw, cus = ctx.workgroups or 0, ctx.waves_per_workgroup or 0, ctx.cu_count or 1
+    per_cu = -(-wgs // cus)
+    return msg("finding.occupancy_grid.premise", grid="x".join(str(g) for g in ctx.grid or ()),
+               block="x".join(str(w) for w in ctx.workgroup or ()), wgs=wgs, wpw=wpw, cus=cus, per_cu=per_cu,
+               waves=per_cu * wpw, simds=ctx.simds_per_cu, d=_waves_msg(demand))
+
+
 def early_exit_premise(view: KernelView) -> Msg:
     """How many sampled waves exit early and the stall cycles they hold (counted from the wave files)."""
     w = view.analysis.waves_summary

@@ -28,7 +28,7 @@ PRIORITIES = ("high", "medium", "low", "info")
 ORDER = ("decorator_line", "framework_line", "lds_dma_drain", "late_scale_loads", "lds_read_into_mfma",
          "loads_interleaved_with_mfma", "back_to_back_loads", "cross_lane_reduction", "scalar_load_waits",
          "wgmma_wait", "barrier_dominated", "store_bound", "snop_hazard", "streaming_roofline", "vmem_latency_exposed", "vgpr_occupancy",
-         "lds_sgpr_occupancy", "small_grid", "early_exit_waves", "profiled_shape", "timed_gap")
+         "lds_sgpr_occupancy", "occupancy_grid", "small_grid", "early_exit_waves", "profiled_shape", "timed_gap")
 
 
 @dataclass

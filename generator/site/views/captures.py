@@ -7,7 +7,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from generator.analyze import occupancy, waves
-from generator.analyze.message import sentence
+from generator.analyze.message import msg, sentence
 from generator.model import CaptureAnalysis, Hotspots, stall_reason
 from generator.site import charts, i18n, wording
 from generator.site.text_report import fmt_cycles
@@ -181,7 +181,8 @@ def occupancy_view(a: CaptureAnalysis) -> OccupancyView | None:
     if o is None:
         return None
     def lim(name: str, value: int) -> Fact:
-        return Fact(name, i18n.en("cap.v.perSIMD", n=value), css="bind" if name in (o.limiters or [o.limiter]) else "",
+        binds = o.cap_binds and name in (o.limiters or [o.limiter])
+        return Fact(name, i18n.en("cap.v.perSIMD", n=value), css="bind" if binds else "",
                     zh=i18n.marked("zh", "cap.v.perSIMD", n=value))
     limits = [lim("VGPR", o.vgpr_limit), lim("LDS", o.lds_limit), lim("SGPR", o.sgpr_limit)]
     csv = DASH if o.arch_vgpr_csv is None else str(o.arch_vgpr_csv)
@@ -200,7 +201,11 @@ def occupancy_view(a: CaptureAnalysis) -> OccupancyView | None:
     dis = i18n.en(dis_key, isa=o.arch_vgpr_isa, csv=csv) if dis_key else ""
     by = occupancy.binding_msg(o)
     head = (("occ.head.max", {}, {}) if o.limited_by == "hardware max" else
-            ("occ.head", {"by": wording.plain("en", by)}, {"by": wording.plain("zh", by)}))
+            ("occ.head", {"by": wording.plain("en", by)}, {"by": wording.plain("zh", by)}) if o.cap_binds else
+            ("finding.occupancy_grid.head", {"by": wording.plain("en", by), "d": o.grid_waves_per_simd,
+                                             "w": wording.plain("en", msg("finding.waves", n=o.waves_per_simd))},
+             {"by": wording.plain("zh", by), "d": o.grid_waves_per_simd,
+              "w": wording.plain("zh", msg("finding.waves", n=o.waves_per_simd))}))
     return OccupancyView(i18n.en(head[0], n=o.waves_per_simd, **head[1]), limits, vgpr, nxt[0], dis,
                          [n for n in o.notes if "disagree" not in n],
                          headline_zh=i18n.marked("zh", head[0], n=o.waves_per_simd, **head[2]), next_step_zh=nxt[1],
@@ -237,6 +242,10 @@ def next_step(o) -> tuple[str, str]:
         free = o.vgpr_total - o.next_vgpr_total
         kw = {"w": o.next_waves, "n": o.next_vgpr_total, "t": o.vgpr_total, "f": free}
         key = "occ.next.free" if free > 0 else "occ.next"
+        if o.limiters and not o.cap_binds:  # the reading stays, the call to free registers goes
+            key, kw = "finding.occupancy_grid.next", {**kw, "d": o.grid_waves_per_simd}
+            kw.pop("f")
+            return i18n.en(key, **kw), i18n.marked("zh", key, **kw)
         en, zh = i18n.en(key, **kw), i18n.marked("zh", key, **kw)
         others = [r for r in (o.limiters or [o.limiter]) if r != "VGPR"]
         if others:  # another resource binds first, or at the same count (a tie: DOMAIN §1.3)

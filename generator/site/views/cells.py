@@ -48,9 +48,13 @@ def occupancy_cells(a: CaptureAnalysis | None) -> dict[str, Any]:
     occ = a.occupancy if a else None
     if occ:
         tie = occupancy.binding_msg(occ) if occ.tied else None
-        return {"occupancy": occ.waves_per_simd, "occupancy_text": f"{occ.waves_per_simd}/SIMD",
-                "limiter": occ.limiter, "limiter_text": occ.limited_by, "limiters": list(occ.limiters),
-                "limiter_text_zh": wording.plain("zh", tie) if tie else ""}
+        out = {"occupancy": occ.waves_per_simd, "occupancy_text": f"{occ.waves_per_simd}/SIMD",
+               "limiter": occ.limiter, "limiter_text": occ.limited_by, "limiters": list(occ.limiters),
+               "limiter_text_zh": wording.plain("zh", tie) if tie else "", "cap_binds": occ.cap_binds}
+        if occ.limiters and not occ.cap_binds:  # a cap the dispatch grid never reaches: the reading, not a limit
+            said = msg("finding.occupancy_grid.cell", by=occupancy.binding_msg(occ), d=occ.grid_waves_per_simd)
+            out.update(limiter_text=wording.plain("en", said), limiter_text_zh=wording.plain("zh", said))
+        return out
     ncu_occ = ((a.extra.get("ncu") or {}).get("occupancy") or {}) if a else {}
     achieved = ncu_occ.get("achieved_pct")
     if isinstance(achieved, (int, float)):

@@ -183,12 +183,17 @@ def occupancy_clause(prim: CaptureData, anchor: str) -> tuple[Clause | None, dic
         w = occ.waves_per_simd
         if occ.limiter == "NONE":
             said = msg("diag.occupancy.max", w=w)
+        elif not occ.cap_binds:  # the grid never asks a CU for more waves than the cap allows
+            said = msg("finding.occupancy_grid.diag", w=w, limiter=occupancy.binding_msg(occ),
+                       d=occ.grid_waves_per_simd)
         elif occ.tied:  # several resources bind at the same count (DOMAIN §1.3)
             said = msg("diag.occupancy.tied", w=w, limiters=occupancy.binding_msg(occ))
         else:
             said = msg("diag.occupancy.bound", w=w, limiter=occ.limiter)
         return clause("occupancy", said, anchor), {"waves_per_simd": w, "limiter": occ.limiter,
-                                                        "limiters": list(occ.limiters), "achieved_occupancy": None}
+                                                        "limiters": list(occ.limiters), "achieved_occupancy": None,
+                                                        "cap_binds": occ.cap_binds,
+                                                        "grid_waves_per_simd": occ.grid_waves_per_simd}
     ncu = (a.extra.get("ncu") or {}).get("occupancy") or {}
     achieved = ncu.get("achieved_pct")
     if isinstance(achieved, (int, float)):

@@ -89,6 +89,7 @@ class IndexRow:
     stall_title: str = ""  # why the stall cells read as they do (working waves; not evidence)
     stall_title_zh: str = ""
     limiter_text_zh: str = ""
+    cap_binds: bool = True  # False: the capture's occupancy cap is one its dispatch grid never reaches
     timed_commits: list[str] = field(default_factory=list)  # candidate commits the campaign timed
     profiled_commit: str | None = None  # candidate commit of the profile
     commit_note: str = ""  # said when the two disagree

@@ -112,7 +112,8 @@ def pr_view(k: KernelData, row: IndexRow, ctx: SiteContext) -> PrView:
     if row.top_stall:
         rows.append(("top stall type", md_text(f"{row.top_stall} (stall ratio {row.stall_ratio_text})")))
     if row.occupancy is not None:
-        rows.append(("occupancy", md_text(f"{row.occupancy_text}, limited by {row.limiter_text}")))
+        held = f"limited by {row.limiter_text}" if row.cap_binds else row.limiter_text
+        rows.append(("occupancy", md_text(f"{row.occupancy_text}, {held}")))
     if row.headline_note:
         rows.append(("headline pair", md_text(row.headline_note)))
     for m in row.missing:
