@@ -67,6 +67,17 @@ def gather_env(root: Path):
     return gather.Env(swp.root, cfg, kj, mods, lambda msg: None, verdicts.sweep_floor(swp.root, cfg)), plans
 
 
+
+@pytest.fixture(scope="module")
+def primaries(sweep):
+    """bundle name -> (analysis, bundle) of every bundle's primary capture (once per test module: a test may
+    change what it is given)."""
+    from generator.analyze import analysis
+    from generator.read import discover
+
+    return {r.bundle.name: (r.analyses[0], r.bundle) for r in analysis.analyze_sweep(discover.discover(sweep))
+            if r.is_primary and r.analyses}
+
 @pytest.fixture(scope="session")
 def site_env(sweep):
     """The build's gathering environment over the shared sweep, and its kernel plans by slug."""

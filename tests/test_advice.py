@@ -15,24 +15,13 @@ from contextlib import redirect_stdout
 
 import pytest
 
-from generator.analyze import advice, analysis
+from generator.analyze import advice
 from generator import cli
-from generator.read import discover
 
 KERNELS = ("flash_attn_func", "fused_rope_cache", "hgemm_splitk", "layernorm", "moe_blockscale", "moe_gemm",
            "pa", "pa_mqa_logits_fp4", "preshuffle_gemm", "quant", "rmsnorm", "softmax", "vec_add")
 #: Bundle name -> campaign name of expected/verdicts.json (the names differ, DOMAIN §1).
 VERDICT_NAMES = {"pa": "pa_decode", "flash_attn_func": "flash_attn", "hgemm_splitk": "gemm"}
-
-
-@pytest.fixture(scope="module")
-def primaries(sweep):
-    """kernel -> (analysis, bundle) of every bundle's primary capture."""
-    out = {}
-    for r in analysis.analyze_sweep(discover.discover(sweep)):
-        if r.is_primary and r.analyses:
-            out[r.bundle.name] = (r.analyses[0], r.bundle)
-    return out
 
 
 @pytest.fixture(scope="module")

@@ -12,24 +12,13 @@ import re
 
 import pytest
 
-from generator.analyze import advice, analysis
+from generator.analyze import advice
 from generator.analyze.advice.registry import ranked_on
-from generator.read import discover
 from generator.site import i18n, wording
 from generator.site.views import captures
 
 PA = "examples/pa/att_viewer/big/ui_output_agent_10886_dispatch_209"
 VEC_ADD = "examples/vec_add/att_viewer/big/ui_output_agent_14705_dispatch_25"
-
-
-@pytest.fixture(scope="module")
-def primaries(sweep):
-    """bundle name -> (analysis, bundle) of the primary captures of pa and vec_add (both in the slice)."""
-    out = {}
-    for r in analysis.analyze_sweep(discover.discover(sweep)):
-        if r.is_primary and r.analyses and r.bundle.name in ("pa", "vec_add", "rmsnorm", "hgemm_splitk", "softmax"):
-            out[r.bundle.name] = (r.analyses[0], r.bundle)
-    return out
 
 
 def detect(primaries, kernel, name):

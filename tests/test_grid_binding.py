@@ -23,9 +23,8 @@ from types import SimpleNamespace
 import pytest
 
 from conftest import in_slice
-from generator.analyze import advice, analysis
+from generator.analyze import advice
 from generator.analyze import occupancy as occ_model
-from generator.read import discover
 from generator.site import text_report, wording
 from generator.site.views import captures as captures_views
 from generator.site.views import diagnosis
@@ -49,16 +48,6 @@ CASES = {
     "pa_mqa_logits_fp4": ("VGPR", 2, 5, False),
 }
 PARAMS = [in_slice(f"examples/{k}", k) for k in CASES]
-
-
-@pytest.fixture(scope="module")
-def primaries(sweep):
-    """kernel -> (primary analysis, bundle)."""
-    out = {}
-    for r in analysis.analyze_sweep(discover.discover(sweep)):
-        if r.is_primary and r.analyses:
-            out[r.bundle.name] = (r.analyses[0], r.bundle)
-    return out
 
 
 def raw_demand(sweep, kernel: str, capture: str, label: str) -> tuple[int, int, int]:

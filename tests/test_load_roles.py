@@ -16,20 +16,12 @@ from __future__ import annotations
 
 import pytest
 
-from generator.analyze import advice, analysis
+from generator.analyze import advice
 from generator.analyze.advice.registry import ranked_on
-from generator.read import discover
 from generator.site import wording
 from test_advice_synthetic import MFMA, latency_rows, make_synthetic_analysis, run  # same test folder
 
 FULL = pytest.mark.full_sweep
-
-
-@pytest.fixture(scope="module")
-def primaries(sweep):
-    """bundle name -> (analysis, bundle) of every primary capture."""
-    return {r.bundle.name: (r.analyses[0], r.bundle) for r in analysis.analyze_sweep(discover.discover(sweep))
-            if r.is_primary and r.analyses}
 
 
 def detect(primaries, kernel, name):
