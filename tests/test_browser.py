@@ -28,10 +28,11 @@ sync_api = pytest.importorskip("playwright.sync_api", reason="the playwright pac
 from test_render import build_real_site, make_handmade_hostile_sweep  # noqa: E402  (same test folder)
 
 # Charts are drawn when they come into view (issue 23): the check scrolls to the first shown chart
-# not drawn yet, one per poll, and once all are drawn returns to where the page was.
+# not drawn yet, one per poll, and once all are drawn returns to where the page was. "Shown": checkVisibility(),
+# false inside a closed <details> (a folded capture), where offsetParent is not null.
 CHARTS_DRAWN = """() => {
     const todo = Array.from(document.querySelectorAll('.chart')).filter(
-        e => e.offsetParent !== null && !(e.classList.contains('js-plotly-plot') && e.querySelector('.main-svg')));
+        e => e.checkVisibility() && !(e.classList.contains('js-plotly-plot') && e.querySelector('.main-svg')));
     if (todo.length) {
         if (window.__kaScrollY === undefined) { window.__kaScrollY = window.scrollY; }
         todo[0].scrollIntoView({block: 'center'});
@@ -141,7 +142,7 @@ def test_every_page_loads_clean_and_draws_its_charts(site, browser):
     for p in pages:
         page = tab.open(p.as_uri())
         n = page.locator(".chart").count()
-        shown = page.evaluate("() => Array.from(document.querySelectorAll('.chart')).filter(e => e.offsetParent).length")
+        shown = page.evaluate("() => Array.from(document.querySelectorAll('.chart')).filter(e => e.checkVisibility()).length")
         assert page.locator(".chart.js-plotly-plot .main-svg").count() >= shown
         drawn[p.relative_to(site).as_posix()] = n
         assert tab.errors == [], (p, tab.errors)
@@ -280,7 +281,7 @@ def test_anchors_open_folded_listings(site, browser):
 def test_charts_keep_their_size_when_the_window_is_resized(site, browser):
     """Every chart's box stays equal to its plot, at its explicit height, through resizes."""
     # charts in a hidden block (the overview's other ranking) are resized when shown, not here
-    boxes = """() => Array.from(document.querySelectorAll('.chart.js-plotly-plot')).filter(e => e.offsetParent).map(e => {
+    boxes = """() => Array.from(document.querySelectorAll('.chart.js-plotly-plot')).filter(e => e.checkVisibility()).map(e => {
         const r = e.getBoundingClientRect(), s = e.querySelector('.main-svg').getBoundingClientRect();
         return [Math.round(r.width), Math.round(r.height), Math.round(s.width), Math.round(s.height),
                 e._fullLayout.height]; })"""
@@ -295,7 +296,7 @@ def test_charts_keep_their_size_when_the_window_is_resized(site, browser):
         for width in (700, 390, 1400):
             page.set_viewport_size({"width": width, "height": 900})
             # plotly's responsive resize is debounced: wait until every plot has followed its box
-            page.wait_for_function("""() => Array.from(document.querySelectorAll('.chart.js-plotly-plot')).filter(e => e.offsetParent).every(
+            page.wait_for_function("""() => Array.from(document.querySelectorAll('.chart.js-plotly-plot')).filter(e => e.checkVisibility()).every(
                 e => Math.abs(e.getBoundingClientRect().width - e.querySelector('.main-svg').getBoundingClientRect().width) < 1)""",
                                    timeout=10_000)
             now = page.evaluate(boxes)

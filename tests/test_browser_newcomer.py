@@ -85,7 +85,7 @@ def test_open_diamonds_stand_out_in_dark_mode(site, browser):  # noqa: F811
     tab.close()
 
 
-BROKEN_LABELS = """() => Array.from(document.querySelectorAll('.facts dt')).filter(dt => dt.offsetParent !== null).map(dt => {
+BROKEN_LABELS = """() => Array.from(document.querySelectorAll('.facts dt')).filter(dt => dt.checkVisibility()).map(dt => {
   const r = document.createRange(); r.selectNodeContents(dt);
   const tops = new Set(Array.from(r.getClientRects()).filter(x => x.width > 0).map(x => Math.round(x.top)));
   return [dt.textContent.trim(), tops.size]; }).filter(([text, lines]) => !/\\s/.test(text) && lines > 1)"""

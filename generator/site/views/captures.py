@@ -136,6 +136,7 @@ class CaptureView:
     wave_sections: bool = True  # wave states and the one-wave timeline: ATT (cycle) captures only
     reason_column: str = ""  # the heading key of the sampler's stall reason beside each instruction (sampled captures)
     count_unit: str = ""  # the unit key named beside the "stall" headings of a sampled capture ("" for cycles)
+    folded: bool = False  # another capture of the kernel is the primary: this one's readings open on demand
 
 #: The file whose ``Loading:`` line names a bundle's primary capture (``discover.choose_primary``).
 HOTSPOT_FILE = "source/hotspot_output.txt"
@@ -410,4 +411,8 @@ def _captures_panel(k: KernelData, row: IndexRow, ctx: SiteContext) -> list[Capt
             return sentence("msg.cap.nobundle")
         return sentence("msg.cap.nocapture")
     rule = primary_rule_sentence(k.primary_rule, k.captures)
-    return [capture_view(i, c, ctx, rule) for i, c in enumerate(k.captures)]
+    views = [capture_view(i, c, ctx, rule) for i, c in enumerate(k.captures)]
+    if any(c.is_primary for c in k.captures):  # the primary open; the others one click away (issue 41: page height)
+        for v in views:
+            v.folded = not v.is_primary
+    return views
