@@ -170,8 +170,9 @@ def test_the_health_cards_recomputed(raw, site):
 
 @pytest.mark.full_sweep
 def test_ci_ops_link_to_the_kernel_they_run(stream, sweep, tmp_path):
-    """The CI's gemm, gemm_async and FP4 gemm rows run test_preshuffle_gemm.py and its hgemm the split-K
-    HGEMM (FlyDSL scripts/run_benchmark.sh); the sweep's ``gemm`` campaign times hgemm_splitk, a name only."""
+    """The CI's gemm, gemm_async and gemm_fp4_async run test_preshuffle_gemm.py, its hgemm the split-K HGEMM
+    and gemm_fp4 fp4_gemm_4wave (FlyDSL scripts/run_benchmark.sh); the sweep's ``gemm`` campaign times
+    hgemm_splitk, a name only."""
     if ON_SLICE:
         pytest.skip("needs the whole sweep (preshuffle_gemm and hgemm_splitk)")
     out = tmp_path / "site"
@@ -186,7 +187,7 @@ def test_ci_ops_link_to_the_kernel_they_run(stream, sweep, tmp_path):
     assert panel("hgemm_splitk") == [f"op-{slug(r)}--hgemm.html" for r in (MI325, MI355)]
     pre = panel("preshuffle_gemm")
     assert f"op-{slug(MI355)}--gemm.html" in pre and f"op-{slug(MI325)}--gemm-async.html" in pre
-    assert len(pre) == 8 and not any("hgemm" in p for p in pre)
+    assert len(pre) == 6 and not any("hgemm" in p or "gemm-fp4.html" in p for p in pre)
     gemm = (out / "ci/op-linux-flydsl-mi325-1--gemm.html").read_text(encoding="utf-8")
     assert 'href="../kernels/preshuffle_gemm/index.html"' in gemm and "hgemm_splitk" not in gemm
     assert 'href="../kernels/flash_attn_func/index.html"' in (out / "ci/op-linux-flydsl-mi355-1--flash-attn.html").read_text(encoding="utf-8")
