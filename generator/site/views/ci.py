@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 from generator.analyze.ci import report as ci_report
 from generator.analyze.ci.report import op_page, series_anchor, slug
-from generator.analyze.ci.moves import IMPROVEMENT, NOISE, REGRESSION, Move, Series, bound, noise_summary
+from generator.analyze.ci.moves import IMPROVEMENT, NOISE, REGRESSION, Move, Series, bound, noise_summary, threshold_text
 from generator.read.ci_stream import CiRecord
 from generator.site.views.overview_chart import ChartView, chart_view
 
@@ -54,7 +54,7 @@ class MoveRow:
 def move_row(m: Move, kernels: dict[str, str], prefix: str = "") -> MoveRow:
     r = m.record
     base = "—" if m.pair.baseline is None else f"{m.pair.baseline:g}"
-    return MoveRow(r.op, r.shape, r.dtype, r.metric, f"{m.ratio:.3f}x", f"{m.threshold:.3f}x", pct(m.noise),
+    return MoveRow(r.op, r.shape, r.dtype, r.metric, f"{m.ratio:.3f}x", f"{threshold_text(m)}x", pct(m.noise),
                    BASIS_KEYS[m.basis], f"{r.value:g} vs {base}",
                    f"{prefix}{op_page(r.runner, r.op)}#{series_anchor(r.series)}", kernel_href(kernels, r.op, prefix),
                    m.by_resolution)
