@@ -12,7 +12,7 @@ import os
 import sys
 
 from generator.analyze.ci import report as ci_report
-from generator.analyze.ci.moves import IMPROVEMENT, NOISE, REGRESSION, Move, noise_summary
+from generator.analyze.ci.moves import IMPROVEMENT, NOISE, REGRESSION, Move, noise_summary, threshold_text
 from generator.errors import InputError
 from generator.read import jsonio
 from generator.read.ci_stream import read_history, read_runs
@@ -63,7 +63,7 @@ def format_text(rep: ci_report.Report) -> str:
         regs = h.of(REGRESSION)
         lines.append(f"  {runner}: run {h.run_id} ({h.ts}, tag {h.tag or 'none'}): "
                      f"{plural(len(regs), 'regression')} of {plural(len(h.moves), 'pair')} compared")
-        lines += [f"    {series_name(m)}: {m.ratio:.3f}x (threshold {m.threshold:.3f})" for m in regs]
+        lines += [f"    {series_name(m)}: {m.ratio:.3f}x (threshold {threshold_text(m)})" for m in regs]
     lines.append("pull request checks (latest run per runner):")
     for c in rep.checks:
         lines.append(f"  #{c.pr} {c.runner} run {c.run_id}: {plural(len(c.of(REGRESSION)), 'regression')}, "
@@ -89,7 +89,7 @@ def _table(moves: list[Move], site_url: str | None) -> list[str]:
         r = m.record
         op = f"[`{r.op}`]({page_link(site_url, ci_report.series_page(r.series))})" if site_url else f"`{r.op}`"
         rows.append(f"| {op} | `{r.shape}` | {r.dtype} | {r.metric} | {m.ratio:.3f}x | "
-                    f"{m.threshold:.3f}x | {pct(m.noise)} | {m.basis} |")
+                    f"{threshold_text(m)}x | {pct(m.noise)} | {m.basis} |")
     return rows
 
 

@@ -46,13 +46,22 @@ def load(history: str | os.PathLike, runs: str | os.PathLike | None = None) -> C
     return CiInput(rep, publish.combine(parts))
 
 
+#: The FlyDSL kernel each CI op runs where the op's name is not the kernel's (their
+#: ``scripts/run_benchmark.sh`` of June 2026: ``gemm``, ``gemm_async`` and ``gemm_fp4_async`` run
+#: ``test_preshuffle_gemm.py``, ``hgemm`` ``test_hgemm_splitk.py`` (its CDNA3 shapes are in the stream),
+#: ``flash_attn`` the ``flash_attn_func`` shapes). ``gemm_fp4`` runs another kernel (fp4_gemm_4wave): no link.
+CI_OP_KERNEL = {"gemm": "preshuffle_gemm", "gemm_async": "preshuffle_gemm", "gemm_fp4_async": "preshuffle_gemm",
+                "hgemm": "hgemm_splitk", "flash_attn": "flash_attn_func"}
+
+
 def kernel_ops(kernels) -> dict[str, str]:
-    """CI op -> the sweep kernel's slug: a kernel whose slug or timing campaign is the op."""
-    out: dict[str, str] = {}
-    for k in kernels:
-        for name in (k.op, k.slug):
-            if name and name not in out:
-                out[name] = k.slug
+    """CI op -> the sweep kernel's slug: the kernel the op runs (``CI_OP_KERNEL``), else the kernel whose
+    slug is the op. Never by a timing campaign's name: the sweep's ``gemm`` campaign times hgemm_splitk,
+    while the CI's ``gemm`` is the preshuffle GEMM."""
+    slugs = {k.slug for k in kernels}
+    out = {op: slug for op, slug in CI_OP_KERNEL.items() if slug in slugs}
+    for slug in sorted(slugs):
+        out.setdefault(slug, slug)
     return out
 
 

@@ -130,6 +130,16 @@ def classify(r: CiRecord, pair: Pair | None, series: Series) -> Move | None:
     return Move(r, pair, kind, ratio, threshold, series.noise, steps, past and not resolved, basis(series.noise))
 
 
+def threshold_text(m: Move) -> str:
+    """The threshold as printed beside the ratio (``0.969``): 3 decimals, more where 3 would print the ratio's
+    own figure though the two differ (0.956 against 0.95628: a regression, not a tie; 0.970 at the gate
+    0.97 is a tie, within noise)."""
+    d = 3
+    while d < 6 and abs(m.threshold - m.ratio) > 1e-9 and f"{m.threshold:.{d}f}" == f"{m.ratio:.{d}f}":
+        d += 1
+    return f"{m.threshold:.{d}f}"
+
+
 def basis(noise: float | None) -> str:
     """Which bound a move is read against: the series' noise, or the 3 % gate (said so when the noise is unknown)."""
     if noise is None:

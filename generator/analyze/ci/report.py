@@ -121,12 +121,24 @@ def pr_checks(records: list[CiRecord], series: dict[tuple, Series]) -> list[Chec
     return out
 
 
+def is_push(r: CiRecord, runs: dict[int, Run]) -> bool:
+    """A record of a push to main: ``pr`` null, and not a run that runs.json marks as a pull_request
+    event (a few ``pr``-null runs are pull requests: their numbers are a branch's, not main's)."""
+    return r.pr is None and not (r.run_id in runs and runs[r.run_id].event == "pull_request")
+
+
+def latest_on_main(s: Series, runs: dict[int, Run]) -> CiRecord | None:
+    """The series' latest measurement of main: its latest push record with status ok and a value above 0
+    (a PR's records measure its branch; a 0 is a value printed below its last digit, no measurement)."""
+    return next((r for r in reversed(s.records) if is_push(r, runs) and r.status == "ok"
+                 and r.value is not None and r.value > 0), None)
+
+
 def health(records: list[CiRecord], series: dict[tuple, Series], runs: dict[int, Run]) -> dict[str, Health]:
-    """Per runner, its latest push to main (``pr`` null, not a pull_request run in runs.json)
-    read against the release tag by the same test."""
+    """Per runner, its latest push to main (``is_push``) read against the release tag by the same test."""
     groups: dict[str, list[CiRecord]] = {}
     for r in records:
-        if r.pr is None and not (r.run_id in runs and runs[r.run_id].event == "pull_request"):
+        if is_push(r, runs):
             groups.setdefault(r.runner, []).append(r)
     out = {}
     for runner in sorted(groups):

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 from generator.analyze.ci import report as ci_report
 from generator.analyze.ci.report import op_page, series_anchor, slug
-from generator.analyze.ci.moves import IMPROVEMENT, NOISE, REGRESSION, Move, Series, bound, noise_summary
+from generator.analyze.ci.moves import IMPROVEMENT, NOISE, REGRESSION, Move, Series, bound, noise_summary, threshold_text
 from generator.read.ci_stream import CiRecord
 from generator.site.views.overview_chart import ChartView, chart_view
 
@@ -54,7 +54,7 @@ class MoveRow:
 def move_row(m: Move, kernels: dict[str, str], prefix: str = "") -> MoveRow:
     r = m.record
     base = "—" if m.pair.baseline is None else f"{m.pair.baseline:g}"
-    return MoveRow(r.op, r.shape, r.dtype, r.metric, f"{m.ratio:.3f}x", f"{m.threshold:.3f}x", pct(m.noise),
+    return MoveRow(r.op, r.shape, r.dtype, r.metric, f"{m.ratio:.3f}x", f"{threshold_text(m)}x", pct(m.noise),
                    BASIS_KEYS[m.basis], f"{r.value:g} vs {base}",
                    f"{prefix}{op_page(r.runner, r.op)}#{series_anchor(r.series)}", kernel_href(kernels, r.op, prefix),
                    m.by_resolution)
@@ -203,7 +203,7 @@ class SeriesView:
     metric: str
     noise: str
     pairs: int
-    latest: str  # the latest value and its time
+    latest: str  # its latest push to main: value, commit and day ("—": none measured)
     chart: ChartView | None
 
 
@@ -220,13 +220,15 @@ class OpPage(Page):
 TRACES = {"noise band": "ci.trace.band", "PR against main (paired)": "ci.trace.pr", "main against the tag": "ci.trace.tag"}
 
 
-def trend_figure(s: Series) -> dict | None:
+def trend_figure(s: Series, runs: dict | None = None) -> dict | None:
     """One series over time: the band of ±max(3 % gate, 3 x noise) around 1, each PR record's paired
-    ratio against main, and each push's ratio against the release tag."""
-    pr = [(r.ts, r.vs_main.ratio, f"#{r.pr} · {r.value:g} vs {r.vs_main.baseline:g}")
-          for r in s.records if r.pr is not None and _pair_ok(r, "vs_main")]
-    tag = [(r.ts, r.vs_tag.ratio, f"{r.vs_tag.label} · {r.value:g} vs {r.vs_tag.baseline:g}")
-           for r in s.records if r.pr is None and _pair_ok(r, "vs_tag")]
+    ratio against main, and each push to main's ratio against the release tag (``runs``: runs.json, whose
+    pull_request runs among the ``pr``-null ones are no push), each trace in time order."""
+    runs = runs or {}
+    pr = sorted((r.ts, r.vs_main.ratio, f"#{r.pr} · {r.value:g} vs {r.vs_main.baseline:g}")
+                for r in s.records if r.pr is not None and _pair_ok(r, "vs_main"))
+    tag = sorted((r.ts, r.vs_tag.ratio, f"{r.vs_tag.label} · {r.value:g} vs {r.vs_tag.baseline:g}")
+                 for r in s.records if ci_report.is_push(r, runs) and _pair_ok(r, "vs_tag"))
     if not pr and not tag:
         return None
     xs = sorted(t for t, _, _ in pr + tag)
@@ -267,12 +269,12 @@ def op_pages(rep: ci_report.Report, title: str, kernels: dict[str, str], ci_only
     for (runner, op), ss in sorted(groups.items()):
         views = []
         for s in ss:
-            fig = trend_figure(s)
+            fig = trend_figure(s, rep.runs)
             if fig is not None:
                 fig["zh"] = _worded(fig["zh"], zh_of)
-            last = next((r for r in reversed(s.records) if r.value is not None and r.status == "ok"), None)
+            last = ci_report.latest_on_main(s, rep.runs)
             views.append(SeriesView(series_anchor(s.key), s.key[2], s.key[3], s.key[4], pct(s.noise), s.pairs,
-                                    f"{last.value:g} {s.key[4]} · {last.ts[:10]}" if last else "—",
+                                    f"{last.value:g} {s.key[4]} · {last.commit[:10]} · {last.ts[:10]}" if last else "—",
                                     chart_view(f"{slug(runner)}-{slug(op)}-{series_anchor(s.key)}", fig) if fig else None))
         others = [OpLink(r, op, op_page(r, op), len(v), "") for (r, o), v in sorted(groups.items()) if o == op and r != runner]
         out[op_page(runner, op)] = OpPage(f"{op} · {runner} — CI — {title}", title, ci_only, runner=runner, op=op,
@@ -336,13 +338,21 @@ class DeviceRow:
 @dataclass
 class DevicesPage(Page):
     runners: list[str] = field(default_factory=list)
+    runs: list[str] = field(default_factory=list)  # each runner's latest push to main: commit and time ("" none)
     rows: list[DeviceRow] = field(default_factory=list)
 
 
+def in_run(s: Series, run_id: int) -> CiRecord | None:
+    """The series' record in one run, when it measured a value (status ok, above 0)."""
+    return next((r for r in s.records if r.run_id == run_id and r.status == "ok" and r.value is not None
+                 and r.value > 0), None)
+
+
 def devices_page(rep: ci_report.Report, title: str, ci_only: bool) -> DevicesPage:
-    """``ci/devices.html``: each (op, shape, dtype, metric) measured on more than one runner, its latest
-    value on each."""
+    """``ci/devices.html``: each (op, shape, dtype, metric) measured on more than one runner, its value in
+    each runner's latest push to main (the health run: a pull request's records measure its branch)."""
     runners = sorted({k[0] for k in rep.series})
+    runs = [f"{h.commit[:10]} · {h.ts[:16].replace('T', ' ')}" if (h := rep.health.get(r)) else "" for r in runners]
     by: dict[tuple, dict[str, Series]] = {}
     for key, s in rep.series.items():
         by.setdefault(key[1:], {})[key[0]] = s
@@ -352,9 +362,9 @@ def devices_page(rep: ci_report.Report, title: str, ci_only: bool) -> DevicesPag
             continue
         cells, hrefs = [], []
         for runner in runners:
-            s = per.get(runner)
-            last = next((r for r in reversed(s.records) if r.status == "ok" and r.value), None) if s else None
+            s, h = per.get(runner), rep.health.get(runner)
+            last = in_run(s, h.run_id) if s and h else None
             cells.append(f"{last.value:g}" if last else "—")
             hrefs.append(f"{op_page(runner, rest[0])}#{series_anchor((runner,) + rest)}" if s and rest[3] != ci_report.SPEEDUP else "")
         rows.append(DeviceRow(*rest, cells=cells, hrefs=hrefs))
-    return DevicesPage(f"Devices — CI — {title}", title, ci_only, runners=runners, rows=rows)
+    return DevicesPage(f"Devices — CI — {title}", title, ci_only, runners=runners, runs=runs, rows=rows)
