@@ -328,3 +328,24 @@ def test_a_chart_is_sketched_before_plotly_arrives_and_plotly_takes_its_place(si
     page.wait_for_function(f"""() => document.querySelector('.chart[data-figure="{fig_id}"] .main-svg g.trace')""")
     assert chart.locator("svg.chart-sketch").count() == 0 and tab.errors == []
     tab.close()
+
+
+def test_a_capture_that_is_not_the_primary_opens_on_demand(site, browser):
+    """flash_attn_func (four captures on the whole sweep, its primary the second): the primary's readings show,
+    the others' fold under one line; a link into a folded capture opens it."""
+    rel = "kernels/flash_attn_func/index.html"
+    tab = Tab(browser)
+    page = tab.open(url(site, rel))
+    caps = page.evaluate("() => Array.from(document.querySelectorAll('article.capture')).map(a => [a.id,"
+                         " !!a.querySelector('h3 .pill[data-i18n=\"cap.primary\"]'), a.querySelector('details.capture-body') ? a.querySelector("
+                         "'details.capture-body').open : null])")
+    primary = [c for c in caps if c[1]]
+    assert len(primary) == 1 and primary[0][2] is None  # the primary is never folded
+    assert all(c[2] is False for c in caps if not c[1])  # every other capture folded
+    if len(caps) > 1:
+        other = next(c[0] for c in caps if not c[1])
+        page.goto(url(site, rel) + f"#{other}-f0")  # a file row inside the folded capture
+        page.wait_for_function(f"() => document.querySelector('#{other} details.capture-body').open")
+        page.wait_for_function(CHARTS_DRAWN)  # its charts draw once shown
+    assert tab.errors == []
+    tab.close()
