@@ -12,7 +12,7 @@ from generator.analyze.message import msg
 from generator.analyze.verdicts import loses
 from generator.site import charts, i18n
 from generator.site.views.base import KernelData, SiteContext, fmt_x
-from generator.site.views.where import _config_of, _level, short_label, side_level, varying_keys, where_msg
+from generator.site.views.where import _config_of, _level, _x, short_label, side_level, varying_keys, where_msg
 from generator.site.views.overview import IndexRow
 from generator.site.views.overview_chart import ChartView, chart_view
 from generator.site.views.panel import register_panel
@@ -62,7 +62,7 @@ def _sides(score: Any, ctx: SiteContext) -> list[SideView]:
     out = []
     for losing, (g, n) in ((True, split.losing), (False, split.other)):
         word = side_level(g, score, ctx)
-        out.append(SideView(said(loses.side_msg(split, losing)), fmt_x(g), n, word, said(_level(word)), losing))
+        out.append(SideView(said(loses.side_msg(split, losing)), _x(g, score, ctx), n, word, said(_level(word)), losing))
     return out
 
 
@@ -83,7 +83,7 @@ def _configs(score: Any, ctx: SiteContext) -> list[ConfigRow]:
         span = (f"{min(wg):,}" if min(wg) == max(wg) else f"{min(wg):,}\u2013{max(wg):,}") if wg else ""
         if span and w.cus:
             span += f" / {w.cus} CUs"
-        rows.append(ConfigRow(short_label(configs.get(label, {}), keys), span, fmt_x(g), n, side_level(g, score, ctx)))
+        rows.append(ConfigRow(short_label(configs.get(label, {}), keys), span, _x(g, score, ctx), n, side_level(g, score, ctx)))
     return rows
 
 
