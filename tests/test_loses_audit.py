@@ -282,7 +282,7 @@ def test_first_step_names_a_losing_shape_the_capture_did_not_profile(sweep, kern
 def test_vec_add_first_step_in_chinese_keeps_its_shape(kernel):
     """The short 中文 form drops parenthesized text: the shape and its ratio stand outside parentheses."""
     _, row = kernel("vec_add")
-    assert row.first_step["text_zh"] == "先剖析一个落后的形状，首选 n=7340032，那里为 0.77x，再做任何优化"
+    assert row.first_step["text_zh"] == "先剖析一个落后的形状，首选 n=7340032，那里为 0.77 倍，再做任何优化"
 
 
 # ---------------------------------------------------------------- the replay note
