@@ -349,3 +349,39 @@ def test_the_shape_to_profile_loses_and_is_not_the_captured_one():
     # a split whose losing side does not lose (a WIN kernel): no shape "where it loses" to profile
     win = _score([0.97, 1.0, 1.01, 1.5, 1.6, 1.7], ["s0", "s1", "s2"], verdict="WIN")
     assert first.choose(win, [_finding()], False).kind == "finding"
+
+
+# ---------------------------------------------------------------- each side by its configurations
+
+def _config_label(s, keys):
+    """The candidate row's configuration over ``keys`` from its provider_detail, "?" when the detail names a shape
+    argument with another value than the shape's (stale)."""
+    named = dict(re.findall(r"\b(\w+)=([\w.-]+)", s.cand["provider_detail"]))
+    if any(a in named and named[a] != str(v) for a, v in s.args.items() if not isinstance(v, bool)):
+        return "?"
+    return ", ".join(f"{k}={named[k]}" for k in keys)
+
+
+@pytest.mark.parametrize("slug,op,keys", [("fp8_gemm_rowscale", "fp8_gemm_rowscale", ("BLOCK_M", "BLOCK_N")),
+                                          ("layernorm", "layernorm", ("path",)), ("rmsnorm", "rmsnorm", ("path",))])
+def test_each_side_is_described_by_its_configurations(sweep, kernel, slug, op, keys):
+    """Rule 15 describes the losing side by its shapes and their configuration first: fp8_gemm_rowscale's 4 shapes
+    at M <= 256 all run the 256x256 tile (the other side 8 of 9); layernorm's model_config side is 29
+    generic-scalar and 2 fast-vectorized; rmsnorm's losing side holds all 8 stale details."""
+    from generator.site.views.loses import where_view
+    sides = dict((s[0], s[3]) for s in SPLITS)
+    vs = _verdict_shapes(sweep, op)
+    want = []
+    for losing in (True, False):
+        counts: dict[str, int] = {}
+        for s in vs:
+            if sides[slug](s) == losing:
+                label = _config_label(s, keys)
+                counts[label] = counts.get(label, 0) + 1
+        want.append("; ".join(f"{k} ({n})" for k, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))))
+    k, _ = kernel(slug)
+    view = where_view(k, SiteContext())
+    assert [s.configs for s in view.sides] == want
+    assert {"fp8_gemm_rowscale": "BLOCK_M=256, BLOCK_N=256 (4)",
+            "layernorm": "path=generic-scalar (29); path=fast-vectorized (2)",
+            "rmsnorm": "path=generic-scalar (33); ? (8); path=fast-vectorized (8)"}[slug] == want[0]

@@ -27,6 +27,7 @@ class SideView:
     level: str  # wins, parity, near, tune, rewrite
     level_said: Said
     losing: bool
+    configs: str = ""  # the side's shapes by configuration, "tile_m=16, tile_n=64 (8); ? (1)" (rule 15)
 
 
 @dataclass
@@ -57,12 +58,32 @@ class WhereView:
     capture_note: Said | None = None
 
 
+def _side_configs(score: Any, losing: bool) -> str:
+    """VERDICTS rule 15: a side described by its shapes' configurations first (the threshold is one description
+    of them): each configuration with its count of the side's shapes, most first ("?": a stale detail);
+    "" when the verdict shapes use one configuration."""
+    w = score.where
+    if not w.by_config:
+        return ""
+    configs = _config_of(w)
+    keys = varying_keys(list(configs.values()))
+    side = set(w.loss_split.shapes)
+    counts: dict[str, int] = {}
+    for s in score.shapes:
+        c = w.configs.get(s.shape_id) if s.is_verdict_shape else None
+        if c is not None and (s.shape_id in side) == losing:
+            label = short_label(dict(c.config or {}), keys)
+            counts[label] = counts.get(label, 0) + 1
+    return "; ".join(f"{label} ({n})" for label, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
+
+
 def _sides(score: Any, ctx: SiteContext) -> list[SideView]:
     split = score.where.loss_split
     out = []
     for losing, (g, n) in ((True, split.losing), (False, split.other)):
         word = side_level(g, score, ctx)
-        out.append(SideView(said(loses.side_msg(split, losing)), _x(g, score, ctx), n, word, said(_level(word)), losing))
+        out.append(SideView(said(loses.side_msg(split, losing)), _x(g, score, ctx), n, word, said(_level(word)), losing,
+                            _side_configs(score, losing)))
     return out
 
 
