@@ -302,4 +302,6 @@ def test_overview_diagnosis_cell_keeps_data_as_data(kernel):
         assert all(not re.search(r"[A-Za-z]", s.text) for s in c.zh_runs if not s.data), c.zh
     fs = row.first_step_said
     assert fs.en == "Profile a losing shape, first n=7340032 at 0.77x, before optimizing anything."
-    assert "".join(s.text for s in fs.zh) == "先剖析一个落后的形状，再做任何优化"
+    # the shape and its ratio stand outside the parentheses the short form drops (test_loses_audit.py)
+    assert "".join(s.text for s in fs.zh) == "先剖析一个落后的形状，首选 n=7340032，那里为 0.77 倍，再做任何优化"
+    assert all(not re.search(r"[A-Za-z]", s.text) for s in fs.zh if not s.data), fs.zh

@@ -109,7 +109,8 @@ def replay_msg(s: Any, ctx: SiteContext) -> Any:
     edges = (s.thresholds.win, s.thresholds.headroom, ctx.severity_near, ctx.severity_tune)
     if not any((g >= t) != (without >= t) for t in edges):
         return None
-    return msg("head.replay", x=f"{without:.2f}x", c=f"{cost:.2f}")
+    # never rounded onto the side of the threshold it crosses (layernorm 0.748 -> "0.748x", not "0.75x": tune)
+    return msg("head.replay", x=ratio_text(without, edges), c=f"{cost:.2f}")
 
 
 def shape_cells(s: Any) -> dict[str, Any]:

@@ -47,6 +47,7 @@ from generator.analyze.verdicts import loses
 from generator.analyze.message import Items, Msg, msg
 from generator.site import wording
 from generator.site.views.base import CaptureData, KernelData
+from generator.words import ratio_text
 
 BOUNDS = ("memory-bound", "compute-bound", "latency-bound")
 LATENCY = "latency-bound"
@@ -450,7 +451,7 @@ def first_step(k: KernelData) -> dict[str, Any] | None:
     if step.kind == "config":
         return _said_step("config", _config_step(k), f"#c{primary_index(k)}")
     if step.kind == "profile":
-        return _said_step("profile", _profile_step(step), "#where" if step.side is not None else "#speed")
+        return _said_step("profile", _profile_step(step, k.score), "#where" if step.side is not None else "#speed")
     f = findings[step.finding]
     share = f.get("stall_share") if isinstance(f.get("stall_share"), (int, float)) else None
     text = short_sentence(f["suggestion"])
@@ -492,13 +493,16 @@ def _config_step(k: KernelData) -> Msg:
     return msg("diag.first.config.capture", capture=capture, timed=timed)
 
 
-def _profile_step(step: Any) -> Msg:
-    """VERDICTS rule 15: profile a shape where the kernel loses (the split's side, else its worst shape)."""
+def _profile_step(step: Any, score: Any) -> Msg:
+    """VERDICTS rule 15: profile a shape where the kernel loses (the split's side, else its worst shape); a
+    ratio never rounded onto the other side of the verdict thresholds (as the where line shows it)."""
     sh = step.shape
+    cuts = (score.thresholds.headroom, score.thresholds.win)
     if step.side is not None:
         g, n = step.side.losing
-        return msg("diag.first.profile.side", side=loses.side_msg(step.side), g=f"{g:.2f}x", n=n, args=sh.args_text)
-    return msg("diag.first.profile.worst", x=f"{sh.verdict_speedup:.2f}x", args=sh.args_text)
+        return msg("diag.first.profile.side", side=loses.side_msg(step.side), g=ratio_text(g, cuts), n=n,
+                   args=sh.args_text)
+    return msg("diag.first.profile.worst", x=ratio_text(sh.verdict_speedup, cuts), args=sh.args_text)
 
 
 # ---------------------------------------------------------------- severity

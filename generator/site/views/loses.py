@@ -12,7 +12,7 @@ from generator.analyze.message import msg
 from generator.analyze.verdicts import loses
 from generator.site import charts, i18n
 from generator.site.views.base import KernelData, SiteContext, fmt_x
-from generator.site.views.where import _config_of, _level, short_label, side_level, varying_keys, where_msg
+from generator.site.views.where import _config_of, _level, _x, short_label, side_level, varying_keys, where_msg
 from generator.site.views.overview import IndexRow
 from generator.site.views.overview_chart import ChartView, chart_view
 from generator.site.views.panel import register_panel
@@ -27,6 +27,7 @@ class SideView:
     level: str  # wins, parity, near, tune, rewrite
     level_said: Said
     losing: bool
+    configs: str = ""  # the side's shapes by configuration, "tile_m=16, tile_n=64 (8); ? (1)" (rule 15)
 
 
 @dataclass
@@ -57,12 +58,32 @@ class WhereView:
     capture_note: Said | None = None
 
 
+def _side_configs(score: Any, losing: bool) -> str:
+    """VERDICTS rule 15: a side described by its shapes' configurations first (the threshold is one description
+    of them): each configuration with its count of the side's shapes, most first ("?": a stale detail);
+    "" when the verdict shapes use one configuration."""
+    w = score.where
+    if not w.by_config:
+        return ""
+    configs = _config_of(w)
+    keys = varying_keys(list(configs.values()))
+    side = set(w.loss_split.shapes)
+    counts: dict[str, int] = {}
+    for s in score.shapes:
+        c = w.configs.get(s.shape_id) if s.is_verdict_shape else None
+        if c is not None and (s.shape_id in side) == losing:
+            label = short_label(dict(c.config or {}), keys)
+            counts[label] = counts.get(label, 0) + 1
+    return "; ".join(f"{label} ({n})" for label, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
+
+
 def _sides(score: Any, ctx: SiteContext) -> list[SideView]:
     split = score.where.loss_split
     out = []
     for losing, (g, n) in ((True, split.losing), (False, split.other)):
         word = side_level(g, score, ctx)
-        out.append(SideView(said(loses.side_msg(split, losing)), fmt_x(g), n, word, said(_level(word)), losing))
+        out.append(SideView(said(loses.side_msg(split, losing)), _x(g, score, ctx), n, word, said(_level(word)), losing,
+                            _side_configs(score, losing)))
     return out
 
 
@@ -83,7 +104,7 @@ def _configs(score: Any, ctx: SiteContext) -> list[ConfigRow]:
         span = (f"{min(wg):,}" if min(wg) == max(wg) else f"{min(wg):,}\u2013{max(wg):,}") if wg else ""
         if span and w.cus:
             span += f" / {w.cus} CUs"
-        rows.append(ConfigRow(short_label(configs.get(label, {}), keys), span, fmt_x(g), n, side_level(g, score, ctx)))
+        rows.append(ConfigRow(short_label(configs.get(label, {}), keys), span, _x(g, score, ctx), n, side_level(g, score, ctx)))
     return rows
 
 
