@@ -8,7 +8,7 @@ pa 2 VGPR with 176 + 12 -> 192), pa's early exits against DOMAIN §1.5 (48 of 56
 25,144 of 70,036 stall cycles; working waves: "other" 15,732 of 44,892), the roofline labels
 against ``benchmark_results.jsonl`` (vec_add's flydsl rows: 7 of 12 at >= 25 % of the 8 TB/s
 roof with AI 1/12 below the ridge, the largest n = 67108864 at 4859 GB/s = 60.7 %; gemm 29 of
-30 latency-bound; pa_decode 11 of 12), and the coverage counts are recomputed below from the
+30 latency-bound; pa_decode 9 of 10 on the kernel clock), and the coverage counts are recomputed below from the
 ledger and the results with nothing of the tool.
 """
 
@@ -119,8 +119,10 @@ def test_pa_is_vgpr_bound_at_two_waves_and_notes_the_early_exits(kernel):
     # the stalls are read over the working waves, as the page ranks them
     assert (d["stall_type"], d["stall_scope"]) == ("other", "working waves")
     assert d["stall_share"] == pytest.approx(15732 / 44892)
-    assert d["text"].startswith("latency-bound (11 of 12 shapes), 35% other (working waves), 2 waves/SIMD (VGPR-bound), "
-                                "48 of 56 waves exit early")
+    # the two sliding-window shapes were timed with eager events (their graph capture failed: call time, VERDICTS
+    # rule 13), so the bound rests on the other 10 (tests/test_roof_claims.py works them from the results file)
+    assert d["text"].startswith("latency-bound (9 of 10 shapes; 2 shapes on the call clock left out), 35% other (working "
+                                "waves), 2 waves/SIMD (VGPR-bound), 48 of 56 waves exit early")
 
 
 def test_an_unrepresentative_capture_says_so_instead_of_a_bound(kernel):
@@ -470,9 +472,10 @@ def test_api_record_and_pr_snippet_of_pa_carry_the_diagnosis(kernel, sweep):
         f"](kernels/pa/#advice-c0-f0) ({row.first_step['share_text']})")
     assert lines[4] == ("- launcher: launch at least +212.7 us a call vs gluon (10 launch shapes); call time 0.48x, "
                         "host events: 169.5 us around a 7.9 us kernel")
-    assert lines[5].startswith("- diagnosis: [latency-bound (11 of 12 shapes)](kernels/pa/#roofline), "
-                               "[35% other (working waves)](kernels/pa/#c0), [2 waves/SIMD (VGPR-bound)](kernels/pa/#c0), "
-                               "[48 of 56 waves exit early (36% of stalls)](kernels/pa/#c0), [best of 12 shapes at ")
+    assert lines[5].startswith("- diagnosis: [latency-bound (9 of 10 shapes; 2 shapes on the call clock left out)]"
+                               "(kernels/pa/#roofline), [35% other (working waves)](kernels/pa/#c0), [2 waves/SIMD "
+                               "(VGPR-bound)](kernels/pa/#c0), [48 of 56 waves exit early (36% of stalls)](kernels/pa/#c0), "
+                               "[best of 10 shapes at ")
     assert lines[5].endswith("of the roof (memory-bound)](kernels/pa/#roofline)")
 
 

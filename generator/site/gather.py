@@ -160,6 +160,8 @@ def _gather_kernel(plan: KernelPlan, env: Env) -> tuple[base_views.KernelData, d
     if plan.campaign_dir and m.get("roofline") is not None and k.score is not None and k.score.is_verdict:
         r = _stage(k, env, sentence("msg.stage.roofline"), m["roofline"].campaign_roofline, plan.campaign_dir, env.config)
         if r is not None and r.points:
+            if k.score.graph_partial:  # rule 16: the candidate's graph rows are no kernel evidence
+                r.mark_partial_replay(k.score.candidate)
             k.roofline = r.to_json()
     _missing(plan, k)
     prim = k.primary
