@@ -187,7 +187,7 @@ def test_no_diagnosis_restates_the_latency_class(kernel, site_env):
         if d.get("roofline_bound") == "latency-bound" and d.get("roof_source", "").startswith("roofline"):
             assert d["roof_source"] == "roofline, best of all measured shapes", slug
             seen += 1
-    assert seen >= 2  # pa and fused_rope_cache in the slice too
+    assert seen >= 1  # pa in the slice too (moe_blockscale's graph replay misses work: no roofline reading, rule 16)
 
 
 def test_pa_roof_clause_is_the_best_of_its_ten_kernel_clock_shapes(kernel, sweep):

@@ -17,7 +17,8 @@ AI = 1/12 FLOP/byte, roof = 8.0 / 12 = 0.6667 TFLOP/s, fraction 0.607 -> memory-
 
 A point carries no bound (``no_bound`` says why, ``counts`` leaves it out, ``left_out`` counts it) when
 its row runs above a roof (VERDICTS rule 9), was timed on the call clock (``eager_event``, rule 13), or
-is the candidate's where its graph replay misses work (rule 16, ``mark_partial_replay``).
+is the candidate's where its graph replay misses work (rule 16, ``mark_partial_replay``), or runs below
+1.25 x the timing floor (rule 11, ``mark_floor``: the harness's fixed cost sets that time).
 
 Peaks live in ``generator/data/peaks.toml`` (editable); the sweep configuration picks
 the device (``device = "MI350X"``) and overrides values in a ``[peaks]`` table. All
@@ -127,16 +128,20 @@ class RooflinePoint:
     above_roof: str = ""  # VERDICTS rule 9: "x.x TB/s exceeds the HBM roof: ..." or ""
     clock: str = "kernel"  # "call" when the row was timed with eager events (VERDICTS rule 13: call time)
     partial: bool = False  # the candidate's row where its graph replay misses work (VERDICTS rule 16)
+    floor_us: float | None = None  # set when the row runs below 1.25 x this timing floor (rules 11, 13)
 
     def no_bound(self) -> str:
         """Why this point carries no bound ("" when it does): above a roof (rule 9: less work than modelled, or
         cached), else timed on the call clock (rule 13: the time holds the host's call, not the kernel's alone),
-        else a graph replay that misses work (rule 16)."""
+        else a graph replay that misses work (rule 16), else a time at the timing floor (rule 11: the harness's fixed
+        cost, not the kernel, sets it)."""
         if self.above_roof:
             return self.above_roof
         if self.clock == "call":
             return sentence("msg.roof.call")
-        return sentence("msg.roof.partial") if self.partial else ""
+        if self.partial:
+            return sentence("msg.roof.partial")
+        return sentence("msg.roof.floor", floor=f"{self.floor_us:.2f}") if self.floor_us is not None else ""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -186,7 +191,17 @@ class Roofline:
         above = sum(1 for p in self.points if p.above_roof)
         call = sum(1 for p in self.points if not p.above_roof and p.clock == "call")
         partial = sum(1 for p in self.points if not p.above_roof and p.clock != "call" and p.partial)
-        return {"above_roof": above, "call_clock": call, "partial_replay": partial}
+        floor = sum(1 for p in self.points if p.no_bound() and not (p.above_roof or p.clock == "call" or p.partial))
+        return {"above_roof": above, "call_clock": call, "partial_replay": partial, "at_floor": floor}
+
+    def mark_floor(self, floor_us: float | None, factor: float) -> None:
+        """VERDICTS rule 11: a row below ``factor`` x the timing floor is timed by the harness's fixed cost (the
+        graph replay after an L2 flush), not by its kernel: its fraction of the roof says nothing of the kernel."""
+        if not floor_us:
+            return
+        for p in self.points:
+            if p.median_us is not None and p.median_us < factor * floor_us:
+                p.floor_us = floor_us
 
     def mark_partial_replay(self, provider: str) -> None:
         """VERDICTS rule 16: ``provider``'s graph replay misses work, so none of its rows is kernel evidence."""

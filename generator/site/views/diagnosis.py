@@ -17,9 +17,11 @@ after every regeneration:
   roofline, among the shapes of the bound the roofline names ("best compute-bound shape"); beside
   latency-bound, which means below 25 % of the roof, the best of all measured shapes with its own
   bound (DOMAIN §1.7: a class is not a finding). Shapes whose candidate row runs above a roof (HBM
-  or compute, VERDICTS rule 9) or was timed on the call clock (eager events, rule 13) are no
-  evidence: the bound and the roof fraction leave them out and say how many, once (pa: "latency-bound
-  (9 of 10 shapes; 2 shapes on the call clock left out)"). Where the graph replay misses work (rule
+  or compute, VERDICTS rule 9), was timed on the call clock (eager events, rule 13) or runs below
+  1.25 x the timing floor (rule 11: the harness's fixed cost sets that time) are no evidence: the
+  bound and the roof fraction leave them out and say how many, once (pa: "latency-bound (9 of 10
+  shapes; 2 shapes on the call clock left out)"; softmax, 40 of whose 49 latency-bound shapes sat at
+  the floor: "memory-bound (24 of 33 shapes; 40 shapes at the timing floor left out)"). Where the graph replay misses work (rule
   16: moe_gemm, moe_blockscale) no candidate row is: no roofline clause, the capture's stalls name
   the bound.
 - **configuration**: when the capture is another configuration than the candidate's timed rows
@@ -33,7 +35,7 @@ Each clause carries the anchor of its evidence on the kernel page (``#roofline``
 ``[severity]`` in kernel-atlas.toml. Its detail: headroom / g to reach the PARITY band, and the
 losing shapes of the evidence g is taken over. Example (vec_add on the shared sweep)::
 
-    memory-bound (7 of 12 shapes), 82% VMEM-wait, 8 waves/SIMD (hardware max), best memory-bound shape at 61% of the roof
+    memory-bound (7 of 7 shapes; 5 shapes at the timing floor left out), 82% VMEM-wait, 8 waves/SIMD (hardware max), best memory-bound shape at 61% of the roof
     near: needs 1.04x to reach parity (0.95x), 3 of 7 verdict shapes lose
 """
 
@@ -48,7 +50,7 @@ from generator.analyze import config_match, ncu_metrics, occupancy
 from generator.analyze.advice import first
 from generator.analyze.verdicts import loses
 from generator.analyze.verdicts.clocks import CALL
-from generator.analyze.verdicts.rules import EAGER_EVENT
+from generator.analyze.verdicts.rules import EAGER_EVENT, FLOOR_FACTOR
 from generator.analyze.message import Items, Msg, msg
 from generator.site import wording
 from generator.site.views.base import CaptureData, KernelData
@@ -111,9 +113,11 @@ def evidence(k: KernelData) -> tuple[set[str], dict[str, int]]:
     ``above_roof`` (VERDICTS rule 9: less work than modelled, or cached), ``call_clock`` (rule 13: the row was
     timed with eager events, its time holds the host's call: pa_decode's two sliding-window shapes, 437 and
     431 us against a 91 us graph replay at the same size), ``partial_replay`` (rule 16: the graph replay misses
-    work, so no candidate graph row is kernel evidence: moe_gemm, moe_blockscale)."""
+    work, so no candidate graph row is kernel evidence: moe_gemm, moe_blockscale), ``at_floor`` (rules 11 and 13: a
+    candidate time below 1.25 x the timing floor is the harness's fixed cost, not the kernel's: 40 of softmax's
+    49 latency-bound shapes, 83 of rmsnorm's 124)."""
     s = k.score
-    left = {"above_roof": 0, "call_clock": 0, "partial_replay": 0}
+    left = {"above_roof": 0, "call_clock": 0, "partial_replay": 0, "at_floor": 0}
     if s is None:
         return set(), left
     measured = [sh for sh in s.shapes if sh.measured]
@@ -128,18 +132,26 @@ def evidence(k: KernelData) -> tuple[set[str], dict[str, int]]:
             left["above_roof"] += 1
         elif call_only or (row is not None and row.timing_method == EAGER_EVENT):
             left["call_clock"] += 1
+        elif s.floor_us and row is not None and row.median_us is not None and row.median_us < FLOOR_FACTOR * s.floor_us:
+            left["at_floor"] += 1
         else:
             ok.add(sh.shape_id)
     return ok, left
 
 
 def left_msg(left: dict[str, int]) -> Msg | str:
-    """"; 2 shapes above a roof left out", "; 2 shapes on the call clock left out", both, or ""."""
-    parts = [msg(key, n=left[name]) for name, key in (("above_roof", "diag.leftout"), ("call_clock", "diag.leftout.call"))
-             if left.get(name)]
-    if len(parts) == 2:
-        return msg("diag.leftout.both", a=parts[0], b=parts[1])
-    return parts[0] if parts else ""
+    """"; 2 shapes above a roof left out", "; 40 shapes at the timing floor left out", several of them, or ""."""
+    parts = [msg(key, n=left[name]) for name, key in LEFT_KEYS if left.get(name)]
+    if not parts:
+        return ""
+    said = parts[-1]
+    for part in reversed(parts[:-1]):
+        said = msg("diag.leftout.both", a=part, b=said)
+    return said
+
+
+#: The shapes left out of a roofline reading, by why, in the order they are said.
+LEFT_KEYS = (("above_roof", "diag.leftout"), ("call_clock", "diag.leftout.call"), ("at_floor", "diag.leftout.floor"))
 
 
 def roofline_bounds(k: KernelData) -> Counter:

@@ -57,7 +57,7 @@ def _roofline_panel(k: KernelData, row: IndexRow, ctx: SiteContext) -> RooflineV
 def point_bound(p: dict) -> str:
     """A point's bound (the last column of the points table), or why it carries none: above a roof (VERDICTS
     rule 9: a row that does less work than modelled is no reading of the kernel), on the call clock (rule 13), or
-    the candidate's where its graph replay misses work (rule 16)."""
+    the candidate's where its graph replay misses work (rule 16), or at the timing floor (rule 11)."""
     return str(p["no_bound"]) if p.get("no_bound") else str(p.get("bound", ""))
 
 
@@ -71,7 +71,7 @@ def left_out_msg(left: object) -> Msg | None:
     if not isinstance(left, dict):
         return None
     keys = (("above_roof", "roof.points.above"), ("call_clock", "roof.points.call"),
-            ("partial_replay", "roof.points.partial"))
+            ("partial_replay", "roof.points.partial"), ("at_floor", "roof.points.floor"))
     parts = [msg(key, n=left[name]) for name, key in keys if left.get(name)]
     return msg("roof.points.nobound", parts=parts) if parts else None
 
