@@ -558,7 +558,7 @@ def test_diagnosis_and_coverage_in_chinese(site, browser):
     tab = Tab(browser)
     page = tab.open(url(site, "index.html"))
     page.click("#lang-toggle")
-    assert page.inner_text("#k-vec_add td.diag a.clause >> nth=0") == "内存受限（12 个形状中 7 个）"
+    assert page.inner_text("#k-vec_add td.diag a.clause >> nth=0") == "内存受限（7 个形状中 7 个；5 个处于计时下限的形状不计入）"
     assert page.inner_text("#k-vec_add .sev") == "接近"
     assert page.inner_text('th[data-i18n="col.diagnosis"]') == "诊断 · 第一步"
     assert page.inner_text('h2[data-i18n="coverage.title"]') == "覆盖：模型 × 内核"
@@ -592,7 +592,7 @@ def test_advice_verdict_and_diagnosis_words_switch_language(site, browser):
     assert page.inner_text("p.verdict-reason") == "10 个有可比基线的形状上，判定几何平均 0.764x < 0.95"
     assert page.inner_text("p.verdict-flags").startswith("2 行超出屋顶（HBM 或稠密算力）")
     assert "2 个形状图捕获失败" in page.inner_text("p.verdict-flags") and "固定开销" not in page.inner_text("p.verdict-flags")
-    assert page.inner_text("p.diagnosis").startswith("诊断： 延迟受限（12 个形状中 11 个），other 停顿占 35%")
+    assert page.inner_text("p.diagnosis").startswith("诊断： 延迟受限（10 个形状中 9 个；2 个按调用时钟计时的形状不计入），other 停顿占 35%")
     # data stays data inside the 中文
     assert page.eval_on_selector("#advice-c0-f0 p.summary .l-zh", "e => [...e.querySelectorAll('[translate=no]')].map(x => x.textContent).slice(0, 4)") \
         == ["2", "lgkmcnt", "pc", "6, 87"]

@@ -15,6 +15,11 @@ Worked example (MI350X: 8.0 TB/s, 2300 bf16 TFLOP/s): ridge = 2300 / 8.0 = 287.5
 FLOP/byte. vec_add fp32, n = 67108864, flydsl: 0.404951 TFLOP/s at 4859.41 GB/s ->
 AI = 1/12 FLOP/byte, roof = 8.0 / 12 = 0.6667 TFLOP/s, fraction 0.607 -> memory-bound.
 
+A point carries no bound (``no_bound`` says why, ``counts`` leaves it out, ``left_out`` counts it) when
+its row runs above a roof (VERDICTS rule 9), was timed on the call clock (``eager_event``, rule 13), or
+is the candidate's where its graph replay misses work (rule 16, ``mark_partial_replay``), or runs below
+1.25 x the timing floor (rule 11, ``mark_floor``: the harness's fixed cost sets that time).
+
 Peaks live in ``generator/data/peaks.toml`` (editable); the sweep configuration picks
 the device (``device = "MI350X"``) and overrides values in a ``[peaks]`` table. All
 functions here are pure: they take dicts and return dataclasses.
@@ -98,6 +103,8 @@ ABOVE_ROOF_TEXT = "exceeds the HBM roof: less work than modelled, or cached"
 COMPUTE_ROOF_FACTOR = 0.95
 #: ... for these dtypes (DOMAIN §5), mapped to the precision whose peak applies.
 COMPUTE_ROOF_DTYPES = {"bf16": "bf16", "fp16": "bf16", "fp8": "fp8", "fp8_e4m3": "fp8"}
+#: A row timed so is call time (VERDICTS rule 13): its throughput is the call's, not the kernel's.
+CALL_METHOD = "eager_event"
 
 
 @dataclass
@@ -119,6 +126,22 @@ class RooflinePoint:
     ridge: float
     bound: str
     above_roof: str = ""  # VERDICTS rule 9: "x.x TB/s exceeds the HBM roof: ..." or ""
+    clock: str = "kernel"  # "call" when the row was timed with eager events (VERDICTS rule 13: call time)
+    partial: bool = False  # the candidate's row where its graph replay misses work (VERDICTS rule 16)
+    floor_us: float | None = None  # set when the row runs below 1.25 x this timing floor (rules 11, 13)
+
+    def no_bound(self) -> str:
+        """Why this point carries no bound ("" when it does): above a roof (rule 9: less work than modelled, or
+        cached), else timed on the call clock (rule 13: the time holds the host's call, not the kernel's alone),
+        else a graph replay that misses work (rule 16), else a time at the timing floor (rule 11: the harness's fixed
+        cost, not the kernel, sets it)."""
+        if self.above_roof:
+            return self.above_roof
+        if self.clock == "call":
+            return sentence("msg.roof.call")
+        if self.partial:
+            return sentence("msg.roof.partial")
+        return sentence("msg.roof.floor", floor=f"{self.floor_us:.2f}") if self.floor_us is not None else ""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -137,6 +160,8 @@ class RooflinePoint:
             "ridge": self.ridge,
             "bound": self.bound,
             "above_roof": self.above_roof or None,
+            "clock": self.clock,
+            "no_bound": self.no_bound() or None,
         }
 
 
@@ -152,11 +177,37 @@ class Roofline:
     notes: list[str] = field(default_factory=list)
 
     def counts(self) -> dict[str, int]:
-        """Number of points per bound label (all labels present, stable order)."""
+        """Number of points per bound label (all labels present, stable order), over the points that carry
+        one: not above a roof (VERDICTS rule 9), not on the call clock (rule 13); ``left_out`` counts the others."""
         out = {label: 0 for label in BOUND_LABELS}
         for p in self.points:
-            out[p.bound] += 1
+            if not p.no_bound():
+                out[p.bound] += 1
         return out
+
+    def left_out(self) -> dict[str, int]:
+        """Points that carry no bound, by why: ``above_roof`` (rule 9) first, then ``call_clock`` (rule 13),
+        then ``partial_replay`` (rule 16)."""
+        above = sum(1 for p in self.points if p.above_roof)
+        call = sum(1 for p in self.points if not p.above_roof and p.clock == "call")
+        partial = sum(1 for p in self.points if not p.above_roof and p.clock != "call" and p.partial)
+        floor = sum(1 for p in self.points if p.no_bound() and not (p.above_roof or p.clock == "call" or p.partial))
+        return {"above_roof": above, "call_clock": call, "partial_replay": partial, "at_floor": floor}
+
+    def mark_floor(self, floor_us: float | None, factor: float) -> None:
+        """VERDICTS rule 11: a row below ``factor`` x the timing floor is timed by the harness's fixed cost (the
+        graph replay after an L2 flush), not by its kernel: its fraction of the roof says nothing of the kernel."""
+        if not floor_us:
+            return
+        for p in self.points:
+            if p.median_us is not None and p.median_us < factor * floor_us:
+                p.floor_us = floor_us
+
+    def mark_partial_replay(self, provider: str) -> None:
+        """VERDICTS rule 16: ``provider``'s graph replay misses work, so none of its rows is kernel evidence."""
+        for p in self.points:
+            if p.provider == provider:
+                p.partial = True
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -165,6 +216,7 @@ class Roofline:
             "ridges": dict(sorted(self.ridges.items())),
             "points": [p.to_json() for p in self.points],
             "counts": self.counts(),
+            "left_out": self.left_out(),
             "skipped": [
                 {"shape_id": s, "provider": p, "reason": why} for s, p, why in self.skipped
             ],
@@ -523,6 +575,7 @@ def _place(get: Callable[[str], Any], device: Device, peaks: Peaks,
         ridge=ridge_point(peak, device.hbm_tbs),
         bound=bound,
         above_roof=_above_roof_text(tflops, gbps, str(get("dtype") or ""), device),
+        clock="call" if str(get("timing_method") or "").strip() == CALL_METHOD else "kernel",
     )
     return point, None, note
 

@@ -521,8 +521,7 @@ def roofline(r: dict[str, Any]) -> dict[str, Any]:
                      "x": [p["ai"] for p in pts], "y": [p["tflops"] for p in pts],
                      "marker": {"size": 8, "color": _EXTRA[i % len(_EXTRA)],
                                 "symbol": ["x" if p.get("above_roof") else "circle" for p in pts]},
-                     "customdata": [[str(p.get("args", "")), str(p.get("bound", ""))
-                                     + (f" — {p['above_roof']}" if p.get("above_roof") else "")] for p in pts],
+                     "customdata": [[str(p.get("args", "")), str(p.get("no_bound") or p.get("bound", ""))] for p in pts],
                      "hovertemplate": _t("en", "chart.hover.point")})
     precisions = sorted({str(p.get("precision")) for p in points if p.get("precision") in peaks})
     if peak_tbs and points and precisions:
@@ -548,10 +547,11 @@ def _said_zh(text: str) -> str:
 
 
 def _bound_text_zh(p: dict[str, Any]) -> str:
-    """A roofline point's bound label (and its above-the-roof note) in 中文, for the hover."""
+    """A roofline point's bound label (or why it carries none) in 中文, for the hover."""
+    if p.get("no_bound"):  # above a roof, or on the call clock: no bound (VERDICTS rules 9, 13)
+        return i18n.zh_said_text(p["no_bound"])
     bound = str(p.get("bound", ""))
-    text = i18n.catalogue("zh").get(f"roof.bound.{bound}", bound)
-    return text + (f" — {i18n.zh_said_text(p['above_roof'])}" if p.get("above_roof") else "")
+    return i18n.catalogue("zh").get(f"roof.bound.{bound}", bound)
 
 
 def shape_space(xs: list[Any], ys: list[float], groups: list[str], args: list[str], feature: str,

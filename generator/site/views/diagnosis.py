@@ -17,8 +17,13 @@ after every regeneration:
   roofline, among the shapes of the bound the roofline names ("best compute-bound shape"); beside
   latency-bound, which means below 25 % of the roof, the best of all measured shapes with its own
   bound (DOMAIN §1.7: a class is not a finding). Shapes whose candidate row runs above a roof (HBM
-  or compute, VERDICTS rule 9) are no evidence: the bound and the roof fraction leave them out and
-  say how many.
+  or compute, VERDICTS rule 9), was timed on the call clock (eager events, rule 13) or runs below
+  1.25 x the timing floor (rule 11: the harness's fixed cost sets that time) are no evidence: the
+  bound and the roof fraction leave them out and say how many, once (pa: "latency-bound (9 of 10
+  shapes; 2 shapes on the call clock left out)"; softmax, 40 of whose 49 latency-bound shapes sat at
+  the floor: "memory-bound (24 of 33 shapes; 40 shapes at the timing floor left out)"). Where the graph replay misses work (rule
+  16: moe_gemm, moe_blockscale) no candidate row is: no roofline clause, the capture's stalls name
+  the bound.
 - **configuration**: when the capture is another configuration than the candidate's timed rows
   (``config_match``, DOMAIN §1.7) the roofline's clauses come first, then a ``config`` clause saying
   so, then the capture's; no tie of the roofline is settled by that capture, and the first step and
@@ -30,7 +35,7 @@ Each clause carries the anchor of its evidence on the kernel page (``#roofline``
 ``[severity]`` in kernel-atlas.toml. Its detail: headroom / g to reach the PARITY band, and the
 losing shapes of the evidence g is taken over. Example (vec_add on the shared sweep)::
 
-    memory-bound (7 of 12 shapes), 82% VMEM-wait, 8 waves/SIMD (hardware max), best memory-bound shape at 61% of the roof
+    memory-bound (7 of 7 shapes; 5 shapes at the timing floor left out), 82% VMEM-wait, 8 waves/SIMD (hardware max), best memory-bound shape at 61% of the roof
     near: needs 1.04x to reach parity (0.95x), 3 of 7 verdict shapes lose
 """
 
@@ -44,6 +49,8 @@ from typing import Any
 from generator.analyze import config_match, ncu_metrics, occupancy
 from generator.analyze.advice import first
 from generator.analyze.verdicts import loses
+from generator.analyze.verdicts.clocks import CALL
+from generator.analyze.verdicts.rules import EAGER_EVENT, FLOOR_FACTOR
 from generator.analyze.message import Items, Msg, msg
 from generator.site import wording
 from generator.site.views.base import CaptureData, KernelData
@@ -96,14 +103,56 @@ def primary_index(k: KernelData) -> int | None:
 # ---------------------------------------------------------------- bound
 
 def evidence_shapes(k: KernelData) -> tuple[set[str], int]:
-    """Measured shapes whose candidate row is evidence for a reading of the kernel, and how many
-    were left out for running above a roof (VERDICTS rule 9: less work than modelled, or cached)."""
+    """Measured shapes whose candidate row is evidence for a reading of the kernel, and how many were left
+    out (``left_out_counts``: above a roof, on the call clock, or every shape where the replay misses work)."""
+    ok, left = evidence(k)
+    return ok, sum(left.values())
+
+
+def evidence(k: KernelData) -> tuple[set[str], dict[str, int]]:
+    """Measured shapes whose candidate row is evidence for a reading of the kernel, and the others by why:
+    ``above_roof`` (VERDICTS rule 9: less work than modelled, or cached), ``call_clock`` (rule 13: the row was
+    timed with eager events, its time holds the host's call: pa_decode's two sliding-window shapes, 437 and
+    431 us against a 91 us graph replay at the same size), ``partial_replay`` (rule 16: the graph replay misses
+    work, so no candidate graph row is kernel evidence: moe_gemm, moe_blockscale), ``at_floor`` (rules 11 and 13: a
+    candidate time below 1.25 x the timing floor is the harness's fixed cost, not the kernel's: 40 of softmax's
+    49 latency-bound shapes, 83 of rmsnorm's 124)."""
     s = k.score
+    left = {"above_roof": 0, "call_clock": 0, "partial_replay": 0, "at_floor": 0}
     if s is None:
-        return set(), 0
+        return set(), left
     measured = [sh for sh in s.shapes if sh.measured]
-    ok = {sh.shape_id for sh in measured if s.candidate not in sh.above_roof}
-    return ok, len(measured) - len(ok)
+    if getattr(s, "graph_partial", False):
+        left["partial_replay"] = len(measured)
+        return set(), left
+    call_only = getattr(s, "clock", None) == CALL
+    ok = set()
+    for sh in measured:
+        row = sh.providers.get(s.candidate)
+        if s.candidate in sh.above_roof:
+            left["above_roof"] += 1
+        elif call_only or (row is not None and row.timing_method == EAGER_EVENT):
+            left["call_clock"] += 1
+        elif s.floor_us and row is not None and row.median_us is not None and row.median_us < FLOOR_FACTOR * s.floor_us:
+            left["at_floor"] += 1
+        else:
+            ok.add(sh.shape_id)
+    return ok, left
+
+
+def left_msg(left: dict[str, int]) -> Msg | str:
+    """"; 2 shapes above a roof left out", "; 40 shapes at the timing floor left out", several of them, or ""."""
+    parts = [msg(key, n=left[name]) for name, key in LEFT_KEYS if left.get(name)]
+    if not parts:
+        return ""
+    said = parts[-1]
+    for part in reversed(parts[:-1]):
+        said = msg("diag.leftout.both", a=part, b=said)
+    return said
+
+
+#: The shapes left out of a roofline reading, by why, in the order they are said.
+LEFT_KEYS = (("above_roof", "diag.leftout"), ("call_clock", "diag.leftout.call"), ("at_floor", "diag.leftout.floor"))
 
 
 def roofline_bounds(k: KernelData) -> Counter:
@@ -148,12 +197,12 @@ def bound_clause(k: KernelData, prim: CaptureData | None, anchor: str) -> tuple[
         best = max(counts.values())
         tied = [b for b in BOUNDS if counts.get(b) == best]
         label = stalls if stalls in tied else tied[0]
-        left = evidence_shapes(k)[1]
-        info = {"bound": label, "bound_source": "roofline", "bound_shapes": [counts[label], n], "left_out": left}
+        left = evidence(k)[1]
+        info = {"bound": label, "bound_source": "roofline", "bound_shapes": [counts[label], n],
+                "left_out": sum(left.values()), "left_out_by": left}
         if len(tied) > 1:
             info["bound_source"] = "roofline, tie settled by the capture's stalls" if stalls in tied else "roofline"
-        said = msg("diag.bound.shapes", bound=msg(f"diag.bound.{label}"), k=counts[label], n=n,
-                   left=msg("diag.leftout", n=left) if left else "")
+        said = msg("diag.bound.shapes", bound=msg(f"diag.bound.{label}"), k=counts[label], n=n, left=left_msg(left))
         return clause("bound", said, "#roofline"), info
     if stalls is not None:
         return (clause("bound", msg("diag.bound.capture", bound=msg(f"diag.bound.{stalls}")), anchor),
@@ -247,26 +296,28 @@ def best_roof_fraction(k: KernelData, bound: str | None = None) -> float | None:
 
 
 def roof_clause(k: KernelData, prim: CaptureData | None, pi: int | None,
-                bound: str | None = None) -> tuple[Clause | None, dict[str, Any]]:
+                bound: str | None = None, left_said: bool = False) -> tuple[Clause | None, dict[str, Any]]:
     """The achieved fraction of the roof: the capture's HBM bandwidth, else the best shape's; the best
-    of the ``bound`` shapes when the diagnosis names that bound from the roofline."""
+    of the ``bound`` shapes when the diagnosis names that bound from the roofline. The shapes left out are
+    named once: here only when the bound clause, over the same shapes, did not (``left_said``)."""
     bw = streaming_bandwidth(prim)
     if bw is not None:
         frac, j = bw
         return (clause("roof", msg("diag.roof.hbm", pct=pct(frac)), f"#advice-c{pi}-f{j}"),
                 {"roof_fraction": frac, "roof_source": "capture bandwidth"})
-    left = evidence_shapes(k)[1]
+    left = evidence(k)[1]
+    said_left = {} if left_said else left
     if bound == LATENCY:
-        return best_of_all_clause(k, left)
+        return best_of_all_clause(k, left, said_left)
     frac = best_roof_fraction(k, bound)
     if frac is None:
         return None, {"roof_fraction": None, "roof_source": None}
-    params = {"pct": pct(frac), "left": msg("diag.leftout", n=left) if left else ""}
+    params = {"pct": pct(frac), "left": left_msg(said_left)}
     if bound is None:
         said, source = msg("diag.roof.best", **params), "roofline, best measured shape"
     else:
         said, source = msg("diag.roof.best.bound", bound=msg(f"diag.bound.{bound}"), **params), f"roofline, best measured {bound} shape"
-    return clause("roof", said, "#roofline"), {"roof_fraction": frac, "roof_source": source, "left_out": left}
+    return clause("roof", said, "#roofline"), {"roof_fraction": frac, "roof_source": source, "left_out": sum(left.values())}
 
 
 def best_point(k: KernelData) -> tuple[dict[str, Any] | None, int]:
@@ -281,7 +332,8 @@ def best_point(k: KernelData) -> tuple[dict[str, Any] | None, int]:
     return (max(pts, key=lambda p: p["fraction_of_roof"]) if pts else None), len(pts)
 
 
-def best_of_all_clause(k: KernelData, left: int) -> tuple[Clause | None, dict[str, Any]]:
+def best_of_all_clause(k: KernelData, left: dict[str, int],
+                       said_left: dict[str, int] | None = None) -> tuple[Clause | None, dict[str, Any]]:
     """The roof clause beside a latency-bound reading (DOMAIN §1.7): "best latency-bound shape at 25 % of
     the roof" restates the class (below ``latency_fraction`` of the roof); the best shape of all the
     measured ones, with its own bound, is what the data adds (hgemm_splitk: 27 %, memory-bound)."""
@@ -289,10 +341,10 @@ def best_of_all_clause(k: KernelData, left: int) -> tuple[Clause | None, dict[st
     if best is None:
         return None, {"roof_fraction": None, "roof_source": None}
     frac, label = best["fraction_of_roof"], best.get("bound")
-    said = msg("diag.roof.best.all", n=n, pct=pct(frac), left=msg("diag.leftout", n=left) if left else "",
+    said = msg("diag.roof.best.all", n=n, pct=pct(frac), left=left_msg(left if said_left is None else said_left),
                bound=msg(f"diag.bound.{label}") if label in BOUNDS else "")
     return clause("roof", said, "#roofline"), {"roof_fraction": frac, "roof_source": "roofline, best of all measured shapes",
-                                                "roof_bound": label, "left_out": left}
+                                                "roof_bound": label, "left_out": sum(left.values())}
 
 
 # ---------------------------------------------------------------- the profiled kernel is the timed one (DOMAIN §1.7)
@@ -365,7 +417,8 @@ def diagnose(k: KernelData) -> dict[str, Any] | None:
             c, extra = fn(prim, anchor)
             info.update(extra)
             clauses += [c] if c else []
-    c, extra = roof_clause(k, prim, pi, info["roofline_bound"])
+    c, extra = roof_clause(k, prim, pi, info["roofline_bound"],
+                           left_said=any(c.key == "bound" and c.anchor == "#roofline" for c in clauses))
     info.update(extra)
     clauses += [c] if c else []
     if not clauses:

@@ -7,7 +7,8 @@ from functools import lru_cache
 
 from markupsafe import Markup
 
-from generator.site import charts, i18n
+from generator.analyze.message import Msg, msg
+from generator.site import charts, i18n, wording
 from generator.site.views.base import DASH, KernelData, SiteContext, fmt_pct
 from generator.site.views.overview import ChartView, Fact, IndexRow, chart_view
 from generator.site.views.panel import register_panel
@@ -37,22 +38,42 @@ def _roofline_panel(k: KernelData, row: IndexRow, ctx: SiteContext) -> RooflineV
     counts = r.get("counts")
     if isinstance(counts, dict):
         shown = [(v, key) for key, v in counts.items() if v]
-        facts.append(Fact(i18n.en("roof.points"), ", ".join(f"{v} {key}" for v, key in shown) or DASH, "roof.points",
-                          zh=Markup("，").join(Markup('<span translate="no">{}</span> {}').format(v, bound_zh(key))
-                                              for v, key in shown)))
+        en = ", ".join(f"{v} {key}" for v, key in shown)
+        zh = Markup("，").join(Markup('<span translate="no">{}</span> {}').format(v, bound_zh(key)) for v, key in shown)
+        left = left_out_msg(r.get("left_out"))
+        if left is not None:  # VERDICTS rules 9 and 13: these points carry no bound, and are counted apart
+            en = "; ".join(x for x in (en, wording.plain("en", left)) if x)
+            zh = Markup("；").join(x for x in (zh, Markup.escape(wording.plain("zh", left))) if x)
+        facts.append(Fact(i18n.en("roof.points"), en or DASH, "roof.points", zh=zh or DASH))
     pts = [[str(p.get("provider", "")), str(p.get("args", "")), f"{p.get('ai', 0):.3g}",
             f"{p.get('tflops', 0):.3g}", fmt_pct(p.get("fraction_of_roof")),
-            str(p.get("bound", "")) + (f" — {p['above_roof']}" if p.get("above_roof") else "")]
+            point_bound(p)]
            for p in r["points"]]
     bounds = [point_bound_zh(p) for p in r["points"]]
     return RooflineView(chart_view("roofline", charts.roofline(r), "Roofline: throughput against arithmetic intensity",
                                    "chart.roofline"), facts, pts, list(r.get("notes") or []), bounds)
 
 
+def point_bound(p: dict) -> str:
+    """A point's bound (the last column of the points table), or why it carries none: above a roof (VERDICTS
+    rule 9: a row that does less work than modelled is no reading of the kernel), on the call clock (rule 13), or
+    the candidate's where its graph replay misses work (rule 16), or at the timing floor (rule 11)."""
+    return str(p["no_bound"]) if p.get("no_bound") else str(p.get("bound", ""))
+
+
 def point_bound_zh(p: dict) -> Markup:
-    """A point's bound in 中文, and its above-the-roof note (the last column of the points table)."""
-    zh = bound_zh(str(p.get("bound", "")))
-    return zh + Markup(" — ") + i18n.zh_said(p["above_roof"]) if p.get("above_roof") else zh
+    """``point_bound`` in 中文."""
+    return i18n.zh_said(p["no_bound"]) if p.get("no_bound") else bound_zh(str(p.get("bound", "")))
+
+
+def left_out_msg(left: object) -> Msg | None:
+    """"7 above a roof, 29 on the call clock: no bound" of a roofline's ``left_out``; None when none is."""
+    if not isinstance(left, dict):
+        return None
+    keys = (("above_roof", "roof.points.above"), ("call_clock", "roof.points.call"),
+            ("partial_replay", "roof.points.partial"), ("at_floor", "roof.points.floor"))
+    parts = [msg(key, n=left[name]) for name, key in keys if left.get(name)]
+    return msg("roof.points.nobound", parts=parts) if parts else None
 
 
 @lru_cache(maxsize=64)
