@@ -196,7 +196,10 @@ def test_every_row_without_campaign_or_capture_says_what_is_missing(kernel, site
     for slug in no_bundle:
         _, row = kernel(slug)
         ref = expected["verdicts"][plans[slug].op]
-        assert (row.verdict, row.geomean_text) == (ref["verdict"], f"{ref['geomean_vs_best']:.2f}x"), slug
+        # "vs any" is over the kernel-clock shapes: none stands where the graph replay misses work (VERDICTS rule 16,
+        # graph_partial: the slice's moe_blockscale, 7.09x over every shape)
+        geo = base_views.DASH if ref["graph_partial"] else f"{ref['geomean_vs_best']:.2f}x"
+        assert (row.verdict, row.geomean_text) == (ref["verdict"], geo), slug
         assert row.top_stall is None and row.stall_ratio_text == base_views.DASH and row.occupancy is None, slug
 
 
