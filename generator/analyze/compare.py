@@ -11,8 +11,10 @@ by the sampling alone. Every delta is ``b - a``: a share delta of +0.05 reads
 
 Top lines are matched by ``source_loc``: the union of both captures' top-k stalling
 lines, each row holding the line's rank and share in both (``None`` where the line does
-not appear in that capture at all). Lines present in one capture only usually mean the
-source attribution changed (a debug-info fix), which the comparison notes.
+not appear in that capture at all). The comparison says the source attribution changed
+(a debug-info fix) only when the code.json rows show it: the same instructions, position by
+position, some attributed to other lines (flash_attn_func's after_loc_fix re-captures: 2,062 of
+2,069). Cycle sums get no delta when the two captures sampled different numbers of waves.
 """
 
 from __future__ import annotations
@@ -38,10 +40,11 @@ class TotalRow:
     name: str  # instructions, total_cycles, total_stall_cycles, stall_ratio, waves, mapped_fraction
     a: float | int | None
     b: float | int | None
+    comparable: bool = True  # False: no delta (cycle sums over different numbers of sampled waves)
 
     @property
     def delta(self) -> float | int | None:
-        return None if self.a is None or self.b is None else self.b - self.a
+        return None if self.a is None or self.b is None or not self.comparable else self.b - self.a
 
 
 @dataclass(frozen=True)
@@ -157,11 +160,13 @@ def _share(part: int, whole: int) -> float:
 
 
 def compare_totals(a: CaptureAnalysis, b: CaptureAnalysis) -> list[TotalRow]:
-    """Headline numbers of both captures."""
+    """Headline numbers of both captures. Cycle sums get no delta when the captures sampled different
+    numbers of waves (a sum over 8 waves against one over 4 differs by the sampling alone)."""
+    same_waves = len(a.waves) == len(b.waves)
     return [
         TotalRow("instructions", len(a.instructions), len(b.instructions)),
-        TotalRow("total_cycles", a.total_cycles, b.total_cycles),
-        TotalRow("total_stall_cycles", a.total_stall_cycles, b.total_stall_cycles),
+        TotalRow("total_cycles", a.total_cycles, b.total_cycles, same_waves),
+        TotalRow("total_stall_cycles", a.total_stall_cycles, b.total_stall_cycles, same_waves),
         TotalRow("stall_ratio", a.stall_ratio, b.stall_ratio),
         TotalRow("waves", len(a.waves), len(b.waves)),
         TotalRow("mapped_fraction", a.mapped_fraction, b.mapped_fraction),
@@ -219,20 +224,37 @@ def compare_wave_states(a: CaptureAnalysis, b: CaptureAnalysis) -> list[WaveStat
     return [WaveStateRow(s, a.wave_states.get(s, 0.0), b.wave_states.get(s, 0.0)) for s in WAVE_STATES]
 
 
+def code_difference(a: CaptureAnalysis, b: CaptureAnalysis) -> tuple[int, int] | None:
+    """(instructions whose asm differs, instructions of equal asm attributed to another source line),
+    position by position; None when the instruction counts differ or a capture lists none."""
+    if not a.instructions or len(a.instructions) != len(b.instructions):
+        return None
+    pairs = list(zip(a.instructions, b.instructions))
+    differ = sum(1 for x, y in pairs if x.asm.strip() != y.asm.strip())
+    moved = sum(1 for x, y in pairs if x.asm.strip() == y.asm.strip() and x.source_loc != y.source_loc)
+    return differ, moved
+
+
 def comparison_notes(a: CaptureAnalysis, b: CaptureAnalysis, lines: list[LineRow]) -> list[str]:
-    """What a reader must know before trusting the deltas."""
+    """What a reader must know before trusting the deltas. That the source attribution changed is
+    said only where the code.json rows show it: the same instructions, some on other lines."""
     notes = []
     if a.kernel != b.kernel:
         notes.append(sentence("msg.cmp.kernels", a=a.kernel, b=b.kernel))
     if a.stall_unit != b.stall_unit:
         notes.append(sentence("msg.cmp.units", a=a.stall_unit, b=b.stall_unit))
+    code = code_difference(a, b)
     if len(a.instructions) != len(b.instructions):
         notes.append(sentence("msg.cmp.isa", a=len(a.instructions), b=len(b.instructions)))
+    elif code and code[0]:
+        notes.append(sentence("msg.cmp.isa.some", d=f"{code[0]:,}", n=f"{len(a.instructions):,}"))
     if len(a.waves) != len(b.waves):
         notes.append(sentence("msg.cmp.waves", a=len(a.waves), b=len(b.waves)))
     only_a = sum(1 for r in lines if r.b_share is None)
     only_b = sum(1 for r in lines if r.a_share is None)
-    if only_a or only_b:
+    if code and not code[0] and code[1]:
+        notes.append(sentence("msg.cmp.moved", a=only_a, b=only_b, n=f"{len(a.instructions):,}", moved=f"{code[1]:,}"))
+    elif only_a or only_b:
         notes.append(sentence("msg.cmp.lines", a=only_a, b=only_b))
     if a.source_mapped[0] == 0 or b.source_mapped[0] == 0:
         which = [x for x, c in (("A", a), ("B", b)) if c.source_mapped[0] == 0]
