@@ -556,11 +556,16 @@ def read_metrics(r: PmcResult) -> list[str]:
         if r.l2_hit_rate < STREAMING_HIT_RATE:  # expected of a paged-KV decode kernel only
             paged = bool(r.kernels) and all(PAGED_KV.search(k) for k in r.kernels)
             out.append(sentence("msg.pmc.l2.stream.pagedkv" if paged else "msg.pmc.l2.stream", pct=f"{pct:.1f}"))
-        else:
-            out.append(sentence("msg.pmc.l2.reuse", pct=f"{pct:.1f}"))
+        # At or above 5 % nothing is read into the rate: it is no proof of re-use (rocprof-compute's vcopy on
+        # MI300X, a copy that reads each byte once, over-fetch 1.00, shows 33.4 %); the number stands alone.
     if r.frac_32b is not None:
         pct = r.frac_32b * 100
-        if r.frac_32b <= FULL_LINE_32B_FRACTION:
+        bubble = r.counters.get(r.counter_names.get(BUBBLE, "")) if r.hbm_formula == "gfx942" else None
+        rd = r.counters.get(r.counter_names.get(RDREQ, ""))
+        if r.frac_32b <= FULL_LINE_32B_FRACTION and bubble is not None and rd is not None and rd.mean > 0:
+            # gfx942: TCC_BUBBLE counts the 128 B read requests, so the lines are not all 64 B
+            out.append(sentence("msg.pmc.32b.ok.128", pct=f"{pct:.1f}", b=f"{100 * bubble.mean / rd.mean:.1f}"))
+        elif r.frac_32b <= FULL_LINE_32B_FRACTION:
             out.append(sentence("msg.pmc.32b.ok", pct=f"{pct:.1f}"))
         else:
             out.append(sentence("msg.pmc.32b.bad", pct=f"{pct:.1f}"))
