@@ -213,16 +213,20 @@ def _gather_bundle(bundle: Bundle, k: base_views.KernelData, env: Env, campaign_
     geomean = score.geomean_vs_best if verdict is not None else None
     prim = k.primary
     jit = prim.analysis.jit_kernel if prim and prim.analysis else None
-    counters = None
+    counters, no_counter_file = None, False
     if m.get("pmc") is not None:
+        broken = len(k.broken)
         counters = _stage(k, env, sentence("msg.stage.counters"), m["pmc"].analyze_bundle_counters, bundle.path, jit or None)
         if counters is not None:
             counters.notes = site_pmc_notes(counters, relative_text(bundle.path, env.root).replace(os.sep, "/"))
             k.counters = counters.to_json()
             k.counter_reading = list(getattr(counters, "reading", []) or [])
+        no_counter_file = counters is None and len(k.broken) == broken  # read fine, found none
     if m.get("runstats") is not None:
         rs = _stage(k, env, sentence("msg.stage.runstats"), m["runstats"].bundle_run_stats, bundle.path, jit)
         if rs is not None:
+            if no_counter_file:  # the panel is "Run statistics and counters": say which half is missing
+                rs.notes.append(sentence("msg.run.nopmc"))
             k.runstats = rs.to_json()
     adv = m.get("advice")
     if adv is not None:

@@ -89,7 +89,7 @@ def _counters_panel(k: KernelData, row: IndexRow, ctx: SiteContext) -> CountersV
                                        str(kr.get("name")), str(kr.get("calls")), _us(kr.get("total_ns")),
                                        _us(kr.get("avg_ns")), f"{kr.get('percent', 0):.1f}%",
                                        "traced" if kr.get("traced") else ""))
-        notes += [str(x) for x in rs.get("notes") or []]
+        notes += list(rs.get("notes") or [])  # sentences keep their key: the note shows in both languages
     counters: list[Fact] = []
     reading: list[str] = []
     if pc:
@@ -100,6 +100,6 @@ def _counters_panel(k: KernelData, row: IndexRow, ctx: SiteContext) -> CountersV
             counters.append(Fact(i18n.en("pmc.missing"), ", ".join(pc["missing_counters"]), "pmc.missing", css="warn"))
         if pc.get("unknown_counters"):
             counters.append(Fact(i18n.en("pmc.other"), ", ".join(pc["unknown_counters"]), "pmc.other"))
-        reading = [str(x) for x in pc.get("reading") or []] or list(k.counter_reading)
-        notes += [str(x) for x in pc.get("notes") or []]
+        reading = list(pc.get("reading") or []) or list(k.counter_reading)
+        notes += list(pc.get("notes") or [])
     return CountersView(run, table, n, counters, reading, notes)
