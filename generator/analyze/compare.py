@@ -258,7 +258,7 @@ def comparison_notes(a: CaptureAnalysis, b: CaptureAnalysis, lines: list[LineRow
         notes.append(sentence("msg.cmp.lines", a=only_a, b=only_b))
     if a.source_mapped[0] == 0 or b.source_mapped[0] == 0:
         which = [x for x, c in (("A", a), ("B", b)) if c.source_mapped[0] == 0]
-        notes.append(sentence("msg.cmp.nomap.both" if len(which) > 1 else "msg.cmp.nomap", which=" and ".join(which)))
+        notes.append(sentence("msg.cmp.nomap.both") if len(which) > 1 else sentence("msg.cmp.nomap", which=which[0]))
     return notes
 
 
