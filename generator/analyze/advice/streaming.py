@@ -265,17 +265,17 @@ def detect_streaming(view: KernelView, taken: frozenset = frozenset()) -> list[F
         busy = max(float(ncu["sm_throughput_pct"]), float(tensor or 0.0))
         compute = f"SM throughput {float(ncu['sm_throughput_pct']):.1f}%" + (
             f", tensor pipe {float(tensor):.1f}%" if tensor is not None else "")
-        compute += ": no compute headroom" if busy < 50 else ": compute is busy too"
+        compute += ": compute is not the limit" if busy < 50 else ": compute is busy too"
         what = [msg("finding.streaming_roofline.sm", pct=f"{float(ncu['sm_throughput_pct']):.1f}%")] + (
             [msg("finding.streaming_roofline.tensor", pct=f"{float(tensor):.1f}%")] if tensor is not None else [])
-        reading = "no_headroom" if busy < 50 else "busy"
+        reading = "not_limit" if busy < 50 else "busy"
     else:
         compute = ("no MFMA" if not n_mfma else f"{n_mfma} MFMA") + (
             f", {execs / per_wave:.3f} vector instructions per byte" if per_wave else "")
-        compute += ": no compute headroom" if not n_mfma else ": memory-bound at this shape"
+        compute += ": compute is not the limit" if not n_mfma else ": memory-bound at this shape"
         what = [msg("finding.streaming_roofline.mfma", n=n_mfma) if n_mfma else msg("finding.streaming_roofline.no_mfma")] + (
             [msg("finding.streaming_roofline.per_byte", v=f"{execs / per_wave:.3f}")] if per_wave else [])
-        reading = "no_headroom" if not n_mfma else "memory_bound"
+        reading = "not_limit" if not n_mfma else "memory_bound"
     ev: dict = {}
     pct = _pct(bw["fraction"])
     premise = stalled_premise(view, unit_key(view, "finding.streaming_roofline.premise"), _vmem_typed(view), ev,
