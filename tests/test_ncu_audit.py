@@ -197,3 +197,35 @@ def test_streaming_premise_holds_on_the_raw_page(launches):
     (a, findings), _ = launches["vec_add"]
     f = next(f for f in findings if f.detector == "streaming_roofline")
     assert math.isclose(f.evidence["vmem_stall_share"], (1142 + 27) / 1227)
+
+
+def sass_global_loads(kernel: str, launch: int = 0) -> list[str]:
+    """The LDG opcodes (modifiers kept, predicate dropped) of one launch of source_sass.csv."""
+    out, blocks = [], -1
+    for row in csv.reader(open(DEMO / kernel / "ncu" / "prefill" / "source_sass.csv", newline="")):
+        if row and row[0] == "Kernel Name":
+            blocks += 1
+        elif row and row[0].startswith("0x") and blocks == launch:
+            words = row[1].split()
+            words = words[1:] if words[0].startswith("@") else words
+            if words[0].split(".")[0] == "LDG":
+                out.append(words[0])
+    return out
+
+
+def test_keep_bytes_in_flight_names_only_levers_the_launch_has_left(launches):
+    # vec_add launch 0 (57.8 % of peak), rmsnorm (55.3 %), silu_and_mul (78.5 %): every global load is
+    # LDG.E.128 (16 B a thread, the widest) and sm__maximum_warps_per_active_cycle_pct is 100, so "wider
+    # loads" and "more resident threads" have no room; the advice names more independent loads per thread
+    seen = []
+    for kernel in ("vec_add", "rmsnorm", "silu_and_mul"):
+        (a, findings), launch = launches[kernel][0], raw(kernel)[0]
+        f = next(f for f in findings if f.detector == "streaming_roofline")
+        assert launch["gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed"][1] < 80
+        loads = sass_global_loads(kernel)
+        assert loads and set(loads) == {"LDG.E.128"}
+        assert launch["sm__maximum_warps_per_active_cycle_pct"][1] == 100
+        assert "Wider loads" not in f.suggestion and "more resident threads" not in f.suggestion
+        assert "already the widest (LDG.E.128" in f.suggestion and "more independent loads per thread" in f.suggestion
+        seen.append((kernel, len(loads)))
+    assert seen == [("vec_add", 2), ("rmsnorm", 4), ("silu_and_mul", 2)]

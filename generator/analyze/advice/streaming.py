@@ -285,7 +285,7 @@ def detect_streaming(view: KernelView, taken: frozenset = frozenset()) -> list[F
     shape = profiled_shape(view, bw)
     detail_key = "finding.streaming_roofline.detail" + (".at" if shape else "")
     near = bw["fraction"] >= NEAR_PEAK
-    try_key = "finding.streaming_roofline.try" + (".near" if near else "")
+    try_key = "finding.streaming_roofline.try" + (".near" if near else ".wide" if _wide_and_full(view, ncu) else "")
     f = _pattern(view, "streaming_roofline", english("finding.streaming_roofline.title", pct=pct), claims, {
         "summary": summary,
         "bandwidth": bw,
@@ -300,6 +300,22 @@ def detect_streaming(view: KernelView, taken: frozenset = frozenset()) -> list[F
     # the priority follows the share, as the plan's rank does (registry.rank orders patterns by share)
     f.priority = pattern_priority(f.stall_share)
     return [f]
+
+
+def _wide_and_full(view: KernelView, ncu: dict[str, Any] | None) -> bool:
+    """An NVIDIA launch whose global loads are all 128-bit (``LDG.E.128``, the widest a thread issues)
+    at a theoretical occupancy of the hardware maximum: neither wider loads nor more resident threads
+    are left, so the bytes in flight grow only with more independent loads per thread."""
+    occ = (ncu or {}).get("occupancy") or {}
+    if not occ.get("at_hardware_max") or (occ.get("theoretical_pct") or 0) < 100:
+        return False
+    loads = []
+    for ins in view.ins:
+        words = ins.asm.split()
+        words = words[1:] if words and words[0].startswith("@") else words
+        if words and words[0].split(".")[0] == "LDG":
+            loads.append(words[0].split("."))
+    return bool(loads) and all("128" in parts for parts in loads)
 
 
 def _summary(view: KernelView, bw: dict[str, Any], vmem_share: float, compute: str, compute_m: Msg,
