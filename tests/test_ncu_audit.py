@@ -229,3 +229,16 @@ def test_keep_bytes_in_flight_names_only_levers_the_launch_has_left(launches):
         assert "already the widest (LDG.E.128" in f.suggestion and "more independent loads per thread" in f.suggestion
         seen.append((kernel, len(loads)))
     assert seen == [("vec_add", 2), ("rmsnorm", 4), ("silu_and_mul", 2)]
+
+
+def test_vec_add_launch_path_is_one_median_per_grid():
+    # launch/prefill.trace.json: add_kernel at grid 8192 (20 calls, 11.26-12.99 us) and grid 65536 (20 calls,
+    # 90.72-92.96 us); a median over all 40 is (12.992 + 90.72) / 2 = 51.86 us, a time no call took
+    from generator.analyze import runstats
+
+    rs = runstats.bundle_run_stats(DEMO / "vec_add")
+    got = {p.grid: (p.calls, p.kernel_ns) for p in rs.launch}
+    assert set(got) == {(65536, 1, 1), (8192, 1, 1)}
+    # the medians of 20: (92.32 + 92.351) / 2 and (11.392 + 11.392) / 2 us
+    assert got[(65536, 1, 1)][0] == got[(8192, 1, 1)][0] == 20
+    assert got[(65536, 1, 1)][1] == pytest.approx(92335.5, abs=1) and got[(8192, 1, 1)][1] == pytest.approx(11392, abs=1)
