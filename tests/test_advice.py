@@ -166,14 +166,14 @@ def test_vec_add_streams_at_the_roofline(plans):
     # 2 x buffer_load_dwordx4 + 1 x buffer_store_dwordx4 per wave = 3 x 16 B x 64 lanes = 3072 B;
     # grid 2560000 / 256 = 10000 workgroups x 4 waves; the median of the 24 vecAddKernel_0
     # dispatches is 18420 ns: 122.88e6 B / 18420 ns = 6.67 TB/s = 83 % of 8.0 TB/s.
-    # No MFMA, two v_pk_add_f32: no compute headroom.
+    # No MFMA, two v_pk_add_f32: compute is not the limit.
     top = ranked_patterns(plans["vec_add"])[0]
     assert top.detector == "streaming_roofline"
     bw = top.evidence["bandwidth"]
     assert bw["bytes_per_wave"] == 3072 and bw["waves"] == 40000 and bw["kernel_time_ns"] == 18420
     assert bw["fraction"] == pytest.approx(122.88e6 / 18420 / 1000 / 8.0)
     assert top.evidence["mfma"] == 0
-    assert "no compute headroom" in top.summary
+    assert "compute is not the limit" in top.summary
     # VMEM-wait + VMEM-load + VMEM-store = 94.9 % of the stall cycles.
     assert top.stall_share == pytest.approx(0.949, abs=1e-3)
     others = [f for f in ranked_patterns(plans["vec_add"]) if f is not top]

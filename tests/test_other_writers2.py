@@ -228,12 +228,15 @@ def test_details_page_profiler_metrics_give_dram_bytes_and_no_false_missing_page
 DEMO = Path(__file__).resolve().parent.parent / "bundles"
 
 
-def _trace_calls(path: Path) -> list[tuple[float, float, float]]:
-    """(API, queue, kernel) of each call, worked from the trace's events by hand (microseconds)."""
+def _trace_calls(path: Path, grid: tuple | None = None) -> list[tuple[float, float, float]]:
+    """(API, queue, kernel) of each call (of one grid, when given), worked from the trace's events by hand
+    (microseconds)."""
     events = json.loads(path.read_text())["traceEvents"]
     host = {e["args"]["correlation"]: e for e in events if e.get("cat") in ("cuda_runtime", "cuda_driver")}
     out = []
     for k in (e for e in events if e.get("cat") == "kernel"):
+        if grid is not None and tuple(k["args"]["grid"]) != grid:
+            continue
         h = host[k["args"]["correlation"]]
         out.append((h["dur"], max(0.0, k["ts"] - (h["ts"] + h["dur"])), k["dur"]))
     return out
@@ -246,10 +249,15 @@ def test_demo_launch_path_is_measured_from_its_trace(kernel):
     by_hand = _trace_calls(raw)  # the full trace as torch.profiler wrote it
     assert by_hand == _trace_calls(trimmed) and len(by_hand) == (40 if kernel == "vec_add" else 20)
     rs = runstats.bundle_run_stats(DEMO / "examples" / kernel)
-    [path] = rs.launch
-    assert path.api == "cuLaunchKernelEx" and path.calls == len(by_hand)
-    for got, column in zip((path.api_ns, path.queue_ns, path.kernel_ns), zip(*by_hand)):
-        assert got == pytest.approx(statistics.median(column) * 1000, abs=1)
+    # vec_add's trace launches two grids (20 calls of 8192 blocks, 20 of 65536): one path per grid, the
+    # larger total kernel time first; every other demo kernel launches one grid, one path
+    grids = [(65536, 1, 1), (8192, 1, 1)] if kernel == "vec_add" else [None]
+    assert [p.grid for p in rs.launch] == grids
+    for path, grid in zip(rs.launch, grids):
+        calls = _trace_calls(trimmed, grid)
+        assert path.api == "cuLaunchKernelEx" and path.calls == len(calls) == (20 if grid else len(by_hand))
+        for got, column in zip((path.api_ns, path.queue_ns, path.kernel_ns), zip(*calls)):
+            assert got == pytest.approx(statistics.median(column) * 1000, abs=1)
     assert rs.sources["launch"] == "launch/prefill.trace.json"
 
 

@@ -112,6 +112,26 @@ def limiter_sentence(names: list[str], text: str | None) -> Sentence | str:
                     **{f"msg_{k}": sentence("ncu.res." + n.replace(" ", "_")) for k, n in zip("abc", names)})
 
 
+#: The shared memory a block asks for: (raw-page metric, details-page metric of Launch Statistics).
+SHARED_MEMORY = (("launch__shared_mem_per_block_dynamic", "Dynamic Shared Memory Per Block"),
+                 ("launch__shared_mem_per_block_static", "Static Shared Memory Per Block"))
+
+
+def shared_memory_bytes(d: DetailsLaunch | None, raw: RawLaunch | None) -> int | None:
+    """Dynamic + static shared memory per block in bytes (the driver's reserve left out).
+
+    The raw page first: the details page rounds to two decimals of its unit, so gemm's
+    147,456-byte block (raw: 147.456000 Kbyte/block) reads 147.46 Kbyte there, 4 bytes too many.
+    """
+    parts = []
+    for raw_name, detail_name in SHARED_MEMORY:
+        cell = (raw or {}).get(raw_name) or (d.metric("Launch Statistics", detail_name) if d else None)
+        if cell:
+            parts.append(_scaled(number(cell[1]), cell[0].split("/")[0], _BYTE_UNITS))
+    known = [p for p in parts if p is not None]
+    return int(round(sum(known))) if known else None
+
+
 def ncu_metrics(d: DetailsLaunch | None, raw: RawLaunch | None) -> dict[str, Any]:
     """Display metrics of one launch from the details page (and the raw page)."""
     if d is None and raw is None:
@@ -123,9 +143,9 @@ def ncu_metrics(d: DetailsLaunch | None, raw: RawLaunch | None) -> dict[str, Any
 
     dur = d.metric("GPU Speed Of Light Throughput", "Duration") if d else None
     out["duration_us"] = _scaled(number(dur[1]), dur[0], _TIME_UNITS) if dur else None
-    if out["duration_us"] is None:
-        out["duration_us"] = _raw_value(raw, "gpu__time_duration.sum") if raw and raw.get(
-            "gpu__time_duration.sum", ("", ""))[0] == "us" else None
+    if out["duration_us"] is None and raw and "gpu__time_duration.sum" in raw:
+        unit, value = raw["gpu__time_duration.sum"]
+        out["duration_us"] = _scaled(number(value), unit, _TIME_UNITS)  # the raw page may say ns, us or ms
     out["dram_throughput_pct"] = pct("DRAM Throughput", "GPU Speed Of Light Throughput")
     out["memory_throughput_pct"] = pct("Memory Throughput", "GPU Speed Of Light Throughput")
     out["sm_throughput_pct"] = pct("Compute (SM) Throughput", "GPU Speed Of Light Throughput")
@@ -150,10 +170,7 @@ def ncu_metrics(d: DetailsLaunch | None, raw: RawLaunch | None) -> dict[str, Any
     out["spill_requests"] = int(spills) if spills is not None else None
     sp = _raw_value(raw, "sass__inst_executed_register_spilling")
     out["spill_instructions"] = int(sp) if sp is not None else None
-    dyn = d.metric("Launch Statistics", "Dynamic Shared Memory Per Block") if d else None
-    sta = d.metric("Launch Statistics", "Static Shared Memory Per Block") if d else None
-    shared = [_scaled(number(m[1]), m[0].split("/")[0], _BYTE_UNITS) for m in (dyn, sta) if m]
-    out["shared_memory_per_block_bytes"] = int(sum(s for s in shared if s is not None)) if shared else None
+    out["shared_memory_per_block_bytes"] = shared_memory_bytes(d, raw)
     for key, name in (("block_size", "Block Size"), ("grid_size", "Grid Size"), ("waves_per_sm", "Waves Per SM"),
                       ("sm_count", "# SMs"), ("threads", "Threads")):
         out[key] = pct(name, "Launch Statistics")

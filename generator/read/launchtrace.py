@@ -48,6 +48,7 @@ class LaunchCall:
     api_end: float
     kernel_start: float
     kernel_end: float
+    grid: tuple[int, ...] | None = None  # the launch's grid where the trace names it (PyTorch's args.grid)
 
     @property
     def api_ns(self) -> float:
@@ -76,13 +77,14 @@ def is_launch(name: str) -> bool:
     return api_name(name) in LAUNCH_CALLS
 
 
-def _join(kernels: list[tuple[int, str, float, float]], calls: dict[int, tuple[str, float, float]]) -> list[LaunchCall]:
-    """Kernels (correlation, name, start, end) matched to their launching calls, in kernel start order."""
+def _join(kernels: list[tuple], calls: dict[int, tuple[str, float, float]]) -> list[LaunchCall]:
+    """Kernels (correlation, name, start, end[, grid]) matched to their launching calls, in kernel start order."""
     out = []
-    for corr, name, start, end in sorted(kernels, key=lambda k: (k[2], k[0])):
+    for k in sorted(kernels, key=lambda k: (k[2], k[0])):
+        corr, name, start, end = k[:4]
         call = calls.get(corr)
         if call is not None and is_launch(call[0]):
-            out.append(LaunchCall(name, api_name(call[0]), call[1], call[2], start, end))
+            out.append(LaunchCall(name, api_name(call[0]), call[1], call[2], start, end, k[4] if len(k) > 4 else None))
     return out
 
 
@@ -179,7 +181,9 @@ def from_torch_trace(path: str | os.PathLike) -> list[LaunchCall] | None:
             continue
         start, end = float(ts) * 1000.0, (float(ts) + float(dur)) * 1000.0
         if e.get("cat") == "kernel":
-            kernels.append((corr, str(e.get("name") or ""), start, end))
+            grid = args.get("grid")
+            grid = tuple(int(g) for g in grid) if isinstance(grid, list) and all(isinstance(g, int) for g in grid) else None
+            kernels.append((corr, str(e.get("name") or ""), start, end, grid))
         elif e.get("cat") in TORCH_HOST_CATS:
             calls[corr] = (str(e.get("name") or ""), start, end)
     return _join(kernels, calls)

@@ -265,17 +265,17 @@ def detect_streaming(view: KernelView, taken: frozenset = frozenset()) -> list[F
         busy = max(float(ncu["sm_throughput_pct"]), float(tensor or 0.0))
         compute = f"SM throughput {float(ncu['sm_throughput_pct']):.1f}%" + (
             f", tensor pipe {float(tensor):.1f}%" if tensor is not None else "")
-        compute += ": no compute headroom" if busy < 50 else ": compute is busy too"
+        compute += ": compute is not the limit" if busy < 50 else ": compute is busy too"
         what = [msg("finding.streaming_roofline.sm", pct=f"{float(ncu['sm_throughput_pct']):.1f}%")] + (
             [msg("finding.streaming_roofline.tensor", pct=f"{float(tensor):.1f}%")] if tensor is not None else [])
-        reading = "no_headroom" if busy < 50 else "busy"
+        reading = "not_limit" if busy < 50 else "busy"
     else:
         compute = ("no MFMA" if not n_mfma else f"{n_mfma} MFMA") + (
             f", {execs / per_wave:.3f} vector instructions per byte" if per_wave else "")
-        compute += ": no compute headroom" if not n_mfma else ": memory-bound at this shape"
+        compute += ": compute is not the limit" if not n_mfma else ": memory-bound at this shape"
         what = [msg("finding.streaming_roofline.mfma", n=n_mfma) if n_mfma else msg("finding.streaming_roofline.no_mfma")] + (
             [msg("finding.streaming_roofline.per_byte", v=f"{execs / per_wave:.3f}")] if per_wave else [])
-        reading = "no_headroom" if not n_mfma else "memory_bound"
+        reading = "not_limit" if not n_mfma else "memory_bound"
     ev: dict = {}
     pct = _pct(bw["fraction"])
     premise = stalled_premise(view, unit_key(view, "finding.streaming_roofline.premise"), _vmem_typed(view), ev,
@@ -285,7 +285,7 @@ def detect_streaming(view: KernelView, taken: frozenset = frozenset()) -> list[F
     shape = profiled_shape(view, bw)
     detail_key = "finding.streaming_roofline.detail" + (".at" if shape else "")
     near = bw["fraction"] >= NEAR_PEAK
-    try_key = "finding.streaming_roofline.try" + (".near" if near else "")
+    try_key = "finding.streaming_roofline.try" + (".near" if near else ".wide" if _wide_and_full(view, ncu) else "")
     f = _pattern(view, "streaming_roofline", english("finding.streaming_roofline.title", pct=pct), claims, {
         "summary": summary,
         "bandwidth": bw,
@@ -300,6 +300,22 @@ def detect_streaming(view: KernelView, taken: frozenset = frozenset()) -> list[F
     # the priority follows the share, as the plan's rank does (registry.rank orders patterns by share)
     f.priority = pattern_priority(f.stall_share)
     return [f]
+
+
+def _wide_and_full(view: KernelView, ncu: dict[str, Any] | None) -> bool:
+    """An NVIDIA launch whose global loads are all 128-bit (``LDG.E.128``, the widest a thread issues)
+    at a theoretical occupancy of the hardware maximum: neither wider loads nor more resident threads
+    are left, so the bytes in flight grow only with more independent loads per thread."""
+    occ = (ncu or {}).get("occupancy") or {}
+    if not occ.get("at_hardware_max") or (occ.get("theoretical_pct") or 0) < 100:
+        return False
+    loads = []
+    for ins in view.ins:
+        words = ins.asm.split()
+        words = words[1:] if words and words[0].startswith("@") else words
+        if words and words[0].split(".")[0] == "LDG":
+            loads.append(words[0].split("."))
+    return bool(loads) and all("128" in parts for parts in loads)
 
 
 def _summary(view: KernelView, bw: dict[str, Any], vmem_share: float, compute: str, compute_m: Msg,

@@ -44,6 +44,12 @@ def _short(name: str) -> str:
     return short_kernel_name(name)
 
 
+def _named(path: dict) -> str:
+    """A path's kernel, with its grid where the kernel's calls launch several (one path per grid)."""
+    grid = path.get("grid")
+    return _short(path["kernel"]) + (f" (grid {'x'.join(str(g) for g in grid)})" if grid else "")
+
+
 @register_panel("launch", "Launch path (measured)", 52, "panel.launch")
 def _launch_panel(k: KernelData, row: IndexRow, ctx: SiteContext) -> LaunchView | None:
     rs = k.runstats or {}
@@ -52,7 +58,7 @@ def _launch_panel(k: KernelData, row: IndexRow, ctx: SiteContext) -> LaunchView 
         return None
     own = (rs.get("traced") or {}).get("name") or ""
     first = next((p for p in paths if own and p["kernel"] == own), paths[0])
-    facts = [Fact.of("launch.measured", "launch.v.measured", kernel=_short(first["kernel"]), api=first["api"],
+    facts = [Fact.of("launch.measured", "launch.v.measured", kernel=_named(first), api=first["api"],
                      api_us=_us(first["api_ns"]), queue_us=_us(first["queue_ns"]), kernel_us=_us(first["kernel_ns"]),
                      calls=first["calls"])]
     lo, path = row.launch_overhead_us, row.launch_path_us
@@ -61,7 +67,7 @@ def _launch_panel(k: KernelData, row: IndexRow, ctx: SiteContext) -> LaunchView 
         facts.append(Fact.of("launch.rule13" if at_least else "launch.rule13.gap",
                              "launch.v.rule13" if at_least else "launch.v.rule13.gap", us=f"{lo[0]:+.1f}", n=lo[1],
                              path=f"{path[0]:+.1f}" if path else "\u2014", measured=_us(first["api_ns"] + first["queue_ns"])))
-    rows = [LaunchRow(_short(p["kernel"]), p["kernel"], p["api"], str(p["calls"]), _us(p["api_ns"]), _us(p["queue_ns"]),
+    rows = [LaunchRow(_named(p), p["kernel"], p["api"], str(p["calls"]), _us(p["api_ns"]), _us(p["queue_ns"]),
                       _us(p["kernel_ns"]), _us(p["total_ns"]), "traced" if p is first else "")
             for p in paths[:SHOWN]]
     return LaunchView(facts, rows, i18n.en("launch.source", files=(rs.get("sources") or {}).get("launch", "")))
