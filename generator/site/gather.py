@@ -226,7 +226,7 @@ def _gather_bundle(bundle: Bundle, k: base_views.KernelData, env: Env, campaign_
         rs = _stage(k, env, sentence("msg.stage.runstats"), m["runstats"].bundle_run_stats, bundle.path, jit)
         if rs is not None:
             if no_counter_file:  # the panel is "Run statistics and counters": say which half is missing
-                rs.notes.append(sentence("msg.run.nopmc"))
+                rs.notes.append(sentence("msg.run.nopmc", files="*_counter_collection.csv, pmc_perf.csv", db="rocpd"))
             k.runstats = rs.to_json()
     adv = m.get("advice")
     if adv is not None:
