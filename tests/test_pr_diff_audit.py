@@ -334,6 +334,8 @@ def test_the_launcher_never_calls_launch_what_it_cannot_read(site):
         line = next(ln for ln in pr.splitlines() if ln.startswith("- launcher: "))
         assert line == (f"- launcher: call {us} us against aiter's, whose call times other work too: no launch "
                         "overhead can be read from it")
+        # the table row says it under the same name (it was "launch overhead", which the row itself denied)
+        assert f"| launcher | {line[len('- launcher: '):]} |" in pr and "| launch overhead |" not in pr
         page = (site / "kernels" / slug / "index.html").read_text(encoding="utf-8")
         assert _para(page, "launcher-line") == (f"{us} us a call vs aiter, whose call times other work too "
                                                 "(another scope): no launch overhead can be read from it")
