@@ -345,3 +345,21 @@ def test_the_launcher_never_calls_launch_what_it_cannot_read(site):
 def test_a_blocked_pr_snippet_says_no_like_for_like_once(site):
     first = (site / "pr" / "fused_rope_cache.md").read_text(encoding="utf-8").splitlines()[0]
     assert first.endswith("**BLOCKED**, no like-for-like baseline") and "not like-for-like" not in first
+
+
+def test_diff_reversed_fails_on_the_candidate_and_names_each_cause(shared, edited, capsys):
+    """The same edit read backwards: flash_attn WIN -> HEADROOM and gemm's 5 shapes 20 % slower are the candidate's
+    regressions; vec_add's campaign coming back is the comparison's, no improvement."""
+    code = cli.main(["diff", str(edited), str(shared), "--fail-on-regression"])
+    out, err = capsys.readouterr()
+    assert code == 1
+    assert out.splitlines()[0].startswith("new-sweep → mi350x-sweep: 1 regression, 0 improvements · 1 comparison "
+                                          "change (not the candidate's): Vector Add with campaign added: 12 shapes "
+                                          "timed · 5 shapes slower beyond their noise in 1 kernel that held its geomean")
+    lines = err.splitlines()
+    assert lines[0] == ("regressed: Flash Attention (flash_attn_func): 1.09x → 0.87x (-20.0%); 16 shapes slower "
+                        "[unexplained: candidate time ×1.25; no commit or environment change recorded]")
+    gemm = next(ln for ln in lines if ln.startswith("regressed: HGEMM"))
+    assert gemm == ("regressed: HGEMM Split-K (hgemm_splitk); 5 shapes slower [unexplained: candidate time ×1.25; "
+                    "no commit or environment change recorded]")  # was "[noise: within the noise (±8.9%)]"
+    assert not any("Vector Add" in ln for ln in lines)

@@ -81,8 +81,9 @@ def failing_lines(d: SweepDiff, strict: bool = False, max_rows: int = 20) -> lis
             continue
         g = k.headline_change
         whole = f": {fmt_x(g.old)} → {fmt_x(g.new)} ({fmt_pct(g.ratio)})" if k in kernels and g is not None else ""
+        causes = k.shown_causes[1]
         lines.append(f"regressed: {k.name} ({k.slug}){whole}; {plural(len(mine), 'shape')} slower"
-                     + (f" [{'; '.join(c.text for c in k.causes)}]" if k.causes else ""))
+                     + (f" [{'; '.join(c.text for c in causes)}]" if causes else ""))
         for c in mine[:max_rows]:
             lines.append(f"  {k.label(c)}: {c.text}  [{c.cause_text}]")
         if len(mine) > max_rows:
