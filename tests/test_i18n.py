@@ -264,7 +264,7 @@ def test_charts_carry_their_chinese_with_the_real_figures(kernel, sweep):
     assert zh[str(head)]["customdata"][moe][2].startswith("<br>口径不一致：")
     assert "<br>2 行超出屋顶（HBM 或稠密算力）<br>" in zh[str(head)]["customdata"][moe][2]
     assert "<br>图重放漏掉了部分工作：候选者的图时间不作为内核证据<br>" in zh[str(head)]["customdata"][moe][2]
-    assert zh[str(head)]["customdata"][moe][2].endswith("启动：每次调用对比 aiter 为 +43.5 us，但它的调用还计入了其他工作：无法从中读出启动开销")
+    assert zh[str(head)]["customdata"][moe][2].endswith("调用对比 aiter 为 +43.5 us，但它的调用还计入了其他工作：无法从中读出启动开销")
     assert zh[str(head)]["customdata"][moe][3].startswith("依据性能分析中的配对")
     assert fig["data"][head]["customdata"][moe][2].startswith("<br>not like-for-like")
     # pa's shapes: its 12 measured shapes (expected/verdicts.json's pa_decode n_measured)

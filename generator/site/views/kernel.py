@@ -90,7 +90,8 @@ def pr_snippet(row: IndexRow, base_url: str) -> str:
         if row.severity:
             note = f"; {md_text(row.severity['config_note'])}" if row.severity.get("config_note") else ""
             words += f" ({md_text(row.severity['level'])}: {md_text(row.severity['detail'])}{note})"
-        words += "".join(f", {FLAG_WORDS[k]}" for k in row.flag_keys if k in FLAG_WORDS)
+        said_once = {"not_like_for_like"} if row.blocked_reason == "no like-for-like baseline" else set()
+        words += "".join(f", {FLAG_WORDS[k]}" for k in row.flag_keys if k in FLAG_WORDS and k not in said_once)
         if row.where_text:
             more.append(f"- where it loses: [{md_text(row.where_text)}]({page}{row.where_anchor})")
     else:

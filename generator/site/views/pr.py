@@ -95,7 +95,7 @@ def pr_view(k: KernelData, row: IndexRow, ctx: SiteContext) -> PrView:
     rows = [("verdict", md_text(row.verdict_label)), ("verdict ratio", md_text(row.ratio_text)),
             ("basis", md_text(row.basis_text or (row.verdict_basis or "\u2014"))),
             ("shapes interval", md_text(row.interval_title or "\u2014")),
-            ("launch overhead", md_text(row.launch_title or "\u2014")),
+            ("launcher", md_text(row.launch_title or "\u2014")),
             ("geomean vs any baseline", md_text(row.geomean_text)),
             ("wins", md_text(row.wins_text)), ("weighted geomean", md_text(row.weighted_text)),
             ("failures", md_text(row.failures_text)), ("best baseline", md_text(row.best_baseline_text))]

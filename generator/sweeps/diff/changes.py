@@ -215,6 +215,21 @@ class KernelDiff(MovedBy):
         return "shapes"
 
     @property
+    def shown_causes(self) -> tuple[str, list[Cause]]:
+        """What a report says the kernel is listed for, and its causes: ``causes_subject`` and ``causes``,
+        unless those are of a headline move within noise while shapes moved beyond theirs: then "shapes"
+        and the causes the moved shapes name (a kernel listed for its shapes is not "noise")."""
+        headline = [c for c in self.of_kind("verdict", "verdict_ratio", "geomean") if c.causes]
+        moved = [c for c in self.significant if c.kind in ("shape", "shape-status")]
+        if not headline or any(c.significant for c in headline) or not moved:
+            return self.causes_subject, self.causes
+        seen: dict[str, Cause] = {}
+        for c in moved:
+            for cause in c.causes:
+                seen.setdefault(cause.text, cause)
+        return "shapes", list(seen.values())
+
+    @property
     def shape_regressions(self) -> list[Change]:
         """Shapes whose speedup fell beyond their own noise and ``SHAPE_MIN_CHANGE``, not by the comparison alone."""
         return [c for c in self.changes if c.kind == "shape" and c.significant and c.direction == REGRESSION

@@ -105,8 +105,9 @@ def _kernel_level(old: KernelSnapshot, new: KernelSnapshot, options: DiffOptions
                           text=f"geomean vs any baseline {fmt_x(old.geomean_vs_best)} → {fmt_x(new.geomean_vs_best)} "
                                f"({fmt_pct(ratio)}, noise ±{(factor - 1) * 100:.1f}%)"))
     elif (old.geomean_vs_best is None) != (new.geomean_vs_best is None):
+        came = IMPROVEMENT if new.geomean_vs_best is not None else REGRESSION
         out.append(Change("geomean", new.slug, "geomean_vs_best", old.geomean_vs_best, new.geomean_vs_best,
-                          True, IMPROVEMENT if new.geomean_vs_best is not None else REGRESSION,
+                          True, NEUTRAL if campaign_text(old, new) else came,  # a campaign gone: no time moved
                           causes=list(known) or _provenance_causes(old, new),
                           text=f"geomean vs any baseline {fmt_x(old.geomean_vs_best)} → {fmt_x(new.geomean_vs_best)}"))
     if old.flags != new.flags:
@@ -233,6 +234,9 @@ def kernel_known_causes(old: KernelSnapshot, new: KernelSnapshot, shape_changes:
     added, removed, starting or ceasing to pass; the clock the pair basis reads; the verdict's basis when
     the candidate did not cause it) and the candidate's passing more or fewer shapes."""
     out = []
+    campaign = campaign_text(old, new)
+    if campaign:
+        out.append(Cause(COMPARISON, campaign, (COMPARISON,)))
     comparison = comparison_summary(old, new)
     if comparison:
         out.append(Cause(COMPARISON, comparison, (COMPARISON,)))
@@ -260,6 +264,16 @@ def kernel_known_causes(old: KernelSnapshot, new: KernelSnapshot, shape_changes:
     if basis is not None and basis.kind == COMPARISON:
         out.append(basis)
     return out
+
+
+def campaign_text(old: KernelSnapshot, new: KernelSnapshot) -> str:
+    """``campaign removed: its 12 shapes are no longer timed`` when one side has the kernel's campaign and the
+    other none (a bundle alone): the verdict and the geomean come or go with it, no time moved."""
+    if old.op and not new.op:
+        return f"campaign removed: its {_count(len(old.shapes), 'shape')} no longer timed"
+    if new.op and not old.op:
+        return f"campaign added: {_count(len(new.shapes), 'shape')} timed"
+    return ""
 
 
 def _basis_cause(old: KernelSnapshot, new: KernelSnapshot, candidate_moved: bool) -> Cause | None:
@@ -313,6 +327,10 @@ def comparison_change(old: KernelSnapshot, new: KernelSnapshot) -> list[Change]:
     """One change saying which baselines compared with changed, when any did (``new``: the facts), and one
     when the clock the pair basis reads changed (``pair_clock``, when the verdict engine gives it)."""
     out = []
+    campaign = campaign_text(old, new)
+    if campaign:
+        out.append(Change("comparison", new.slug, "campaign", old.op, new.op, True, NEUTRAL,
+                          causes=[Cause(COMPARISON, campaign, (COMPARISON,))], text=campaign))
     facts = comparison_facts(old, new)
     text = comparison_text(facts)
     if text:

@@ -62,7 +62,7 @@ def _comparison_move(k: KernelDiff) -> str:
     """``moe_gemm 157.59x → 2.93x (-98.1%) with aiter now passes (was failed) on 3 shapes``."""
     g = k.headline_change
     move = f" {fmt_x(g.old)} → {fmt_x(g.new)} ({fmt_pct(g.ratio)})" if g is not None and g.significant \
-        and k.comparison_only else ""
+        and g.ratio is not None and k.comparison_only else ""
     checked = next((c.causes[0].detail for c in k.of_kind("shape-status") if c.item == "check" and c.causes), "")
     what = "; ".join(x for x in (checked, next((c.causes[0].detail for c in k.of_kind("comparison") if c.causes), "")) if x)
     return f"{k.name}{move}" + (f" with {what}" if what else "")
@@ -81,8 +81,9 @@ def failing_lines(d: SweepDiff, strict: bool = False, max_rows: int = 20) -> lis
             continue
         g = k.headline_change
         whole = f": {fmt_x(g.old)} → {fmt_x(g.new)} ({fmt_pct(g.ratio)})" if k in kernels and g is not None else ""
+        causes = k.shown_causes[1]
         lines.append(f"regressed: {k.name} ({k.slug}){whole}; {plural(len(mine), 'shape')} slower"
-                     + (f" [{'; '.join(c.text for c in k.causes)}]" if k.causes else ""))
+                     + (f" [{'; '.join(c.text for c in causes)}]" if causes else ""))
         for c in mine[:max_rows]:
             lines.append(f"  {k.label(c)}: {c.text}  [{c.cause_text}]")
         if len(mine) > max_rows:
@@ -132,21 +133,35 @@ def render_text(d: SweepDiff, max_rows: int = 20) -> str:
         lines.append("environment: " + env)
     for k in d.notable:
         lines.append("")
-        lines.append(f"{k.name} ({k.slug}): " + "; ".join(
-            c.text for c in k.significant if c.kind not in ("shape", "shape-status")))
         shapes = significant_shapes(k)
+        lines.append(f"{k.name} ({k.slug}): " + "; ".join(_kernel_line(k, shapes)))
         for c in shapes[:max_rows]:
             lines.append(f"  {k.label(c)}: {c.text}  [{c.cause_text}]")
         if len(shapes) > max_rows:
             lines.append(f"  ... and {plural(len(shapes) - max_rows, 'more shape')}")
-        if k.causes:
-            lines.append(f"  cause of the {k.causes_subject} change: {'; '.join(c.text for c in k.causes)}")
+        subject, causes = k.shown_causes
+        if causes:
+            subject = "shape moves" if subject == "shapes" else f"{subject} change"
+            lines.append(f"  cause of the {subject}: {'; '.join(c.text for c in causes)}")
     quiet = [k for k in d.kernels if k.changes and not k.significant]
     if quiet:
         lines.append("")
         lines.append("within noise or provenance only: " + ", ".join(k.slug for k in quiet))
     lines += [f"note: {n}" for n in d.notes]
     return "\n".join(lines) + "\n"
+
+
+def _kernel_line(k: KernelDiff, shapes: list[Change]) -> list[str]:
+    """A notable kernel's changes beyond noise; where only shapes moved, how many, and its headline number's
+    move within noise (so the line never ends empty)."""
+    parts = [c.text for c in k.significant if c.kind not in ("shape", "shape-status")]
+    if parts:
+        return parts
+    parts = [f"{plural(len(shapes), 'shape')} beyond {'its' if len(shapes) == 1 else 'their'} noise"]
+    g = k.headline_change
+    if g is not None and not g.significant:
+        parts.append(f"within noise: {g.text}")
+    return parts
 
 
 def significant_shapes(k: KernelDiff) -> list[Change]:
@@ -176,9 +191,13 @@ def _verdict_cell(k: KernelDiff) -> str:
 
 
 def _geomean_cell(k: KernelDiff) -> str:
+    """The "Verdict ratio" cell: the ratio each side's verdict rests on (never the geomean vs any baseline
+    under that name: where the two sides do not read it on one basis, both ratios, no percentage)."""
     g = k.headline_change
     if g is None:
         return fmt_x(k.new_ratio if k.status != "removed" else k.old_ratio)
+    if g.kind != "verdict_ratio":
+        return f"{fmt_x(k.old_ratio)} → {fmt_x(k.new_ratio)}"
     text = f"{fmt_x(g.old)} → {fmt_x(g.new)}"
     if g.ratio is not None:
         if not g.significant:
@@ -220,7 +239,7 @@ def render_markdown(d: SweepDiff, site_url: str | None = None, marker: bool = Tr
         lines += ["", "| Kernel | Verdict | Verdict ratio | Shapes beyond noise | Hotspot | Cause |",
                   "|---|---|---|---|---|---|"]
         for k in notable:
-            cause = "; ".join(_md(c.text) for c in k.causes) or "—"
+            cause = "; ".join(_md(c.text) for c in k.shown_causes[1]) or "—"
             if k.status in ("new", "removed"):
                 cause = k.status
             lines.append(f"| {kernel_link(k, site_url)} | {_verdict_cell(k)} | {_geomean_cell(k)} | "
