@@ -558,7 +558,7 @@ def test_diagnosis_and_coverage_in_chinese(site, browser):
     tab = Tab(browser)
     page = tab.open(url(site, "index.html"))
     page.click("#lang-toggle")
-    assert page.inner_text("#k-vec_add td.diag a.clause >> nth=0") == "内存受限（7 个形状中 7 个；5 个处于计时下限的形状不计入）"
+    assert page.inner_text("#k-vec_add td.diag a.clause >> nth=0") == "内存受限（7 个形状中 7 个；5 个候选实现处于计时下限的形状不计入）"
     assert page.inner_text("#k-vec_add .sev") == "接近"
     assert page.inner_text('th[data-i18n="col.diagnosis"]') == "诊断 · 第一步"
     assert page.inner_text('h2[data-i18n="coverage.title"]') == "覆盖：模型 × 内核"

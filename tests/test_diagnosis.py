@@ -51,7 +51,7 @@ def test_vec_add_is_memory_bound_at_61_percent_of_the_roof(kernel):
     k, row = kernel("vec_add")
     d = row.diagnosis
     # the 5 other shapes run below 1.25 x the 12.80 us timing floor: the harness's fixed cost sets their time
-    assert d["text"] == ("memory-bound (7 of 7 shapes; 5 shapes at the timing floor left out), 82% VMEM-wait, "
+    assert d["text"] == ("memory-bound (7 of 7 shapes; 5 shapes with the candidate at the timing floor left out), 82% VMEM-wait, "
                          "8 waves/SIMD (hardware max), best memory-bound shape at 61% of the roof")
     assert (d["bound"], d["bound_source"], d["bound_shapes"]) == ("memory-bound", "roofline", [7, 7])
     assert d["stall_type"] == "VMEM-wait" and d["stall_share"] == pytest.approx(1728428 / 2101324, abs=1e-3)
@@ -61,14 +61,14 @@ def test_vec_add_is_memory_bound_at_61_percent_of_the_roof(kernel):
     assert d["representative"] is True and d["early_exit"] == [0, 632]
     # every clause links to its evidence on the kernel page
     assert clauses(row) == {
-        "bound": ("memory-bound (7 of 7 shapes; 5 shapes at the timing floor left out)", "#roofline"),
+        "bound": ("memory-bound (7 of 7 shapes; 5 shapes with the candidate at the timing floor left out)", "#roofline"),
         "stall": ("82% VMEM-wait", "#c0"),
         "occupancy": ("8 waves/SIMD (hardware max)", "#c0"),
         "roof": ("best memory-bound shape at 61% of the roof", "#roofline"),
     }
     assert dg.best_roof_fraction(k) == pytest.approx(4859.410525454823 / 8000, rel=1e-3)  # n = 67108864
     assert [c.href for c in row.diagnosis_links][0] == "kernels/vec_add/index.html#roofline"
-    assert d["zh"] == "内存受限（7 个形状中 7 个；5 个处于计时下限的形状不计入），VMEM-wait 停顿占 82%，每 SIMD 8 个 wave（硬件上限），最佳内存受限形状达到屋顶的 61%"
+    assert d["zh"] == "内存受限（7 个形状中 7 个；5 个候选实现处于计时下限的形状不计入），VMEM-wait 停顿占 82%，每 SIMD 8 个 wave（硬件上限），最佳内存受限形状达到屋顶的 61%"
 
 
 def test_vec_add_first_step_is_to_profile_a_losing_shape(kernel):
@@ -106,7 +106,7 @@ def test_hgemm_splitk_is_lds_bound_at_one_wave(kernel):
     # clause is the best of all 28 above the timing floor, the one memory-bound shape at 26.6 % (tests/test_severity_honesty.py works both from
     # the results file); the capture is another configuration than the timed rows (tests/test_config_match.py), so its
     # clauses follow the note that says so
-    assert d["text"] == ("latency-bound (27 of 28 shapes; 2 shapes at the timing floor left out), best of 28 shapes "
+    assert d["text"] == ("latency-bound (27 of 28 shapes; 2 shapes with the candidate at the timing floor left out), best of 28 shapes "
                          "at 27% of the roof (memory-bound), "
                          "the capture (tile 32x64x256, 2 stages, split-K 14) is another configuration than the 30 timed "
                          "rows (tile 128x128x64 or 16x64x128, 4 stages, split-K 1), 56% VMEM-wait, 1 wave/SIMD (LDS cap, not binding: the grid asks at most 1)")
@@ -506,7 +506,7 @@ def test_api_record_and_pr_snippet_carry_the_diagnosis(kernel):
                         "campaign: its profiled pair reads 1.66x while the timed rows (tile 128x128x64 or 16x64x128, "
                         "4 stages, split-K 1) read 0.48x; or capture the timed one](kernels/hgemm_splitk/#c0)")
     assert lines[4] == "- launcher: call +0.4 us against pytorch's (2 launch shapes)"  # measured, no upper bound
-    assert lines[5] == ("- diagnosis: [latency-bound (27 of 28 shapes; 2 shapes at the timing floor left out)]"
+    assert lines[5] == ("- diagnosis: [latency-bound (27 of 28 shapes; 2 shapes with the candidate at the timing floor left out)]"
                         "(kernels/hgemm_splitk/#roofline), "
                         "[best of 28 shapes at 27% of the roof (memory-bound)](kernels/hgemm_splitk/#roofline), "
                         "[the capture (tile 32x64x256, 2 stages, split-K 14) is another configuration than the 30 timed "

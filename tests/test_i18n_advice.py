@@ -296,7 +296,7 @@ def test_overview_diagnosis_cell_keeps_data_as_data(kernel):
     links = row.diagnosis_links
     assert [c.href for c in links] == ["kernels/vec_add/index.html#roofline", "kernels/vec_add/index.html#c0",
                                        "kernels/vec_add/index.html#c0", "kernels/vec_add/index.html#roofline"]
-    assert [c.text for c in links][:2] == ["memory-bound (7 of 7 shapes; 5 shapes at the timing floor left out)", "82% VMEM-wait"]
+    assert [c.text for c in links][:2] == ["memory-bound (7 of 7 shapes; 5 shapes with the candidate at the timing floor left out)", "82% VMEM-wait"]
     assert links[1].zh_runs == [wording.Seg("VMEM-wait", True), wording.Seg(" 停顿占 "), wording.Seg("82%", True)]
     for c in links:
         assert all(not re.search(r"[A-Za-z]", s.text) for s in c.zh_runs if not s.data), c.zh

@@ -121,7 +121,7 @@ CASES = [
     ("softmax", "softmax", "memory-bound", (24, 33), {"at_floor": 40}, 4938.992159580144 / 8000, "62% of HBM peak"),
 ]
 
-LEFT_WORDS = {"above_roof": "above a roof", "call_clock": "on the call clock", "at_floor": "at the timing floor"}
+LEFT_WORDS = {"above_roof": "above a roof", "call_clock": "on the call clock", "at_floor": "with the candidate at the timing floor"}
 
 
 @pytest.mark.parametrize("slug, op, bound, kn, left, frac, roof_text", [
