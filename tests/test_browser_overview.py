@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from conftest import ON_SLICE  # the same test folder
+
 from test_browser import Tab, browser, site, url  # noqa: F401  (fixtures of the same folder)
 from test_browser_pages import CHART_GEOMETRY, overlap
 
@@ -87,7 +89,9 @@ def test_the_kernel_table_fits_1440_px_at_a_line_a_kernel(site, browser):  # noq
     assert t[0] <= t[1] + 1, t  # no sideways scroll
     rows = page.evaluate(ROWS)
     assert len(rows) == len(kernels(site))
-    assert t[2] / len(rows) <= 110, t[2] / len(rows)  # header and category rows included
+    # a kernel a line: its row, and with the header and category rows over the whole sweep (on the slice's 8
+    # kernels in 5 categories those rows alone would make the average)
+    assert max(r["height"] for r in rows) <= 110 and (ON_SLICE or t[2] / len(rows) <= 110), (t[2], rows)
     line = page.evaluate("() => parseFloat(getComputedStyle(document.querySelector('#kernel-table td.ratio > span')).lineHeight)"
                          " || 16")
     for r in rows:

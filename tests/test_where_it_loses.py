@@ -12,6 +12,7 @@ import pytest
 
 from generator.analyze.verdicts import loses
 from generator.analyze.verdicts.sweep import score_sweep, sweep_floor
+from conftest import in_slice  # the same test folder
 from verdict_oracle import verdict_ratios
 
 
@@ -50,6 +51,7 @@ def test_configuration_read_from_real_details():
     assert loses.parse_config("kernel(tile=(64x128x32))")["tile N"] == "128"
 
 
+@pytest.mark.full_sweep  # layernorm, fp8_gemm_rowscale, gemm, preshuffle_gemm: not in the slice
 def test_stale_details_and_configurations(sweep, scores):
     """layernorm's row at M=1 N=4096 says M=4096,N=4095 (stale: its configuration is unknown); the real cases of
     rule 15's by_config: rmsnorm and layernorm by their path, preshuffle_gemm by its tile."""
@@ -72,6 +74,7 @@ def test_stale_details_and_configurations(sweep, scores):
     assert tiles == {"16x64": [0.609, 8], "64x256": [0.797, 3]}
 
 
+@pytest.mark.full_sweep  # layernorm, fp8_gemm_rowscale, gemm, preshuffle_gemm: not in the slice
 def test_fp8_gemm_loses_where_m_is_small(sweep, scores):
     """fp8_gemm_rowscale: the split at M <= 256 from the raw rows (its verdict shapes' ratios): 0.337 over 4
     against 0.943 over 9; the permutation and leave-one-out tests hold."""
@@ -88,6 +91,7 @@ def test_fp8_gemm_loses_where_m_is_small(sweep, scores):
     assert sorted(split.shapes) == sorted(sid for sid in ratios if args[sid]["M"] <= 256)
 
 
+@pytest.mark.full_sweep  # layernorm, fp8_gemm_rowscale, gemm, preshuffle_gemm: not in the slice
 def test_gemm_loses_by_workgroups_and_preshuffle_has_no_split(sweep, scores):
     """gemm: its 12 shapes of at most 4 workgroups (ceil(M/tile M) x ceil(N/tile N) x split-K, tile and split-K
     from each row's kwargs) at 0.365; preshuffle_gemm: no split (a stale row leaves one shape without workgroups)."""
@@ -119,7 +123,7 @@ def test_pa_decode_graph_capture_failures(sweep, scores):
     assert s.capture_failures[0].error.startswith("ValueError: CUDA graph capture requires preallocated `exp_sums`")
 
 
-@pytest.mark.parametrize("op,calls,graphs", [("moe_gemm", (61.0, 2826.1), (44.3, 318.0)),
+@pytest.mark.parametrize("op,calls,graphs", [in_slice("benchmarks/examples/moe_gemm", "moe_gemm", (61.0, 2826.1), (44.3, 318.0)),
                                              ("moe_blockscale", (122.3, 369.5), (25.2, 22.6))])
 def test_graph_replay_that_misses_work(sweep, scores, op, calls, graphs):
     """Rule 16: the candidate's calls of least and largest call time (raw rows), their graph times; the call
