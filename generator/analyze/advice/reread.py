@@ -20,8 +20,6 @@ Anything unsure keeps the load counted, as before.
 from __future__ import annotations
 
 import re
-from functools import lru_cache
-
 from generator.analyze import isa
 
 #: Scalar and vector registers named by an operand: ``s3``, ``s[4:7]``, ``v0``, ``v[2:5]``, ``vcc``, ``ttmp9``
@@ -82,11 +80,6 @@ def descriptor(asm: str) -> frozenset[tuple[str, int]]:
 
 def invariant_loads(asms: tuple[str, ...], pc_addrs: tuple[int, ...]) -> frozenset[int]:
     """Positions of the loads every workgroup issues at the same addresses (see the module's doc)."""
-    return _invariant_loads(tuple(asms), tuple(pc_addrs))
-
-
-@lru_cache(maxsize=64)
-def _invariant_loads(asms: tuple[str, ...], pc_addrs: tuple[int, ...]) -> frozenset[int]:
     mnem = [isa.mnemonic(a) for a in asms]
     du = [defs_uses(a) for a in asms]
     spans = _branch_spans(mnem, asms, pc_addrs)
