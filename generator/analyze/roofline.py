@@ -107,6 +107,10 @@ COMPUTE_ROOF_DTYPES = {"bf16": "bf16", "fp16": "bf16", "fp8": "fp8", "fp8_e4m3":
 CALL_METHOD = "eager_event"
 
 
+#: The message of each reason a point carries no bound (the above-the-roof one is its own sentence).
+NO_BOUND_KEYS = {"call_clock": "msg.roof.call", "partial_replay": "msg.roof.partial", "at_floor": "msg.roof.floor"}
+
+
 @dataclass
 class RooflinePoint:
     """One (shape, provider) row placed on the roofline."""
@@ -130,18 +134,21 @@ class RooflinePoint:
     partial: bool = False  # the candidate's row where its graph replay misses work (VERDICTS rule 16)
     floor_us: float | None = None  # set when the row runs below 1.25 x this timing floor (rules 11, 13)
 
+    def no_bound_why(self) -> str:
+        """Why this point carries no bound, as a ``Roofline.left_out`` key ("" when it does): ``above_roof``
+        (rule 9: less work than modelled, or cached), else ``call_clock`` (rule 13: the time holds the host's
+        call, not the kernel's alone), else ``partial_replay`` (rule 16: a graph replay that misses work), else
+        ``at_floor`` (rule 11: the harness's fixed cost, not the kernel, sets the time)."""
+        return ("above_roof" if self.above_roof else "call_clock" if self.clock == "call"
+                else "partial_replay" if self.partial else "at_floor" if self.floor_us is not None else "")
+
     def no_bound(self) -> str:
-        """Why this point carries no bound ("" when it does): above a roof (rule 9: less work than modelled, or
-        cached), else timed on the call clock (rule 13: the time holds the host's call, not the kernel's alone),
-        else a graph replay that misses work (rule 16), else a time at the timing floor (rule 11: the harness's fixed
-        cost, not the kernel, sets it)."""
-        if self.above_roof:
+        """``no_bound_why`` in words ("" when the point carries a bound)."""
+        why = self.no_bound_why()
+        if why == "above_roof":
             return self.above_roof
-        if self.clock == "call":
-            return sentence("msg.roof.call")
-        if self.partial:
-            return sentence("msg.roof.partial")
-        return sentence("msg.roof.floor", floor=f"{self.floor_us:.2f}") if self.floor_us is not None else ""
+        return sentence(NO_BOUND_KEYS[why], floor=f"{self.floor_us:.2f}") if why == "at_floor" else (
+            sentence(NO_BOUND_KEYS[why]) if why else "")
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -186,13 +193,13 @@ class Roofline:
         return out
 
     def left_out(self) -> dict[str, int]:
-        """Points that carry no bound, by why: ``above_roof`` (rule 9) first, then ``call_clock`` (rule 13),
-        then ``partial_replay`` (rule 16)."""
-        above = sum(1 for p in self.points if p.above_roof)
-        call = sum(1 for p in self.points if not p.above_roof and p.clock == "call")
-        partial = sum(1 for p in self.points if not p.above_roof and p.clock != "call" and p.partial)
-        floor = sum(1 for p in self.points if p.no_bound() and not (p.above_roof or p.clock == "call" or p.partial))
-        return {"above_roof": above, "call_clock": call, "partial_replay": partial, "at_floor": floor}
+        """Points that carry no bound, by why (``RooflinePoint.no_bound_why``: the first reason that holds)."""
+        out = dict.fromkeys(("above_roof", "call_clock", "partial_replay", "at_floor"), 0)
+        for p in self.points:
+            why = p.no_bound_why()
+            if why:
+                out[why] += 1
+        return out
 
     def mark_floor(self, floor_us: float | None, factor: float) -> None:
         """VERDICTS rule 11: a row below ``factor`` x the timing floor is timed by the harness's fixed cost (the
