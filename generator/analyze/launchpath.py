@@ -85,9 +85,9 @@ def hip_traces(bundle_dir: str | os.PathLike) -> tuple[str, str] | None:
 
 
 def bundle_launch(bundle_dir: str | os.PathLike, found: dict[str, str] | None = None
-                  ) -> tuple[list[LaunchPath], list[str], dict[str, list[int]]] | None:
-    """The launch paths of a bundle, the files they come from and each traced kernel's durations (ns);
-    None when it holds no launch trace.
+                  ) -> tuple[list[LaunchPath], list[str], dict[str, list[int]], dict[str, list]] | None:
+    """The launch paths of a bundle, the files they come from, each traced kernel's durations (ns) and
+    the grids of those calls (None where the trace names none); None when it holds no launch trace.
 
     ``found``: ``runfiles.find_run_files`` of the bundle, when already worked out.
     """
@@ -109,9 +109,11 @@ def bundle_launch(bundle_dir: str | os.PathLike, found: dict[str, str] | None = 
             calls += got
             files.append(path)
     durations: dict[str, list[int]] = {}
+    grids: dict[str, list] = {}
     for c in calls:
         durations.setdefault(c.kernel, []).append(int(round(c.kernel_ns)))
-    return (summarize(calls), files, durations) if calls else None
+        grids.setdefault(c.kernel, []).append(c.grid)
+    return (summarize(calls), files, durations, grids) if calls else None
 
 
 def for_kernel(paths: list[LaunchPath], name: str | None) -> LaunchPath | None:

@@ -35,6 +35,7 @@ import yaml
 from generator.errors import InputError
 from generator.model import FORMAT_VERSION
 from generator.analyze import launchpath
+from generator.analyze.dispatch_grids import GridTiming, by_grid, trace_grid
 from generator.analyze.message import sentence
 from generator.read import launchtrace, runfiles
 from generator.analyze.pmc import connect_readonly
@@ -103,9 +104,11 @@ class DispatchTiming:
     total_ns: int
     agent: str | None = None  # "Agent 4" as the trace writes it
     resources: dict[str, int | None] = field(default_factory=dict)  # VGPR, LDS, sizes of the first dispatch
+    grids: list[GridTiming] = field(default_factory=list)  # by grid, where the dispatches launch several
 
     def to_json(self) -> dict[str, Any]:
         return {
+            **({"grids": [g.to_json() for g in self.grids]} if self.grids else {}),
             "kernel": self.kernel,
             "count": self.count,
             "min_ns": self.min_ns,
@@ -472,8 +475,9 @@ def dispatch_timing(matched: list[dict[str, Any]], kernel: str) -> DispatchTimin
     """Count and min / median / max duration of one kernel's dispatches, from its kernel-trace
     rows (``rocprof.kernel_dispatches``)."""
     starts, ends = _ints(list(map(_start_ns, matched))), _ints(list(map(_end_ns, matched)))
-    durs = [end - start for start, end in zip(starts, ends)
-            if start is not None and end is not None and end >= start]
+    timed = [(end - start, row) for start, end, row in zip(starts, ends, matched)
+             if start is not None and end is not None and end >= start]
+    durs = [d for d, _row in timed]
     if not durs:
         return None
     first = matched[0]
@@ -496,6 +500,7 @@ def dispatch_timing(matched: list[dict[str, Any]], kernel: str) -> DispatchTimin
         total_ns=sum(durs),
         agent=(first.get("Agent_Id") or "").strip() or None,
         resources=resources,
+        grids=by_grid(durs, [trace_grid(row) for _d, row in timed]),
     )
 
 
@@ -562,9 +567,12 @@ def find_results_db(bundle_dir: str | os.PathLike) -> Path | None:
     return None
 
 
-def _as_dispatches(durations: dict[str, list[int]]) -> list[dict[str, Any]]:
-    """Dispatch durations by kernel as the dispatch records the traced kernel's timing reads."""
-    return [{"kernel": k, "start": 0, "end": d} for k, ds in durations.items() for d in ds]
+def _as_dispatches(durations: dict[str, list[int]], grids: dict[str, list] | None = None) -> list[dict[str, Any]]:
+    """Dispatch durations by kernel (and their grids, where known) as the dispatch records the traced
+    kernel's timing reads."""
+    grids = grids or {}
+    return [{"kernel": k, "start": 0, "end": d, "grid": g}
+            for k, ds in durations.items() for d, g in zip(ds, grids.get(k) or [None] * len(ds))]
 
 
 def _nsys_rows(found: dict[str, str], report: str) -> list[dict[str, str]]:
@@ -640,7 +648,7 @@ def bundle_run_stats(bundle_dir: str | os.PathLike, jit_kernel: str | None = Non
         kernels, dispatches_db = other[0], _as_dispatches(other[2])
         sources["kernel_stats"] = rel(Path(other[1]))
     elif launch:  # a launch trace alone (the PyTorch profiler's): its kernels make the table
-        kernels, dispatches_db = kernel_stats_from_durations(launch[2]), _as_dispatches(launch[2])
+        kernels, dispatches_db = kernel_stats_from_durations(launch[2]), _as_dispatches(launch[2], launch[3])
         sources["kernel_stats"] = ", ".join(rel(Path(f)) for f in launch[1])
     else:
         return None
@@ -656,11 +664,11 @@ def bundle_run_stats(bundle_dir: str | os.PathLike, jit_kernel: str | None = Non
         timing = dispatch_timing(kernel_dispatches(trace_csv, traced.name), traced.name)
         sources["kernel_trace"] = rel(trace_csv)
     elif traced and dispatches_db:
-        durs = [int(d["end"]) - int(d["start"]) for d in dispatches_db
-                if d["kernel"] == traced.name and d["start"] is not None and d["end"] is not None]
+        mine = [d for d in dispatches_db if d["kernel"] == traced.name and d["start"] is not None and d["end"] is not None]
+        durs = [int(d["end"]) - int(d["start"]) for d in mine]
         if durs:
-            timing = DispatchTiming(traced.name, len(durs), min(durs), statistics.median(durs),
-                                    max(durs), statistics.fmean(durs), sum(durs))
+            timing = DispatchTiming(traced.name, len(durs), min(durs), statistics.median(durs), max(durs),
+                                    statistics.fmean(durs), sum(durs), grids=by_grid(durs, [d.get("grid") for d in mine]))
     if traced and timing is None:
         notes.append(sentence("msg.run.notiming"))
 

@@ -7,6 +7,7 @@ from typing import Any
 
 from markupsafe import Markup
 
+from generator.analyze.dispatch_grids import grids_differ
 from generator.site import i18n
 from generator.site.views.base import DASH, KernelData, SiteContext, fmt_num, fmt_pct, fmt_x
 from generator.site.views.overview import Fact, IndexRow
@@ -41,6 +42,28 @@ class CountersView:
 
 def _us(ns: Any) -> str:
     return DASH if ns is None else f"{ns / 1000:.2f} us"
+
+
+#: Grids shown one by one in the dispatch time; beyond one more, the rest are counted on one line.
+GRIDS_SHOWN = 4
+
+
+def timing_facts(tm: dict[str, Any]) -> list[Fact]:
+    """The traced kernel's dispatch time: one median over its dispatches, or where they launch grids
+    whose medians differ (``dispatch_grids.grids_differ``) one per grid, the most dispatched first: a
+    median over those is a time no dispatch need have taken."""
+    grids = tm.get("grids") or []
+    if not grids_differ(grids):
+        return [Fact.of("run.timing", "run.v.timing", median=_us(tm.get("median_ns")), count=tm.get("count"),
+                        min=_us(tm.get("min_ns")), max=_us(tm.get("max_ns")))]
+    shown = grids[:GRIDS_SHOWN] if len(grids) > GRIDS_SHOWN + 1 else grids
+    facts = [Fact.of("run.timing", "run.v.timing.grid", grid="×".join(map(str, g["grid"])), median=_us(g["median_ns"]),
+                     count=g["count"], min=_us(g["min_ns"]), max=_us(g["max_ns"])) for g in shown]
+    rest = grids[len(facts):]
+    if rest:
+        facts.append(Fact.of("run.timing", "run.v.timing.more", n=len(rest), count=sum(g["count"] for g in rest),
+                             min=_us(min(g["min_ns"] for g in rest)), max=_us(max(g["max_ns"] for g in rest))))
+    return facts
 
 
 def agent_fact(ag: dict[str, Any]) -> Fact:
@@ -80,8 +103,7 @@ def _counters_panel(k: KernelData, row: IndexRow, ctx: SiteContext) -> CountersV
             run.append(Fact.of("run.traced", "run.v.traced", name=tr.get("short_name"), rank=tr.get("rank"), n=n,
                                pct=f"{tr.get('percent', 0):.1f}", calls=tr.get("calls")))
         if tm:
-            run.append(Fact.of("run.timing", "run.v.timing", median=_us(tm.get("median_ns")), count=tm.get("count"),
-                               min=_us(tm.get("min_ns")), max=_us(tm.get("max_ns"))))
+            run += timing_facts(tm)
         if ag:
             run.append(agent_fact(ag))
         for kr in ks[:12]:
