@@ -78,21 +78,37 @@ def lds_buffers(view: KernelView) -> tuple[int, int | None] | None:
     return stages, (lds // stages if lds else None)
 
 
+def drain_gaps(view: KernelView, waits: list[int]) -> str:
+    """"1-9": how many instructions before each wait its youngest DMA-to-LDS load was issued (the
+    load its stall is blamed on), as a range over the waits."""
+    gaps = sorted({view.distance(next(q for q in view.covered(p, "vmcnt") if view.vmem[q] == "lds_dma"), p)
+                   for p in waits})
+    return f"{gaps[0]}-{gaps[-1]}" if len(gaps) > 1 else str(gaps[0])
+
+
 def _drain_advice(view: KernelView, waits: list[int], dma: set[int], dma_lines: list, share: float) -> tuple[str, dict]:
-    """The drain's suggestion: double-buffer LDS, unless the kernel already does (then only the wait)."""
+    """The drain's suggestion, from what the ISA shows: each wait blocks on a DMA load issued a few
+    instructions before it, so issue the next tile's loads first and wait for this tile only.
+
+    The code cannot tell which tile a wait's loads fill, so it does not say that a wait drains a tile
+    "not needed yet": on the sweep the drained loads are the tile read right after (flash_attn_func: 4
+    loads issued 1-9 instructions before each wait; hgemm_splitk: 3-17, its second tile only)."""
     summary = msg("finding.lds_dma_drain.summary", n=len(waits), pcs=_pc_list_msg(view.pcs(waits)),
                   dma=len(dma), lines=_lines_msg(dma_lines), share=_pct(share))
+    gaps = drain_gaps(view, waits)
     staged = lds_buffers(view)
     if staged is None:
-        return ("Each vmcnt(0) waits for every outstanding DMA load, including the tile not needed yet: wait "
-                "with vmcnt(N) for just the tile about to be read (N = loads issued after it) and double-buffer "
-                "LDS so the next tile's buffer_load...lds overlaps this tile's MFMAs."), words("lds_dma_drain", summary)
+        return (f"Each vmcnt(0) waits for a DMA load issued {gaps} instructions before it: issue the next tile's "
+                "buffer_load...lds before waiting for this one (double-buffer LDS), then wait with vmcnt(N) for "
+                "this tile only (N = the loads issued after it), so the next tile's loads overlap this tile's "
+                "MFMAs."), words("lds_dma_drain", summary, suggestion=msg("finding.lds_dma_drain.try", gaps=gaps))
     stages, per = staged
     size = f"{stages} x {per // 1024} KiB" if per else f"{stages} stages"
-    m = msg("finding.lds_dma_drain.try.staged", size=size)
-    text = (f"The LDS is already multi-buffered ({size}), but each vmcnt(0) waits for every outstanding DMA load, "
-            "the next stage's tile included: wait with vmcnt(N) for just the tile about to be read (N = loads issued "
-            "after it) so the next stage's buffer_load...lds stays in flight during this tile's MFMAs.")
+    m = msg("finding.lds_dma_drain.try.staged", size=size, gaps=gaps)
+    text = (f"The LDS is already multi-buffered ({size}), but each vmcnt(0) waits for a DMA load issued {gaps} "
+            "instructions before it: issue the next stage's buffer_load...lds before waiting for this one, then "
+            "wait with vmcnt(N) for this tile only (N = the loads issued after it), so the next stage's loads stay "
+            "in flight during this tile's MFMAs.")
     return text, words("lds_dma_drain", summary, suggestion=m)
 
 
