@@ -432,13 +432,25 @@ def detect_vmem_latency(view: KernelView, taken: frozenset = frozenset()) -> lis
 
 def _latency_advice(view: KernelView, summary) -> tuple[str, dict]:
     """The exposed-latency suggestion: "more resident waves also hide it" only when the occupancy is
-    known and below the hardware maximum; at the maximum it says so, and unknown it makes no claim."""
+    known and below the hardware maximum; at the maximum it says so, and unknown it makes no claim.
+
+    The waves resident are the fewer of what the resources allow and what the traced grid gives its
+    busiest CU: a cap the grid never reaches is not what runs (rmsnorm: the cap allows 8, its 1024
+    workgroups of 4 waves give each SIMD 4; fused_rope_cache: 8 and 1), and there only a launch with
+    more workgroups adds waves."""
     occ = view.occupancy
     head = ("Issue the loads earlier (software-pipeline the next row or tile before processing this one) "
             "and keep more bytes in flight per wave before the first wait")
     if occ is None:
         return head + ".", words("vmem_latency_exposed", summary,
                                  msg("finding.vmem_latency_exposed.try.occupancy_unknown"))
+    grid = occ.grid_waves_per_simd
+    if grid is not None and grid < min(occ.waves_per_simd, occ.max_waves):
+        nums = {"waves": grid, "cap": occ.waves_per_simd, "max": occ.max_waves}
+        return (head + f"; the grid, not a resource, sets the resident waves: it gives the busiest CU {grid} per "
+                f"SIMD while the resources allow {occ.waves_per_simd} of the hardware's {occ.max_waves}, so only "
+                "a launch with more workgroups adds waves to hide it."), \
+            words("vmem_latency_exposed", summary, msg("finding.vmem_latency_exposed.try.grid", **nums))
     nums = {"waves": occ.waves_per_simd, "max": occ.max_waves}
     if occ.at_hardware_max:
         return (head + f"; the kernel already runs the hardware maximum of {occ.max_waves} waves per SIMD, so "
