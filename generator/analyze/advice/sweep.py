@@ -79,10 +79,13 @@ def _limiter(findings: list[Finding], analysis: CaptureAnalysis) -> tuple[str, M
         text, said = _bandwidth_limiter(stream)
     else:
         occ = analysis.occupancy
+        # the waves that run: the resources' cap unless the grid gives the busiest CU fewer (rmsnorm: 8 and 4)
+        waves = occ and (occ.waves_per_simd if occ.grid_waves_per_simd is None
+                         else min(occ.waves_per_simd, occ.grid_waves_per_simd))
         key = "advice.why.stalls" + (".samples" if samples(analysis) else "")
         kind = analysis.top_stall_type or "none"
-        text = english(key, at=f" at {_waves(occ.waves_per_simd)}" if occ else "", type=kind)
-        said = msg(key, at=msg("advice.why.at", waves=_waves_msg(occ.waves_per_simd)) if occ else "",
+        text = english(key, at=f" at {_waves(waves)}" if occ else "", type=kind)
+        said = msg(key, at=msg("advice.why.at", waves=_waves_msg(waves)) if occ else "",
                    type=analysis.top_stall_type or msg("advice.why.none"))
     top = next((f for f in patterns if f is not stream and f.priority in ("high", "medium")), None)
     return text, said, top, stream
