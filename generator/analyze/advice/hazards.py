@@ -27,9 +27,9 @@ def _padded_pair(view: KernelView, p: int) -> tuple[str, str]:
     """(the instruction whose result needs the padding, the one after the run of s_nop): the hazard it pads.
 
     The writer is the instruction before the run, unless that one writes vector registers the
-    instruction after does not read while an MFMA a few instructions earlier writes one it reads: then the padding is for the
-    MFMA's result (pa: ``v_fma_f32; s_nop 5; v_accvgpr_read_b32 v14, a2`` waits for the
-    ``v_mfma ... a[0:3]`` two instructions up, not for the FMA). Scalar and VCC writes (``v_cmp`` ->
+    instruction after does not read while an MFMA a few instructions earlier writes one it reads: then
+    the padding is for the MFMA's result (pa: ``v_fma_f32; s_nop 5; v_accvgpr_read_b32 v14, a2`` waits
+    for the ``v_mfma ... a[0:3]`` two instructions up, not for the FMA). Scalar and VCC writes (``v_cmp`` ->
     ``v_cndmask``, ``s_mov m0``) are not in the vector register sets: the neighbour stays named for them.
     """
     before = p - 1
@@ -38,7 +38,8 @@ def _padded_pair(view: KernelView, p: int) -> tuple[str, str]:
     after = p + 1
     while after < len(view.ins) and view.mnemonics[after] == "s_nop":
         after += 1
-    if 0 <= before and after < len(view.ins) and view.defs[before] and view.defs[before].isdisjoint(view.uses[after]):
+    written = view.defs[before] if 0 <= before and after < len(view.ins) else frozenset()
+    if written and written.isdisjoint(view.uses[after]):
         writer = _mfma_writer(view, before, after)
         before = before if writer is None else writer
     name = (lambda q: view.mnemonics[q] if 0 <= q < len(view.ins) else "(none)")
