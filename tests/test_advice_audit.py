@@ -223,3 +223,24 @@ def test_rmsnorm_why_not_winning_names_the_waves_that_run(kernel, sweep):
     assert grid_waves(sweep, "rmsnorm", cap) == 4
     text = kernel("rmsnorm")[0].why_not["text"]
     assert text.startswith("Limiter: stall cycles at 4 waves/SIMD, mostly VMEM-wait.")
+
+
+# ---------------------------------------------------------------- the sweep reading's "profile" group
+
+@FULL
+def test_the_profile_group_does_not_claim_rmsnorm_was_not_profiled_where_it_loses(sweep):
+    """rmsnorm's capture runs 262144 / 256 = 1024 workgroups, one per row: M=1024. Every M=1024 shape of its
+    ledger is a decode or prefill shape, the side where it loses ("stage is not synthetic"); its N is not in
+    the capture. So nothing shows it was not profiled there: the group says "no capture shown there"."""
+    from generator.analyze.advice.sweep import PROFILE, _unread
+    from generator.site import wording
+
+    trace = sweep / "examples" / "rmsnorm" / "compute_viewer" / "discover_kernel_trace.csv"
+    (r,) = [r for r in csv.DictReader(trace.open()) if r["Dispatch_Id"] == "18"]
+    assert int(r["Grid_Size_X"]) // int(r["Workgroup_Size_X"]) == 1024
+    ledger = sweep / "benchmarks" / "examples" / "rmsnorm" / "shape_ledger.jsonl"
+    stages = {json.loads(x)["stage"] for x in ledger.open() if json.loads(x)["args"].get("M") == 1024}
+    assert stages == {"decode", "prefill"}
+    g = _unread(PROFILE, ["rmsnorm"], {"rmsnorm": (None, "HEADROOM", 0.814)}, {"rmsnorm": 0.2}, 1.0)
+    assert g.title == "Where it loses, no capture shown there"
+    assert "not profiled" not in wording.plain("en", g.messages["title"])

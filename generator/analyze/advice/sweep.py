@@ -261,8 +261,10 @@ LAUNCH_KEY = "limiter:launch path"
 
 #: The groups of HEADROOM kernels without a first step: no capture at all, or no finding that counts.
 NO_CAPTURE, NO_FINDING = "capture:none", "finding:none"
-#: HEADROOM kernels whose first step is to profile where they lose (VERDICTS rule 15), and those whose capture
-#: is another configuration than their timed rows (DOMAIN §1.7: its would-be share is named and left out).
+#: HEADROOM kernels whose first step is to profile where they lose (VERDICTS rule 15: no capture, or none whose
+#: findings place it on a losing shape; rmsnorm's is of M=1024, its N unknown: "no capture shown there", not
+#: "not profiled"), and those whose capture is another configuration than their timed rows (DOMAIN §1.7: its
+#: would-be share is named and left out).
 PROFILE, OTHER_CONFIG = "where:unprofiled", "capture:other"
 
 
@@ -401,7 +403,7 @@ def _unread(key: str, kernels: list[str], per_kernel: dict, deficits: dict[str, 
     which = {NO_CAPTURE: "nocapture", NO_FINDING: "nofinding", PROFILE: "profile", OTHER_CONFIG: "otherconfig"}[key]
     losing, held = _held(key, {k: key for k in kernels}, deficits, total)
     per = {k: f"{per_kernel[k][2]:.2f}x" if per_kernel[k][2] is not None else "?" for k in kernels}
-    title = {"nocapture": "No capture", "nofinding": "No finding to count", "profile": "Where it loses, not profiled",
+    title = {"nocapture": "No capture", "nofinding": "No finding to count", "profile": "Where it loses, no capture shown there",
              "otherconfig": "Captured in another configuration"}[which]
     tails = {"nocapture": "profile them to read a first step", "nofinding": "no finding of their plans can be counted",
              "profile": "profile a shape where each loses (its page names one)",
