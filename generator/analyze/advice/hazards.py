@@ -71,8 +71,8 @@ def detect_snop_hazard(view: KernelView, taken: frozenset = frozenset()) -> list
     return [_pattern(view, "snop_hazard", "s_nop hazard padding between dependent instructions", nops,
                      {"summary": summary, "s_nops": len(nops), "padded": padded, "lines": lines,
                       "top": view.instr_json(nops, 5), **ev},
-                     ("Fewer hazards: schedule independent instructions between each dependent pair "
-                      "(a VALU write and the MFMA that reads it, an MFMA and the read of its result) so the "
+                     ("Fewer hazards: schedule independent instructions between each padded pair named above "
+                      "(the instruction that writes a result and the one that reads it right after) so the "
                       "compiler needs no padding, or use the instruction forms that need none."),
                      words("snop_hazard", said), premise)]
 
