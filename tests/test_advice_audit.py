@@ -244,3 +244,35 @@ def test_the_profile_group_does_not_claim_rmsnorm_was_not_profiled_where_it_lose
     g = _unread(PROFILE, ["rmsnorm"], {"rmsnorm": (None, "HEADROOM", 0.814)}, {"rmsnorm": 0.2}, 1.0)
     assert g.title == "Where it loses, no capture shown there"
     assert "not profiled" not in wording.plain("en", g.messages["title"])
+
+
+# ---------------------------------------------------------------- back-to-back: "this tile's MFMAs"
+
+def _back_edges(rows_raw: list[list]) -> list[tuple[int, int]]:
+    """(target pc, branch pc) of each backward branch: target = vaddr + 4 + 4 x signed 16-bit offset."""
+    pc_at = {r[5]: r[2] for r in rows_raw}
+    out = []
+    for r in rows_raw:
+        parts = r[0].split()
+        if len(parts) == 2 and "branch" in parts[0] and parts[1].isdigit():
+            off = int(parts[1]) - (65536 if int(parts[1]) >= 32768 else 0)
+            if off < 0:
+                out.append((pc_at[r[5] + 4 + 4 * off], r[2]))
+    return out
+
+
+@pytest.mark.parametrize("slug, key", [pytest.param("moe_gemm", "finding.back_to_back_loads.try", marks=FULL),
+                                       pytest.param("preshuffle_gemm", "finding.back_to_back_loads.try", marks=FULL),
+                                       ("pa", "finding.back_to_back_loads.try.mfma")])
+def test_double_buffering_advice_only_for_runs_inside_an_mfma_loop(kernel, sweep, slug, key):
+    """moe_gemm's runs (142-157, 545-550, 573-578) and preshuffle_gemm's (64-71, 447-452) sit outside their
+    only loops (239-470, 206-346): no MFMA to prefetch under. pa's (202-329) sit in its outer loop 141-935."""
+    found, cap = plan(kernel, slug)
+    (folder,) = (sweep / "examples" / slug / "att_viewer").glob(f"*/{cap}")
+    raw = json.loads((folder / "code.json").read_text())["code"]
+    mfma = {r[2] for r in raw if r[0].startswith("v_mfma")}
+    loops = [(a, b) for a, b in _back_edges(raw) if any(a <= p <= b for p in mfma)]
+    f = finding(found, "back_to_back_loads")
+    inside = any(a <= r["first_pc"] <= b for r in f["evidence"]["runs"] for a, b in loops)
+    assert inside == (key.endswith(".mfma"))
+    assert said(f, "suggestion")[0] == key

@@ -335,11 +335,14 @@ def detect_back_to_back_loads(view: KernelView, taken: frozenset = frozenset()) 
                total=len(in_runs),
                longest=len(biggest), pcs=f"{view.pc(biggest[0])}-{view.pc(biggest[-1])}",
                widths="/".join(str(w) for w in widths), rate=_pct(rate), waits=len(waits), share=_pct(share))
-    if view.has_mfma:
+    # "this tile's MFMAs" only where a run sits in a loop with MFMAs (pa's sit in its outer loop, pc 141-935);
+    # a prologue or epilogue run has no MFMAs to overlap (moe_gemm 142-157 before its loop at 239-470)
+    in_mfma_loop = any(lo <= r[0] <= hi and any(view.mfma[lo:hi + 1]) for r in runs for lo, hi in view.loops)
+    if in_mfma_loop:
         advice = msg("finding.back_to_back_loads.try.mfma")
         suggestion = ("Prefetch the next tile during this tile's MFMAs (double buffering) so the loads "
                       "spread over the compute instead of filling the VMEM queue at once.")
-    elif narrow(w):
+    elif narrow(w) and not view.has_mfma:
         advice = msg("finding.back_to_back_loads.try.narrow", w=w, fewer=16 // w)
         suggestion = (f"The loads move {w} bytes per lane each: have each lane load 16 contiguous bytes "
                       f"(dwordx4) so {16 // w}x fewer load instructions carry the same bytes and "
