@@ -163,9 +163,9 @@ def test_the_drain_advice_knows_the_lds_is_already_double_buffered(kernel, sweep
     drain = next(f for f in k.primary.findings if f["detector"] == "lds_dma_drain")
     assert drain["suggestion"].startswith("The LDS is already multi-buffered (2 x 48 KiB)")
     assert "double-buffer" not in drain["suggestion"]
-    assert drain["i18n"]["suggestion"] == ["finding.lds_dma_drain.try.staged", {"size": "2 x 48 KiB"}]
+    assert drain["i18n"]["suggestion"] == ["finding.lds_dma_drain.try.staged", {"size": "2 x 48 KiB", "gaps": "3-17"}]
     if row.op is None:  # the slice: no timed rows, the capture's finding is the first step
-        assert row.first_step["text"].startswith("Wait with vmcnt(N) for just the tile about to be read so the next stage's")
+        assert row.first_step["text"].startswith("Issue the next stage's buffer_load...lds before waiting for this one")
     else:  # the whole sweep: another configuration than the timed rows (DOMAIN §1.7)
         assert row.first_step["kind"] == "config"
 

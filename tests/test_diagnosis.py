@@ -90,7 +90,7 @@ def test_hgemm_splitk_capture_is_lds_bound_at_one_wave(kernel):
     assert d["stall_share"] == pytest.approx(32508 / 58228, abs=1e-3)  # hotspot_output: 32.5K of 58.2K, 55.8 %
     if row.op is None:  # the slice: no timed rows, so no configuration to set the capture against
         assert row.first_step["detector"] == "lds_dma_drain" and row.first_step["share_text"] == "53% of stalls"
-        assert row.first_step["text"].startswith("Wait with vmcnt(N) for just the tile about to be read")
+        assert row.first_step["text"].startswith("Issue the next stage's buffer_load...lds before waiting for this one")
     else:  # DOMAIN §1.7: the capture (split-K 14) is another configuration than the timed rows (split-K 1): the
         # first step names the cheaper fix, timing the captured one (its pair reads 1.66x, the timed rows 0.48x)
         assert row.first_step["kind"] == "config" and row.first_step["text"].startswith(

@@ -10,14 +10,38 @@ from generator.analyze.message import msg
 WGMMA_WAIT = "WARPGROUP.DEPBAR"
 
 
+#: How far back (instructions) an MFMA whose result the instruction after the padding reads is looked for.
+MFMA_WRITER_WINDOW = 16
+
+
+def _mfma_writer(view: KernelView, before: int, after: int) -> int | None:
+    """The latest MFMA at or before ``before`` (within the window) writing a register ``after`` reads."""
+    reads = view.uses[after]
+    for q in range(before, max(-1, before - MFMA_WRITER_WINDOW), -1):
+        if view.mfma[q] and not view.defs[q].isdisjoint(reads):
+            return q
+    return None
+
+
 def _padded_pair(view: KernelView, p: int) -> tuple[str, str]:
-    """(the instruction before a run of s_nop, the one after it): the hazard it pads."""
+    """(the instruction whose result needs the padding, the one after the run of s_nop): the hazard it pads.
+
+    The writer is the instruction before the run, unless that one writes vector registers the
+    instruction after does not read while an MFMA a few instructions earlier writes one it reads: then
+    the padding is for the MFMA's result (pa: ``v_fma_f32; s_nop 5; v_accvgpr_read_b32 v14, a2`` waits
+    for the ``v_mfma ... a[0:3]`` two instructions up, not for the FMA). Scalar and VCC writes (``v_cmp`` ->
+    ``v_cndmask``, ``s_mov m0``) are not in the vector register sets: the neighbour stays named for them.
+    """
     before = p - 1
     while before >= 0 and view.mnemonics[before] == "s_nop":
         before -= 1
     after = p + 1
     while after < len(view.ins) and view.mnemonics[after] == "s_nop":
         after += 1
+    written = view.defs[before] if 0 <= before and after < len(view.ins) else frozenset()
+    if written and written.isdisjoint(view.uses[after]):
+        writer = _mfma_writer(view, before, after)
+        before = before if writer is None else writer
     name = (lambda q: view.mnemonics[q] if 0 <= q < len(view.ins) else "(none)")
     return name(before), name(after)
 
@@ -47,8 +71,8 @@ def detect_snop_hazard(view: KernelView, taken: frozenset = frozenset()) -> list
     return [_pattern(view, "snop_hazard", "s_nop hazard padding between dependent instructions", nops,
                      {"summary": summary, "s_nops": len(nops), "padded": padded, "lines": lines,
                       "top": view.instr_json(nops, 5), **ev},
-                     ("Fewer hazards: schedule independent instructions between each dependent pair "
-                      "(a VALU write and the MFMA that reads it, an MFMA and the read of its result) so the "
+                     ("Fewer hazards: schedule independent instructions between each padded pair named above "
+                      "(the instruction that writes a result and the one that reads it right after) so the "
                       "compiler needs no padding, or use the instruction forms that need none."),
                      words("snop_hazard", said), premise)]
 

@@ -78,21 +78,37 @@ def lds_buffers(view: KernelView) -> tuple[int, int | None] | None:
     return stages, (lds // stages if lds else None)
 
 
+def drain_gaps(view: KernelView, waits: list[int]) -> str:
+    """"1-9": how many instructions before each wait its youngest DMA-to-LDS load was issued (the
+    load its stall is blamed on), as a range over the waits."""
+    gaps = sorted({view.distance(next(q for q in view.covered(p, "vmcnt") if view.vmem[q] == "lds_dma"), p)
+                   for p in waits})
+    return f"{gaps[0]}-{gaps[-1]}" if len(gaps) > 1 else str(gaps[0])
+
+
 def _drain_advice(view: KernelView, waits: list[int], dma: set[int], dma_lines: list, share: float) -> tuple[str, dict]:
-    """The drain's suggestion: double-buffer LDS, unless the kernel already does (then only the wait)."""
+    """The drain's suggestion, from what the ISA shows: each wait blocks on a DMA load issued a few
+    instructions before it, so issue the next tile's loads first and wait for this tile only.
+
+    The code cannot tell which tile a wait's loads fill, so it does not say that a wait drains a tile
+    "not needed yet": on the sweep the drained loads are the tile read right after (flash_attn_func: 4
+    loads issued 1-9 instructions before each wait; hgemm_splitk: 3-17, its second tile only)."""
     summary = msg("finding.lds_dma_drain.summary", n=len(waits), pcs=_pc_list_msg(view.pcs(waits)),
                   dma=len(dma), lines=_lines_msg(dma_lines), share=_pct(share))
+    gaps = drain_gaps(view, waits)
     staged = lds_buffers(view)
     if staged is None:
-        return ("Each vmcnt(0) waits for every outstanding DMA load, including the tile not needed yet: wait "
-                "with vmcnt(N) for just the tile about to be read (N = loads issued after it) and double-buffer "
-                "LDS so the next tile's buffer_load...lds overlaps this tile's MFMAs."), words("lds_dma_drain", summary)
+        return (f"Each vmcnt(0) waits for a DMA load issued {gaps} instructions before it: issue the next tile's "
+                "buffer_load...lds before waiting for this one (double-buffer LDS), then wait with vmcnt(N) for "
+                "this tile only (N = the loads issued after it), so the next tile's loads overlap this tile's "
+                "MFMAs."), words("lds_dma_drain", summary, suggestion=msg("finding.lds_dma_drain.try", gaps=gaps))
     stages, per = staged
     size = f"{stages} x {per // 1024} KiB" if per else f"{stages} stages"
-    m = msg("finding.lds_dma_drain.try.staged", size=size)
-    text = (f"The LDS is already multi-buffered ({size}), but each vmcnt(0) waits for every outstanding DMA load, "
-            "the next stage's tile included: wait with vmcnt(N) for just the tile about to be read (N = loads issued "
-            "after it) so the next stage's buffer_load...lds stays in flight during this tile's MFMAs.")
+    m = msg("finding.lds_dma_drain.try.staged", size=size, gaps=gaps)
+    text = (f"The LDS is already multi-buffered ({size}), but each vmcnt(0) waits for a DMA load issued {gaps} "
+            "instructions before it: issue the next stage's buffer_load...lds before waiting for this one, then "
+            "wait with vmcnt(N) for this tile only (N = the loads issued after it), so the next stage's loads stay "
+            "in flight during this tile's MFMAs.")
     return text, words("lds_dma_drain", summary, suggestion=m)
 
 
@@ -217,7 +233,9 @@ def detect_loads_interleaved(view: KernelView, taken: frozenset = frozenset()) -
     rate = _load_rate(view, loads)
     if rate < LOAD_STALL_RATE:
         return []
-    waits = _vmcnt_waits_on(view, loads, taken)
+    # the sentence says "in the same loop": a wait after the loop (the epilogue draining the last
+    # iteration's loads) is not one batching the loads would remove (moe_gemm: 5 of 16 sit past pc 470)
+    waits = [p for p in _vmcnt_waits_on(view, loads, taken) if any(a <= p <= b for a, b, _m, _n in loops)]
     claims = set(loads) | set(waits)
     share, _ = view.share(claims)
     ev: dict = {}
@@ -307,19 +325,24 @@ def detect_back_to_back_loads(view: KernelView, taken: frozenset = frozenset()) 
     premise = stalled_premise(view, "finding.back_to_back_loads.premise", loads, ev, m=len(at_w),
                               wshare=_pct(w_share), w=w)
     biggest = max(runs, key=lambda r: (len(r), -r[0]))
-    summary = (f"{_n(len(runs), 'run')} of back-to-back loads ({len(loads)} loads, longest {len(biggest)} at pc "
-               f"{view.pc(biggest[0])}-{view.pc(biggest[-1])}, {'/'.join(str(w) for w in widths)} bytes "
-               f"per lane) stall {_pct(rate)} of their total cycles"
+    # the runs hold every load; the rate, widths and share are of the ones that stall (pa: 14 and 12)
+    summary = (f"{_n(len(runs), 'run')} of back-to-back loads ({len(in_runs)} loads, longest {len(biggest)} at pc "
+               f"{view.pc(biggest[0])}-{view.pc(biggest[-1])}); the {len(loads)} that stall "
+               f"({'/'.join(str(w) for w in widths)} bytes per lane) stall {_pct(rate)} of their total cycles"
                + (f"; {_n(len(waits), 'wait')} on them" if waits else "")
                + f"; {_pct(share)} of the stall cycles")
     said = msg("finding.back_to_back_loads.summary" + (".waits" if waits else ""), runs=len(runs), n=len(loads),
+               total=len(in_runs),
                longest=len(biggest), pcs=f"{view.pc(biggest[0])}-{view.pc(biggest[-1])}",
                widths="/".join(str(w) for w in widths), rate=_pct(rate), waits=len(waits), share=_pct(share))
-    if view.has_mfma:
+    # "this tile's MFMAs" only where a run sits in a loop with MFMAs (pa's sit in its outer loop, pc 141-935);
+    # a prologue or epilogue run has no MFMAs to overlap (moe_gemm 142-157 before its loop at 239-470)
+    in_mfma_loop = any(lo <= r[0] <= hi and any(view.mfma[lo:hi + 1]) for r in runs for lo, hi in view.loops)
+    if in_mfma_loop:
         advice = msg("finding.back_to_back_loads.try.mfma")
         suggestion = ("Prefetch the next tile during this tile's MFMAs (double buffering) so the loads "
                       "spread over the compute instead of filling the VMEM queue at once.")
-    elif narrow(w):
+    elif narrow(w) and not view.has_mfma:
         advice = msg("finding.back_to_back_loads.try.narrow", w=w, fewer=16 // w)
         suggestion = (f"The loads move {w} bytes per lane each: have each lane load 16 contiguous bytes "
                       f"(dwordx4) so {16 // w}x fewer load instructions carry the same bytes and "
@@ -412,13 +435,25 @@ def detect_vmem_latency(view: KernelView, taken: frozenset = frozenset()) -> lis
 
 def _latency_advice(view: KernelView, summary) -> tuple[str, dict]:
     """The exposed-latency suggestion: "more resident waves also hide it" only when the occupancy is
-    known and below the hardware maximum; at the maximum it says so, and unknown it makes no claim."""
+    known and below the hardware maximum; at the maximum it says so, and unknown it makes no claim.
+
+    The waves resident are the fewer of what the resources allow and what the traced grid gives its
+    busiest CU: a cap the grid never reaches is not what runs (rmsnorm: the cap allows 8, its 1024
+    workgroups of 4 waves give each SIMD 4; fused_rope_cache: 8 and 1), and there only a launch with
+    more workgroups adds waves."""
     occ = view.occupancy
     head = ("Issue the loads earlier (software-pipeline the next row or tile before processing this one) "
             "and keep more bytes in flight per wave before the first wait")
     if occ is None:
         return head + ".", words("vmem_latency_exposed", summary,
                                  msg("finding.vmem_latency_exposed.try.occupancy_unknown"))
+    grid = occ.grid_waves_per_simd
+    if grid is not None and grid < min(occ.waves_per_simd, occ.max_waves):
+        nums = {"waves": grid, "cap": occ.waves_per_simd, "max": occ.max_waves}
+        return (head + f"; the grid, not a resource, sets the resident waves: it gives the busiest CU {grid} per "
+                f"SIMD while the resources allow {occ.waves_per_simd} of the hardware's {occ.max_waves}, so only "
+                "a launch with more workgroups adds waves to hide it."), \
+            words("vmem_latency_exposed", summary, msg("finding.vmem_latency_exposed.try.grid", **nums))
     nums = {"waves": occ.waves_per_simd, "max": occ.max_waves}
     if occ.at_hardware_max:
         return (head + f"; the kernel already runs the hardware maximum of {occ.max_waves} waves per SIMD, so "

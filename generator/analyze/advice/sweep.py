@@ -79,10 +79,13 @@ def _limiter(findings: list[Finding], analysis: CaptureAnalysis) -> tuple[str, M
         text, said = _bandwidth_limiter(stream)
     else:
         occ = analysis.occupancy
+        # the waves that run: the resources' cap unless the grid gives the busiest CU fewer (rmsnorm: 8 and 4)
+        waves = occ and (occ.waves_per_simd if occ.grid_waves_per_simd is None
+                         else min(occ.waves_per_simd, occ.grid_waves_per_simd))
         key = "advice.why.stalls" + (".samples" if samples(analysis) else "")
         kind = analysis.top_stall_type or "none"
-        text = english(key, at=f" at {_waves(occ.waves_per_simd)}" if occ else "", type=kind)
-        said = msg(key, at=msg("advice.why.at", waves=_waves_msg(occ.waves_per_simd)) if occ else "",
+        text = english(key, at=f" at {_waves(waves)}" if occ else "", type=kind)
+        said = msg(key, at=msg("advice.why.at", waves=_waves_msg(waves)) if occ else "",
                    type=analysis.top_stall_type or msg("advice.why.none"))
     top = next((f for f in patterns if f is not stream and f.priority in ("high", "medium")), None)
     return text, said, top, stream
@@ -258,8 +261,10 @@ LAUNCH_KEY = "limiter:launch path"
 
 #: The groups of HEADROOM kernels without a first step: no capture at all, or no finding that counts.
 NO_CAPTURE, NO_FINDING = "capture:none", "finding:none"
-#: HEADROOM kernels whose first step is to profile where they lose (VERDICTS rule 15), and those whose capture
-#: is another configuration than their timed rows (DOMAIN §1.7: its would-be share is named and left out).
+#: HEADROOM kernels whose first step is to profile where they lose (VERDICTS rule 15: no capture, or none whose
+#: findings place it on a losing shape; rmsnorm's is of M=1024, its N unknown: "no capture shown there", not
+#: "not profiled"), and those whose capture is another configuration than their timed rows (DOMAIN §1.7: its
+#: would-be share is named and left out).
 PROFILE, OTHER_CONFIG = "where:unprofiled", "capture:other"
 
 
@@ -398,7 +403,7 @@ def _unread(key: str, kernels: list[str], per_kernel: dict, deficits: dict[str, 
     which = {NO_CAPTURE: "nocapture", NO_FINDING: "nofinding", PROFILE: "profile", OTHER_CONFIG: "otherconfig"}[key]
     losing, held = _held(key, {k: key for k in kernels}, deficits, total)
     per = {k: f"{per_kernel[k][2]:.2f}x" if per_kernel[k][2] is not None else "?" for k in kernels}
-    title = {"nocapture": "No capture", "nofinding": "No finding to count", "profile": "Where it loses, not profiled",
+    title = {"nocapture": "No capture", "nofinding": "No finding to count", "profile": "Where it loses, no capture shown there",
              "otherconfig": "Captured in another configuration"}[which]
     tails = {"nocapture": "profile them to read a first step", "nofinding": "no finding of their plans can be counted",
              "profile": "profile a shape where each loses (its page names one)",
