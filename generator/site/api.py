@@ -75,9 +75,10 @@ from typing import Any
 from generator import __version__
 from generator.model import API_FORMAT_VERSION
 from generator.site.views import base as base_views, kernel as kernel_views, overview as overview_views
+from generator.site.views import index_row as row_views
 
 
-def kernel_doc(k: base_views.KernelData, row: overview_views.IndexRow) -> dict[str, Any]:
+def kernel_doc(k: base_views.KernelData, row: row_views.IndexRow) -> dict[str, Any]:
     """``api/kernels/<slug>.json``."""
     doc = kernel_views.kernel_json(k, row, API_FORMAT_VERSION)
     doc["score"] = lean_score(doc["score"])
@@ -127,7 +128,7 @@ def lean_roofline(roofline: dict[str, Any] | None) -> dict[str, Any] | None:
     return out
 
 
-def index_doc(rows: list[overview_views.IndexRow], overview: overview_views.OverviewPage, ctx: base_views.SiteContext,
+def index_doc(rows: list[row_views.IndexRow], overview: overview_views.OverviewPage, ctx: base_views.SiteContext,
                prov: dict[str, str], date: str, reading: list[dict[str, Any]]) -> dict[str, Any]:
     """``api/index.json``."""
     return {

@@ -24,6 +24,7 @@ from generator.site.views import docs as docs_views
 from generator.site.views import findings as findings_views
 from generator.site.views import history as history_views
 from generator.site.views import kernel as kernel_views
+from generator.site.views import index_row as row_views
 from generator.site.views import overview as overview_views
 from generator.site.views import pr as pr_views
 
@@ -37,7 +38,7 @@ class Site:
     placed: list[str] = field(default_factory=list)  # kernels' files, in the staging folder
     written: list[str] = field(default_factory=list)  # of those, new or changed bytes
     keep: list[str] = field(default_factory=list)  # files of unchanged kernels, kept as they are
-    rows: dict[str, overview_views.IndexRow] = field(default_factory=dict)
+    rows: dict[str, row_views.IndexRow] = field(default_factory=dict)
     extras: dict[str, dict[str, Any]] = field(default_factory=dict)
     items: dict[str, publish.ManifestItem] = field(default_factory=dict)
 
@@ -133,7 +134,7 @@ def kernel_pages(bp: plan.BuildPlan, env: gather.Env, ctx: base_views.SiteContex
         for kp in bp.kernels:
             if bp.reusable(kp.slug):
                 item = bp.manifest.items[kp.slug]
-                site.rows[kp.slug] = overview_views.IndexRow.from_json(item.row)
+                site.rows[kp.slug] = row_views.IndexRow.from_json(item.row)
                 site.extras[kp.slug] = item.extra
                 site.keep += item.files
                 site.items[kp.slug] = item
@@ -163,7 +164,7 @@ class KernelResult:
     """One changed kernel, gathered, rendered and placed: its overview row, the paths of its
     files (sorted) and of those written (not linked from the previous site), and its extra."""
 
-    row: overview_views.IndexRow
+    row: row_views.IndexRow
     files: list[str]
     written: list[str]
     extra: dict[str, Any]
@@ -216,9 +217,9 @@ def build_kernel_in_worker(kp: plan.KernelPlan, w: WorkerContext) -> KernelResul
 
 
 def render_kernel(slug: str, k: base_views.KernelData, ctx: base_views.SiteContext,
-                  assets: render.Assets) -> tuple[overview_views.IndexRow, dict[str, bytes]]:
+                  assets: render.Assets) -> tuple[row_views.IndexRow, dict[str, bytes]]:
     """One kernel's overview row and files: its page, its JSON document, its badge, its PR text."""
-    row = overview_views.index_row(k, ctx)
+    row = row_views.index_row(k, ctx)
     page = kernel_views.kernel_page(k, row, ctx)
     return row, {
         f"kernels/{slug}/index.html": render.render_kernel(page, assets),
@@ -240,7 +241,7 @@ def reference_pages(ctx: base_views.SiteContext, site: Site, assets) -> list:
 
 
 def overview_pages(bp: plan.BuildPlan, ctx: base_views.SiteContext, site: Site,
-                   ordered: list[overview_views.IndexRow], prov: dict[str, str], docs: list, ci_nav: bool = False) -> None:
+                   ordered: list[row_views.IndexRow], prov: dict[str, str], docs: list, ci_nav: bool = False) -> None:
     """Render index.html (with the sweep-level advice; linking to ``ci/`` with ``ci_nav``), api/index.json
     and the static assets."""
     reading = gather.sweep_reading(site.extras, site.rows, bp.mods.get("advice"))
@@ -284,7 +285,7 @@ def publish_site(bp: plan.BuildPlan, site: Site, summary: BuildSummary, staging:
 
 
 def history_files(hmod, history_dir: str, placed, commit: str | None, date: str,
-                  rows: list[overview_views.IndexRow], ctx: base_views.SiteContext, assets: render.Assets,
+                  rows: list[row_views.IndexRow], ctx: base_views.SiteContext, assets: render.Assets,
                   folders: tuple[str | None, ...] = (), prov: dict[str, str] | None = None) -> dict[str, bytes]:
     """history.html and api/history.json: the recorded sweeps plus this one where ``placed``
     (``history.place``) puts it (nothing written yet; its kernel documents are read from ``folders``, the

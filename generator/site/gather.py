@@ -19,7 +19,8 @@ from generator.model import STALL_TYPES, Bundle, CaptureAnalysis
 from generator.read import att, campaign, campaign_suite, discover, rocprof
 from generator.site import render, wording
 from generator.site.plan import KernelPlan, pick_wave
-from generator.site.views import base as base_views, overview as overview_views
+from generator.site.views import base as base_views
+from generator.site.views import index_row as row_views
 
 TIMELINE_BINS = 120
 MAX_SOURCE_BYTES = 2_000_000
@@ -350,13 +351,13 @@ PROVENANCE_LABELS = {
 }
 
 
-def gap_ratio(row: overview_views.IndexRow) -> float | None:
+def gap_ratio(row: row_views.IndexRow) -> float | None:
     """The ratio a HEADROOM kernel's gap (ln 1/ratio) is read from: the one its verdict rests on (the row's
     ``ratio``, ``KernelScore.verdict_value``: the verdict geomean of VERDICTS rule 12, or the pair or bound)."""
     return row.ratio
 
 
-def sweep_reading(extras: dict[str, dict[str, Any]], rows: dict[str, overview_views.IndexRow], adv) -> list[dict[str, Any]]:
+def sweep_reading(extras: dict[str, dict[str, Any]], rows: dict[str, row_views.IndexRow], adv) -> list[dict[str, Any]]:
     """The sweep-level advice (``advice.sweep_findings``) as display items; every HEADROOM kernel takes part
     in the shares, one without a capture under "no capture", which is no finding and is not listed (no
     priority badge for a missing capture: the kernel's page says it, in its captures panel)."""
@@ -408,7 +409,7 @@ def sweep_reading(extras: dict[str, dict[str, Any]], rows: dict[str, overview_vi
     return items + ([capture] if capture else [])
 
 
-def capture_failure_item(rows: dict[str, overview_views.IndexRow]) -> dict[str, Any] | None:
+def capture_failure_item(rows: dict[str, row_views.IndexRow]) -> dict[str, Any] | None:
     """The kernels whose candidate cannot be graph-captured on some shapes (VERDICTS rule 10): those shapes
     have no kernel-clock evidence and left their verdicts; None when there is none."""
     failed = {s: r for s, r in rows.items() if r.graph_capture_failed and not r.superseded_by}

@@ -11,7 +11,7 @@ from generator.analyze.message import sentence
 from generator.model import CaptureAnalysis
 from generator.site import i18n, wording
 from generator.site.views.base import DASH, KernelData, SiteContext, fmt_pct
-from generator.site.views.overview import IndexRow
+from generator.site.views.index_row import IndexRow
 from generator.site.views.panel import register_panel
 from generator.site.views.source import isa_href, isa_pc_href
 from generator.site.wording import Seg

@@ -15,7 +15,8 @@ from generator.site.views.advice import FindingView, finding_views
 from generator.site.views.base import (
     CaptureData, DASH, KernelData, SiteContext, TOP_K, fmt_pct,
 )
-from generator.site.views.overview import ChartView, Fact, IndexRow, chart_view
+from generator.site.views.overview import ChartView, Fact, chart_view
+from generator.site.views.index_row import IndexRow
 from generator.site.views.panel import register_panel
 from generator.site.views.source import FileEntry, SourceIndex, file_entries, hottest_loc, jump_note, source_index
 

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from generator.site.views.base import KernelData, SiteContext
-from generator.site.views.overview import IndexRow
+from generator.site.views.index_row import IndexRow
 from generator.site.views.panel import register_panel
 
 

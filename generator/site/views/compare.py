@@ -8,7 +8,8 @@ from typing import Any
 from generator.site import charts, i18n
 from generator.site.text_report import fmt_cycles
 from generator.site.views.base import DASH, KernelData, SiteContext, fmt_num, fmt_pct
-from generator.site.views.overview import ChartView, IndexRow, chart_view
+from generator.site.views.overview import ChartView, chart_view
+from generator.site.views.index_row import IndexRow
 from generator.site.views.panel import register_panel
 
 

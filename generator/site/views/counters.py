@@ -10,7 +10,8 @@ from markupsafe import Markup
 from generator.analyze.dispatch_grids import grids_differ
 from generator.site import i18n
 from generator.site.views.base import DASH, KernelData, SiteContext, fmt_num, fmt_pct, fmt_x
-from generator.site.views.overview import Fact, IndexRow
+from generator.site.views.overview import Fact
+from generator.site.views.index_row import IndexRow
 from generator.site.views.panel import register_panel
 
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from generator.site.views.base import KernelData, SiteContext, not_said_by_captures
-from generator.site.views.overview import Fact, IndexRow
+from generator.site.views.overview import Fact
+from generator.site.views.index_row import IndexRow
 from generator.site.views.panel import register_panel
 
 

@@ -15,7 +15,8 @@ from generator.site.views.base import SiteContext
 from generator.site.views.latest import WHO_KEYS, Lead
 from generator.sweeps.moves import moved_facts
 from generator.words import ratio_text
-from generator.site.views.overview import ChartView, IndexRow, chart_view
+from generator.site.views.overview import ChartView, chart_view
+from generator.site.views.index_row import IndexRow
 
 
 # ---------------------------------------------------------------- history page

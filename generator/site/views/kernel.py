@@ -9,7 +9,7 @@ from generator.analyze.verdicts import launchline
 from generator.analyze.message import msg
 from generator.site.views.base import (CaptureData, KernelData, SiteContext, TOP_K, VERDICTS, md_text,
                                        not_said_by_captures)
-from generator.site.views.overview import ClauseLink, IndexRow, clause_links
+from generator.site.views.index_row import ClauseLink, IndexRow, clause_links
 from generator.site.views.panel import NavItem, PanelView, registered_panels
 from generator.site.wording import Said, Seg, runs, said
 

@@ -8,7 +8,8 @@ from dataclasses import dataclass
 
 from generator.site import i18n
 from generator.site.views.base import KernelData, SiteContext
-from generator.site.views.overview import Fact, IndexRow
+from generator.site.views.overview import Fact
+from generator.site.views.index_row import IndexRow
 from generator.site.views.panel import register_panel
 
 #: Kernels of the trace shown (the busiest first).

@@ -13,7 +13,7 @@ from generator.analyze.verdicts import loses
 from generator.site import charts, i18n
 from generator.site.views.base import KernelData, SiteContext, fmt_x
 from generator.site.views.where import _config_of, _level, _x, short_label, side_level, varying_keys, where_msg
-from generator.site.views.overview import IndexRow
+from generator.site.views.index_row import IndexRow
 from generator.site.views.overview_chart import ChartView, chart_view
 from generator.site.views.panel import register_panel
 from generator.site.wording import Said, said

@@ -7,7 +7,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from generator.site.views.base import DASH, KernelData, SiteContext, sort_key
-from generator.site.views.overview import Fact, IndexRow
+from generator.site.views.overview import Fact
+from generator.site.views.index_row import IndexRow
 from generator.site.views.panel import register_panel
 from generator.site.views.roofline import bound_zh
 from generator.site.views.speed import ProviderCell

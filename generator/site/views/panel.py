@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from generator.site.views.base import KernelData, SiteContext
-from generator.site.views.overview import IndexRow
+from generator.site.views.index_row import IndexRow
 
 
 # ---------------------------------------------------------------- kernel page: panels

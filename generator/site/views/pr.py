@@ -11,7 +11,7 @@ from importlib import resources
 from generator.site import charts
 from generator.site.views.base import KernelData, SiteContext, md_text
 from generator.site.views.kernel import pr_snippet
-from generator.site.views.overview import IndexRow
+from generator.site.views.index_row import IndexRow
 
 
 # ---------------------------------------------------------------- badge and PR snippet

@@ -8,7 +8,7 @@ from markupsafe import Markup
 
 from generator.analyze.message import from_json
 from generator.site.views.base import KernelData, SiteContext
-from generator.site.views.overview import IndexRow
+from generator.site.views.index_row import IndexRow
 from generator.site.views.panel import register_panel
 from generator.site.wording import Said, said
 

@@ -10,7 +10,8 @@ from markupsafe import Markup
 from generator.analyze.message import Msg, msg
 from generator.site import charts, i18n, wording
 from generator.site.views.base import DASH, KernelData, SiteContext, fmt_pct
-from generator.site.views.overview import ChartView, Fact, IndexRow, chart_view
+from generator.site.views.overview import ChartView, Fact, chart_view
+from generator.site.views.index_row import IndexRow
 from generator.site.views.panel import register_panel
 
 

@@ -13,7 +13,8 @@ from generator.analyze.verdicts import replay
 from generator.site import charts, clock_chart, i18n, wording
 from generator.site.views.coverage import shape_models
 from generator.site.views.base import DASH, KernelData, SiteContext, VERDICTS, fmt_num, fmt_x, sort_key
-from generator.site.views.overview import ChartView, Fact, IndexRow, chart_view
+from generator.site.views.overview import ChartView, Fact, chart_view
+from generator.site.views.index_row import IndexRow
 from generator.site.views.panel import register_panel
 
 

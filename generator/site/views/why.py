@@ -8,7 +8,7 @@ from generator.analyze import occupancy
 from generator.analyze.message import Items, Msg, msg
 from generator.site.views.advice import FindingView, config_said, finding_view, plan_basis
 from generator.site.views.base import KernelData, SiteContext, fmt_pct
-from generator.site.views.overview import IndexRow
+from generator.site.views.index_row import IndexRow
 from generator.site.views.panel import register_panel
 from generator.site.views.source import isa_href
 from generator.site.views.speed import shape_caveats
