@@ -157,9 +157,10 @@ def detect_framework_line(view: KernelView, taken: frozenset = frozenset()) -> l
                       "dominant_type": ln.dominant_type, "instructions": top,
                       "nearby_kernel_lines": near, **ev},
             suggestion=("The stall belongs to the kernel code that inlined this helper: the instruction "
-                        "findings name what it waits for; change the call site"
-                        + (f" ({', '.join(short_loc(x) for x in near)})" if near else "")
-                        + ", not the framework line."),
+                        "findings name what it waits for; "
+                        + (f"change the kernel code, not the framework line (the nearest kernel lines before its "
+                           f"hot instructions: {', '.join(short_loc(x) for x in near)})." if near
+                           else "change the call site, not the framework line.")),
             priority="info",
             kind="flag",
             messages=said,
