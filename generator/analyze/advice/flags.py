@@ -4,13 +4,48 @@ from __future__ import annotations
 
 from generator.analyze.advice.registry import MEDIUM_SHARE, Finding, detector, stalled_premise, words
 from generator.analyze.advice.view import KernelView, _lines_msg, _lines_text, _pct, is_framework_path, short_loc
-from generator.analyze.message import msg
+from generator.analyze.message import Msg, msg
 from generator.model import UNKNOWN_LOC
 
 
 def _mixed_types(stall_by_type: dict[str, int], total: int, floor: float = 0.10) -> list[str]:
     return sorted((t for t, c in stall_by_type.items() if total and c / total >= floor),
                   key=lambda t: (-stall_by_type[t], t))
+
+
+def _stalled_ops(view: KernelView, positions: list[int], k: int = 3) -> list[str]:
+    """``s_barrier 59.5%``: the ``k`` opcodes holding most of the stall of ``positions``, with their share of it."""
+    by_op: dict[str, int] = {}
+    for p in positions:
+        op = view.ins[p].asm.split()[0] if view.ins[p].asm.split() else ""
+        by_op[op] = by_op.get(op, 0) + view.ins[p].stall_cycles
+    total = sum(by_op.values())
+    top = sorted((o for o, c in by_op.items() if c), key=lambda o: (-by_op[o], o))[:k]
+    return [f"{o} {_pct(by_op[o] / total)}" for o in top]
+
+
+ENTRY_TRY = ("Do not optimize this line: the compiler attributes the waits, address math and loop control it "
+             "cannot map elsewhere to the kernel's entry. Read the instruction-level findings and the real op lines")
+
+
+def _decorator_words(part: str, loc: str, n: int, n_ins: int, ops: list[str],
+                     real: list[str]) -> tuple[str, Msg | None, str, Msg | None]:
+    """Title and suggestion (English, message) of the line flag. An entry line is the compiler's entry
+    attribution; a catch-all line that is not the entry is read only as what code.json shows: how many
+    instructions map to it and the opcodes its stall sits on (moe_blockscale's line 196: 422 of 885,
+    s_barrier 59.5%)."""
+    lines = _lines_msg([{"source": x} for x in real]) if real else None
+    paren = f" ({_lines_text([{'source': x} for x in real])})" if real else ""
+    if part != "catch_all":
+        return (f"Entry/decorator line {loc} is a debug-info artifact", None, ENTRY_TRY + paren + " instead.",
+                msg("finding.decorator_line.try.lines", lines=lines) if real else None)
+    title = f"Line {loc} holds {n} of {n_ins} instructions: a catch-all, not one operation"
+    text = (f"Do not optimize this line as one operation: the compiler maps {n} of the {n_ins} instructions to "
+            f"it, and its stalls sit on {', '.join(ops)}. Read the instruction-level findings and the real "
+            f"op lines{paren} instead.")
+    return (title, msg("finding.decorator_line.title.catch_all", loc=loc, n=n, total=n_ins), text,
+            msg("finding.decorator_line.try.catch_all" + (".lines" if real else ""), n=n, total=n_ins, ops=ops,
+                **({"lines": lines} if real else {})))
 
 
 @detector("decorator_line", kind="flag")
@@ -40,21 +75,22 @@ def detect_decorator_line(view: KernelView, taken: frozenset = frozenset()) -> l
         summary = (f"{short_loc(ln.source_loc)} holds {' and '.join(why)}; its {_pct(ln.share)} of the stall "
                    f"cycles mix {mix}")
         part = ("both" if len(why) == 2 else "entry" if ln.source_loc == entry_loc else "catch_all")
-        real_lines = _lines_msg([{"source": x.source_loc} for x in real])
         ev: dict = {}
-        premise = stalled_premise(view, "finding.decorator_line.premise",
-                                  [p for p, i in enumerate(view.ins) if i.source_loc == ln.source_loc], ev,
+        positions = [p for p, i in enumerate(view.ins) if i.source_loc == ln.source_loc]
+        premise = stalled_premise(view, "finding.decorator_line.premise", positions, ev,
                                   loc=short_loc(ln.source_loc), count=n, total=n_ins,
                                   types=[f"{t} {_pct(ln.stall_by_type[t] / ln.stall_cycles)}" for t in mixed])
+        ops = _stalled_ops(view, positions)
+        title, title_msg, text, try_msg = _decorator_words(part, short_loc(ln.source_loc), n, n_ins, ops,
+                                                           [x.source_loc for x in real])
         said = words("decorator_line", msg(
             "finding.decorator_line.summary", loc=short_loc(ln.source_loc),
             why=msg(f"finding.decorator_line.{part}", n=n, total=n_ins), share=_pct(ln.share),
             mix=[f"{t} {_pct(ln.stall_by_type[t] / ln.stall_cycles)}" for t in mixed]),
-            msg("finding.decorator_line.try.lines", lines=real_lines) if real else None,
-            loc=short_loc(ln.source_loc))
+            try_msg, title_msg, loc=short_loc(ln.source_loc))
         return [Finding(
             detector="decorator_line",
-            title=f"Entry/decorator line {short_loc(ln.source_loc)} is a debug-info artifact",
+            title=title,
             stall_share=ln.share,
             stall_cycles=ln.stall_cycles,
             evidence={
@@ -68,11 +104,7 @@ def detect_decorator_line(view: KernelView, taken: frozenset = frozenset()) -> l
                 "real_op_lines": [{"source": x.source_loc, "share": x.share,
                                    "dominant_type": x.dominant_type} for x in real], **ev,
             },
-            suggestion=("Do not optimize this line: the compiler attributes the waits, address math "
-                        "and loop control it cannot map elsewhere to the kernel's entry. Read the "
-                        "instruction-level findings and the real op lines"
-                        + (f" ({_lines_text([{'source': x.source_loc} for x in real])})" if real else "")
-                        + " instead."),
+            suggestion=text,
             priority="info",
             kind="flag",
             messages=said,
@@ -125,9 +157,10 @@ def detect_framework_line(view: KernelView, taken: frozenset = frozenset()) -> l
                       "dominant_type": ln.dominant_type, "instructions": top,
                       "nearby_kernel_lines": near, **ev},
             suggestion=("The stall belongs to the kernel code that inlined this helper: the instruction "
-                        "findings name what it waits for; change the call site"
-                        + (f" ({', '.join(short_loc(x) for x in near)})" if near else "")
-                        + ", not the framework line."),
+                        "findings name what it waits for; "
+                        + (f"change the kernel code, not the framework line (the nearest kernel lines before its "
+                           f"hot instructions: {', '.join(short_loc(x) for x in near)})." if near
+                           else "change the call site, not the framework line.")),
             priority="info",
             kind="flag",
             messages=said,

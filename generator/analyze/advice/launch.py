@@ -29,6 +29,17 @@ def _launch_shapes(score: Any) -> list[Any]:
     return [s for s in score.shapes if s.launch_shape and s.clocks.call_gap_us is not None]
 
 
+def fastest_bases(launch: list[Any]) -> list[tuple[str, int]]:
+    """(baseline, shapes) whose call is the fastest at each launch shape, most shapes first: the gap is taken
+    against the fastest at each shape, which the title names by the most common one (softmax: triton at 33 of
+    its 50 launch shapes, pytorch at 17)."""
+    counts: dict[str, int] = {}
+    for s in launch:
+        name = s.clocks.best_call_baseline or "?"
+        counts[name] = counts.get(name, 0) + 1
+    return sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+
+
 def call_share(score: Any) -> float | None:
     """What the launcher costs a call: the median, over the launch shapes (those its overhead is read on), of
     the gap's share of the candidate's call (0 where the candidate's call is the cheaper)."""
@@ -84,17 +95,22 @@ def launch_finding(score: Any) -> Finding | None:
                 for s in shown]
     p = {"us": f"{us:+.1f}", "baseline": base, "n": n, "cand": score.candidate, "k": k, "m": m,
          "share": f"{share:.0%}" if share is not None else "?", "graph": "?" if graph is None else f"{graph:.1f}"}
+    bases = fastest_bases(launch)
+    key = "finding.launch_overhead.summary" + (".mixed" if len(bases) > 1 else "")
+    if len(bases) > 1:
+        p["bases"] = [f"{b} {k}" for b, k in bases]
     said = {"title": msg("finding.launch_overhead.title", us=p["us"], baseline=base),
-            "summary": msg("finding.launch_overhead.summary", **p),
+            "summary": msg(key, **p),
             "suggestion": msg("finding.launch_overhead.try", graph=p["graph"]),
             "detail": msg("finding.launch_overhead.detail", us=p["us"], baseline=base)}
     premise = msg("finding.launch_overhead.premise", n=n, examples=examples)
     return Finding(
         detector=DETECTOR, title=english("finding.launch_overhead.title", us=p["us"], baseline=base),
         stall_share=share or 0.0,
-        evidence={"summary": english("finding.launch_overhead.summary", **p),
+        evidence={"summary": english(key, **{**p, "bases": ", ".join(p.get("bases", []))}),
                   "detail": english("finding.launch_overhead.detail", us=p["us"], baseline=base),
                   "launch_overhead_us": us, "launch_shapes": n, "baseline": base, "call_share": share,
+                  "fastest_call_baselines": dict(bases),
                   "overhead_beats_kernel": [k, m], "first_step": first, "launch_path_us": path, "reading": read,
                   "measured_with_call_gap": clk.measured_with_gap(score.shapes),
                   "shapes": [{"shape_id": s.shape_id, "args": s.args_text, "call_us": s.clocks.candidate_call_us,

@@ -285,7 +285,8 @@ def detect_streaming(view: KernelView, taken: frozenset = frozenset()) -> list[F
     shape = profiled_shape(view, bw)
     detail_key = "finding.streaming_roofline.detail" + (".at" if shape else "")
     near = bw["fraction"] >= NEAR_PEAK
-    try_key = "finding.streaming_roofline.try" + (".near" if near else ".wide" if _wide_and_full(view, ncu) else "")
+    try_key = "finding.streaming_roofline.try" + (".near" if near else ".wide" if _wide_and_full(view, ncu)
+                                                  else ".full" if _amd_full(view) else "")
     f = _pattern(view, "streaming_roofline", english("finding.streaming_roofline.title", pct=pct), claims, {
         "summary": summary,
         "bandwidth": bw,
@@ -300,6 +301,13 @@ def detect_streaming(view: KernelView, taken: frozenset = frozenset()) -> list[F
     # the priority follows the share, as the plan's rank does (registry.rank orders patterns by share)
     f.priority = pattern_priority(f.stall_share)
     return [f]
+
+
+def _amd_full(view: KernelView) -> bool:
+    """An AMD capture already at the hardware's resident waves per SIMD (softmax: 8 of 8): more resident
+    threads are no way left to raise the bytes in flight."""
+    occ = view.occupancy
+    return not nvidia(view) and occ is not None and occ.at_hardware_max
 
 
 def _wide_and_full(view: KernelView, ncu: dict[str, Any] | None) -> bool:

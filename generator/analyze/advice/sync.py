@@ -10,7 +10,8 @@ from generator.analyze.advice.view import KernelView, _lines_msg, _lines_text, _
 from generator.analyze.message import Msg, english, msg
 from generator.analyze.ncu_summary import read_reason
 
-#: "Consumed at once": the consumer sits at most this many instructions after the wait.
+#: "Right after the wait": the consumer sits at most this many instructions after the wait (the read that
+#: feeds it may have been issued much earlier: moe_gemm's reads sit 2-73 instructions before their MFMA).
 AT_ONCE = 4
 #: Barrier share from which a kernel is barrier-dominated (or barrier is the top type).
 BARRIER_SHARE = 0.20
@@ -63,7 +64,7 @@ def detect_lds_read_into_mfma(view: KernelView, taken: frozenset = frozenset()) 
     summary = (f"{_n(len(waits), 'lgkmcnt wait')} at pc {_pc_list(view.pcs(waits))} ({_lines_text(lines)}) drain "
                f"only LDS ops ({', '.join(ops)}); the MFMA after each reads the youngest ds_read's data "
                f"{gaps[0]}-{gaps[-1]} instructions after its issue; {_pct(share)} of the stall cycles")
-    return [_pattern(view, "lds_read_into_mfma", "LDS reads consumed at once by MFMA (lgkmcnt stalls)",
+    return [_pattern(view, "lds_read_into_mfma", "MFMA right after an lgkmcnt wait on its LDS reads (lgkmcnt stalls)",
                      waits, {
                          "summary": summary,
                          "examples": examples[:6],
@@ -71,9 +72,9 @@ def detect_lds_read_into_mfma(view: KernelView, taken: frozenset = frozenset()) 
                          "lines": lines,
                          "lds_reads": len(reads),
                          "drained": _op_counts(view, reads), **ev,
-                     }, ("Issue all LDS reads of the k-step first, then count lgkmcnt down (N-1, N-2, ...) "
-                         "so each MFMA reads data loaded several instructions earlier; keep the next "
-                         "k-step's reads in flight while this one's MFMAs run."),
+                     }, ("Put independent work between each wait and the MFMA that reads the data: count "
+                         "lgkmcnt down (N-1, N-2, ...) so each wait drains only the reads the next MFMA needs, "
+                         "and keep the next k-step's reads in flight while this one's MFMAs run."),
                      words("lds_read_into_mfma", msg(
                          "finding.lds_read_into_mfma.summary", n=len(waits), pcs=_pc_list_msg(view.pcs(waits)),
                          lines=_lines_msg(lines), ops=ops, gaps=f"{gaps[0]}-{gaps[-1]}", share=_pct(share))),
@@ -185,9 +186,7 @@ def detect_scalar_load_waits(view: KernelView, taken: frozenset = frozenset()) -
                          "drained": {**_op_counts(view, loads), **_op_counts(view, lds)},
                          "waits_before_first_vmem": len(at_entry),
                          "lines": lines, **ev,
-                     }, ("The wave has too little work to hide scalar-load latency: issue all s_loads "
-                         "together before the first wait (or preload kernel arguments into SGPRs), and "
-                         "give each wave more work so this fixed cost is amortized."),
+                     }, "Issue all s_loads together before the first wait (or preload kernel arguments into SGPRs).",
                      words("scalar_load_waits", msg(
                          "finding.scalar_load_waits.summary" + (".lds" if lds_ops else ""), n=len(waits),
                          pcs=_pc_list_msg(view.pcs(waits)), loads=len(loads), ops=ops, **({"lds": lds_ops} if lds_ops else {}),
