@@ -8,7 +8,7 @@ from typing import Any
 
 from generator.analyze import occupancy, waves
 from generator.analyze.message import msg, sentence
-from generator.model import CaptureAnalysis, Hotspots, stall_reason
+from generator.model import CaptureAnalysis, Hotspots, Occupancy, stall_reason
 from generator.site import charts, i18n, wording
 from generator.site.text_report import fmt_cycles
 from generator.site.views.advice import FindingView, finding_views
@@ -176,6 +176,16 @@ REASON_KEYS = {"ncu": "col.reason", "pc_sampling": "col.reason.pcs"}
 STATE_CSS = {"IDLE": "ws-idle", "EXEC": "ws-exec", "WAIT": "ws-wait", "STALL": "ws-stall"}
 
 
+def max_head(o: Occupancy) -> tuple[str, dict, dict]:
+    """The occupancy heading at the hardware maximum: the grid's ask beside it when the traced dispatch gives
+    the busiest CU fewer waves per SIMD than the maximum (fused_rope_cache: 256 one-wave workgroups on 256
+    CUs ask 1; rmsnorm: 1,024 four-wave workgroups ask 4): the 8 is what the resources allow, not what runs."""
+    d = o.grid_waves_per_simd
+    if d is not None and d < o.waves_per_simd:
+        return "occ.head.max.grid", {"d": d}, {"d": d}
+    return "occ.head.max", {}, {}
+
+
 def occupancy_view(a: CaptureAnalysis) -> OccupancyView | None:
     """Display values of a capture's occupancy (DOMAIN §1.3)."""
     o = a.occupancy
@@ -201,7 +211,7 @@ def occupancy_view(a: CaptureAnalysis) -> OccupancyView | None:
     dis_key = disagreement_key(o)
     dis = i18n.en(dis_key, isa=o.arch_vgpr_isa, csv=csv) if dis_key else ""
     by = occupancy.binding_msg(o)
-    head = (("occ.head.max", {}, {}) if o.limited_by == "hardware max" else
+    head = (max_head(o) if o.limited_by == "hardware max" else
             ("occ.head", {"by": wording.plain("en", by)}, {"by": wording.plain("zh", by)}) if o.cap_binds else
             ("finding.occupancy_grid.head", {"by": wording.plain("en", by), "d": o.grid_waves_per_simd,
                                              "w": wording.plain("en", msg("finding.waves", n=o.waves_per_simd))},
