@@ -282,3 +282,20 @@ def test_report_check_pool_arithmetic_only_where_vgpr_binds(slug, primaries, swe
     vgpr2 = replace(occ, vgpr_total=248, vgpr_limit=2, lds_limit=3, waves_per_simd=2, limiter="VGPR", limiters=["VGPR"])
     (c,) = report_checks.check_report("Occupancy: 1 wave/SIMD\n", vgpr2)
     assert c.why.key == "report.why.pool256" and (512 // 248, 256 // 248) == (2, 1)
+
+
+@pytest.mark.full_sweep
+def test_a_grid_borrowed_from_another_dispatch_is_said(sweep, kernel):
+    """pa_mqa_logits_fp4's small capture is dispatch 197 of another run: the trace's row 197 is another kernel and its
+    12 rows of pa_mqa_logits_fp4_kernel_0 all launch the big grid, so its "grid asks at most 2" is the big run's."""
+    with (sweep / "examples" / "pa_mqa_logits_fp4" / "compute_viewer" / "discover_kernel_trace.csv").open(newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    assert "pa_mqa_logits_fp4" not in next(r for r in rows if r["Dispatch_Id"] == "197")["Kernel_Name"]
+    own = [r for r in rows if r["Kernel_Name"] == "pa_mqa_logits_fp4_kernel_0"]
+    assert len(own) == 12 and {(r["Grid_Size_X"], r["Grid_Size_Y"], r["Grid_Size_Z"]) for r in own} == {("129792", "1", "1")}
+    k, _ = kernel("pa_mqa_logits_fp4")
+    notes = {c.name: c.analysis.occupancy.notes for c in k.captures}
+    said = ("the kernel trace holds no row of dispatch 197 for pa_mqa_logits_fp4_kernel_0: the grid's ask is read from "
+            "its most common launch among its 12 rows (129792x1x1 work-items), not from the captured dispatch")
+    assert [str(n) for n in notes["ui_output_agent_32435_dispatch_197"] if "dispatch 197" in str(n)] == [said]
+    assert not [n for n in notes["ui_output_agent_55351_dispatch_426"] if "no row of dispatch" in str(n)]  # its own row
