@@ -299,3 +299,24 @@ def test_a_grid_borrowed_from_another_dispatch_is_said(sweep, kernel):
             "its most common launch among its 12 rows (129792x1x1 work-items), not from the captured dispatch")
     assert [str(n) for n in notes["ui_output_agent_32435_dispatch_197"] if "dispatch 197" in str(n)] == [said]
     assert not [n for n in notes["ui_output_agent_55351_dispatch_426"] if "no row of dispatch" in str(n)]  # its own row
+
+
+@pytest.mark.parametrize("slug", [in_slice("examples/pa", "pa"), in_slice("examples/vec_add", "vec_add")])
+def test_the_longest_wave_names_its_simd(slug, sweep, kernel):
+    """A wave file's ``sm`` is the SIMD (its own ``simd`` field; every wave sits on CU 1, the att_target_cu): the
+    panel said "SM 3", a CU's name elsewhere. The longest wave, its instruction count and stall cycles are recomputed."""
+    cap = only_capture(sweep, slug)
+    assert "att_target_cu: 1" in (sweep / "examples" / slug / "source" / "input_trace.yaml").read_text()
+    files = {p.name: json.loads(p.read_text()) for p in sorted(cap.glob("se*_sm*_sl*_wv*.json"))}
+    for name, w in files.items():
+        se, sm, sl, wv = map(int, re.search(r"se(\d+)_sm(\d+)_sl(\d+)_wv(\d+)", name).groups())
+        assert (w["wave"]["simd"], w["wave"]["slot"], w["wave"]["id"], w["wave"]["cu"]) == (sm, sl, wv, 1)
+    name, w = max(files.items(), key=lambda kv: kv[1]["duration"])
+    se, sm, sl, wv = map(int, re.search(r"se(\d+)_sm(\d+)_sl(\d+)_wv(\d+)", name).groups())
+    k, row = kernel(slug)
+    view = captures_views.capture_view(0, next(c for c in k.captures if c.is_primary), None, "")
+    facts = {f.label: f.value for f in view.timeline_facts}
+    assert facts["wave"] == f"{name} (SE {se}, SIMD {sm}, slot {sl}, wave {wv}): the longest sampled wave"
+    rows = w["wave"]["instructions"]
+    assert facts["duration"].endswith(f"{len(rows):,} instructions issued")
+    assert k.primary.timeline.total_stall == sum(r[2] for r in rows)

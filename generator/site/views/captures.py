@@ -392,6 +392,8 @@ def capture_view(ci: int, c: CaptureData, ctx: SiteContext, rule: str = "") -> C
         tl_chart = chart_view(f"{anchor}-timeline", charts.timeline(t), "One sampled wave over time", "chart.timeline")
         span = t.wave.duration
         tl_facts = [
+            # the file's "sm" is the SIMD: each wave file's own "simd" field equals it (all 3,304 of the sweep,
+            # every one on CU 1, the att_target_cu of its input_trace.yaml)
             Fact.of("fact.wave", "cap.v.wave", file=t.wave.file, se=t.wave.se, sm=t.wave.sm, slot=t.wave.slot,
                     wave=t.wave.wave),
             Fact.of("fact.duration", "cap.v.duration", c=fmt_cycles(span), n=f"{t.n_instructions:,}"),
