@@ -320,3 +320,19 @@ def test_the_longest_wave_names_its_simd(slug, sweep, kernel):
     rows = w["wave"]["instructions"]
     assert facts["duration"].endswith(f"{len(rows):,} instructions issued")
     assert k.primary.timeline.total_stall == sum(r[2] for r in rows)
+
+
+@pytest.mark.parametrize("slug", [in_slice("examples/pa", "pa")])
+def test_the_skipped_hot_line_is_named_by_what_the_data_shows(slug, sweep, kernel):
+    """pa_decode_fp8.py:1170 holds the kernel's first instruction and 608 of its 936; no snapshot source is kept, so
+    nothing shows a decorator there: the note says entry/catch-all line, as the advice measured it."""
+    rows = static_rows(only_capture(sweep, slug))
+    first = rows[0][3].rsplit("/", 1)[-1]
+    held = Counter(r[3].rsplit("/", 1)[-1] for r in rows)
+    assert (first, held[first], len(rows)) == ("pa_decode_fp8.py:1170", 608, 936)
+    assert not list((sweep / "examples" / slug).rglob("source_*.py"))
+    k, _ = kernel(slug)
+    view = captures_views.capture_view(0, k.primary, None, "")
+    assert str(view.jump_note.en) == ("(skips pa_decode_fp8.py:1170, the hotter entry/catch-all line: the advice flags "
+                                      "its stalls as a debug-info artifact)")
+    assert "decorator" not in str(view.jump_note.en)
