@@ -336,3 +336,17 @@ def test_the_skipped_hot_line_is_named_by_what_the_data_shows(slug, sweep, kerne
     assert str(view.jump_note.en) == ("(skips pa_decode_fp8.py:1170, the hotter entry/catch-all line: the advice flags "
                                       "its stalls as a debug-info artifact)")
     assert "decorator" not in str(view.jump_note.en)
+
+
+@pytest.mark.parametrize("slug", [in_slice("examples/flash_attn_func", "flash_attn_func")])
+def test_report_check_csv_explanation_only_on_gfx950(slug, primaries, sweep):
+    """flash_attn_func: CSV 124 VGPRs -> 128 -> 512 // 128 = 4, LDS 163,840 // 49,152 = 3 WGs x 4 waves / 4 = 3, so a
+    report's "3 waves/SIMD" is the CSV reading; the message names rocprofv3 1.1's gfx950 halving, so on another
+    architecture it falls back to the limits."""
+    occ = primaries[slug][0].occupancy
+    assert (occ.arch, occ.arch_vgpr_csv, occ.lds_limit, occ.waves_per_simd) == ("gfx950", 124, 3, 2)
+    assert min(512 // 128, (160 * 1024 // 49152) * 4 // 4, 800 // 112) == 3
+    (c,) = report_checks.check_report("Occupancy: 3 waves/SIMD\n", occ)
+    assert c.why.key == "report.why.csv"
+    (c,) = report_checks.check_report("Occupancy: 3 waves/SIMD\n", replace(occ, arch="gfx942"))
+    assert c.why.key == "report.why.limits"

@@ -76,7 +76,7 @@ def _occupancy_why(n: int, occ: Occupancy) -> Msg:
         return msg("report.why.pool256", total=total, n=n, arch=occ.arch, waves=occ.waves_per_simd,
                    pool=occ_model.VGPR_POOL)
     csv = occ.arch_vgpr_csv
-    if occ.vgpr_disagreement and csv:
+    if occ.vgpr_disagreement and csv and occ.arch == "gfx950":  # the message names rocprofv3 1.1's gfx950 halving
         csv_total = occ_model.round_up(csv + occ.accum_vgpr, 8)
         if min(occ_model.VGPR_POOL // csv_total, occ.lds_limit, occ.sgpr_limit, occ.max_waves) == n:
             return msg("report.why.csv", csv=csv, isa=occ.arch_vgpr_isa, n=n, waves=occ.waves_per_simd)
