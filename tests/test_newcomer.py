@@ -93,10 +93,11 @@ def test_the_jump_to_the_hottest_line_says_which_decorator_line_it_skips(tmp_pat
     html = (site / "kernels" / "pa" / "index.html").read_text(encoding="utf-8")
     jump = re.search(r'<a class="jump" href="([^"]+)"[^>]*>[^<]*</a> <span class="muted small jump-note">'
                      r'<span class="l-en">([^<]*)</span><span class="l-zh"', html)
-    assert jump[2] == f"(skips {name}:{line}, the hotter decorator line: its stalls are a debug-info artifact)"
+    assert jump[2] == (f"(skips {name}:{line}, the hotter entry/catch-all line: the advice flags its stalls as a "
+                       "debug-info artifact)")  # no source snapshot shows a decorator there (audit3)
     assert not jump[1].endswith(f"#L{line}")
     src = (site / "kernels" / "pa" / jump[1].split("#")[0]).read_text(encoding="utf-8")
-    assert f"(skips {name}:{line}, the hotter decorator line" in src
+    assert f"(skips {name}:{line}, the hotter entry/catch-all line" in src
 
 
 def test_a_jump_to_a_real_hottest_line_says_nothing_more(tmp_path_factory, sweep):

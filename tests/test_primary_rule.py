@@ -102,7 +102,8 @@ def test_flash_attn_func_says_its_primary_is_chosen_by_name_order(sweep, kernel)
     assert [v.rel for v in views if v.is_primary] == [AFTER_FIX]
     said = [v.primary_rule for v in views if v.primary_rule]
     assert len(said) == 1 and views[1].primary_rule is said[0] and said[0].msg.key == "msg.cap.primary.last"
-    assert said[0] == ("Primary by name only: source/hotspot_output.txt names no usable capture, so of label big "
+    assert said[0] == ("Primary by name only: the bundle has no source/hotspot_output.txt that names a usable capture, "
+                       "so of label big "
                        "(big first, else the first label by name) the last capture in name order was taken; "
                        "name order need not be capture order.")
     doc = kernel_views.kernel_json(k, row, 2)
@@ -135,7 +136,8 @@ def test_flash_attn_func_small_run_alone_has_one_capture_to_choose(sweep, tmp_pa
     (ref,) = b.captures
     view = captures.primary_rule_sentence(b.primary_rule, [_cap(ref)])
     assert view.msg.key == "msg.cap.primary.only"
-    assert view == "Primary: the only usable capture read (source/hotspot_output.txt names no usable capture)."
+    assert view == ("Primary: the only usable capture read (the bundle has no source/hotspot_output.txt that names a "
+                    "usable capture).")
 
 
 def test_pa_primary_is_named_by_its_hotspot_output(sweep, kernel):

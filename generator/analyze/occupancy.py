@@ -145,6 +145,17 @@ def _dispatch_row(rows: list[dict], capture_name: str) -> dict | None:
     return max(groups.values(), key=len)[0]
 
 
+def grid_row_note(row: dict, rows: list[dict], capture_name: str) -> list[str]:
+    """A note when the grid is read from another row than the captured dispatch's: the capture names a dispatch
+    the kernel's rows lack (pa_mqa_logits_fp4's small capture, dispatch 197: the trace's row 197 is another
+    kernel, its 12 rows of pa_mqa_logits_fp4_kernel_0 are all the big grid), so the grid's ask is another run's."""
+    m = _DISPATCH.search(capture_name)
+    if not m or rocprof.to_int(row.get("Dispatch_Id")) == int(m.group(1)):
+        return []
+    return [sentence("msg.occ.griddispatch", d=m.group(1), name=row.get("Kernel_Name"), n=len(rows),
+                     grid="x".join(str(row.get(f"Grid_Size_{a}")) for a in "XYZ"))]
+
+
 def row_demand(row: dict | None, agent: dict | None) -> int | None:
     """``grid_demand`` of a kernel-trace row on the agent's CUs (None when either is missing)."""
     if not row or not agent:
@@ -330,7 +341,10 @@ def for_capture(ref: CaptureRef, bundle: Bundle | None, instructions: list[Instr
         lds_total = kb * 1024 if kb else None
         max_waves = to_int(agent.get("Max_Waves_Per_Simd")) or MAX_WAVES
     lim = limits(arch, arch_v, accum, sgpr, lds, wg, lds_total, max_waves)
-    demand = row_demand(_dispatch_row(rows, ref.name), agent or agent_of(bundle, ref.label))
+    grid_row = _dispatch_row(rows, ref.name)
+    demand = row_demand(grid_row, agent or agent_of(bundle, ref.label))
+    if demand is not None:
+        notes += grid_row_note(grid_row, rows, ref.name)
     return Occupancy(
         arch=arch,
         kernel=row.get("Kernel_Name") if row else jit_name,

@@ -71,11 +71,12 @@ def _waves_text(n: int) -> str:
 def _occupancy_why(n: int, occ: Occupancy) -> Msg:
     """Why the report's ``n`` waves differ from ours: a known wrong reading, or just our limits."""
     total = occ.vgpr_total
-    if occ.arch != "gfx908" and total and min(256 // total, occ.max_waves) == n:
+    vgpr_binds = occ.vgpr_limit == occ.waves_per_simd  # else "512 // total gives {waves}" would be wrong arithmetic
+    if occ.arch != "gfx908" and total and vgpr_binds and min(256 // total, occ.max_waves) == n:
         return msg("report.why.pool256", total=total, n=n, arch=occ.arch, waves=occ.waves_per_simd,
                    pool=occ_model.VGPR_POOL)
     csv = occ.arch_vgpr_csv
-    if occ.vgpr_disagreement and csv:
+    if occ.vgpr_disagreement and csv and occ.arch == "gfx950":  # the message names rocprofv3 1.1's gfx950 halving
         csv_total = occ_model.round_up(csv + occ.accum_vgpr, 8)
         if min(occ_model.VGPR_POOL // csv_total, occ.lds_limit, occ.sgpr_limit, occ.max_waves) == n:
             return msg("report.why.csv", csv=csv, isa=occ.arch_vgpr_isa, n=n, waves=occ.waves_per_simd)

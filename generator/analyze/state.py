@@ -50,7 +50,8 @@ class Hotspot:
 
 def hotspot_of(capture_rel: str, a: CaptureAnalysis) -> Hotspot:
     """The hotspot summary of an analyzed capture, on the overview row's basis (DOMAIN §1.5): its
-    working waves when it has their hotspots (pa: "other" at 57.0 %), else all sampled waves; the
+    working waves when it has their hotspots (pa: top type "other", 35.0 % of the 8 working waves' 44,892 stall
+    cycles; stall ratio 57.0 %, 44,892 of their 78,696 cycles), else all sampled waves; the
     row's ``stall_basis`` names it (snapshot.py's round trip keeps no basis field)."""
     occ = a.occupancy
     working = a.working is not None and a.working.total_stall_cycles > 0

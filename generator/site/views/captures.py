@@ -8,7 +8,7 @@ from typing import Any
 
 from generator.analyze import occupancy, waves
 from generator.analyze.message import msg, sentence
-from generator.model import CaptureAnalysis, Hotspots, stall_reason
+from generator.model import CaptureAnalysis, Hotspots, Occupancy, stall_reason
 from generator.site import charts, i18n, wording
 from generator.site.text_report import fmt_cycles
 from generator.site.views.advice import FindingView, finding_views
@@ -177,6 +177,16 @@ REASON_KEYS = {"ncu": "col.reason", "pc_sampling": "col.reason.pcs"}
 STATE_CSS = {"IDLE": "ws-idle", "EXEC": "ws-exec", "WAIT": "ws-wait", "STALL": "ws-stall"}
 
 
+def max_head(o: Occupancy) -> tuple[str, dict, dict]:
+    """The occupancy heading at the hardware maximum: the grid's ask beside it when the traced dispatch gives
+    the busiest CU fewer waves per SIMD than the maximum (fused_rope_cache: 256 one-wave workgroups on 256
+    CUs ask 1; rmsnorm: 1,024 four-wave workgroups ask 4): the 8 is what the resources allow, not what runs."""
+    d = o.grid_waves_per_simd
+    if d is not None and d < o.waves_per_simd:
+        return "occ.head.max.grid", {"d": d}, {"d": d}
+    return "occ.head.max", {}, {}
+
+
 def occupancy_view(a: CaptureAnalysis) -> OccupancyView | None:
     """Display values of a capture's occupancy (DOMAIN §1.3)."""
     o = a.occupancy
@@ -202,7 +212,7 @@ def occupancy_view(a: CaptureAnalysis) -> OccupancyView | None:
     dis_key = disagreement_key(o)
     dis = i18n.en(dis_key, isa=o.arch_vgpr_isa, csv=csv) if dis_key else ""
     by = occupancy.binding_msg(o)
-    head = (("occ.head.max", {}, {}) if o.limited_by == "hardware max" else
+    head = (max_head(o) if o.limited_by == "hardware max" else
             ("occ.head", {"by": wording.plain("en", by)}, {"by": wording.plain("zh", by)}) if o.cap_binds else
             ("finding.occupancy_grid.head", {"by": wording.plain("en", by), "d": o.grid_waves_per_simd,
                                              "w": wording.plain("en", msg("finding.waves", n=o.waves_per_simd))},
@@ -383,6 +393,8 @@ def capture_view(ci: int, c: CaptureData, ctx: SiteContext, rule: str = "") -> C
         tl_chart = chart_view(f"{anchor}-timeline", charts.timeline(t), "One sampled wave over time", "chart.timeline")
         span = t.wave.duration
         tl_facts = [
+            # the file's "sm" is the SIMD: each wave file's own "simd" field equals it (all 3,304 of the sweep,
+            # every one on CU 1, the att_target_cu of its input_trace.yaml)
             Fact.of("fact.wave", "cap.v.wave", file=t.wave.file, se=t.wave.se, sm=t.wave.sm, slot=t.wave.slot,
                     wave=t.wave.wave),
             Fact.of("fact.duration", "cap.v.duration", c=fmt_cycles(span), n=f"{t.n_instructions:,}"),

@@ -165,12 +165,17 @@ def roofline_bounds(k: KernelData) -> Counter:
                    if p.get("provider") == s.candidate and p.get("shape_id") in ok and p.get("bound") in BOUNDS)
 
 
+def memory_share(stall_by_type: dict[str, int]) -> float:
+    """The VMEM types' share of the stall cycles (moe_blockscale: 77.7 %, of which VMEM-wait 41.3 %)."""
+    total = sum(stall_by_type.values())
+    return sum(stall_by_type.get(t, 0) for t in MEMORY_STALLS) / total if total > 0 else 0.0
+
+
 def capture_bound(stall_by_type: dict[str, int]) -> str | None:
     """The bound a capture's stalls suggest: VMEM >= 50 % memory, MFMA first compute, else latency."""
-    total = sum(stall_by_type.values())
-    if total <= 0:
+    if sum(stall_by_type.values()) <= 0:
         return None
-    if sum(stall_by_type.get(t, 0) for t in MEMORY_STALLS) / total >= MEMORY_SHARE:
+    if memory_share(stall_by_type) >= MEMORY_SHARE:
         return "memory-bound"
     top = max(stall_by_type.items(), key=lambda kv: kv[1])[0]
     return "compute-bound" if top in COMPUTE_STALLS else "latency-bound"
@@ -204,8 +209,9 @@ def bound_clause(k: KernelData, prim: CaptureData | None, anchor: str) -> tuple[
             info["bound_source"] = "roofline, tie settled by the capture's stalls" if stalls in tied else "roofline"
         said = msg("diag.bound.shapes", bound=msg(f"diag.bound.{label}"), k=counts[label], n=n, left=left_msg(left))
         return clause("bound", said, "#roofline"), info
-    if stalls is not None:
-        return (clause("bound", msg("diag.bound.capture", bound=msg(f"diag.bound.{stalls}")), anchor),
+    if stalls is not None:  # the VMEM share the rule read, said: the stall clause beside names one type only
+        said = msg("diag.bound.capture", bound=msg(f"diag.bound.{stalls}"), vmem=pct(memory_share(stall_source(prim)[0])))
+        return (clause("bound", said, anchor),
                 {"bound": stalls, "bound_source": "capture stalls", "bound_shapes": None})
     return None, {"bound": None, "bound_source": None, "bound_shapes": None}
 
@@ -231,8 +237,9 @@ def occupancy_clause(prim: CaptureData, anchor: str) -> tuple[Clause | None, dic
     occ = a.occupancy
     if occ is not None:
         w = occ.waves_per_simd
-        if occ.limiter == "NONE":
-            said = msg("diag.occupancy.max", w=w)
+        if occ.limiter == "NONE":  # the grid's ask beside the maximum when it asks fewer (``captures.max_head``)
+            d = occ.grid_waves_per_simd
+            said = msg("diag.occupancy.max.grid", w=w, d=d) if d is not None and d < w else msg("diag.occupancy.max", w=w)
         elif not occ.cap_binds:  # the grid never asks a CU for more waves than the cap allows
             said = msg("finding.occupancy_grid.diag", w=w, limiter=occupancy.binding_msg(occ),
                        d=occ.grid_waves_per_simd)
