@@ -85,7 +85,7 @@ def test_why_not_winning_counts_warp_stall_samples(demo):
     the top evidence (the wgmma waits, 66.8 % as above) says samples too."""
     kernels, _ = demo
     gemm = kernels["gemm"].why_not["text"]
-    assert gemm.startswith("Limiter: warp-stall samples, mostly MFMA/FMA. Top evidence: Waiting for wgmma results")
+    assert gemm.startswith("Limiter: warp-stall samples, the largest share MFMA/FMA (68%). Top evidence: Waiting for wgmma results")
     assert "66.8% of warp-stall samples" in gemm
     key, kw = kernels["gemm"].why_not["i18n"]
     assert key == "advice.why.text.top.samples" and kw["limiter"][0] == "advice.why.stalls.samples"

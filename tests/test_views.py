@@ -441,7 +441,8 @@ def test_timeline_bins_sum_to_the_wave_file(kernel, sweep):
     rows = read_wave(str(sweep / c.rel), longest)
     assert t.n_instructions == len(rows)
     assert t.total_stall == sum(max(r[2], 0) for r in rows)
-    assert t.total_issue == sum(max(r[3] - max(r[2], 0), 0) for r in rows)
+    past = [max(r[3] - max(r[2], 0), 0) for r in rows]  # cycles a row lasts past its stall
+    assert t.total_issue + t.total_end == sum(past) and t.total_end == past[-1] > 0  # the closing s_endpgm's
     assert len(t.starts) <= site_gather.TIMELINE_BINS and t.starts[1] - t.starts[0] == t.bin_cycles
 
 

@@ -46,6 +46,7 @@ STALL_COLORS = {
     "other": "#9a9a9a",
 }
 ISSUE_COLOR = "#2da44e"
+END_COLOR = "#8c959f"  # the closing s_endpgm of a wave timeline
 _EXTRA = ("#5c6bc0", "#26a69a", "#ef6c00", "#8d6e63", "#ec407a", "#7cb342", "#00acc1", "#ab47bc")
 CONFIG_HEIGHT = 320
 
@@ -468,6 +469,10 @@ def timeline(t: Any) -> dict[str, Any]:
     data = [{"type": "bar", "name": _t("en", "chart.trace.issue"), "x": t.starts, "y": t.issue,
              "marker": {"color": ISSUE_COLOR}, "hovertemplate": _t("en", "chart.hover.issue")}]
     traces_zh = {0: {"name": _t("zh", "chart.trace.issue"), "hovertemplate": _t("zh", "chart.hover.issue")}}
+    if any(t.end):  # the closing s_endpgm: issued once, then the wave waits to end (gather._closing_end)
+        traces_zh[len(data)] = {"hovertemplate": _t("zh", "chart.hover.end", op="s_endpgm")}
+        data.append({"type": "bar", "name": "s_endpgm", "x": t.starts, "y": t.end, "marker": {"color": END_COLOR},
+                     "hovertemplate": _t("en", "chart.hover.end", op="s_endpgm")})
     for name, values in t.stall.items():
         if not any(values):
             continue

@@ -84,11 +84,21 @@ def _limiter(findings: list[Finding], analysis: CaptureAnalysis) -> tuple[str, M
                          else min(occ.waves_per_simd, occ.grid_waves_per_simd))
         key = "advice.why.stalls" + (".samples" if samples(analysis) else "")
         kind = analysis.top_stall_type or "none"
-        text = english(key, at=f" at {_waves(waves)}" if occ else "", type=kind)
+        share = _top_share(analysis)
+        text = english(key, at=f" at {_waves(waves)}" if occ else "", type=kind, share=share)
         said = msg(key, at=msg("advice.why.at", waves=_waves_msg(waves)) if occ else "",
-                   type=analysis.top_stall_type or msg("advice.why.none"))
+                   type=analysis.top_stall_type or msg("advice.why.none"), share=share)
     top = next((f for f in patterns if f is not stream and f.priority in ("high", "medium")), None)
     return text, said, top, stream
+
+
+def _top_share(analysis: CaptureAnalysis) -> str:
+    """The top stall type's share of the stalls, as shown: the largest type need not be most of them
+    (flash_attn_func's "other" is 31%)."""
+    by = analysis.stall_by_type or {}
+    total = sum(by.values())
+    top = by.get(analysis.top_stall_type or "", 0)
+    return f"{100 * top / total:.0f}%" if total and top else "-"
 
 
 def _off_shape(findings: list[Finding]) -> Finding | None:

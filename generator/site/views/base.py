@@ -116,6 +116,8 @@ class WaveTimeline:
     stall: dict[str, list[int]]  # stall cycles per bin, per stall type (taxonomy order)
     total_stall: int
     total_issue: int
+    end: list[int] = field(default_factory=list)  # cycles of the closing s_endpgm past its stall, per bin
+    total_end: int = 0
 
 
 @dataclass

@@ -398,7 +398,8 @@ def capture_view(ci: int, c: CaptureData, ctx: SiteContext, rule: str = "") -> C
             Fact.of("fact.wave", "cap.v.wave", file=t.wave.file, se=t.wave.se, sm=t.wave.sm, slot=t.wave.slot,
                     wave=t.wave.wave),
             Fact.of("fact.duration", "cap.v.duration", c=fmt_cycles(span), n=f"{t.n_instructions:,}"),
-            Fact.of("fact.issuestall", "cap.v.issuestall", i=fmt_cycles(t.total_issue), s=fmt_cycles(t.total_stall),
+            Fact.of("fact.issuestall", "cap.v.issuestall.end" if t.total_end else "cap.v.issuestall",
+                    i=fmt_cycles(t.total_issue), s=fmt_cycles(t.total_stall), e=fmt_cycles(t.total_end), op="s_endpgm",
                     b=fmt_cycles(t.bin_cycles)),
         ]
     stall_chart = chart_view(f"{anchor}-stalls", charts.stall_types(a.stall_by_type, unit),
