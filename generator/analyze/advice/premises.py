@@ -51,7 +51,7 @@ def grid_premise(ctx: AdviceContext) -> Msg:
     wgs, wpw = ctx.workgroups or 0, ctx.waves_per_workgroup or 0
     grid = "x".join(str(g) for g in ctx.grid or ())
     block = "x".join(str(w) for w in ctx.workgroup or ())
-    return msg("finding.small_grid.premise", grid=grid, block=block, wgs=wgs, wpw=wpw, waves=wgs * wpw,
+    return msg("finding.small_grid.premise" + (".other" if ctx.grid_other else ""), grid=grid, block=block, wgs=wgs, wpw=wpw, waves=wgs * wpw,
                simds=(ctx.cu_count or 0) * ctx.simds_per_cu)
 
 
@@ -59,7 +59,7 @@ def occupancy_grid_premise(ctx: AdviceContext, demand: int) -> Msg:
     """How the traced dispatch's workgroups fall on its busiest CU, and the waves per SIMD that asks."""
     wgs, wpw, cus = ctx.workgroups or 0, ctx.waves_per_workgroup or 0, ctx.cu_count or 1
     per_cu = -(-wgs // cus)
-    return msg("finding.occupancy_grid.premise", grid="x".join(str(g) for g in ctx.grid or ()),
+    return msg("finding.occupancy_grid.premise" + (".other" if ctx.grid_other else ""), grid="x".join(str(g) for g in ctx.grid or ()),
                block="x".join(str(w) for w in ctx.workgroup or ()), wgs=wgs, wpw=wpw, cus=cus, per_cu=per_cu,
                waves=per_cu * wpw, simds=ctx.simds_per_cu, d=_waves_msg(demand))
 

@@ -39,6 +39,7 @@ class AdviceContext:
     lds_total: int | None = None  # LDS bytes per CU
     max_waves: int | None = None  # waves per SIMD the hardware allows
     grid_source: str | None = None  # where grid and time come from (the trace row)
+    grid_other: bool = False  # the trace has no row of the captured dispatch: grid and time are another launch's
     bundle: Bundle | None = None  # read the kernel trace / agent info from it when given
     notes: list[str] = field(default_factory=list)
 
