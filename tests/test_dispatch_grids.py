@@ -9,6 +9,8 @@ import json
 import statistics
 from pathlib import Path
 
+import pytest
+
 from generator.analyze import runstats
 from generator.analyze.dispatch_grids import by_grid, grids_differ
 from generator.site.views.counters import timing_facts
@@ -57,6 +59,7 @@ def test_the_demo_page_shows_each_grid(demo_site):
     assert grids >= 1
 
 
+@pytest.mark.full_sweep  # the slice keeps part of the kernel trace: 2 of its 5 grids
 def test_fused_rope_cache_grids_that_agree_keep_one_median(sweep, kernel):
     """Its traced kernel runs 5 grids whose medians lie within 1.25x of each other: one line, 4.00 us."""
     bundle = sweep / "examples" / "fused_rope_cache"
