@@ -111,3 +111,15 @@ def demo_site(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("demo") / "site"
     build.build_site(REPO / "bundles", out, progress=False)
     return out
+
+
+def primary_findings(kernel, slug):
+    """(the primary capture's findings as the site shows them, that capture's name), from the ``kernel`` fixture."""
+    k, _ = kernel(slug)
+    return k.primary.findings, k.primary.name
+
+
+def one_finding(found, detector):
+    """The one finding of ``detector`` among ``found`` (the test fails on none or several)."""
+    (f,) = [f for f in found if f["detector"] == detector]
+    return f

@@ -28,6 +28,8 @@ from pathlib import Path
 
 import pytest
 
+from conftest import one_finding as finding, primary_findings as plan
+
 FULL = pytest.mark.full_sweep
 CUS, SIMDS = 256, 4  # MI350X (DOMAIN §5): 256 CUs of 4 SIMDs
 
@@ -41,17 +43,6 @@ def rows_of(sweep: Path, kernel: str, capture: str) -> list[dict]:
 
 def by_pc(rows: list[dict]) -> dict[int, dict]:
     return {r["pc"]: r for r in rows}
-
-
-def plan(kernel, slug):
-    """(the primary capture's findings as the site shows them, that capture's name)."""
-    k, _ = kernel(slug)
-    return k.primary.findings, k.primary.name
-
-
-def finding(found, detector):
-    (f,) = [f for f in found if f["detector"] == detector]
-    return f
 
 
 def said(f, part):

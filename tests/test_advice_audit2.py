@@ -29,6 +29,8 @@ from pathlib import Path
 
 import pytest
 
+from conftest import one_finding as finding, primary_findings as plan
+
 FULL = pytest.mark.full_sweep
 CUS, SIMDS = 256, 4  # MI350X (DOMAIN §5)
 HBM_PEAK_TBS = 8.0  # MI350X (DOMAIN §5)
@@ -43,16 +45,6 @@ def instructions(sweep: Path, kernel: str, capture: str) -> list[dict]:
     """code.json rows that are instructions (pc_index > 0)."""
     raw = json.loads((capture_dir(sweep, kernel, capture) / "code.json").read_text())["code"]
     return [{"asm": r[0], "pc": r[2], "src": r[3], "stall": r[8]} for r in raw if r[2] > 0]
-
-
-def plan(kernel, slug):
-    k, _ = kernel(slug)
-    return k.primary.findings, k.primary.name
-
-
-def finding(found, detector):
-    (f,) = [f for f in found if f["detector"] == detector]
-    return f
 
 
 def op(asm: str) -> str:
