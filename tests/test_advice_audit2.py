@@ -266,6 +266,13 @@ def test_launcher_names_the_fastest_baseline_at_each_launch_shape(kernel, sweep,
     assert f["evidence"]["launch_overhead_us"] == pytest.approx(gap)
     named = ", ".join(f"{b} {n}" for b, n in sorted(want.items(), key=lambda kv: -kv[1]))
     assert f"the fastest baseline's call at each shape (shapes where each is the fastest: {named})" in f["evidence"]["summary"]
+    # the title and the verdict line name the gap for what it is: against the fastest baseline at each shape
+    top, k = max(want.items(), key=lambda kv: kv[1])
+    assert f["title"] == f"Launch path: at least {gap:+.1f} us a call over the fastest baseline at each shape"
+    from generator.site import wording
+
+    line = wording.plain("en", kernel(slug)[0].score.launch_msg)
+    assert line == f"launch at least {gap:+.1f} us a call vs the fastest baseline at each of {len(launch)} launch shapes ({top} at {k})"
 
 
 # ---------------------------------------------------------------- framework line

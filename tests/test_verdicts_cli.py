@@ -114,7 +114,8 @@ def test_markdown_table_row_of_rmsnorm(sweep, capsys):
     rc, out, _ = run_cli(capsys, sweep, "--markdown")
     assert rc == 0
     assert "| RMSNorm (`rmsnorm`) | **HEADROOM**; call time 0.89x, host events: 25.1 us around a 7.8 us kernel | 0.81x | " \
-           "shapes 0.78\u20130.85, model shapes 0.73\u20130.77 | shapes | \u2265+41.4 us vs aiter | 0.88x | 6 of 153 | 83 | 0.82x | " \
+           "shapes 0.78\u20130.85, model shapes 0.73\u20130.77 | shapes | \u2265+41.4 us vs the fastest (aiter at 83 of 84) | 0.88x | " \
+           "6 of 153 | 83 | 0.82x | " \
            "6 hard | 0.58x vs aiter_triton `M=16384 N=7168 eps=1e-05` |" in out.splitlines()
 
 

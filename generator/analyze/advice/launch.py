@@ -17,7 +17,7 @@ from generator.analyze.advice.first import no_kernel_loss
 from generator.analyze.advice.registry import Finding
 from generator.analyze.message import english, msg
 import generator.analyze.verdicts.clocks as clk
-from generator.analyze.verdicts.launchline import reading
+from generator.analyze.verdicts.launchline import fastest_bases, reading
 from generator.analyze.verdicts.rules import median
 
 DETECTOR = "launch_overhead"
@@ -27,17 +27,6 @@ SHOWN = 3
 
 def _launch_shapes(score: Any) -> list[Any]:
     return [s for s in score.shapes if s.launch_shape and s.clocks.call_gap_us is not None]
-
-
-def fastest_bases(launch: list[Any]) -> list[tuple[str, int]]:
-    """(baseline, shapes) whose call is the fastest at each launch shape, most shapes first: the gap is taken
-    against the fastest at each shape, which the title names by the most common one (softmax: triton at 33 of
-    its 50 launch shapes, pytorch at 17)."""
-    counts: dict[str, int] = {}
-    for s in launch:
-        name = s.clocks.best_call_baseline or "?"
-        counts[name] = counts.get(name, 0) + 1
-    return sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
 
 
 def call_share(score: Any) -> float | None:
@@ -99,16 +88,17 @@ def launch_finding(score: Any) -> Finding | None:
     key = "finding.launch_overhead.summary" + (".mixed" if len(bases) > 1 else "")
     if len(bases) > 1:
         p["bases"] = [f"{b} {k}" for b, k in bases]
-    said = {"title": msg("finding.launch_overhead.title", us=p["us"], baseline=base),
+    title = "finding.launch_overhead.title" + (".mixed" if len(bases) > 1 else "")
+    said = {"title": msg(title, us=p["us"], baseline=base),
             "summary": msg(key, **p),
             "suggestion": msg("finding.launch_overhead.try", graph=p["graph"]),
-            "detail": msg("finding.launch_overhead.detail", us=p["us"], baseline=base)}
+            "detail": msg(title.replace(".title", ".detail"), us=p["us"], baseline=base)}
     premise = msg("finding.launch_overhead.premise", n=n, examples=examples)
     return Finding(
-        detector=DETECTOR, title=english("finding.launch_overhead.title", us=p["us"], baseline=base),
+        detector=DETECTOR, title=english(title, us=p["us"], baseline=base),
         stall_share=share or 0.0,
         evidence={"summary": english(key, **{**p, "bases": ", ".join(p.get("bases", []))}),
-                  "detail": english("finding.launch_overhead.detail", us=p["us"], baseline=base),
+                  "detail": english(title.replace(".title", ".detail"), us=p["us"], baseline=base),
                   "launch_overhead_us": us, "launch_shapes": n, "baseline": base, "call_share": share,
                   "fastest_call_baselines": dict(bases),
                   "overhead_beats_kernel": [k, m], "first_step": first, "launch_path_us": path, "reading": read,

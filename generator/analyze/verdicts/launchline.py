@@ -32,15 +32,30 @@ def reading(s: Any) -> str | None:
                               bool(getattr(s, "launch_scope_differs", False)))
 
 
+def fastest_bases(shapes: Any) -> list[tuple[str, int]]:
+    """(baseline, launch shapes) whose call is the fastest at each launch shape, most shapes first: the call gap
+    is taken against the fastest at each shape (softmax: triton at 33 of its 50 launch shapes, pytorch at 17).
+    [] for a score read back without its shapes (a snapshot)."""
+    counts: dict[str, int] = {}
+    for sh in shapes or ():
+        if sh.launch_shape and sh.clocks.call_gap_us is not None:
+            name = sh.clocks.best_call_baseline or "?"
+            counts[name] = counts.get(name, 0) + 1
+    return sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+
+
 def launch_msg(s: Any, where: str = "verdict") -> Msg | None:
-    """The launcher's words beside the verdict (``verdict``) or on the page's launcher line (``head``)."""
+    """The launcher's words beside the verdict (``verdict``) or on the page's launcher line (``head``); where
+    the fastest baseline differs between launch shapes, the gap is said against the fastest at each shape."""
     read = reading(s)
     if read is None:
         return None
     us, n = s.launch_overhead_us
     path = getattr(s, "launch_path_us", None)
     key = "wider" if read == clk.READ_LAUNCH and s.launch_scope_differs else read
-    return msg(_KEYS[where][key], us=f"{us:+.1f}", baseline=s.launch_baseline or "?", n=n,
+    bases = fastest_bases(getattr(s, "shapes", None)) if key in (clk.READ_LAUNCH, "wider") else []
+    return msg(_KEYS[where][key] + (".mixed" if len(bases) > 1 else ""), us=f"{us:+.1f}",
+               baseline=s.launch_baseline or "?", n=n, k=bases[0][1] if bases else n,
                path=f"{path[0]:+.1f}" if path else "?")
 
 
@@ -57,6 +72,9 @@ def cell(s: Any) -> str:
         return f"{us:+.1f} us vs {base}"
     if read == clk.READ_KERNEL:
         return f"{us:+.1f} us vs {base} (launch path {s.launch_path_us[0]:+.1f})"
+    bases = fastest_bases(getattr(s, "shapes", None))
+    if len(bases) > 1:
+        base = f"the fastest ({bases[0][0]} at {bases[0][1]} of {sum(k for _b, k in bases)})"
     return f"\u2265{us:+.1f} us vs {base}" + (" (other scope)" if s.launch_scope_differs else "")
 
 
