@@ -109,6 +109,13 @@ class Occupancy:
         return self.grid_waves_per_simd is None or self.grid_waves_per_simd > self.waves_per_simd
 
     @property
+    def resident(self) -> int:
+        """Waves per SIMD that run on the busiest CU: the resources' cap, or fewer where the traced grid gives
+        fewer (rmsnorm: the cap allows 8, its 1,024 four-wave workgroups give 4; fused_rope_cache 8 and 1)."""
+        d = self.grid_waves_per_simd
+        return self.waves_per_simd if d is None else min(self.waves_per_simd, d)
+
+    @property
     def at_hardware_max(self) -> bool:
         """True when every resource allows the hardware's maximum waves per SIMD."""
         return self.waves_per_simd >= self.max_waves

@@ -145,14 +145,20 @@ def _dispatch_row(rows: list[dict], capture_name: str) -> dict | None:
     return max(groups.values(), key=len)[0]
 
 
+def other_dispatch(row: dict, capture_name: str) -> bool:
+    """True when the capture names a dispatch (``dispatch_<N>``) and ``row`` is another one's: the kernel's
+    rows lack it, so the row is the kernel's most common launch (``_dispatch_row``)."""
+    m = _DISPATCH.search(capture_name or "")
+    return bool(m) and rocprof.to_int(row.get("Dispatch_Id")) != int(m.group(1))
+
+
 def grid_row_note(row: dict, rows: list[dict], capture_name: str) -> list[str]:
     """A note when the grid is read from another row than the captured dispatch's: the capture names a dispatch
     the kernel's rows lack (pa_mqa_logits_fp4's small capture, dispatch 197: the trace's row 197 is another
     kernel, its 12 rows of pa_mqa_logits_fp4_kernel_0 are all the big grid), so the grid's ask is another run's."""
-    m = _DISPATCH.search(capture_name)
-    if not m or rocprof.to_int(row.get("Dispatch_Id")) == int(m.group(1)):
+    if not other_dispatch(row, capture_name):
         return []
-    return [sentence("msg.occ.griddispatch", d=m.group(1), name=row.get("Kernel_Name"), n=len(rows),
+    return [sentence("msg.occ.griddispatch", d=_DISPATCH.search(capture_name).group(1), name=row.get("Kernel_Name"), n=len(rows),
                      grid="x".join(str(row.get(f"Grid_Size_{a}")) for a in "XYZ"))]
 
 

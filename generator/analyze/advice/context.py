@@ -55,7 +55,7 @@ def context_for(analysis: CaptureAnalysis, bundle: Bundle | None = None, counter
                 ctx.grid = ctx.grid or tuple(to_int(row.get(f"Grid_Size_{d}")) or 1 for d in "XYZ")
                 ctx.workgroup = ctx.workgroup or tuple(to_int(row.get(f"Workgroup_Size_{d}")) or 1 for d in "XYZ")
                 ctx.kernel_time_ns = ctx.kernel_time_ns or time_ns
-                ctx.grid_other = ctx.grid_other or _other_dispatch(row, analysis.capture)
+                ctx.grid_other = ctx.grid_other or occ_model.other_dispatch(row, analysis.capture)
         if ctx.cu_count is None:
             agent = _agent(bundle, analysis.label)
             if agent:
@@ -85,15 +85,6 @@ def context_for(analysis: CaptureAnalysis, bundle: Bundle | None = None, counter
             notes.append(f"no device peak for {analysis.arch}: {getattr(err, 'message', err)}")
     ctx.notes = notes
     return ctx
-
-
-def _other_dispatch(row: dict[str, str], capture: str) -> bool:
-    """True when the capture names a dispatch and ``row`` is not it (``grid_timing`` fell back to the kernel's
-    most common launch: pa_mqa_logits_fp4's small capture, dispatch 197, has no row of its own)."""
-    from generator.read.rocprof import to_int
-
-    m = _DISPATCH.search(capture or "")
-    return bool(m) and to_int(row.get("Dispatch_Id")) != int(m.group(1))
 
 
 def _pick_dispatch(rows: list[dict[str, str]], capture: str) -> tuple[dict[str, str] | None, float | None]:

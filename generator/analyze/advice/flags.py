@@ -17,8 +17,7 @@ def _stalled_ops(view: KernelView, positions: list[int], k: int = 3) -> list[str
     """``s_barrier 59.5%``: the ``k`` opcodes holding most of the stall of ``positions``, with their share of it."""
     by_op: dict[str, int] = {}
     for p in positions:
-        op = view.ins[p].asm.split()[0] if view.ins[p].asm.split() else ""
-        by_op[op] = by_op.get(op, 0) + view.ins[p].stall_cycles
+        by_op[view.mnemonics[p]] = by_op.get(view.mnemonics[p], 0) + view.ins[p].stall_cycles
     total = sum(by_op.values())
     top = sorted((o for o, c in by_op.items() if c), key=lambda o: (-by_op[o], o))[:k]
     return [f"{o} {_pct(by_op[o] / total)}" for o in top]

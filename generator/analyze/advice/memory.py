@@ -447,8 +447,8 @@ def _latency_advice(view: KernelView, summary) -> tuple[str, dict]:
     if occ is None:
         return head + ".", words("vmem_latency_exposed", summary,
                                  msg("finding.vmem_latency_exposed.try.occupancy_unknown"))
-    grid = occ.grid_waves_per_simd
-    if grid is not None and grid < min(occ.waves_per_simd, occ.max_waves):
+    grid = occ.resident
+    if grid < min(occ.waves_per_simd, occ.max_waves):
         nums = {"waves": grid, "cap": occ.waves_per_simd, "max": occ.max_waves}
         return (head + f"; the grid, not a resource, sets the resident waves: it gives the busiest CU {grid} per "
                 f"SIMD while the resources allow {occ.waves_per_simd} of the hardware's {occ.max_waves}, so only "

@@ -79,9 +79,7 @@ def _limiter(findings: list[Finding], analysis: CaptureAnalysis) -> tuple[str, M
         text, said = _bandwidth_limiter(stream)
     else:
         occ = analysis.occupancy
-        # the waves that run: the resources' cap unless the grid gives the busiest CU fewer (rmsnorm: 8 and 4)
-        waves = occ and (occ.waves_per_simd if occ.grid_waves_per_simd is None
-                         else min(occ.waves_per_simd, occ.grid_waves_per_simd))
+        waves = occ and occ.resident  # the waves that run, not the cap the grid never reaches
         key = "advice.why.stalls" + (".samples" if samples(analysis) else "")
         kind = analysis.top_stall_type or "none"
         share = _top_share(analysis)

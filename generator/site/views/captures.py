@@ -181,9 +181,8 @@ def max_head(o: Occupancy) -> tuple[str, dict, dict]:
     """The occupancy heading at the hardware maximum: the grid's ask beside it when the traced dispatch gives
     the busiest CU fewer waves per SIMD than the maximum (fused_rope_cache: 256 one-wave workgroups on 256
     CUs ask 1; rmsnorm: 1,024 four-wave workgroups ask 4): the 8 is what the resources allow, not what runs."""
-    d = o.grid_waves_per_simd
-    if d is not None and d < o.waves_per_simd:
-        return "occ.head.max.grid", {"d": d}, {"d": d}
+    if o.resident < o.waves_per_simd:
+        return "occ.head.max.grid", {"d": o.resident}, {"d": o.resident}
     return "occ.head.max", {}, {}
 
 

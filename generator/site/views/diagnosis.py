@@ -238,8 +238,8 @@ def occupancy_clause(prim: CaptureData, anchor: str) -> tuple[Clause | None, dic
     if occ is not None:
         w = occ.waves_per_simd
         if occ.limiter == "NONE":  # the grid's ask beside the maximum when it asks fewer (``captures.max_head``)
-            d = occ.grid_waves_per_simd
-            said = msg("diag.occupancy.max.grid", w=w, d=d) if d is not None and d < w else msg("diag.occupancy.max", w=w)
+            said = (msg("diag.occupancy.max.grid", w=w, d=occ.resident) if occ.resident < w
+                    else msg("diag.occupancy.max", w=w))
         elif not occ.cap_binds:  # the grid never asks a CU for more waves than the cap allows
             said = msg("finding.occupancy_grid.diag", w=w, limiter=occupancy.binding_msg(occ),
                        d=occ.grid_waves_per_simd)
