@@ -11,9 +11,16 @@ capture (a fresh interpreter each time), and it prints
 * the stall breakdown by type (DOMAIN §1.2 taxonomy) with bars;
 * the top-15 source lines (stall, share, stall/cycles bar, dominant type) and instructions.
 
-This script does exactly that from ``code.json`` and nothing more (no extra work, standard
-library only, as a stand-alone CLI would be). It is written by us; its numbers match the
-reader's (``tests/test_build.py`` checks them against a bundle's ``hotspot_output.txt``).
+This script does that work and nothing more (standard library only, as a stand-alone CLI would
+be). It is written by us; its numbers match the reader's (``tests/test_bench_standin.py`` checks
+them against the bundles' ``hotspot_output.txt``).
+
+What a run does beyond its printed numbers follows the reference's public source (ROCm/FlyDSL's
+``hotspot_analyzer.py``, read, not copied): it keeps one dataclass object per instruction, and it
+reads the capture's source map on every run, ``snapshots.json`` and each source file it maps, even
+when no snippet is printed (``--detail`` off). Until 2026-12-07 this script skipped both, which made
+the peer about 0.4x lighter than the reference (issue 41: the 22 captures took 0.59-0.61 s here
+without them, 0.78-0.86 s with them).
 
     python3 benchmarks/hotspot_standin.py CAPTURE_DIR [--topk 15]
 """
@@ -26,6 +33,7 @@ import os
 import re
 import sys
 from collections import defaultdict
+from dataclasses import dataclass
 
 _VREG = re.compile(r"(?<![\w.])([va])(?:\[(\d+):(\d+)\]|(\d+)(?!\w))")
 _GFX950 = ("v_mfma_scale_f32_", "v_mfma_f32_16x16x128_", "v_mfma_f32_32x32x64_")
@@ -61,20 +69,62 @@ def bar(frac: float) -> str:
     return "[" + "\u2588" * full + "\u2591" * (BAR - full) + "]"
 
 
-def load_rows(capture: str) -> list[list]:
-    """Instruction rows of ``code.json`` (labels and comments skipped)."""
+@dataclass
+class Instruction:
+    """One instruction row of ``code.json``: ``[asm, _, pc_index, source, _, vaddr, hits, cycles, stall, idle]``."""
+
+    asm: str
+    pc_index: int
+    source: str
+    vaddr: int
+    hits: int
+    cycles: int
+    stall: int
+    idle: int
+
+
+def load_rows(capture: str) -> list[Instruction]:
+    """Instruction rows of ``code.json`` (labels and comments skipped), one object each."""
     with open(os.path.join(capture, "code.json")) as fh:
         rows = json.load(fh).get("code", [])
-    return [r for r in rows if len(r) >= 10 and isinstance(r[2], int) and r[2] != 0]
+    return [Instruction(r[0], r[2], r[3] or "<unknown>", r[5], num(r[6]), num(r[7]), num(r[8]), num(r[9]))
+            for r in rows if len(r) >= 10 and isinstance(r[2], int) and r[2] != 0]
 
 
-def registers(rows: list[list]) -> dict:
+def source_map(capture: str) -> dict[str, list[str]]:
+    """Each virtual source path of ``snapshots.json`` (a tree of folders rooted at "/", its leaves the
+    copied file names beside it) to that file's lines; {} without the file."""
+    path = os.path.join(capture, "snapshots.json")
+    if not os.path.isfile(path):
+        return {}
+    with open(path) as fh:
+        tree = json.load(fh)
+    files: dict[str, str] = {}
+    stack = [("", tree)]
+    while stack:
+        prefix, node = stack.pop()
+        for key, val in node.items():
+            vpath = prefix if key == "/" else f"{prefix.rstrip('/')}/{key}"
+            if isinstance(val, dict):
+                stack.append((vpath, val))
+            else:
+                files[vpath] = val
+    out = {}
+    for vpath, name in files.items():
+        local = os.path.join(capture, name)
+        if os.path.isfile(local):
+            with open(local, errors="replace") as fh:
+                out[vpath] = fh.readlines()
+    return out
+
+
+def registers(rows: list[Instruction]) -> dict:
     """Register pressure and occupancy from the ISA text (the reference's own model)."""
     high = {"v": 0, "a": 0}
     for r in rows:
-        for kind, lo, _hi, one in _VREG.findall(r[0].split(None, 1)[-1]):
+        for kind, lo, _hi, one in _VREG.findall(r.asm.split(None, 1)[-1]):
             high[kind] = max(high[kind], int(lo or one) + 1)  # the reference counts a range by its first register
-    gfx950 = any(r[0].startswith(_GFX950) for r in rows)
+    gfx950 = any(r.asm.startswith(_GFX950) for r in rows)
     alloc = {k: -(-n // 8) * 8 for k, n in high.items()}
     if gfx950:
         occ = min(8, 512 // max(8, alloc["v"] + alloc["a"]))
@@ -85,8 +135,9 @@ def registers(rows: list[list]) -> dict:
 
 def report(capture: str, topk: int, out) -> None:
     rows = load_rows(capture)
-    total = sum(num(r[7]) for r in rows)
-    stalls = sum(num(r[8]) for r in rows)
+    source_map(capture)  # the reference reads it on every run
+    total = sum(r.cycles for r in rows)
+    stalls = sum(r.stall for r in rows)
     print(f"\nLoading: {capture}\n", file=out)
     print(f"  Kernel:        {os.path.basename(capture.rstrip('/'))}", file=out)
     print(f"  Instructions:  {len(rows)}\n  Total cycles:  {human(total)}", file=out)
@@ -103,7 +154,7 @@ def report(capture: str, topk: int, out) -> None:
     print(f"  occupancy:      {reg['occ']} waves/SIMD", file=out)
     mix = dict.fromkeys(MIX, 0)
     for r in rows:
-        op = r[0].split(None, 1)[0] if r[0].strip() else ""
+        op = r.asm.split(None, 1)[0] if r.asm.strip() else ""
         for m in MIX:
             if (op.startswith("v_mfma") if m == "MFMA" else op.startswith(m)):
                 mix[m] += 1
@@ -113,14 +164,14 @@ def report(capture: str, topk: int, out) -> None:
     lines: dict[str, list] = {}
     ins = []
     for r in rows:
-        kind, st, loc = classify(r[0]), num(r[8]), r[3] or "<unknown>"
+        kind, st, loc = classify(r.asm), r.stall, r.source
         by_type[kind] += st
         ln = lines.setdefault(loc, [0, 0, defaultdict(int)])
         ln[0] += st
-        ln[1] += num(r[7])
+        ln[1] += r.cycles
         if st:
             ln[2][kind] += st
-        ins.append((st, r[2], kind, r[0], loc))
+        ins.append((st, r.pc_index, kind, r.asm, loc))
     print("\n  Stall Breakdown by Type", file=out)
     for kind, n in sorted(by_type.items(), key=lambda kv: -kv[1]):
         print(f"  {kind:<14}  {human(n):>8}  {bar(n / max(stalls, 1))}  {n / max(stalls, 1):6.1%}", file=out)

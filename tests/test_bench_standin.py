@@ -60,6 +60,16 @@ def test_the_standins_taxonomy_is_the_readers(sweep):
     for b in discover.discover(sweep).bundles:
         for c in b.captures:
             if c.format == "att" and (Path(c.path) / "code.json").is_file():
-                asms |= {row[0] for row in hotspot_standin.load_rows(c.path)}
+                asms |= {row.asm for row in hotspot_standin.load_rows(c.path)}
     assert len(asms) > 1000
     assert all(hotspot_standin.classify(a) == att.classify(a) for a in asms)
+
+
+def test_the_standin_reads_the_source_map_as_the_reference_does():
+    # ROCprof Compute Viewer's own capture (tests/data): snapshots.json maps four virtual paths, and only
+    # kernel.cpp's copy lies beside it; the shared sweep's captures map paths whose copies were stripped
+    cap = Path(__file__).resolve().parent / "data" / "rcv_pcsampling"
+    files = hotspot_standin.source_map(str(cap))
+    path = "/dockerx/work/rocm-systems/projects/rocprofiler-sdk/build/kernel.cpp"
+    assert list(files) == [path]
+    assert files[path] == (cap / "source_2_kernel.cpp").read_text(errors="replace").splitlines(True)
