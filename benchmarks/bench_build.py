@@ -13,10 +13,10 @@ Budgets (issue 13, point 3; issue 5 for sizes):
   copied into the site.
 
 The reference analyzer (FlyDSL's ``hotspot_analyzer.py``, whose output is
-``source/hotspot_output.txt`` in each bundle) is not available here. ``hotspot_standin.py``
-in this folder is a STAND-IN written by us: what that output shows the reference doing for one
-capture (code.json, register pressure and occupancy from the ISA text, instruction mix, stall
-breakdown, top-15 lines and instructions), no more. Two figures over every ATT capture the
+``source/hotspot_output.txt`` in each bundle) is not part of this repo. ``hotspot_standin.py``
+in this folder is a STAND-IN written by us: what that output and the reference's public source show
+it doing for one capture (code.json, register pressure and occupancy from the ISA text, instruction
+mix, stall breakdown, top-15 lines and instructions, the source map read), no more. Two figures over every ATT capture the
 build analyzes, taken in rounds with the cold build (each round: stand-in, then build; the
 verdict is the median of the rounds' build / stand-in ratios, so one lucky or unlucky moment of
 a shared machine decides nothing):
@@ -256,7 +256,7 @@ def main() -> int:
     pyc = tempfile.TemporaryDirectory()
     warm_bytecode(Path(pyc.name))
     caps = att_captures(sweep)
-    print(f"reference analyzer STAND-IN (benchmarks/{STANDIN.name}; the FlyDSL analyzer is not available here); "
+    print(f"reference analyzer STAND-IN (benchmarks/{STANDIN.name}; the FlyDSL analyzer is not part of this repo); "
           f"{ROUNDS} rounds, the stand-in and the cold build taking turns (a shared machine's load hits both); "
           f"the verdict takes the median of the rounds' ratios")
 

@@ -1,6 +1,6 @@
 """STAND-IN for the reference analyzer (FlyDSL's ``hotspot_analyzer.py``), for timing only.
 
-The real analyzer is not available here. Each shared bundle's ``source/hotspot_output.txt``
+The real analyzer is not part of this repo. Each shared bundle's ``source/hotspot_output.txt``
 shows what one run of it does: a user runs ``python3 hotspot_analyzer.py <capture>`` once per
 capture (a fresh interpreter each time), and it prints
 
