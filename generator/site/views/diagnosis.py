@@ -18,7 +18,8 @@ after every regeneration:
   latency-bound, which means below 25 % of the roof, the best of all measured shapes with its own
   bound (DOMAIN §1.7: a class is not a finding). Shapes whose candidate row runs above a roof (HBM
   or compute, VERDICTS rule 9), was timed on the call clock (eager events, rule 13) or runs below
-  1.25 x the timing floor (rule 11: the harness's fixed cost sets that time) are no evidence: the
+  1.25 x the timing floor (rule 11: the harness's fixed cost sets that time) are no evidence, as the
+  roofline decides each point (its ``no_bound_why``, the panel's "no bound" column): the
   bound and the roof fraction leave them out and say how many, once (pa: "latency-bound (9 of 10
   shapes; 2 shapes on the call clock left out)"; softmax, 40 of whose 49 latency-bound shapes sat at
   the floor: "memory-bound (24 of 33 shapes; 40 shapes at the timing floor left out)"). Where the graph replay misses work (rule
@@ -49,8 +50,6 @@ from typing import Any
 from generator.analyze import config_match, ncu_metrics, occupancy
 from generator.analyze.advice import first
 from generator.analyze.verdicts import loses
-from generator.analyze.verdicts.clocks import CALL
-from generator.analyze.verdicts.rules import EAGER_EVENT, FLOOR_FACTOR
 from generator.analyze.message import Items, Msg, msg
 from generator.site import wording
 from generator.site.views.base import CaptureData, KernelData
@@ -102,42 +101,35 @@ def primary_index(k: KernelData) -> int | None:
 
 # ---------------------------------------------------------------- bound
 
-def evidence_shapes(k: KernelData) -> tuple[set[str], int]:
-    """Measured shapes whose candidate row is evidence for a reading of the kernel, and how many were left
-    out (``left_out_counts``: above a roof, on the call clock, or every shape where the replay misses work)."""
-    ok, left = evidence(k)
-    return ok, sum(left.values())
-
-
 def evidence(k: KernelData) -> tuple[set[str], dict[str, int]]:
-    """Measured shapes whose candidate row is evidence for a reading of the kernel, and the others by why:
+    """Measured shapes whose candidate row is evidence for a reading of the kernel, and the others by why, as
+    the roofline decided them (``RooflinePoint.no_bound_why``, one source for the panel and the diagnosis):
     ``above_roof`` (VERDICTS rule 9: less work than modelled, or cached), ``call_clock`` (rule 13: the row was
     timed with eager events, its time holds the host's call: pa_decode's two sliding-window shapes, 437 and
     431 us against a 91 us graph replay at the same size), ``partial_replay`` (rule 16: the graph replay misses
-    work, so no candidate graph row is kernel evidence: moe_gemm, moe_blockscale), ``at_floor`` (rules 11 and 13: a
-    candidate time below 1.25 x the timing floor is the harness's fixed cost, not the kernel's: 40 of softmax's
-    49 latency-bound shapes, 83 of rmsnorm's 124)."""
-    s = k.score
+    work, so no candidate graph row is kernel evidence: moe_gemm's 2 unflagged shapes, moe_blockscale's 2; their
+    other 7 and 2 run above a roof), ``at_floor`` (rules 11 and 13: a candidate time below 1.25 x the timing
+    floor is the harness's fixed cost, not the kernel's: 40 of softmax's 49 latency-bound shapes, 83 of rmsnorm's
+    124). A measured shape without a candidate point (a row with no throughput) is neither."""
     left = {"above_roof": 0, "call_clock": 0, "partial_replay": 0, "at_floor": 0}
-    if s is None:
-        return set(), left
-    measured = [sh for sh in s.shapes if sh.measured]
-    if getattr(s, "graph_partial", False):
-        left["partial_replay"] = len(measured)
-        return set(), left
-    call_only = getattr(s, "clock", None) == CALL
     ok = set()
-    for sh in measured:
-        row = sh.providers.get(s.candidate)
-        if s.candidate in sh.above_roof:
-            left["above_roof"] += 1
-        elif call_only or (row is not None and row.timing_method == EAGER_EVENT):
-            left["call_clock"] += 1
-        elif s.floor_us and row is not None and row.median_us is not None and row.median_us < FLOOR_FACTOR * s.floor_us:
-            left["at_floor"] += 1
-        else:
-            ok.add(sh.shape_id)
+    for sid, p in candidate_points(k).items():
+        why = p.get("no_bound_why")
+        if why in left:
+            left[why] += 1
+        elif not why:
+            ok.add(sid)
     return ok, left
+
+
+def candidate_points(k: KernelData) -> dict[str, dict[str, Any]]:
+    """The candidate's roofline point of each measured shape (the last one where a shape has several rows)."""
+    s, r = k.score, k.roofline
+    if s is None or not r:
+        return {}
+    measured = {sh.shape_id for sh in s.shapes if sh.measured}
+    return {p["shape_id"]: p for p in r.get("points") or []
+            if p.get("provider") == s.candidate and p.get("shape_id") in measured}
 
 
 def left_msg(left: dict[str, int]) -> Msg | str:
@@ -155,14 +147,14 @@ def left_msg(left: dict[str, int]) -> Msg | str:
 LEFT_KEYS = (("above_roof", "diag.leftout"), ("call_clock", "diag.leftout.call"), ("at_floor", "diag.leftout.floor"))
 
 
+def evidence_points(k: KernelData) -> list[dict[str, Any]]:
+    """The candidate's roofline points that are evidence (``evidence``): one per measured shape that carries a bound."""
+    return [p for p in candidate_points(k).values() if not p.get("no_bound_why")]
+
+
 def roofline_bounds(k: KernelData) -> Counter:
     """Bound labels of the candidate's roofline points on measured shapes below every roof."""
-    s, r = k.score, k.roofline
-    if s is None or not r:
-        return Counter()
-    ok, _ = evidence_shapes(k)
-    return Counter(p.get("bound") for p in r.get("points") or []
-                   if p.get("provider") == s.candidate and p.get("shape_id") in ok and p.get("bound") in BOUNDS)
+    return Counter(p.get("bound") for p in evidence_points(k) if p.get("bound") in BOUNDS)
 
 
 def memory_share(stall_by_type: dict[str, int]) -> float:
@@ -291,13 +283,7 @@ def streaming_bandwidth(prim: CaptureData | None) -> tuple[float, int] | None:
 def best_roof_fraction(k: KernelData, bound: str | None = None) -> float | None:
     """The candidate's highest fraction of the roof over measured shapes below every roof; over the
     shapes the roofline labels ``bound`` only, when given (the bound the diagnosis names)."""
-    s, r = k.score, k.roofline
-    if s is None or not r:
-        return None
-    ok, _ = evidence_shapes(k)
-    fr = [p["fraction_of_roof"] for p in r.get("points") or []
-          if p.get("provider") == s.candidate and p.get("shape_id") in ok
-          and (bound is None or p.get("bound") == bound)
+    fr = [p["fraction_of_roof"] for p in evidence_points(k) if (bound is None or p.get("bound") == bound)
           and isinstance(p.get("fraction_of_roof"), (int, float))]
     return max(fr) if fr else None
 
@@ -330,12 +316,7 @@ def roof_clause(k: KernelData, prim: CaptureData | None, pi: int | None,
 def best_point(k: KernelData) -> tuple[dict[str, Any] | None, int]:
     """The candidate's roofline point with the highest fraction of the roof over the measured shapes
     below every roof, and how many such points there are."""
-    s, r = k.score, k.roofline
-    if s is None or not r:
-        return None, 0
-    ok, _ = evidence_shapes(k)
-    pts = [p for p in r.get("points") or [] if p.get("provider") == s.candidate and p.get("shape_id") in ok
-           and isinstance(p.get("fraction_of_roof"), (int, float))]
+    pts = [p for p in evidence_points(k) if isinstance(p.get("fraction_of_roof"), (int, float))]
     return (max(pts, key=lambda p: p["fraction_of_roof"]) if pts else None), len(pts)
 
 
