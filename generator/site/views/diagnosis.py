@@ -5,8 +5,8 @@ after every regeneration:
 
 - **bound**: the label most of the candidate's measured shapes carry on the roofline
   (``generator.analyze.roofline``); a tie, or no roofline, is settled by the primary
-  capture's stalls (VMEM types >= 50 % of the stall cycles: memory-bound; MFMA/FMA first:
-  compute-bound; else latency-bound). A capture with no working wave says
+  capture's stalls (VMEM types >= 50 % of the stall cycles: memory-bound, but latency-bound where the
+  grid leaves CUs without a workgroup; MFMA/FMA first: compute-bound; else latency-bound). A capture with no working wave says
   "unrepresentative capture" instead (DOMAIN §1.5).
 - **stall**: the dominant stall type and its share; over the working waves when early-exit
   waves hold >= 20 % of the stalls (the hotspots the page ranks then).
@@ -163,14 +163,28 @@ def memory_share(stall_by_type: dict[str, int]) -> float:
     return sum(stall_by_type.get(t, 0) for t in MEMORY_STALLS) / total if total > 0 else 0.0
 
 
-def capture_bound(stall_by_type: dict[str, int]) -> str | None:
-    """The bound a capture's stalls suggest: VMEM >= 50 % memory, MFMA first compute, else latency."""
+def capture_bound(stall_by_type: dict[str, int], idle_cus: bool = False) -> str | None:
+    """The bound a capture's stalls suggest: VMEM >= 50 % memory, MFMA first compute, else latency. Stalls
+    show where waves wait, not a saturated bandwidth: where the grid leaves CUs without a workgroup
+    (``idle_cus``) the VMEM waits are latency with most of the device idle, so latency-bound (moe_blockscale:
+    78 % VMEM with 40 workgroups on 256 CUs)."""
     if sum(stall_by_type.values()) <= 0:
         return None
     if memory_share(stall_by_type) >= MEMORY_SHARE:
-        return "memory-bound"
+        return "latency-bound" if idle_cus else "memory-bound"
     top = max(stall_by_type.items(), key=lambda kv: kv[1])[0]
     return "compute-bound" if top in COMPUTE_STALLS else "latency-bound"
+
+
+def idle_grid(prim: CaptureData | None) -> dict[str, Any] | None:
+    """The small-grid finding's evidence where the traced grid leaves CUs without a workgroup (its
+    ``workgroups``, ``cu_count``, ``idle_cus``), else None. moe_blockscale's dispatch 668: a 256x40 grid of
+    256-thread workgroups = 40 workgroups on the agent's 256 CUs, 216 idle."""
+    for f in (prim.findings or []) if prim is not None else []:
+        ev = f.get("evidence")
+        if f.get("detector") == "small_grid" and isinstance(ev, dict) and (ev.get("idle_cus") or 0) > 0:
+            return ev
+    return None
 
 
 def stall_source(c: CaptureData) -> tuple[dict[str, int], bool]:
@@ -186,7 +200,8 @@ def bound_clause(k: KernelData, prim: CaptureData | None, anchor: str) -> tuple[
     """The bound clause and its machine values (``bound``, ``bound_source``, ``bound_shapes``). A capture of
     another configuration than the timed rows (DOMAIN §1.7) settles no tie of the roofline's."""
     counts = roofline_bounds(k)
-    stalls = capture_bound(stall_source(prim)[0]) if prim is not None else None
+    idle = idle_grid(prim)
+    stalls = capture_bound(stall_source(prim)[0], idle is not None) if prim is not None else None
     if counts:
         if other_config(k):
             stalls = None
@@ -202,7 +217,11 @@ def bound_clause(k: KernelData, prim: CaptureData | None, anchor: str) -> tuple[
         said = msg("diag.bound.shapes", bound=msg(f"diag.bound.{label}"), k=counts[label], n=n, left=left_msg(left))
         return clause("bound", said, "#roofline"), info
     if stalls is not None:  # the VMEM share the rule read, said: the stall clause beside names one type only
-        said = msg("diag.bound.capture", bound=msg(f"diag.bound.{stalls}"), vmem=pct(memory_share(stall_source(prim)[0])))
+        vmem = memory_share(stall_source(prim)[0])
+        said = msg("diag.bound.capture", bound=msg(f"diag.bound.{stalls}"), vmem=pct(vmem))
+        if idle is not None and vmem >= MEMORY_SHARE:  # memory waits with most CUs idle: latency, said why
+            said = msg("diag.bound.capture.idle", bound=msg(f"diag.bound.{stalls}"), vmem=pct(vmem),
+                       wgs=idle["workgroups"], cus=idle["cu_count"], idle=idle["idle_cus"])
         return (clause("bound", said, anchor),
                 {"bound": stalls, "bound_source": "capture stalls", "bound_shapes": None})
     return None, {"bound": None, "bound_source": None, "bound_shapes": None}
