@@ -281,6 +281,32 @@ def test_every_roofline_point_recomputed(sweep, kernel, slug, op):
     assert {w: n for w, n in k.roofline["left_out"].items() if n} == dict(left)
     ridges = k.roofline["ridges"]
     assert ridges == {"bf16": 2300.0 / 8.0, "fp8": 4600.0 / 8.0} == {"bf16": 287.5, "fp8": 575.0}
+    # the chart: one marker per point at (AI, TFLOP/s), a roof per precision used: AI x 8.0 up to its peak
+    from generator.site import charts
+
+    fig = charts.roofline(k.roofline)
+    marks = [t for t in fig["data"] if t["mode"] == "markers"]
+    drawn = sorted((x, y) for t in marks for x, y in zip(t["x"], t["y"]))
+    assert drawn == sorted((place(r)[0], r["effective_tflops"]) for r in placed)
+    roofs = [t for t in fig["data"] if t["mode"] == "lines"]
+    used = sorted({PRECISION.get(r["dtype"], "bf16") for r in placed})
+    assert [t["y"][1] for t in roofs] == [PEAK[q] for q in used] and all(
+        t["x"][1] == PEAK[q] / 8.0 and t["y"][0] == pytest.approx(t["x"][0] * 8.0) for t, q in zip(roofs, used))
+
+
+def test_a_call_clock_campaign_carries_no_bound():
+    """VERDICTS rule 13: a campaign timed on the call clock only (its score's clock "call") marks every point so,
+    and the diagnosis, which reads the roofline's decision, takes none of them as evidence."""
+    from generator.analyze import roofline
+
+    peaks = roofline.load_peaks()
+    dev = roofline.select_device(peaks, device="MI350X")
+    row = {"shape_id": "s", "provider": "flydsl", "dtype": "bf16", "median_us": 100.0, "effective_tflops": 1.0,
+           "effective_gbps": 4000.0, "benchmark_status": "ok", "timing_method": "cudagraph"}
+    r = roofline.build_roofline([row], dev, peaks)
+    assert r.to_json()["points"][0]["no_bound_why"] is None and r.counts()["memory-bound"] == 1  # 4.0 of 8.0 TB/s
+    r.mark_call_clock()
+    assert r.to_json()["points"][0]["no_bound_why"] == "call_clock" and sum(r.counts().values()) == 0
 
 
 @pytest.mark.parametrize("slug, op", [in_slice(f"benchmarks/examples/{o}", s, o) for s, o in CAMPAIGNS.items()])
