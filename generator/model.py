@@ -13,8 +13,9 @@ from typing import Any
 #: Version of every JSON document this tool writes (analyze, verdicts, api/).
 FORMAT_VERSION = 1
 #: Version of the site's ``api/`` documents (``generator.site.api``): 2 leaves out what only the
-#: pages show (ISA rows, MFMA notes, the roofline's skipped rows) and null provider fields.
-API_FORMAT_VERSION = 2
+#: pages show (ISA rows, MFMA notes, the roofline's skipped rows) and null provider fields; 3 names the
+#: kernel row's "vs any" geomean ``kernel_vs_any`` (2: ``geomean_vs_best``, the score's name for another number).
+API_FORMAT_VERSION = 3
 
 UNKNOWN_LOC = "<unknown>"
 

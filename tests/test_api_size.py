@@ -116,7 +116,7 @@ def test_format_2_leaves_out_what_only_the_pages_show(api):
     (on the slice too: its kernels' documents are written the same way)."""
     for path in sorted((api / "kernels").glob("*.json")):
         doc = json.loads(path.read_text())
-        assert doc["format_version"] == 2
+        assert doc["format_version"] == 3
         for cap in doc["captures"]:
             assert not {"isa", "isa_columns", "locs", "mfma"} & set(cap), path.name
         roof = doc["roofline"] or {}

@@ -442,7 +442,7 @@ def test_serve_answers_on_localhost(small, tmp_path):
     try:
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/index.json") as r:
             assert r.headers["Content-Type"].startswith("application/json")
-            assert json.loads(r.read())["format_version"] == 2
+            assert json.loads(r.read())["format_version"] == 3
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/kernels/pa/") as r:
             assert b"Paged-Attn Decode (PS)" in r.read()
     finally:

@@ -635,11 +635,11 @@ def test_different_format_versions(vec_add_pair, tmp_path, capsys):
     old, _ = vec_add_pair
     api = tmp_path / "site" / "api"
     api.mkdir(parents=True)
-    (api / "index.json").write_text(json.dumps({"format_version": 3, "kernels": [{"slug": "softmax"}]}))
+    (api / "index.json").write_text(json.dumps({"format_version": 4, "kernels": [{"slug": "softmax"}]}))
     code, out, err = run_cli(capsys, "diff", str(old), str(tmp_path / "site"))
     assert code == 2 and out == ""
     assert err.startswith("kernel-atlas: error: ") and err.count("\n") == 1
-    assert err.rstrip().endswith("index.json: format_version 3 is newer than this kernel-atlas reads (1, 2): "
+    assert err.rstrip().endswith("index.json: format_version 4 is newer than this kernel-atlas reads (1, 2, 3): "
                                  "upgrade kernel-atlas, or rebuild both sides with the same version")
     old_snap = load_snapshot(old)
     new_snap = load_snapshot(old)

@@ -244,7 +244,7 @@ def test_kernel_page_text(built_site):
     assert isa.count('<tr id="pc') == 2069 and 'href="flash_attn_func.py.html#L' in isa  # in two parts (1,200 pcs a page)
     # its API document: scored by the flash_attn campaign, 4 captures, the primary (the big run after the fix) second
     one = json.loads((built_site / "api" / "kernels" / "flash_attn_func.json").read_text())
-    assert one["format_version"] == 2 and one["score"]["op"] == "flash_attn"
+    assert one["format_version"] == 3 and one["score"]["op"] == "flash_attn"
     assert one["hotspot"]["waves_per_simd"] == 2 and len(one["captures"]) == 4
     cap = one["captures"][1]
     assert cap["primary"] is True and cap["analysis"]["instructions"] == 2069 and "isa" not in cap
@@ -290,7 +290,7 @@ def test_source_pages_list_every_capture_file(built_site):
 
 def test_api_index_matches_the_reference_verdicts(built_site, sweep):
     doc = json.loads((built_site / "api" / "index.json").read_text())
-    assert doc["format_version"] == 2  # API format 2: the ISA rows stay on the isa.html pages
+    assert doc["format_version"] == 3  # API format 2: the ISA rows stay on the isa.html pages; 3: kernel_vs_any
     ref = json.loads((sweep / "expected" / "verdicts.json").read_text())
     by_op = {k["op"]: k for k in doc["kernels"] if k["op"] in ref}
     assert set(by_op) == set(ref)
@@ -304,7 +304,7 @@ def test_api_index_matches_the_reference_verdicts(built_site, sweep):
             assert k["verdict_geomean"][1] == r["verdict_geomean"][1] and k["at_floor"] == r["at_floor"]
         # "vs any" as shown: the kernel-clock shapes below every roof (tests/verdict_oracle.py), none on a partial replay
         g, _, _ = kernel_vs_any(sweep / "benchmarks" / "examples" / op)
-        assert k["geomean_vs_best"] is None if r["graph_partial"] else k["geomean_vs_best"] == pytest.approx(g, abs=5e-4)
+        assert k["kernel_vs_any"] is None if r["graph_partial"] else k["kernel_vs_any"] == pytest.approx(g, abs=5e-4)
         assert (k["wins"], k["n_measured"], k["hard_failures"]) == (r["wins"], r["n_measured"], r["hard_failures"])
     flags = {k["op"]: k["flags"] for k in doc["kernels"] if k["op"] in ref}
     assert sorted(op for op, f in flags.items() if "not_like_for_like" in f) == \

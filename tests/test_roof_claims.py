@@ -161,10 +161,12 @@ def test_no_roofline_reading_where_the_graph_replay_misses_work(kernel, sweep, s
     k, row = kernel(slug)
     assert k.score.graph_partial
     d = row.diagnosis
+    # moe_blockscale's 40 workgroups leave 216 of 256 CUs idle: its VMEM waits are latency (audit6, tests/test_left_audit.py)
+    bound = {"moe_gemm": "memory-bound", "moe_blockscale": "latency-bound"}[slug]
     assert (d["bound"], d["bound_source"], d["bound_shapes"], d["roof_fraction"]) == \
-        ("memory-bound", "capture stalls", None, None)
+        (bound, "capture stalls", None, None)
     vmem = {"moe_gemm": "70%", "moe_blockscale": "78%"}[slug]  # the share the rule read, said (audit3)
-    assert d["text"].startswith(f"memory-bound (capture stalls: {vmem} in VMEM types), ") and "of the roof" not in d["text"]
+    assert d["text"].startswith(f"{bound} (capture stalls: {vmem} in VMEM types") and "of the roof" not in d["text"]
 
 
 def raw_points(folder: Path, floor_us: float, partial: str | None = None) -> tuple[Counter, Counter]:

@@ -283,7 +283,7 @@ def test_footnote_defines_the_verdict_ratio_column_as_shown(demo_site):
     assert (len(xs), len(ys), f"{geomean(xs):.2f}x", f"{geomean(ys):.2f}x") == (8, 10, "0.97x", "0.98x")
     api = next(k for k in json.loads((demo_site / "api" / "index.json").read_text())["kernels"] if k["slug"] == "silu_and_mul")
     assert api["verdict_value"] == pytest.approx(geomean(xs)) and api["verdict_geomean"][1] == 8 and api["at_floor"] == 2
-    assert api["geomean_vs_best"] == pytest.approx(geomean(ys))
+    assert api["kernel_vs_any"] == pytest.approx(geomean(ys))
     html = (demo_site / "index.html").read_text()
     foot = unescape(re.sub(r"<[^>]+>", "", html.split('data-i18n="overview.help">', 1)[1].split("</p>", 1)[0]))
     assert foot == i18n.en("overview.help")

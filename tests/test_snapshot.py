@@ -406,6 +406,6 @@ def test_api_of_a_built_site_equals_the_sweep(sweep, tmp_path):
     # an api/ of format 1 (written before the trim) holds every field the reader reads: still read
     for doc_path in (tmp_path / "site" / "api").rglob("*.json"):
         doc = json.loads(doc_path.read_text())
-        assert doc["format_version"] == API_FORMAT_VERSION == 2
+        assert doc["format_version"] == API_FORMAT_VERSION == 3
         doc_path.write_text(json.dumps(dict(doc, format_version=1)))
     assert load_snapshot(tmp_path / "site").to_json() == from_api

@@ -132,7 +132,7 @@ def test_index_row_carries_the_reference_numbers(kernel, expected, sweep, slug, 
     assert math.exp(sum(math.log(s) for s in row.shape_speedups) / len(row.shape_speedups)) == pytest.approx(g, rel=1e-9)
     assert (row.verdict_basis, row.verdict_geomean[1], row.at_floor) == (ref["verdict_basis"], n, ref["at_floor"])
     api = row.api()
-    for key in ("slug", "name", "op", "verdict", "geomean_vs_best", "wins", "n_measured", "hard_failures",
+    for key in ("slug", "name", "op", "verdict", "kernel_vs_any", "wins", "n_measured", "hard_failures",
                 "verdict_basis", "verdict_geomean", "blocked_reason"):
         assert key in api
     assert api["verdict_basis"] == ref["verdict_basis"] and api["blocked_reason"] == ref["blocked_reason"]

@@ -169,6 +169,7 @@ class RooflinePoint:
             "above_roof": self.above_roof or None,
             "clock": self.clock,
             "no_bound": self.no_bound() or None,
+            "no_bound_why": self.no_bound_why() or None,  # the decision the diagnosis reads (one source)
         }
 
 
@@ -209,6 +210,11 @@ class Roofline:
         for p in self.points:
             if p.median_us is not None and p.median_us < factor * floor_us:
                 p.floor_us = floor_us
+
+    def mark_call_clock(self) -> None:
+        """VERDICTS rule 13: a campaign timed on the call clock only: every row's time holds the host's call."""
+        for p in self.points:
+            p.clock = "call"
 
     def mark_partial_replay(self, provider: str) -> None:
         """VERDICTS rule 16: ``provider``'s graph replay misses work, so none of its rows is kernel evidence."""

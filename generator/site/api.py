@@ -1,15 +1,15 @@
 """The JSON documents of the site: ``api/index.json`` and ``api/kernels/<slug>.json``.
 
-``api/index.json``, format_version 2 (``generator.model.API_FORMAT_VERSION``)::
+``api/index.json``, format_version 3 (``generator.model.API_FORMAT_VERSION``)::
 
-    {"format_version": 2,
+    {"format_version": 3,
      "generator": {"name": "kernel-atlas", "version": "0.1.0"},
      "sweep": {"title": "...", "date": "2026-06-01", "candidate": "flydsl",
                "thresholds": {"win": 1.05, "headroom": 0.95},
                "provenance": {"gpu": "AMD Instinct MI350X", "rocm": "7.2.0", ...}},
      "tallies": {"win": 4, "parity": 0, "headroom": 9, "blocked": 0, "untimed": 5, "unscored": 1, "broken": 0},
      "kernels": [{"slug": "softmax", "name": "Softmax", "op": "softmax", "category": "reduction",
-                  "verdict": "WIN", "geomean_vs_best": 1.079, "weighted_geomean_vs_best": null,
+                  "verdict": "WIN", "kernel_vs_any": 1.079, "weighted_geomean_vs_best": null,
                   "wins": 40, "parity": 20, "losses": 13, "n_measured": 73, "n_shapes": 73,
                   "hard_failures": 0, "harness_failures": 0, "best_baseline": "aiter",
                   "top_stall_type": "VMEM-load", "stall_ratio": 0.764, "occupancy": 8,
@@ -21,6 +21,11 @@
      "sweep_findings": [{"key": "limiter:VGPR", "title": "...", "kernels": [...], "headroom_share": 0.31,
                          "headroom_kernels": [...], ...}]}
 
+Two geomeans against the best baseline, each under one name: a kernel row's ``kernel_vs_any`` is "vs any"
+as the pages show it, over its ``kernel_shapes`` (kernel clock, no rule flags; null where the graph replay
+misses work; pa 0.764 over 10); ``score.geomean_vs_best`` (and ``state.geomean_vs_best``) is VERDICTS' per-kernel
+geomean over every measured shape against its fastest usable baseline, whatever the clock or flag (pa 0.493
+over 12). Format 2 named the row's number ``geomean_vs_best`` too.
 ``verdict`` is WIN, PARITY, HEADROOM, BLOCKED, UNTIMED (a campaign with a ledger and no
 results) or null (no campaign). ``flags`` are machine words shown beside the verdict
 (``hard_failures``, ``uncertain``, ``reference_only``, ``not_like_for_like``,

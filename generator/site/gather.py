@@ -12,6 +12,7 @@ from typing import Any
 
 from generator.analyze import analysis, commits, config_match, message, report_checks, state
 from generator.analyze.message import english, sentence
+from generator.analyze.verdicts.clocks import CALL
 from generator.analyze.verdicts.rules import FLOOR_FACTOR
 from generator.config import CONFIG_NAME, SweepConfig
 from generator.errors import InputError, relative_text
@@ -179,6 +180,8 @@ def _gather_kernel(plan: KernelPlan, env: Env) -> tuple[base_views.KernelData, d
     if plan.campaign_dir and m.get("roofline") is not None and k.score is not None and k.score.is_verdict:
         r = _stage(k, env, sentence("msg.stage.roofline"), m["roofline"].campaign_roofline, plan.campaign_dir, env.config)
         if r is not None and r.points:
+            if k.score.clock == CALL:  # rule 13: a campaign timed on the call clock only
+                r.mark_call_clock()
             if k.score.graph_partial:  # rule 16: the candidate's graph rows are no kernel evidence
                 r.mark_partial_replay(k.score.candidate)
             r.mark_floor(k.score.floor_us, FLOOR_FACTOR)  # rule 11: the harness's fixed cost sets those times

@@ -54,7 +54,7 @@ from generator.model import API_FORMAT_VERSION, FORMAT_VERSION
 #: Format versions of snapshots this module reads.
 SUPPORTED_FORMATS = (FORMAT_VERSION,)
 #: Format versions of ``api/`` documents this module reads: 2 drops only fields it does not read.
-API_FORMATS = (1, API_FORMAT_VERSION)
+API_FORMATS = (1, 2, API_FORMAT_VERSION)
 SNAPSHOT_KIND = "kernel-atlas-snapshot"
 #: Environment keys (campaign provenance names) that, when they change, change every number.
 ENVIRONMENT_KEYS = ("gpu", "arch", "rocm", "driver", "torch", "triton")
@@ -419,10 +419,10 @@ def snapshot_from_api(api_dir: str | os.PathLike, label: str | None = None) -> S
     """Read a built site's ``api/``: ``index.json`` for the kernels, ``kernels/<slug>.json`` for each.
 
     ``index.json`` carries ``format_version``, the sweep (its provenance) and one row per
-    kernel (``slug``, ``name``, ``op``, ``verdict``, ``geomean_vs_best``...); a kernel's
+    kernel (``slug``, ``name``, ``op``, ``verdict``, ``kernel_vs_any``...); a kernel's
     own document adds the shapes, the hotspot and the provenance. A kernel document that
-    is missing leaves the index row's numbers (no shapes, no hotspot). API formats 1 and 2
-    (``API_FORMATS``) hold the same fields for this reader; the snapshot is of ``FORMAT_VERSION``.
+    is missing leaves the index row's numbers (no shapes, no hotspot). API formats 1 to 3
+    (``API_FORMATS``) hold the same fields for this reader (3 renames the row's ``geomean_vs_best``, ``vs_any``); the snapshot is of ``FORMAT_VERSION``.
     """
     api_dir = os.fspath(api_dir)
     index_path = os.path.join(api_dir, API_INDEX)
@@ -467,6 +467,12 @@ def snapshot_from_api(api_dir: str | os.PathLike, label: str | None = None) -> S
     )
 
 
+def vs_any(rec: Mapping[str, Any], score: Mapping[str, Any]) -> Any:
+    """The row's "vs any" geomean over kernel-clock shapes: ``kernel_vs_any`` (API format 3), else the row's
+    ``geomean_vs_best`` (formats 1 and 2, the same number), else the score's."""
+    return rec["kernel_vs_any"] if "kernel_vs_any" in rec else rec.get("geomean_vs_best", score.get("geomean_vs_best"))
+
+
 def kernel_from_api(row: Mapping[str, Any], doc: Mapping[str, Any], where: str) -> KernelSnapshot:
     """Merge a kernel's ``api/index.json`` row and its ``api/kernels/<slug>.json`` document.
 
@@ -474,7 +480,7 @@ def kernel_from_api(row: Mapping[str, Any], doc: Mapping[str, Any], where: str) 
 
         {"format_version": 1,
          "kernel": {"slug": "softmax", "name": "Softmax", "op": "softmax", "verdict": "WIN",
-                    "geomean_vs_best": 1.079, "wins": 40, "n_measured": 73, "hard_failures": 0,
+                    "kernel_vs_any": 1.079, "wins": 40, "n_measured": 73, "hard_failures": 0,
                     "top_stall_type": "VMEM-load", "stall_ratio": 0.764, "occupancy": 8,
                     "limiter": "VGPR", ...},
          "score": {... KernelScore.to_json(): "noise", "shapes": [...], "provenance": {...}},
@@ -500,7 +506,7 @@ def kernel_from_api(row: Mapping[str, Any], doc: Mapping[str, Any], where: str) 
         "op": rec.get("op") or score.get("op"),
         "bundle": bundle,
         "verdict": rec.get("verdict") or score.get("verdict"),
-        "geomean_vs_best": rec.get("geomean_vs_best", score.get("geomean_vs_best")),
+        "geomean_vs_best": vs_any(rec, score),
         "noise": score.get("noise", rec.get("noise")),
         "wins": rec.get("wins", score.get("wins")),
         "n_measured": rec.get("n_measured", score.get("n_measured")),

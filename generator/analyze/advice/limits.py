@@ -332,28 +332,29 @@ def detect_early_exit(view: KernelView, taken: frozenset = frozenset()) -> list[
     if w is not None and w.sampled and not w.representative:
         return _not_representative(view)
     if w is not None and w.sampled and w.early_exit:
-        found = _branch_to_endpgm(view)
         out = _waves_early_exit(view)
-        if found:  # the branch that sends them home, as evidence
-            out[0].evidence.update({k: found[0].evidence[k] for k in ("branch_pc", "source")})
-            out[0].evidence["summary"] += f"; they branch at pc {found[0].evidence['branch_pc']} to s_endpgm"
-            out[0].messages = _early_exit_words(view, found[0].evidence["branch_pc"])
+        b = _exit_branch(view, w.early_exit)
+        if b is not None:  # the branch that sends them home, as evidence
+            pc = view.ins[b].pc_index
+            out[0].evidence.update({"branch_pc": pc, "source": view.ins[b].source_loc})
+            out[0].evidence["summary"] += f"; they branch at pc {pc} to s_endpgm"
+            out[0].messages = _early_exit_words(view, pc)
         return out
     return _branch_to_endpgm(view)
 
 
-def _branch_to_endpgm(view: KernelView) -> list[Finding]:
-    """Most waves branch to s_endpgm right after the prologue: launched without work."""
+def _endpgm_branches(view: KernelView) -> list[tuple[int, int]]:
+    """(instruction index, waves that took it) of each forward conditional branch to s_endpgm before the first
+    work (the first MFMA or the last loop), the waves that took it read from the exec counts (Hit) as the
+    count at the branch less the count at the next instruction."""
     ins = view.ins
-    if len(ins) < 8:
-        return []
-    n0 = ins[0].exec_count
-    if n0 < 4:
+    if len(ins) < 8 or ins[0].exec_count < 4:
         return []
     by_addr = None
     loop_start = view.loops[-1][0] if view.loops else None
     first_work = next((p for p, mfma in enumerate(view.mfma) if mfma or p == loop_start), len(ins))
     limit = min(first_work, max(len(ins) // 4, 16), len(ins) - 1)
+    out = []
     for b in range(limit):
         off = isa.branch_offset(ins[b].asm)
         if off is None or off <= 0 or not view.mnemonics[b].startswith("s_cbranch") or not ins[b].pc_addr:
@@ -361,29 +362,52 @@ def _branch_to_endpgm(view: KernelView) -> list[Finding]:
         if by_addr is None:
             by_addr = {i.pc_addr: k for k, i in enumerate(ins) if i.pc_addr}
         t = by_addr.get(ins[b].pc_addr + 4 + 4 * off)
-        if t is None or "s_endpgm" not in view.mnemonics[t:t + 1]:
-            continue
-        went = ins[b].exec_count - ins[b + 1].exec_count
-        if ins[b].exec_count < 0.9 * n0 or went < 0.5 * ins[b].exec_count:
-            continue
-        frac = went / n0
-        summary = (f"{went} of {n0} sampled waves ({_pct(frac)}) take the branch at pc {ins[b].pc_index} "
-                   f"({short_loc(ins[b].source_loc)}) straight to s_endpgm; {ins[b + 1].exec_count} do the work")
-        return [Finding(
-            detector="early_exit_waves",
-            title=f"{_pct(frac)} of the sampled waves exit without work",
-            stall_share=0.0,
-            evidence={"summary": summary, "branch_pc": ins[b].pc_index, "waves_sampled": n0,
-                      "waves_exiting": went, "exit_fraction": frac, "source": ins[b].source_loc,
-                      "detail": f"{_pct(frac)} of the waves exit at pc {ins[b].pc_index}"},
-            suggestion=EARLY_EXIT_TRY,
-            priority="high" if frac >= 0.5 else "medium",
-            kind="limit",
-            premise=premises.branch_premise(view, b),
-            messages={**words("early_exit_waves", msg(
-                "finding.early_exit_waves.branch_summary", went=went, sampled=n0, pct=_pct(frac),
-                pc=ins[b].pc_index, loc=short_loc(ins[b].source_loc), working=ins[b + 1].exec_count),
-                pct=_pct(frac)), "detail": msg("finding.early_exit_waves.branch_detail", pct=_pct(frac),
-                                               pc=ins[b].pc_index)},
-        )]
-    return []
+        if t is not None and "s_endpgm" in view.mnemonics[t:t + 1]:
+            out.append((b, ins[b].exec_count - ins[b + 1].exec_count))
+    return out
+
+
+def _most_waves_exit(view: KernelView, branches: list[tuple[int, int]]) -> tuple[int, int] | None:
+    """The first of ``branches`` that nearly every wave reaches (90 %) and most of those take (half)."""
+    n0 = view.ins[0].exec_count if view.ins else 0
+    return next(((b, went) for b, went in branches
+                 if view.ins[b].exec_count >= 0.9 * n0 and went >= 0.5 * view.ins[b].exec_count), None)
+
+
+def _exit_branch(view: KernelView, early: int) -> int | None:
+    """The branch the wave files' early-exit waves take: the first one to s_endpgm taken by exactly as many
+    waves (moe_gemm: pc 12 ``s_cbranch_vccnz``, 24 waves reach it, 16 go on: 8, its 8 early exits), else the one
+    most waves take (pa: pc 11, 48 of 56)."""
+    branches = _endpgm_branches(view)
+    hit = next(((b, went) for b, went in branches if went == early), None) or _most_waves_exit(view, branches)
+    return hit[0] if hit else None
+
+
+def _branch_to_endpgm(view: KernelView) -> list[Finding]:
+    """Most waves branch to s_endpgm right after the prologue: launched without work."""
+    ins = view.ins
+    hit = _most_waves_exit(view, _endpgm_branches(view))
+    if hit is None:
+        return []
+    b, went = hit
+    n0 = ins[0].exec_count
+    frac = went / n0
+    summary = (f"{went} of {n0} sampled waves ({_pct(frac)}) take the branch at pc {ins[b].pc_index} "
+               f"({short_loc(ins[b].source_loc)}) straight to s_endpgm; {ins[b + 1].exec_count} do the work")
+    return [Finding(
+        detector="early_exit_waves",
+        title=f"{_pct(frac)} of the sampled waves exit without work",
+        stall_share=0.0,
+        evidence={"summary": summary, "branch_pc": ins[b].pc_index, "waves_sampled": n0,
+                  "waves_exiting": went, "exit_fraction": frac, "source": ins[b].source_loc,
+                  "detail": f"{_pct(frac)} of the waves exit at pc {ins[b].pc_index}"},
+        suggestion=EARLY_EXIT_TRY,
+        priority="high" if frac >= 0.5 else "medium",
+        kind="limit",
+        premise=premises.branch_premise(view, b),
+        messages={**words("early_exit_waves", msg(
+            "finding.early_exit_waves.branch_summary", went=went, sampled=n0, pct=_pct(frac),
+            pc=ins[b].pc_index, loc=short_loc(ins[b].source_loc), working=ins[b + 1].exec_count),
+            pct=_pct(frac)), "detail": msg("finding.early_exit_waves.branch_detail", pct=_pct(frac),
+                                           pc=ins[b].pc_index)},
+    )]

@@ -5,8 +5,8 @@ after every regeneration:
 
 - **bound**: the label most of the candidate's measured shapes carry on the roofline
   (``generator.analyze.roofline``); a tie, or no roofline, is settled by the primary
-  capture's stalls (VMEM types >= 50 % of the stall cycles: memory-bound; MFMA/FMA first:
-  compute-bound; else latency-bound). A capture with no working wave says
+  capture's stalls (VMEM types >= 50 % of the stall cycles: memory-bound, but latency-bound where the
+  grid leaves CUs without a workgroup; MFMA/FMA first: compute-bound; else latency-bound). A capture with no working wave says
   "unrepresentative capture" instead (DOMAIN §1.5).
 - **stall**: the dominant stall type and its share; over the working waves when early-exit
   waves hold >= 20 % of the stalls (the hotspots the page ranks then).
@@ -18,7 +18,8 @@ after every regeneration:
   latency-bound, which means below 25 % of the roof, the best of all measured shapes with its own
   bound (DOMAIN §1.7: a class is not a finding). Shapes whose candidate row runs above a roof (HBM
   or compute, VERDICTS rule 9), was timed on the call clock (eager events, rule 13) or runs below
-  1.25 x the timing floor (rule 11: the harness's fixed cost sets that time) are no evidence: the
+  1.25 x the timing floor (rule 11: the harness's fixed cost sets that time) are no evidence, as the
+  roofline decides each point (its ``no_bound_why``, the panel's "no bound" column): the
   bound and the roof fraction leave them out and say how many, once (pa: "latency-bound (9 of 10
   shapes; 2 shapes on the call clock left out)"; softmax, 40 of whose 49 latency-bound shapes sat at
   the floor: "memory-bound (24 of 33 shapes; 40 shapes at the timing floor left out)"). Where the graph replay misses work (rule
@@ -49,8 +50,6 @@ from typing import Any
 from generator.analyze import config_match, ncu_metrics, occupancy
 from generator.analyze.advice import first
 from generator.analyze.verdicts import loses
-from generator.analyze.verdicts.clocks import CALL
-from generator.analyze.verdicts.rules import EAGER_EVENT, FLOOR_FACTOR
 from generator.analyze.message import Items, Msg, msg
 from generator.site import wording
 from generator.site.views.base import CaptureData, KernelData
@@ -102,42 +101,35 @@ def primary_index(k: KernelData) -> int | None:
 
 # ---------------------------------------------------------------- bound
 
-def evidence_shapes(k: KernelData) -> tuple[set[str], int]:
-    """Measured shapes whose candidate row is evidence for a reading of the kernel, and how many were left
-    out (``left_out_counts``: above a roof, on the call clock, or every shape where the replay misses work)."""
-    ok, left = evidence(k)
-    return ok, sum(left.values())
-
-
 def evidence(k: KernelData) -> tuple[set[str], dict[str, int]]:
-    """Measured shapes whose candidate row is evidence for a reading of the kernel, and the others by why:
+    """Measured shapes whose candidate row is evidence for a reading of the kernel, and the others by why, as
+    the roofline decided them (``RooflinePoint.no_bound_why``, one source for the panel and the diagnosis):
     ``above_roof`` (VERDICTS rule 9: less work than modelled, or cached), ``call_clock`` (rule 13: the row was
     timed with eager events, its time holds the host's call: pa_decode's two sliding-window shapes, 437 and
     431 us against a 91 us graph replay at the same size), ``partial_replay`` (rule 16: the graph replay misses
-    work, so no candidate graph row is kernel evidence: moe_gemm, moe_blockscale), ``at_floor`` (rules 11 and 13: a
-    candidate time below 1.25 x the timing floor is the harness's fixed cost, not the kernel's: 40 of softmax's
-    49 latency-bound shapes, 83 of rmsnorm's 124)."""
-    s = k.score
+    work, so no candidate graph row is kernel evidence: moe_gemm's 2 unflagged shapes, moe_blockscale's 2; their
+    other 7 and 2 run above a roof), ``at_floor`` (rules 11 and 13: a candidate time below 1.25 x the timing
+    floor is the harness's fixed cost, not the kernel's: 40 of softmax's 49 latency-bound shapes, 83 of rmsnorm's
+    124). A measured shape without a candidate point (a row with no throughput) is neither."""
     left = {"above_roof": 0, "call_clock": 0, "partial_replay": 0, "at_floor": 0}
-    if s is None:
-        return set(), left
-    measured = [sh for sh in s.shapes if sh.measured]
-    if getattr(s, "graph_partial", False):
-        left["partial_replay"] = len(measured)
-        return set(), left
-    call_only = getattr(s, "clock", None) == CALL
     ok = set()
-    for sh in measured:
-        row = sh.providers.get(s.candidate)
-        if s.candidate in sh.above_roof:
-            left["above_roof"] += 1
-        elif call_only or (row is not None and row.timing_method == EAGER_EVENT):
-            left["call_clock"] += 1
-        elif s.floor_us and row is not None and row.median_us is not None and row.median_us < FLOOR_FACTOR * s.floor_us:
-            left["at_floor"] += 1
-        else:
-            ok.add(sh.shape_id)
+    for sid, p in candidate_points(k).items():
+        why = p.get("no_bound_why")
+        if why in left:
+            left[why] += 1
+        elif not why:
+            ok.add(sid)
     return ok, left
+
+
+def candidate_points(k: KernelData) -> dict[str, dict[str, Any]]:
+    """The candidate's roofline point of each measured shape (the last one where a shape has several rows)."""
+    s, r = k.score, k.roofline
+    if s is None or not r:
+        return {}
+    measured = {sh.shape_id for sh in s.shapes if sh.measured}
+    return {p["shape_id"]: p for p in r.get("points") or []
+            if p.get("provider") == s.candidate and p.get("shape_id") in measured}
 
 
 def left_msg(left: dict[str, int]) -> Msg | str:
@@ -155,14 +147,14 @@ def left_msg(left: dict[str, int]) -> Msg | str:
 LEFT_KEYS = (("above_roof", "diag.leftout"), ("call_clock", "diag.leftout.call"), ("at_floor", "diag.leftout.floor"))
 
 
+def evidence_points(k: KernelData) -> list[dict[str, Any]]:
+    """The candidate's roofline points that are evidence (``evidence``): one per measured shape that carries a bound."""
+    return [p for p in candidate_points(k).values() if not p.get("no_bound_why")]
+
+
 def roofline_bounds(k: KernelData) -> Counter:
     """Bound labels of the candidate's roofline points on measured shapes below every roof."""
-    s, r = k.score, k.roofline
-    if s is None or not r:
-        return Counter()
-    ok, _ = evidence_shapes(k)
-    return Counter(p.get("bound") for p in r.get("points") or []
-                   if p.get("provider") == s.candidate and p.get("shape_id") in ok and p.get("bound") in BOUNDS)
+    return Counter(p.get("bound") for p in evidence_points(k) if p.get("bound") in BOUNDS)
 
 
 def memory_share(stall_by_type: dict[str, int]) -> float:
@@ -171,14 +163,28 @@ def memory_share(stall_by_type: dict[str, int]) -> float:
     return sum(stall_by_type.get(t, 0) for t in MEMORY_STALLS) / total if total > 0 else 0.0
 
 
-def capture_bound(stall_by_type: dict[str, int]) -> str | None:
-    """The bound a capture's stalls suggest: VMEM >= 50 % memory, MFMA first compute, else latency."""
+def capture_bound(stall_by_type: dict[str, int], idle_cus: bool = False) -> str | None:
+    """The bound a capture's stalls suggest: VMEM >= 50 % memory, MFMA first compute, else latency. Stalls
+    show where waves wait, not a saturated bandwidth: where the grid leaves CUs without a workgroup
+    (``idle_cus``) the VMEM waits are latency with most of the device idle, so latency-bound (moe_blockscale:
+    78 % VMEM with 40 workgroups on 256 CUs)."""
     if sum(stall_by_type.values()) <= 0:
         return None
     if memory_share(stall_by_type) >= MEMORY_SHARE:
-        return "memory-bound"
+        return "latency-bound" if idle_cus else "memory-bound"
     top = max(stall_by_type.items(), key=lambda kv: kv[1])[0]
     return "compute-bound" if top in COMPUTE_STALLS else "latency-bound"
+
+
+def idle_grid(prim: CaptureData | None) -> dict[str, Any] | None:
+    """The small-grid finding's evidence where the traced grid leaves CUs without a workgroup (its
+    ``workgroups``, ``cu_count``, ``idle_cus``), else None. moe_blockscale's dispatch 668: a 256x40 grid of
+    256-thread workgroups = 40 workgroups on the agent's 256 CUs, 216 idle."""
+    for f in (prim.findings or []) if prim is not None else []:
+        ev = f.get("evidence")
+        if f.get("detector") == "small_grid" and isinstance(ev, dict) and (ev.get("idle_cus") or 0) > 0:
+            return ev
+    return None
 
 
 def stall_source(c: CaptureData) -> tuple[dict[str, int], bool]:
@@ -194,7 +200,8 @@ def bound_clause(k: KernelData, prim: CaptureData | None, anchor: str) -> tuple[
     """The bound clause and its machine values (``bound``, ``bound_source``, ``bound_shapes``). A capture of
     another configuration than the timed rows (DOMAIN §1.7) settles no tie of the roofline's."""
     counts = roofline_bounds(k)
-    stalls = capture_bound(stall_source(prim)[0]) if prim is not None else None
+    idle = idle_grid(prim)
+    stalls = capture_bound(stall_source(prim)[0], idle is not None) if prim is not None else None
     if counts:
         if other_config(k):
             stalls = None
@@ -210,7 +217,11 @@ def bound_clause(k: KernelData, prim: CaptureData | None, anchor: str) -> tuple[
         said = msg("diag.bound.shapes", bound=msg(f"diag.bound.{label}"), k=counts[label], n=n, left=left_msg(left))
         return clause("bound", said, "#roofline"), info
     if stalls is not None:  # the VMEM share the rule read, said: the stall clause beside names one type only
-        said = msg("diag.bound.capture", bound=msg(f"diag.bound.{stalls}"), vmem=pct(memory_share(stall_source(prim)[0])))
+        vmem = memory_share(stall_source(prim)[0])
+        said = msg("diag.bound.capture", bound=msg(f"diag.bound.{stalls}"), vmem=pct(vmem))
+        if idle is not None and vmem >= MEMORY_SHARE:  # memory waits with most CUs idle: latency, said why
+            said = msg("diag.bound.capture.idle", bound=msg(f"diag.bound.{stalls}"), vmem=pct(vmem),
+                       wgs=idle["workgroups"], cus=idle["cu_count"], idle=idle["idle_cus"])
         return (clause("bound", said, anchor),
                 {"bound": stalls, "bound_source": "capture stalls", "bound_shapes": None})
     return None, {"bound": None, "bound_source": None, "bound_shapes": None}
@@ -291,13 +302,7 @@ def streaming_bandwidth(prim: CaptureData | None) -> tuple[float, int] | None:
 def best_roof_fraction(k: KernelData, bound: str | None = None) -> float | None:
     """The candidate's highest fraction of the roof over measured shapes below every roof; over the
     shapes the roofline labels ``bound`` only, when given (the bound the diagnosis names)."""
-    s, r = k.score, k.roofline
-    if s is None or not r:
-        return None
-    ok, _ = evidence_shapes(k)
-    fr = [p["fraction_of_roof"] for p in r.get("points") or []
-          if p.get("provider") == s.candidate and p.get("shape_id") in ok
-          and (bound is None or p.get("bound") == bound)
+    fr = [p["fraction_of_roof"] for p in evidence_points(k) if (bound is None or p.get("bound") == bound)
           and isinstance(p.get("fraction_of_roof"), (int, float))]
     return max(fr) if fr else None
 
@@ -330,12 +335,7 @@ def roof_clause(k: KernelData, prim: CaptureData | None, pi: int | None,
 def best_point(k: KernelData) -> tuple[dict[str, Any] | None, int]:
     """The candidate's roofline point with the highest fraction of the roof over the measured shapes
     below every roof, and how many such points there are."""
-    s, r = k.score, k.roofline
-    if s is None or not r:
-        return None, 0
-    ok, _ = evidence_shapes(k)
-    pts = [p for p in r.get("points") or [] if p.get("provider") == s.candidate and p.get("shape_id") in ok
-           and isinstance(p.get("fraction_of_roof"), (int, float))]
+    pts = [p for p in evidence_points(k) if isinstance(p.get("fraction_of_roof"), (int, float))]
     return (max(pts, key=lambda p: p["fraction_of_roof"]) if pts else None), len(pts)
 
 

@@ -288,7 +288,7 @@ class IndexRow:
             "at_floor": self.at_floor,
             "not_comparable": self.not_comparable,
             "unverified": self.unverified,
-            "geomean_vs_best": self.geomean,  # over the kernel-clock shapes no rule flags, as shown
+            "kernel_vs_any": self.geomean,  # over the kernel_shapes (kernel clock, no rule flags), as shown
             "kernel_wins": self.kernel_wins,
             "kernel_shapes": self.kernel_n,
             "weighted_geomean_vs_best": self.weighted,
