@@ -409,7 +409,7 @@ def score_facts(s: Any, row: IndexRow | None) -> list[Fact]:
         Fact.of("fact.failures", "speed.v.failures", hard=s.hard_failures, harness=s.harness_failures,
                 css="bad" if s.hard_failures else ""),
         shape_fact("fact.worst", s.kernel_worst),
-        shape_fact("fact.best", None if s.graph_partial else s.best),
+        shape_fact("fact.best", max(split_shapes(s), key=lambda sh: sh.speedup, default=None)),  # as the worst
         # the p90/p10 spread is noise within one run; whether the verdict is uncertain is rule 14's interval
         # (the verdict line says it), not this figure
         Fact(i18n.en("fact.noise"), fmt_x(s.noise), "fact.noise"),
