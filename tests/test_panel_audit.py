@@ -279,10 +279,12 @@ def test_report_check_pool_arithmetic_only_where_vgpr_binds(slug, primaries, swe
     assert not list((sweep / "examples").glob("*/REPORT.md"))
     occ = primaries[slug][0].occupancy
     assert (occ.vgpr_total, occ.vgpr_limit, occ.lds_limit, occ.waves_per_simd) == (136, 3, 1, 1)
-    lds2 = replace(occ, lds_limit=2, waves_per_simd=2)
+    lds2 = replace(occ, lds_limit=2, waves_per_simd=2, grid_waves_per_simd=None)  # its real grid gives 1: a report's
+    # "1 wave/SIMD" would then be the waves that run (it holds, tests/test_speed_audit.py); an unknown grid keeps the cap
     (c,) = report_checks.check_report("Occupancy: 1 wave/SIMD\n", lds2)
     assert not c.holds and c.why.key == "report.why.limits"
-    vgpr2 = replace(occ, vgpr_total=248, vgpr_limit=2, lds_limit=3, waves_per_simd=2, limiter="VGPR", limiters=["VGPR"])
+    vgpr2 = replace(occ, vgpr_total=248, vgpr_limit=2, lds_limit=3, waves_per_simd=2, limiter="VGPR", limiters=["VGPR"],
+                    grid_waves_per_simd=None)
     (c,) = report_checks.check_report("Occupancy: 1 wave/SIMD\n", vgpr2)
     assert c.why.key == "report.why.pool256" and (512 // 248, 256 // 248) == (2, 1)
 

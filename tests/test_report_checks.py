@@ -55,11 +55,11 @@ def test_handmade_wrong_report_differs_on_both_claims_and_says_why(flash_occ):
          "computed": "1=IDLE 2=EXEC 3=WAIT 4=STALL", "holds": False, "why": None},
     ]  # "0.5 waves/SIMD" is about the grid, not the occupancy: not a claim
     occ_why, states_why = (c.why for c in checks)
-    assert plain("en", occ_why) == ("The report assumed a 256-register pool (1 from 256 // 248); gfx950 has one pool "
+    assert plain("en", occ_why) == ("1 is what a 256-register pool gives (256 // 248); gfx950 has one pool "
                                     "of 512 VGPRs per SIMD for arch and accum registers together: 512 // 248 gives 2.")
     assert plain("en", states_why) == ("Shifted by one: the trace decoder's wave states are 1=IDLE 2=EXEC 3=WAIT 4=STALL "
                                        "(rocprofv3 names the files wstates1..4 by them); it has no SLEEP state.")
-    assert plain("zh", occ_why).startswith("报告假设每个 SIMD 只有 256 个寄存器")
+    assert plain("zh", occ_why).startswith("1 正是每个 SIMD 只有 256 个寄存器时的结果")
     assert checks[0].to_json()["why"][0] == "report.why.pool256"
 
 
@@ -76,8 +76,8 @@ def test_handmade_report_that_read_the_csv_vgprs(flash_occ):
     """3 waves/SIMD is what the CSV's 124 VGPRs give (512 // 128 = 4, LDS caps at 3)."""
     (c,) = report_checks.check_report("Theoretical occupancy: 3 waves per SIMD\n", flash_occ)
     assert not c.holds and c.why.key == "report.why.csv"
-    assert plain("en", c.why) == ("The report read the kernel trace CSV's 124 VGPRs, which rocprofv3 1.1 halves on "
-                                  "gfx950 (3 waves); the ISA uses 242, which gives 2.")
+    assert plain("en", c.why) == ("3 is what the kernel trace CSV's 124 VGPRs give; rocprofv3 1.1 halves that count on "
+                                  "gfx950, and the ISA uses 242, which gives 2.")
     (c,) = report_checks.check_report("occupancy 6 waves/SIMD\n", flash_occ)
     assert plain("en", c.why) == "Our limits per SIMD: VGPR 2, LDS 3, SGPR 7 waves; the lowest is 2."
     assert report_checks.check_report(HANDMADE_REPORT_WRONG, None)[0].what == "wave states"  # no capture

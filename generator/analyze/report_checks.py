@@ -3,10 +3,12 @@
 A bundle's REPORT.md is the kernel team's reading. Two kinds of sentence in it can be checked:
 
 - **occupancy**: "N wave(s)/SIMD" on a line that speaks of occupancy ("occupancy 1 wave/SIMD").
-  Compared with the primary capture's occupancy (DOMAIN §1.3). When they differ, the usual
-  cause is named if the report's N is what a known wrong reading gives: a 256-register pool
-  (``256 // round_up(arch + accum, 8)``; gfx90a/gfx942/gfx950 have one pool of 512), or the
-  kernel trace CSV's VGPR count, which rocprofv3 1.1 halves on gfx950.
+  Compared with the primary capture's occupancy (DOMAIN §1.3): it holds when N is the resources' cap, or
+  the waves that run where the traced grid gives the busiest CU fewer (layernorm: cap 7, its 256 four-wave
+  workgroups on 256 CUs give 1 per SIMD; rmsnorm: cap 8, 1,024 of them give 4), said beside it. When they differ, the known wrong reading
+  whose arithmetic gives N is named (a match of numbers, not the report's reasoning): a 256-register pool
+  (``256 // round_up(arch + accum, 8)``, only where VGPRs bind; gfx90a/gfx942/gfx950 have one pool of 512),
+  or the kernel trace CSV's VGPR count, which rocprofv3 1.1 halves on gfx950.
 - **wave states**: a line mapping the numbers 1-4 to state names, two of them at least
   wave-state words ("1=EXEC 2=WAIT 3=STALL 4=SLEEP"). Compared with the trace decoder's enum, 1=IDLE 2=EXEC 3=WAIT 4=STALL (DOMAIN §1.1).
   A mapping whose every name sits one number below ours is "shifted by one".
@@ -15,8 +17,8 @@ Nothing else in the report is read. Each check is
 ``{"what", "report", "computed", "holds", "why"}``: ``report`` the report's line as written,
 ``computed`` our value as text, ``why`` (a message, ``None`` when the claim holds) the reason
 they differ. Example: "Occupancy: 1 wave/SIMD (VGPR-bound)" against a capture at 2 gives
-``holds: False`` and "the report assumed a 256-register pool: 256 // 248 = 1 wave; gfx950 has
-one pool of 512 per SIMD: 512 // 248 = 2".
+``holds: False`` and "1 is what a 256-register pool gives (256 // 248); gfx950 has one pool of
+512 VGPRs per SIMD ...: 512 // 248 gives 2".
 """
 
 from __future__ import annotations
@@ -71,7 +73,8 @@ def _waves_text(n: int) -> str:
 def _occupancy_why(n: int, occ: Occupancy) -> Msg:
     """Why the report's ``n`` waves differ from ours: a known wrong reading, or just our limits."""
     total = occ.vgpr_total
-    vgpr_binds = occ.vgpr_limit == occ.waves_per_simd  # else "512 // total gives {waves}" would be wrong arithmetic
+    vgpr_binds = "VGPR" in occ.limiters  # else "512 // total gives {waves}" would be wrong arithmetic (or, at the
+    # hardware max, no VGPR reading explains a lower figure)
     if occ.arch != "gfx908" and total and vgpr_binds and min(256 // total, occ.max_waves) == n:
         return msg("report.why.pool256", total=total, n=n, arch=occ.arch, waves=occ.waves_per_simd,
                    pool=occ_model.VGPR_POOL)
@@ -95,11 +98,18 @@ def occupancy_checks(lines: list[str], occ: Occupancy | None) -> list[ReportChec
         m = _WAVES.search(line)
         if not m:
             continue
-        n = int(m.group(1))
-        holds = n == occ.waves_per_simd
-        out.append(ReportCheck("occupancy", _quote(line), _waves_text(occ.waves_per_simd), holds,
-                               None if holds else _occupancy_why(n, occ)))
+        out.append(_occupancy_check(line, int(m.group(1)), occ))
     return out
+
+
+def _occupancy_check(line: str, n: int, occ: Occupancy) -> ReportCheck:
+    """One stated occupancy against the cap, or against the waves that run where the grid gives fewer."""
+    if n == occ.waves_per_simd:
+        return ReportCheck("occupancy", _quote(line), _waves_text(n), True)
+    if n == occ.resident:  # the report counts the waves that run on the captured grid
+        return ReportCheck("occupancy", _quote(line), _waves_text(n), True,
+                           msg("report.why.grid", cap=occ.waves_per_simd, n=n))
+    return ReportCheck("occupancy", _quote(line), _waves_text(occ.waves_per_simd), False, _occupancy_why(n, occ))
 
 
 def _mapping_text(states: dict[int, str]) -> str:

@@ -81,8 +81,9 @@ def _num(x: float) -> str:
     return f"{x:,.0f}" if float(x).is_integer() else f"{x:,.3f}"
 
 
-def format_text(r: pmc.PmcResult) -> str:
-    """The human report of one PmcResult."""
+def format_text(r: pmc.PmcResult, arch_peak: bool = False) -> str:
+    """The human report of one PmcResult; ``arch_peak``: the peak's device was taken from the file's arch alone
+    (gfx942 is MI300X in the peaks file, but an MI308X run says gfx942 too), said beside it."""
     lines = [f"PMC counters: {plural(len(r.files), 'file')}"]
     lines += [f"  {f}" for f in r.files]
     if r.kernel_filter:
@@ -121,7 +122,8 @@ def format_text(r: pmc.PmcResult) -> str:
     if r.achieved_gbps is not None:
         extra = ""
         if r.bw_fraction is not None:
-            extra = f" = {r.bw_fraction * 100:.1f} % of {r.peak_tbs:g} TB/s ({r.peak_name})"
+            by_arch = f", taken for {r.arch}: --device names the GPU" if arch_peak else ""
+            extra = f" = {r.bw_fraction * 100:.1f} % of {r.peak_tbs:g} TB/s ({r.peak_name}{by_arch})"
         lines.append(f"achieved BW:      {r.achieved_gbps:,.1f} GB/s (ideal bytes / kernel time){extra}")
     if r.unknown_counters:
         lines.append("other counters:")
@@ -171,7 +173,7 @@ def run(args) -> int:
         json.dump(result.to_json(), sys.stdout, indent=1, sort_keys=True)
         sys.stdout.write("\n")
     else:
-        sys.stdout.write(format_text(result))
+        sys.stdout.write(format_text(result, arch_peak=peak_tbs is not None and not args.device))
     return 0
 
 

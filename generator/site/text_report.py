@@ -121,6 +121,8 @@ def occupancy_lines(a: CaptureAnalysis) -> list[str]:
     csv = "n/a" if o.arch_vgpr_csv is None else str(o.arch_vgpr_csv)
     held = (f"limited by {o.limited_by}" if o.cap_binds or not o.limiters else
             f"capped by {o.limited_by}; the grid asks at most {o.grid_waves_per_simd} on its busiest CU: not binding")
+    if not o.limiters and o.resident < o.waves_per_simd:  # the 8 is what the resources allow, not what runs
+        held += f"; the grid asks at most {o.resident} on its busiest CU"
     lines = [
         f"  occupancy:      {o.waves_per_simd} {noun(o.waves_per_simd, 'wave')}/SIMD, {held}",
         f"  limits:         VGPR {o.vgpr_limit}, LDS {o.lds_limit}, SGPR {o.sgpr_limit}",
@@ -134,15 +136,24 @@ def occupancy_lines(a: CaptureAnalysis) -> list[str]:
         f"workgroup: {o.workgroup_size if o.workgroup_size is not None else 'n/a'}",
     ]
     if o.next_waves:
-        others = " and ".join(r for r in o.limiters if r != "VGPR")
-        but = ("" if not others else f"  (but {others} binds at the same count: freeing VGPRs alone gains no wave)"
-               if o.tied and "VGPR" in o.limiters else f"  (but {others} binds first)")
-        if o.limiters and not o.cap_binds:
-            but = "  (no more would be resident at this grid)"
-        lines.append(f"  -> {o.next_waves} waves requires total_vgpr <= {o.next_vgpr_total}{but}")
+        lines.append(next_step_line(o))
     mix = ",  ".join(f"{k}: {v}" for k, v in a.instruction_mix.items())
     lines += ["", "  Instruction mix:", f"    {mix}"]
     return lines
+
+
+def next_step_line(o) -> str:
+    """What one more wave per SIMD needs: the VGPR total where VGPRs bind (with a resource tied at the same
+    count), else the resource that binds instead (hgemm_splitk: LDS allows 1 while its 136 VGPRs allow 3, so
+    no VGPR total gives a second wave); and whether the grid would fill it."""
+    others = " and ".join(r for r in o.limiters if r != "VGPR")
+    if "VGPR" in o.limiters:
+        line = f"  -> {o.next_waves} waves requires total_vgpr <= {o.next_vgpr_total}"
+        if others:
+            line += f"  (but {others} binds at the same count: freeing VGPRs alone gains no wave)"
+    else:
+        line = f"  -> {o.next_waves} waves: {others} binds, not VGPR (the VGPRs allow {o.vgpr_limit})"
+    return line + ("  (no more would be resident at this grid)" if o.limiters and not o.cap_binds else "")
 
 
 def ncu_occupancy_lines(a: CaptureAnalysis) -> list[str]:

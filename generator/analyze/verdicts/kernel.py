@@ -23,7 +23,7 @@ from generator.analyze.verdicts.rules import (
     geomean,
     median,
     methods_differ,
-    split_geomeans,
+    shape_splits,
     spread,
     weighted_geomean,
 )
@@ -480,16 +480,7 @@ def summarize(op: str, shapes: list[ShapeResult], thresholds: Thresholds = Thres
     measured = [s for s in shapes if s.measured]
     speedups = [s.speedup for s in measured]
     g = geomean(speedups)
-    per_baseline: dict[str, list[float]] = {}
-    stages: dict[str, list[float]] = {}
-    models: dict[str, list[float]] = {}
-    for s in measured:
-        for p, r in s.providers.items():
-            if r.speedup is not None:
-                per_baseline.setdefault(p, []).append(r.speedup)
-        stages.setdefault(s.stage, []).append(s.speedup)
-        for m in s.models or ("",):
-            models.setdefault(m, []).append(s.speedup)
+    per_baseline, stages, models = shape_splits(measured)
     outcomes = [s.outcome for s in measured]
     statuses = [s.candidate_status for s in shapes]
     cand_ok = sum(1 for s in shapes if s.candidate_us is not None)
@@ -533,9 +524,9 @@ def summarize(op: str, shapes: list[ShapeResult], thresholds: Thresholds = Thres
         geomean_vs_best=g,
         weighted_geomean_vs_best=weighted_geomean(weighted),
         n_weighted=len(weighted),
-        per_baseline=split_geomeans(per_baseline),
-        stage_split=split_geomeans(stages),
-        model_split=split_geomeans(models),
+        per_baseline=per_baseline,
+        stage_split=stages,
+        model_split=models,
         wins=outcomes.count("win"),
         parity=outcomes.count("parity"),
         losses=outcomes.count("loss"),

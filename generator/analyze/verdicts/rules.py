@@ -261,3 +261,20 @@ def spread(row: ResultRow | "ProviderResult" | None) -> float | None:
 def split_geomeans(groups: Mapping[str, list[float]]) -> dict[str, list]:
     """{key: [geomean, n]} for groups of speedups, keys sorted."""
     return {k: [geomean(v), len(v)] for k, v in sorted(groups.items()) if v}
+
+
+def shape_splits(shapes: Sequence[Any]) -> tuple[dict[str, list], dict[str, list], dict[str, list]]:
+    """``per_baseline``, ``stage_split`` and ``model_split`` ({key: [geomean, n]}) over ``shapes`` (measured
+    shapes): each usable baseline's speedup, and the best-baseline speedup by stage and by model (a shape of
+    several models counts for each; a shape of none under "")."""
+    per_baseline: dict[str, list[float]] = {}
+    stages: dict[str, list[float]] = {}
+    models: dict[str, list[float]] = {}
+    for s in shapes:
+        for p, r in s.providers.items():
+            if r.speedup is not None:
+                per_baseline.setdefault(p, []).append(r.speedup)
+        stages.setdefault(s.stage, []).append(s.speedup)
+        for m in s.models or ("",):
+            models.setdefault(m, []).append(s.speedup)
+    return split_geomeans(per_baseline), split_geomeans(stages), split_geomeans(models)
