@@ -2,13 +2,14 @@
 
 Per kernel, per model of its ledger (``model`` split on ``|``, a shape counting for each of
 its models; no model -> ``(no model)``; names differing only in case are one model, spelled as
-first seen: one row per model in the matrix, the kernels' own spelling in each cell's link): ledger shapes, measured (candidate usable and a
-best baseline exists), kernel_clock (those whose speedup is on the kernel clock), won / lost (speedup >= win / < headroom threshold, as the verdict
-counts them, over the shapes whose speedup is on the kernel clock: the Wins column's shapes), unsupported (the candidate's status is ``unsupported``), failed (the
-candidate's own hard failures: failed, oom or incorrect where a baseline ran), harness (every
-provider failed: nobody is blamed), suspect (the candidate and an independent library both fail
-the check: the check is the likely culprit, VERDICTS rule 7) and the geomean of the kernel-clock
-speedups. The overview shows
+first seen: one row per model in the matrix, the kernels' own spelling in each cell's link): ledger
+shapes, measured (candidate usable and a best baseline exists), kernel_clock (those whose speedup is
+on the kernel clock: the Wins column's shapes, ``replay.kernel_evidence``), won / lost (speedup >= win
+/ < headroom threshold, as the verdict counts them, over the kernel-clock shapes), unsupported (the
+candidate's status is ``unsupported``), failed (the candidate's own hard failures: failed, oom or
+incorrect where a baseline ran), harness (every provider failed: nobody is blamed), suspect (the
+candidate and an independent library both fail the check: the check is the likely culprit, VERDICTS
+rule 7) and the geomean of the kernel-clock speedups. The overview shows
 models x kernels; a cell links to the kernel page filtered to that model's shapes
 (``kernels/<slug>/index.html#model=<model>``, read by site.js).
 """
