@@ -693,7 +693,8 @@ def test_chinese_leaves_no_english_interface_word(site, browser):
             # pa_decode's raw rows: the 8 shapes of this model all measured and lost, geomean 0.74x vs the best baseline
             assert page.get_attribute('#coverage-table a[href="kernels/pa/index.html#model=test_pa%20normal_accuracy"]',
                                       "title") == (
-                "test_pa normal_accuracy：8 个形状，已测 8 个，胜 0 个，负 8 个，不支持 0 个，失败 0 个（候选自身），"
+                "test_pa normal_accuracy：8 个形状，已测 8 个（其中 8 个在内核时钟上），胜 0 个，负 8 个，不支持 0 个，"
+                "失败 0 个（候选自身），"
                 "测试框架失败 0 个（所有实现都失败），可疑参考校验 0 个；几何平均 0.74x")
             assert page.get_attribute("#filter-verdict", "aria-label") == "判定"
         untranslated = page.evaluate("""() => Array.from(document.querySelectorAll('[data-i18n]')).filter(
@@ -812,9 +813,10 @@ def test_tally_chart_badge_and_row_show_the_whole_sweep_s_wins(site, browser):
     assert basis.is_visible() and basis.inner_text().startswith("from the profiled pair vs AIter CK MoE 2-stage")
     assert "5.19x" not in page.locator("#k-moe_gemm").inner_text()  # rule 16: no vs any on a partial replay
     page.click("#lang-toggle")  # the first coverage cell (moe_gemm's DeepSeek-R1), its tooltip in 中文
+    # rule 16: its 5 measured shapes rest on graph rows that miss work: none won, no geomean (audit4: was 5 won, 6.61x)
     assert page.get_attribute("#coverage-table td.cov a >> nth=0", "title") == (
-        "DeepSeek-R1：10 个形状，已测 5 个，胜 5 个，负 0 个，不支持 5 个，失败 0 个（候选自身），"
-        "测试框架失败 0 个（所有实现都失败），可疑参考校验 0 个；几何平均 6.61x")
+        "DeepSeek-R1：10 个形状，已测 5 个（其中 0 个在内核时钟上），胜 0 个，负 0 个，不支持 5 个，失败 0 个（候选自身），"
+        "测试框架失败 0 个（所有实现都失败），可疑参考校验 0 个；几何平均 —")
     page.click("#lang-toggle")
     tab.page.goto(url(site, "badges/fused_rope_cache.svg"))
     texts = tab.page.evaluate("() => Array.from(document.querySelectorAll('text')).map(t => t.textContent)")

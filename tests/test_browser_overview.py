@@ -106,6 +106,8 @@ def test_the_kernel_table_fits_1440_px_at_a_line_a_kernel(site, browser):  # noq
         ci, lo = api[slug].get("verdict_ci"), api[slug].get("launch_overhead_us")
         if api[slug].get("launch_reading") == "kernel":  # most of the call gap is kernel time: its launch path shown
             lo = api[slug]["launch_path_us"]
+        if api[slug].get("launch_reading") == "scope":  # the fastest call times other work: none can be read (audit4)
+            lo = None
         assert interval.replace("\n", "") == (f"{ci[0]:.2f}\u2013{ci[1]:.2f}" if ci else "\u2014"), slug
         assert launch.rstrip("\u2020") == (f"{lo[0]:+.0f}" if lo else "\u2014"), slug
     heads = page.eval_on_selector_all("#kernel-table thead th", "ts => ts.map(t => t.getAttribute('data-i18n'))")

@@ -204,7 +204,7 @@ def test_chart_data(sides, tmp_path):
     # 0.8716 -> "0.872x", noise 1.0747 -> "±7.5%", 0.8716 / 1.1024 - 1 -> "-20.9%"
     # rule 13 beside it: quant's launch overhead, +35.795 us over 8 launch shapes in expected/verdicts.json
     assert line["text"][2] == ("c @ abcdef12 (profiled at 18c5a7ed)<br>2026-06-01<br>verdict ratio 0.872x (noise ±7.5%)"
-                               "<br>launch overhead 35.8 µs (8 shapes)<br>HEADROOM")
+                               "<br>call gap 35.8 µs (8 launch shapes)<br>HEADROOM")
     assert line["marker"]["color"] == ["#1a7f37", "#1a7f37", "#bc4c00", "#bc4c00"]
     assert marks["name"] == "regression" and marks["x"] == ["c"] and marks["text"] == ["regression -20.9%"]
     assert [s["y0"] for s in fig["layout"]["shapes"]] == [0.95, 1.05]
@@ -404,7 +404,7 @@ def test_vec_add_chart_data(va_sides, tmp_path):
     # the slowed copy lifts shapes off the floor: enough verdict shapes for rule 14's interval, fewer launch shapes
     assert line["text"][2].startswith(f"c @ abcdef12 (profiled at {e['profiled']})<br>{e['date']}<br>"
                                       f"verdict ratio {e['slow']:.3f}x (noise ±{noise_pct}%)<br>interval ")
-    assert "<br>launch overhead " in line["text"][2] and line["text"][2].endswith("<br>HEADROOM")
+    assert "<br>call gap " in line["text"][2] and line["text"][2].endswith("<br>HEADROOM")
     drop = f"{(e['slow'] / e['g'] - 1) * 100:.1f}"
     assert marks["x"] == ["c"] and marks["text"] == [f"regression {drop}%"]
 

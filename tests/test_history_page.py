@@ -154,11 +154,11 @@ def test_handmade_interval_and_launch_overhead_are_shown_when_present(weeks, tmp
     assert line["error_y"]["array"][-1] == pytest.approx(last.geomean * 0.1)
     assert line["error_y"]["arrayminus"][:-1] == [None] * (len(pts) - 1)
     assert line["text"][-1].split("<br>")[-3:] == [
-        f"interval {last.geomean * 0.9:.3f}x to {last.geomean * 1.1:.3f}x", "launch overhead 4.2 µs (7 shapes)",
+        f"interval {last.geomean * 0.9:.3f}x to {last.geomean * 1.1:.3f}x", "call gap 4.2 µs (7 launch shapes)",
         last.verdict]
     cell = strip_cells(pts)[-1]
     assert cell.ratio == f"{last.geomean:.2f}x [{last.geomean * 0.9:.2f}x, {last.geomean * 1.1:.2f}x]"
-    assert cell.launch == "4.2 µs (7 shapes)" and strip_cells(pts)[0].launch == ""
+    assert cell.launch == "4.2 µs (7 launch shapes)" and strip_cells(pts)[0].launch == ""
 
 
 def test_a_long_group_is_counted_not_listed(sweep, tmp_path, monkeypatch):

@@ -313,8 +313,10 @@ def test_coverage_tooltip_in_both_languages(kernel):
     model, cell = next((r.model, c) for r in view.rows for c in r.cells if c)
     c = cell.counts
     assert c["shapes"] > 0
-    assert cell.title.startswith(f"{model}: {c['shapes']} shapes, {c['measured']} measured, {c['won']} won")
-    assert cell.title_zh.startswith(f"{model}：{c['shapes']} 个形状，已测 {c['measured']} 个，胜 {c['won']} 个")
+    assert cell.title.startswith(f"{model}: {c['shapes']} shapes, {c['measured']} measured "
+                                 f"({c['kernel_clock']} on the kernel clock), {c['won']} won")
+    assert cell.title_zh.startswith(f"{model}：{c['shapes']} 个形状，已测 {c['measured']} 个"
+                                    f"（其中 {c['kernel_clock']} 个在内核时钟上），胜 {c['won']} 个")
 
 
 def test_nsight_compute_sentences_translate_with_their_nested_clauses():

@@ -182,7 +182,9 @@ def test_no_upper_bound_is_claimed(sweep):
     raw = _raw_launch(sweep, "gemm")
     assert statistics.median(v["gap"] for v in raw.values() if v["launch"]) == pytest.approx(0.442, abs=5e-4)
     assert launchline.reading(s) == clocks.READ_SMALL
-    assert kernel_views.launcher_line(s).en == "a call +0.4 us against pytorch's (2 launch shapes)"
+    # its two launch shapes' fastest calls: pytorch's at one, hipblaslt's at the other (audit4: named pytorch alone)
+    assert sorted(v["base"] for v in raw.values() if v["launch"]) == ["hipblaslt", "pytorch"]
+    assert kernel_views.launcher_line(s).en == "a call +0.4 us against each launch shape's fastest call (hipblaslt's at 1 of 2)"
     assert launchline.cell(s) == "+0.4 us vs the fastest (hipblaslt at 1 of 2)"  # pytorch at the other (audit5)
 
 

@@ -75,9 +75,10 @@ def test_the_block_counts_what_the_result_files_hold(tmp_path_factory, sweep):
     assert f"{graph:,} rows graph-replayed, L2 flushed before each sample; " in text
     assert f"{eager:,} rows timed eagerly (events), cache state not recorded" in text
     assert sum(methods.values()) - methods["eager"] == graph + eager  # no other method in this sweep
-    # rule 13's two clocks, counted from the same rows: the graph replays, the rows with an eager call time too
+    # rule 13's two clocks, counted from the same rows: the graph replays, the rows with an eager call time (the
+    # eager-event rows among them: their call time is all they hold, so not "also carry", audit4)
     assert (f"verdicts read the kernel clock: {graph:,} rows graph-replayed (one replay after an L2 flush, the kernel "
-            f"and a fixed replay cost); the launcher's call clock stands beside it: {methods['eager']:,} rows also carry "
+            f"and a fixed replay cost); the launcher's call clock stands beside it: {methods['eager']:,} rows carry "
             "an eager call time (a call from the host, launch path inside), and 0 campaigns timed with events only") in text
     assert (f"{campaigns} kernels, {shapes} timed shapes, {len(baselines)} baselines: "
             + ", ".join(sorted(baselines))) in text

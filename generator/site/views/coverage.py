@@ -2,13 +2,14 @@
 
 Per kernel, per model of its ledger (``model`` split on ``|``, a shape counting for each of
 its models; no model -> ``(no model)``; names differing only in case are one model, spelled as
-first seen: one row per model in the matrix, the kernels' own spelling in each cell's link): ledger shapes, measured (candidate usable and a
-best baseline exists), won / lost (speedup >= win / < headroom threshold, as the verdict
-counts them), unsupported (the candidate's status is ``unsupported``), failed (the
-candidate's own hard failures: failed, oom or incorrect where a baseline ran), harness (every
-provider failed: nobody is blamed), suspect (the candidate and an independent library both fail
-the check: the check is the likely culprit, VERDICTS rule 7) and the geomean of the measured
-speedups. The overview shows
+first seen: one row per model in the matrix, the kernels' own spelling in each cell's link): ledger
+shapes, measured (candidate usable and a best baseline exists), kernel_clock (those whose speedup is
+on the kernel clock: the Wins column's shapes, ``replay.kernel_evidence``), won / lost (speedup >= win
+/ < headroom threshold, as the verdict counts them, over the kernel-clock shapes), unsupported (the
+candidate's status is ``unsupported``), failed (the candidate's own hard failures: failed, oom or
+incorrect where a baseline ran), harness (every provider failed: nobody is blamed), suspect (the
+candidate and an independent library both fail the check: the check is the likely culprit, VERDICTS
+rule 7) and the geomean of the kernel-clock speedups. The overview shows
 models x kernels; a cell links to the kernel page filtered to that model's shapes
 (``kernels/<slug>/index.html#model=<model>``, read by site.js).
 """
@@ -20,11 +21,12 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote
 
+from generator.analyze.verdicts import replay
 from generator.site import i18n
 from generator.site.views.base import DASH, SiteContext, fmt_x
 
 NO_MODEL = "(no model)"
-COUNTS = ("shapes", "measured", "won", "lost", "unsupported", "failed", "harness", "suspect")
+COUNTS = ("shapes", "measured", "kernel_clock", "won", "lost", "unsupported", "failed", "harness", "suspect")
 #: The letters of a cell's counts (harness failures and suspect checks never read as "failed").
 LETTERS = {"won": "W", "lost": "L", "unsupported": "U", "failed": "F", "harness": "H", "suspect": "S"}
 
@@ -35,22 +37,32 @@ def shape_models(sh: Any) -> tuple[str, ...]:
     return models or (NO_MODEL,)
 
 
+def kernel_clock_ids(score: Any) -> set[int]:
+    """The shapes whose speedup is a kernel-clock ratio no rule flags (``replay.kernel_evidence``: what the
+    overview's Wins column counts): pa's two graph-capture failures (an eager call against a graph replay)
+    and every shape of a replay that misses work (moe_gemm, moe_blockscale) are measured, never won or lost."""
+    measured = [sh for sh in score.shapes if sh.measured and sh.speedup]
+    return {id(sh) for sh in replay.kernel_evidence(measured, bool(getattr(score, "graph_partial", False)))}
+
+
 def model_coverage(score: Any) -> dict[str, dict[str, Any]]:
-    """Per model (sorted): the counts of ``COUNTS`` and ``geomean`` of its measured shapes."""
+    """Per model (sorted): the counts of ``COUNTS``; won, lost and ``geomean`` over its kernel-clock shapes."""
     if score is None:
         return {}
     cells: dict[str, dict[str, Any]] = {}
     logs: dict[str, list[float]] = {}
     spelled: dict[str, str] = {}
+    kernel = kernel_clock_ids(score)
     for sh in score.shapes:
         for m in dict.fromkeys(spelled.setdefault(x.casefold(), x) for x in shape_models(sh)):
             c = cells.setdefault(m, dict.fromkeys(COUNTS, 0))
             c["shapes"] += 1
-            if sh.measured and sh.speedup:
-                c["measured"] += 1
+            c["measured"] += bool(sh.measured and sh.speedup)
+            if id(sh) in kernel:
+                c["kernel_clock"] += 1
                 logs.setdefault(m, []).append(math.log(sh.speedup))
-            c["won"] += sh.outcome == "win"
-            c["lost"] += sh.outcome == "loss"
+                c["won"] += sh.outcome == "win"
+                c["lost"] += sh.outcome == "loss"
             c["unsupported"] += sh.candidate_status == "unsupported"
             c["failed"] += sh.hard_failure
             c["harness"] += sh.harness_failure
