@@ -524,7 +524,7 @@ def test_api_record_and_pr_snippet_carry_the_diagnosis(kernel):
                         "campaign: its profiled pair reads 1.66x while the timed rows (tile 128x128x64 or 16x64x128, "
                         "4 stages, split-K 1) read 0.48x; or capture the timed one](kernels/hgemm_splitk/#c0)")
     # measured, no upper bound; its two launch shapes' fastest calls are pytorch's (+0.405 us) and hipblaslt's (+0.480)
-    assert lines[4] == "- launcher: call +0.4 us against each launch shape's fastest call (pytorch's at 1 of 2)"
+    assert lines[4] == "- launcher: call +0.4 us against each launch shape's fastest call (hipblaslt's at 1 of 2)"
     assert lines[5] == ("- diagnosis: [latency-bound (27 of 28 shapes; 2 shapes with the candidate at the timing floor left out)]"
                         "(kernels/hgemm_splitk/#roofline), "
                         "[best of 28 shapes at 27% of the roof (memory-bound)](kernels/hgemm_splitk/#roofline), "

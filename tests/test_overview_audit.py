@@ -372,7 +372,7 @@ def test_launch_column_and_the_launcher_group(amd_site, sweep):
     gemm = _launch(sweep / "benchmarks" / "examples" / "gemm", "flydsl", floor)
     assert sorted((round(g, 3), p) for g, p, _c, _b in gemm) == [(0.405, "pytorch"), (0.48, "hipblaslt")]
     assert rows["hgemm_splitk"]["launch_reading"] == "small"
-    assert "call +0.4 us against each launch shape&#39;s fastest call (pytorch&#39;s at 1 of 2)" in html
+    assert "call +0.4 us against each launch shape&#39;s fastest call (hipblaslt&#39;s at 1 of 2)" in html
     # the launcher group: the kernels whose gap reads as launch overhead
     paying = {s: gaps[s] for s, r in rows.items() if r.get("launch_reading") == "launch"}
     assert sorted(paying) == ["flash_attn_func", "fused_rope_cache", "layernorm", "pa", "quant", "rmsnorm",

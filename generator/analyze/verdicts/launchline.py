@@ -54,9 +54,9 @@ def launch_msg(s: Any, where: str = "verdict") -> Msg | None:
     us, n = s.launch_overhead_us
     path = getattr(s, "launch_path_us", None)
     key = "wider" if read == clk.READ_LAUNCH and s.launch_scope_differs else read
-    bases = fastest_bases(getattr(s, "shapes", None)) if key in (clk.READ_LAUNCH, "wider", clk.READ_SMALL) else []
+    bases = fastest_bases(getattr(s, "shapes", None))
     return msg(_KEYS[where][key] + (".mixed" if len(bases) > 1 else ""), us=f"{us:+.1f}",
-               baseline=s.launch_baseline or "?", n=n, k=bases[0][1] if bases else n,
+               baseline=bases[0][0] if len(bases) > 1 else s.launch_baseline or "?", n=n, k=bases[0][1] if bases else n,
                path=f"{path[0]:+.1f}" if path else "?")
 
 
