@@ -67,6 +67,28 @@ def _is_op_folder(path: str) -> bool:
     return is_examples_folder(os.path.dirname(os.path.abspath(path)))
 
 
+def _read_alone(path: str) -> bool:
+    """A folder under benchmarks/examples/ is one campaign, even when it is not a valid one."""
+    return is_campaign_folder(path) or _is_op_folder(path)
+
+
+def own_floor_notes(paths: list[str], scores: dict, config_file: str | None = None) -> list[tuple[str, str]]:
+    """(op, line) per campaign folder read alone: the timing floor its shapes were judged against (rule 11: its
+    own rows, unless the configuration sets one), which can differ from its sweep's (pa_decode: 17.80 us alone,
+    12.80 us in the sweep)."""
+    out = []
+    for path in paths:
+        s = scores.get(os.path.basename(os.path.abspath(path))) if _read_alone(path) else None
+        if not isinstance(s, KernelScore) or s.floor_us is None:
+            continue
+        config = read_config(config_file) if config_file else load_config(sweep_root_of(path))
+        whose = ("set by the configuration ([verdicts] floor_us)" if config.floor_us else
+                 "this folder's own (its least usable median; a sweep's floor is the least over all its campaigns, "
+                 "so its verdicts can differ)")
+        out.append((s.op, f"timing floor {s.floor_us:.2f} us (rule 11), {whose}"))
+    return out
+
+
 def collect(paths: list[str], config_file: str | None = None, shapes: bool = True) -> tuple[dict, str | None]:
     """Score every campaign under the paths: ({op: KernelScore | InputError}, common root); without
     ``shapes`` a sweep's per-shape tables are let go as it is scored (``score_sweep``)."""
@@ -78,8 +100,7 @@ def collect(paths: list[str], config_file: str | None = None, shapes: bool = Tru
         if not os.path.isdir(path):
             raise InputError(path, "not a folder (expected a sweep root, a folder of campaigns or a campaign "
                                    "folder with shape_ledger.jsonl and benchmark_results.jsonl or .csv)")
-        # a folder under benchmarks/examples/ is one campaign, even when it is not a valid one
-        single = is_campaign_folder(path) or _is_op_folder(path)
+        single = _read_alone(path)
         root = sweep_root_of(path) or (None if single else path)
         config = read_config(config_file) if config_file else load_config(root)
         kernels_json = load_kernels_json(root)
@@ -118,9 +139,9 @@ def run(args) -> int:
         json.dump(doc, sys.stdout, indent=1, sort_keys=True, ensure_ascii=False)
         sys.stdout.write("\n")
     elif args.markdown:
-        sys.stdout.write(render_markdown(scored, args.shapes, doc["errors"]))
+        sys.stdout.write(render_markdown(scored, args.shapes, doc["errors"], own_floor_notes(args.paths, scores, args.config)))
     else:
-        sys.stdout.write(render_text(scored, args.shapes, doc["errors"]))
+        sys.stdout.write(render_text(scored, args.shapes, doc["errors"], own_floor_notes(args.paths, scores, args.config)))
     return 1 if broken else 0
 
 
@@ -163,9 +184,10 @@ def _floor_cell(s: KernelScore) -> str:
     return str(s.at_floor) if s.at_floor else _DASH
 
 
-def render_text(scores: list[KernelScore], shapes: bool = False, broken: dict[str, str] | None = None) -> str:
+def render_text(scores: list[KernelScore], shapes: bool = False, broken: dict[str, str] | None = None,
+                floors: list[tuple[str, str]] | None = None) -> str:
     """The readable table of every timed kernel (a broken campaign a row of its own), then untimed
-    ones and notes (each broken campaign's one line)."""
+    ones and notes (``floors``' lines first, then each broken campaign's one line)."""
     broken = broken or {}
     if not scores and not broken:
         return ""
@@ -194,7 +216,8 @@ def render_text(scores: list[KernelScore], shapes: bool = False, broken: dict[st
     if untimed:
         lines.append("")
         lines.append("untimed (ledger only): " + ", ".join(f"{s.op} ({plural(s.n_shapes, 'shape')})" for s in untimed))
-    notes = [(s.op, n) for s in timed for n in _kernel_notes(s)] + [(op, f"{BROKEN}: {e}") for op, e in broken.items()]
+    notes = [*(floors or [])] + [(s.op, n) for s in timed for n in _kernel_notes(s)]
+    notes += [(op, f"{BROKEN}: {e}") for op, e in broken.items()]
     if notes:
         lines.append("")
         lines += [f"{op}: {n}" for op, n in notes]
@@ -236,7 +259,8 @@ def _shape_rows(s: KernelScore, args_width: int) -> tuple[list[str], list[list[s
             r = sh.providers.get(p)
             cells.append(r.time_text if r else _DASH)
         ratio = _DASH if sh.verdict_speedup is None else f"{sh.verdict_speedup:.2f}x" + (" floor" if sh.at_floor else "")
-        cells += [sh.best_baseline or _DASH, sh.speedup_text, sh.verdict_baseline or _DASH, ratio,
+        speedup = "— replay misses work" if sh.measured and sh.replay_partial else sh.speedup_text  # rule 16
+        cells += [sh.best_baseline or _DASH, speedup, sh.verdict_baseline or _DASH, ratio,
                   _clip(sh.failure_short or "", 60)]
         rows.append(cells)
     return header, rows
@@ -272,9 +296,10 @@ def _md(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
 
-def render_markdown(scores: list[KernelScore], shapes: bool = False, broken: dict[str, str] | None = None) -> str:
+def render_markdown(scores: list[KernelScore], shapes: bool = False, broken: dict[str, str] | None = None,
+                    floors: list[tuple[str, str]] | None = None) -> str:
     """A Markdown table: verdict, geomean, wins k of n, weighted, failures, worst shape; a broken
-    campaign is a row saying so, with its one line under the table."""
+    campaign is a row saying so, with its one line under the table (``floors``' lines first)."""
     broken = broken or {}
     if not scores and not broken:
         return ""
@@ -313,7 +338,8 @@ def render_markdown(scores: list[KernelScore], shapes: bool = False, broken: dic
                      f"harness's L2 flush hides part of the host path), the launcher's cost, not the kernel's. Interval: how "
                      f"far the verdict geomean moves with the shapes "
                      f"picked (90 % shape bootstrap), not run-to-run noise.")
-    notes = [(s.op, n) for s in timed for n in _kernel_notes(s)] + [(op, f"{BROKEN}: {e}") for op, e in broken.items()]
+    notes = [*(floors or [])] + [(s.op, n) for s in timed for n in _kernel_notes(s)]
+    notes += [(op, f"{BROKEN}: {e}") for op, e in broken.items()]
     untimed = [s for s in scores if s.verdict == UNTIMED]
     if untimed:
         notes.append(("untimed", ", ".join(f"`{s.op}` ({plural(s.n_shapes, 'shape')})" for s in untimed)))

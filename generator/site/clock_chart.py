@@ -2,9 +2,13 @@
 fastest baseline's, so a reader sees where the launcher and where the kernel decides.
 
 Shapes run left to right by the candidate's kernel (graph-replay) time; each shape has four points on
-a log time axis, joined candidate call to candidate kernel by a thin stem (the launch path's length).
-Where the kernel is small, the two candidate points stand far apart and the baseline's call sits below
-the candidate's: the launcher decides; where they close up, the kernel does.
+a log time axis, joined candidate call to candidate kernel by a thin stem: the gap between two clocks that
+time different things (a replay carries a fixed cost of its own, cheap calls are timed back to back), not
+the launch path's length. The call can sit below the replay (flydsl: on 126 of the reference sweep's 449
+measured shapes with both times); rule 13's launch overhead is read against the fastest baseline's call
+(the filled triangle), not from the stem. Where the candidate's call sits far above its kernel time and
+above the baseline's call while the kernels are close, the launcher decides; where they close up, the
+kernel does.
 """
 
 from __future__ import annotations

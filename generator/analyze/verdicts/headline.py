@@ -10,7 +10,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Iterable, Mapping
 
 from generator.analyze.message import counted, sentence
-from generator.analyze.verdicts.clocks import CALL
+from generator.analyze.verdicts.clocks import CALL, PAIR_OTHER_SHAPE, UNCHECKED
 from generator.analyze.verdicts.rules import UNTIMED, Thresholds, verdict_of_speedup
 from generator.analyze.verdicts.shapes import _fmt_x
 from generator.config import SweepConfig
@@ -192,6 +192,15 @@ def headline_note(headline: HeadlinePair | None, score: "KernelScore") -> str | 
             return sentence("msg.headline.note.call.bare", pair=headline.text)
         return sentence("msg.headline.note.call", pair=headline.text, us=f"{headline.candidate_us:.1f}",
                         dev=f"{score.pair_device_us:.1f}")
+    clock = _unchecked_note(headline, score) if headline.clock == UNCHECKED else None
+    differ = _differ_note(headline, score)
+    if clock is not None and differ is not None:
+        return sentence("msg.headline.note.both", msg_clock=clock, msg_differ=differ)
+    return clock or differ
+
+
+def _differ_note(headline: HeadlinePair, score: "KernelScore") -> str | None:
+    """The pair's verdict against the multi-shape verdict, when they differ."""
     if headline.verdict is None or headline.verdict == score.verdict:
         return None
     said = dict(pair=headline.text, hv=headline.verdict, v=score.verdict)
@@ -200,3 +209,13 @@ def headline_note(headline: HeadlinePair | None, score: "KernelScore") -> str | 
     g, n = score.verdict_geomean
     key = "msg.headline.note.ref" if score.verdict_reference_only else "msg.headline.note"
     return sentence(counted(key, n), **said, n=n, g=_fmt_x(g))
+
+
+def _unchecked_note(headline: HeadlinePair, score: "KernelScore") -> str:
+    """Rule 13: no device timer tells which clock the pair is on; say why (flash_attn_func: its trace times
+    the kernel at 92.0 us, the pair 9.9 us: the trace ran another shape)."""
+    dev, us = score.pair_device_us, headline.candidate_us
+    if dev is None or us is None:
+        return sentence("msg.headline.note.unchecked.bare", pair=headline.text, kernel=headline.jit_kernel or "")
+    key = "msg.headline.note.unchecked.shape" if us < PAIR_OTHER_SHAPE * dev else "msg.headline.note.unchecked"
+    return sentence(key, pair=headline.text, kernel=headline.jit_kernel or "", us=f"{us:.1f}", dev=f"{dev:.1f}")

@@ -57,6 +57,7 @@ class ShapeRowView:
     verdict_data: bool = True  # the ratio alone (data, not translated); False: a sentence
     unverified: str = ""  # measured, a check not run (rule 1): the speedup cells' tooltip, "" otherwise
     unverified_zh: str = ""
+    speedup_data: bool = True  # the speedup alone (data); False: a sentence (rule 16: no ratio)
 
 
 
@@ -224,6 +225,9 @@ def _with_verdict(row: ShapeRowView, sh: Any, ctx: SiteContext) -> ShapeRowView:
     row.verdict_data = not isinstance(row.verdict_text, Sentence)
     row.verdict_sort = sort_key(sh.verdict_speedup)
     row.verdict_css = "o-none o-floor" if sh.at_floor else outcome_css(sh.verdict_speedup, ctx)
+    if sh.measured and sh.replay_partial:  # rule 16: no per-shape ratio rests on the candidate's graph rows
+        row.speedup_text, row.speedup_sort, row.outcome_css = verdict_cell(sh), "", "o-none"
+        row.speedup_data = False
     if sh.measured and getattr(sh, "unverified", False):  # its speedups are not an ok (rule 1)
         row.unverified, row.unverified_zh = i18n.en("speed.caveat.unverified"), i18n.zh("speed.caveat.unverified")
         row.outcome_css += " o-unverified"
