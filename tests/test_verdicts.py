@@ -218,8 +218,9 @@ def test_headline_pairs_and_disagreement_notes(scores, sweep):
     for op, s in scores.items():
         differ = s.headline is not None and s.verdict != UNTIMED and s.headline.verdict != s.verdict
         call = s.headline is not None and s.headline.clock == "call"  # named as call time instead (rule 13)
-        assert (s.headline_note is not None) == (differ or call), op
-        if differ and not call and s.verdict_geomean:
+        unchecked = s.headline is not None and s.headline.clock == "unchecked"  # flash_attn: its clock said (fix7)
+        assert (s.headline_note is not None) == (differ or call or unchecked), op
+        if differ and not call and not unchecked and s.verdict_geomean:
             g, n = s.verdict_geomean
             assert s.headline_note == (f"Headline pair {s.headline.text} reads {s.headline.verdict}, but the "
                                        f"multi-shape verdict is {s.verdict} (verdict geomean {g:.2f}x over "

@@ -131,6 +131,7 @@ class SpeedView:
     variant_split: list[SplitRow] = field(default_factory=list)  # each variant's [geomean, n]
     method_notes: list[str] = field(default_factory=list)  # per-baseline geomeans that mix timing methods
     clocks_chart: ChartView | None = None  # the two clocks shape by shape (rule 13)
+    chart_note: Sentence | None = None  # the shapes left off the speedup chart (rule 16), said where it stands
 
 
 def outcome_css(speedup: float | None, ctx: SiteContext) -> str:
@@ -324,6 +325,11 @@ def method_notes(s: Any, shapes: list | None = None) -> list[Sentence]:
     return out
 
 
+def uncharted_note(s: Any, k: int, n: int) -> Sentence | None:
+    """Rule 16: the measured shapes left off the speedup chart because the candidate's replay misses work."""
+    return sentence("speed.chart.partial", k=k, n=n, cand=s.candidate) if k else None
+
+
 def like_for_like_text(s: Any) -> str:
     """The like-for-like reading beside the verdict (VERDICTS rule 8)."""
     return like_for_like_fact(s).value
@@ -479,10 +485,11 @@ def _speed_panel(k: KernelData, row: IndexRow, ctx: SiteContext) -> SpeedView:
     facts = score_facts(s, row)
     ledger = shape_rows(s, ctx)  # each shape's args text worked out once, for the table and the chart
     measured = [(sh, r.args) for sh, r in zip(s.shapes, ledger) if sh.measured]
-    chart = chart_view("shapes", charts.shape_speedups([sh for sh, _ in measured], ctx.win, ctx.headroom,
-                                                       [a for _, a in measured],
-                                                       [verdict_note(sh) for sh, _ in measured]),
-                       "Speedup per shape (log scale)", "chart.shapes") if measured else None
+    charted = [(sh, a) for sh, a in measured if not sh.replay_partial]  # rule 16: no chart dot rests on those
+    chart = chart_view("shapes", charts.shape_speedups([sh for sh, _ in charted], ctx.win, ctx.headroom,
+                                                       [a for _, a in charted],
+                                                       [verdict_note(sh) for sh, _ in charted]),
+                       "Speedup per shape (log scale)", "chart.shapes") if charted else None
     prov = [Fact(key, value) for key, value in sorted(s.provenance.items()) if value]
     clocks = clock_chart.shape_clocks([sh for sh, _ in measured], s.candidate, [a for _, a in measured])
     kernel = split_shapes(s)
@@ -497,5 +504,6 @@ def _speed_panel(k: KernelData, row: IndexRow, ctx: SiteContext) -> SpeedView:
         headline_text=k.headline.text if k.headline else None,
         headline_note=k.headline_note, provenance=prov, headline_zh=headline_pair_zh(k.headline) if k.headline else "",
         variants=list(s.variants), variant_split=_splits(s.variants, ctx), method_notes=method_notes(s, kernel),
+        chart_note=uncharted_note(s, len(measured) - len(charted), len(measured)),
         clocks_chart=chart_view("clocks", clocks, "Call and kernel time per shape", "chart.clocks") if clocks else None,
     )
