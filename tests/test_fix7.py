@@ -115,6 +115,13 @@ def test_flash_attn_pair_names_its_unchecked_clock(kernel, sweep):
     assert "flash_attn_func_kernel_0 at 92.0 us (median), the pair 9.9 us: the trace ran another shape" in note
     panel = speed._speed_panel(k, row, base_views.SiteContext())
     assert panel.headline_note == note and panel.headline_text.endswith("0.92x")
+    # the overview's pair cell names the clock beside its 0.92x, the note in its title ("Numbers beside a verdict")
+    from generator.site import render
+
+    cell = str(render.environment().get_template("kernel_row.html").module.kernel_row(row))
+    assert row.headline_clock_unchecked and "clock unchecked" in cell and "时钟未经核对" in cell
+    assert "the trace ran another shape" in row.headline_note_in("en") and "92.0 us" in row.headline_note_in("zh")
+    assert not kernel("moe_gemm")[1].headline_clock_unchecked  # 111.1 against a 73.2 us trace: kernel clock
 
 
 def test_one_campaign_folder_says_its_own_floor(sweep):

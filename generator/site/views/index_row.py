@@ -261,6 +261,18 @@ class IndexRow:
                 and self.headline_verdict != self.verdict)
 
     @property
+    def headline_clock_unchecked(self) -> bool:
+        """The headline pair's clock is unchecked (rule 13: no device timer of its shape): its ratio is named so
+        beside the verdict ("Numbers beside a verdict"; flash_attn_func's 9.9 us pair against a 92.0 us trace)."""
+        return self.pair_clock == "unchecked" and self.headline_speedup is not None
+
+    def headline_note_in(self, lang: str) -> str:
+        """The headline pair's note as plain text in ``lang`` (a cell's title), "" without one."""
+        if not self.headline_note:
+            return ""
+        return i18n.zh_said_text(self.headline_note) if lang == "zh" else str(self.headline_note)
+
+    @property
     def headline_is_call_reading(self) -> bool:
         """The headline pair is a reading on the call clock (rule 13): its speed-up is shown, named so."""
         return self.pair_clock == "call" and self.headline_speedup is not None
