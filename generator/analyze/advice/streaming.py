@@ -131,21 +131,17 @@ def _bandwidth(view: KernelView) -> dict[str, Any] | None:
 
 
 def _ncu_bandwidth(ncu: dict[str, Any], peak_tbs: float | None) -> dict[str, Any]:
-    """Nsight Compute's DRAM reading: its DRAM Throughput percent, the DRAM bytes (read + write) over the
-    duration, and the peak that percent is of (``ncu_metrics.dram_peak_gbs``; without the raw page,
-    bytes/time over the percent).
+    """Nsight Compute's DRAM reading: its DRAM Throughput percent, its Memory Throughput (DRAM bytes a
+    second), and the peak that percent is of (``ncu_metrics.dram_peak_gbs``; without the raw page, the
+    bytes a second over the percent).
 
     The percent (gpu__dram_throughput) is of NCU's sustained peak at the DRAM clock it measured, not of the
     card's nominal peak: silu_and_mul's 157,932,288 bytes over 41.856 us are 3.773 TB/s, 78.48 % of
     1,504 B a cycle x 3.1966 GHz = 4.808 TB/s, and 78.61 % of the H200's 4.8 TB/s. The peak is said
     with the percent to two decimals (4.81 TB/s), so the bytes, the peak and the percent agree."""
     frac = float(ncu["dram_throughput_pct"]) / 100.0
-    nbytes = (ncu.get("dram_bytes_read") or 0) + (ncu.get("dram_bytes_write") or 0)
     gbs = ncu.get("dram_bandwidth_gbs")
-    if nbytes and ncu.get("duration_us"):
-        achieved = nbytes / ncu["duration_us"] / 1e6  # bytes/us = 1e6 B/s; in TB/s
-    else:
-        achieved = float(gbs) / 1000.0 if gbs else (frac * peak_tbs if peak_tbs else None)
+    achieved = float(gbs) / 1000.0 if gbs else (frac * peak_tbs if peak_tbs else None)
     if ncu.get("dram_peak_gbs"):
         peak = ncu["dram_peak_gbs"] / 1000.0
     else:
