@@ -25,6 +25,7 @@ import pytest
 from generator.site.views import base as base_views
 from generator.site.views import coverage as coverage_views
 from generator.site.views import diagnosis as dg
+from generator.site.views import next_step
 from generator.site.views import kernel as kernel_views
 from generator.site.views import overview as overview_views
 from generator.site.views import speed as speed_views
@@ -183,11 +184,11 @@ def test_capture_bound_and_short_sentence_rules():
     assert dg.capture_bound({"MFMA/FMA": 40, "VMEM-wait": 30, "barrier": 30}) == "compute-bound"
     assert dg.capture_bound({"barrier": 40, "VMEM-wait": 30, "other": 30}) == "latency-bound"
     assert dg.capture_bound({}) is None
-    assert dg.short_sentence("Each vmcnt(0) waits for every load: wait with vmcnt(N) for the tile (N = loads after it). "
+    assert next_step.short_sentence("Each vmcnt(0) waits for every load: wait with vmcnt(N) for the tile (N = loads after it). "
                              "More.") == "Wait with vmcnt(N) for the tile."
-    assert dg.short_sentence("Nothing left: the kernel is done. Really.") == "Nothing left: the kernel is done."
+    assert next_step.short_sentence("Nothing left: the kernel is done. Really.") == "Nothing left: the kernel is done."
     long = "Do " + "this and " * 30 + "that."
-    out = dg.short_sentence(long, 40)
+    out = next_step.short_sentence(long, 40)
     assert out.endswith("\u2026") and len(out) <= 41
 
 
@@ -229,7 +230,7 @@ def test_severity_of_every_headroom_kernel(all_rows, sweep):
 
 
 def test_severity_thresholds_and_configuration(kernel, sweep):
-    assert [dg.severity_level(g, 0.90, 0.75) for g in (0.90, 0.8999, 0.75, 0.7499)] == ["near", "tune", "tune", "rewrite"]
+    assert [next_step.severity_level(g, 0.90, 0.75) for g in (0.90, 0.8999, 0.75, 0.7499)] == ["near", "tune", "tune", "rewrite"]
     g = json.loads((sweep / "expected" / "verdicts.json").read_text())["vec_add"]["verdict_geomean"][0]  # 0.92
     k, _ = kernel("vec_add")
     assert overview_views.index_row(k, base_views.SiteContext(severity_near=g - 0.01)).severity["level"] == "near"

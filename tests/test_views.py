@@ -479,7 +479,7 @@ def test_finding_evidence_is_readable_and_links_pcs():
     ev = {e.label: e for e in v.evidence}
     assert [(lk.text, lk.href) for lk in ev["wait pcs"].links] == [("973", "src/c1/isa.html#pc973"),
                                                               ("1011", "src/c1/isa.html#pc1011")]
-    assert ev["loads"].text == "16" and ev["waits"].text == "1 records (in the JSON)"
+    assert ev["loads"].text == "16" and ev["waits"].text == "1 record (in the JSON)"
 
 
 def test_occupancy_cells_for_amd_and_nvidia(sweep):

@@ -17,6 +17,7 @@ Example: ``Msg("finding.snop_hazard.title")``; ``msg("verdict.reason.blocked", h
 from __future__ import annotations
 
 import json
+import string
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -111,9 +112,36 @@ class Sentence(str):
         return Sentence, (str(self), self.msg)
 
 
+def ordinal(n: int) -> str:
+    """``1st``, ``2nd``, ``3rd``, ``11th``."""
+    return f"{n}{'th' if 10 <= n % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"
+
+
+def form(value: Any, spec: str) -> str:
+    """An English placeholder with its form: ``{n:~wait}`` "1 wait" / "3 waits", ``{n:~vmcnt(0)~vmcnt(0)}``
+    names the plural, ``{n:#}`` "3rd"; any other spec as ``format`` reads it."""
+    if spec.startswith("~"):
+        forms = spec[1:].split("~")
+        plural = forms[1] if len(forms) > 1 else forms[0] + "s"
+        return f"{value} {forms[0] if value == 1 else plural}"
+    if spec == "#":
+        return ordinal(int(value))
+    return format(value, spec)
+
+
+class _Forms(string.Formatter):
+    """``str.format`` that reads the English forms of :func:`form` (a sentence and the site word them alike)."""
+
+    def format_field(self, value: Any, format_spec: str) -> str:
+        return form(value, format_spec)
+
+
+FORMS = _Forms()
+
+
 def english(key: str, **params: Any) -> str:
-    """The English of catalogue string ``key`` filled with data ``params`` (as ``str.format`` fills it)."""
-    return catalogue("en")[key].format(**params)
+    """The English of catalogue string ``key`` filled with data ``params`` (``str.format`` with :func:`form`)."""
+    return FORMS.format(catalogue("en")[key], **params)
 
 
 def sentence(key: str, **params: Any) -> Sentence:

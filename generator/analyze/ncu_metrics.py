@@ -132,6 +132,21 @@ def shared_memory_bytes(d: DetailsLaunch | None, raw: RawLaunch | None) -> int |
     return int(round(sum(known))) if known else None
 
 
+_HZ_UNITS = {"hz": 1.0, "khz": 1e3, "mhz": 1e6, "ghz": 1e9}
+
+
+def dram_peak_gbs(raw: RawLaunch | None) -> float | None:
+    """The DRAM peak that gpu__dram_throughput's percent is of, in GB/s: dram__bytes.sum.peak_sustained
+    (bytes a DRAM cycle) x dram__cycles_elapsed.avg.per_second (the DRAM clock measured over the launch);
+    silu_and_mul on the demo's H200: 1.504 Kbyte/cycle x 3.196611 GHz = 4,808 GB/s."""
+    per_cycle, clock = (raw or {}).get("dram__bytes.sum.peak_sustained"), (raw or {}).get("dram__cycles_elapsed.avg.per_second")
+    if not per_cycle or not clock:
+        return None
+    nbytes = _scaled(number(per_cycle[1]), per_cycle[0].split("/")[0], _BYTE_UNITS)
+    hz = _scaled(number(clock[1]), clock[0].lower(), _HZ_UNITS)
+    return nbytes * hz / 1e9 if nbytes and hz else None
+
+
 def ncu_metrics(d: DetailsLaunch | None, raw: RawLaunch | None) -> dict[str, Any]:
     """Display metrics of one launch from the details page (and the raw page)."""
     if d is None and raw is None:
@@ -159,6 +174,7 @@ def ncu_metrics(d: DetailsLaunch | None, raw: RawLaunch | None) -> dict[str, Any
     wr = (raw or {}).get("dram__bytes_write.sum") or (d.metric(None, "dram__bytes_write.sum") if d else None)
     out["dram_bytes_read"] = _scaled(number(rd[1]), rd[0], _BYTE_UNITS) if rd else None
     out["dram_bytes_write"] = _scaled(number(wr[1]), wr[0], _BYTE_UNITS) if wr else None
+    out["dram_peak_gbs"] = dram_peak_gbs(raw)
     out["l1_hit_rate_pct"] = pct("L1/TEX Hit Rate")
     out["l2_hit_rate_pct"] = pct("L2 Hit Rate")
     if out["l2_hit_rate_pct"] is None:

@@ -24,7 +24,7 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from generator.analyze.message import Sentence
+from generator.analyze.message import FORMS, Sentence
 from generator.model import STALL_TYPES
 from generator.site import i18n
 
@@ -83,7 +83,7 @@ def stall_css(name: str) -> str:
 
 def _t(lang: str, key: str, **kw: Any) -> str:
     """A chart string of the catalogue; plotly's ``%{...}`` are written ``%{{...}}`` there."""
-    return i18n.catalogue(lang)[key].format(**kw)
+    return FORMS.format(i18n.catalogue(lang)[key], **kw)
 
 
 def _with_zh(figure: dict[str, Any], layout: dict[str, str] | None = None,

@@ -23,7 +23,7 @@ import string
 
 from markupsafe import Markup, escape
 
-from generator.analyze.message import CATALOGUES, Msg, catalogue
+from generator.analyze.message import CATALOGUES, FORMS, Msg, catalogue, form
 
 LANGS = ("en", "zh")
 FOLDER = CATALOGUES
@@ -32,7 +32,7 @@ FOLDER = CATALOGUES
 def text(lang: str, key: str, **kw) -> str:
     """The string ``key`` in ``lang``, placeholders filled; a missing key fails the build."""
     s = catalogue(lang)[key]
-    return s.format(**kw) if kw else s
+    return FORMS.format(s, **kw) if kw else s
 
 
 def en(key: str, **kw) -> str:
@@ -60,7 +60,7 @@ def marked(lang: str, key: str, **kw) -> Markup:
     for literal, name, spec, conv in string.Formatter().parse(catalogue(lang)[key]):
         out.append(str(escape(literal)))
         if name is not None:
-            value = format(kw[name], spec or "") if not conv else str(kw[name])
+            value = form(kw[name], spec or "") if not conv else str(kw[name])
             if name.startswith("msg_"):
                 m = getattr(kw[name], "msg", None) if lang == "zh" else None  # a nested sentence, or data
                 out.append(str(marked("zh", m.key, **m.kw) if m is not None else escape(value)))

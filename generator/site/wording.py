@@ -23,7 +23,7 @@ from typing import Any
 
 from markupsafe import Markup, escape
 
-from generator.analyze.message import LIST_SEP, Items
+from generator.analyze.message import LIST_SEP, Items, form
 from generator.site import i18n
 
 #: A Latin run in a 中文 string: a technical term, an instruction or a number, kept as is.
@@ -48,22 +48,6 @@ def _as_message(m: Any) -> tuple[str, dict[str, Any]]:
 
 def _is_message(v: Any) -> bool:
     return isinstance(v, (list, tuple)) and len(v) == 2 and isinstance(v[0], str) and isinstance(v[1], dict)
-
-
-def ordinal(n: int) -> str:
-    """``1st``, ``2nd``, ``3rd``, ``11th``."""
-    return f"{n}{'th' if 10 <= n % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"
-
-
-def _form(value: Any, spec: str) -> str:
-    """An English placeholder with its form: ``~word`` (count + plural), ``#`` (ordinal)."""
-    if spec.startswith("~"):
-        forms = spec[1:].split("~")
-        plural = forms[1] if len(forms) > 1 else forms[0] + "s"
-        return f"{value} {forms[0] if value == 1 else plural}"
-    if spec == "#":
-        return ordinal(int(value))
-    return format(value, spec)
 
 
 def _literal(lang: str, text: str) -> list[Seg]:
@@ -104,7 +88,7 @@ def _value(lang: str, v: Any, spec: str) -> list[Seg]:
         return out
     if v is None or v == "":
         return []
-    text = _form(v, spec) if spec and lang != "zh" else str(v)
+    text = form(v, spec) if spec and lang != "zh" else str(v)
     return [Seg(text, lang == "zh" or not spec.startswith("~"))]
 
 

@@ -112,7 +112,7 @@ def evidence_items(ev: Any, isa: str | None, limit: int = 12) -> list[EvidenceIt
         elif isinstance(v, dict) and all(isinstance(x, (str, int, float, bool)) or x is None for x in v.values()):
             out.append(EvidenceItem(label, ", ".join(f"{k_}={_scalar(x)}" for k_, x in v.items()), [], lk))
         elif isinstance(v, list):
-            out.append(EvidenceItem(label, f"{len(v)} records (in the JSON)", [], lk,
+            out.append(EvidenceItem(label, i18n.en("advice.records", n=len(v)), [], lk,
                                     text_zh=i18n.zh("advice.records", n=len(v))))
     return out
 

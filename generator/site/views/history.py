@@ -9,8 +9,9 @@ from typing import Any
 
 from markupsafe import Markup
 
-from generator.analyze.message import Sentence, sentence
+from generator.analyze.message import Sentence, msg, sentence
 from generator.site import charts, i18n
+from generator.site.wording import Said, said
 from generator.site.views.base import SiteContext
 from generator.site.views.latest import WHO_KEYS, Lead
 from generator.sweeps.moves import moved_facts
@@ -49,6 +50,11 @@ class HistoryChart:
     strip: list[StripCell] = field(default_factory=list)
 
     @property
+    def points_said(self) -> Said:
+        """``1 sweep``, ``3 sweeps`` (the catalogue's plural form)."""
+        return said(msg("history.points", n=self.points))
+
+    @property
     def launch(self) -> bool:
         """Some sweep gives the kernel's launch overhead."""
         return any(c.launch for c in self.strip)
@@ -71,6 +77,11 @@ class HistoryPage:
     regressions: int
     history_nav: bool = True
     lead: Lead | None = None  # the latest sweep against the one before
+
+    @property
+    def regressions_said(self) -> Said:
+        """``1 kernel regressed at its latest step``, ``3 kernels regressed at their latest step``."""
+        return said(msg("history.regressed", n=self.regressions))
 
 
 def regression_text(mark: dict[str, Any]) -> str:

@@ -17,6 +17,7 @@ from generator.site.wording import Said, Seg, runs
 from generator.site.views import cells
 from generator.site.views import coverage as coverage_views
 from generator.site.views import diagnosis as diagnosis_views
+from generator.site.views import next_step
 from generator.site.views import measurement
 from generator.site.views.base import (
     DASH, KernelData, SiteContext, UNCATEGORIZED, VERDICTS, VERDICT_RANK, fmt_x, verdict_css, verdict_label,
@@ -93,8 +94,8 @@ class IndexRow:
     regression: str = ""  # set per build from the history (not an input of the kernel)
     regression_zh: str = ""
     diagnosis: dict[str, Any] | None = None  # diagnosis_views.diagnose()
-    first_step: dict[str, Any] | None = None  # diagnosis_views.first_step()
-    severity: dict[str, Any] | None = None  # diagnosis_views.severity() (HEADROOM only)
+    first_step: dict[str, Any] | None = None  # next_step.first_step()
+    severity: dict[str, Any] | None = None  # next_step.severity() (HEADROOM only)
     coverage: dict[str, dict[str, Any]] = field(default_factory=dict)  # coverage_views.model_coverage()
     headline_speedup: float | None = None
     headline_verdict: str | None = None
@@ -211,7 +212,7 @@ class IndexRow:
         """Sort value of the severity column: rank, then the geomean's distance from parity."""
         if not self.severity:
             return ""
-        return f"{diagnosis_views.SEVERITY_RANK[self.severity['level']]}.{round((1 - self.severity['geomean']) * 1e6):07d}"
+        return f"{next_step.SEVERITY_RANK[self.severity['level']]}.{round((1 - self.severity['geomean']) * 1e6):07d}"
 
     # ---- issue 13 (5): the 中文 of the computed cells, from the catalogues
     @property
@@ -452,7 +453,7 @@ def index_row(k: KernelData, ctx: SiteContext | None = None) -> IndexRow:
         **commit_cells(k),
         diagnosis=diagnosis_views.diagnose(k),
         first_step=first_step_of(k),
-        severity=diagnosis_views.kernel_severity(k, ctx.severity_near, ctx.severity_tune) if scored else None,
+        severity=next_step.kernel_severity(k, ctx.severity_near, ctx.severity_tune) if scored else None,
         coverage=coverage_views.model_coverage(s),
         headline_speedup=k.headline.speedup if k.headline else None,
         headline_verdict=k.headline.verdict if k.headline else None,
@@ -467,9 +468,9 @@ def index_row(k: KernelData, ctx: SiteContext | None = None) -> IndexRow:
 
 
 def first_step_of(k: KernelData) -> dict[str, Any] | None:
-    """``diagnosis_views.first_step``, its share said on its basis when the plan is ranked on the
+    """``next_step.first_step``, its share said on its basis when the plan is ranked on the
     working waves (DOMAIN §1.5; pa: "17% of working-wave stalls": 7,440 of the 8 waves' 44,892 = 16.6 %)."""
-    fs = diagnosis_views.first_step(k)
+    fs = next_step.first_step(k)
     a = k.primary.analysis if k.primary else None
     if not fs or not fs["share_text"] or a is None or a.working is None or fs.get("detector") == "launch_overhead":
         return fs

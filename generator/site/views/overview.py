@@ -7,7 +7,7 @@ from typing import Any
 
 from generator.site import charts, i18n
 from generator.site.views import coverage as coverage_views
-from generator.site.views import diagnosis as diagnosis_views
+from generator.site.views import next_step
 from generator.site.views import measurement
 from generator.site.views import overview_head
 from generator.site.views.overview_chart import (  # noqa: F401  (ChartView, chart_view: imported from here by the other views)
@@ -213,7 +213,7 @@ def overview_page(rows: list[IndexRow], ctx: SiteContext, provenance: list[Fact]
         notes=list(notes or []),
         n_kernels=len(rows),
         history_nav=ctx.history,
-        severity_filters=[("", "any severity")] + [(v, v) for v in diagnosis_views.SEVERITIES],
+        severity_filters=[("", "any severity")] + [(v, v) for v in next_step.SEVERITIES],
         headline_chart=headline_chart,
         not_on_headline_chart=not_on_headline,
         disagreements=disagreements(rows, (ctx.headroom, ctx.win)),

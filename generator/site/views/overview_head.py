@@ -10,7 +10,7 @@ from typing import Any, Sequence
 
 from generator.analyze.message import msg
 from generator.site import wording
-from generator.site.views.diagnosis import SEVERITIES
+from generator.site.views.next_step import SEVERITIES
 from generator.site.views.measurement import METHODS
 
 #: How many of the reading's groups the first screen lists.

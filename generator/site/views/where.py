@@ -12,7 +12,7 @@ from generator.analyze.verdicts import loses
 from generator.analyze.verdicts.rules import reaches
 from generator.site.views.base import SiteContext
 from generator.words import ratio_text
-from generator.site.views.diagnosis import severity_level
+from generator.site.views.next_step import severity_level
 
 
 def side_level(g: float, score: Any, ctx: SiteContext) -> str:
