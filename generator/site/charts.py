@@ -393,9 +393,9 @@ def shape_speedups(shapes: list[Any], win: float, headroom: float, args: list[st
 
 #: Shapes no verdict may rest on, each with its own marker (issue 31): at the timing floor (rule 11), the
 #: candidate or the best baseline above a roof (rule 9), the two timed on different clocks (rule 13), or
-#: measured without a correctness check (rule 1). A shape with several takes the first.
-CAVEATS = {"partial_replay": "triangle-up-open", "at_floor": "circle-open", "above_roof": "x-open",
-           "mixed_clocks": "diamond-open", "unverified": "square-open"}
+#: measured without a correctness check (rule 1). A shape with several takes the first. Shapes where the
+#: candidate's graph replay misses work (rule 16) are no chart dot at all: the speed panel leaves them out.
+CAVEATS = {"at_floor": "circle-open", "above_roof": "x-open", "mixed_clocks": "diamond-open", "unverified": "square-open"}
 CAVEAT_COLOR = "#8c959f"
 
 
@@ -403,8 +403,6 @@ def shape_caveat(s: Any) -> str | None:
     """Why no verdict may rest on a measured shape's plotted ratio (a ``CAVEATS`` key), or None."""
     from generator.analyze.verdicts.rules import methods_differ
 
-    if s.replay_partial:  # rule 16: the candidate's graph replay misses work
-        return "partial_replay"
     if s.at_floor:
         return "at_floor"
     if s.candidate in s.above_roof or (s.best_baseline is not None and s.best_baseline in s.above_roof):
