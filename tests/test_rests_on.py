@@ -124,15 +124,11 @@ def test_shapes_no_verdict_may_rest_on_have_their_own_markers(kernel, sweep):
 
 @pytest.mark.full_sweep  # pa_decode is whole in the slice, but moe_gemm is not
 def test_above_roof_and_mixed_clock_shapes_are_marked(kernel):
-    """moe_gemm: its graph replay misses work (VERDICTS rule 16): every measured shape under that marker, none drawn
-    as a win; pa_decode: gluon's rows above 8.8 TB/s on its two sliding-window shapes (rule 9)."""
+    """moe_gemm: its graph replay misses work (VERDICTS rule 16): none of its shapes is a chart dot, so no marker
+    names them (the speed panel leaves them out: tests/test_fix7.py); pa_decode: gluon's rows above 8.8 TB/s on
+    its two sliding-window shapes (rule 9)."""
     k, _ = kernel("moe_gemm")
-    measured = [sh for sh in k.score.shapes if sh.measured]
-    kinds = [charts.shape_caveat(sh) for sh in measured]
-    assert kinds == ["partial_replay"] * len(measured) and len(measured) == 9
-    fig = charts.shape_speedups(measured, 1.05, 0.95)
-    names = {t["name"] for t in fig["data"] if t["mode"] == "markers"}
-    assert names == {"graph replay misses work (no kernel ratio)"}
+    assert k.score.graph_partial and "partial_replay" not in charts.CAVEATS
     k, _ = kernel("pa")
     measured = [sh for sh in k.score.shapes if sh.measured]
     above = [sh for sh in measured if sh.best_baseline in sh.above_roof]
