@@ -180,17 +180,30 @@ def hottest_loc(c: CaptureData) -> str:
     return hot[0].source_loc if hot else ""
 
 
+def _flag_of(c: CaptureData, loc: str) -> dict[str, Any]:
+    """The evidence of the advice's line flag (``decorator_line``) on ``loc`` ({} when none)."""
+    return next(((f.get("evidence") or {}) for f in (c.findings or []) if f.get("detector") == "decorator_line"
+                 and (f.get("evidence") or {}).get("source") == loc), {})
+
+
 def jump_note(c: CaptureData, jump: str) -> wording.Said | None:
     """What "jump to the hottest line" (to ``jump``, ``hottest_loc``) skips, said beside it: the
-    hottest line itself when the advice flags it (``file.py:LINE``: the kernel's entry line or one that
-    holds most instructions, flash_attn_func.py:257 1,895 of 2,069; no bundle of the sweep keeps the
-    source that would show a decorator there); None otherwise."""
+    hottest line itself when the advice flags it, as the flag reads it (no bundle of the sweep keeps the
+    source that would show a decorator there). The kernel's entry line is flagged as a debug-info
+    artifact (pa_decode_fp8.py:1170, its first instruction and 608 of 936); a catch-all line that is not
+    the entry only as holding most instructions (flash_attn_func.py:257, 1,895 of 2,069, while the entry
+    is numeric.py:872): the note says the count, not an artifact. None when nothing is skipped."""
     a = c.analysis
     top = a.hot_lines(1) if a is not None and jump else []
     if not top or top[0].source_loc == jump:
         return None
     path, line = split_loc(top[0].source_loc)
-    return wording.said(msg("cap.jump.skips", loc=f"{path.rsplit('/', 1)[-1]}:{line}"))
+    loc = f"{path.rsplit('/', 1)[-1]}:{line}"
+    flag = _flag_of(c, top[0].source_loc)
+    if flag and not flag.get("entry_line", True):
+        return wording.said(msg("cap.jump.skips.catch_all", loc=loc, n=flag.get("instructions"),
+                                total=flag.get("kernel_instructions")))
+    return wording.said(msg("cap.jump.skips", loc=loc))
 
 
 def source_index(ci: int, c: CaptureData) -> SourceIndex:
