@@ -292,12 +292,17 @@ class IsaRow:
 
 
 def mfma_note(note: dict[str, Any] | None) -> tuple[str, str, str]:
-    """Short text, its 中文 and the full text of an MFMA annotation (``advice.MfmaNote.to_json()``)."""
+    """Short text, its 中文 and the full text of an MFMA annotation (``advice.MfmaNote.to_json()``). A latency
+    that DOMAIN §1.4's table does not give (gfx950's ``v_mfma_f32_32x32x16_bf16`` in flash_attn_func,
+    ``v_mfma_f32_16x16x32_bf16`` in hgemm_splitk) is inferred from the output tile: both texts say so."""
     if not note:
         return "", "", ""
-    key = "src.mfma.soon" if note.get("short") else "src.mfma"
+    source = str(note.get("source", ""))
+    inferred = source.startswith("inferred")
+    key = "src.mfma.soon" if note.get("short") else "src.mfma.inferred" if inferred else "src.mfma"
     latency = note.get("latency")
-    return i18n.en(key, latency=latency), i18n.zh(key, latency=latency), str(note.get("text", ""))
+    text = str(note.get("text", "")) + (f"; latency {source}" if inferred else "")
+    return i18n.en(key, latency=latency), i18n.zh(key, latency=latency), text
 
 
 def count_text(lang: str, n: int) -> str:
