@@ -20,6 +20,8 @@ Fixed here:
 * the MFMA note "32-cycle MFMA" on v_mfma_f32_32x32x16_bf16 (flash_attn_func) and "16-cycle MFMA" on
   v_mfma_f32_16x16x32_bf16 (hgemm_splitk) stated latencies DOMAIN §1.4's table does not give (inferred from the
   output tile): the note and its title now say "inferred";
+* each part of a long ISA listing said "870 instructions, 1.75M stall" (flash_attn_func's second part): its count
+  beside the whole capture's stall. A part now gives its own instructions' stall (772,348 cycles there);
 * the source page's line table had no column heads: its "0.8%" (the line's share of the capture's stall cycles)
   could be read as the line's stall rate, which the kernel page shows beside it (pa_decode_fp8.py:151: 9.9 %).
 """
@@ -279,3 +281,18 @@ def test_the_source_table_names_its_columns(slug, kernel):
     assert re.findall(r'data-i18n="([^"]+)"', head[1]) == ["col.line", "src.col.stall", "col.share", "col.dominant"]
     # pa_decode_fp8.py:151: 544 of 70,036 stall cycles (0.8 %), 544 of its own 5,476 cycles (9.9 %)
     assert '<tr id="L151" class="h1"><td><a href="#L151">151</a></td><td>544</td><td>0.8%</td><td>other</td>' in page
+
+
+@pytest.mark.parametrize("rel, parts", [
+    in_slice("examples/flash_attn_func/att_viewer/small/ui_output_agent_32235_dispatch_44",
+             "small/ui_output_agent_32235_dispatch_44", [(1199, 61140), (870, 46744)]),
+    in_slice("examples/flash_attn_func/att_viewer/big/ui_output_agent_55287_dispatch_44_after_loc_fix",
+             "big/ui_output_agent_55287_dispatch_44_after_loc_fix", [(1199, 981888), (870, 772348)]),
+])
+def test_each_isa_part_says_the_stall_of_what_it_lists(rel, parts, sweep, kernel):
+    rows = raw_rows(sweep / "examples" / "flash_attn_func" / "att_viewer" / rel)
+    split = [[r for r in rows if r["pc"] < 1200], [r for r in rows if r["pc"] >= 1200]]
+    assert [(len(p), sum(r["stall"] for r in p)) for p in split] == parts
+    k, ci, c = capture_of(kernel, "flash_attn_func", rel)
+    pages = [p for p in source_views.capture_pages(ci, c, k, base_views.SiteContext(), "t") if p.kind == "isa"]
+    assert [(len(p.isa), p.stall) for p in pages] == [(n, cycles(s)) for n, s in parts]
