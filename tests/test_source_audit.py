@@ -20,6 +20,8 @@ Fixed here:
 * the MFMA note "32-cycle MFMA" on v_mfma_f32_32x32x16_bf16 (flash_attn_func) and "16-cycle MFMA" on
   v_mfma_f32_16x16x32_bf16 (hgemm_splitk) stated latencies DOMAIN §1.4's table does not give (inferred from the
   output tile): the note and its title now say "inferred";
+* "Jump to the hottest line" on pa_mqa_logits_fp4, whose 726 instructions map to no source line, went to the top
+  of the ISA listing: no line is there to jump to, and the link is gone (the listing keeps its own link);
 * each part of a long ISA listing said "870 instructions, 1.75M stall" (flash_attn_func's second part): its count
   beside the whole capture's stall. A part now gives its own instructions' stall (772,348 cycles there);
 * the source page's line table had no column heads: its "0.8%" (the line's share of the capture's stall cycles)
@@ -296,3 +298,17 @@ def test_each_isa_part_says_the_stall_of_what_it_lists(rel, parts, sweep, kernel
     k, ci, c = capture_of(kernel, "flash_attn_func", rel)
     pages = [p for p in source_views.capture_pages(ci, c, k, base_views.SiteContext(), "t") if p.kind == "isa"]
     assert [(len(p.isa), p.stall) for p in pages] == [(n, cycles(s)) for n, s in parts]
+
+
+@pytest.mark.parametrize("rel", [
+    in_slice("examples/pa_mqa_logits_fp4/att_viewer/big/ui_output_agent_55351_dispatch_426",
+             "big/ui_output_agent_55351_dispatch_426"),
+    in_slice("examples/pa_mqa_logits_fp4/att_viewer/small/ui_output_agent_32435_dispatch_197",
+             "small/ui_output_agent_32435_dispatch_197"),
+])
+def test_no_jump_to_a_line_where_no_instruction_maps_to_one(rel, sweep, kernel):
+    rows = raw_rows(sweep / "examples" / "pa_mqa_logits_fp4" / "att_viewer" / rel)
+    assert (len(rows), {r["loc"] for r in rows}) == (726, {"<unknown>"})
+    k, ci, c = capture_of(kernel, "pa_mqa_logits_fp4", rel)
+    view = captures_views.capture_view(ci, c, None, "")
+    assert (view.hottest_href, view.jump_note, view.isa_href) == ("", None, f"src/c{ci}/isa.html")

@@ -171,11 +171,13 @@ def _artifacts(c: CaptureData) -> set[str]:
 
 
 def hottest_loc(c: CaptureData) -> str:
-    """The hottest line that is not a flagged debug-info artifact (the entry/decorator line)."""
+    """The hottest mapped line that is not a flagged debug-info artifact (the entry/decorator line); "" when
+    no stalling instruction maps to a line (pa_mqa_logits_fp4: all 726 unmapped, the jump went to the ISA
+    listing's top as if it were a line)."""
     a = c.analysis
     if a is None:
         return ""
-    artifacts = _artifacts(c)
+    artifacts = _artifacts(c) | {UNKNOWN_LOC}  # an unmapped instruction has no line to jump to (pa_mqa_logits_fp4)
     hot = [ln for ln in a.hot_lines(len(a.lines)) if ln.source_loc not in artifacts][:1]
     return hot[0].source_loc if hot else ""
 
@@ -194,7 +196,7 @@ def jump_note(c: CaptureData, jump: str) -> wording.Said | None:
     the entry only as holding most instructions (flash_attn_func.py:257, 1,895 of 2,069, while the entry
     is numeric.py:872): the note says the count, not an artifact. None when nothing is skipped."""
     a = c.analysis
-    top = a.hot_lines(1) if a is not None and jump else []
+    top = [ln for ln in a.hot_lines(len(a.lines)) if ln.source_loc != UNKNOWN_LOC][:1] if a is not None and jump else []
     if not top or top[0].source_loc == jump:
         return None
     path, line = split_loc(top[0].source_loc)
