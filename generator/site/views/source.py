@@ -171,26 +171,41 @@ def _artifacts(c: CaptureData) -> set[str]:
 
 
 def hottest_loc(c: CaptureData) -> str:
-    """The hottest line that is not a flagged debug-info artifact (the entry/decorator line)."""
+    """The hottest mapped line that is not a flagged debug-info artifact (the entry/decorator line); "" when
+    no stalling instruction maps to a line (pa_mqa_logits_fp4: all 726 unmapped, the jump went to the ISA
+    listing's top as if it were a line)."""
     a = c.analysis
     if a is None:
         return ""
-    artifacts = _artifacts(c)
+    artifacts = _artifacts(c) | {UNKNOWN_LOC}  # an unmapped instruction has no line to jump to (pa_mqa_logits_fp4)
     hot = [ln for ln in a.hot_lines(len(a.lines)) if ln.source_loc not in artifacts][:1]
     return hot[0].source_loc if hot else ""
 
 
+def _flag_of(c: CaptureData, loc: str) -> dict[str, Any]:
+    """The evidence of the advice's line flag (``decorator_line``) on ``loc`` ({} when none)."""
+    return next(((f.get("evidence") or {}) for f in (c.findings or []) if f.get("detector") == "decorator_line"
+                 and (f.get("evidence") or {}).get("source") == loc), {})
+
+
 def jump_note(c: CaptureData, jump: str) -> wording.Said | None:
     """What "jump to the hottest line" (to ``jump``, ``hottest_loc``) skips, said beside it: the
-    hottest line itself when the advice flags it (``file.py:LINE``: the kernel's entry line or one that
-    holds most instructions, flash_attn_func.py:257 1,895 of 2,069; no bundle of the sweep keeps the
-    source that would show a decorator there); None otherwise."""
+    hottest line itself when the advice flags it, as the flag reads it (no bundle of the sweep keeps the
+    source that would show a decorator there). The kernel's entry line is flagged as a debug-info
+    artifact (pa_decode_fp8.py:1170, its first instruction and 608 of 936); a catch-all line that is not
+    the entry only as holding most instructions (flash_attn_func.py:257, 1,895 of 2,069, while the entry
+    is numeric.py:872): the note says the count, not an artifact. None when nothing is skipped."""
     a = c.analysis
-    top = a.hot_lines(1) if a is not None and jump else []
+    top = [ln for ln in a.hot_lines(len(a.lines)) if ln.source_loc != UNKNOWN_LOC][:1] if a is not None and jump else []
     if not top or top[0].source_loc == jump:
         return None
     path, line = split_loc(top[0].source_loc)
-    return wording.said(msg("cap.jump.skips", loc=f"{path.rsplit('/', 1)[-1]}:{line}"))
+    loc = f"{path.rsplit('/', 1)[-1]}:{line}"
+    flag = _flag_of(c, top[0].source_loc)
+    if flag and not flag.get("entry_line", True):
+        return wording.said(msg("cap.jump.skips.catch_all", loc=loc, n=flag.get("instructions"),
+                                total=flag.get("kernel_instructions")))
+    return wording.said(msg("cap.jump.skips", loc=loc))
 
 
 def source_index(ci: int, c: CaptureData) -> SourceIndex:
@@ -279,12 +294,17 @@ class IsaRow:
 
 
 def mfma_note(note: dict[str, Any] | None) -> tuple[str, str, str]:
-    """Short text, its 中文 and the full text of an MFMA annotation (``advice.MfmaNote.to_json()``)."""
+    """Short text, its 中文 and the full text of an MFMA annotation (``advice.MfmaNote.to_json()``). A latency
+    that DOMAIN §1.4's table does not give (gfx950's ``v_mfma_f32_32x32x16_bf16`` in flash_attn_func,
+    ``v_mfma_f32_16x16x32_bf16`` in hgemm_splitk) is inferred from the output tile: both texts say so."""
     if not note:
         return "", "", ""
-    key = "src.mfma.soon" if note.get("short") else "src.mfma"
+    source = str(note.get("source", ""))
+    inferred = source.startswith("inferred")
+    key = "src.mfma.soon" if note.get("short") else "src.mfma.inferred" if inferred else "src.mfma"
     latency = note.get("latency")
-    return i18n.en(key, latency=latency), i18n.zh(key, latency=latency), str(note.get("text", ""))
+    text = str(note.get("text", "")) + (f"; latency {source}" if inferred else "")
+    return i18n.en(key, latency=latency), i18n.zh(key, latency=latency), text
 
 
 def count_text(lang: str, n: int) -> str:
@@ -454,6 +474,13 @@ def _source_lines(path: str, c: CaptureData, rows: dict[int, IsaRow], max_line: 
     return out
 
 
+def part_stall(a: Any, part: list[IsaRow]) -> int:
+    """The stall of the instructions one ISA page lists, said beside their count (flash_attn_func's second part:
+    870 instructions holding 772,348 of the capture's 1,754,236 cycles, not all of them)."""
+    pcs = {r.pc for r in part}
+    return sum(i.stall_cycles for i in a.instructions if i.pc_index in pcs)
+
+
 def capture_pages(ci: int, c: CaptureData, k: KernelData, ctx: SiteContext, title: str) -> list[CapturePage]:
     """The source pages and the ISA page of capture ``ci`` (none when it was not analyzed)."""
     a = c.analysis
@@ -490,7 +517,7 @@ def capture_pages(ci: int, c: CaptureData, k: KernelData, ctx: SiteContext, titl
     for name, part in parts.items():
         pages.append(CapturePage(
             kind="isa", rel=f"{ix.folder}{name}", title=i18n.en("cap.isa"), path="", has_text=False,
-            stall=fmt_cycles(a.total_stall_cycles), files=files, isa_link=PageLink(i18n.en("cap.isa"), ISA_PAGE, True),
+            stall=fmt_cycles(part_stall(a, part)), files=files, isa_link=PageLink(i18n.en("cap.isa"), ISA_PAGE, True),
             isa=part, parts=[IsaPart(x.first, x.last, x.href, x.href == name) for x in listing], idle_key=idle_key, total_key=total_key,
             **common))
     return pages
