@@ -80,7 +80,7 @@ def mfma_annotations(analysis: CaptureAnalysis) -> dict[int, MfmaNote]:
         kind = None if dep is None else _read_kind(view, dep, dst)
         short = dep is not None and kind == "read" and between is not None and between < need
         name = view.mnemonics[p]
-        text = f"{lat.cycles}-cycle pipeline: a dependent read waits for {need} independent instructions"
+        text = f"{lat.cycles}-cycle pipeline: a dependent read needs {need} independent instructions before it"
         if dep is not None:
             text += (f"; pc {view.pc(dep)} reads the result after {between}"
                      + (" (accumulator chain)" if kind == "accumulate" else "")
