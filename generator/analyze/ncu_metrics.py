@@ -15,6 +15,9 @@ from generator.read.ncu_pages import DetailsLaunch, RawLaunch, number
 #: Percent at or above which a unit counts as highly used (Nsight Compute's own
 #: SOLBottleneck rule calls throughput below 60 % of peak a latency problem).
 HIGH_PCT = 60.0
+#: DRAM percent from which Nsight Compute's SOLBottleneck rule reads a unit as saturated ("utilizing
+#: greater than 80.0% of the available ... memory performance"); below it bandwidth is left.
+NEAR_PEAK_PCT = 80.0
 #: L2 hit rate below which locality is flagged (DOMAIN §4).
 L2_LOCALITY_PCT = 80.0
 
