@@ -299,8 +299,11 @@ def detect_streaming(view: KernelView, taken: frozenset = frozenset()) -> list[F
         reading = "not_limit" if not n_mfma else "memory_bound"
     ev: dict = {}
     pct = _pct(bw["fraction"])
-    premise = stalled_premise(view, unit_key(view, "finding.streaming_roofline.premise"), _vmem_typed(view), ev,
-                              bw=pct)
+    if nvidia(view):
+        premise = _memory_wait_premise(view, ev, pct)
+    else:
+        premise = stalled_premise(view, unit_key(view, "finding.streaming_roofline.premise"), _vmem_typed(view), ev,
+                                  bw=pct)
     compute_m = msg("finding.streaming_roofline.compute", what=what, reading=msg(f"finding.streaming_roofline.{reading}"))
     said, summary = _summary(view, bw, vmem_share, compute, compute_m, ncu)
     shape = profiled_shape(view, bw)
@@ -319,9 +322,39 @@ def detect_streaming(view: KernelView, taken: frozenset = frozenset()) -> list[F
     }, english(try_key, pct=pct), {
         **words("streaming_roofline", said, msg(try_key, pct=pct), pct=pct),
         "detail": msg(detail_key, pct=pct, shape=shape) if shape else msg(detail_key, pct=pct)}, premise)
+    if nvidia(view):  # the share of the memory-wait samples, as the summary says it (not of whole instructions)
+        f.stall_cycles = sum(_memory_wait_samples(view).values())
+        f.stall_share = vmem_share
     # the priority follows the share, as the plan's rank does (registry.rank orders patterns by share)
     f.priority = pattern_priority(f.stall_share)
     return [f]
+
+
+def _memory_wait_samples(view: KernelView) -> dict[int, int]:
+    """NVIDIA: the not-issued samples of the memory-wait reasons (``VMEM_TYPES``: long scoreboard, LG/TEX
+    throttle, store drain) per instruction position that holds any. An instruction's type is its dominant
+    reason, so its samples are not all memory waits: vec_add's exit BRA holds 27 drain samples beside 5
+    branch-resolving and 3 wait ones (source_sass.csv)."""
+    from generator.analyze.ncu_capture import stall_type
+
+    out = {}
+    for p, ins in enumerate(view.ins):
+        n = sum(v for r, v in ins.extra.get("stall_reasons_not_issued", {}).items()
+                if stall_type(r, ins.asm) in VMEM_TYPES)
+        if n:
+            out[p] = n
+    return out
+
+
+def _memory_wait_premise(view: KernelView, evidence: dict[str, Any], pct: str) -> Msg:
+    """The NVIDIA premise: the instructions holding memory-wait samples, and those samples alone (vec_add's
+    launch 0: 1,142 long-scoreboard on the HFMA2 after the loads + 27 drain on the exit BRA = 1,169 of
+    1,227, 95.3 %, the summary's share; the two instructions' samples of every reason were 1,177)."""
+    at = _memory_wait_samples(view)
+    n = sum(at.values())
+    evidence["premise_pcs"] = view.pcs(sorted(at))
+    share = _pct(n / view.total_stall) if view.total_stall else _pct(0.0)
+    return msg("finding.streaming_roofline.premise.reasons", bw=pct, n=len(at), cycles=n, share=share)
 
 
 def _amd_full(view: KernelView) -> bool:
