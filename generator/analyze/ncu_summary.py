@@ -258,7 +258,7 @@ def root_cause(a: CaptureAnalysis) -> tuple[str, str | None]:
         bw = m.get("dram_bandwidth_gbs")
         cause = sentence(f"msg.ncu.rc.memory{_memory_variant(b, sm)}{sm}", dram=pct(dram),
                          bw=f" ({bw / 1000:.2f} TB/s)" if bw else "", tc=pct(tc), sm=pct(b.get("sm_pct")),
-                         msg_issue=issue)
+                         tool="Nsight Compute", msg_issue=issue)
     elif kind == "compute-bound":
         cause = sentence(f"msg.ncu.rc.compute{sm}", tc=pct(tc), dram=pct(dram), msg_issue=issue)
     elif kind == "compute+memory-bound":
