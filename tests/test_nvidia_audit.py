@@ -175,3 +175,42 @@ def test_streaming_premise_counts_memory_wait_samples(kernel):
         # the finding's share (the first step's "(N% of stalls)") is the summary's memory-wait share
         assert f.stall_cycles == samples and f.stall_share == pytest.approx(samples / total)
         assert f"global-memory waits hold {share} of the warp-stall samples" in f.summary
+
+
+# ---------------------------------------------------------------- the L2 locality sentence
+
+#: raw.csv: lts__t_sector_hit_rate.pct (the details page's "L2 Hit Rate", reads and writes together),
+#: lts__t_sector_op_read_hit_rate.pct and lts__t_sector_op_write_hit_rate.pct (each apart).
+L2 = ("lts__t_sector_hit_rate.pct", "lts__t_sector_op_read_hit_rate.pct", "lts__t_sector_op_write_hit_rate.pct")
+
+
+@pytest.mark.parametrize("kernel, blended, read, write", [
+    ("vec_add", "35.0 %", "0.1 %", "100.3 %"),
+    ("gemm", "67.2 %", "63.1 %", "100.0 %"),
+    ("softmax", "51.0 %", "0.0 %", "99.8 %"),
+    ("rmsnorm", "51.4 %", "1.7 %", "100.0 %"),
+    ("silu_and_mul", "33.8 %", "0.0 %", "99.8 %"),
+])
+def test_locality_sentence_splits_reads_from_writes(kernel, blended, read, write):
+    """The page said vec_add's "65.0 % of L2 requests miss and go to DRAM": the 35.02 % blended rate is
+    writes hitting (100.33 %: a write allocates in L2) and reads missing (0.055 % hit), so 99.9 % of the
+    reads miss. raw.csv's L1 read sectors (1,048,576) and DRAM read sectors (1,048,768) agree."""
+    got = [f"{raw(kernel, m)[0]:.1f} %" for m in L2]
+    assert got == [blended, read, write]
+    a = launches(kernel)[0]
+    _, locality = ncu_summary.root_cause(a)
+    assert locality.msg.key == "msg.ncu.locality.split"
+    miss = f"{100.0 - raw(kernel, L2[1])[0]:.1f} %"
+    assert str(locality).startswith(f"L2 hit rate is {blended} (< 80 %), reads and writes together: read sectors "
+                                    f"hit {read}, write sectors {write} (a write allocates its line in L2), so "
+                                    f"{miss} of the reads miss.")
+    assert "go to DRAM" not in str(locality)
+
+
+def test_vec_add_reads_miss_once_each():
+    """The raw page's read path of vec_add's launch 0: every L1 read sector misses L2 and DRAM delivers as
+    many (within 0.02 %), what the split sentence's 99.9 % says."""
+    l1 = raw("vec_add", "lts__t_sectors_srcunit_tex_op_read.sum")[0]
+    miss = raw("vec_add", "lts__t_sectors_srcunit_tex_op_read_lookup_miss.sum")[0]
+    dram = raw("vec_add", "dram__sectors_read.sum")[0]
+    assert (l1, miss, dram) == (1048576.0, 1048576.0, 1048768.0)

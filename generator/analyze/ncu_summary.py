@@ -269,7 +269,11 @@ def root_cause(a: CaptureAnalysis) -> tuple[str, str | None]:
     else:
         cause = sentence("msg.ncu.rc.unknown", msg_issue=issue)
     locality = None
-    if b.get("locality") and b.get("l2_hit_pct") is not None:
+    if b.get("locality") and b.get("l2_hit_pct") is not None and b.get("l2_read_hit_pct") is not None:
+        read = b["l2_read_hit_pct"]
+        locality = sentence("msg.ncu.locality.split", pct=pct(b["l2_hit_pct"]), read=pct(read),
+                            write=pct(b["l2_write_hit_pct"]), read_miss=pct(100.0 - read))
+    elif b.get("locality") and b.get("l2_hit_pct") is not None:
         locality = sentence("msg.ncu.locality", pct=pct(b["l2_hit_pct"]), miss=pct(100.0 - b["l2_hit_pct"]))
     return cause, locality
 
