@@ -214,3 +214,25 @@ def test_vec_add_reads_miss_once_each():
     miss = raw("vec_add", "lts__t_sectors_srcunit_tex_op_read_lookup_miss.sum")[0]
     dram = raw("vec_add", "dram__sectors_read.sum")[0]
     assert (l1, miss, dram) == (1048576.0, 1048576.0, 1048768.0)
+
+
+# ---------------------------------------------------------------- how many shapes the capture profiled
+
+def test_vec_add_suggestions_do_not_say_one_shape_was_profiled():
+    """provenance.json of vec_add profiles 2 shapes (llama3-8b-prefill-2k, llama3-70b-prefill-8k), one a launch,
+    at 57.76 % and 88.20 % of the DRAM peak (details.csv): each launch's suggestion said "One shape was
+    profiled", which the capture contradicts. softmax profiles one shape: its sentence stays."""
+    import json
+    prov = json.loads(export("vec_add", "provenance.json").read_text())
+    assert [s["name"] for s in prov["profiled_shapes"]] == ["llama3-8b-prefill-2k", "llama3-70b-prefill-8k"]
+    keys = []
+    for _, found in plans("vec_add"):
+        f = next(g for g in found if g.detector == "streaming_roofline")
+        assert "One shape was profiled" not in f.suggestion
+        assert "one of the 2 shapes the capture profiled" in f.suggestion
+        keys.append(f.messages["suggestion"].key)
+    assert keys == ["finding.streaming_roofline.try.wide.launches", "finding.streaming_roofline.try.near.launches"]
+    assert len(json.loads(export("softmax", "provenance.json").read_text())["profiled_shapes"]) == 1
+    ((_, found),) = plans("softmax")
+    f = next(g for g in found if g.detector == "streaming_roofline")
+    assert f.suggestion.endswith("One shape was profiled: other shapes may sit elsewhere on the roof.")
