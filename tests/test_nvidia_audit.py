@@ -14,7 +14,8 @@ What the page said before this audit, and why it was wrong:
   "greater than 80.0%". The summary now says bandwidth is left below that 80 %.
 - softmax (DRAM 85.44 %, SM 63.62 %, tensor pipe 0 %): the NCU summary said "limited by moving bytes, not
   by math" on the tensor pipe alone, while the SM's compute throughput is above the 60 % high mark and the
-  streaming finding says "compute is busy too". The summary now says the math is busy too.
+  streaming finding says "compute is busy too". The summary now says the SM is busy too (its 63.62 % is
+  instruction issue, raw.csv sm__inst_issued; the ALU pipe is at 39.93 %).
 """
 
 from __future__ import annotations
@@ -104,14 +105,19 @@ def test_silu_summary_and_streaming_finding_agree():
 
 
 def test_softmax_with_a_busy_sm_does_not_say_not_by_math():
-    """DRAM 85.44 % (near peak) but the SM's compute throughput 63.62 % >= 60 %: the math is busy too."""
+    """DRAM 85.44 % (near peak) but the SM's compute throughput 63.62 % >= 60 %: the SM is busy too."""
     (a,) = launches("softmax")
     cause, _ = ncu_summary.root_cause(a)
     assert cause.msg.key == "msg.ncu.rc.memory.busy"
     text = str(cause)
     assert "not by math" not in text
-    assert "DRAM throughput is 85.4 % of peak (4.11 TB/s)" in text and "the SM's compute throughput is 63.6 %" in text
-    assert "busy too" in text
+    assert "DRAM throughput is 85.4 % of peak (4.11 TB/s)" in text
+    assert "the SM's compute throughput (the busiest of its instruction issue and pipes) is 63.6 %" in text
+    assert "the SM is busy too" in text and "math is busy" not in text
+    # the busiest SM unit is instruction issue, not a math pipe
+    issued = raw("softmax", "sm__inst_issued.avg.pct_of_peak_sustained_elapsed")[0]
+    alu = raw("softmax", "sm__pipe_alu_cycles_active.avg.pct_of_peak_sustained_elapsed")[0]
+    assert (round(issued, 2), round(alu, 2)) == (63.62, 39.93)
 
 
 def test_vec_add_near_peak_idle_sm_keeps_fewer_bytes():

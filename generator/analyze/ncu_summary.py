@@ -236,7 +236,8 @@ def _memory_variant(b: dict[str, Any], sm: str) -> str:
     """The memory-bound sentence's variant: ``.room`` below Nsight Compute's 80 % (bandwidth is left, so
     "only fewer bytes" is not what the counters show: silu_and_mul's 78.48 %), ``.busy`` when the SM's
     compute throughput is at the high mark too (softmax: DRAM 85.44 %, SM 63.62 %, tensor pipe 0 %:
-    "not by math" would rest on the tensor pipe alone), else the plain one."""
+    "not by math" would rest on the tensor pipe alone; raw.csv: the 63.62 % is instruction issue,
+    sm__inst_issued, above the ALU pipe's 39.93 %), else the plain one."""
     if (b.get("dram_pct") or 0.0) < NEAR_PEAK_PCT:
         return ".room"
     if not sm and (b.get("sm_pct") or 0.0) >= b.get("high_pct", 60.0):
