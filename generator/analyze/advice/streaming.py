@@ -10,6 +10,7 @@ from generator.analyze.advice.registry import (Finding, _pattern, detector, patt
                                                unit_key, words)
 from generator.analyze.advice.view import KernelView, _pct
 from generator.analyze.message import Msg, english, msg
+from generator.analyze.ncu_capture import stall_type
 
 #: Achieved / peak HBM bandwidth from which the finding reads a kernel as memory-bound (DOMAIN §2:
 #: 50-60 % of peak is normal for clean streaming; it is not "near peak").
@@ -338,8 +339,6 @@ def _memory_wait_samples(view: KernelView) -> dict[int, int]:
     throttle, store drain) per instruction position that holds any. An instruction's type is its dominant
     reason, so its samples are not all memory waits: vec_add's exit BRA holds 27 drain samples beside 5
     branch-resolving and 3 wait ones (source_sass.csv)."""
-    from generator.analyze.ncu_capture import stall_type
-
     out = {}
     for p, ins in enumerate(view.ins):
         n = sum(v for r, v in ins.extra.get("stall_reasons_not_issued", {}).items()
