@@ -15,6 +15,9 @@ from generator.read.ncu_pages import DetailsLaunch, RawLaunch, number
 #: Percent at or above which a unit counts as highly used (Nsight Compute's own
 #: SOLBottleneck rule calls throughput below 60 % of peak a latency problem).
 HIGH_PCT = 60.0
+#: DRAM percent from which Nsight Compute's SOLBottleneck rule reads a unit as saturated ("utilizing
+#: greater than 80.0% of the available ... memory performance"); below it bandwidth is left.
+NEAR_PEAK_PCT = 80.0
 #: L2 hit rate below which locality is flagged (DOMAIN §4).
 L2_LOCALITY_PCT = 80.0
 
@@ -147,6 +150,15 @@ def dram_peak_gbs(raw: RawLaunch | None) -> float | None:
     return nbytes * hz / 1e9 if nbytes and hz else None
 
 
+def l2_split(raw: RawLaunch | None) -> dict[str, float]:
+    """The L2 hit rate of reads and of writes apart (the raw page), where the details page's one rate mixes
+    them: vec_add's 35.02 % is reads 0.06 % and writes 100.33 % (a write allocates its line in L2; NCU's
+    counter passes 100), so its reads miss almost all, not 65 %. Empty without the raw page."""
+    read = _raw_value(raw, "lts__t_sector_op_read_hit_rate.pct")
+    write = _raw_value(raw, "lts__t_sector_op_write_hit_rate.pct")
+    return {"l2_read_hit_pct": read, "l2_write_hit_pct": write} if read is not None and write is not None else {}
+
+
 def ncu_metrics(d: DetailsLaunch | None, raw: RawLaunch | None) -> dict[str, Any]:
     """Display metrics of one launch from the details page (and the raw page)."""
     if d is None and raw is None:
@@ -208,6 +220,7 @@ def ncu_metrics(d: DetailsLaunch | None, raw: RawLaunch | None) -> dict[str, Any
     }
     out["bottleneck"] = classify_bottleneck(out["dram_throughput_pct"], out["tensor_pipe_pct"],
                                             out["sm_throughput_pct"], out["l2_hit_rate_pct"])
+    out["bottleneck"].update(l2_split(raw))
     out["sol"] = {k: out[k] for k in ("sm_throughput_pct", "memory_throughput_pct", "dram_throughput_pct",
                                       "l1tex_throughput_pct", "l2_throughput_pct", "tensor_pipe_pct")}
     if d:

@@ -10,6 +10,7 @@ from generator.analyze.advice.registry import (Finding, _pattern, detector, patt
                                                unit_key, words)
 from generator.analyze.advice.view import KernelView, _pct
 from generator.analyze.message import Msg, english, msg
+from generator.analyze.ncu_capture import stall_type
 
 #: Achieved / peak HBM bandwidth from which the finding reads a kernel as memory-bound (DOMAIN §2:
 #: 50-60 % of peak is normal for clean streaming; it is not "near peak").
@@ -299,8 +300,11 @@ def detect_streaming(view: KernelView, taken: frozenset = frozenset()) -> list[F
         reading = "not_limit" if not n_mfma else "memory_bound"
     ev: dict = {}
     pct = _pct(bw["fraction"])
-    premise = stalled_premise(view, unit_key(view, "finding.streaming_roofline.premise"), _vmem_typed(view), ev,
-                              bw=pct)
+    if nvidia(view):
+        premise = _memory_wait_premise(view, ev, pct)
+    else:
+        premise = stalled_premise(view, unit_key(view, "finding.streaming_roofline.premise"), _vmem_typed(view), ev,
+                                  bw=pct)
     compute_m = msg("finding.streaming_roofline.compute", what=what, reading=msg(f"finding.streaming_roofline.{reading}"))
     said, summary = _summary(view, bw, vmem_share, compute, compute_m, ncu)
     shape = profiled_shape(view, bw)
@@ -308,6 +312,9 @@ def detect_streaming(view: KernelView, taken: frozenset = frozenset()) -> list[F
     near = bw["fraction"] >= NEAR_PEAK
     try_key = "finding.streaming_roofline.try" + (".near" if near else ".wide" if _wide_and_full(view, ncu)
                                                   else ".full" if _amd_full(view) else "")
+    launches = _profiled_launches(view)
+    try_kw: dict[str, Any] = {"pct": pct, **({"n": launches} if launches else {})}
+    try_key += ".launches" if launches else ""
     f = _pattern(view, "streaming_roofline", english("finding.streaming_roofline.title", pct=pct), claims, {
         "summary": summary,
         "bandwidth": bw,
@@ -316,12 +323,47 @@ def detect_streaming(view: KernelView, taken: frozenset = frozenset()) -> list[F
         "near_peak": near,
         "vmem_stall_share": vmem_share,
         **counts, **ev,
-    }, english(try_key, pct=pct), {
-        **words("streaming_roofline", said, msg(try_key, pct=pct), pct=pct),
+    }, english(try_key, **try_kw), {
+        **words("streaming_roofline", said, msg(try_key, **try_kw), pct=pct),
         "detail": msg(detail_key, pct=pct, shape=shape) if shape else msg(detail_key, pct=pct)}, premise)
+    if nvidia(view):  # the share of the memory-wait samples, as the summary says it (not of whole instructions)
+        f.stall_cycles = sum(_memory_wait_samples(view).values())
+        f.stall_share = vmem_share
     # the priority follows the share, as the plan's rank does (registry.rank orders patterns by share)
     f.priority = pattern_priority(f.stall_share)
     return [f]
+
+
+def _memory_wait_samples(view: KernelView) -> dict[int, int]:
+    """NVIDIA: the not-issued samples of the memory-wait reasons (``VMEM_TYPES``: long scoreboard, LG/TEX
+    throttle, store drain) per instruction position that holds any. An instruction's type is its dominant
+    reason, so its samples are not all memory waits: vec_add's exit BRA holds 27 drain samples beside 5
+    branch-resolving and 3 wait ones (source_sass.csv)."""
+    out = {}
+    for p, ins in enumerate(view.ins):
+        n = sum(v for r, v in ins.extra.get("stall_reasons_not_issued", {}).items()
+                if stall_type(r, ins.asm) in VMEM_TYPES)
+        if n:
+            out[p] = n
+    return out
+
+
+def _memory_wait_premise(view: KernelView, evidence: dict[str, Any], pct: str) -> Msg:
+    """The NVIDIA premise: the instructions holding memory-wait samples, and those samples alone (vec_add's
+    launch 0: 1,142 long-scoreboard on the HFMA2 after the loads + 27 drain on the exit BRA = 1,169 of
+    1,227, 95.3 %, the summary's share; the two instructions' samples of every reason were 1,177)."""
+    at = _memory_wait_samples(view)
+    n = sum(at.values())
+    evidence["premise_pcs"] = view.pcs(sorted(at))
+    share = _pct(n / view.total_stall) if view.total_stall else _pct(0.0)
+    return msg("finding.streaming_roofline.premise.reasons", bw=pct, n=len(at), cycles=n, share=share)
+
+
+def _profiled_launches(view: KernelView) -> int | None:
+    """How many launches the Nsight Compute capture profiled, when more than one (vec_add: 2, at 57.8 % and
+    88.2 % of the peak): then "one shape was profiled" is not what the capture holds."""
+    n = view.analysis.extra.get("launches") if nvidia(view) else None
+    return n if isinstance(n, int) and n > 1 else None
 
 
 def _amd_full(view: KernelView) -> bool:
