@@ -25,6 +25,8 @@ from pathlib import Path
 
 import pytest
 
+from test_ncu import sass_blocks  # noqa: E402  (beside this file)
+
 from generator.analyze import advice, analysis, ncu_summary
 from generator.read import discover
 
@@ -136,18 +138,8 @@ MEMORY_WAIT_REASONS = ("stall_long_sb", "stall_lg", "stall_tex", "stall_drain")
 
 
 def sass_launches(kernel: str) -> list[list[dict[str, str]]]:
-    """source_sass.csv's SASS rows ("0x" addresses) per launch ("Kernel Name" opens each)."""
-    out: list[list[dict[str, str]]] = []
-    head: list[str] = []
-    with export(kernel, "source_sass.csv").open(newline="") as f:
-        for row in csv.reader(f):
-            if row and row[0] == "Kernel Name":
-                out.append([])
-            elif row and row[0] == "Address":
-                head = row
-            elif row and row[0].startswith("0x"):
-                out[-1].append(dict(zip(head, row)))
-    return out
+    """source_sass.csv's SASS rows ("0x" addresses) per launch ("Kernel Name" opens each): test_ncu's plain reader."""
+    return sass_blocks(export(kernel, "source_sass.csv"))
 
 
 def memory_waits(rows: list[dict[str, str]]) -> tuple[int, int, int]:
