@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from generator.analyze import analysis, pmc
+from generator.analyze import analysis, counter_files, pmc
 from generator import cli
 from generator.read import discover
 from generator.capture import ingest, ingest_raw
@@ -328,7 +328,7 @@ def test_counter_collections_go_under_pmc(flash_raw, tmp_path):
     report = ingest.ingest(str(flash_raw), str(into), "flash_attn_func", "small")
     assert ("pmc/small/pass_1/pmc_counter_collection.csv", "written") in [(a.dest, a.status) for a in report.actions]
     bundle = into / "examples" / "flash_attn_func"
-    assert pmc.find_counter_files(bundle) == [str(bundle / "pmc/small/pass_1/pmc_counter_collection.csv")]
+    assert counter_files.find_counter_files(bundle) == [str(bundle / "pmc/small/pass_1/pmc_counter_collection.csv")]
     result = pmc.analyze_bundle_counters(bundle, "flash_attn_func")
     assert result.to_json()["l2_hit_rate"] == 0.25
 

@@ -28,7 +28,7 @@ from pathlib import Path
 import pytest
 
 from generator import cli
-from generator.analyze import pmc
+from generator.analyze import counter_files, pmc
 from generator.model import FORMAT_VERSION
 
 PA = "pa_decode_ps_kernel_0"
@@ -218,7 +218,7 @@ def test_rocpd_database_reproduces_worked_example(tmp_path, schema):
 def test_rocpd_tables_are_found_by_uuid_suffix():
     names = [f"rocpd_pmc_event{UUID}", f"rocpd_info_pmc{UUID}", f"rocpd_kernel_dispatch{UUID}",
              f"rocpd_info_kernel_symbol{UUID}", "rocpd_info_pmc_other", "rocpd_pmc_event", "sqlite_sequence"]
-    sets = pmc.rocpd_table_sets(names)
+    sets = counter_files.rocpd_table_sets(names)
     assert sets[UUID] == {
         "rocpd_pmc_event": f"rocpd_pmc_event{UUID}",
         "rocpd_info_pmc": f"rocpd_info_pmc{UUID}",
@@ -376,7 +376,7 @@ def test_bundle_counter_files_found_and_relative(tmp_path):
     (bundle / "compute_viewer").mkdir()
     make_handmade_rocpd(bundle / "compute_viewer" / "handmade_results.db")
     (bundle / "compute_viewer" / "big_agent_info.csv").write_text("x\n")
-    found = pmc.find_counter_files(bundle)
+    found = counter_files.find_counter_files(bundle)
     assert [Path(f).relative_to(bundle).as_posix() for f in found] == [
         "compute_viewer/handmade_results.db",
         "pmc/pass_1/4242_counter_collection.csv",
@@ -396,7 +396,7 @@ def test_bundle_counter_files_found_and_relative(tmp_path):
 
 
 def test_bundle_without_counters_gives_none(sweep):
-    assert pmc.find_counter_files(sweep / "examples" / "pa") == []
+    assert counter_files.find_counter_files(sweep / "examples" / "pa") == []
     assert pmc.analyze_bundle_counters(sweep / "examples" / "pa", "pa_decode_ps_kernel_0") is None
 
 

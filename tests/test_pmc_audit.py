@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from generator.analyze import analysis, compare, pmc, runstats
+from generator.analyze import analysis, compare, counter_files, pmc, runstats
 from generator.read import discover
 from generator.site.views import base
 from generator.site.views.compare import _compare_panel
@@ -73,7 +73,7 @@ def test_run_statistics_equal_the_raw_csvs(full_sweep, name):
 def test_no_bundle_holds_counters_and_the_panel_says_so(full_sweep, kernel, name):
     """No *_counter_collection.csv, pmc_perf.csv or .db anywhere; the rocprofv3 JSONs hold no counter record."""
     root = full_sweep / "examples" / name
-    assert pmc.find_counter_files(root) == [] and pmc.analyze_bundle_counters(root, None) is None
+    assert counter_files.find_counter_files(root) == [] and pmc.analyze_bundle_counters(root, None) is None
     for js in sorted((root / "compute_viewer").glob("*_results.json")):
         tool = json.loads(js.read_text())["rocprofiler-sdk-tool"][0]
         assert tool["counters"] == [] and tool["callback_records"]["counter_collection"] == []

@@ -38,7 +38,7 @@ from generator.analyze import launchpath
 from generator.analyze.dispatch_grids import GridTiming, by_grid, trace_grid
 from generator.analyze.message import sentence
 from generator.read import launchtrace, runfiles
-from generator.analyze.pmc import connect_readonly
+from generator.analyze.counter_files import connect_readonly
 from generator.read.rocprof import (
     agent_arch,
     gpu_agent,

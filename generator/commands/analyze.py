@@ -127,12 +127,12 @@ def _run_stats_only(sweep, args) -> int:
     launch trace) when they have some, else say that nothing could be analyzed (exit 1)."""
     from generator.analyze import runstats
 
-    from generator.analyze import pmc
+    from generator.analyze import counter_files
     from generator.analyze.message import sentence
 
     bundles = analysis.select_bundles(sweep, args.kernel)
     found = [(b.name, rs) for b in bundles if (rs := runstats.bundle_run_stats(b.path)) is not None]
-    counted = [b for b in bundles if pmc.find_counter_files(b.path)]
+    counted = [b for b in bundles if counter_files.find_counter_files(b.path)]
     for b in counted if not found else ():
         print(sentence("msg.cap.countersonly", bundle=b.path))
     if not found:

@@ -7,7 +7,7 @@ import json
 import os
 import sys
 
-from generator.analyze import pmc
+from generator.analyze import counter_files, pmc
 from generator.analyze.message import sentence
 from generator.errors import InputError
 from generator.read import discover, runfiles
@@ -41,7 +41,7 @@ def expand_inputs(paths: list[str]) -> list[str]:
     out: list[str] = []
     for p in paths:
         if os.path.isdir(p):
-            found = pmc.find_counter_files(p)
+            found = counter_files.find_counter_files(p)
             others = sorted(f for k, f in runfiles.find_run_files(p).items() if k != "other_db") if not found else []
             if others:  # run statistics of another tool, no counter: say so, not an error
                 print(sentence("msg.pmc.runfilesonly", folder=p, files=", ".join(os.path.basename(f) for f in others)))
@@ -180,6 +180,6 @@ def run(args) -> int:
 def _kernels(path: str) -> set[str]:
     """Kernel names of one counter file (for the no-match message)."""
     try:
-        return {s.kernel for s in pmc.read_counter_file(path)}
+        return {s.kernel for s in counter_files.read_counter_file(path)}
     except InputError:
         return set()
