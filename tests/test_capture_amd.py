@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from generator.analyze import analysis, runstats
+from generator.analyze import analysis, kernel_table
 from generator.capture import amd as capture_amd, ingest, ingest_raw
 from generator import cli
 from generator.read import discover
@@ -114,7 +114,7 @@ def test_yaml_reproduces_the_sweeps_own_jobs(sweep, tmp_path):
     same_range = []
     for bundle in sorted((sweep / "examples").iterdir()):
         real = yaml.safe_load((bundle / "source" / "input_trace.yaml").read_text())["jobs"][0]
-        stats = runstats.read_kernel_stats(bundle / "compute_viewer" / "discover_kernel_stats.csv")
+        stats = kernel_table.read_kernel_stats(bundle / "compute_viewer" / "discover_kernel_stats.csv")
         plan = capture_amd.make_plan(args(raw_dir=str(tmp_path / bundle.name)))
         kernel, _ = capture_amd.pick_kernel(stats, real["kernel_include_regex"])
         capture_amd.settle_kernel(plan, kernel, stats, args())
@@ -132,7 +132,7 @@ def test_iterations_count_dispatches_from_one(sweep):
     than their bundle's discovery (their ids are not in it at all)."""
     missed = []
     for bundle in sorted((sweep / "examples").iterdir()):
-        stats = runstats.read_kernel_stats(bundle / "compute_viewer" / "discover_kernel_stats.csv")
+        stats = kernel_table.read_kernel_stats(bundle / "compute_viewer" / "discover_kernel_stats.csv")
         for cap in sorted(bundle.glob("att_viewer/*/ui_output_agent_*")):
             own = bundle / "source" / f"input_trace_{cap.parent.name}.yaml"
             job = ingest_raw.att_job(yaml.safe_load((own if own.exists() else own.with_name("input_trace.yaml")).read_text()))
@@ -209,7 +209,7 @@ def test_kernel_regex_escapes_and_anchors_only_when_needed():
 
 
 def test_pick_kernel_and_ask(sweep):
-    stats = runstats.read_kernel_stats(sweep / "examples" / FLASH / "compute_viewer" / "discover_kernel_stats.csv")
+    stats = kernel_table.read_kernel_stats(sweep / "examples" / FLASH / "compute_viewer" / "discover_kernel_stats.csv")
     kernel, matches = capture_amd.pick_kernel(stats, "reduce_kernel")
     assert (kernel.rank, len(matches)) == (6, 5)  # the hottest of five matches
     assert capture_amd.pick_kernel(stats, "attn_fwd")[0].calls == 1

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from generator.analyze import runstats
+from generator.analyze import kernel_table, runstats
 from generator.errors import InputError
 from conftest import in_slice  # the same test folder
 
@@ -117,7 +117,7 @@ def test_jit_name_picks_the_kernel_without_suffix(sweep):
     """pa's kernel table: pa_decode_ps_kernel_0 at rank 2 (13 calls); at rank 11 aiter's
     pa_decode_ps_reduce_hip_kernel, which a substring match of "pa_decode_ps" would take: a JIT name
     matches only as it is or with ``_0``."""
-    kernels = runstats.read_kernel_stats(sweep / "examples" / "pa" / "compute_viewer" / "discover_kernel_stats.csv")
+    kernels = kernel_table.read_kernel_stats(sweep / "examples" / "pa" / "compute_viewer" / "discover_kernel_stats.csv")
     t = runstats.pick_traced(kernels, [], jit_kernel="pa_decode_ps_kernel")
     assert (t.name, t.rank) == ("pa_decode_ps_kernel_0", 2)
     assert sum(k.traced for k in kernels) == 1
@@ -136,7 +136,7 @@ def test_jit_name_picks_the_kernel_without_suffix(sweep):
     ],
 )
 def test_short_names(name, short):
-    assert runstats.short_kernel_name(name) == short
+    assert kernel_table.short_kernel_name(name) == short
 
 
 # ---------------------------------------------------------------- rocpd results.db
@@ -205,7 +205,7 @@ def test_results_db_without_kernel_tables(tmp_path):
     db = tmp_path / "results.db"
     sqlite3.connect(db).execute("CREATE TABLE t (x)").connection.close()
     with pytest.raises(InputError) as err:
-        runstats.read_rocpd_kernel_stats(db)
+        kernel_table.read_rocpd_kernel_stats(db)
     assert err.value.problem.startswith("no rocpd kernel tables")
 
 
@@ -216,7 +216,7 @@ def test_kernel_stats_without_total_column(tmp_path):
     path = tmp_path / "discover_kernel_stats.csv"
     path.write_text('"Name","Calls"\n"k",3\n')
     with pytest.raises(InputError) as err:
-        runstats.read_kernel_stats(path)
+        kernel_table.read_kernel_stats(path)
     assert err.value.message == f"{path}: not a kernel-stats CSV: no TotalDurationNs column"
 
 
@@ -224,7 +224,7 @@ def test_kernel_stats_bad_number_names_line(tmp_path):
     path = tmp_path / "discover_kernel_stats.csv"
     path.write_text('"Name","Calls","TotalDurationNs"\n"a",1,10\n"k",three,20\n')
     with pytest.raises(InputError) as err:
-        runstats.read_kernel_stats(path)
+        kernel_table.read_kernel_stats(path)
     assert err.value.message == f"{path}:3: Calls and TotalDurationNs must be integers"
 
 
@@ -252,7 +252,7 @@ def test_fused_rope_cache_trace_of_thousands_of_dispatches(sweep):
            ("fused_qk_rope_reshape_and_cache_0", 3761, 800, 4000, 14040, 15489327)
     longest = max((k.name for k in runstats.bundle_run_stats(bundle).kernels), key=len)
     assert len(longest) == 5160  # a PyTorch template signature
-    assert runstats.short_kernel_name(longest) == "distribution_elementwise_grid_stride_kernel<normal_and_tr..."
+    assert kernel_table.short_kernel_name(longest) == "distribution_elementwise_grid_stride_kernel<normal_and_tr..."
 
 
 def test_timestamps_read_as_to_int_reads_them():

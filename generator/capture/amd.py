@@ -44,7 +44,7 @@ from typing import Callable
 
 from generator.capture import ingest, ingest_diagnose, ingest_raw
 from generator.read import rocprof
-from generator.analyze import runstats
+from generator.analyze import kernel_table
 from generator.errors import InputError
 from generator.model import FORMAT_VERSION
 from generator.words import plural
@@ -89,7 +89,7 @@ class Plan:
     label: str
     into: str
     settings: AttSettings
-    kernel: runstats.KernelStat | None = None
+    kernel: kernel_table.KernelStat | None = None
     regex: str | None = None
     iterations: str = ""
     iteration_note: str = ""
@@ -109,7 +109,7 @@ class Plan:
 
 # ---------------------------------------------------------------- kernel table
 
-def format_kernel_table(stats: list[runstats.KernelStat], limit: int = TABLE_ROWS) -> str:
+def format_kernel_table(stats: list[kernel_table.KernelStat], limit: int = TABLE_ROWS) -> str:
     """The discovery's kernel table: rank, calls, total, average, share, name."""
     out = [f"{'rank':>4}  {'calls':>7}  {'total ms':>10}  {'avg us':>10}  {'share':>6}  name"]
     for k in stats[:limit]:
@@ -120,7 +120,7 @@ def format_kernel_table(stats: list[runstats.KernelStat], limit: int = TABLE_ROW
     return "\n".join(out) + "\n"
 
 
-def pick_kernel(stats: list[runstats.KernelStat], regex: str) -> tuple[runstats.KernelStat, list[runstats.KernelStat]]:
+def pick_kernel(stats: list[kernel_table.KernelStat], regex: str) -> tuple[kernel_table.KernelStat, list[kernel_table.KernelStat]]:
     """The kernel a ``--kernel-regex`` names: an exact name, else the hottest match."""
     try:
         pattern = re.compile(regex)
@@ -134,7 +134,7 @@ def pick_kernel(stats: list[runstats.KernelStat], regex: str) -> tuple[runstats.
     return (exact or matches)[0], matches
 
 
-def ask_kernel(stats: list[runstats.KernelStat], ask: Callable[[str], str] = input) -> runstats.KernelStat:
+def ask_kernel(stats: list[kernel_table.KernelStat], ask: Callable[[str], str] = input) -> kernel_table.KernelStat:
     """Ask which kernel to trace: a rank number (Enter: 1) or a name regex."""
     while True:
         try:
@@ -193,7 +193,7 @@ def expected_dispatches(trace_csv: str, kernel: str, iterations: str) -> list[in
 
 def bundle_name(kernel: str) -> str:
     """A bundle name for a kernel: ``flash_attn_func_kernel_0`` -> ``flash_attn_func``."""
-    base = runstats.short_kernel_name(kernel, limit=80).split("<", 1)[0]
+    base = kernel_table.short_kernel_name(kernel, limit=80).split("<", 1)[0]
     base = re.sub(r"_0$", "", base)
     base = re.sub(r"_?[Kk]ernel$", "", base) or base
     base = re.sub(r"[^A-Za-z0-9_.+-]", "_", base).strip("_.+-")
@@ -494,7 +494,7 @@ def make_plan(args, plan_only: bool = False) -> Plan:
     return plan
 
 
-def settle_kernel(plan: Plan, kernel: runstats.KernelStat, stats: list[runstats.KernelStat], args) -> None:
+def settle_kernel(plan: Plan, kernel: kernel_table.KernelStat, stats: list[kernel_table.KernelStat], args) -> None:
     """Fill the plan from the chosen kernel: exact regex, iteration range, bundle name."""
     plan.kernel = kernel
     plan.regex = kernel_regex(kernel.name, [k.name for k in stats])
@@ -504,7 +504,7 @@ def settle_kernel(plan: Plan, kernel: runstats.KernelStat, stats: list[runstats.
     plan.name = plan.name or bundle_name(kernel.name)
 
 
-def choose_kernel(stats: list[runstats.KernelStat], args, may_ask: bool) -> runstats.KernelStat | None:
+def choose_kernel(stats: list[kernel_table.KernelStat], args, may_ask: bool) -> kernel_table.KernelStat | None:
     """The kernel ``--kernel-regex`` names, else the one the user picks when asking is possible."""
     if args.kernel:
         kernel, matches = pick_kernel(stats, args.kernel)
@@ -519,7 +519,7 @@ def main(args) -> int:
     """Discover, pick, capture and ingest; print the plan instead when rocprofv3 is absent."""
     rocprofv3 = shutil.which("rocprofv3")
     plan = make_plan(args, plan_only=bool(args.dry_run or not rocprofv3))
-    stats = runstats.read_kernel_stats(plan.stats_path) if os.path.isfile(plan.stats_path) else None
+    stats = kernel_table.read_kernel_stats(plan.stats_path) if os.path.isfile(plan.stats_path) else None
     if args.dry_run or not rocprofv3:
         if stats is not None:
             print(f"kernel table of {plan.stats_path}:")
@@ -549,7 +549,7 @@ def execute(plan: Plan, stats, args, rocprofv3: str) -> int:
         if not os.path.isfile(plan.stats_path):
             raise InputError(plan.stats_path, f"discovery wrote no kernel table (rocprofv3 exit status {rc}); "
                                               f"see {os.path.join(plan.raw_dir, 'discover.log')}")
-        stats = runstats.read_kernel_stats(plan.stats_path)
+        stats = kernel_table.read_kernel_stats(plan.stats_path)
     else:
         print(f"step 1: reusing the discovery in {plan.stats_path} (delete it to discover again)")
     if not stats:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 
 from generator.analyze import waves
-from generator.analyze.runstats import short_kernel_name
+from generator.analyze.kernel_table import short_kernel_name
 from generator.model import UNKNOWN_LOC, CaptureAnalysis, stall_reason
 from generator.words import noun, plural
 

@@ -41,7 +41,7 @@ def _us(ns: float) -> str:
 
 
 def _short(name: str) -> str:
-    from generator.analyze.runstats import short_kernel_name
+    from generator.analyze.kernel_table import short_kernel_name
     return short_kernel_name(name)
 
 
