@@ -97,12 +97,12 @@ def _agent_info(d: Path) -> None:
 
 
 def _counter_csv(d: Path) -> None:
-    from generator.analyze import counter_files
+    from generator.read import counter_files
     counter_files.read_counter_file(d / "4242_counter_collection.csv")
 
 
 def _rocpd(d: Path) -> None:
-    from generator.analyze import counter_files
+    from generator.read import counter_files
     counter_files.read_counter_file(d / "results.db")
     counter_files.rocpd_gpu_arch(d / "results.db")
 

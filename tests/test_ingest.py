@@ -18,7 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from generator.analyze import analysis, counter_files, pmc
+from generator.analyze import analysis, pmc
+from generator.read import counter_files
 from generator import cli
 from generator.read import discover
 from generator.capture import ingest, ingest_raw

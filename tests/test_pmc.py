@@ -28,7 +28,8 @@ from pathlib import Path
 import pytest
 
 from generator import cli
-from generator.analyze import counter_files, pmc
+from generator.analyze import pmc
+from generator.read import counter_files
 from generator.model import FORMAT_VERSION
 
 PA = "pa_decode_ps_kernel_0"

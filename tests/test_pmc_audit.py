@@ -18,7 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from generator.analyze import analysis, compare, counter_files, pmc, runstats
+from generator.analyze import analysis, compare, pmc, runstats
+from generator.read import counter_files
 from generator.read import discover
 from generator.site.views import base
 from generator.site.views.compare import _compare_panel

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from generator.errors import InputError
-from generator.analyze.counter_files import connect_readonly
+from generator.read.counter_files import connect_readonly
 from generator.read import launchtrace, runfiles
 from generator.read.rocprof import read_csv_dicts, read_kernel_trace, to_int
 

@@ -2,7 +2,7 @@
 
 Three inputs, one sample type (``CounterSample``: one counter value of one dispatch): rocprofv3's
 counter collection CSVs, rocpd SQLite databases and rocprof-compute's ``pmc_perf.csv``. Finding and
-reading them is ``generator.analyze.counter_files``'s (the CSV readers live in ``generator.read.counters``);
+reading them is ``generator.read.counter_files``'s (the CSV readers live in ``generator.read.counters``);
 this module sums the samples of the chosen kernel and reads the metrics in plain language.
 
 Metrics (sums over the dispatches of the chosen kernel, DOMAIN §2)::
@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from generator.analyze.counter_files import find_counter_files, is_sqlite, read_counter_file, rocpd_gpu_arch
+from generator.read.counter_files import find_counter_files, is_sqlite, read_counter_file, rocpd_gpu_arch
 from generator.analyze.message import counted, sentence
 from generator.errors import InputError
 from generator.model import FORMAT_VERSION

@@ -127,7 +127,7 @@ def _run_stats_only(sweep, args) -> int:
     launch trace) when they have some, else say that nothing could be analyzed (exit 1)."""
     from generator.analyze import runstats
 
-    from generator.analyze import counter_files
+    from generator.read import counter_files
     from generator.analyze.message import sentence
 
     bundles = analysis.select_bundles(sweep, args.kernel)

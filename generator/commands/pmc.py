@@ -7,7 +7,8 @@ import json
 import os
 import sys
 
-from generator.analyze import counter_files, pmc
+from generator.analyze import pmc
+from generator.read import counter_files
 from generator.analyze.message import sentence
 from generator.errors import InputError
 from generator.read import discover, runfiles
