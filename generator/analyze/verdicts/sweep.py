@@ -18,7 +18,8 @@ from generator.analyze.verdicts.headline import (
     kernel_entries,
     load_kernels_json,
 )
-from generator.analyze.verdicts.kernel import KernelScore, summarize
+from generator.analyze.verdicts.aggregate import summarize
+from generator.analyze.verdicts.kernel import KernelScore
 from generator.analyze.verdicts.rules import BLOCKED, UNTIMED, Roofs, Thresholds, median, pick_row, roof_kind, timing_floor
 from generator.analyze.verdicts.shapes import score_shape
 from generator.analyze.naming import category_of, known_categories, title_of
