@@ -31,7 +31,7 @@ from the benchmark results. Example::
     gpu = "AMD Instinct MI350X"
     rocm = "7.2.0"
 
-    [peaks]                       # overrides for the roofline stage (generator.analyze.roofline)
+    [peaks]                       # overrides for the roofline stage (generator.analyze.device_peaks)
     hbm_tbs = 7.2
 
     [history]

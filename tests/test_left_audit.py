@@ -297,10 +297,10 @@ def test_every_roofline_point_recomputed(sweep, kernel, slug, op):
 def test_a_call_clock_campaign_carries_no_bound():
     """VERDICTS rule 13: a campaign timed on the call clock only (its score's clock "call") marks every point so,
     and the diagnosis, which reads the roofline's decision, takes none of them as evidence."""
-    from generator.analyze import roofline
+    from generator.analyze import device_peaks, roofline
 
-    peaks = roofline.load_peaks()
-    dev = roofline.select_device(peaks, device="MI350X")
+    peaks = device_peaks.load_peaks()
+    dev = device_peaks.select_device(peaks, device="MI350X")
     row = {"shape_id": "s", "provider": "flydsl", "dtype": "bf16", "median_us": 100.0, "effective_tflops": 1.0,
            "effective_gbps": 4000.0, "benchmark_status": "ok", "timing_method": "cudagraph"}
     r = roofline.build_roofline([row], dev, peaks)

@@ -19,6 +19,7 @@ import csv
 import pytest
 
 from generator import config as config_mod
+from generator.analyze import device_peaks as dp
 from generator.analyze import roofline as rl
 from generator.errors import InputError
 
@@ -32,7 +33,7 @@ def _rows(sweep, rel, **match):
 
 
 def test_packaged_peaks_match_domain_table():
-    peaks = rl.load_peaks()
+    peaks = dp.load_peaks()
     table = {k: (d.arch, d.cus, d.hbm_tbs, d.tflops["bf16"], d.tflops["fp8"], d.lds_kib_per_cu)
              for k, d in peaks.devices.items()}
     assert table == {
@@ -45,14 +46,14 @@ def test_packaged_peaks_match_domain_table():
 
 
 def test_ridge_points():
-    peaks = rl.load_peaks()
-    mi350 = rl.select_device(peaks, arch="gfx950")
+    peaks = dp.load_peaks()
+    mi350 = dp.select_device(peaks, arch="gfx950")
     assert mi350.key == "MI350X"
     assert mi350.ridge_point("bf16") == 287.5
     assert mi350.ridge_point("fp8") == 575.0
-    assert rl.select_device(peaks, arch="gfx942").ridge_point("bf16") == pytest.approx(1307 / 5.3)  # 246.60
-    assert rl.select_device(peaks, device="h100_sxm").ridge_point("bf16") == pytest.approx(989 / 3.35)
-    assert rl.ridge_point(2300, 8.0) == 287.5
+    assert dp.select_device(peaks, arch="gfx942").ridge_point("bf16") == pytest.approx(1307 / 5.3)  # 246.60
+    assert dp.select_device(peaks, device="h100_sxm").ridge_point("bf16") == pytest.approx(989 / 3.35)
+    assert dp.ridge_point(2300, 8.0) == 287.5
 
 
 def test_classify_rule_on_synthetic_points():
@@ -73,8 +74,8 @@ def test_classify_rule_on_synthetic_points():
 
 
 def test_vec_add_shapes_worked_by_hand(sweep):
-    peaks = rl.load_peaks()
-    dev = rl.select_device(peaks, arch="gfx950")
+    peaks = dp.load_peaks()
+    dev = dp.select_device(peaks, arch="gfx950")
     rows = _rows(sweep, VEC_ADD, provider="flydsl")
     roof = rl.build_roofline(rows, dev, peaks)
     by_n = {p.args: p for p in roof.points}
@@ -95,8 +96,8 @@ def test_vec_add_shapes_worked_by_hand(sweep):
 
 @pytest.mark.full_sweep
 def test_preshuffle_gemm_fp8_worked_by_hand(sweep):
-    peaks = rl.load_peaks()
-    dev = rl.select_device(peaks, arch="gfx950")
+    peaks = dp.load_peaks()
+    dev = dp.select_device(peaks, arch="gfx950")
     rows = _rows(sweep, PRESHUFFLE, args='{"K":8320,"M":5120,"N":5120}')
     roof = rl.build_roofline(rows, dev, peaks)
     m, n, k = 5120, 5120, 8320
@@ -134,8 +135,8 @@ def test_config_picks_device_and_overrides_peaks(sweep):
         "device": "MI350X",
         "peaks": {"hbm_tbs": 6.0, "tflops": {"bf16": 2000}, "classify": {"latency_fraction": 0.5}},
     })
-    peaks = rl.load_peaks(cfg)
-    dev = rl.resolve_device(cfg, arch="gfx942", peaks=peaks)  # the config's device wins
+    peaks = dp.load_peaks(cfg)
+    dev = dp.resolve_device(cfg, arch="gfx942", peaks=peaks)  # the config's device wins
     assert (dev.key, dev.hbm_tbs, dev.tflops) == ("MI350X", 6.0, {"bf16": 2000.0, "fp8": 4600.0})
     assert dev.ridge_point("bf16") == pytest.approx(2000 / 6)
     roof = rl.build_roofline(_rows(sweep, VEC_ADD, provider="flydsl"), dev, peaks)
@@ -145,56 +146,56 @@ def test_config_picks_device_and_overrides_peaks(sweep):
 
 
 def test_config_adds_a_device_and_plain_dicts_work():
-    peaks = rl.load_peaks({"peaks": {"devices": {"MI355X": {
+    peaks = dp.load_peaks({"peaks": {"devices": {"MI355X": {
         "name": "AMD Instinct MI355X", "arch": "gfx950", "cus": 256, "hbm_tbs": 8.0,
         "tflops": {"bf16": 2500, "fp8": 5000}}}}})
-    dev = rl.select_device(peaks, device="amd instinct mi355x")
+    dev = dp.select_device(peaks, device="amd instinct mi355x")
     assert dev.ridge_point("fp8") == 625.0
-    assert rl.select_device(peaks, arch="gfx950").key == "MI350X"  # arch_device still maps gfx950
+    assert dp.select_device(peaks, arch="gfx950").key == "MI350X"  # arch_device still maps gfx950
 
 
 def test_peaks_are_built_once_per_file_and_overrides(tmp_path):
-    assert rl.load_peaks() is rl.load_peaks()
-    faster = rl.load_peaks({"peaks": {"hbm_tbs": 9.0}})
-    assert faster is not rl.load_peaks() and faster is rl.load_peaks({"peaks": {"hbm_tbs": 9.0}})
-    assert rl.select_device(faster, arch="gfx950").hbm_tbs == 9.0
-    assert rl.select_device(rl.load_peaks(), arch="gfx950").hbm_tbs == 8.0
+    assert dp.load_peaks() is dp.load_peaks()
+    faster = dp.load_peaks({"peaks": {"hbm_tbs": 9.0}})
+    assert faster is not dp.load_peaks() and faster is dp.load_peaks({"peaks": {"hbm_tbs": 9.0}})
+    assert dp.select_device(faster, arch="gfx950").hbm_tbs == 9.0
+    assert dp.select_device(dp.load_peaks(), arch="gfx950").hbm_tbs == 8.0
     own = tmp_path / "peaks.toml"
-    own.write_bytes(rl.PEAKS_FILE.read_bytes())
-    first = rl.load_peaks(path=own)
-    assert rl.load_peaks(path=own) is first
+    own.write_bytes(dp.PEAKS_FILE.read_bytes())
+    first = dp.load_peaks(path=own)
+    assert dp.load_peaks(path=own) is first
     own.write_text(own.read_text().replace("latency_fraction = 0.25", "latency_fraction = 0.5"))
-    assert rl.load_peaks(path=own).latency_fraction == 0.5  # an edited file is read again
+    assert dp.load_peaks(path=own).latency_fraction == 0.5  # an edited file is read again
 
 
 def test_bad_peaks_and_devices(tmp_path):
-    peaks = rl.load_peaks()
+    peaks = dp.load_peaks()
     with pytest.raises(InputError) as err:
-        rl.select_device(peaks, device="MI999")
+        dp.select_device(peaks, device="MI999")
     assert err.value.problem == "unknown device 'MI999' (known: H100_SXM, H200_SXM, MI300X, MI350X)"
     with pytest.raises(InputError) as err:
-        rl.select_device(peaks, arch="gfx1100")
+        dp.select_device(peaks, arch="gfx1100")
     assert "no device for arch 'gfx1100'" in err.value.problem
     bad = tmp_path / "peaks.toml"
     bad.write_text("[devices.X]\nname = 'x'\ntflops = { bf16 = 1 }\n")
     with pytest.raises(InputError) as err:
-        rl.load_peaks(path=bad)
+        dp.load_peaks(path=bad)
     assert err.value.message == "peaks.toml: device 'X' lacks 'hbm_tbs'"
     bad.write_text("[devices.X\n")
     with pytest.raises(InputError) as err:
-        rl.load_peaks(path=bad)
+        dp.load_peaks(path=bad)
     assert err.value.problem.startswith("not valid TOML")
     with pytest.raises(InputError):
-        rl.load_peaks({"peaks": {"hbm_tbs": "fast"}})
+        dp.load_peaks({"peaks": {"hbm_tbs": "fast"}})
     bad.write_text("format_version = 2\n")
     with pytest.raises(InputError) as err:
-        rl.load_peaks(path=bad)
+        dp.load_peaks(path=bad)
     assert err.value.problem.startswith("peaks format_version 2 is not supported")
 
 
 def test_pmc_bytes_replace_the_benchmark_bytes(sweep):
-    peaks = rl.load_peaks()
-    dev = rl.select_device(peaks, arch="gfx950")
+    peaks = dp.load_peaks()
+    dev = dp.select_device(peaks, arch="gfx950")
     rows = _rows(sweep, VEC_ADD, provider="flydsl", args='{"n":67108864}')
     n = 67108864
     measured = {"sha1:eed4d812a3993809": 1.04 * 12 * n}  # 4 % over-fetch seen by the counters

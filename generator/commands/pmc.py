@@ -65,11 +65,11 @@ def _peak(device: str | None, arch: str | None) -> tuple[float | None, str | Non
     """Peak TB/s and device name from the peaks file (None when no device is known)."""
     if not device and not arch:
         return None, None
-    from generator.analyze import roofline
+    from generator.analyze import device_peaks
 
-    peaks = roofline.load_peaks()
+    peaks = device_peaks.load_peaks()
     try:
-        dev = roofline.select_device(peaks, device=device, arch=arch)
+        dev = device_peaks.select_device(peaks, device=device, arch=arch)
     except InputError:
         if device:
             raise

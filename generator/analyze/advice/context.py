@@ -77,9 +77,9 @@ def context_for(analysis: CaptureAnalysis, bundle: Bundle | None = None, counter
             ctx.kernel_time_ns = float(ncu["duration_us"]) * 1000.0
     if ctx.peak_tbs is None and analysis.arch:
         try:
-            from generator.analyze import roofline
+            from generator.analyze import device_peaks
 
-            dev = roofline.resolve_device(config, arch=analysis.arch)
+            dev = device_peaks.resolve_device(config, arch=analysis.arch)
             ctx.peak_tbs, ctx.peak_name = dev.hbm_tbs, dev.name
         except (InputError, OSError, KeyError, ValueError) as err:  # no device, or a broken peaks file
             notes.append(f"no device peak for {analysis.arch}: {getattr(err, 'message', err)}")

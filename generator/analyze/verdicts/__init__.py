@@ -68,7 +68,8 @@ verdict: BLOCKED would claim the candidate fails to run, when nothing was run at
 
 The package, by job: ``rules`` (the pure rules above), ``clocks`` (rule 13), ``intervals``
 (rule 14), ``shapes`` (one shape),
-``kernel`` (``KernelScore``: one kernel over its shapes), ``headline`` (the published
+``kernel`` (``KernelScore``: one kernel's numbers and words), ``aggregate`` (``summarize``:
+one kernel over its shapes), ``headline`` (the published
 pair, ``kernels.json``), ``sweep`` (campaigns, folders, the sweep and its document).
 
 Public API (used by the site builder): ``score_campaign``, ``score_sweep``,
@@ -93,7 +94,8 @@ from generator.analyze.verdicts.headline import (
     load_kernels_json,
     read_kernels_json,
 )
-from generator.analyze.verdicts.kernel import KernelScore, spread_of, summarize
+from generator.analyze.verdicts.aggregate import spread_of, summarize
+from generator.analyze.verdicts.kernel import KernelScore
 from generator.analyze.verdicts.rules import (
     ABOVE_ROOF_FACTOR,
     ABOVE_ROOF_TEXT,

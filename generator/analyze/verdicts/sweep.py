@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from typing import Any, Mapping
 
-from generator.analyze import roofline
+from generator.analyze import device_peaks
 from generator.analyze.message import counted, msg, sentence
 import generator.analyze.verdicts.clocks as clocks
 import generator.analyze.verdicts.loses as loses
@@ -18,7 +18,8 @@ from generator.analyze.verdicts.headline import (
     kernel_entries,
     load_kernels_json,
 )
-from generator.analyze.verdicts.kernel import KernelScore, summarize
+from generator.analyze.verdicts.aggregate import summarize
+from generator.analyze.verdicts.kernel import KernelScore
 from generator.analyze.verdicts.rules import BLOCKED, UNTIMED, Roofs, Thresholds, median, pick_row, roof_kind, timing_floor
 from generator.analyze.verdicts.shapes import score_shape
 from generator.analyze.naming import category_of, known_categories, title_of
@@ -158,16 +159,16 @@ def device_roofs(config: SweepConfig, provenance: Mapping[str, str]) -> Roofs | 
     """The peaks rule 9 checks rows against: the configured device, else the one the ``gpu``
     column names, else the one of its ``arch``; None when none is known."""
     try:
-        peaks = roofline.load_peaks(config)
+        peaks = device_peaks.load_peaks(config)
     except InputError:
         return None
     names = [config.device] if config.device else []
     names += [g.strip() for g in provenance.get("gpu", "").split(",") if g.strip()]
-    dev = next((d for d in (roofline.find_device(peaks, n) for n in names) if d), None)
+    dev = next((d for d in (device_peaks.find_device(peaks, n) for n in names) if d), None)
     arch = provenance.get("arch", "").split(",")[0].strip()
     if dev is None and arch:
         try:
-            dev = roofline.select_device(peaks, arch=arch)
+            dev = device_peaks.select_device(peaks, arch=arch)
         except InputError:
             return None
     return Roofs(dev.hbm_tbs * 1000.0, dict(dev.tflops), dev.cus or None) if dev else None
