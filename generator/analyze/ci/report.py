@@ -3,10 +3,12 @@ each runner's latest push to main against the release tag, and FlyDSL against AI
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field
 
-from generator.analyze.ci.moves import IMPROVEMENT, NOISE, REGRESSION, Move, Series, build_series, classify, noise_summary
+from generator.analyze.ci.moves import (IMPROVEMENT, MIN_STEPS, NOISE, REGRESSION, Move, Series, bound, build_series,
+                                        classify, noise_summary)
 from generator.analyze.verdicts.rules import verdict_of_speedup
 from generator.read.ci_stream import CiRecord, Run, Stream
 
@@ -98,6 +100,24 @@ def latest(records: list[CiRecord]) -> list[CiRecord]:
 def _moves(records: list[CiRecord], series: dict[tuple, Series], baseline: str) -> list[Move]:
     out = [classify(r, getattr(r, baseline), series[r.series]) for r in records if r.metric != SPEEDUP]
     return sorted((m for m in out if m is not None), key=lambda m: m.record.series)
+
+
+def at_tag_level(m: Move, series: dict[tuple, Series]) -> Move | None:
+    """A pull request's move against main whose value is within noise of the release tag measured in the same
+    job (vs_tag, by the same test), while main's baseline is itself past the bound from the tag's, on the
+    move's side: the gap is main's own move since the tag, which the branch does not show (three PRs'
+    gemm_async 9728 int8 on mi355 at 0.65-0.68x: each at 1.000x of the tag, main 1.5x above it). The tag's
+    move, else None."""
+    r, s = m.record, series[m.record.series]
+    if m.kind == NOISE or m.pair is not r.vs_main or m.pair.baseline is None:
+        return None
+    t = classify(r, r.vs_tag, s)
+    if t is None or t.kind != NOISE or t.pair.baseline is None or t.pair.baseline <= 0:
+        return None
+    main_over_tag = m.pair.baseline / t.pair.baseline
+    steps = round(abs(m.pair.baseline - t.pair.baseline) / s.unit)
+    moved = abs(math.log(main_over_tag)) > bound(s.noise) and steps >= MIN_STEPS
+    return t if moved and (main_over_tag > 1) == (m.ratio < 1) else None
 
 
 def flag_is_noise(r: CiRecord, series: dict[tuple, Series]) -> bool:

@@ -49,15 +49,18 @@ class MoveRow:
     href: str  # its series on its op page
     kernel: str  # its kernel's page in the sweep ("" when none)
     resolution: bool
+    at_tag: str = ""  # a PR's move whose value is within noise of the release tag: its ratio to the tag ("1.000x")
 
 
-def move_row(m: Move, kernels: dict[str, str], prefix: str = "") -> MoveRow:
+def move_row(m: Move, kernels: dict[str, str], prefix: str = "", series: dict | None = None) -> MoveRow:
+    """``series`` (a PR's moves against main): mark a move whose value is at the release tag's level."""
     r = m.record
     base = "—" if m.pair.baseline is None else f"{m.pair.baseline:g}"
+    tag = ci_report.at_tag_level(m, series) if series else None
     return MoveRow(r.op, r.shape, r.dtype, r.metric, f"{m.ratio:.3f}x", f"{threshold_text(m)}x", pct(m.noise),
                    BASIS_KEYS[m.basis], f"{r.value:g} vs {base}",
                    f"{prefix}{op_page(r.runner, r.op)}#{series_anchor(r.series)}", kernel_href(kernels, r.op, prefix),
-                   m.by_resolution)
+                   m.by_resolution, f"{tag.ratio:.3f}x" if tag else "")
 
 
 def kernel_href(kernels: dict[str, str], op: str, prefix: str = "") -> str:
@@ -184,7 +187,8 @@ def pr_page(rep: ci_report.Report, pr: int, title: str, kernels: dict[str, str],
         by_key = {m.record.index: m for m in c.moves}
         runners.append(PrRunner(
             c.runner, c.run_id, run_url(rep, c.run_id), c.ts, c.commit[:10],
-            [move_row(m, kernels) for m in c.of(REGRESSION)], [move_row(m, kernels) for m in c.of(IMPROVEMENT)],
+            [move_row(m, kernels, series=rep.series) for m in c.of(REGRESSION)],
+            [move_row(m, kernels, series=rep.series) for m in c.of(IMPROVEMENT)],
             [move_row(by_key[f.index], kernels) for f in noisy if f.index in by_key],
             [f"{f.op} {f.shape} {f.dtype}" for f in noisy if f.index not in by_key],
             [move_row(m, kernels) for m in c.of(NOISE)], len(c.flags)))
