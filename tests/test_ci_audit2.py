@@ -8,7 +8,7 @@ from ../shared/flydsl-ci/history.json and runs.json with plain json and math, ap
   (mi355 gemm_async 9728 int8 in PRs #741, #753, #759: 0.68x / 0.65x / 0.66x of main, 1.000x of the tag);
   the PR page now says so beside the ratio;
 - the speedup aggregates: latest aiter_us / flydsl_us, its verdict (1.05 / 0.95), the range of the last five
-  runs and the flips pill.
+  runs and the flips pill; the latest row of every navi series is PR #772's branch, now named beside it.
 """
 
 from __future__ import annotations
@@ -188,8 +188,9 @@ def test_a_move_that_is_mains_since_the_tag_says_so(raw, model, site):
 @NEEDS_REAL
 def test_speedup_aggregates_recomputed(raw, site):
     """navi's 8 FlyDSL-vs-AIter series: the latest aiter_us / flydsl_us, WIN >= 1.05 > PARITY >= 0.95 > HEADROOM,
-    the range of the last five rows, and the flips pill where those rows hold more than one verdict."""
-    recs, _ = raw
+    the range of the last five rows, and the flips pill where those rows hold more than one verdict. Every latest
+    row is PR #772's run (its branch, not main): the page now names the run beside the verdict."""
+    recs, runs = raw
     groups = defaultdict(list)
     for r in recs:
         if r["metric"] == "speedup":
@@ -204,9 +205,11 @@ def test_speedup_aggregates_recomputed(raw, site):
         rs.sort(key=lambda r: (r["run_id"], r.get("ts") or ""))
         qs = [r["extra"]["aiter_us"] / r["extra"]["flydsl_us"] for r in rs]
         last = qs[-5:]
-        row = f"{k[0]} {k[1]} {k[2]} {k[3]} {qs[-1]:.2f}x {verdict(qs[-1])} {min(last):.2f}x–{max(last):.2f}x"
+        src = f"#{rs[-1]['pr']}" if rs[-1].get("pr") is not None else "main"
+        assert src == "#772" and runs[rs[-1]["run_id"]]["event"] == "pull_request"
+        row = f"{k[0]} {k[1]} {k[2]} {k[3]} {qs[-1]:.2f}x {verdict(qs[-1])} {src} {min(last):.2f}x–{max(last):.2f}x"
         flip = len({verdict(q) for q in last}) > 1
         flips += flip
         assert row + (" verdict flips" if flip else "") in page, row
     assert len(groups) == 8 and flips == 2
-    assert "fp8_gemm 128x4096x4096 fp8 1.20x WIN 0.89x–1.26x verdict flips" in page
+    assert "fp8_gemm 128x4096x4096 fp8 1.20x WIN #772 0.89x–1.26x verdict flips" in page

@@ -68,6 +68,7 @@ class Speedup:
     last: list[float]  # ratios of the last LAST_RUNS rows, oldest first
     ts: str
     history: list[tuple[str, float]] = field(default_factory=list)  # (ts, ratio), oldest first
+    source: str = ""  # the latest row's run: "#N" (a pull request: its branch), "main" (a push) or its run id
 
 
 @dataclass
@@ -184,8 +185,16 @@ def is_inverted(r: CiRecord) -> bool:
     return abs(r.value - 1 / ratio) <= INVERTED_TOLERANCE and abs(r.value - ratio) > INVERTED_TOLERANCE
 
 
-def speedups(series: dict[tuple, Series]) -> list[Speedup]:
-    """Per speedup series, its latest row's ratio and verdict, and the ratios of its last runs."""
+def run_source(r: CiRecord, runs: dict[int, Run]) -> str:
+    """Whose code a row measured: ``#N`` (a pull request's branch), ``main`` (a push), else its run id."""
+    if r.pr is not None:
+        return f"#{r.pr}"
+    return "main" if is_push(r, runs) and r.run_id in runs else str(r.run_id)
+
+
+def speedups(series: dict[tuple, Series], runs: dict[int, Run] | None = None) -> list[Speedup]:
+    """Per speedup series, its latest row's ratio and verdict (and whose run it is), and the ratios of its last runs."""
+    runs = runs or {}
     out = []
     for key, s in series.items():
         if key[4] != SPEEDUP:
@@ -196,7 +205,7 @@ def speedups(series: dict[tuple, Series]) -> list[Speedup]:
             continue
         r, q = rows[-1]
         out.append(Speedup(key[0], key[1], key[2], key[3], q, verdict_of_speedup(q),
-                           [x for _, x in rows[-LAST_RUNS:]], r.ts, [(x.ts, y) for x, y in rows]))
+                           [x for _, x in rows[-LAST_RUNS:]], r.ts, [(x.ts, y) for x, y in rows], run_source(r, runs)))
     return out
 
 
@@ -206,7 +215,7 @@ def analyze(stream: Stream, runs: dict[int, Run] | None = None) -> Report:
     series = build_series(stream.records)
     flags = [r for r in stream.records if r.pr is not None and r.regression]
     return Report(stream, series, pr_checks(stream.records, series), health(stream.records, series, runs),
-                  speedups(series), [r for r in stream.records if r.metric == SPEEDUP and is_inverted(r)],
+                  speedups(series, runs), [r for r in stream.records if r.metric == SPEEDUP and is_inverted(r)],
                   len(flags), sum(flag_is_noise(r, series) for r in flags), runs, pr_runs(stream.records),
                   {r.runner for r in stream.records})
 

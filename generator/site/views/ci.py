@@ -308,6 +308,7 @@ class SpeedupRow:
     spread: str  # ``0.89x–1.26x``
     last: str  # the last runs' ratios, oldest first
     flips: bool  # the last runs hold more than one verdict
+    source: str = ""  # the latest row's run: "#N" (a pull request's branch), "main" or its run id
 
 
 @dataclass
@@ -322,7 +323,7 @@ def speedups_page(rep: ci_report.Report, title: str, ci_only: bool) -> SpeedupsP
 
     rows = [SpeedupRow(s.runner, s.op, s.shape, s.dtype, f"{s.ratio:.2f}x", s.verdict, VERDICT_CSS.get(s.verdict, ""),
                        f"{min(s.last):.2f}x–{max(s.last):.2f}x", " · ".join(f"{x:.2f}" for x in s.last),
-                       len({verdict_of_speedup(x) for x in s.last}) > 1)
+                       len({verdict_of_speedup(x) for x in s.last}) > 1, s.source)
             for s in rep.speedups]
     inv = [(r.ts[:16].replace("T", " "), r.op, r.shape, f"{r.value:g}", f"{ci_report.speedup_ratio(r):.2f}x")
            for r in rep.inverted]
