@@ -213,3 +213,22 @@ def test_speedup_aggregates_recomputed(raw, site):
         assert row + (" verdict flips" if flip else "") in page, row
     assert len(groups) == 8 and flips == 2
     assert "fp8_gemm 128x4096x4096 fp8 1.20x WIN #772 0.89x–1.26x verdict flips" in page
+
+
+@NEEDS_REAL
+def test_a_main_1_baseline_is_named_on_the_pr_page(raw, model, site):
+    """PR #673 (run 27327956458, 2026-06-11) was measured against ``main~1``, not main: 39 of its 60 records carry
+    that label, the rest no pair. Its page named every baseline as if main; now each value reads ``vs main~1``."""
+    recs, _ = raw
+    rs = [r for r in recs if r.get("pr") == 673]
+    labels = [(r.get("vs_main") or {}).get("label") for r in rs]
+    assert len(rs) == 60 and labels.count("main~1") == 39 and labels.count(None) == 21
+    pairs = [r for r in rs if r["metric"] != "speedup" and usable(r, "vs_main")]
+    page = (site / "ci/pr-673.html").read_text(encoding="utf-8")
+    cells = re.findall(r'<span translate="no">([^<]* vs [^<]*)</span>', page)
+    assert cells and all(" vs main~1 " in c for c in cells)
+    flagged_noise = sum(r.get("regression") is True and kind(r, "vs_main", model) != "reg" for r in pairs)
+    assert len(cells) == len(pairs) + flagged_noise  # each usable pair once, their within-noise flags again
+    r = next(r for r in rs if r["op"] == "moe_gemm2_reduce" and r["shape"] == "t32768-d8192x8192-e16k4")
+    assert kind(r, "vs_main", model) == "reg"
+    assert "moe_gemm2_reduce t32768-d8192x8192-e16k4 fp8 0.966x 0.970x 3 % gate 0.44 % 965.5 vs main~1 999.29 TFLOPS" in text(page)

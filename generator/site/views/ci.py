@@ -58,9 +58,15 @@ def move_row(m: Move, kernels: dict[str, str], prefix: str = "", series: dict | 
     base = "—" if m.pair.baseline is None else f"{m.pair.baseline:g}"
     tag = ci_report.at_tag_level(m, series) if series else None
     return MoveRow(r.op, r.shape, r.dtype, r.metric, f"{m.ratio:.3f}x", f"{threshold_text(m)}x", pct(m.noise),
-                   BASIS_KEYS[m.basis], f"{r.value:g} vs {base}",
+                   BASIS_KEYS[m.basis], f"{r.value:g} vs {baseline_label(m)}{base}",
                    f"{prefix}{op_page(r.runner, r.op)}#{series_anchor(r.series)}", kernel_href(kernels, r.op, prefix),
                    m.by_resolution, f"{tag.ratio:.3f}x" if tag else "")
+
+
+def baseline_label(m: Move) -> str:
+    """A PR's baseline that is not main itself, named before its value (``main~1 ``: PR #673's 39 pairs)."""
+    r = m.record
+    return f"{m.pair.label} " if m.pair is r.vs_main and m.pair.label not in ("", "main") else ""
 
 
 def kernel_href(kernels: dict[str, str], op: str, prefix: str = "") -> str:
