@@ -103,7 +103,8 @@ class HealthCard:
 class PrLine:
     pr: int
     href: str
-    cells: list[tuple[str, int, int, int, int]]  # (runner, regressions, improvements, their flags, of those noise)
+    # (runner, regressions, of those at the tag's level, improvements, their flags, of those noise)
+    cells: list[tuple[str, int, int, int, int, int]]
     missing: list[tuple[str, str]]
 
 
@@ -149,7 +150,9 @@ def landing_page(rep: ci_report.Report, title: str, kernels: dict[str, str], ci_
               for h in rep.health.values()]
     prs = []
     for pr in sorted(rep.prs, reverse=True):
-        cells = [(c.runner, len(c.of(REGRESSION)), len(c.of(IMPROVEMENT)), len(c.flags), c.flags_noise)
+        cells = [(c.runner, len(c.of(REGRESSION)), sum(ci_report.at_tag_level(m, rep.series) is not None
+                                                        for m in c.of(REGRESSION)),
+                  len(c.of(IMPROVEMENT)), len(c.flags), c.flags_noise)
                  for c in rep.checks if c.pr == pr]
         prs.append(PrLine(pr, f"pr-{pr}.html", cells, ci_report.missing_runners(rep, pr)))
     ops: dict[tuple[str, str], int] = {}
