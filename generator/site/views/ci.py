@@ -65,8 +65,11 @@ def move_row(m: Move, kernels: dict[str, str], prefix: str = "", series: dict | 
 
 def baseline_label(m: Move) -> str:
     """A PR's baseline that is not main itself, named before its value (``main~1 ``: PR #673's 39 pairs)."""
-    r = m.record
-    return f"{m.pair.label} " if m.pair is r.vs_main and m.pair.label not in ("", "main") else ""
+    return _label(m.pair.label) if m.pair is m.record.vs_main else ""
+
+
+def _label(label: str) -> str:
+    return f"{label} " if label not in ("", "main") else ""
 
 
 def kernel_href(kernels: dict[str, str], op: str, prefix: str = "") -> str:
@@ -238,7 +241,7 @@ def trend_figure(s: Series, runs: dict | None = None) -> dict | None:
     ratio against main, and each push to main's ratio against the release tag (``runs``: runs.json, whose
     pull_request runs among the ``pr``-null ones are no push), each trace in time order."""
     runs = runs or {}
-    pr = sorted((r.ts, r.vs_main.ratio, f"#{r.pr} · {r.value:g} vs {r.vs_main.baseline:g}")
+    pr = sorted((r.ts, r.vs_main.ratio, f"#{r.pr} · {r.value:g} vs {_label(r.vs_main.label)}{r.vs_main.baseline:g}")
                 for r in s.records if r.pr is not None and _pair_ok(r, "vs_main"))
     tag = sorted((r.ts, r.vs_tag.ratio, f"{r.vs_tag.label} · {r.value:g} vs {r.vs_tag.baseline:g}")
                  for r in s.records if ci_report.is_push(r, runs) and _pair_ok(r, "vs_tag"))
