@@ -3,10 +3,12 @@ each runner's latest push to main against the release tag, and FlyDSL against AI
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field
 
-from generator.analyze.ci.moves import IMPROVEMENT, NOISE, REGRESSION, Move, Series, build_series, classify, noise_summary
+from generator.analyze.ci.moves import (IMPROVEMENT, MIN_STEPS, NOISE, REGRESSION, Move, Series, bound, build_series,
+                                        classify, noise_summary)
 from generator.analyze.verdicts.rules import verdict_of_speedup
 from generator.read.ci_stream import CiRecord, Run, Stream
 
@@ -66,6 +68,7 @@ class Speedup:
     last: list[float]  # ratios of the last LAST_RUNS rows, oldest first
     ts: str
     history: list[tuple[str, float]] = field(default_factory=list)  # (ts, ratio), oldest first
+    source: str = ""  # the latest row's run: "#N" (a pull request: its branch), "main" (a push) or its run id
 
 
 @dataclass
@@ -98,6 +101,24 @@ def latest(records: list[CiRecord]) -> list[CiRecord]:
 def _moves(records: list[CiRecord], series: dict[tuple, Series], baseline: str) -> list[Move]:
     out = [classify(r, getattr(r, baseline), series[r.series]) for r in records if r.metric != SPEEDUP]
     return sorted((m for m in out if m is not None), key=lambda m: m.record.series)
+
+
+def at_tag_level(m: Move, series: dict[tuple, Series]) -> Move | None:
+    """A pull request's move against main whose value is within noise of the release tag measured in the same
+    job (vs_tag, by the same test), while main's baseline is itself past the bound from the tag's, on the
+    move's side: the gap is main's own move since the tag, which the branch does not show (three PRs'
+    gemm_async 9728 int8 on mi355 at 0.65-0.68x: each at 1.000x of the tag, main 1.5x above it). The tag's
+    move, else None."""
+    r, s = m.record, series[m.record.series]
+    if m.kind == NOISE or m.pair is not r.vs_main or m.pair.baseline is None:
+        return None
+    t = classify(r, r.vs_tag, s)
+    if t is None or t.kind != NOISE or t.pair.baseline is None or t.pair.baseline <= 0:
+        return None
+    main_over_tag = m.pair.baseline / t.pair.baseline
+    steps = round(abs(m.pair.baseline - t.pair.baseline) / s.unit)
+    moved = abs(math.log(main_over_tag)) > bound(s.noise) and steps >= MIN_STEPS
+    return t if moved and (main_over_tag > 1) == (m.ratio < 1) else None
 
 
 def flag_is_noise(r: CiRecord, series: dict[tuple, Series]) -> bool:
@@ -164,8 +185,16 @@ def is_inverted(r: CiRecord) -> bool:
     return abs(r.value - 1 / ratio) <= INVERTED_TOLERANCE and abs(r.value - ratio) > INVERTED_TOLERANCE
 
 
-def speedups(series: dict[tuple, Series]) -> list[Speedup]:
-    """Per speedup series, its latest row's ratio and verdict, and the ratios of its last runs."""
+def run_source(r: CiRecord, runs: dict[int, Run]) -> str:
+    """Whose code a row measured: ``#N`` (a pull request's branch), ``main`` (a push), else its run id."""
+    if r.pr is not None:
+        return f"#{r.pr}"
+    return "main" if is_push(r, runs) and r.run_id in runs else str(r.run_id)
+
+
+def speedups(series: dict[tuple, Series], runs: dict[int, Run] | None = None) -> list[Speedup]:
+    """Per speedup series, its latest row's ratio and verdict (and whose run it is), and the ratios of its last runs."""
+    runs = runs or {}
     out = []
     for key, s in series.items():
         if key[4] != SPEEDUP:
@@ -176,7 +205,7 @@ def speedups(series: dict[tuple, Series]) -> list[Speedup]:
             continue
         r, q = rows[-1]
         out.append(Speedup(key[0], key[1], key[2], key[3], q, verdict_of_speedup(q),
-                           [x for _, x in rows[-LAST_RUNS:]], r.ts, [(x.ts, y) for x, y in rows]))
+                           [x for _, x in rows[-LAST_RUNS:]], r.ts, [(x.ts, y) for x, y in rows], run_source(r, runs)))
     return out
 
 
@@ -186,7 +215,7 @@ def analyze(stream: Stream, runs: dict[int, Run] | None = None) -> Report:
     series = build_series(stream.records)
     flags = [r for r in stream.records if r.pr is not None and r.regression]
     return Report(stream, series, pr_checks(stream.records, series), health(stream.records, series, runs),
-                  speedups(series), [r for r in stream.records if r.metric == SPEEDUP and is_inverted(r)],
+                  speedups(series, runs), [r for r in stream.records if r.metric == SPEEDUP and is_inverted(r)],
                   len(flags), sum(flag_is_noise(r, series) for r in flags), runs, pr_runs(stream.records),
                   {r.runner for r in stream.records})
 

@@ -49,15 +49,27 @@ class MoveRow:
     href: str  # its series on its op page
     kernel: str  # its kernel's page in the sweep ("" when none)
     resolution: bool
+    at_tag: str = ""  # a PR's move whose value is within noise of the release tag: its ratio to the tag ("1.000x")
 
 
-def move_row(m: Move, kernels: dict[str, str], prefix: str = "") -> MoveRow:
+def move_row(m: Move, kernels: dict[str, str], prefix: str = "", series: dict | None = None) -> MoveRow:
+    """``series`` (a PR's moves against main): mark a move whose value is at the release tag's level."""
     r = m.record
     base = "—" if m.pair.baseline is None else f"{m.pair.baseline:g}"
+    tag = ci_report.at_tag_level(m, series) if series else None
     return MoveRow(r.op, r.shape, r.dtype, r.metric, f"{m.ratio:.3f}x", f"{threshold_text(m)}x", pct(m.noise),
-                   BASIS_KEYS[m.basis], f"{r.value:g} vs {base}",
+                   BASIS_KEYS[m.basis], f"{r.value:g} vs {baseline_label(m)}{base}",
                    f"{prefix}{op_page(r.runner, r.op)}#{series_anchor(r.series)}", kernel_href(kernels, r.op, prefix),
-                   m.by_resolution)
+                   m.by_resolution, f"{tag.ratio:.3f}x" if tag else "")
+
+
+def baseline_label(m: Move) -> str:
+    """A PR's baseline that is not main itself, named before its value (``main~1 ``: PR #673's 39 pairs)."""
+    return _label(m.pair.label) if m.pair is m.record.vs_main else ""
+
+
+def _label(label: str) -> str:
+    return f"{label} " if label not in ("", "main") else ""
 
 
 def kernel_href(kernels: dict[str, str], op: str, prefix: str = "") -> str:
@@ -94,7 +106,8 @@ class HealthCard:
 class PrLine:
     pr: int
     href: str
-    cells: list[tuple[str, int, int, int, int]]  # (runner, regressions, improvements, their flags, of those noise)
+    # (runner, regressions, of those at the tag's level, improvements, their flags, of those noise)
+    cells: list[tuple[str, int, int, int, int, int]]
     missing: list[tuple[str, str]]
 
 
@@ -140,7 +153,9 @@ def landing_page(rep: ci_report.Report, title: str, kernels: dict[str, str], ci_
               for h in rep.health.values()]
     prs = []
     for pr in sorted(rep.prs, reverse=True):
-        cells = [(c.runner, len(c.of(REGRESSION)), len(c.of(IMPROVEMENT)), len(c.flags), c.flags_noise)
+        cells = [(c.runner, len(c.of(REGRESSION)), sum(ci_report.at_tag_level(m, rep.series) is not None
+                                                        for m in c.of(REGRESSION)),
+                  len(c.of(IMPROVEMENT)), len(c.flags), c.flags_noise)
                  for c in rep.checks if c.pr == pr]
         prs.append(PrLine(pr, f"pr-{pr}.html", cells, ci_report.missing_runners(rep, pr)))
     ops: dict[tuple[str, str], int] = {}
@@ -184,7 +199,8 @@ def pr_page(rep: ci_report.Report, pr: int, title: str, kernels: dict[str, str],
         by_key = {m.record.index: m for m in c.moves}
         runners.append(PrRunner(
             c.runner, c.run_id, run_url(rep, c.run_id), c.ts, c.commit[:10],
-            [move_row(m, kernels) for m in c.of(REGRESSION)], [move_row(m, kernels) for m in c.of(IMPROVEMENT)],
+            [move_row(m, kernels, series=rep.series) for m in c.of(REGRESSION)],
+            [move_row(m, kernels, series=rep.series) for m in c.of(IMPROVEMENT)],
             [move_row(by_key[f.index], kernels) for f in noisy if f.index in by_key],
             [f"{f.op} {f.shape} {f.dtype}" for f in noisy if f.index not in by_key],
             [move_row(m, kernels) for m in c.of(NOISE)], len(c.flags)))
@@ -225,7 +241,7 @@ def trend_figure(s: Series, runs: dict | None = None) -> dict | None:
     ratio against main, and each push to main's ratio against the release tag (``runs``: runs.json, whose
     pull_request runs among the ``pr``-null ones are no push), each trace in time order."""
     runs = runs or {}
-    pr = sorted((r.ts, r.vs_main.ratio, f"#{r.pr} · {r.value:g} vs {r.vs_main.baseline:g}")
+    pr = sorted((r.ts, r.vs_main.ratio, f"#{r.pr} · {r.value:g} vs {_label(r.vs_main.label)}{r.vs_main.baseline:g}")
                 for r in s.records if r.pr is not None and _pair_ok(r, "vs_main"))
     tag = sorted((r.ts, r.vs_tag.ratio, f"{r.vs_tag.label} · {r.value:g} vs {r.vs_tag.baseline:g}")
                  for r in s.records if ci_report.is_push(r, runs) and _pair_ok(r, "vs_tag"))
@@ -304,6 +320,7 @@ class SpeedupRow:
     spread: str  # ``0.89x–1.26x``
     last: str  # the last runs' ratios, oldest first
     flips: bool  # the last runs hold more than one verdict
+    source: str = ""  # the latest row's run: "#N" (a pull request's branch), "main" or its run id
 
 
 @dataclass
@@ -318,7 +335,7 @@ def speedups_page(rep: ci_report.Report, title: str, ci_only: bool) -> SpeedupsP
 
     rows = [SpeedupRow(s.runner, s.op, s.shape, s.dtype, f"{s.ratio:.2f}x", s.verdict, VERDICT_CSS.get(s.verdict, ""),
                        f"{min(s.last):.2f}x–{max(s.last):.2f}x", " · ".join(f"{x:.2f}" for x in s.last),
-                       len({verdict_of_speedup(x) for x in s.last}) > 1)
+                       len({verdict_of_speedup(x) for x in s.last}) > 1, s.source)
             for s in rep.speedups]
     inv = [(r.ts[:16].replace("T", " "), r.op, r.shape, f"{r.value:g}", f"{ci_report.speedup_ratio(r):.2f}x")
            for r in rep.inverted]
