@@ -264,3 +264,21 @@ def test_the_pr_table_says_how_many_regressions_are_mains_since_the_tag(raw, mod
             got[(pr, runner)] = (int(text(regs).split()[0]), int(m.group(1)))
             assert ("regressed" in attrs) == (got[(pr, runner)][0] > got[(pr, runner)][1])
     assert got == want
+
+
+@NEEDS_REAL
+def test_the_pr_comment_says_which_moves_are_mains_since_the_tag(raw, model, stream, capsys):
+    """The ``ci --markdown --pr N`` comment a pull request gets says the same as its page: each runner's heading
+    counts the moves at the tag's level, and each such row names its ratio to the tag (#741: on mi355 all 3
+    regressions, on mi325 2 of its 3 improvements)."""
+    recs, _ = raw
+    runs = checks(recs)
+    for runner, word, k in (("linux-flydsl-mi355-1", "regressions", "reg"), ("linux-flydsl-mi325-1", "improvements", "imp")):
+        moves = [r for r in runs[(741, runner)] if r["metric"] != "speedup" and kind(r, "vs_main", model) == k]
+        tagged = [r for r in moves if at_tag(r, model)]
+        assert cli.main(["ci", str(stream[0]), "--runs", str(stream[1]), "--markdown", "--pr", "741"]) == 0
+        part = capsys.readouterr().out.split(f"#### `{runner}`", 1)[1].split("####", 1)[0]
+        assert f"**{len(moves)} {word}** ({len(tagged)} at the tag's level: main moved since the tag)" in part
+        for r in tagged:
+            assert f"the branch at the tag's level ({r['vs_tag']['ratio']:.3f}x of the tag)" in part
+    assert (len(moves), len(tagged)) == (3, 2)

@@ -82,15 +82,26 @@ def format_text(rep: ci_report.Report) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _table(moves: list[Move], site_url: str | None) -> list[str]:
-    """The Markdown table of some moves; each op links to its series' trend when the site's URL is known."""
+def _table(moves: list[Move], site_url: str | None, series: dict) -> list[str]:
+    """The Markdown table of some moves; each op links to its series' trend when the site's URL is known. A
+    move whose branch is at the release tag's level while main moved since (``ci_report.at_tag_level``) says
+    so in its basis: the gap is main's, not the pull request's."""
     rows = ["| op | shape | dtype | metric | ratio | threshold | noise | basis |", "|---|---|---|---|---|---|---|---|"]
     for m in moves:
         r = m.record
         op = f"[`{r.op}`]({page_link(site_url, ci_report.series_page(r.series))})" if site_url else f"`{r.op}`"
+        tag = ci_report.at_tag_level(m, series)
+        basis = m.basis + (f"; the branch at the tag's level ({tag.ratio:.3f}x of the tag): main moved since the tag"
+                           if tag is not None else "")
         rows.append(f"| {op} | `{r.shape}` | {r.dtype} | {r.metric} | {m.ratio:.3f}x | "
-                    f"{threshold_text(m)}x | {pct(m.noise)} | {m.basis} |")
+                    f"{threshold_text(m)}x | {pct(m.noise)} | {basis} |")
     return rows
+
+
+def _heading(moves: list[Move], word: str, series: dict) -> str:
+    """"**3 regressions** (3 at the tag's level: main moved since the tag)", the count bold."""
+    at_tag = sum(ci_report.at_tag_level(m, series) is not None for m in moves)
+    return f"**{plural(len(moves), word)}**" + (f" ({at_tag} at the tag's level: main moved since the tag)" if at_tag else "")
 
 
 def page_link(site_url: str | None, page: str) -> str:
@@ -118,11 +129,11 @@ def format_markdown(rep: ci_report.Report, pr: int, site_url: str | None) -> str
         regs, imps, noise = c.of(REGRESSION), c.of(IMPROVEMENT), c.of(NOISE)
         out += [f"#### `{c.runner}` (run {c.run_id}, commit `{c.commit[:10]}`)", ""]
         if regs:
-            out += [f"**{plural(len(regs), 'regression')}**", ""] + _table(regs, site_url) + [""]
+            out += [_heading(regs, "regression", rep.series), ""] + _table(regs, site_url, rep.series) + [""]
         else:
             out += ["No regression beyond noise.", ""]
         if imps:
-            out += [f"**{plural(len(imps), 'improvement')}**", ""] + _table(imps, site_url) + [""]
+            out += [_heading(imps, "improvement", rep.series), ""] + _table(imps, site_url, rep.series) + [""]
         noisy = [f for f in c.flags if ci_report.flag_is_noise(f, rep.series)]
         if c.flags:
             out.append(f"Their -3 % gate flagged {len(c.flags)}; {len(noisy)} of them within noise or resolution"
