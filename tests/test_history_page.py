@@ -25,7 +25,8 @@ import pytest
 from generator import cli
 from generator.site import build
 from generator.site.views.history import strip_cells
-from generator.sweeps.history import history_chart_data, load_history, load_series
+from generator.sweeps.history import load_history
+from generator.sweeps.history_series import history_chart_data, load_series
 from test_snapshot import chain, fail_provider, make_sweep_copy, scale_provider
 from verdict_oracle import shape_pairs
 

@@ -72,7 +72,7 @@ def latest_change(previous: SweepSnapshot | None, current: SweepSnapshot,
 
 def not_the_comparisons(marks: dict[str, dict[str, Any]], change: SweepDiff | None,
                         label: str) -> dict[str, dict[str, Any]]:
-    """The regression marks (``history.regression_marks``) without those of a latest step (into
+    """The regression marks (``history_series.regression_marks``) without those of a latest step (into
     ``label``) that ``change`` says is the comparison's alone: no regression of the candidate."""
     if change is None:
         return marks
