@@ -19,7 +19,7 @@ from generator.sweeps.history_series import (
     with_current,
 )
 from generator.sweeps.steps import Step, StepReport, detect_steps
-from generator.sweeps.snapshot import snapshot_from_sweep
+from generator.sweeps.snapshot_sources import snapshot_from_sweep
 from test_snapshot import fail_provider, make_sweep_copy, scale_provider
 from verdict_oracle import kernel_noise, verdict_geomean
 

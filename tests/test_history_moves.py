@@ -20,7 +20,7 @@ import pytest
 from generator.site.views import history as history_views
 from generator.sweeps import history, history_series
 from generator.sweeps.labels import undated_label
-from generator.sweeps.snapshot import load_snapshot
+from generator.sweeps.snapshot_sources import load_snapshot
 
 #: moe_gemm's shapes where aiter passes in the shared sweep (``test_diff_sweeps.AITER_PASSES``).
 KEPT = {"sha1:1ffd9226bf013782", "sha1:3e1f04d82bff6672", "sha1:f006ff8500772932"}

@@ -167,7 +167,7 @@ def test_a_long_group_is_counted_not_listed(sweep, tmp_path, monkeypatch):
     the first MAX_ITEMS (set to 2 here), the rest as ``and N more``."""
     from generator.site.views import latest as latest_views
     from generator.sweeps.diff import diff_snapshots
-    from generator.sweeps.snapshot import load_snapshot, snapshot_from_sweep
+    from generator.sweeps.snapshot_sources import load_snapshot, snapshot_from_sweep
 
     monkeypatch.setattr(latest_views, "MAX_ITEMS", 2)
     old = load_snapshot(make_sweep_copy(sweep, tmp_path / "q", (), {"quant": None}))

@@ -42,7 +42,8 @@ from generator.errors import InputError
 from generator.model import FORMAT_VERSION
 from generator.sweeps import moves
 from generator.sweeps.labels import undated_label  # noqa: F401  (build's default label of an undated sweep)
-from generator.sweeps.snapshot import SweepSnapshot, check_format_version, load_snapshot, snapshot_from_json
+from generator.sweeps.snapshot import SweepSnapshot, check_format_version, snapshot_from_json
+from generator.sweeps.snapshot_sources import load_snapshot
 
 DEFAULT_RETENTION = 20
 MANIFEST = "history.json"

@@ -19,7 +19,8 @@ from generator.model import FORMAT_VERSION
 from generator.read.att import read_json
 from generator.sweeps.diff import DiffOptions, SweepDiff, diff_snapshots
 from generator.sweeps.history import HistoryEntry, load_history
-from generator.sweeps.snapshot import KernelSnapshot, SweepSnapshot, kernel_from_api, snapshot_from_json, state_errors
+from generator.sweeps.snapshot import KernelSnapshot, SweepSnapshot, snapshot_from_json
+from generator.sweeps.snapshot_sources import kernel_from_api, state_errors
 
 
 def snapshot_from_documents(rows: Sequence[Mapping[str, Any]], document: Callable[[str], Mapping[str, Any] | None],
