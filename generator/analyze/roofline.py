@@ -39,7 +39,8 @@ from typing import Any, Callable, Iterable, Mapping
 
 from generator.analyze.message import sentence
 from generator.errors import InputError
-from generator.read import campaign, jsonio
+from generator.read import jsonio
+from generator.read.jsonl import results_jsonl
 
 PEAKS_FILE = Path(__file__).resolve().parent.parent / "data" / "peaks.toml"
 PEAKS_FORMAT_VERSION = 1
@@ -650,7 +651,7 @@ def read_result_rows(campaign_dir: str | os.PathLike) -> list[dict[str, Any]]:
         if not path.is_file():
             continue
         if name.endswith(".jsonl"):
-            records = campaign.results_jsonl(path)  # parsed once with the scoring of the same file
+            records = results_jsonl(path)  # parsed once with the scoring of the same file
             if not records or not isinstance(records[-1], InputError):
                 return [rec for _, rec in records]
         rows: list[dict[str, Any]] = []
