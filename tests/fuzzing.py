@@ -117,14 +117,14 @@ def _ncu(name: str) -> Callable[[Path], None]:
 
 def _results(name: str) -> Callable[[Path], None]:
     def call(d: Path) -> None:
-        from generator.read import campaign
-        campaign.read_results(d / name)
+        from generator.read import campaign_rows
+        campaign_rows.read_results(d / name)
     return call
 
 
 def _ledger(d: Path) -> None:
-    from generator.read import campaign
-    campaign.read_ledger(d / "shape_ledger.jsonl")
+    from generator.read import campaign_rows
+    campaign_rows.read_ledger(d / "shape_ledger.jsonl")
 
 
 def _matrix(d: Path) -> None:

@@ -7,7 +7,8 @@ import shutil
 
 import pytest
 
-from generator.read.campaign import Campaign, find_campaign_folders, read_campaign, read_results
+from generator.read.campaign import Campaign, find_campaign_folders, read_campaign
+from generator.read.campaign_rows import read_results
 from generator.errors import InputError
 from generator.analyze.verdicts import UNTIMED, score_campaign, score_sweep
 from conftest import ON_SLICE
@@ -342,13 +343,13 @@ def test_broken_campaign_in_a_sweep_leaves_the_others_scored(sweep, tmp_path):
 
 def test_results_file_is_parsed_once_until_its_bytes_change(sweep, tmp_path):
     from generator.analyze import roofline
-    from generator.read import campaign
+    from generator.read.jsonl import results_jsonl
 
     dest = copy_campaign(sweep, tmp_path, "vec_add")
     path = dest / "benchmark_results.jsonl"
-    first = campaign.results_jsonl(path)
+    first = results_jsonl(path)
     assert len(first) == 120 and first[0][0] == 1
-    assert campaign.results_jsonl(str(path)) is first  # the scoring and the roofline share one parse
+    assert results_jsonl(str(path)) is first  # the scoring and the roofline share one parse
     assert roofline.read_result_rows(dest)[0] is first[0][1]
     assert read_campaign(dest).rows[0].median_us == 13.079999946057796
     # same size, new bytes (one digit of the first median): parsed again
@@ -362,12 +363,13 @@ def test_plain_json_rows_read_as_the_field_by_field_reader_reads_them(sweep):
     """Every row of the sweep (7,210 JSONL rows, all plain, and their 13 CSV twins, none plain; in the
     slice 480 JSONL rows and vec_add's CSV) and rows with odd values: the fast path and ``_checked_row``
     give the same values of the same types."""
-    from generator.read import campaign
+    from generator.read import campaign_rows
+    from generator.read.jsonl import jsonl_records
 
     def same(rec, line=1):
-        a, b = campaign._result_row(rec, 0, line, "r.jsonl"), campaign._checked_row(rec, 0, line, "r.jsonl")
+        a, b = campaign_rows._result_row(rec, 0, line, "r.jsonl"), campaign_rows._checked_row(rec, 0, line, "r.jsonl")
         return all(getattr(a, f) == getattr(b, f) and type(getattr(a, f)) is type(getattr(b, f))
-                   for f in campaign.ResultRow.__slots__)
+                   for f in campaign_rows.ResultRow.__slots__)
 
     n = want = 0
     for op in TIMED:
@@ -378,7 +380,7 @@ def test_plain_json_rows_read_as_the_field_by_field_reader_reads_them(sweep):
             # as many rows as the JSONL file has non-blank lines (its CSV twin holds the same rows)
             want += sum(1 for ln in (campaign_dir(sweep, op) / "benchmark_results.jsonl").read_text().splitlines()
                         if ln.strip())
-            records = campaign._jsonl_records(str(path)) if name.endswith("jsonl") else campaign._csv_records(str(path))
+            records = jsonl_records(str(path)) if name.endswith("jsonl") else campaign_rows._csv_records(str(path))
             for line, rec in records:
                 assert same(rec, line), (op, name, line)
                 n += 1
@@ -389,31 +391,31 @@ def test_plain_json_rows_read_as_the_field_by_field_reader_reads_them(sweep):
            {"stable": "true"}, {"correct": None}, {"includes_jit": 0}]
     for change in odd:
         assert same({**rec, **change}), change
-    assert campaign._result_row({**rec, "median_us": float("nan")}, 0, 1, "r.jsonl").median_us is None
-    row = campaign._result_row({**rec, "skip_reason": "no kernel", "graph_capture_error": "x"}, 0, 1, "r.jsonl")
+    assert campaign_rows._result_row({**rec, "median_us": float("nan")}, 0, 1, "r.jsonl").median_us is None
+    row = campaign_rows._result_row({**rec, "skip_reason": "no kernel", "graph_capture_error": "x"}, 0, 1, "r.jsonl")
     assert row.reason == "no kernel; x"
     del rec["graph_capture_error"]  # an optional field absent: read field by field
     assert same(rec)
     with pytest.raises(InputError, match=r"r.jsonl:1: median_us is not a number: True"):
-        campaign._result_row({**rec, "median_us": True}, 0, 1, "r.jsonl")
+        campaign_rows._result_row({**rec, "median_us": True}, 0, 1, "r.jsonl")
     with pytest.raises(InputError, match=r"r.jsonl:1: empty provider"):
-        campaign._result_row({**rec, "provider": ""}, 0, 1, "r.jsonl")
+        campaign_rows._result_row({**rec, "provider": ""}, 0, 1, "r.jsonl")
 
 
 def test_results_read_at_once_match_the_line_by_line_reading(sweep, tmp_path):
-    from generator.read import campaign
+    from generator.read.jsonl import jsonl_records, plain_jsonl, results_jsonl
 
     path = campaign_dir(sweep, "vec_add") / "benchmark_results.jsonl"
     data = path.read_bytes()
-    whole = campaign._plain_jsonl(data)
-    assert whole == list(campaign._jsonl_records(str(path)))
+    whole = plain_jsonl(data)
+    assert whole == list(jsonl_records(str(path)))
     assert len(whole) == 120 and whole[-1][0] == 120 and whole[0][1]["median_us"] == 13.079999946057796
     # a blank line keeps the numbering; CR endings, a bare value or a bad line go line by line
-    assert [n for n, _ in campaign._plain_jsonl(data.replace(b"\n", b"\n\n", 1))][:2] == [1, 3]
-    assert campaign._plain_jsonl(data.replace(b"\n", b"\r\n")) is None
-    assert campaign._plain_jsonl(b'{"a": 1}\n[1]\n') is None
-    assert campaign._plain_jsonl(b'{"a": 1}\n{"median_us": NaN}\n') is None
+    assert [n for n, _ in plain_jsonl(data.replace(b"\n", b"\n\n", 1))][:2] == [1, 3]
+    assert plain_jsonl(data.replace(b"\n", b"\r\n")) is None
+    assert plain_jsonl(b'{"a": 1}\n[1]\n') is None
+    assert plain_jsonl(b'{"a": 1}\n{"median_us": NaN}\n') is None
     bad = tmp_path / "benchmark_results.jsonl"
     bad.write_bytes(b'{"a": 1}\n{oops\n')
-    records = campaign.results_jsonl(bad)
+    records = results_jsonl(bad)
     assert records[0] == (1, {"a": 1}) and isinstance(records[1], InputError) and records[1].line == 2

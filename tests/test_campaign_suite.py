@@ -259,7 +259,7 @@ def test_a_partial_run_is_flagged(tmp_path):
 
 
 def test_plain_rows_read_as_the_field_by_field_reader_reads_them():
-    from generator.read.campaign import ResultRow
+    from generator.read.campaign_rows import ResultRow
 
     records = HANDMADE_FULL + [handmade_row("b1", "x", 20.0, correctness="fail", err="max_abs 3.2"),
                                {**HANDMADE_FULL[0], "correctness": None, "us_std": 0.4, "gbps": 1.5e3}]

@@ -135,7 +135,7 @@ def test_softmax_declared_capture_shape_is_trusted(kernel):
 @pytest.mark.parametrize("slug,capture_bytes,off", [
     ("layernorm", 8421376, 127.5), ("rmsnorm", 33570816, 32.0), ("softmax", 2 ** 30, 1.0)])
 def test_ledger_declares_m32768_n8192_trusted_only_within_2x(sweep, kernel, slug, capture_bytes, off):
-    from generator.read.campaign import read_ledger
+    from generator.read.campaign_rows import read_ledger
     shapes, _ = read_ledger(sweep / "benchmarks/examples" / slug / "shape_ledger.jsonl")
     declared = [s for s in shapes if s.capture_declared]
     assert [(s.args["M"], s.args["N"], s.stage) for s in declared] == [(32768, 8192, "diagnostic")]

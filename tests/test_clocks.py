@@ -17,7 +17,7 @@ from generator.analyze.verdicts import clocks, score_folder, score_shape, summar
 from generator.analyze.verdicts.intervals import bootstrap_interval, crosses
 from generator.analyze.verdicts.rules import BLOCKED, HEADROOM, PARITY, WIN
 from generator.config import SweepConfig, load_config
-from generator.read.campaign import LedgerShape, ResultRow
+from generator.read.campaign_rows import LedgerShape, ResultRow
 from generator.site import wording
 
 from handmade import handmade_suite_campaign

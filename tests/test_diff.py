@@ -26,7 +26,7 @@ from generator.sweeps.diff import (
     threshold_factor,
 )
 from generator.errors import InputError
-from generator.sweeps.snapshot import load_snapshot, snapshot_from_sweep
+from generator.sweeps.snapshot_sources import load_snapshot, snapshot_from_sweep
 from verdict_oracle import kernel_ratios, kernel_noise, shape_noises, shape_pairs, verdict_geomean
 from test_snapshot import (
     FA_AFTER,

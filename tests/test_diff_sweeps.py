@@ -16,7 +16,7 @@ import pytest
 
 from generator import cli
 from generator.sweeps.diff import diff_snapshots, render_markdown, render_text, shape_text, unique_labels
-from generator.sweeps.snapshot import load_snapshot
+from generator.sweeps.snapshot_sources import load_snapshot
 from test_snapshot import fail_provider, make_sweep_copy, scale_provider
 from verdict_oracle import shape_pairs
 

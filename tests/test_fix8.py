@@ -49,7 +49,7 @@ def test_a_count_of_one_takes_the_singular_on_every_path(key, params, one, three
 
 def test_history_view_models_say_one_sweep_and_one_launch_shape():
     from generator.site.views.history import HistoryChart, HistoryPage, strip_cells
-    from generator.sweeps.history import HistoryPoint
+    from generator.sweeps.history_series import HistoryPoint
 
     p = HistoryPoint(label="2026-06-01", commit="", date="2026-06-01", geomean=1.11, noise=None, verdict="WIN",
                      name="MoE GEMM (2-stage)", launch_overhead=(-99.2, 1))

@@ -9,21 +9,17 @@ import os
 import pytest
 
 from generator.errors import InputError
-from generator.sweeps.history import (
-    Step,
-    StepReport,
-    detect_steps,
+from generator.sweeps.history import load_history, record, record_snapshot
+from generator.sweeps.history_series import (
     history_chart_data,
     history_document,
-    load_history,
     load_series,
     points_from_rows,
-    record,
-    record_snapshot,
     regression_marks,
     with_current,
 )
-from generator.sweeps.snapshot import snapshot_from_sweep
+from generator.sweeps.steps import Step, StepReport, detect_steps
+from generator.sweeps.snapshot_sources import snapshot_from_sweep
 from test_snapshot import fail_provider, make_sweep_copy, scale_provider
 from verdict_oracle import kernel_noise, verdict_geomean
 
@@ -292,7 +288,7 @@ def test_candidate_failing_every_shape_is_a_regression(sides, sweep, tmp_path):
 
 
 def test_verdict_transitions_are_pure():
-    from generator.sweeps.history import HistoryPoint, verdict_transition
+    from generator.sweeps.history_series import HistoryPoint, verdict_transition
 
     def pts(*verdicts):
         return [HistoryPoint(str(i), None, None, None, None, v, "k") for i, v in enumerate(verdicts)]

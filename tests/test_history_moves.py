@@ -18,9 +18,9 @@ from pathlib import Path
 import pytest
 
 from generator.site.views import history as history_views
-from generator.sweeps import history
+from generator.sweeps import history, history_series
 from generator.sweeps.labels import undated_label
-from generator.sweeps.snapshot import load_snapshot
+from generator.sweeps.snapshot_sources import load_snapshot
 
 #: moe_gemm's shapes where aiter passes in the shared sweep (``test_diff_sweeps.AITER_PASSES``).
 KEPT = {"sha1:1ffd9226bf013782", "sha1:3e1f04d82bff6672", "sha1:f006ff8500772932"}
@@ -100,7 +100,7 @@ def test_each_sweep_keeps_who_moved_against_the_one_before(weeks, sweep):
 def test_the_strip_shows_what_diff_finds(weeks):
     from generator.site.views.base import SiteContext
 
-    series = history.load_series(weeks)
+    series = history_series.load_series(weeks)
     page = history_views.history_page([], {}, {}, [e.label for e in history.load_history(weeks).entries],
                                       SiteContext(), series)
     moe = next(h for h in page.charts if h.slug == "moe_gemm")

@@ -25,7 +25,8 @@ import pytest
 from generator import cli
 from generator.site import build
 from generator.site.views.history import strip_cells
-from generator.sweeps.history import history_chart_data, load_history, load_series
+from generator.sweeps.history import load_history
+from generator.sweeps.history_series import history_chart_data, load_series
 from test_snapshot import chain, fail_provider, make_sweep_copy, scale_provider
 from verdict_oracle import shape_pairs
 
@@ -166,7 +167,7 @@ def test_a_long_group_is_counted_not_listed(sweep, tmp_path, monkeypatch):
     the first MAX_ITEMS (set to 2 here), the rest as ``and N more``."""
     from generator.site.views import latest as latest_views
     from generator.sweeps.diff import diff_snapshots
-    from generator.sweeps.snapshot import load_snapshot, snapshot_from_sweep
+    from generator.sweeps.snapshot_sources import load_snapshot, snapshot_from_sweep
 
     monkeypatch.setattr(latest_views, "MAX_ITEMS", 2)
     old = load_snapshot(make_sweep_copy(sweep, tmp_path / "q", (), {"quant": None}))

@@ -289,7 +289,7 @@ def test_charts_carry_their_chinese_with_the_real_figures(kernel, sweep):
 
 def test_history_figure_and_regression_in_chinese():
     from generator.site.views import history as history_views
-    from generator.sweeps.history import HistoryPoint, history_chart_data
+    from generator.sweeps.history_series import HistoryPoint, history_chart_data
     pts = [HistoryPoint("s1", "aaa111", "2026-05-01", 1.10, 1.02, "WIN", "Vec"),
            HistoryPoint("s2", "bbb222", "2026-05-02", 0.80, 1.02, "HEADROOM", "Vec", profiled_commit="ccc333")]
     fig = history_chart_data({"vec": pts})["vec"]

@@ -179,7 +179,7 @@ def _run(capsys, *argv) -> tuple[int, str]:
 @pytest.fixture(scope="module")
 def diff_json(shared, edited) -> dict:
     from generator.sweeps import diff as diffmod
-    from generator.sweeps.snapshot import load_snapshot
+    from generator.sweeps.snapshot_sources import load_snapshot
 
     d = diffmod.diff_snapshots(load_snapshot(str(shared), "mi350x-sweep"), load_snapshot(str(edited), "new-sweep"))
     return diffmod.diff_document(d)

@@ -211,12 +211,12 @@ def test_results_rows_shared_with_the_scoring_and_bad_lines_keep_their_wording(s
     read by the roofline's own loop, so its errors (and its leniency) stay as they were."""
     import shutil
 
-    from generator.read import campaign
+    from generator.read.jsonl import results_jsonl
 
     dest = tmp_path / "vec_add"
     shutil.copytree(sweep / "benchmarks/examples/vec_add", dest)
     rows = rl.read_result_rows(dest)
-    assert len(rows) == 120 and rows[0] is campaign.results_jsonl(dest / "benchmark_results.jsonl")[0][1]
+    assert len(rows) == 120 and rows[0] is results_jsonl(dest / "benchmark_results.jsonl")[0][1]
     assert rl.campaign_roofline(dest).counts() == {"memory-bound": 28, "compute-bound": 0, "latency-bound": 20}
     path = dest / "benchmark_results.jsonl"
     lines = path.read_text().splitlines(keepends=True)

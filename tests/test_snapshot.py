@@ -19,14 +19,8 @@ from conftest import in_slice  # the same test folder
 from verdict_oracle import kernel_vs_any, kernel_noise, shape_noises, shape_pairs
 from generator.errors import InputError
 from generator.model import API_FORMAT_VERSION, FORMAT_VERSION
-from generator.sweeps.snapshot import (
-    SweepSnapshot,
-    check_format_version,
-    load_snapshot,
-    snapshot_from_api,
-    snapshot_from_json,
-    snapshot_from_sweep,
-)
+from generator.sweeps.snapshot import SweepSnapshot, check_format_version, snapshot_from_json
+from generator.sweeps.snapshot_sources import load_snapshot, snapshot_from_api, snapshot_from_sweep
 
 FA_BEFORE = ("flash_attn_func/att_viewer/big/ui_output_agent_38430_dispatch_44",
              "flash_attn_func/att_viewer/small/ui_output_agent_32235_dispatch_44")

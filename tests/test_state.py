@@ -9,7 +9,7 @@ import pytest
 
 from generator import cli
 from generator.analyze import kernels, state
-from generator.sweeps import snapshot
+from generator.sweeps import snapshot_sources
 from test_build import make_handmade_broken_sweep, make_small_sweep  # same test folder
 
 
@@ -35,8 +35,8 @@ def api_states(site) -> dict[str, dict]:
 def test_every_output_tells_the_same_state_of_the_shared_sweep(sweep, shared_site, capsys):
     states = api_states(shared_site)
     assert {d.name for d in (sweep / "examples").iterdir()} <= set(states)  # 19 kernels in the sweep, 8 in the slice
-    from_sweep = snapshot.snapshot_from_sweep(sweep)
-    from_site = snapshot.snapshot_from_api(shared_site / "api")
+    from_sweep = snapshot_sources.snapshot_from_sweep(sweep)
+    from_site = snapshot_sources.snapshot_from_api(shared_site / "api")
     assert sorted(from_sweep.kernels) == sorted(from_site.kernels) == sorted(states)
     for slug, st in states.items():
         a, b = from_sweep.kernels[slug], from_site.kernels[slug]
@@ -105,8 +105,8 @@ def test_broken_kernels_read_alike_from_the_site_and_the_sweep(tmp_path, sweep, 
     assert pa["status"] == "broken" and pa["verdict"] is None and pa["hotspot"]["waves_per_simd"] == 2
     assert len(pa["broken"]) == 1 and pa["broken"][0].startswith(
         "campaign benchmarks/examples/pa_decode/benchmark_results.jsonl:2: not JSON")  # the path once
-    from_sweep = snapshot.snapshot_from_sweep(small)
-    from_site = snapshot.snapshot_from_api(site / "api")
+    from_sweep = snapshot_sources.snapshot_from_sweep(small)
+    from_site = snapshot_sources.snapshot_from_api(site / "api")
     assert from_sweep.errors == from_site.errors == {"hgemm_splitk": hg["broken"][0], "pa": pa["broken"][0]}
     code, out, _ = run(capsys, "diff", str(site), str(small))
     assert code == 0 and "removed" not in out

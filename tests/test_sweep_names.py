@@ -21,7 +21,7 @@ from generator.analyze.verdicts import load_kernels_json
 from generator.config import load_config
 from generator.read import discover
 from generator.sweeps.diff import CANDIDATE, diff_snapshots, render_text
-from generator.sweeps.snapshot import load_snapshot
+from generator.sweeps.snapshot_sources import load_snapshot
 
 
 def without_kernels_json(sweep: Path, root: Path) -> Path:

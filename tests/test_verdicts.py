@@ -8,7 +8,8 @@ import math
 import pytest
 
 from generator.analyze.verdicts.rules import roof_kind
-from generator.read.campaign import Campaign, LedgerShape, ResultRow, read_campaign
+from generator.read.campaign import Campaign, read_campaign
+from generator.read.campaign_rows import LedgerShape, ResultRow
 from generator.config import SweepConfig, config_from_dict
 from generator.analyze.verdicts import (
     BLOCKED,

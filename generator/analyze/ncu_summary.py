@@ -514,7 +514,7 @@ def ncu_summary(analyses: CaptureAnalysis | list[CaptureAnalysis], rows: Iterabl
 
     ``analyses``: the launches of one capture (``generator.analyze.ncu_capture``); ``rows`` and ``ledger``:
     the kernel's campaign (dicts as in benchmark_results.jsonl / shape_ledger.jsonl, or
-    ``generator.read.campaign`` ResultRow / LedgerShape objects).
+    ``generator.read.campaign_rows`` ResultRow / LedgerShape objects).
     """
     launches = [analyses] if isinstance(analyses, CaptureAnalysis) else list(analyses)
     if not launches:

@@ -41,7 +41,8 @@ from generator.analyze.device_peaks import (
 )
 from generator.analyze.message import sentence
 from generator.errors import InputError
-from generator.read import campaign, jsonio
+from generator.read import jsonio
+from generator.read.jsonl import results_jsonl
 
 BOUND_LABELS = ("memory-bound", "compute-bound", "latency-bound")
 
@@ -372,7 +373,7 @@ def read_result_rows(campaign_dir: str | os.PathLike) -> list[dict[str, Any]]:
         if not path.is_file():
             continue
         if name.endswith(".jsonl"):
-            records = campaign.results_jsonl(path)  # parsed once with the scoring of the same file
+            records = results_jsonl(path)  # parsed once with the scoring of the same file
             if not records or not isinstance(records[-1], InputError):
                 return [rec for _, rec in records]
         rows: list[dict[str, Any]] = []

@@ -22,7 +22,7 @@ import sys
 
 from generator.sweeps import diff as diffmod
 from generator.errors import InputError
-from generator.sweeps.snapshot import load_snapshot
+from generator.sweeps.snapshot_sources import load_snapshot
 
 NAME = "diff"
 HELP = "Compare two sweeps (folders, built sites or api/ folders): verdict, speed and hotspot changes."

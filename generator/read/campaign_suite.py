@@ -59,8 +59,11 @@ from typing import Any
 from generator.errors import InputError
 from generator.read import campaign as classic
 from generator.read import campaign_logs
+from generator.read import campaign_rows
 from generator.read import jsonio
-from generator.read.campaign import SUITE_RESULTS, Campaign, LedgerShape, ResultRow
+from generator.read.campaign import SUITE_RESULTS, Campaign
+from generator.read.campaign_rows import LedgerShape, ResultRow
+from generator.read.jsonl import results_jsonl
 
 #: Columns of a second-layout row that are not shape arguments (see ``is_shape_column``).
 RESULT_COLUMNS = frozenset({
@@ -137,7 +140,7 @@ def find_suites(folder: str) -> dict[str, Suite]:
 
 def is_suite_folder(folder: str) -> bool:
     """True for a campaign folder of the second layout (suite results, no classic files)."""
-    return bool(find_suites(folder)) and not (os.path.isfile(os.path.join(folder, classic.LEDGER))
+    return bool(find_suites(folder)) and not (os.path.isfile(os.path.join(folder, campaign_rows.LEDGER))
                                               or classic._results_candidates(folder))
 
 
@@ -189,11 +192,11 @@ def read_campaign_folder(folder: str | os.PathLike, name: str | None = None, rel
     if not os.path.isdir(folder):
         raise InputError(folder, "no such campaign folder")
     suites = find_suites(folder)
-    classic_files = os.path.isfile(os.path.join(folder, classic.LEDGER)) or classic._results_candidates(folder)
+    classic_files = os.path.isfile(os.path.join(folder, campaign_rows.LEDGER)) or classic._results_candidates(folder)
     if suites and not classic_files:
         camp = read_suite_campaign(folder, suites, name, rel)
     elif not classic_files:
-        raise InputError(folder, f"not a campaign folder: no {classic.LEDGER}, {classic.RESULTS_JSONL} or .csv, "
+        raise InputError(folder, f"not a campaign folder: no {campaign_rows.LEDGER}, {classic.RESULTS_JSONL} or .csv, "
                                  "or results_<suite>.jsonl or .csv")
     else:
         jsonl, csv_path = (os.path.join(folder, n) for n in (classic.RESULTS_JSONL, classic.RESULTS_CSV))
@@ -222,7 +225,7 @@ def pick_results(jsonl: str, csv_path: str, columns: tuple[str, ...]) -> tuple[s
     campaigns (65 ms of it parsing the CSVs), where reading each CSV as rows cost 300 ms. A CSV that
     cannot be read leaves the JSONL.
     """
-    records = classic.results_jsonl(jsonl)
+    records = results_jsonl(jsonl)
     if records and isinstance(records[-1], InputError):
         return jsonl, None  # its own error is said when it is read
     names = os.path.basename(csv_path), os.path.basename(jsonl)
@@ -370,7 +373,7 @@ def suite_provenance(meta: dict[str, Any], rows: list[ResultRow]) -> dict[str, d
     """Provider -> provenance key -> values, from the metadata: the run's environment for every
     provider, and each provider's commit (``candidate_commit`` and ``baseline_commit``); the
     dispatcher ``auto`` without a commit of its own has FlyDSL's (``flydsl_head``)."""
-    env = {key: [classic._text(meta[k])] for k, key in METADATA_KEYS.items()
+    env = {key: [campaign_rows._text(meta[k])] for k, key in METADATA_KEYS.items()
            if isinstance(meta.get(k), (str, int, float)) and not isinstance(meta.get(k), bool) and meta[k] != ""}
     commits = {k[:k.rindex("_")]: v for k, v in meta.items()
                if k.endswith(COMMIT_SUFFIXES) and k.rindex("_") > 0 and isinstance(v, str) and v}
@@ -391,13 +394,13 @@ def suite_provenance(meta: dict[str, Any], rows: list[ResultRow]) -> dict[str, d
 def read_suite_rows(path: str) -> tuple[list[ResultRow], list[LedgerShape]]:
     """The rows of a second-layout results file and one ``LedgerShape`` per label (first-seen order)."""
     if path.endswith(".jsonl"):
-        records = classic.results_jsonl(path)
+        records = results_jsonl(path)
         problem = records[-1] if records and isinstance(records[-1], InputError) else None
         if problem is not None:
             records = records[:-1]
         typed = True
     else:
-        records, problem, typed = classic._csv_records(path, REQUIRED), None, False
+        records, problem, typed = campaign_rows._csv_records(path, REQUIRED), None, False
     rows: list[ResultRow] = []
     shapes: dict[str, LedgerShape] = {}
     for line, rec in records:
@@ -456,7 +459,7 @@ def checked_suite_row(rec: dict[str, Any], index: int, line: int, path: str) -> 
             raise InputError(path, f"missing {column}", line=line)
     correct = _correctness(rec.get("correctness"), path, line)
     err = _text(rec.get("err"), "err", path, line) or _text(rec.get("error"), "error", path, line)
-    number = classic._number
+    number = campaign_rows._number
     return ResultRow(
         index=index, line=line, shape_id=label, provider=provider, status=status, correct=correct,
         median_us=number(rec.get("us_median"), "us_median", path, line),

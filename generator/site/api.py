@@ -69,7 +69,7 @@ against 25 rows of 128x128x64 and 5 of 16x64x128, 4 stages, split-K 1: ``matches
 Format 1 also had each capture's ``isa`` rows (``isa_columns``, ``locs``) and ``mfma`` notes, the
 roofline's ``skipped`` rows, each point's ``args`` and ``ridge``, null provider fields and all-false scopes: the pages show the ISA listing
 (``kernels/<slug>/src/c<i>/isa.html``) and no reader needed the rest; every field ``diff`` and
-``history`` read is in both, and ``generator.sweeps.snapshot`` reads both formats.
+``history`` read is in both, and ``generator.sweeps.snapshot_sources`` reads both formats.
 A reader must check ``format_version`` and refuse versions it does not know.
 """
 

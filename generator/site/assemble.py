@@ -291,33 +291,33 @@ def history_files(hmod, history_dir: str, placed, commit: str | None, date: str,
     (``history.place``) puts it (nothing written yet; its kernel documents are read from ``folders``, the
     staging folder then the published site); the page opens on this sweep against the newest recorded
     one (``sweeps.latest``); marks each overview row that regressed at its latest step."""
-    from generator.sweeps import latest, moves  # beside the history module: all only with --history
+    from generator.sweeps import history_series, latest, moves  # beside the history module: all only with --history
     from generator.site.views import latest as latest_views
 
     label = placed.label
     replaced = placed.replaces.label if placed.replaces is not None else None
-    series = hmod.load_series(history_dir)
+    series = history_series.load_series(history_dir)
     day = date if re.match(r"^\d{4}-\d{2}-\d{2}", date) else None
     api_rows = [r.api() for r in rows]
     snap = latest.snapshot_from_documents(api_rows, latest.document_reader(*folders), label, prov)
-    current = hmod.points_from_rows(api_rows, label, commit, day)
+    current = history_series.points_from_rows(api_rows, label, commit, day)
     for slug, point in current.items():  # the verdict engine's interval and launch overhead, when it gives them
-        extras = hmod.point_extras(snap.kernels[slug].extras) if slug in snap.kernels else {}
+        extras = history_series.point_extras(snap.kernels[slug].extras) if slug in snap.kernels else {}
         point.ci = point.ci or extras.get("ci")
         point.launch_overhead = point.launch_overhead or extras.get("launch_overhead")
-    full = hmod.with_current(series, current, replaced)
+    full = history_series.with_current(series, current, replaced)
     before = latest.previous_snapshot(history_dir, (label, replaced))
     change = latest.latest_change(before[1] if before else None, snap)
     moves.attach(current, change)  # the strip's "what moved" under this sweep (issue 40)
     lead = latest_views.lead_view(change)
-    marks = latest.not_the_comparisons(hmod.regression_marks(full), change, label)
+    marks = latest.not_the_comparisons(history_series.regression_marks(full), change, label)
     for r in rows:
         r.regression = history_views.regression_text(marks[r.slug]) if r.slug in marks else ""
         r.regression_zh = history_views.regression_zh(marks[r.slug]) if r.slug in marks else ""
-    figures = hmod.history_chart_data(full, thresholds=(ctx.headroom, ctx.win))
+    figures = history_series.history_chart_data(full, thresholds=(ctx.headroom, ctx.win))
     labels = [e.label for e in hmod.load_history(history_dir).entries if e.label not in (label, replaced)] + [label]
     page = history_views.history_page(rows, figures, marks, labels, ctx, full, lead)
-    doc = hmod.history_document(full)
+    doc = history_series.history_document(full)
     for slug, k in doc["kernels"].items():  # the marks the page shows (a comparison's move is none)
         k["regression"] = marks.get(slug)
     return {"history.html": render.render_history(page, assets), "api/history.json": publish.json_bytes(doc)}

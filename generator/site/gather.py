@@ -17,7 +17,7 @@ from generator.analyze.verdicts.rules import FLOOR_FACTOR
 from generator.config import CONFIG_NAME, SweepConfig
 from generator.errors import InputError, relative_text
 from generator.model import STALL_TYPES, Bundle, CaptureAnalysis
-from generator.read import att, campaign, campaign_suite, discover, rocprof
+from generator.read import att, campaign_rows, campaign_suite, discover, jsonl, rocprof
 from generator.site import render, wording
 from generator.site.plan import KernelPlan, pick_wave
 from generator.site.views import base as base_views
@@ -140,7 +140,7 @@ def gather_kernel(plan: KernelPlan, env: Env) -> tuple[base_views.KernelData, di
         return _gather_kernel(plan, env)
     finally:
         rocprof.forget_traces()
-        campaign.forget_records()
+        jsonl.forget_records()
 
 
 def _gather_kernel(plan: KernelPlan, env: Env) -> tuple[base_views.KernelData, dict[str, Any]]:
@@ -320,7 +320,7 @@ def capture_config(k: base_views.KernelData, campaign_dir: str) -> dict[str, Any
     lines = timed_lines(s)
     if not lines:
         return None
-    details = campaign.column_by_line(os.path.join(campaign_dir, s.results_file), "provider_detail", lines)
+    details = campaign_rows.column_by_line(os.path.join(campaign_dir, s.results_file), "provider_detail", lines)
     return config_match.check(name, [details.get(line) for line in sorted(lines)])
 
 

@@ -19,7 +19,8 @@ from generator.model import FORMAT_VERSION
 from generator.read.att import read_json
 from generator.sweeps.diff import DiffOptions, SweepDiff, diff_snapshots
 from generator.sweeps.history import HistoryEntry, load_history
-from generator.sweeps.snapshot import KernelSnapshot, SweepSnapshot, kernel_from_api, snapshot_from_json, state_errors
+from generator.sweeps.snapshot import KernelSnapshot, SweepSnapshot, snapshot_from_json
+from generator.sweeps.snapshot_sources import kernel_from_api, state_errors
 
 
 def snapshot_from_documents(rows: Sequence[Mapping[str, Any]], document: Callable[[str], Mapping[str, Any] | None],
@@ -72,7 +73,7 @@ def latest_change(previous: SweepSnapshot | None, current: SweepSnapshot,
 
 def not_the_comparisons(marks: dict[str, dict[str, Any]], change: SweepDiff | None,
                         label: str) -> dict[str, dict[str, Any]]:
-    """The regression marks (``history.regression_marks``) without those of a latest step (into
+    """The regression marks (``history_series.regression_marks``) without those of a latest step (into
     ``label``) that ``change`` says is the comparison's alone: no regression of the candidate."""
     if change is None:
         return marks

@@ -90,7 +90,7 @@ def moves_between(old: SweepSnapshot | None, new: SweepSnapshot) -> dict[str, di
 
 
 def attach(points: Mapping[str, Any], d: SweepDiff | None) -> None:
-    """Set each point's ``moved`` (``history.HistoryPoint``) from a diff of its sweep against the one before."""
+    """Set each point's ``moved`` (``history_series.HistoryPoint``) from a diff of its sweep against the one before."""
     for slug, m in sweep_moves(d).items():
         if slug in points:
             points[slug].moved = m

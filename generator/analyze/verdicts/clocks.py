@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from typing import Iterable, Mapping, Sequence
 
 from generator.analyze.verdicts.rules import FLOOR_FACTOR, median
-from generator.read.campaign import ResultRow
+from generator.read.campaign_rows import ResultRow
 
 #: A candidate call within this factor of its least call time sits on its plateau (a launch shape).
 PLATEAU_FACTOR = 1.10

@@ -13,7 +13,7 @@ from generator.analyze.roofline import (  # noqa: F401 (re-exported)
     COMPUTE_ROOF_FACTOR,
 )
 from generator.config import SweepConfig
-from generator.read.campaign import ResultRow
+from generator.read.campaign_rows import ResultRow
 from generator.words import plural  # noqa: F401 (re-exported)
 
 WIN, PARITY, HEADROOM, BLOCKED = "WIN", "PARITY", "HEADROOM", "BLOCKED"

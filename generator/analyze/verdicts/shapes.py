@@ -25,7 +25,7 @@ from generator.analyze.verdicts.rules import (
 from generator.analyze.message import sentence
 from generator.analyze.verdicts.clocks import NO_CLOCKS, ShapeClocks, shape_clocks
 from generator.config import DEFAULT_REFERENCE
-from generator.read.campaign import SCOPE_FLAGS, LedgerShape, ResultRow
+from generator.read.campaign_rows import SCOPE_FLAGS, LedgerShape, ResultRow
 from generator.read.jsonio import compact
 
 _scope_flags = operator.attrgetter(*SCOPE_FLAGS)

@@ -28,14 +28,8 @@ from generator.config import DEFAULT_REFERENCE, SweepConfig, load_config
 from generator.errors import InputError
 from generator.words import plural
 from generator.model import FORMAT_VERSION
-from generator.read.campaign import (
-    Campaign,
-    ResultRow,
-    column_by_line,
-    find_campaign_folders,
-    read_results,
-    results_file,
-)
+from generator.read.campaign import Campaign, find_campaign_folders, results_file
+from generator.read.campaign_rows import ResultRow, column_by_line, read_results
 from generator.read.campaign_suite import keep_campaign, read_campaign_folder
 from generator.read.timing_notes import device_timer_us, timing_texts
 from generator.read.discover import rel_path

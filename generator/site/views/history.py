@@ -115,7 +115,7 @@ def regression_zh(mark: dict[str, Any]) -> Markup:
     return text
 
 
-#: The history figure's trace names (``generator.sweeps.history.history_chart_data``) and their keys.
+#: The history figure's trace names (``sweeps.history_series.history_chart_data``) and their keys.
 TRACE_KEYS = {"noise band": "hist.trace.noise", "verdict ratio": "hist.trace.geomean", "regression": "hist.trace.regression"}
 
 
@@ -137,7 +137,7 @@ def figure_zh(fig: dict[str, Any]) -> dict[str, Any]:
 
 
 def strip_cells(points: list[Any], cuts: tuple[float, ...] = ()) -> list[StripCell]:
-    """A kernel's verdict in each sweep it is in (``history.HistoryPoint``), with its ratio, interval
+    """A kernel's verdict in each sweep it is in (``history_series.HistoryPoint``), with its ratio, interval
     and launch overhead where the sweep has them."""
     cells = []
     for p in points:
@@ -157,8 +157,8 @@ def history_page(rows: list[IndexRow], figures: dict[str, dict[str, Any]], marks
                  labels: list[str], ctx: SiteContext, series: dict[str, list[Any]] | None = None,
                  lead: Lead | None = None) -> HistoryPage:
     """The history page: the lead, then every kernel of every sweep in overview order (kernels no longer
-    in the sweep last); ``series`` (``history.load_series`` with the current sweep) gives each its strip,
-    ``figures`` the chart of those with a ratio in some sweep."""
+    in the sweep last); ``series`` (``history_series.load_series`` with the current sweep) gives each its
+    strip, ``figures`` the chart of those with a ratio in some sweep."""
     charts_: list[HistoryChart] = []
     seen = set()
     names = {r.slug: r for r in rows}

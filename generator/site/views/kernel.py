@@ -205,7 +205,7 @@ def kernel_page(k: KernelData, row: IndexRow, ctx: SiteContext) -> KernelPage:
         prev=NavItem(k.prev[1], f"../{k.prev[0]}/") if k.prev else None,
         next=NavItem(k.next[1], f"../{k.next[0]}/") if k.next else None,
         candidate=ctx.candidate,
-        # a kernel without timings has no history chart (``history.history_chart_data``)
+        # a kernel without timings has no history chart (``history_series.history_chart_data``)
         history_href=f"../../history.html#h-{k.slug}" if ctx.history and row.geomean is not None else "",
         diagnosis=clause_links(row.diagnosis, ""),
         diagnosis_said=[Said(c.text, c.zh_runs) for c in clause_links(row.diagnosis, "")],
