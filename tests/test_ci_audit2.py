@@ -14,7 +14,6 @@ from ../shared/flydsl-ci/history.json and runs.json with plain json and math, ap
 from __future__ import annotations
 
 import html
-import json
 import math
 import re
 import statistics
@@ -25,22 +24,9 @@ import pytest
 
 from generator import cli
 from test_ci_stream import NEEDS_REAL, stream  # noqa: F401  (fixture)
+from test_ci_stream_audit import raw, site  # noqa: F401  (fixtures: the raw records and runs, the built CI site)
 
 GATE = math.log(1 / 0.97)
-
-
-@pytest.fixture(scope="module")
-def raw(stream):
-    recs = json.loads(stream[0].read_text(encoding="utf-8"))["records"]
-    runs = {r["run_id"]: r for r in json.loads(stream[1].read_text(encoding="utf-8"))["runs"]}
-    return recs, runs
-
-
-@pytest.fixture(scope="module")
-def site(stream, tmp_path_factory):
-    out = tmp_path_factory.mktemp("ci-audit2") / "site"
-    assert cli.main(["build", "--ci", str(stream[0]), "--ci-runs", str(stream[1]), "--out", str(out), "--quiet"]) == 0
-    return out
 
 
 def text(page: str) -> str:
