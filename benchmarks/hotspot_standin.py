@@ -19,8 +19,8 @@ What a run does beyond its printed numbers follows the reference's public source
 ``hotspot_analyzer.py``, read, not copied): it keeps one dataclass object per instruction, and it
 reads the capture's source map on every run, ``snapshots.json`` and each source file it maps, even
 when no snippet is printed (``--detail`` off). Until 2026-12-07 this script skipped both, which made
-the peer about 0.4x lighter than the reference (issue 41: the 22 captures took 0.59-0.61 s here
-without them, 0.78-0.86 s with them).
+the peer about a quarter lighter than the reference (issue 41: the shared sweep's 17 captures took
+0.69-0.71 s here without them, 0.90-0.93 s with them, in the same loop).
 
     python3 benchmarks/hotspot_standin.py CAPTURE_DIR [--topk 15]
 """
