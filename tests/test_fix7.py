@@ -15,6 +15,7 @@ from __future__ import annotations
 import csv
 import json
 import statistics
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -130,13 +131,21 @@ def test_one_campaign_folder_says_its_own_floor(sweep):
     folder = sweep / "benchmarks" / "examples" / "pa_decode"
     own = min(r["median_us"] for r in _rows(sweep, "pa_decode") if _usable(r))
     assert f"{own:.2f}" == "17.80"
+    # the slice's kernel-atlas.toml pins the whole sweep's floor (tests/data/make_slice.py); the sweep sets none
+    config = sweep / "kernel-atlas.toml"
+    pinned = tomllib.loads(config.read_text()).get("verdicts", {}).get("floor_us") if config.is_file() else None
     scores, _ = cmd.collect([str(folder)])
     floors = cmd.own_floor_notes([str(folder)], scores)
-    assert floors == [("pa_decode", "timing floor 17.80 us (rule 11), this folder's own (its least usable median; "
-                                    "a sweep's floor is the least over all its campaigns, so its verdicts can differ)")]
+    if pinned is None:
+        assert floors == [("pa_decode", "timing floor 17.80 us (rule 11), this folder's own (its least usable median; "
+                                        "a sweep's floor is the least over all its campaigns, so its verdicts can differ)")]
+    else:
+        assert floors == [("pa_decode", f"timing floor {pinned:.2f} us (rule 11), set by the configuration "
+                                        "([verdicts] floor_us)")]
+    floor = own if pinned is None else pinned
     text = cmd.render_text([scores["pa_decode"]], floors=floors)
-    assert sum(ln.startswith("pa_decode: timing floor 17.80 us") for ln in text.splitlines()) == 1
-    assert scores["pa_decode"].to_json()["floor_us"] == pytest.approx(own)  # --json carries it
+    assert sum(ln.startswith(f"pa_decode: timing floor {floor:.2f} us") for ln in text.splitlines()) == 1
+    assert scores["pa_decode"].to_json()["floor_us"] == pytest.approx(floor)  # --json carries it
     assert cmd.own_floor_notes([str(sweep)], scores) == []  # a sweep read whole: its one floor, no such line
 
 

@@ -187,9 +187,14 @@ def test_model_split_counts_joined_models_for_each(scores):
     assert "Llama3 8B|Qwen3-235B-A22B" not in s.model_split
 
 
-def test_headline_pairs_that_agree_or_are_absent(scores):
-    assert scores["moe_blockscale"].headline.verdict == HEADROOM  # its pair 0.818x is on the kernel clock
-    assert scores["moe_blockscale"].headline_note is None  # both say HEADROOM
+def test_headline_pairs_that_agree_or_are_absent(scores, sweep):
+    blockscale = scores["moe_blockscale"]
+    assert blockscale.headline.verdict == HEADROOM
+    if (sweep / "examples/moe_blockscale").is_dir():  # its trace times the pair's kernel: the pair is kernel clock
+        assert blockscale.pair_clock == "kernel" and blockscale.headline_note is None  # both say HEADROOM
+    else:  # the slice keeps its campaign, not its bundle: no trace to check the pair's clock against (rule 13)
+        assert blockscale.pair_clock == "unchecked"
+        assert "its clock is unchecked (no dispatch of mfma_moe1_bs_fp8" in blockscale.headline_note
     # pa_decode's pair (169.5 us around a 7.9 us kernel) is call time (rule 13): a reading, no verdict word
     pa = scores["pa_decode"]
     assert (pa.pair_clock, pa.headline.clock, pa.headline.verdict) == ("call", "call", None)
@@ -209,9 +214,13 @@ def test_headline_pairs_and_disagreement_notes(scores, sweep):
     # the raw rows at the sweep's floor (tests/verdict_oracle.py): 0.837 over 7 shapes, 5 at the floor
     g, n, _, _ = verdict_geomean(sweep / "benchmarks/examples/quant", floor=quant.floor_us)
     assert (f"{g:.2f}", n) == ("0.84", 7)
-    assert quant.headline_note == ("Headline pair 16.74 us vs 16.05 us (aiter per_token_quant_hip (aiter.ops.quant, "
-                                   "fp16->int8 per-token quant)), 0.96x reads PARITY, but the multi-shape verdict "
-                                   "is HEADROOM (verdict geomean 0.84x over 7 shapes).")
+    differ = ("Headline pair 16.74 us vs 16.05 us (aiter per_token_quant_hip (aiter.ops.quant, fp16->int8 per-token "
+              "quant)), 0.96x reads PARITY, but the multi-shape verdict is HEADROOM (verdict geomean 0.84x over 7 shapes).")
+    if (sweep / "examples/quant").is_dir():  # its trace times quant_kernel_0: the pair is on the kernel clock
+        assert quant.headline_note == differ
+    else:  # the slice keeps quant's campaign, not its bundle: the clock is unchecked, said before the disagreement
+        assert quant.pair_clock == "unchecked" and quant.headline_note.endswith(" " + differ)
+        assert "its clock is unchecked (no dispatch of quant_kernel_0 in the bundle's kernel trace" in quant.headline_note
     # gemm's pair: kernels.json's hgemm_splitk, flydsl_us 7.0, baseline_us 11.6 (PyTorch): 1.66x, WIN
     gemm = headline_for_campaign("gemm", SweepConfig(), load_kernels_json(sweep))
     assert (gemm.kernel, gemm.candidate_us, gemm.baseline_us, gemm.verdict) == ("hgemm_splitk", 7.0, 11.6, WIN)
