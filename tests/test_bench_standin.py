@@ -70,6 +70,6 @@ def test_the_standin_reads_the_source_map_as_the_reference_does():
     # kernel.cpp's copy lies beside it; the shared sweep's captures map paths whose copies were stripped
     cap = Path(__file__).resolve().parent / "data" / "rcv_pcsampling"
     files = hotspot_standin.source_map(str(cap))
-    path = "/dockerx/work/rocm-systems/projects/rocprofiler-sdk/build/kernel.cpp"
-    assert list(files) == [path]
+    (path,) = files  # the recorded virtual path, rooted at "/" as the tree is
+    assert path.startswith("/") and path.endswith("rocprofiler-sdk/build/kernel.cpp")
     assert files[path] == (cap / "source_2_kernel.cpp").read_text(errors="replace").splitlines(True)
