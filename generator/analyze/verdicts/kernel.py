@@ -13,6 +13,7 @@ from typing import Any
 from generator.analyze.message import Msg, counted, msg, sentence
 import generator.analyze.verdicts.clocks as clk
 import generator.analyze.verdicts.launchline as launchline
+import generator.analyze.verdicts.replay as replay
 from generator.analyze.verdicts.headline import HeadlinePair
 from generator.analyze.verdicts.rules import (
     PARITY,
@@ -138,6 +139,11 @@ class KernelScore:
     notes: list[str] = field(default_factory=list)
     #: ``verdict_reason`` worded by key (``verdict.reason.*``) for the site's 中文; not in to_json
     verdict_reason_msg: Msg | None = field(default=None, compare=False, repr=False)
+
+    def kernel_shapes(self) -> list[ShapeResult]:
+        """The measured shapes whose speedup is kernel evidence (``replay.kernel_evidence``: rules 9, 10, 16):
+        what "vs any", its wins, the speed panel's splits and the coverage matrix rest on (pa: 10 of 12)."""
+        return replay.kernel_evidence(self.shapes, self.graph_partial)
 
     @property
     def worst_speedup(self) -> float | None:

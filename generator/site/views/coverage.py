@@ -21,7 +21,6 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote
 
-from generator.analyze.verdicts import replay
 from generator.site import i18n
 from generator.site.views.base import DASH, SiteContext, fmt_x
 
@@ -41,8 +40,7 @@ def kernel_clock_ids(score: Any) -> set[int]:
     """The shapes whose speedup is a kernel-clock ratio no rule flags (``replay.kernel_evidence``: what the
     overview's Wins column counts): pa's two graph-capture failures (an eager call against a graph replay)
     and every shape of a replay that misses work (moe_gemm, moe_blockscale) are measured, never won or lost."""
-    measured = [sh for sh in score.shapes if sh.measured and sh.speedup]
-    return {id(sh) for sh in replay.kernel_evidence(measured, bool(getattr(score, "graph_partial", False)))}
+    return {id(sh) for sh in score.kernel_shapes() if sh.speedup}
 
 
 def model_coverage(score: Any) -> dict[str, dict[str, Any]]:

@@ -10,7 +10,6 @@ from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
 from generator.analyze.message import msg, sentence_from_json, sentence_json
-from generator.analyze.verdicts import replay
 from generator.words import ratio_text
 from generator.site import i18n, wording
 from generator.site.wording import Said, Seg, runs
@@ -350,7 +349,7 @@ def best_baseline_of(score: Any) -> tuple[str | None, str]:
     10, 16), and ``name (k of n)`` over them: pa's gluon 10 of 10, not 12 of 12 with its two call-only shapes."""
     if score is None:
         return None, DASH
-    kernel = replay.kernel_evidence(score.shapes, score.graph_partial)
+    kernel = score.kernel_shapes()
     counts = Counter(s.best_baseline for s in kernel if s.best_baseline)
     if not counts:
         return None, DASH

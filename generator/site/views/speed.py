@@ -307,7 +307,7 @@ def split_shapes(s: Any) -> list:
     and its best baseline both graph-replayed, neither above a roof, the replay complete; "Numbers beside a
     verdict"). pa: 10 of 12, its two sliding-window shapes (an eager candidate against gluon rows above the
     HBM roof, 0.04x and 0.07x) left out; none where the replay misses work (rule 16)."""
-    return replay.kernel_evidence(s.shapes, s.graph_partial)
+    return s.kernel_shapes()
 
 
 def method_notes(s: Any, shapes: list | None = None) -> list[Sentence]:
