@@ -55,6 +55,19 @@ def test_the_standin_reads_register_pressure_as_the_reference_does(sweep):
     assert seen == len(list((sweep / "examples").glob("*/source/hotspot_output.txt"))) > 0  # 11 in the sweep
 
 
+def test_the_standin_counts_the_instruction_mix_as_the_reference_does(sweep):
+    # the reference's "Instruction mix" lines, every bundle that has its output
+    seen = 0
+    for ref_file in sorted((sweep / "examples").glob("*/source/hotspot_output.txt")):
+        cap, ref = _primary(sweep, ref_file.parent.parent.name)
+        want = re.search(r"MFMA: (\d+),\s+buffer_load: (\d+),\s+buffer_store: (\d+)\s+ds_read: (\d+),\s+ds_write: (\d+)",
+                         re.sub(r"\s+", " ", ref)).groups()
+        got = hotspot_standin.instruction_mix(hotspot_standin.load_rows(cap))
+        assert tuple(str(n) for n in got.values()) == want, ref_file
+        seen += 1
+    assert seen == len(list((sweep / "examples").glob("*/source/hotspot_output.txt"))) > 0  # 11 in the sweep
+
+
 def test_the_standins_taxonomy_is_the_readers(sweep):
     asms: set[str] = set()
     for b in discover.discover(sweep).bundles:
