@@ -174,6 +174,11 @@ class KernelSnapshot:
         return self.kernel_vs_any if self.kernel_vs_any is not None else self.score_geomean
 
     @property
+    def vs_any_unrecorded(self) -> bool:
+        """True for a kernel of an old document that stored the score's geomean, not the "vs any" one."""
+        return self.kernel_vs_any is None and self.score_geomean is not None
+
+    @property
     def shape_ids(self) -> set[str]:
         return {s.shape_id for s in self.shapes}
 
