@@ -32,7 +32,8 @@ The snapshot document (``SweepSnapshot.to_json``), abridged::
 of the candidate's speedup against the fastest usable baseline over the kernel-clock shapes no rule
 flags (pa_decode 0.764 over 10 shapes on the shared sweep); null where no such shape is left (a
 replay that misses work, VERDICTS rule 16). It is not VERDICTS' per-kernel ``geomean_vs_best`` (the
-score's, over every measured shape: pa_decode 0.493 over 12), which a snapshot does not carry.
+score's, over every measured shape: pa_decode 0.493 over 12), which a new snapshot does not carry:
+a kernel read from a format-1 document that stored the score's keeps it as ``geomean_vs_best``.
 
 Every document carries ``format_version`` (``SNAPSHOT_FORMAT_VERSION``); a version this tool does
 not read is an ``InputError`` that says what to do (rebuild the site, or upgrade kernel-atlas).
