@@ -266,7 +266,7 @@ def test_candidate_failing_every_shape_is_a_regression(sides, sweep, tmp_path):
     # the raw copy: all 12 flydsl rows (one per shape of the ledger) failed, so no shape is measured
     ledger = (sweep / "benchmarks/examples/quant/shape_ledger.jsonl").read_text().splitlines()
     shapes = sum(1 for ln in ledger if ln.strip())
-    assert (k.verdict, k.geomean_vs_best, k.hard_failures, k.candidate_commit) == ("BLOCKED", None, shapes, "abcdef12")
+    assert (k.verdict, k.kernel_vs_any, k.hard_failures, k.candidate_commit) == ("BLOCKED", None, shapes, "abcdef12")
     assert shapes == 12
     hist = tmp_path / "history"
     record_snapshot(snap_same, hist, "s1")
@@ -409,7 +409,7 @@ def test_vec_add_candidate_failing_every_shape_is_a_regression(va_sides, tmp_pat
     """HEADROOM -> BLOCKED has no ratio after it, yet it is marked, at the timed commit."""
     snaps, _, e = va_sides
     k = snaps["broken"].kernels["vec_add"]
-    assert (k.verdict, k.geomean_vs_best, k.hard_failures, k.candidate_commit) == (
+    assert (k.verdict, k.kernel_vs_any, k.hard_failures, k.candidate_commit) == (
         "BLOCKED", None, e["shapes"], "abcdef12")  # every flydsl row failed
     hist = tmp_path / "history"
     record_snapshot(snaps["same"], hist, "s1")

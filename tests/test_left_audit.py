@@ -242,9 +242,9 @@ def test_a_snapshot_reads_the_row_geomean_of_every_api_format():
     from generator.sweeps.snapshot_sources import kernel_from_api
 
     for row in ({"slug": "x", "kernel_vs_any": 0.764}, {"slug": "x", "geomean_vs_best": 0.764}):
-        assert kernel_from_api(row, {"score": {"geomean_vs_best": 0.493}}, "x").geomean_vs_best == 0.764
+        assert kernel_from_api(row, {"score": {"geomean_vs_best": 0.493}}, "x").kernel_vs_any == 0.764
     assert kernel_from_api({"slug": "x", "kernel_vs_any": None}, {"score": {"geomean_vs_best": 0.493}},
-                           "x").geomean_vs_best is None  # a partial replay: no "vs any", not the score's
+                           "x").kernel_vs_any is None  # a partial replay: no "vs any", not the score's
 
 
 # ---------------------------------------------------------------- 4 and 5. the roofline decides, the panel shows it

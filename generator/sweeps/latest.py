@@ -15,11 +15,10 @@ from __future__ import annotations
 import os
 from typing import Any, Callable, Mapping, Sequence
 
-from generator.model import FORMAT_VERSION
 from generator.read.att import read_json
 from generator.sweeps.diff import DiffOptions, SweepDiff, diff_snapshots
 from generator.sweeps.history import HistoryEntry, load_history
-from generator.sweeps.snapshot import KernelSnapshot, SweepSnapshot, snapshot_from_json
+from generator.sweeps.snapshot import SNAPSHOT_FORMAT_VERSION, KernelSnapshot, SweepSnapshot, snapshot_from_json
 from generator.sweeps.snapshot_sources import kernel_from_api, state_errors
 
 
@@ -31,7 +30,7 @@ def snapshot_from_documents(rows: Sequence[Mapping[str, Any]], document: Callabl
     for row in rows:
         slug = str(row["slug"])
         kernels[slug] = kernel_from_api(row, document(slug) or {}, f"api/kernels/{slug}.json")
-    return SweepSnapshot(format_version=FORMAT_VERSION, label=label,
+    return SweepSnapshot(format_version=SNAPSHOT_FORMAT_VERSION, label=label,
                          provenance={str(k): str(v) for k, v in sorted((provenance or {}).items())
                                      if v is not None and not isinstance(v, (dict, list))},
                          kernels=dict(sorted(kernels.items())), errors=state_errors(kernels.values()))

@@ -13,11 +13,11 @@ and its bundle (``flash_attn`` and ``flash_attn_func``) are one kernel.
 
 The snapshot document (``SweepSnapshot.to_json``), abridged::
 
-    {"format_version": 1, "kind": "kernel-atlas-snapshot", "label": "base",
+    {"format_version": 2, "kind": "kernel-atlas-snapshot", "label": "base",
      "provenance": {"capture_date": "2026-06-01", "gpu": "AMD Instinct MI350X", ...},
      "errors": {"gemm": "benchmarks/examples/gemm/benchmark_results.jsonl:3: not JSON"},
      "kernels": {"softmax": {"slug": "softmax", "name": "Softmax", "op": "softmax",
-        "bundle": "softmax", "verdict": "WIN", "geomean_vs_best": 1.079, "noise": 1.079,
+        "bundle": "softmax", "verdict": "WIN", "kernel_vs_any": 1.079, "noise": 1.079,
         "wins": 40, "n_measured": 73, "hard_failures": 0,
         "candidate_commit": "7255fff8", "baselines": {"aiter": "32e1e6d76"},
         "environment": {"gpu": "AMD Instinct MI350X", "rocm": "7.2.0", ...},
@@ -28,8 +28,21 @@ The snapshot document (``SweepSnapshot.to_json``), abridged::
                     "dtype": "bf16", "speedup": 1.02, "candidate_us": 217.4, "candidate_status": "ok",
                     "best_baseline": "aiter_triton", "best_baseline_us": 222.1, "noise": 1.19}]}}}
 
-Every document carries ``format_version``; a version this tool does not read is an
-``InputError`` that says what to do (rebuild the site, or upgrade kernel-atlas).
+``kernel_vs_any`` is the kernel row's "vs any" geomean (the API's ``kernel_vs_any``): the geomean
+of the candidate's speedup against the fastest usable baseline over the kernel-clock shapes no rule
+flags (pa_decode 0.764 over 10 shapes on the shared sweep); null where no such shape is left (a
+replay that misses work, VERDICTS rule 16). It is not VERDICTS' per-kernel ``geomean_vs_best`` (the
+score's, over every measured shape: pa_decode 0.493 over 12), which a new snapshot does not carry:
+a kernel read from a format-1 document that stored the score's keeps it as ``geomean_vs_best``.
+
+Every document carries ``format_version`` (``SNAPSHOT_FORMAT_VERSION``); a version this tool does
+not read is an ``InputError`` that says what to do (rebuild the site, or upgrade kernel-atlas).
+Format 1 named the one geomean ``geomean_vs_best``, which held two numbers over time
+(``stored_geomeans``): the score's ``geomean_vs_best`` until 2 Dec 2026, ``kernel_vs_any`` after.
+A format-1 kernel without ``verdict_basis`` (written before the evidence ladder, 1 Dec 2026) is read
+as the score's geomean (``score_geomean``, its headline; no ``kernel_vs_any``); one with it, as
+``kernel_vs_any``: the few format-1 files written on the ladder before 2 Dec 2026 16:08 UTC, which
+held the score's geomean, cannot be told apart from the later ones and are read the same way.
 """
 
 from __future__ import annotations
@@ -43,8 +56,11 @@ from generator.analyze.state import Hotspot
 from generator.errors import InputError
 from generator.model import FORMAT_VERSION
 
-#: Format versions of snapshots this module reads.
-SUPPORTED_FORMATS = (FORMAT_VERSION,)
+#: Format of the snapshot documents this tool writes: 2 names the kernel's "vs any" geomean
+#: ``kernel_vs_any`` (1: ``geomean_vs_best``, the score's name for another number).
+SNAPSHOT_FORMAT_VERSION = 2
+#: Format versions of snapshots this module reads (``stored_geomeans``: what format 1 held).
+SUPPORTED_FORMATS = (1, SNAPSHOT_FORMAT_VERSION)
 SNAPSHOT_KIND = "kernel-atlas-snapshot"
 #: Environment keys (campaign provenance names) that, when they change, change every number.
 ENVIRONMENT_KEYS = ("gpu", "arch", "rocm", "driver", "torch", "triton")
@@ -130,7 +146,7 @@ class KernelSnapshot:
     op: str | None  # campaign name (None: a bundle without timings)
     bundle: str | None  # bundle name (None: a campaign without captures)
     verdict: str | None  # WIN / PARITY / HEADROOM / BLOCKED / UNTIMED; None without a campaign
-    geomean_vs_best: float | None
+    kernel_vs_any: float | None  # "vs any" over the kernel-clock shapes no rule flags (KernelScore.kernel_vs_any)
     noise: float | None
     wins: int
     n_measured: int
@@ -146,12 +162,22 @@ class KernelSnapshot:
     verdict_basis: str | None = None  # the rung of the evidence ladder (VERDICTS rule 12)
     verdict_value: float | None = None  # the ratio the verdict rests on
     extras: dict[str, Any] = field(default_factory=dict)  # SCORE_EXTRAS the score had (JSON values)
+    #: VERDICTS' per-kernel geomean_vs_best, known only from a document whose one geomean held it
+    #: (a format-1 snapshot written before the evidence ladder, an API format 1 row); None otherwise
+    score_geomean: float | None = None
 
     @property
     def headline_value(self) -> float | None:
-        """The ratio the verdict rests on; a snapshot written before the ladder has only the
-        geomean vs the best baseline."""
-        return self.verdict_value if self.verdict_basis is not None else self.geomean_vs_best
+        """The ratio the verdict rests on; without a ladder rung, the "vs any" geomean (a snapshot
+        written before the ladder: the score's geomean, its headline then)."""
+        if self.verdict_basis is not None:
+            return self.verdict_value
+        return self.kernel_vs_any if self.kernel_vs_any is not None else self.score_geomean
+
+    @property
+    def vs_any_unrecorded(self) -> bool:
+        """True for a kernel of an old document that stored the score's geomean, not the "vs any" one."""
+        return self.kernel_vs_any is None and self.score_geomean is not None
 
     @property
     def shape_ids(self) -> set[str]:
@@ -164,7 +190,8 @@ class KernelSnapshot:
             "op": self.op,
             "bundle": self.bundle,
             "verdict": self.verdict,
-            "geomean_vs_best": self.geomean_vs_best,
+            "kernel_vs_any": self.kernel_vs_any,
+            **({"geomean_vs_best": self.score_geomean} if self.score_geomean is not None else {}),
             "noise": self.noise,
             "wins": self.wins,
             "n_measured": self.n_measured,
@@ -187,7 +214,7 @@ class KernelSnapshot:
 class SweepSnapshot:
     """Every kernel of one sweep, keyed by slug, with the sweep's provenance."""
 
-    format_version: int
+    format_version: int  # the model's, SNAPSHOT_FORMAT_VERSION (an older document is read into it)
     label: str
     provenance: dict[str, str]
     kernels: dict[str, KernelSnapshot]  # slug -> kernel, sorted by slug
@@ -208,7 +235,7 @@ class SweepSnapshot:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "format_version": self.format_version,
+            "format_version": SNAPSHOT_FORMAT_VERSION,  # the fields below are this format's
             "kind": SNAPSHOT_KIND,
             "label": self.label,
             "provenance": dict(sorted(self.provenance.items())),
@@ -221,7 +248,7 @@ class SweepSnapshot:
 
 
 def check_format_version(doc: Mapping[str, Any], path: str, what: str = "this site's api/ JSON",
-                         supported: tuple[int, ...] = SUPPORTED_FORMATS) -> int:
+                         supported: tuple[int, ...] = (FORMAT_VERSION,)) -> int:
     """The document's format version; an InputError that says what to do when unsupported."""
     version = doc.get("format_version")
     known = ", ".join(map(str, supported))
@@ -242,18 +269,19 @@ def check_format_version(doc: Mapping[str, Any], path: str, what: str = "this si
 
 
 def snapshot_from_json(doc: Any, path: str = "<snapshot>") -> SweepSnapshot:
-    """Rebuild a SweepSnapshot from its ``to_json`` document (format version checked)."""
+    """Rebuild a SweepSnapshot from its ``to_json`` document (format version checked; an older
+    format is read into this one, ``stored_geomeans``)."""
     if not isinstance(doc, dict) or doc.get("kind") != SNAPSHOT_KIND:
         raise InputError(path, "not a kernel-atlas snapshot (expected \"kind\": \"kernel-atlas-snapshot\")")
-    version = check_format_version(doc, path, "this snapshot")
+    version = check_format_version(doc, path, "this snapshot", SUPPORTED_FORMATS)
     kernels_doc = doc.get("kernels")
     if not isinstance(kernels_doc, dict):
         raise InputError(path, "snapshot has no \"kernels\" object")
     kernels = {}
     for slug, k in sorted(kernels_doc.items()):
-        kernels[slug] = kernel_from_json(k, f"{path}: kernel {slug!r}")
+        kernels[slug] = kernel_from_json(k, f"{path}: kernel {slug!r}", version)
     return SweepSnapshot(
-        format_version=version,
+        format_version=SNAPSHOT_FORMAT_VERSION,
         label=str(doc.get("label") or os.path.basename(path)),
         provenance={str(k): _text(v) for k, v in (doc.get("provenance") or {}).items()},
         kernels=kernels,
@@ -261,18 +289,36 @@ def snapshot_from_json(doc: Any, path: str = "<snapshot>") -> SweepSnapshot:
     )
 
 
-def kernel_from_json(k: Any, where: str) -> KernelSnapshot:
-    """One kernel object of a snapshot document (or of an api/ kernel document)."""
+def stored_geomeans(k: Mapping[str, Any], version: int) -> tuple[float | None, float | None]:
+    """(kernel_vs_any, score_geomean) of a kernel object of snapshot format ``version``.
+
+    Format 1's one ``geomean_vs_best`` held the score's geomean (VERDICTS' per-kernel
+    ``geomean_vs_best``) from its first writer until 2 Dec 2026 (332f7bb; 371d3ed for a sweep recorded
+    from a site's api/), the kernel row's ``kernel_vs_any`` after. A kernel without ``verdict_basis``
+    was written before the ladder (d88ac7a, 1 Dec 2026): the score's. One with it is read as
+    ``kernel_vs_any``, what every format-1 writer since 2 Dec 2026 stored (those of the day between
+    cannot be told apart)."""
+    if version >= 2:
+        return _num(k.get("kernel_vs_any")), _num(k.get("geomean_vs_best"))
+    g = _num(k.get("geomean_vs_best"))
+    return (g, None) if "verdict_basis" in k else (None, g)
+
+
+def kernel_from_json(k: Any, where: str, version: int = SNAPSHOT_FORMAT_VERSION) -> KernelSnapshot:
+    """One kernel object of a snapshot document of format ``version`` (or the flat kernel
+    ``kernel_from_api`` makes of an api/ kernel document, in this format)."""
     if not isinstance(k, dict) or not isinstance(k.get("slug"), str):
         raise InputError(where, "expected a kernel object with a \"slug\"")
     hot = k.get("hotspot")
+    vs_any, score_geomean = stored_geomeans(k, version)
     return KernelSnapshot(
         slug=k["slug"],
         name=str(k.get("name") or k["slug"]),
         op=k.get("op"),
         bundle=k.get("bundle"),
         verdict=k.get("verdict"),
-        geomean_vs_best=_num(k.get("geomean_vs_best")),
+        kernel_vs_any=vs_any,
+        score_geomean=score_geomean,
         verdict_basis=k.get("verdict_basis") if isinstance(k.get("verdict_basis"), str) else None,
         verdict_value=_num(k.get("verdict_value")),
         noise=_num(k.get("noise")),

@@ -23,9 +23,10 @@ from generator.analyze.provenance import display_text as _text, sweep_provenance
 from generator.analyze.state import KernelState
 from generator.read.att import read_json
 from generator.errors import InputError
-from generator.model import API_FORMAT_VERSION, FORMAT_VERSION
+from generator.model import API_FORMAT_VERSION
 from generator.sweeps.snapshot import (
     ENVIRONMENT_KEYS,
+    SNAPSHOT_FORMAT_VERSION,
     SNAPSHOT_KIND,
     KernelSnapshot,
     ShapePoint,
@@ -70,7 +71,7 @@ def snapshot_from_sweep(path: str | os.PathLike, label: str | None = None, confi
             provenances.append(score.provenance)
     provenance = sweep_provenance(provenances, config, kernels_json)
     return SweepSnapshot(
-        format_version=FORMAT_VERSION,
+        format_version=SNAPSHOT_FORMAT_VERSION,
         label=label or os.path.basename(os.path.normpath(path)),
         provenance=provenance,
         kernels=dict(sorted(kernels.items())),
@@ -94,7 +95,7 @@ def kernel_snapshot(st: KernelState, score) -> KernelSnapshot:
         bundle=st.bundle,
         verdict=st.verdict,
         # "vs any" as shown beside the verdict: over the kernel-clock shapes no rule flags (the API's, issue 37)
-        geomean_vs_best=(score.kernel_vs_any or [None])[0] if score is not None else None,
+        kernel_vs_any=(score.kernel_vs_any or [None])[0] if score is not None else None,
         verdict_basis=st.verdict_basis,
         verdict_value=st.verdict_value,
         noise=score.noise if score is not None else None,
@@ -128,14 +129,15 @@ def snapshot_from_api(api_dir: str | os.PathLike, label: str | None = None) -> S
     kernel (``slug``, ``name``, ``op``, ``verdict``, ``kernel_vs_any``...); a kernel's
     own document adds the shapes, the hotspot and the provenance. A kernel document that
     is missing leaves the index row's numbers (no shapes, no hotspot). API formats 1 to 3
-    (``API_FORMATS``) hold the same fields for this reader (3 renames the row's ``geomean_vs_best``, ``vs_any``); the snapshot is of ``FORMAT_VERSION``.
+    (``API_FORMATS``) hold the same fields for this reader but the row's geomean (``api_geomeans``);
+    the snapshot is of ``SNAPSHOT_FORMAT_VERSION``.
     """
     api_dir = os.fspath(api_dir)
     index_path = os.path.join(api_dir, API_INDEX)
     index = read_json(index_path)
     if not isinstance(index, dict):
         raise InputError(index_path, "expected a JSON object")
-    check_format_version(index, index_path, supported=API_FORMATS)
+    api_version = check_format_version(index, index_path, supported=API_FORMATS)
     rows = index.get("kernels")
     if isinstance(rows, dict):
         rows = [dict(v, slug=v.get("slug", k)) for k, v in sorted(rows.items()) if isinstance(v, dict)]
@@ -156,7 +158,7 @@ def snapshot_from_api(api_dir: str | os.PathLike, label: str | None = None) -> S
             if "format_version" in loaded:
                 check_format_version(loaded, doc_path, supported=API_FORMATS)
             doc = loaded
-        kernels[slug] = kernel_from_api(row, doc, doc_path)
+        kernels[slug] = kernel_from_api(row, doc, doc_path, api_version)
         stated += isinstance(doc.get("state"), dict)
     sweep = index.get("sweep") if isinstance(index.get("sweep"), dict) else {}
     provenance = next((p for p in (index.get("provenance"), sweep.get("provenance")) if isinstance(p, dict)), sweep)
@@ -164,7 +166,7 @@ def snapshot_from_api(api_dir: str | os.PathLike, label: str | None = None) -> S
     if kernels and stated == len(kernels):  # every kernel's state, as a sweep's snapshot has them
         errors = state_errors(kernels.values())
     return SweepSnapshot(
-        format_version=FORMAT_VERSION,  # a snapshot, whichever api/ format it was read from
+        format_version=SNAPSHOT_FORMAT_VERSION,  # a snapshot, whichever api/ format it was read from
         label=label or _api_label(api_dir),
         provenance={str(k): _text(v) for k, v in sorted(provenance.items())
                     if v is not None and not isinstance(v, (dict, list))},
@@ -173,13 +175,20 @@ def snapshot_from_api(api_dir: str | os.PathLike, label: str | None = None) -> S
     )
 
 
-def vs_any(rec: Mapping[str, Any], score: Mapping[str, Any]) -> Any:
-    """The row's "vs any" geomean over kernel-clock shapes: ``kernel_vs_any`` (API format 3), else the row's
-    ``geomean_vs_best`` (formats 1 and 2, the same number), else the score's."""
-    return rec["kernel_vs_any"] if "kernel_vs_any" in rec else rec.get("geomean_vs_best", score.get("geomean_vs_best"))
+def api_geomeans(rec: Mapping[str, Any], score: Mapping[str, Any], api_version: int | None = None) -> tuple[Any, Any]:
+    """(kernel_vs_any, score_geomean) of an api/ kernel row: the row's ``kernel_vs_any`` (API format 3);
+    else its ``geomean_vs_best``, which held ``kernel_vs_any`` in format 2 since 2 Dec 2026 (371d3ed;
+    read so: format 2's earlier rows cannot be told apart) and the score's geomean in format 1; else the
+    score's own ``geomean_vs_best``, VERDICTS' per-kernel geomean, never taken for "vs any"."""
+    if "kernel_vs_any" in rec:
+        return rec["kernel_vs_any"], None
+    if "geomean_vs_best" in rec:
+        return (None, rec["geomean_vs_best"]) if api_version == 1 else (rec["geomean_vs_best"], None)
+    return None, score.get("geomean_vs_best")
 
 
-def kernel_from_api(row: Mapping[str, Any], doc: Mapping[str, Any], where: str) -> KernelSnapshot:
+def kernel_from_api(row: Mapping[str, Any], doc: Mapping[str, Any], where: str,
+                    api_version: int | None = None) -> KernelSnapshot:
     """Merge a kernel's ``api/index.json`` row and its ``api/kernels/<slug>.json`` document.
 
     The kernel document, as ``build`` writes it::
@@ -194,7 +203,8 @@ def kernel_from_api(row: Mapping[str, Any], doc: Mapping[str, Any], where: str) 
          "captures": [{"path": "examples/softmax/att_viewer/big/...", "primary": true,
                        "analysis": {...}}, ...]}
 
-    The document's own row wins over the index row. Baseline commits come from the
+    The document's own row wins over the index row; ``api_version`` (the index's format, None:
+    format 2 or 3) says what a row's ``geomean_vs_best`` held (``api_geomeans``). Baseline commits come from the
     score's ``baseline_commits`` (provider -> commit) when present, else its merged
     ``provenance.baseline_commit``, kept under the provider name ``*`` (all baselines).
     """
@@ -212,7 +222,7 @@ def kernel_from_api(row: Mapping[str, Any], doc: Mapping[str, Any], where: str) 
         "op": rec.get("op") or score.get("op"),
         "bundle": bundle,
         "verdict": rec.get("verdict") or score.get("verdict"),
-        "geomean_vs_best": vs_any(rec, score),
+        **dict(zip(("kernel_vs_any", "geomean_vs_best"), api_geomeans(rec, score, api_version))),
         "noise": score.get("noise", rec.get("noise")),
         "wins": rec.get("wins", score.get("wins")),
         "n_measured": rec.get("n_measured", score.get("n_measured")),

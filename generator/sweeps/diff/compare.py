@@ -52,9 +52,9 @@ from generator.sweeps.snapshot import KernelSnapshot, ShapePoint, SweepSnapshot
 
 def diff_kernel(old: KernelSnapshot, new: KernelSnapshot, options: DiffOptions) -> KernelDiff:
     """Every change between two versions of one kernel."""
+    old_g, new_g = geomean_pair(old, new)
     kd = KernelDiff(slug=new.slug, name=new.name, old_slug=old.slug, status="same",
-                    old_verdict=old.verdict, new_verdict=new.verdict,
-                    old_geomean=old.geomean_vs_best, new_geomean=new.geomean_vs_best,
+                    old_verdict=old.verdict, new_verdict=new.verdict, old_geomean=old_g, new_geomean=new_g,
                     old_ratio=old.headline_value, new_ratio=new.headline_value)
     if old.slug != new.slug:
         kd.changes.append(Change("kernel-renamed", new.slug, "slug", old.slug, new.slug, False, NEUTRAL,
@@ -76,6 +76,17 @@ def diff_kernel(old: KernelSnapshot, new: KernelSnapshot, options: DiffOptions) 
     return kd
 
 
+def geomean_pair(old: KernelSnapshot, new: KernelSnapshot) -> tuple[float | None, float | None]:
+    """The two sides' "vs any" geomeans; the score's where both sides are old documents that stored only
+    the score's (``KernelSnapshot.vs_any_unrecorded``); (None, None) where one side stored the score's and
+    the other "vs any": two different numbers, no change to tell."""
+    if old.vs_any_unrecorded and new.vs_any_unrecorded:
+        return old.score_geomean, new.score_geomean
+    if old.vs_any_unrecorded or new.vs_any_unrecorded:
+        return None, None
+    return old.kernel_vs_any, new.kernel_vs_any
+
+
 def _kernel_level(old: KernelSnapshot, new: KernelSnapshot, options: DiffOptions,
                   cand_ratio: float | None, base_ratio: float | None, known: list[Cause] = (),
                   shape_causes: list[Cause] = ()) -> list[Change]:
@@ -83,14 +94,15 @@ def _kernel_level(old: KernelSnapshot, new: KernelSnapshot, options: DiffOptions
     (``kernel_known_causes``); ``shape_causes``: the summary of the shapes' own causes, the kernel's cause
     when its common ratios name none."""
     out = []
-    ratio = ratio_of(new.geomean_vs_best, old.geomean_vs_best)
+    old_g, new_g = geomean_pair(old, new)
+    ratio = ratio_of(new_g, old_g)
     factor = threshold_factor([old.noise, new.noise], options.min_change)
     significant = beats(ratio, factor)
     providers = sorted({s.best_baseline for s in old.shapes + new.shapes if s.best_baseline})
     causes = attribute(old, new, significant, factor, cand_ratio, base_ratio, providers, list(known)) if ratio else []
     if shape_causes and [c.kind for c in causes] == [UNEXPLAINED] and causes[0].detail.startswith("no side"):
         causes = list(shape_causes)  # the geomean moved with no common ratio beyond it: what the shapes say
-    no_vs_any = old.geomean_vs_best is None and new.geomean_vs_best is None  # rule 16: a replay that misses work
+    no_vs_any = old_g is None and new_g is None  # rule 16: a replay that misses work
     if not causes and no_vs_any and shape_causes:  # no ratio of the kernel's own on either side: what the shapes say
         causes = list(shape_causes)
     if old.verdict != new.verdict:
@@ -100,16 +112,16 @@ def _kernel_level(old: KernelSnapshot, new: KernelSnapshot, options: DiffOptions
                           text=f"verdict {_arrow(old.verdict, new.verdict)}"))
     out += _ladder_changes(old, new, factor, causes, list(known))
     if ratio is not None and ratio != 1.0:
-        out.append(Change("geomean", new.slug, "geomean_vs_best", old.geomean_vs_best, new.geomean_vs_best,
+        out.append(Change("geomean", new.slug, "geomean_vs_best", old_g, new_g,
                           significant, direction_of(ratio), ratio=ratio, threshold=factor, causes=causes,
-                          text=f"geomean vs any baseline {fmt_x(old.geomean_vs_best)} → {fmt_x(new.geomean_vs_best)} "
+                          text=f"geomean vs any baseline {fmt_x(old_g)} → {fmt_x(new_g)} "
                                f"({fmt_pct(ratio)}, noise ±{(factor - 1) * 100:.1f}%)"))
-    elif (old.geomean_vs_best is None) != (new.geomean_vs_best is None):
-        came = IMPROVEMENT if new.geomean_vs_best is not None else REGRESSION
-        out.append(Change("geomean", new.slug, "geomean_vs_best", old.geomean_vs_best, new.geomean_vs_best,
+    elif (old_g is None) != (new_g is None):
+        came = IMPROVEMENT if new_g is not None else REGRESSION
+        out.append(Change("geomean", new.slug, "geomean_vs_best", old_g, new_g,
                           True, NEUTRAL if campaign_text(old, new) else came,  # a campaign gone: no time moved
                           causes=list(known) or _provenance_causes(old, new),
-                          text=f"geomean vs any baseline {fmt_x(old.geomean_vs_best)} → {fmt_x(new.geomean_vs_best)}"))
+                          text=f"geomean vs any baseline {fmt_x(old_g)} → {fmt_x(new_g)}"))
     if old.flags != new.flags:
         gained = [f for f in new.flags if f not in old.flags]
         lost = [f for f in old.flags if f not in new.flags]
@@ -513,18 +525,18 @@ def diff_snapshots(old: SweepSnapshot, new: SweepSnapshot, options: DiffOptions 
     added = [new.kernels[s] for s in new.kernels if s not in paired_new]
     for k in removed:
         kernels.append(KernelDiff(slug=k.slug, name=k.name, old_slug=k.slug, status="removed",
-                                  old_verdict=k.verdict, new_verdict=None, old_geomean=k.geomean_vs_best,
+                                  old_verdict=k.verdict, new_verdict=None, old_geomean=k.kernel_vs_any,
                                   new_geomean=None, changes=[Change(
                                       "kernel-removed", k.slug, "kernel", k.verdict, None, True, NEUTRAL,
                                       text=f"kernel removed (was {k.verdict or 'no verdict'}"
-                                           f"{', ' + fmt_x(k.geomean_vs_best) if k.geomean_vs_best else ''})")]))
+                                           f"{', ' + fmt_x(k.kernel_vs_any) if k.kernel_vs_any else ''})")]))
     for k in added:
         kernels.append(KernelDiff(slug=k.slug, name=k.name, old_slug=None, status="new",
                                   old_verdict=None, new_verdict=k.verdict, old_geomean=None,
-                                  new_geomean=k.geomean_vs_best, changes=[Change(
+                                  new_geomean=k.kernel_vs_any, changes=[Change(
                                       "kernel-new", k.slug, "kernel", None, k.verdict, True, NEUTRAL,
                                       text=f"new kernel ({k.verdict or 'no verdict'}"
-                                           f"{', ' + fmt_x(k.geomean_vs_best) if k.geomean_vs_best else ''})")]))
+                                           f"{', ' + fmt_x(k.kernel_vs_any) if k.kernel_vs_any else ''})")]))
     kernels.sort(key=lambda k: k.slug)
     notes = rename_hints(removed, added)
     notes += error_notes(old.errors, new.errors)
