@@ -7,7 +7,8 @@ from typing import Iterable
 
 from generator.analyze import isa
 from generator.analyze.advice.registry import Finding, _pattern, detector, hot, stalled_premise, words
-from generator.analyze.advice.view import CONSUMER_WINDOW, KernelView, _lines_msg, _lines_text, _n, _pc_list, _pc_list_msg, _pct
+from generator.analyze.advice.view import (CONSUMER_WINDOW, KernelView, _lines_msg, _lines_text, _n, _pc_list, _pc_list_msg,
+                                          _pcs_msg, _pcs_text, _pct)
 from generator.analyze.message import msg
 
 #: Floating-point multiplies that apply a scale: these mnemonics with a float type (``FLOAT_TYPE``);
@@ -425,12 +426,91 @@ def detect_vmem_latency(view: KernelView, taken: frozenset = frozenset()) -> lis
     premise = stalled_premise(view, "finding.vmem_latency_exposed.premise", waits, ev)
     summary = (f"{_n(len(waits), 'vmcnt wait')} at pc {_pc_list(view.pcs(waits))} hold {_pct(share)} of the "
                f"stall cycles, a median {_n(median, 'instruction')} after the load they wait for ({_lines_text(lines)})")
+    said = msg("finding.vmem_latency_exposed.summary", n=len(waits), pcs=_pc_list_msg(view.pcs(waits)),
+               share=_pct(share), median=median, lines=_lines_msg(lines))
+    late = late_loads(view, waits) if straight_line(view, waits) else None
+    if late is not None and late[0]:  # the share the suggestion's first sentence acts on (the first step shows it)
+        ev["late_loads"] = {"pcs": view.pcs(late[0]), "after_wait_pc": view.pc(late[1]), "wait_pcs": view.pcs(late[2])}
+        ev["step_share"] = view.share(late[2])[0]
     return [_pattern(view, "vmem_latency_exposed", "Global-load latency exposed", waits, {
         "summary": summary, "waits": view.instr_json(waits, 6), "load_to_wait_median": median,
         "load_lines": lines, **ev,
-    }, *_latency_advice(view, msg("finding.vmem_latency_exposed.summary", n=len(waits),
-                                  pcs=_pc_list_msg(view.pcs(waits)), share=_pct(share), median=median,
-                                  lines=_lines_msg(lines))), premise)]
+    }, *(_latency_advice(view, said) if late is None else _straight_advice(view, said, late)), premise)]
+
+
+def straight_line(view: KernelView, waits: list[int]) -> bool:
+    """Whether the waits sit in no loop of a listing whose loops can be read (code.json carries addresses):
+    a wave there has no next row or tile to load early."""
+    return any(i.pc_addr for i in view.ins) and not any(view.loop_of(p) for p in waits)
+
+
+def late_loads(view: KernelView, waits: list[int]) -> tuple[list[int], int | None, list[int]]:
+    """Loop-free code: the global loads issued after an earlier vmcnt wait that stalls, whose address reads
+    nothing an earlier global load returned (so they could be issued before that wait); with that wait and
+    the finding's waits on them. Registers are followed forward: a load's destination is tainted, an
+    instruction that reads a tainted register taints what it writes, any other write clears it.
+    Real case (quant): the load at pc 19 comes after the stalling wait at pc 17; the wait at pc 65 waits on it."""
+    end = max((q for p in waits for q in view.covered(p, "vmcnt")), default=-1)
+    tainted: set = set()
+    first_wait, late = None, []
+    for p in range(end + 1):
+        depends = not view.uses[p].isdisjoint(tainted)
+        if view.vmem[p] == "load":
+            if first_wait is not None and not depends:
+                late.append(p)
+            tainted |= view.defs[p]
+        elif depends:
+            tainted |= view.defs[p]
+        else:
+            tainted -= view.defs[p]
+        if first_wait is None and view.counts[p].get("vmcnt") is not None and view.ins[p].stall_cycles:
+            first_wait = p
+    on_late = [p for p in waits if set(view.covered(p, "vmcnt")) & set(late)]
+    return late if on_late else [], first_wait, on_late
+
+
+def _straight_advice(view: KernelView, summary, late: tuple[list[int], int | None, list[int]]) -> tuple[str, dict]:
+    """The exposed-latency suggestion in loop-free code: no "software-pipeline the next row or tile" (there is
+    none); the loads the data shows issued after a stalling wait they do not need, else more bytes per wave."""
+    loads, wait, on_late = late
+    if loads:
+        share = _pct(view.share(on_late)[0])
+        params = {"n": len(loads), "pcs": _pcs_msg(view.pcs(loads)), "wait": view.pc(wait),
+                  "wpcs": _pcs_msg(view.pcs(on_late)), "share": share}
+        head_key = "finding.vmem_latency_exposed.head.late"
+        head = (f"Issue the {_n(len(loads), 'global load')} at pc {_pcs_text(view.pcs(loads))} before the wait at pc "
+                f"{view.pc(wait)}, so the round trips overlap the earlier loads' instead of following them. Their "
+                f"addresses read nothing an earlier load returns; {share} of the stall cycles wait on them at pc "
+                f"{_pcs_text(view.pcs(on_late))}, the rest on the first loads' round trip, which only more bytes in "
+                "flight per wave hide.")
+    else:
+        params, head_key = {}, "finding.vmem_latency_exposed.head.straight"
+        head = ("Keep more bytes in flight per wave before the first wait: the waits sit in no loop, so a wave has "
+                "no next row or tile to load early; give each wave more of the data, its loads issued before the first wait.")
+    tail, tail_msg = _waves_tail(view)
+    text = head + (" " + tail if tail else "")
+    parts = msg(head_key, **params)
+    return text, words("vmem_latency_exposed", summary,
+                       msg("finding.vmem_latency_exposed.try.parts", head=parts, tail=tail_msg) if tail else parts)
+
+
+def _waves_tail(view: KernelView) -> tuple[str, object]:
+    """What more resident waves can do for exposed latency (``_latency_advice``'s occupancy reading), as a
+    sentence of its own; ("", None) when the occupancy is unknown."""
+    occ = view.occupancy
+    if occ is None:
+        return "", None
+    grid = occ.resident
+    if grid < min(occ.waves_per_simd, occ.max_waves):
+        nums = {"waves": grid, "cap": occ.waves_per_simd, "max": occ.max_waves}
+        return (f"The grid, not a resource, sets the resident waves: it gives the busiest CU {grid} per SIMD while "
+                f"the resources allow {occ.waves_per_simd} of the hardware's {occ.max_waves}, so only a launch with "
+                "more workgroups adds waves to hide it."), msg("finding.vmem_latency_exposed.waves.grid", **nums)
+    if occ.at_hardware_max:
+        return (f"The kernel already runs the hardware maximum of {occ.max_waves} waves per SIMD: more resident "
+                "waves cannot hide it."), msg("finding.vmem_latency_exposed.waves.at_max", max=occ.max_waves)
+    return (f"More resident waves also hide it (now {occ.waves_per_simd} of the hardware's {occ.max_waves} per "
+            "SIMD)."), msg("finding.vmem_latency_exposed.waves.more", waves=occ.waves_per_simd, max=occ.max_waves)
 
 
 def _latency_advice(view: KernelView, summary) -> tuple[str, dict]:
