@@ -151,3 +151,27 @@ def test_quant_four_places_name_one_step(built):
     assert step in row and step in page and step in pr
     assert "(13% of stalls)" in row and pr.endswith("(13% of stalls)")
     assert groups == ["pattern:vmem_latency_exposed"]
+
+
+@FULL
+def test_rmsnorm_weight_loads_wait_right_after_issue(kernel, sweep):
+    """rmsnorm: x is read at pc 10-16 (buffer s[4:7]); after the reduction the weight (s[8:11]) is loaded one
+    dwordx4 at a time, each waited on with vmcnt(0) at once: pc 228/250, 268/270, 288/298, 316/318, the last three
+    waits also draining the store just before each load. Nothing an earlier load returns feeds their addresses."""
+    cap = sweep / "examples/rmsnorm/att_viewer/big/ui_output_agent_19276_dispatch_18"
+    rows = code_rows(cap)
+    assert not has_loop(cap)
+    loads = [pc for pc, (asm, _, _) in sorted(rows.items()) if LOAD.match(asm)]
+    assert loads == [10, 12, 15, 16, 228, 268, 288, 316]
+    assert all(", s[8:11], " in rows[pc][0] for pc in loads[4:]) and all(", s[4:7], " in rows[pc][0] for pc in loads[:4])
+    assert [pc for pc in (267, 287, 315) if rows[pc][0].startswith("buffer_store")] == [267, 287, 315]
+    waits = (250, 270, 298, 318)
+    assert all(rows[pc][0] == "s_waitcnt vmcnt(0)" for pc in waits) and rows[22][0] == "s_waitcnt vmcnt(3)"
+    share = sum(rows[pc][2] for pc in waits) / total_stall(cap)
+    assert f"{share:.1%}" == "36.6%"
+    k, _ = kernel("rmsnorm")
+    f = next(f for f in k.primary.findings if f["detector"] == "vmem_latency_exposed")
+    assert f["suggestion"].startswith("Issue the 4 global loads at pc 228, 268, 288, 316 before the wait at pc 22, ")
+    assert "36.6% of the stall cycles wait on them (and on 3 stores issued before them) at pc 250, 270, 298, 318" \
+        in f["suggestion"]
+    assert f["evidence"]["step_share"] == pytest.approx(share)

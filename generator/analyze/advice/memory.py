@@ -475,12 +475,14 @@ def _straight_advice(view: KernelView, summary, late: tuple[list[int], int | Non
     loads, wait, on_late = late
     if loads:
         share = _pct(view.share(on_late)[0])
+        stores = len({q for p in on_late for q in view.covered(p, "vmcnt") if view.vmem[q] == "store"})
         params = {"n": len(loads), "pcs": _pcs_msg(view.pcs(loads)), "wait": view.pc(wait),
-                  "wpcs": _pcs_msg(view.pcs(on_late)), "share": share}
-        head_key = "finding.vmem_latency_exposed.head.late"
+                  "wpcs": _pcs_msg(view.pcs(on_late)), "share": share, **({"stores": stores} if stores else {})}
+        head_key = "finding.vmem_latency_exposed.head.late" + (".stores" if stores else "")
+        also = f" (and on {_n(stores, 'store')} issued before them)" if stores else ""
         head = (f"Issue the {_n(len(loads), 'global load')} at pc {_pcs_text(view.pcs(loads))} before the wait at pc "
                 f"{view.pc(wait)}, so the round trips overlap the earlier loads' instead of following them. Their "
-                f"addresses read nothing an earlier load returns; {share} of the stall cycles wait on them at pc "
+                f"addresses read nothing an earlier load returns; {share} of the stall cycles wait on them{also} at pc "
                 f"{_pcs_text(view.pcs(on_late))}, the rest on the first loads' round trip, which only more bytes in "
                 "flight per wave hide.")
     else:
