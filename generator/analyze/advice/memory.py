@@ -9,7 +9,7 @@ from generator.analyze import isa
 from generator.analyze.advice.registry import Finding, _pattern, detector, hot, stalled_premise, words
 from generator.analyze.advice.view import (CONSUMER_WINDOW, KernelView, _lines_msg, _lines_text, _n, _pc_list, _pc_list_msg,
                                           _pcs_msg, _pcs_text, _pct)
-from generator.analyze.message import msg
+from generator.analyze.message import english, msg
 
 #: Floating-point multiplies that apply a scale: these mnemonics with a float type (``FLOAT_TYPE``);
 #: integer multiplies (v_mul_lo_u32, v_mul_hi_i32, v_mad_u32_u24) are address math, not scaling.
@@ -497,50 +497,54 @@ def _straight_advice(view: KernelView, summary, late: tuple[list[int], int | Non
 
 
 def _waves_tail(view: KernelView) -> tuple[str, object]:
-    """What more resident waves can do for exposed latency (``_latency_advice``'s occupancy reading), as a
-    sentence of its own; ("", None) when the occupancy is unknown."""
-    occ = view.occupancy
-    if occ is None:
+    """What more resident waves can do for exposed latency (``waves_reading``), as a sentence of its own;
+    ("", None) when the occupancy is unknown."""
+    reading = waves_reading(view)
+    if reading is None:
         return "", None
-    grid = occ.resident
-    if grid < min(occ.waves_per_simd, occ.max_waves):
-        nums = {"waves": grid, "cap": occ.waves_per_simd, "max": occ.max_waves}
-        return (f"The grid, not a resource, sets the resident waves: it gives the busiest CU {grid} per SIMD while "
-                f"the resources allow {occ.waves_per_simd} of the hardware's {occ.max_waves}, so only a launch with "
-                "more workgroups adds waves to hide it."), msg("finding.vmem_latency_exposed.waves.grid", **nums)
-    if occ.at_hardware_max:
-        return (f"The kernel already runs the hardware maximum of {occ.max_waves} waves per SIMD: more resident "
-                "waves cannot hide it."), msg("finding.vmem_latency_exposed.waves.at_max", max=occ.max_waves)
-    return (f"More resident waves also hide it (now {occ.waves_per_simd} of the hardware's {occ.max_waves} per "
-            "SIMD)."), msg("finding.vmem_latency_exposed.waves.more", waves=occ.waves_per_simd, max=occ.max_waves)
+    case, nums = reading
+    if case == "at_max":  # the sentence names the maximum only
+        nums = {"max": nums["max"]}
+    key = f"finding.vmem_latency_exposed.waves.{case}"
+    return english(key, **nums), msg(key, **nums)
 
 
-def _latency_advice(view: KernelView, summary) -> tuple[str, dict]:
-    """The exposed-latency suggestion: "more resident waves also hide it" only when the occupancy is
-    known and below the hardware maximum; at the maximum it says so, and unknown it makes no claim.
+def waves_reading(view: KernelView) -> tuple[str, dict] | None:
+    """Whether more resident waves can hide exposed latency: ("grid", ...) where the grid, not a resource, sets
+    them; ("at_max", ...) at the hardware maximum; ("more", ...) below it; None when the occupancy is unknown.
 
     The waves resident are the fewer of what the resources allow and what the traced grid gives its
     busiest CU: a cap the grid never reaches is not what runs (rmsnorm: the cap allows 8, its 1024
     workgroups of 4 waves give each SIMD 4; fused_rope_cache: 8 and 1), and there only a launch with
     more workgroups adds waves."""
     occ = view.occupancy
+    if occ is None:
+        return None
+    if occ.resident < min(occ.waves_per_simd, occ.max_waves):
+        return "grid", {"waves": occ.resident, "cap": occ.waves_per_simd, "max": occ.max_waves}
+    return ("at_max" if occ.at_hardware_max else "more"), {"waves": occ.waves_per_simd, "max": occ.max_waves}
+
+
+def _latency_advice(view: KernelView, summary) -> tuple[str, dict]:
+    """The exposed-latency suggestion: "more resident waves also hide it" only when the occupancy is
+    known and below the hardware maximum; at the maximum it says so, and unknown it makes no claim
+    (``waves_reading``)."""
+    reading = waves_reading(view)
     head = ("Issue the loads earlier (software-pipeline the next row or tile before processing this one) "
             "and keep more bytes in flight per wave before the first wait")
-    if occ is None:
+    if reading is None:
         return head + ".", words("vmem_latency_exposed", summary,
                                  msg("finding.vmem_latency_exposed.try.occupancy_unknown"))
-    grid = occ.resident
-    if grid < min(occ.waves_per_simd, occ.max_waves):
-        nums = {"waves": grid, "cap": occ.waves_per_simd, "max": occ.max_waves}
-        return (head + f"; the grid, not a resource, sets the resident waves: it gives the busiest CU {grid} per "
-                f"SIMD while the resources allow {occ.waves_per_simd} of the hardware's {occ.max_waves}, so only "
+    case, nums = reading
+    if case == "grid":
+        return (head + f"; the grid, not a resource, sets the resident waves: it gives the busiest CU {nums['waves']} "
+                f"per SIMD while the resources allow {nums['cap']} of the hardware's {nums['max']}, so only "
                 "a launch with more workgroups adds waves to hide it."), \
             words("vmem_latency_exposed", summary, msg("finding.vmem_latency_exposed.try.grid", **nums))
-    nums = {"waves": occ.waves_per_simd, "max": occ.max_waves}
-    if occ.at_hardware_max:
-        return (head + f"; the kernel already runs the hardware maximum of {occ.max_waves} waves per SIMD, so "
+    if case == "at_max":
+        return (head + f"; the kernel already runs the hardware maximum of {nums['max']} waves per SIMD, so "
                 "more resident waves cannot hide it: each wave must keep more loads in flight."), \
             words("vmem_latency_exposed", summary, msg("finding.vmem_latency_exposed.try.at_max", **nums))
-    return (head + f"; more resident waves also hide it (now {occ.waves_per_simd} of the hardware's "
-            f"{occ.max_waves} per SIMD)."), words("vmem_latency_exposed", summary,
-                                                   msg("finding.vmem_latency_exposed.try", **nums))
+    return (head + f"; more resident waves also hide it (now {nums['waves']} of the hardware's "
+            f"{nums['max']} per SIMD)."), words("vmem_latency_exposed", summary,
+                                                 msg("finding.vmem_latency_exposed.try", **nums))
