@@ -492,7 +492,7 @@ def test_api_record_and_pr_snippet_of_pa_carry_the_diagnosis(kernel, sweep):
                              "parity (0.95x), 10 of 10 verdict shapes lose), rows above a roof")
     assert lines[2] == ("- where it loses: [loses on 10 of 10 verdict shapes; no split of the shapes explains where]"
                         "(kernels/pa/#where)")
-    assert lines[3].startswith("- first step: [Issue all s\\_loads together before the first wait") and lines[3].endswith(
+    assert lines[3].startswith("- first step: [Issue the 12 s\\_loads at pc 40-51 before the wait at pc 6") and lines[3].endswith(
         f"](kernels/pa/#advice-c0-f0) ({row.first_step['share_text']})")
     assert lines[4] == ("- launcher: launch at least +212.7 us a call vs gluon (10 launch shapes); call time 0.48x, "
                         "host events: 169.5 us around a 7.9 us kernel")

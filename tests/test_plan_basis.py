@@ -71,12 +71,13 @@ def test_pa_why_panel_says_its_shares_are_of_the_working_waves(kernel, pa_raw):
 
 
 def test_pa_first_step_share_names_the_working_waves(kernel, pa_raw):
-    # 7,440 / 44,892 = 16.57 %: the first step's whole percentage, 17 %, of the working waves' stalls (pa's kernel
-    # verdict is a loss, so its capture's top finding is the first step, not the launcher: DOMAIN §1.7)
+    # the finding holds 7,440 / 44,892 = 16.57 % of the working waves' stalls (pa's kernel verdict is a loss, so its
+    # capture's top finding is the first step, not the launcher: DOMAIN §1.7); audit12: the step's sentence (issue
+    # the s_loads at pc 40-51 before the wait at pc 6) acts on the wait at pc 87 only, 2,104 / 44,892 = 4.7 %
     k, row = kernel("pa")
     fs = row.first_step
     assert fs["detector"] == "scalar_load_waits"
-    assert (fs["share_text"], fs["share_zh"]) == ("17% of working-wave stalls", "占在工作的 wave 停顿的 17%")
+    assert (fs["share_text"], fs["share_zh"]) == ("5% of working-wave stalls", "占在工作的 wave 停顿的 5%")
     f = next(f for f in k.primary.findings if f["detector"] == "scalar_load_waits")
     assert f["stall_share"] == pytest.approx(7440 / 44892)
 

@@ -7,8 +7,9 @@ from typing import Iterable
 
 from generator.analyze import isa
 from generator.analyze.advice.registry import Finding, _pattern, detector, hot, stalled_premise, words
-from generator.analyze.advice.view import CONSUMER_WINDOW, KernelView, _lines_msg, _lines_text, _n, _pc_list, _pc_list_msg, _pct
-from generator.analyze.message import msg
+from generator.analyze.advice.view import (CONSUMER_WINDOW, KernelView, _lines_msg, _lines_text, _n, _pc_list, _pc_list_msg,
+                                          _pcs_msg, _pcs_text, _pct)
+from generator.analyze.message import english, msg
 
 #: Floating-point multiplies that apply a scale: these mnemonics with a float type (``FLOAT_TYPE``);
 #: integer multiplies (v_mul_lo_u32, v_mul_hi_i32, v_mad_u32_u24) are address math, not scaling.
@@ -425,40 +426,125 @@ def detect_vmem_latency(view: KernelView, taken: frozenset = frozenset()) -> lis
     premise = stalled_premise(view, "finding.vmem_latency_exposed.premise", waits, ev)
     summary = (f"{_n(len(waits), 'vmcnt wait')} at pc {_pc_list(view.pcs(waits))} hold {_pct(share)} of the "
                f"stall cycles, a median {_n(median, 'instruction')} after the load they wait for ({_lines_text(lines)})")
+    said = msg("finding.vmem_latency_exposed.summary", n=len(waits), pcs=_pc_list_msg(view.pcs(waits)),
+               share=_pct(share), median=median, lines=_lines_msg(lines))
+    late = late_loads(view, waits) if straight_line(view, waits) else None
+    if late is not None and late[0]:  # the share the suggestion's first sentence acts on (the first step shows it)
+        ev["late_loads"] = {"pcs": view.pcs(late[0]), "after_wait_pc": view.pc(late[1]), "wait_pcs": view.pcs(late[2])}
+        ev["step_share"] = view.share(late[2])[0]
     return [_pattern(view, "vmem_latency_exposed", "Global-load latency exposed", waits, {
         "summary": summary, "waits": view.instr_json(waits, 6), "load_to_wait_median": median,
         "load_lines": lines, **ev,
-    }, *_latency_advice(view, msg("finding.vmem_latency_exposed.summary", n=len(waits),
-                                  pcs=_pc_list_msg(view.pcs(waits)), share=_pct(share), median=median,
-                                  lines=_lines_msg(lines))), premise)]
+    }, *(_latency_advice(view, said) if late is None else _straight_advice(view, said, late)), premise)]
 
 
-def _latency_advice(view: KernelView, summary) -> tuple[str, dict]:
-    """The exposed-latency suggestion: "more resident waves also hide it" only when the occupancy is
-    known and below the hardware maximum; at the maximum it says so, and unknown it makes no claim.
+def straight_line(view: KernelView, waits: list[int]) -> bool:
+    """Whether the waits sit in no loop of a listing whose loops can be read (code.json carries addresses):
+    a wave there has no next row or tile to load early."""
+    return any(i.pc_addr for i in view.ins) and not any(view.loop_of(p) for p in waits)
+
+
+def late_loads(view: KernelView, waits: list[int]) -> tuple[list[int], int | None, list[int]]:
+    """Loop-free code: the global loads issued after an earlier vmcnt wait that stalls, whose address reads
+    nothing an earlier global load returned (so they could be issued before that wait); with that wait and
+    the finding's waits on them. Registers are followed forward: a load's destination is tainted, an
+    instruction that reads a tainted register taints what it writes, any other write clears it.
+    Real case (quant): the load at pc 19 comes after the stalling wait at pc 17; the wait at pc 65 waits on it."""
+    end = max((q for p in waits for q in view.covered(p, "vmcnt")), default=-1)
+    tainted: set = set()
+    first_wait, late = None, []
+    for p in range(end + 1):
+        depends = not view.uses[p].isdisjoint(tainted)
+        if view.vmem[p] == "load":
+            if first_wait is not None and not depends:
+                late.append(p)
+            tainted |= view.defs[p]
+        elif depends:
+            tainted |= view.defs[p]
+        else:
+            tainted -= view.defs[p]
+        if first_wait is None and view.counts[p].get("vmcnt") is not None and view.ins[p].stall_cycles:
+            first_wait = p
+    on_late = [p for p in waits if set(view.covered(p, "vmcnt")) & set(late)]
+    return late if on_late else [], first_wait, on_late
+
+
+def _straight_advice(view: KernelView, summary, late: tuple[list[int], int | None, list[int]]) -> tuple[str, dict]:
+    """The exposed-latency suggestion in loop-free code: no "software-pipeline the next row or tile" (there is
+    none); the loads the data shows issued after a stalling wait they do not need, else more bytes per wave."""
+    loads, wait, on_late = late
+    if loads:
+        share = _pct(view.share(on_late)[0])
+        stores = len({q for p in on_late for q in view.covered(p, "vmcnt") if view.vmem[q] == "store"})
+        params = {"n": len(loads), "pcs": _pcs_msg(view.pcs(loads)), "wait": view.pc(wait),
+                  "wpcs": _pcs_msg(view.pcs(on_late)), "share": share, **({"stores": stores} if stores else {})}
+        head_key = "finding.vmem_latency_exposed.head.late" + (".stores" if stores else "")
+        also = f" (and on {_n(stores, 'store')} issued before them)" if stores else ""
+        head = (f"Issue the {_n(len(loads), 'global load')} at pc {_pcs_text(view.pcs(loads))} before the wait at pc "
+                f"{view.pc(wait)}, so the round trips overlap the earlier loads' instead of following them. Their "
+                f"addresses read nothing an earlier load returns; {share} of the stall cycles wait on them{also} at pc "
+                f"{_pcs_text(view.pcs(on_late))}, the rest on the first loads' round trip, which only more bytes in "
+                "flight per wave hide.")
+    else:
+        params, head_key = {}, "finding.vmem_latency_exposed.head.straight"
+        head = ("Keep more bytes in flight per wave before the first wait: the waits sit in no loop, so a wave has "
+                "no next row or tile to load early; give each wave more of the data, its loads issued before the first wait.")
+    tail, tail_msg = _waves_tail(view)
+    text = head + (" " + tail if tail else "")
+    parts = msg(head_key, **params)
+    return text, words("vmem_latency_exposed", summary,
+                       msg("finding.vmem_latency_exposed.try.parts", head=parts, tail=tail_msg) if tail else parts)
+
+
+def _waves_tail(view: KernelView) -> tuple[str, object]:
+    """What more resident waves can do for exposed latency (``waves_reading``), as a sentence of its own;
+    ("", None) when the occupancy is unknown."""
+    reading = waves_reading(view)
+    if reading is None:
+        return "", None
+    case, nums = reading
+    if case == "at_max":  # the sentence names the maximum only
+        nums = {"max": nums["max"]}
+    key = f"finding.vmem_latency_exposed.waves.{case}"
+    return english(key, **nums), msg(key, **nums)
+
+
+def waves_reading(view: KernelView) -> tuple[str, dict] | None:
+    """Whether more resident waves can hide exposed latency: ("grid", ...) where the grid, not a resource, sets
+    them; ("at_max", ...) at the hardware maximum; ("more", ...) below it; None when the occupancy is unknown.
 
     The waves resident are the fewer of what the resources allow and what the traced grid gives its
     busiest CU: a cap the grid never reaches is not what runs (rmsnorm: the cap allows 8, its 1024
     workgroups of 4 waves give each SIMD 4; fused_rope_cache: 8 and 1), and there only a launch with
     more workgroups adds waves."""
     occ = view.occupancy
+    if occ is None:
+        return None
+    if occ.resident < min(occ.waves_per_simd, occ.max_waves):
+        return "grid", {"waves": occ.resident, "cap": occ.waves_per_simd, "max": occ.max_waves}
+    return ("at_max" if occ.at_hardware_max else "more"), {"waves": occ.waves_per_simd, "max": occ.max_waves}
+
+
+def _latency_advice(view: KernelView, summary) -> tuple[str, dict]:
+    """The exposed-latency suggestion: "more resident waves also hide it" only when the occupancy is
+    known and below the hardware maximum; at the maximum it says so, and unknown it makes no claim
+    (``waves_reading``)."""
+    reading = waves_reading(view)
     head = ("Issue the loads earlier (software-pipeline the next row or tile before processing this one) "
             "and keep more bytes in flight per wave before the first wait")
-    if occ is None:
+    if reading is None:
         return head + ".", words("vmem_latency_exposed", summary,
                                  msg("finding.vmem_latency_exposed.try.occupancy_unknown"))
-    grid = occ.resident
-    if grid < min(occ.waves_per_simd, occ.max_waves):
-        nums = {"waves": grid, "cap": occ.waves_per_simd, "max": occ.max_waves}
-        return (head + f"; the grid, not a resource, sets the resident waves: it gives the busiest CU {grid} per "
-                f"SIMD while the resources allow {occ.waves_per_simd} of the hardware's {occ.max_waves}, so only "
+    case, nums = reading
+    if case == "grid":
+        return (head + f"; the grid, not a resource, sets the resident waves: it gives the busiest CU {nums['waves']} "
+                f"per SIMD while the resources allow {nums['cap']} of the hardware's {nums['max']}, so only "
                 "a launch with more workgroups adds waves to hide it."), \
             words("vmem_latency_exposed", summary, msg("finding.vmem_latency_exposed.try.grid", **nums))
-    nums = {"waves": occ.waves_per_simd, "max": occ.max_waves}
-    if occ.at_hardware_max:
-        return (head + f"; the kernel already runs the hardware maximum of {occ.max_waves} waves per SIMD, so "
+    if case == "at_max":
+        return (head + f"; the kernel already runs the hardware maximum of {nums['max']} waves per SIMD, so "
                 "more resident waves cannot hide it: each wave must keep more loads in flight."), \
             words("vmem_latency_exposed", summary, msg("finding.vmem_latency_exposed.try.at_max", **nums))
-    return (head + f"; more resident waves also hide it (now {occ.waves_per_simd} of the hardware's "
-            f"{occ.max_waves} per SIMD)."), words("vmem_latency_exposed", summary,
-                                                   msg("finding.vmem_latency_exposed.try", **nums))
+    return (head + f"; more resident waves also hide it (now {nums['waves']} of the hardware's "
+            f"{nums['max']} per SIMD)."), words("vmem_latency_exposed", summary,
+                                                 msg("finding.vmem_latency_exposed.try", **nums))

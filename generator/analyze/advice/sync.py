@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import re
+
 from generator.analyze import isa
 from generator.analyze.advice.registry import (Finding, _pattern, detector, hot, pattern_priority, stalled_premise,
                                                unit_key, words)
 from generator.analyze.advice.streaming import nvidia, sass_opcode
-from generator.analyze.advice.view import KernelView, _lines_msg, _lines_text, _n, _pc_list, _pc_list_msg, _pct
+from generator.analyze.advice.view import KernelView, _lines_msg, _lines_text, _n, _pc_list, _pc_list_msg, _pcs_msg, _pcs_text, _pct
 from generator.analyze.message import Msg, english, msg
 from generator.analyze.ncu_summary import read_reason
 
@@ -173,6 +175,7 @@ def detect_scalar_load_waits(view: KernelView, taken: frozenset = frozenset()) -
     ev: dict = {}
     premise = stalled_premise(view, "finding.scalar_load_waits.premise", waits, ev)
     ops, lds_ops = _op_list(view, loads), _op_list(view, lds)
+    late = late_smem(view, waits)
     summary = (f"{_n(len(waits), 'lgkmcnt wait')} at pc {_pc_list(view.pcs(waits))} waiting on "
                f"{_n(len(loads), 'scalar load')} ({', '.join(ops)})"
                + (f" and on LDS ops ({', '.join(lds_ops)})" if lds_ops else "")
@@ -186,12 +189,85 @@ def detect_scalar_load_waits(view: KernelView, taken: frozenset = frozenset()) -
                          "drained": {**_op_counts(view, loads), **_op_counts(view, lds)},
                          "waits_before_first_vmem": len(at_entry),
                          "lines": lines, **ev,
-                     }, "Issue all s_loads together before the first wait (or preload kernel arguments into SGPRs).",
-                     words("scalar_load_waits", msg(
+                         **_late_smem_evidence(view, waits, late),
+                     }, *_scalar_advice(view, waits, late, msg(
                          "finding.scalar_load_waits.summary" + (".lds" if lds_ops else ""), n=len(waits),
                          pcs=_pc_list_msg(view.pcs(waits)), loads=len(loads), ops=ops, **({"lds": lds_ops} if lds_ops else {}),
                          entry=len(at_entry), share=_pct(share),
                          lines=_lines_msg(lines, framework=True))), premise)]
+
+
+_SREG = re.compile(r"^s\[(\d+):(\d+)\]$|^s(\d+)$")
+
+
+def _sregs(operand: str) -> set[int]:
+    """The scalar registers an operand names (``s[0:1]`` -> {0, 1}); empty for anything else."""
+    m = _SREG.match(operand.strip())
+    if not m:
+        return set()
+    lo, hi = (int(m.group(1)), int(m.group(2))) if m.group(1) else (int(m.group(3)), int(m.group(3)))
+    return set(range(lo, hi + 1))
+
+
+def _operands(asm: str) -> list[str]:
+    parts = asm.split(None, 1)
+    return [o.strip() for o in parts[1].split(",")] if len(parts) > 1 else []
+
+
+def late_smem(view: KernelView, waits: list[int]) -> list[int]:
+    """The s_loads a later wait of ``waits`` drains that were issued after the first wait and read their address
+    from the same scalar registers as a load before it, unwritten since (kernel-argument loads off the argument
+    pointer): they could be issued before the first wait. Real case (pa): 12 s_loads at pc 40-51 off s[0:1],
+    after the wait at pc 6 on the one at pc 1, drained by the wait at pc 87."""
+    if len(waits) < 2:
+        return []
+    first = min(waits)
+    early = {tuple(sorted(_sregs(_operands(view.ins[q].asm)[1]))) for q in view.covered(first, "lgkmcnt")
+             if view.lgkm[q] == "smem" and len(_operands(view.ins[q].asm)) > 1}
+    out = []
+    for p in sorted(waits)[1:]:
+        for q in view.covered(p, "lgkmcnt"):
+            ops = _operands(view.ins[q].asm)
+            if q > first and view.lgkm[q] == "smem" and len(ops) > 1 and tuple(sorted(_sregs(ops[1]))) in early \
+                    and _unwritten(view, _sregs(ops[1]), q):
+                out.append(q)
+    return sorted(out)
+
+
+def _unwritten(view: KernelView, regs: set[int], upto: int) -> bool:
+    """Whether no scalar instruction before ``upto`` writes one of ``regs`` (its first operand)."""
+    for k in range(upto):
+        ops = _operands(view.ins[k].asm)
+        if view.mnemonics[k].startswith("s_") and not view.mnemonics[k].startswith(("s_waitcnt", "s_cbranch", "s_branch")) \
+                and ops and regs & _sregs(ops[0]):
+            return False
+    return True
+
+
+def _late_smem_evidence(view: KernelView, waits: list[int], late: list[int]) -> dict:
+    if not late:
+        return {}
+    on_late = [p for p in waits if set(view.covered(p, "lgkmcnt")) & set(late)]
+    return {"late_scalar_loads": {"pcs": view.pcs(late), "first_wait_pc": view.pc(min(waits)), "wait_pcs": view.pcs(on_late)},
+            "step_share": view.share(on_late)[0]}  # the share the suggestion's first sentence acts on
+
+
+def _scalar_advice(view: KernelView, waits: list[int], late: list[int], summary) -> tuple[str, dict]:
+    """The scalar-load suggestion: the s_loads the data shows issued after the first wait that need not be (and
+    the share of the later waits that drain them, the part batching acts on), else the general one."""
+    if not late:
+        return ("Issue all s_loads together before the first wait (or preload kernel arguments into SGPRs).",
+                words("scalar_load_waits", summary))
+    first = min(waits)
+    on_late = [p for p in waits if set(view.covered(p, "lgkmcnt")) & set(late)]
+    share, first_share = _pct(view.share(on_late)[0]), _pct(view.share([first])[0])
+    params = {"n": len(late), "pcs": _pcs_msg(view.pcs(late)), "wait": view.pc(first),
+              "wpcs": _pcs_msg(view.pcs(on_late)), "share": share, "first": first_share}
+    text = (f"Issue the {_n(len(late), 's_load')} at pc {_pcs_text(view.pcs(late))} before the wait at pc {view.pc(first)}, "
+            f"with the ones it waits on (same address registers). The waits at pc {_pcs_text(view.pcs(on_late))} "
+            f"({share} of the stall cycles) then no longer wait on them; the wait at pc {view.pc(first)} ({first_share}) "
+            "stays, the first loads' round trip, which only kernel arguments preloaded into SGPRs avoid.")
+    return text, words("scalar_load_waits", summary, msg("finding.scalar_load_waits.try.late", **params))
 
 
 def barrier_samples(view: KernelView, p: int) -> int:

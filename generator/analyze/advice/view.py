@@ -294,6 +294,23 @@ def _lines_text(lines: list[dict[str, Any]], limit: int = 3, framework: bool = F
                      for ln in lines[:limit])
 
 
+def _pc_span(pcs: list[int]) -> str | None:
+    """Consecutive pcs as one range ("40-51"), a single pc as itself; None when they are not consecutive."""
+    if not pcs or pcs != list(range(pcs[0], pcs[0] + len(pcs))):
+        return None
+    return str(pcs[0]) if len(pcs) == 1 else f"{pcs[0]}-{pcs[-1]}"
+
+
+def _pcs_text(pcs: list[int]) -> str:
+    """The pcs as a range when consecutive, else listed (``_pc_list``)."""
+    return _pc_span(pcs) or _pc_list(pcs)
+
+
+def _pcs_msg(pcs: list[int]) -> Any:
+    """``_pcs_text`` as a message parameter."""
+    return _pc_span(pcs) or _pc_list_msg(pcs)
+
+
 # -- the same text helpers as messages (generator.analyze.message): data stays data
 
 def _pc_list_msg(pcs: list[int], limit: int = 6) -> Any:

@@ -104,7 +104,7 @@ def first_step(k: KernelData) -> dict[str, Any] | None:
     if step.kind == "profile":
         return _said_step("profile", _profile_step(step, k.score), "#where" if step.side is not None else "#speed")
     f = findings[step.finding]
-    share = f.get("stall_share") if isinstance(f.get("stall_share"), (int, float)) else None
+    share = _step_share(f)
     text = short_sentence(f["suggestion"])
     said = (f.get("i18n") or {}).get("suggestion")
     of_call = f.get("stall_unit") == "us"  # the launch finding: a share of the call, not of stalls (rule 13)
@@ -122,6 +122,15 @@ def first_step(k: KernelData) -> dict[str, Any] | None:
         "anchor": f"#advice-c{primary_index(k)}-f{step.finding}",
         **config_note(k, "first"),
     }
+
+
+def _step_share(f: dict[str, Any]) -> float | None:
+    """The share the step acts on: the finding's, or the part its suggestion's first sentence addresses when the
+    finding names one (``evidence.step_share``: quant's late load acts on the wait at pc 65, 13.3%, of the
+    finding's 35.9%)."""
+    part = (f.get("evidence") or {}).get("step_share")
+    share = part if isinstance(part, (int, float)) else f.get("stall_share")
+    return share if isinstance(share, (int, float)) else None
 
 
 def _said_step(kind: str, m: Msg, anchor: str) -> dict[str, Any]:
