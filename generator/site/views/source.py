@@ -383,6 +383,7 @@ class CapturePage:
     idle_key: str = "src.col.idle"
     total_key: str = "src.col.total"  # "src.col.total.samples" on a sampled capture (NCU, AMD PC sampling)
     jump_note: wording.Said | None = None  # the decorator line the jump skips
+    isa_count: str = ""  # the ISA page's instructions in the site's number format ("2,069")
 
 
 def _isa_rows(ix: SourceIndex, c: CaptureData) -> dict[int, IsaRow]:
@@ -518,6 +519,6 @@ def capture_pages(ci: int, c: CaptureData, k: KernelData, ctx: SiteContext, titl
         pages.append(CapturePage(
             kind="isa", rel=f"{ix.folder}{name}", title=i18n.en("cap.isa"), path="", has_text=False,
             stall=fmt_cycles(part_stall(a, part)), files=files, isa_link=PageLink(i18n.en("cap.isa"), ISA_PAGE, True),
-            isa=part, parts=[IsaPart(x.first, x.last, x.href, x.href == name) for x in listing], idle_key=idle_key, total_key=total_key,
+            isa=part, isa_count=f"{len(part):,}", parts=[IsaPart(x.first, x.last, x.href, x.href == name) for x in listing], idle_key=idle_key, total_key=total_key,
             **common))
     return pages
