@@ -258,7 +258,7 @@ def file_entries(ix: SourceIndex, c: CaptureData) -> list[FileEntry]:
         out.append(FileEntry(
             anchor=f"{ix.anchor}-f{j}", path=path, short=ix.short.get(path, path), href=page,
             hottest_href=ix.href(hottest.source_loc, ix.folder) if page and hottest and hottest.stall_cycles else "",
-            stall=fmt_cycles(stall), lines=sentence("msg.files.line" if len(lines) == 1 else "msg.files.lines", n=len(lines)),
+            stall=fmt_cycles(stall), lines=sentence("msg.files.lines", n=len(lines)),
             note=note))
     unk = next((ln for ln in a.lines if ln.source_loc == UNKNOWN_LOC), None)
     if unk is not None:
@@ -309,7 +309,7 @@ def mfma_note(note: dict[str, Any] | None) -> tuple[str, str, str]:
 
 def count_text(lang: str, n: int) -> str:
     """"3 instructions" / "1 instruction" in ``lang``."""
-    return i18n.text(lang, "src.instruction" if n == 1 else "src.instructions", n=n)
+    return i18n.text(lang, "src.instructions", n=n)
 
 
 @dataclass(slots=True)
