@@ -174,7 +174,7 @@ def test_write_counters_at_or_below_100_keep_the_plain_split(kernel):
 
 # ---------------------------------------------------------------- 3. ISA counts
 
-@pytest.mark.parametrize("capture", ["c0", "c1", "c2", "c3"])
+@pytest.mark.parametrize("capture", ["c0"] + [pytest.param(c, marks=pytest.mark.full_sweep) for c in ("c1", "c2", "c3")])
 def test_isa_counts_use_the_site_number_format(tmp_path_factory, sweep, capture):
     """code.json of each flash_attn_func capture: 2,070 rows, one a "; flash_attn_func_kernel_0" comment: 2,069
     instructions, listed on two pages (pc 1-1199 and 1200-2069: 1,199 and 870)."""
@@ -219,6 +219,7 @@ def test_real_partial_chart_note_is_unchanged_and_singular_at_one():
         "(rule 16), so no per-shape ratio rests on it; the table shows its times.")
 
 
+@pytest.mark.full_sweep  # the slice holds one capture of flash_attn_func: no comparison
 def test_compare_notes_count_top_lines(tmp_path_factory, sweep):
     """flash_attn_func's comparisons: "3 top lines" and "5 top lines" (was "top line(s)"); at one, "1 top line appears"."""
     api = json.loads((build_real_site(tmp_path_factory, sweep) / "api" / "kernels" / "flash_attn_func.json").read_text())
