@@ -271,3 +271,12 @@ def test_advice_messages_agree_at_one(key, params, text):
 def test_advice_plain_text_agrees_at_one():
     from generator.analyze.advice.limits import _exit_early
     assert _exit_early(1, 1) == "1 sampled wave exits early" and _exit_early(8, 3) == "8 sampled waves exit early"
+
+
+def test_a_history_stored_with_a_singular_key_still_words():
+    """A history folder written before fix12 stores "1 shape" facts under ``msg.hist.lead.added.one``."""
+    from generator.sweeps.moves import moved_facts
+    (fact,) = moved_facts({"facts": [{"sentence": ["aiter added on 1 shape", "msg.hist.lead.added.one",
+                                                   {"provider": "aiter", "n": 1}]}]})
+    assert str(fact) == "aiter added on 1 shape" and fact.msg.key == "msg.hist.lead.added"
+    assert i18n.zh_said_text(fact) == i18n.zh("msg.hist.lead.added", provider="aiter", n=1)

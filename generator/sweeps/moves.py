@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from generator.analyze.message import Sentence, sentence, sentence_from_json, sentence_json
+from generator.analyze.message import Msg, Sentence, sentence, sentence_from_json, sentence_json
 from generator.sweeps.diff import IMPROVEMENT, REGRESSION, KernelDiff, SweepDiff, diff_snapshots
 from generator.sweeps.snapshot import ENVIRONMENT_KEYS, SweepSnapshot
 
@@ -98,4 +98,13 @@ def attach(points: Mapping[str, Any], d: SweepDiff | None) -> None:
 
 def moved_facts(moved: Mapping[str, Any] | None) -> list[Sentence]:
     """The stored facts of a move, as sentences again."""
-    return [sentence_from_json(f) for f in (moved or {}).get("facts") or []]
+    return [_stored_fact(f) for f in (moved or {}).get("facts") or []]
+
+
+def _stored_fact(f: Any) -> Any:
+    """A stored fact as a sentence. A history written before the catalogue's plural form names a count of
+    one by a second key (``msg.hist.lead.added.one``); it is the plain key now (``{n:~shape}``)."""
+    s = sentence_from_json(f)
+    if isinstance(s, Sentence) and s.msg.key.endswith(".one"):
+        return Sentence(str(s), Msg(s.msg.key.removesuffix(".one"), s.msg.params))
+    return s
