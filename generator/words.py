@@ -15,9 +15,10 @@ import sys
 _ES = ("s", "x", "z", "ch", "sh")
 
 
-def noun(n: int | float, word: str, many: str | None = None) -> str:
-    """``word`` for a count of one, else its plural (``many`` when given, else word + s or es)."""
-    if n == 1:
+def noun(n: int | float | str, word: str, many: str | None = None) -> str:
+    """``word`` for a count of one (``1`` or a formatted ``"1"``), else its plural (``many`` when given,
+    else word + s or es)."""
+    if n == 1 or n == "1":
         return word
     return many or word + ("es" if word.endswith(_ES) else "s")
 

@@ -92,8 +92,9 @@ def test_vec_add_exposed_vmem_waits_hold_a_share_of_the_stall_cycles(primaries, 
     assert f.evidence["premise_pcs"] == [18] and code[18][2] == 1728428 and total_stall == 2101364
     assert f"{code[18][2] / total_stall:.1%}" == "82.3%" and f"{code[18][2] / total:.1%}" == "46.3%"
     text = wording.plain("en", f.messages["summary"])
-    assert "hold 82.3% of the stall cycles" in text and "of the cycles" not in text
-    assert "hold 82.3% of the stall cycles" in f.evidence["summary"]
+    # one wait: "1 vmcnt wait ... holds" (it read "hold" before fix12)
+    assert "holds 82.3% of the stall cycles" in text and "of the cycles" not in text
+    assert "holds 82.3% of the stall cycles" in f.evidence["summary"]
 
 
 @pytest.mark.full_sweep

@@ -105,7 +105,7 @@ def test_wave_states_side_by_side(small_fix, sweep):
 def test_notes_explain_the_difference(small_fix):
     assert small_fix.notes == [
         "4 vs 8 sampled waves: cycle totals are not comparable, shares are",
-        "3 top line(s) appear only in A and 14 only in B: A and B run the same 2,069 instructions, 2,062 of them "
+        "3 top lines appear only in A and 14 only in B: A and B run the same 2,069 instructions, 2,062 of them "
         "attributed to other source lines; the source attribution changed, not the code",
     ]
 
@@ -218,7 +218,7 @@ def test_handmade_moved_line_changes_only_the_line_rows(moved):
     assert [(r.state, r.delta) for r in c.wave_states] == [("IDLE", 0.0), ("EXEC", 0.0), ("WAIT", 0.0), ("STALL", 0.0)]
     assert [round(r.a_share * 100, 1) for r in c.wave_states] == [0.4, 48.4, 34.8, 16.4]  # DOMAIN §1.1
     assert c.notes == [  # the copy moves line 283's 130 instructions to 284
-        "1 top line(s) appear only in A and 1 only in B: A and B run the same 2,069 instructions, "
+        "1 top line appears only in A and 1 only in B: A and B run the same 2,069 instructions, "
         "130 of them attributed to other source lines; the source attribution changed, not the code"]
 
 
@@ -250,7 +250,7 @@ def test_handmade_ties_keep_classifier_order_and_missing_wave_states():
     assert c.wave_states is None
     assert c.notes == [
         "the stall units differ (cycles vs warp-stall samples): compare shares only",
-        "1 top line(s) appear only in A and 1 only in B",  # no instructions: no cause said
+        "1 top line appears only in A and 1 only in B",  # no instructions: no cause said
         "A and B have no source mapping: line rows cannot match",
     ]
 

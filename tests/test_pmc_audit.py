@@ -120,7 +120,7 @@ def test_big_recapture_same_waves_keeps_its_cycle_delta_and_says_only_attributio
     assert t["total_cycles"] == (2855224, 3000156, 144932)
     assert t["total_stall_cycles"] == (1677652, 1754236, 76584)
     assert cmp.notes == [
-        "5 top line(s) appear only in A and 14 only in B: A and B run the same 2,069 instructions, 2,062 of them "
+        "5 top lines appear only in A and 14 only in B: A and B run the same 2,069 instructions, 2,062 of them "
         "attributed to other source lines; the source attribution changed, not the code"]
 
 

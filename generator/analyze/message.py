@@ -119,11 +119,16 @@ def ordinal(n: int) -> str:
 
 def form(value: Any, spec: str) -> str:
     """An English placeholder with its form: ``{n:~wait}`` "1 wait" / "3 waits", ``{n:~vmcnt(0)~vmcnt(0)}``
-    names the plural, ``{n:#}`` "3rd"; any other spec as ``format`` reads it."""
+    names the plural, ``{n:~~has~have}`` is the word alone ("has" / "have": a verb agreeing with a count
+    said earlier), ``{n:#}`` "3rd"; any other spec as ``format`` reads it. A count may come formatted
+    (``"1"``, ``"2,069"``): one is ``1`` or ``"1"``."""
     if spec.startswith("~"):
         forms = spec[1:].split("~")
+        one = value == 1 or value == "1"
+        if forms[0] == "" and len(forms) == 3:
+            return forms[1] if one else forms[2]
         plural = forms[1] if len(forms) > 1 else forms[0] + "s"
-        return f"{value} {forms[0] if value == 1 else plural}"
+        return f"{value} {forms[0] if one else plural}"
     if spec == "#":
         return ordinal(int(value))
     return format(value, spec)
@@ -164,7 +169,3 @@ def sentence_from_json(v: Any) -> Any:
         return Sentence(text, Msg(key, tuple((k, sentence_from_json(x)) for k, x in params.items())))
     return v
 
-
-def counted(key: str, n: int) -> str:
-    """``key``, or its singular ``key.one`` when ``n`` is 1 (``msg.flag.hard.one``: "1 hard failure")."""
-    return f"{key}.one" if n == 1 else key

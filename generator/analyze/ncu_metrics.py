@@ -150,13 +150,25 @@ def dram_peak_gbs(raw: RawLaunch | None) -> float | None:
     return nbytes * hz / 1e9 if nbytes and hz else None
 
 
+#: The counters of the SMs' own L2 write sectors (source unit L1/TEX): all of them, and those that hit.
+SM_WRITE_SECTORS = ("lts__t_sectors_srcunit_tex_op_write.sum", "lts__t_sectors_srcunit_tex_op_write_lookup_hit.sum")
+
+
 def l2_split(raw: RawLaunch | None) -> dict[str, float]:
     """The L2 hit rate of reads and of writes apart (the raw page), where the details page's one rate mixes
-    them: vec_add's 35.02 % is reads 0.06 % and writes 100.33 % (a write allocates its line in L2; NCU's
-    counter passes 100), so its reads miss almost all, not 65 %. Empty without the raw page."""
+    them: vec_add's 35.02 % is reads 0.06 % and writes 100.33 %, so its reads miss almost all, not 65 %.
+    A write counter above 100 % is no rate (NVIDIA's answer on its forum, "Weird Number for L2 Cache
+    Hitrate": a value outside 0-100 % was not collected accurately); then the SMs' own write sectors and
+    their hits come beside it (``l2_sm_write_sectors``: vec_add 524,288 of 524,288). Empty without the raw page."""
     read = _raw_value(raw, "lts__t_sector_op_read_hit_rate.pct")
     write = _raw_value(raw, "lts__t_sector_op_write_hit_rate.pct")
-    return {"l2_read_hit_pct": read, "l2_write_hit_pct": write} if read is not None and write is not None else {}
+    if read is None or write is None:
+        return {}
+    out = {"l2_read_hit_pct": read, "l2_write_hit_pct": write}
+    total, hit = (_raw_value(raw, name) for name in SM_WRITE_SECTORS)
+    if write > 100.0 and total is not None and hit is not None:
+        out["l2_sm_write_sectors"] = [int(hit), int(total)]
+    return out
 
 
 def ncu_metrics(d: DetailsLaunch | None, raw: RawLaunch | None) -> dict[str, Any]:

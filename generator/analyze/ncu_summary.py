@@ -14,8 +14,10 @@ capture (``generator.analyze.ncu_capture``) and the kernel's campaign rows into 
                   "bottleneck": "memory-bound", "key_issue": "...", ...raw numbers...}],
       "bottleneck": {"kind": "memory-bound", "title": "Memory-bound", "css": "bound-memory",
                      "root_cause": "<two sentences>", "locality": "<one sentence or None>"},
-      "opportunities": [{"rank": 1, "rule": "CPIStall", "title": "...", "estimated_gain": "54.3 % (local)",
-                         "gain_pct": 54.25, "metric": "...", "metric_value": "...", "advice": "..."}],  # top 3
+      "opportunities": [{"rank": 1, "rule": "CPIStall", "lead": "<what its metric shows>",
+                         "attribution": "Nsight Compute's rule CPIStall (...) says:", "title": "<its first sentence>",
+                         "estimated_gain": "54.3 % (local)", "gain_pct": 54.25, "metric": "...", "metric_value": "...",
+                         "advice": "..."}],  # top 3
       "baseline": {"candidate": "triton", "providers": [...], "rows": [...], "profiled_shapes": [...]},
       "notes": [...]
     }
@@ -31,7 +33,8 @@ Rules (all documented here, tested in tests/test_ncu_summary.py):
   is ``global`` (of the whole kernel) first, then ``local`` ones (of one unit), each
   highest first (ties: file order), skipping ``NOT_ACTIONABLE`` rules (fixes outside the kernel's
   source, such as marking allocations compressible). The *metric* is the details-page
-  metric that the rule reads (``RULE_METRICS``), or the stall reason for ``CPIStall``.
+  metric that the rule reads (``RULE_METRICS``), or the stall reason for ``CPIStall``. An opportunity
+  leads with what that metric shows (ours); Nsight Compute's rule sentence is quoted as its own.
 - The baseline table follows VERDICTS.md per shape: a (shape, provider)'s row is its last
   usable row (status ok, correct, median > 0), else its last row; the best baseline is
   the fastest usable non-candidate (ties: file order); speedup = best / candidate;
@@ -44,7 +47,7 @@ import re
 from typing import Any, Iterable
 
 from generator.analyze.message import sentence
-from generator.analyze.ncu_metrics import NEAR_PEAK_PCT, limiter_sentence
+from generator.analyze.ncu_metrics import NEAR_PEAK_PCT, SM_WRITE_SECTORS, limiter_sentence
 from generator.model import UNKNOWN_LOC, CaptureAnalysis
 
 FORMAT_VERSION = 1
@@ -271,12 +274,22 @@ def root_cause(a: CaptureAnalysis) -> tuple[str, str | None]:
         cause = sentence("msg.ncu.rc.unknown", msg_issue=issue)
     locality = None
     if b.get("locality") and b.get("l2_hit_pct") is not None and b.get("l2_read_hit_pct") is not None:
-        read = b["l2_read_hit_pct"]
-        locality = sentence("msg.ncu.locality.split", pct=pct(b["l2_hit_pct"]), read=pct(read),
-                            write=pct(b["l2_write_hit_pct"]), read_miss=pct(100.0 - read))
+        locality = _locality_split(b)
     elif b.get("locality") and b.get("l2_hit_pct") is not None:
         locality = sentence("msg.ncu.locality", pct=pct(b["l2_hit_pct"]), miss=pct(100.0 - b["l2_hit_pct"]))
     return cause, locality
+
+
+def _locality_split(b: dict[str, Any]) -> str:
+    """The locality sentence with reads and writes apart; a write counter above 100 % is said as the
+    counter's value beside the SMs' own write sectors that hit (vec_add: 100.3 %; 524,288 of 524,288)."""
+    read, write = b["l2_read_hit_pct"], b["l2_write_hit_pct"]
+    said = dict(pct=pct(b["l2_hit_pct"]), read=pct(read), write=pct(write), read_miss=pct(100.0 - read))
+    if write > 100.0 and b.get("l2_sm_write_sectors"):
+        hit, total = b["l2_sm_write_sectors"]
+        return sentence("msg.ncu.locality.split.over", **said, counter="lts__t_sector_op_write_hit_rate",
+                        sm=SM_WRITE_SECTORS[0].removesuffix(".sum"), hit=f"{hit:,}", total=f"{total:,}")
+    return sentence("msg.ncu.locality.split", **said)
 
 
 def _detail(a: CaptureAnalysis, section: str, metric: str) -> str | None:
@@ -321,8 +334,37 @@ def first_sentence(text: str) -> str:
     return m.group(1) if m else text.strip()
 
 
+def lead(a: CaptureAnalysis, rule: dict[str, Any], metric: str, value: str | None) -> str:
+    """What the raw metrics of a rule show, in our words: for ``CPIStall`` the reason holding most
+    not-issued samples (read with its opcode, ``key_issue``), else the metric the rule reads = its value."""
+    reason, _ = top_reason(a)
+    if rule["name"] == "CPIStall" and reason:
+        cycles = _detail(a, "Warp State Statistics", "Warp Cycles Per Issued Instruction")
+        issue = key_issue(a, capital=True)
+        if cycles:
+            return sentence("msg.ncu.opp.stall.cpi", msg_issue=issue, reason=reason_name(reason),
+                            metric="Warp Cycles Per Issued Instruction", cycles=cycles)
+        return sentence("msg.ncu.opp.stall", msg_issue=issue, reason=reason_name(reason))
+    return sentence("msg.ncu.opp.metric", metric=metric, value=value or "—")
+
+
+def attribution(a: CaptureAnalysis, rule: dict[str, Any], gain: str) -> str:
+    """The line that quotes Nsight Compute's rule as its own. Its ``CPIStall`` sentence words the
+    stall_barrier counter as waits at a CTA barrier; where the sampling puts most of those samples on
+    ``WARPGROUP.DEPBAR`` (gemm: 13,911 of 16,029), the line says so (DOMAIN §4)."""
+    said = dict(tool="Nsight Compute", rule=rule["name"], gain=gain)
+    reasons = reasons_read(a)
+    waits = reasons.get(WGMMA_REASON, 0)
+    barrier = waits + reasons.get("stall_barrier", 0)
+    if rule["name"] == "CPIStall" and 2 * waits > barrier and "CTA barrier" in first_sentence(rule.get("description", "")):
+        return sentence("msg.ncu.opp.said.wgmma", **said, reason="stall_barrier", op=WGMMA_WAIT,
+                        n=f"{waits:,}", m=f"{barrier:,}")
+    return sentence("msg.ncu.opp.said", **said)
+
+
 def opportunities(a: CaptureAnalysis, k: int = 3) -> list[dict[str, Any]]:
-    """The ``k`` OPT rules with the highest estimated speedup (NOT_ACTIONABLE skipped)."""
+    """The ``k`` OPT rules with the highest estimated speedup (NOT_ACTIONABLE skipped): each led by what
+    its metric shows (``lead``), Nsight Compute's own sentence (``title``) quoted after ``attribution``."""
     rules = [r for r in a.extra.get("ncu_rules", [])
              if r.get("type") == "OPT" and r.get("speedup_pct") is not None and r["name"] not in NOT_ACTIONABLE]
     ranked = sorted(range(len(rules)), key=lambda i: (rules[i].get("speedup_type") != "global",
@@ -332,15 +374,18 @@ def opportunities(a: CaptureAnalysis, k: int = 3) -> list[dict[str, Any]]:
         r = rules[i]
         metric, value = rule_metric(a, r)
         scope = r.get("speedup_type") or ""
+        gain = f"{r['speedup_pct']:.1f} %" + (f" ({scope})" if scope else "")
         out.append({
             "rank": rank,
             "rule": r["name"],
             "section": r.get("section"),
+            "lead": lead(a, r, metric, value),
+            "attribution": attribution(a, r, gain),
             "title": first_sentence(r.get("description", "")),
             "advice": r.get("description", ""),
             "gain_pct": r["speedup_pct"],
             "speedup_type": scope or None,
-            "estimated_gain": f"{r['speedup_pct']:.1f} %" + (f" ({scope})" if scope else ""),
+            "estimated_gain": gain,
             "metric": metric,
             "metric_value": value,
         })

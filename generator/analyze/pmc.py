@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from generator.read.counter_files import find_counter_files, is_sqlite, read_counter_file, rocpd_gpu_arch
-from generator.analyze.message import counted, sentence
+from generator.analyze.message import sentence
 from generator.errors import InputError
 from generator.model import FORMAT_VERSION
 from generator.read.counters import PASS_MEAN, CounterSample, Samples, is_derived, sibling_arch
@@ -258,7 +258,7 @@ def analyze_samples(
         if l2 is None:
             notes.append(sentence("msg.pmc.nol2", hit=TCC_HIT, miss=TCC_MISS))
         if hit.dispatches != miss.dispatches:
-            notes.append(sentence(counted("msg.pmc.cover", miss.dispatches), hit=TCC_HIT, miss=TCC_MISS,
+            notes.append(sentence("msg.pmc.cover", hit=TCC_HIT, miss=TCC_MISS,
                                   a=hit.dispatches, b=miss.dispatches))
 
     rd, rd32 = resolved.get(RDREQ), resolved.get(RDREQ_32B)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from generator.analyze.message import Sentence, counted, sentence, sentence_from_json, sentence_json
+from generator.analyze.message import Msg, Sentence, sentence, sentence_from_json, sentence_json
 from generator.sweeps.diff import IMPROVEMENT, REGRESSION, KernelDiff, SweepDiff, diff_snapshots
 from generator.sweeps.snapshot import ENVIRONMENT_KEYS, SweepSnapshot
 
@@ -27,7 +27,7 @@ def facts(k: KernelDiff) -> list[Sentence]:
     if checked:  # the correctness check changed: neither kernel's doing
         now = sum(1 for c in checked if c.direction == IMPROVEMENT)
         key = "msg.hist.lead.checkpass" if now * 2 >= len(checked) else "msg.hist.lead.checkfail"
-        out.append(sentence(counted(key, len(checked)), n=len(checked)))
+        out.append(sentence(key, n=len(checked)))
     shapes = [c for c in k.significant if c.kind in ("shape", "shape-status") and not c.comparison_only]
     down = sum(1 for c in shapes if c.direction == REGRESSION)
     up = sum(1 for c in shapes if c.direction == IMPROVEMENT)
@@ -61,9 +61,9 @@ def comparison_facts(facts_: dict[str, Any]) -> list[Sentence]:
             key, kw = "msg.hist.lead.passes", {"was": old}
         else:
             key, kw = "msg.hist.lead.fails", {"now": new}
-        out.append(sentence(counted(key, n), provider=provider, n=n, **kw))
+        out.append(sentence(key, provider=provider, n=n, **kw))
     for old, new, n in facts_.get("best", []):
-        out.append(sentence(counted("msg.hist.lead.best", n), old=old or "—", new=new or "—", n=n))
+        out.append(sentence("msg.hist.lead.best", old=old or "—", new=new or "—", n=n))
     return out
 
 
@@ -98,4 +98,13 @@ def attach(points: Mapping[str, Any], d: SweepDiff | None) -> None:
 
 def moved_facts(moved: Mapping[str, Any] | None) -> list[Sentence]:
     """The stored facts of a move, as sentences again."""
-    return [sentence_from_json(f) for f in (moved or {}).get("facts") or []]
+    return [_stored_fact(f) for f in (moved or {}).get("facts") or []]
+
+
+def _stored_fact(f: Any) -> Any:
+    """A stored fact as a sentence. A history written before the catalogue's plural form names a count of
+    one by a second key (``msg.hist.lead.added.one``); it is the plain key now (``{n:~shape}``)."""
+    s = sentence_from_json(f)
+    if isinstance(s, Sentence) and s.msg.key.endswith(".one"):
+        return Sentence(str(s), Msg(s.msg.key.removesuffix(".one"), s.msg.params))
+    return s

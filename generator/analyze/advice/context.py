@@ -9,6 +9,7 @@ from typing import Any
 
 from generator.analyze.advice.view import AdviceContext
 from generator.model import Bundle, CaptureAnalysis
+from generator.words import plural
 
 _DISPATCH = re.compile(r"dispatch_(\d+)")
 #: The trace columns that tell one launch shape from another (grid, then workgroup).
@@ -49,7 +50,7 @@ def context_for(analysis: CaptureAnalysis, bundle: Bundle | None = None, counter
             row, time_ns = (t["row"], t["median_ns"]) if t else (None, None)
             if row is not None:
                 ctx.grid_source = (f"{os.path.basename(trace)} Dispatch_Id {row.get('Dispatch_Id')}, "
-                                   f"time: median of the {t['n']} dispatches of that grid"
+                                   f"time: median of the {plural(t['n'], 'dispatch')} of that grid"
                                    if ctx.grid is None else ctx.grid_source)
                 to_int = rocprof.to_int
                 ctx.grid = ctx.grid or tuple(to_int(row.get(f"Grid_Size_{d}")) or 1 for d in "XYZ")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from generator.analyze.advice.registry import MEDIUM_SHARE, Finding, detector, stalled_premise, words
 from generator.analyze.advice.view import KernelView, _lines_msg, _lines_text, _pct, is_framework_path, short_loc
+from generator.words import plural
 from generator.analyze.message import Msg, msg
 from generator.model import UNKNOWN_LOC
 
@@ -38,8 +39,8 @@ def _decorator_words(part: str, loc: str, n: int, n_ins: int, ops: list[str],
     if part != "catch_all":
         return (f"Entry/decorator line {loc} is a debug-info artifact", None, ENTRY_TRY + paren + " instead.",
                 msg("finding.decorator_line.try.lines", lines=lines) if real else None)
-    title = f"Line {loc} holds {n} of {n_ins} instructions: a catch-all, not one operation"
-    text = (f"Do not optimize this line as one operation: the compiler maps {n} of the {n_ins} instructions to "
+    title = f"Line {loc} holds {n} of {plural(n_ins, 'instruction')}: a catch-all, not one operation"
+    text = (f"Do not optimize this line as one operation: the compiler maps {n} of the {plural(n_ins, 'instruction')} to "
             f"it, and its stalls sit on {', '.join(ops)}. Read the instruction-level findings and the real "
             f"op lines{paren} instead.")
     return (title, msg("finding.decorator_line.title.catch_all", loc=loc, n=n, total=n_ins), text,
@@ -69,7 +70,7 @@ def detect_decorator_line(view: KernelView, taken: frozenset = frozenset()) -> l
         if ln.source_loc == entry_loc:
             why.append("the kernel's first instruction")
         if catch_all:
-            why.append(f"{n} of {n_ins} instructions")
+            why.append(f"{n} of {plural(n_ins, 'instruction')}")
         mix = ", ".join(f"{t} {_pct(ln.stall_by_type[t] / ln.stall_cycles)}" for t in mixed)
         summary = (f"{short_loc(ln.source_loc)} holds {' and '.join(why)}; its {_pct(ln.share)} of the stall "
                    f"cycles mix {mix}")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from generator.analyze.advice.registry import Finding, _pattern, detector, stalled_premise, words
 from generator.analyze.advice.view import KernelView, _lines_msg, _lines_text, _n, _pct
+from generator.words import noun
 from generator.analyze.message import msg
 
 #: SASS that waits for asynchronous warpgroup MMA (wgmma) results on Hopper.
@@ -64,8 +65,8 @@ def detect_snop_hazard(view: KernelView, taken: frozenset = frozenset()) -> list
     lines = view.lines_json(nops, 3)
     ev: dict = {}
     premise = stalled_premise(view, "finding.snop_hazard.premise", nops, ev)
-    summary = (f"{_n(len(nops), 's_nop')} hold {_pct(share)} of the stall cycles ({_lines_text(lines)}); "
-               f"they pad {top}")
+    summary = (f"{_n(len(nops), 's_nop')} {noun(len(nops), 'holds', 'hold')} {_pct(share)} of the stall cycles "
+               f"({_lines_text(lines)}); {noun(len(nops), 'it pads', 'they pad')} {top}")
     said = msg("finding.snop_hazard.summary", n=len(nops), share=_pct(share), lines=_lines_msg(lines),
                pairs=[f"{d['before']} -> {d['after']} ({d['s_nops']})" for d in padded[:3]])
     return [_pattern(view, "snop_hazard", "s_nop hazard padding between dependent instructions", nops,
@@ -89,7 +90,7 @@ def detect_wgmma_wait(view: KernelView, taken: frozenset = frozenset()) -> list[
     lines = view.lines_json(waits, 3)
     ev: dict = {}
     premise = stalled_premise(view, "finding.wgmma_wait.premise", waits, ev)
-    summary = (f"{_n(len(waits), f'{WGMMA_WAIT} wait')} hold {_pct(share)} of the stall samples "
+    summary = (f"{_n(len(waits), f'{WGMMA_WAIT} wait')} {noun(len(waits), 'holds', 'hold')} {_pct(share)} of the stall samples "
                f"({barrier:,} of them NCU's stall_barrier) at {_lines_text(lines)}: warps wait for their "
                "asynchronous warpgroup MMA (wgmma) results, not for sibling warps at a CTA barrier")
     said = msg("finding.wgmma_wait.summary", n=len(waits), share=_pct(share), barrier=f"{barrier:,}",

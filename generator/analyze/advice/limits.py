@@ -11,6 +11,7 @@ from generator.analyze import isa
 import generator.analyze.advice.premises as premises
 from generator.analyze.advice.registry import Finding, detector, words
 from generator.analyze.advice.view import KernelView, _n, _pct, _waves, _waves_msg, short_loc
+from generator.words import noun
 from generator.analyze.message import msg
 from generator.analyze.occupancy import binding_msg
 from generator.model import Occupancy
@@ -71,7 +72,7 @@ def detect_vgpr_occupancy(view: KernelView, taken: frozenset = frozenset()) -> l
     csv = f", kernel-trace CSV {occ.arch_vgpr_csv}" if occ.arch_vgpr_csv is not None else ""
     summary = (f"{occ.vgpr_total} VGPRs (arch {occ.arch_vgpr_isa} by ISA{csv}, accum {occ.accum_vgpr}) give "
                f"{_waves(occ.waves_per_simd)}; {nxt} waves need <= {need}: free {free}"
-               + (f" ({len(high_regs)} instructions write v{need - occ.accum_vgpr} or above)" if high_regs else "")
+               + (f" ({_n(len(high_regs), 'instruction')} {noun(len(high_regs), 'writes', 'write')} v{need - occ.accum_vgpr} or above)" if high_regs else "")
                + (f"; but {', '.join(also)}" if also else ""))
     said = words("vgpr_occupancy", msg(
         "finding.vgpr_occupancy.summary", total=occ.vgpr_total, arch=occ.arch_vgpr_isa, accum=occ.accum_vgpr,
@@ -258,6 +259,11 @@ def detect_small_grid(view: KernelView, taken: frozenset = frozenset()) -> list[
     return []
 
 
+def _exit_early(sampled: int, early: int) -> str:
+    """``5 sampled waves exit early`` / ``1 sampled wave exits early``: the verb agrees with ``early``."""
+    return f"{_n(sampled, 'sampled wave')} {noun(early, 'exits', 'exit')} early"
+
+
 #: What to do about waves launched without work (either way they were counted).
 EARLY_EXIT_TRY = ("Size the grid to the work (e.g. launch partitions only for the context that exists) or let "
                   "each workgroup loop over work items, so the launched waves are not spent on the prologue "
@@ -267,15 +273,15 @@ EARLY_EXIT_TRY = ("Size the grid to the work (e.g. launch partitions only for th
 def _not_representative(view: KernelView) -> list[Finding]:
     """No sampled wave did work: the capture's hotspots describe launch and exit only (DOMAIN §1.5)."""
     w = view.analysis.waves_summary
-    summary = (f"all {w.sampled} sampled waves exit early (each runs under 5 % of the longest wave's or 2 % of "
-               f"the kernel's {len(view.ins)} instructions): the stall tables describe launch and exit only")
+    summary = (f"all {_exit_early(w.sampled, w.sampled)} (each runs under 5 % of the longest wave's or 2 % of "
+               f"the kernel's {_n(len(view.ins), 'instruction')}): the stall tables describe launch and exit only")
     return [Finding(
         detector="early_exit_waves",
         title="Not representative: every sampled wave exits early",
         stall_share=0.0,
         evidence={"summary": summary, "waves_sampled": w.sampled, "waves_exiting": w.early_exit,
                   "exit_fraction": 1.0, "representative": False,
-                  "detail": f"all {w.sampled} sampled waves exit early"},
+                  "detail": f"all {_exit_early(w.sampled, w.sampled)}"},
         suggestion=("Re-capture before optimizing anything: trace another dispatch or iteration range, or a "
                     "grid that gives the traced CU (target_cu) work; then read this page again."),
         priority="high",
@@ -304,8 +310,8 @@ def _waves_early_exit(view: KernelView) -> list[Finding]:
     """Early-exit waves counted from the wave files (DOMAIN §1.5), ranked on the working waves."""
     w = view.analysis.waves_summary
     frac = w.early_exit / w.sampled
-    summary = (f"{w.early_exit} of {w.sampled} sampled waves exit early and hold "
-               f"{_pct(w.early_exit_stall_share)} of the stall cycles; {w.working} do the work")
+    summary = (f"{w.early_exit} of {_exit_early(w.sampled, w.early_exit)} and {noun(w.early_exit, 'holds', 'hold')} "
+               f"{_pct(w.early_exit_stall_share)} of the stall cycles; {w.working} {noun(w.working, 'does', 'do')} the work")
     ranked = view.analysis.working is not None
     if ranked:
         summary += "; this plan is ranked on the working waves only"
@@ -392,8 +398,10 @@ def _branch_to_endpgm(view: KernelView) -> list[Finding]:
     b, went = hit
     n0 = ins[0].exec_count
     frac = went / n0
-    summary = (f"{went} of {n0} sampled waves ({_pct(frac)}) take the branch at pc {ins[b].pc_index} "
-               f"({short_loc(ins[b].source_loc)}) straight to s_endpgm; {ins[b + 1].exec_count} do the work")
+    working = ins[b + 1].exec_count
+    summary = (f"{went} of {_n(n0, 'sampled wave')} ({_pct(frac)}) {noun(went, 'takes', 'take')} the branch at pc "
+               f"{ins[b].pc_index} ({short_loc(ins[b].source_loc)}) straight to s_endpgm; {working} "
+               f"{noun(working, 'does', 'do')} the work")
     return [Finding(
         detector="early_exit_waves",
         title=f"{_pct(frac)} of the sampled waves exit without work",

@@ -9,6 +9,7 @@ from generator.analyze import isa
 from generator.analyze.advice.registry import Finding, _pattern, detector, hot, stalled_premise, words
 from generator.analyze.advice.view import (CONSUMER_WINDOW, KernelView, _lines_msg, _lines_text, _n, _pc_list, _pc_list_msg,
                                           _pcs_msg, _pcs_text, _pct)
+from generator.words import noun
 from generator.analyze.message import english, msg
 
 #: Floating-point multiplies that apply a scale: these mnemonics with a float type (``FLOAT_TYPE``);
@@ -53,7 +54,7 @@ def detect_lds_dma_drain(view: KernelView, taken: frozenset = frozenset()) -> li
     ev: dict = {}
     premise = stalled_premise(view, "finding.lds_dma_drain.premise", waits, ev)
     summary = (f"{_n(len(waits), 's_waitcnt vmcnt(0)', 's_waitcnt vmcnt(0)')} at pc {_pc_list(pcs)} waiting for {len(dma)} "
-               f"buffer_load...lds (DMA to LDS) at {_lines_text(dma_lines)}; they hold {_pct(share)} "
+               f"buffer_load...lds (DMA to LDS) at {_lines_text(dma_lines)}; {noun(len(waits), 'it holds', 'they hold')} {_pct(share)} "
                f"of the stall cycles")
     return [_pattern(view, "lds_dma_drain", "s_waitcnt vmcnt(0) drains after DMA-to-LDS loads", waits, {
         "summary": summary,
@@ -99,7 +100,7 @@ def _drain_advice(view: KernelView, waits: list[int], dma: set[int], dma_lines: 
     gaps = drain_gaps(view, waits)
     staged = lds_buffers(view)
     if staged is None:
-        return (f"Each vmcnt(0) waits for a DMA load issued {gaps} instructions before it: issue the next tile's "
+        return (f"Each vmcnt(0) waits for a DMA load issued {gaps} {noun(gaps, 'instruction')} before it: issue the next tile's "
                 "buffer_load...lds before waiting for this one (double-buffer LDS), then wait with vmcnt(N) for "
                 "this tile only (N = the loads issued after it), so the next tile's loads overlap this tile's "
                 "MFMAs."), words("lds_dma_drain", summary, suggestion=msg("finding.lds_dma_drain.try", gaps=gaps))
@@ -107,7 +108,7 @@ def _drain_advice(view: KernelView, waits: list[int], dma: set[int], dma_lines: 
     size = f"{stages} x {per // 1024} KiB" if per else f"{stages} stages"
     m = msg("finding.lds_dma_drain.try.staged", size=size, gaps=gaps)
     text = (f"The LDS is already multi-buffered ({size}), but each vmcnt(0) waits for a DMA load issued {gaps} "
-            "instructions before it: issue the next stage's buffer_load...lds before waiting for this one, then "
+            f"{noun(gaps, 'instruction')} before it: issue the next stage's buffer_load...lds before waiting for this one, then "
             "wait with vmcnt(N) for this tile only (N = the loads issued after it), so the next stage's loads stay "
             "in flight during this tile's MFMAs.")
     return text, words("lds_dma_drain", summary, suggestion=m)
@@ -189,7 +190,7 @@ def detect_late_scale_loads(view: KernelView, taken: frozenset = frozenset()) ->
     lines = view.lines_json(loads, 3)
     ev: dict = {}
     premise = stalled_premise(view, "finding.late_scale_loads.premise", waits, ev)
-    summary = (f"{_n(len(waits), 'wait')} at pc {_pc_list(view.pcs(waits))} stall on scale loads "
+    summary = (f"{_n(len(waits), 'wait')} at pc {_pc_list(view.pcs(waits))} {noun(len(waits), 'stalls', 'stall')} on scale loads "
                f"({_lines_text(lines)}) used {dist[0]}-{dist[-1]} instructions after issue; "
                f"{_pct(share)} of the stall cycles")
     return [_pattern(view, "late_scale_loads", "Scale loads issued too close to their use", waits, {
@@ -243,8 +244,8 @@ def detect_loads_interleaved(view: KernelView, taken: frozenset = frozenset()) -
     premise = stalled_premise(view, "finding.loads_interleaved_with_mfma.premise", loads, ev, rate=_pct(rate))
     lo, hi, n_mf, n_ld = max(loops, key=lambda t: (t[3], -t[0]))
     summary = (f"{_n(len(loads), 'load')} between MFMAs of the loop at pc {view.pc(lo)}-{view.pc(hi)} "
-               f"({n_mf} MFMA) stall {_pct(rate)} of their total cycles"
-               + (f"; {_n(len(waits), 'wait')} in the same loop on them" if waits else "")
+               f"({n_mf} MFMA) {noun(len(loads), 'stalls', 'stall')} {_pct(rate)} of {noun(len(loads), 'its', 'their')} total cycles"
+               + (f"; {_n(len(waits), 'wait')} in the same loop on {noun(len(loads), 'it', 'them')}" if waits else "")
                + f"; {_pct(share)} of the stall cycles")
     return [_pattern(view, "loads_interleaved_with_mfma", "VMEM loads interleaved with MFMA in the loop",
                      claims, {
@@ -328,9 +329,10 @@ def detect_back_to_back_loads(view: KernelView, taken: frozenset = frozenset()) 
     biggest = max(runs, key=lambda r: (len(r), -r[0]))
     # the runs hold every load; the rate, widths and share are of the ones that stall (pa: 14 and 12)
     summary = (f"{_n(len(runs), 'run')} of back-to-back loads ({len(in_runs)} loads, longest {len(biggest)} at pc "
-               f"{view.pc(biggest[0])}-{view.pc(biggest[-1])}); the {len(loads)} that stall "
-               f"({'/'.join(str(w) for w in widths)} bytes per lane) stall {_pct(rate)} of their total cycles"
-               + (f"; {_n(len(waits), 'wait')} on them" if waits else "")
+               f"{view.pc(biggest[0])}-{view.pc(biggest[-1])}); the {len(loads)} that {noun(len(loads), 'stalls', 'stall')} "
+               f"({'/'.join(str(w) for w in widths)} bytes per lane) {noun(len(loads), 'stalls', 'stall')} {_pct(rate)} "
+               f"of {noun(len(loads), 'its', 'their')} total cycles"
+               + (f"; {_n(len(waits), 'wait')} on {noun(len(loads), 'it', 'them')}" if waits else "")
                + f"; {_pct(share)} of the stall cycles")
     said = msg("finding.back_to_back_loads.summary" + (".waits" if waits else ""), runs=len(runs), n=len(loads),
                total=len(in_runs),
@@ -389,8 +391,8 @@ def detect_store_bound(view: KernelView, taken: frozenset = frozenset()) -> list
         w = 0
         premise = stalled_premise(view, "finding.store_bound.premise.waits", claims, ev)
     summary = (f"{_n(len(stores), 'store')} ({'/'.join(str(w) for w in widths)} bytes per lane)"
-               + (f" and {_n(len(waits), 'wait')} on them" if waits else "")
-               + f" hold {_pct(share)} of the stall cycles")
+               + (f" and {_n(len(waits), 'wait')} on {noun(len(stores), 'it', 'them')}" if waits else "")
+               + f" {noun(len(stores) + len(waits), 'holds', 'hold')} {_pct(share)} of the stall cycles")
     said = msg("finding.store_bound.summary" + (".waits" if waits else ""), n=len(stores),
                widths="/".join(str(w) for w in widths), waits=len(waits), share=_pct(share))
     # the widening advice only when the stores that stall are narrow (DOMAIN §1.4: the hot path decides)
@@ -424,8 +426,9 @@ def detect_vmem_latency(view: KernelView, taken: frozenset = frozenset()) -> lis
     lines = view.lines_json([view.youngest(p, "vmcnt") for p in waits], 3)
     ev: dict = {}
     premise = stalled_premise(view, "finding.vmem_latency_exposed.premise", waits, ev)
-    summary = (f"{_n(len(waits), 'vmcnt wait')} at pc {_pc_list(view.pcs(waits))} hold {_pct(share)} of the "
-               f"stall cycles, a median {_n(median, 'instruction')} after the load they wait for ({_lines_text(lines)})")
+    summary = (f"{_n(len(waits), 'vmcnt wait')} at pc {_pc_list(view.pcs(waits))} {noun(len(waits), 'holds', 'hold')} "
+               f"{_pct(share)} of the stall cycles, a median {_n(median, 'instruction')} after the load "
+               f"{noun(len(waits), 'it waits', 'they wait')} for ({_lines_text(lines)})")
     said = msg("finding.vmem_latency_exposed.summary", n=len(waits), pcs=_pc_list_msg(view.pcs(waits)),
                share=_pct(share), median=median, lines=_lines_msg(lines))
     late = late_loads(view, waits) if straight_line(view, waits) else None

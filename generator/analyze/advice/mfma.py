@@ -8,6 +8,7 @@ from typing import Any
 
 from generator.analyze import isa
 from generator.analyze.advice.view import KernelView
+from generator.words import plural
 from generator.model import CaptureAnalysis
 
 
@@ -80,7 +81,7 @@ def mfma_annotations(analysis: CaptureAnalysis) -> dict[int, MfmaNote]:
         kind = None if dep is None else _read_kind(view, dep, dst)
         short = dep is not None and kind == "read" and between is not None and between < need
         name = view.mnemonics[p]
-        text = f"{lat.cycles}-cycle pipeline: a dependent read needs {need} independent instructions before it"
+        text = f"{lat.cycles}-cycle pipeline: a dependent read needs {plural(need, 'independent instruction')} before it"
         if dep is not None:
             text += (f"; pc {view.pc(dep)} reads the result after {between}"
                      + (" (accumulator chain)" if kind == "accumulate" else "")

@@ -9,6 +9,7 @@ from generator.analyze.advice.registry import (Finding, _pattern, detector, hot,
                                                unit_key, words)
 from generator.analyze.advice.streaming import nvidia, sass_opcode
 from generator.analyze.advice.view import KernelView, _lines_msg, _lines_text, _n, _pc_list, _pc_list_msg, _pcs_msg, _pcs_text, _pct
+from generator.words import noun
 from generator.analyze.message import Msg, english, msg
 from generator.analyze.ncu_summary import read_reason
 
@@ -63,8 +64,8 @@ def detect_lds_read_into_mfma(view: KernelView, taken: frozenset = frozenset()) 
     ev: dict = {}
     premise = stalled_premise(view, "finding.lds_read_into_mfma.premise", waits, ev, at=AT_ONCE + 1)
     ops = _op_list(view, reads)
-    summary = (f"{_n(len(waits), 'lgkmcnt wait')} at pc {_pc_list(view.pcs(waits))} ({_lines_text(lines)}) drain "
-               f"only LDS ops ({', '.join(ops)}); the MFMA after each reads the youngest ds_read's data "
+    summary = (f"{_n(len(waits), 'lgkmcnt wait')} at pc {_pc_list(view.pcs(waits))} ({_lines_text(lines)}) "
+               f"{noun(len(waits), 'drains', 'drain')} only LDS ops ({', '.join(ops)}); the MFMA after each reads the youngest ds_read's data "
                f"{gaps[0]}-{gaps[-1]} instructions after its issue; {_pct(share)} of the stall cycles")
     return [_pattern(view, "lds_read_into_mfma", "MFMA right after an lgkmcnt wait on its LDS reads (lgkmcnt stalls)",
                      waits, {
@@ -135,7 +136,7 @@ def detect_cross_lane_reduction(view: KernelView, taken: frozenset = frozenset()
         m = view.mnemonics[p]
         key = m if not m.startswith("v_") or m.startswith("v_permlane") else "DPP"
         kinds[key] = kinds.get(key, 0) + 1
-    summary = (f"{len(ops)} cross-lane ops ({', '.join(f'{k} x{n}' for k, n in sorted(kinds.items()))}), "
+    summary = (f"{_n(len(ops), 'cross-lane op')} ({', '.join(f'{k} x{n}' for k, n in sorted(kinds.items()))}), "
                f"{steps} of them waiting on the previous step"
                + (f", {_n(len(waits), 'lgkmcnt wait')} after ds_swizzle/bpermute" if waits else "")
                + f"; {_pct(share)} of the stall cycles")
@@ -337,7 +338,7 @@ def _nv_barrier(view: KernelView, bars: list[int], share: float) -> dict:
         # one title whatever the reading: the sweep page titles a group of kernels by its first member's
         "title": english(f"{key}.title", **CODE), "title_m": msg(f"{key}.title", **CODE),
         "summary": (f"Warps wait at a CTA barrier in {nums['share']} of the warp-stall samples, on "
-                    f"{_n(len(bars), 'instruction')} (top: pc {nums['pc']}, {nums['samples']} samples): {parts_en}"),
+                    f"{_n(len(bars), 'instruction')} (top: pc {nums['pc']}, {_n(nums['samples'], 'sample')}): {parts_en}"),
         "summary_m": msg(f"{key}.summary", n=len(bars), parts=parts_m, **nums),
         "try": english(f"{key}.try.{lead}{tma}", **params), "try_m": msg(f"{key}.try.{lead}{tma}", **params),
         "evidence": {"barrier_readings": readings, "top": top, "reading": lead},
@@ -373,8 +374,8 @@ def detect_barrier(view: KernelView, taken: frozenset = frozenset()) -> list[Fin
         before.append({"pc": view.pc(p), "stall_cycles": view.ins[p].stall_cycles, "after": prev})
     ev: dict = {}
     premise = stalled_premise(view, unit_key(view, "finding.barrier_dominated.premise"), bars, ev)
-    summary = (f"{_n(len(bars), 'barrier instruction')} hold {_pct(share)} of the stall cycles "
-               f"(top: pc {before[0]['pc']}, {before[0]['stall_cycles']} cycles)")
+    summary = (f"{_n(len(bars), 'barrier instruction')} {noun(len(bars), 'holds', 'hold')} {_pct(share)} of the stall "
+               f"cycles (top: pc {before[0]['pc']}, {_n(before[0]['stall_cycles'], 'cycle')})")
     return [_pattern(view, "barrier_dominated", "Barrier-dominated: waves wait for the slowest wave",
                      bars, {"summary": summary, "barriers": len(bars), "top": before,
                             "lines": view.lines_json(bars, 3), **ev},

@@ -9,7 +9,7 @@ import re
 from dataclasses import dataclass, replace
 from typing import Any, Iterable, Mapping
 
-from generator.analyze.message import counted, sentence
+from generator.analyze.message import sentence
 from generator.analyze.verdicts.clocks import CALL, PAIR_OTHER_SHAPE, UNCHECKED
 from generator.analyze.verdicts.rules import UNTIMED, Thresholds, verdict_of_speedup
 from generator.analyze.verdicts.shapes import _fmt_x
@@ -208,7 +208,7 @@ def _differ_note(headline: HeadlinePair, score: "KernelScore") -> str | None:
         return sentence("msg.headline.note.nogeo", **said)
     g, n = score.verdict_geomean
     key = "msg.headline.note.ref" if score.verdict_reference_only else "msg.headline.note"
-    return sentence(counted(key, n), **said, n=n, g=_fmt_x(g))
+    return sentence(key, **said, n=n, g=_fmt_x(g))
 
 
 def _unchecked_note(headline: HeadlinePair, score: "KernelScore") -> str:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from generator.analyze.message import Msg, counted, msg, sentence
+from generator.analyze.message import Msg, msg, sentence
 import generator.analyze.verdicts.clocks as clk
 import generator.analyze.verdicts.launchline as launchline
 import generator.analyze.verdicts.replay as replay
@@ -295,7 +295,7 @@ class KernelScore:
         """Words shown beside the verdict, in the order of ``flag_keys``."""
         out = []
         if self.hard_failures:
-            out.append(sentence(counted("msg.flag.hard", self.hard_failures), n=self.hard_failures))
+            out.append(sentence("msg.flag.hard", n=self.hard_failures))
         if self.uncertain:
             p = self._uncertain_params()
             models = p.pop("which").key.endswith("models")
@@ -305,15 +305,15 @@ class KernelScore:
         if self.not_like_for_like:
             out.append(self.scope_text)
         if self.suspect_reference:
-            out.append(sentence(counted("msg.flag.suspect", self.suspect_reference), n=self.suspect_reference,
+            out.append(sentence("msg.flag.suspect", n=self.suspect_reference,
                                 cand=self.candidate))
         if self.above_roof:
-            out.append(sentence(counted("msg.flag.roof", len(self.above_roof)), n=len(self.above_roof)))
+            out.append(sentence("msg.flag.roof", n=len(self.above_roof)))
         if self.partial:
             out.append(sentence("msg.flag.partial"))
         if self.graph_capture_failed:
             k = self.graph_capture_failed[0]
-            out.append(sentence(counted("msg.flag.capturefail", k), n=k))
+            out.append(sentence("msg.flag.capturefail", n=k))
         if self.graph_partial:
             out.append(sentence("msg.flag.partialreplay"))
         return out
@@ -355,14 +355,14 @@ class KernelScore:
         """``not like-for-like: 9 of 9 shapes' best baseline times another scope; like-for-like 166.72x``."""
         scope = dict(m=self.scope_mismatch_shapes, n=self.n_measured)
         if not self.like_for_like_geomean:
-            return sentence(counted("msg.flag.scope", self.n_measured), **scope)
+            return sentence("msg.flag.scope", **scope)
         g, n = self.like_for_like_geomean
         if self.like_for_like_mixed:  # rule 8: a number setting a graph time against an eager one is no like-for-like
             key = "msg.flag.scope.mixedref" if self.like_for_like_reference_only else "msg.flag.scope.mixed"
-            return sentence(counted(key, self.n_measured), **scope, g=_fmt_x(g), k=n, ref=self.reference)
+            return sentence(key, **scope, g=_fmt_x(g), k=n, ref=self.reference)
         if self.like_for_like_reference_only:
-            return sentence(counted("msg.flag.scope.lflref", self.n_measured), **scope, g=_fmt_x(g), k=n, ref=self.reference)
-        return sentence(counted("msg.flag.scope.lfl", self.n_measured), **scope, g=_fmt_x(g), k=n)
+            return sentence("msg.flag.scope.lflref", **scope, g=_fmt_x(g), k=n, ref=self.reference)
+        return sentence("msg.flag.scope.lfl", **scope, g=_fmt_x(g), k=n)
 
     def to_json(self, shapes: bool = True) -> dict[str, Any]:
         """The ``verdicts --json`` record (every key of expected/verdicts.json, and more)."""

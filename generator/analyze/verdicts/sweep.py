@@ -6,7 +6,7 @@ import os
 from typing import Any, Mapping
 
 from generator.analyze import device_peaks
-from generator.analyze.message import counted, msg, sentence
+from generator.analyze.message import msg, sentence
 import generator.analyze.verdicts.clocks as clocks
 import generator.analyze.verdicts.loses as loses
 import generator.analyze.verdicts.replay as replay
@@ -245,10 +245,10 @@ def _row_notes(campaign: Campaign, by_shape: Mapping[str, Mapping[str, list[Resu
     known = {s.shape_id for s in campaign.ledger}
     stray = sum(len(rs) for sid, provs in by_shape.items() if sid not in known for rs in provs.values())
     if stray:
-        notes.append(sentence(counted("msg.sweep.stray", stray), n=stray))
+        notes.append(sentence("msg.sweep.stray", n=stray))
     repeated = sum(1 for sid, provs in by_shape.items() if sid in known for rs in provs.values() if len(rs) > 1)
     if repeated:
-        notes.append(sentence(counted("msg.sweep.repeated", repeated), n=repeated))
+        notes.append(sentence("msg.sweep.repeated", n=repeated))
     return notes
 
 

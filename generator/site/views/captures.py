@@ -123,7 +123,7 @@ class CaptureView:
     files: list[FileEntry]
     hottest_href: str
     isa_href: str
-    isa_count: int
+    isa_count: str  # the listing's instructions in the site's number format ("2,069")
     findings: list[FindingView]
     notes: list[str]
     unit: str
@@ -357,7 +357,7 @@ def capture_view(ci: int, c: CaptureData, ctx: SiteContext, rule: str = "") -> C
     if a is None:
         return CaptureView(**base, facts=[], stall_types=[], stall_chart=None, wave_states=[], occupancy=None,
                            top_lines=[], top_instructions=[], timeline=None, timeline_facts=[],
-                           timeline_note=c.timeline_note or sentence("msg.cap.notimeline"), files=[], hottest_href="", isa_href="", isa_count=0,
+                           timeline_note=c.timeline_note or sentence("msg.cap.notimeline"), files=[], hottest_href="", isa_href="", isa_count="0",
                            findings=[], notes=[], unit="cycles", vendor="amd")
     unit = a.stall_unit
     total_stall = a.total_stall_cycles
@@ -408,7 +408,7 @@ def capture_view(ci: int, c: CaptureData, ctx: SiteContext, rule: str = "") -> C
         occupancy=occupancy_view(a), top_lines=top_lines, top_instructions=top_ins, timeline=tl_chart,
         timeline_facts=tl_facts, timeline_note=c.timeline_note or sentence("msg.cap.notimeline"), files=file_entries(ix, c),
         hottest_href=ix.href(jump, ix.folder) if jump else "", jump_note=jump_note(c, jump), isa_href=ix.isa(ix.folder),
-        isa_count=len(a.instructions), findings=list(finding_views(c.findings or [], ix.isa(ix.folder))),
+        isa_count=f"{len(a.instructions):,}", findings=list(finding_views(c.findings or [], ix.isa(ix.folder))),
         notes=[n for n in a.notes if not (a.occupancy and n in a.occupancy.notes)], unit=unit, vendor=a.vendor,
         warning=waves.not_representative_text(a.waves_summary), working=working_view(a, ix),
         opcodes=opcode_rows(a), findings_basis=findings_basis(a) if c.findings else "",

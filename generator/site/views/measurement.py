@@ -68,7 +68,7 @@ def _cache(name: str) -> Msg:
 def timing_message(methods: Counter) -> Msg:
     """``1,938 rows graph-replayed, L2 flushed; 53 rows eager (event-timed), cache state not
     recorded``: the largest group first."""
-    groups = [msg("measure.group.one" if n == 1 else "measure.group", n=fmt_num(n), method=_method(m), cache=_cache(c))
+    groups = [msg("measure.group", n=fmt_num(n), method=_method(m), cache=_cache(c))
               for (m, c), n in sorted(methods.items(), key=lambda kv: (-kv[1], kv[0]))]
     out = groups.pop()
     while groups:  # "a; b; c" (each group holds a comma of its own)

@@ -31,11 +31,12 @@ class NcuStageRow:
 
 @dataclass
 class NcuOpportunity:
+    """One of Nsight Compute's rules: led by what its metric shows (ours), then its own words, attributed."""
+
     rank: str
+    lead: str
+    attribution: str
     title: str
-    gain: str
-    metric: str
-    metric_value: str
     advice: str
 
 
@@ -86,8 +87,8 @@ def ncu_view(d: dict[str, Any]) -> NcuView:
                           txt(st.get("bottleneck")), txt(st.get("key_issue")), bound_zh(txt(st.get("bottleneck"))))
               for st in d.get("stages") or []]
     b = d.get("bottleneck") or {}
-    opps = [NcuOpportunity(txt(o.get("rank")), txt(o.get("title")), txt(o.get("estimated_gain")), txt(o.get("metric")),
-                           txt(o.get("metric_value")), txt(o.get("advice"))) for o in d.get("opportunities") or []]
+    opps = [NcuOpportunity(txt(o.get("rank")), o.get("lead") or DASH, o.get("attribution") or DASH, txt(o.get("title")),
+                           txt(o.get("advice"))) for o in d.get("opportunities") or []]
     base = d.get("baseline") or {}
     providers = [str(p) for p in base.get("providers") or []]
     rows = []

@@ -258,7 +258,7 @@ def file_entries(ix: SourceIndex, c: CaptureData) -> list[FileEntry]:
         out.append(FileEntry(
             anchor=f"{ix.anchor}-f{j}", path=path, short=ix.short.get(path, path), href=page,
             hottest_href=ix.href(hottest.source_loc, ix.folder) if page and hottest and hottest.stall_cycles else "",
-            stall=fmt_cycles(stall), lines=sentence("msg.files.line" if len(lines) == 1 else "msg.files.lines", n=len(lines)),
+            stall=fmt_cycles(stall), lines=sentence("msg.files.lines", n=len(lines)),
             note=note))
     unk = next((ln for ln in a.lines if ln.source_loc == UNKNOWN_LOC), None)
     if unk is not None:
@@ -309,7 +309,7 @@ def mfma_note(note: dict[str, Any] | None) -> tuple[str, str, str]:
 
 def count_text(lang: str, n: int) -> str:
     """"3 instructions" / "1 instruction" in ``lang``."""
-    return i18n.text(lang, "src.instruction" if n == 1 else "src.instructions", n=n)
+    return i18n.text(lang, "src.instructions", n=n)
 
 
 @dataclass(slots=True)
@@ -383,6 +383,7 @@ class CapturePage:
     idle_key: str = "src.col.idle"
     total_key: str = "src.col.total"  # "src.col.total.samples" on a sampled capture (NCU, AMD PC sampling)
     jump_note: wording.Said | None = None  # the decorator line the jump skips
+    isa_count: str = ""  # the ISA page's instructions in the site's number format ("2,069")
 
 
 def _isa_rows(ix: SourceIndex, c: CaptureData) -> dict[int, IsaRow]:
@@ -518,6 +519,6 @@ def capture_pages(ci: int, c: CaptureData, k: KernelData, ctx: SiteContext, titl
         pages.append(CapturePage(
             kind="isa", rel=f"{ix.folder}{name}", title=i18n.en("cap.isa"), path="", has_text=False,
             stall=fmt_cycles(part_stall(a, part)), files=files, isa_link=PageLink(i18n.en("cap.isa"), ISA_PAGE, True),
-            isa=part, parts=[IsaPart(x.first, x.last, x.href, x.href == name) for x in listing], idle_key=idle_key, total_key=total_key,
+            isa=part, isa_count=f"{len(part):,}", parts=[IsaPart(x.first, x.last, x.href, x.href == name) for x in listing], idle_key=idle_key, total_key=total_key,
             **common))
     return pages
