@@ -338,9 +338,11 @@ def detect_back_to_back_loads(view: KernelView, taken: frozenset = frozenset()) 
                total=len(in_runs),
                longest=len(biggest), pcs=f"{view.pc(biggest[0])}-{view.pc(biggest[-1])}",
                widths="/".join(str(w) for w in widths), rate=_pct(rate), waits=len(waits), share=_pct(share))
-    # "this tile's MFMAs" only where a run sits in a loop with MFMAs (pa's sit in its outer loop, pc 141-935);
-    # a prologue or epilogue run has no MFMAs to overlap (moe_gemm 142-157 before its loop at 239-470)
-    in_mfma_loop = any(lo <= r[0] <= hi and any(view.mfma[lo:hi + 1]) for r in runs for lo, hi in view.loops)
+    # "this tile's MFMAs" only where a run sits in an iterating loop with MFMAs: a prologue or epilogue run has
+    # no MFMAs to overlap (moe_gemm 142-157 before its loop at 239-470), and a wave that runs its loop once has no
+    # next tile (pa's runs sit in its outer loop, pc 141-935, which each working wave runs once at the profiled shape)
+    in_mfma_loop = any(lo <= r[0] <= hi and any(view.mfma[lo:hi + 1]) and view.iterates((lo, hi))
+                       for r in runs for lo, hi in view.loops)
     if in_mfma_loop:
         advice = msg("finding.back_to_back_loads.try.mfma")
         suggestion = ("Prefetch the next tile during this tile's MFMAs (double buffering) so the loads "
@@ -438,13 +440,19 @@ def detect_vmem_latency(view: KernelView, taken: frozenset = frozenset()) -> lis
     return [_pattern(view, "vmem_latency_exposed", "Global-load latency exposed", waits, {
         "summary": summary, "waits": view.instr_json(waits, 6), "load_to_wait_median": median,
         "load_lines": lines, **ev,
-    }, *(_latency_advice(view, said) if late is None else _straight_advice(view, said, late)), premise)]
+    }, *(_latency_advice(view, said) if late is None else _straight_advice(view, said, late, waits)), premise)]
 
 
 def straight_line(view: KernelView, waits: list[int]) -> bool:
-    """Whether the waits sit in no loop of a listing whose loops can be read (code.json carries addresses):
-    a wave there has no next row or tile to load early."""
-    return any(i.pc_addr for i in view.ins) and not any(view.loop_of(p) for p in waits)
+    """Whether the waits sit in no iterating loop of a listing whose loops can be read (code.json carries
+    addresses): a wave there has no next row or tile to load early."""
+    return any(i.pc_addr for i in view.ins) and not any(view.iterating_loop_of(p) for p in waits)
+
+
+def run_once(view: KernelView, waits: list[int]) -> bool:
+    """Whether some of the waits sit in a loop the waves run once (``KernelView.iterates``): the suggestion
+    says so, not that they sit in no loop."""
+    return any(view.loop_of(p) for p in waits)
 
 
 def late_loads(view: KernelView, waits: list[int]) -> tuple[list[int], int | None, list[int]]:
@@ -472,7 +480,8 @@ def late_loads(view: KernelView, waits: list[int]) -> tuple[list[int], int | Non
     return late if on_late else [], first_wait, on_late
 
 
-def _straight_advice(view: KernelView, summary, late: tuple[list[int], int | None, list[int]]) -> tuple[str, dict]:
+def _straight_advice(view: KernelView, summary, late: tuple[list[int], int | None, list[int]],
+                     waits: list[int]) -> tuple[str, dict]:
     """The exposed-latency suggestion in loop-free code: no "software-pipeline the next row or tile" (there is
     none); the loads the data shows issued after a stalling wait they do not need, else more bytes per wave."""
     loads, wait, on_late = late
@@ -488,6 +497,11 @@ def _straight_advice(view: KernelView, summary, late: tuple[list[int], int | Non
                 f"addresses read nothing an earlier load returns; {share} of the stall cycles wait on them{also} at pc "
                 f"{_pcs_text(view.pcs(on_late))}, the rest on the first loads' round trip, which only more bytes in "
                 "flight per wave hide.")
+    elif run_once(view, waits):
+        params, head_key = {}, "finding.vmem_latency_exposed.head.once"
+        head = ("Keep more bytes in flight per wave before the first wait: each wave runs the loop holding the waits "
+                "once at the profiled shape, so it has no next row or tile to load early; give each wave more of the "
+                "data, its loads issued before the first wait.")
     else:
         params, head_key = {}, "finding.vmem_latency_exposed.head.straight"
         head = ("Keep more bytes in flight per wave before the first wait: the waits sit in no loop, so a wave has "

@@ -243,12 +243,21 @@ def advise(analysis: CaptureAnalysis, context: AdviceContext | None = None) -> l
 
 
 def rank(found: list[tuple[int, Finding]]) -> list[Finding]:
-    """Patterns by stall share, then limits by priority, then flags (registry order on ties)."""
+    """Patterns by the stall share their suggestion acts on, then limits by priority, then flags (registry
+    order on ties)."""
     prio = {p: k for k, p in enumerate(PRIORITIES)}
     group = {"blocker": -1, "pattern": 0, "limit": 1, "flag": 2}
-    ordered = sorted(found, key=lambda t: (group[t[1].kind], -t[1].stall_share if t[1].kind == "pattern" else 0,
+    ordered = sorted(found, key=lambda t: (group[t[1].kind], -acted_share(t[1]) if t[1].kind == "pattern" else 0,
                                            prio.get(t[1].priority, 9), t[0]))
     return [f for _, f in ordered]
+
+
+def acted_share(f: Finding) -> float:
+    """The stall share a pattern's suggestion acts on: its own, less the part the suggestion says stays
+    (``evidence.stays_share``). pa: the scalar-load waits hold 16.6 % of the working waves' stalls, but
+    batching the late s_loads leaves the wait at pc 6 (11.9 %) as it is, so the suggestion acts on 4.7 %
+    and ranks below back-to-back loads (12.6 %)."""
+    return f.stall_share - (f.evidence.get("stays_share") or 0.0)
 
 
 def _stall_words(f: Finding) -> str:

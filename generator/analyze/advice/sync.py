@@ -250,7 +250,8 @@ def _late_smem_evidence(view: KernelView, waits: list[int], late: list[int]) -> 
         return {}
     on_late = [p for p in waits if set(view.covered(p, "lgkmcnt")) & set(late)]
     return {"late_scalar_loads": {"pcs": view.pcs(late), "first_wait_pc": view.pc(min(waits)), "wait_pcs": view.pcs(on_late)},
-            "step_share": view.share(on_late)[0]}  # the share the suggestion's first sentence acts on
+            "step_share": view.share(on_late)[0],  # the share the suggestion's first sentence acts on
+            "stays_share": view.share([min(waits)])[0]}  # the first wait's, which the suggestion says stays
 
 
 def _scalar_advice(view: KernelView, waits: list[int], late: list[int], summary) -> tuple[str, dict]:
@@ -267,7 +268,7 @@ def _scalar_advice(view: KernelView, waits: list[int], late: list[int], summary)
     text = (f"Issue the {_n(len(late), 's_load')} at pc {_pcs_text(view.pcs(late))} before the wait at pc {view.pc(first)}, "
             f"with the ones it waits on (same address registers). The waits at pc {_pcs_text(view.pcs(on_late))} "
             f"({share} of the stall cycles) then no longer wait on them; the wait at pc {view.pc(first)} ({first_share}) "
-            "stays, the first loads' round trip, which only kernel arguments preloaded into SGPRs avoid.")
+            "stays: it waits on the first loads' round trip.")
     return text, words("scalar_load_waits", summary, msg("finding.scalar_load_waits.try.late", **params))
 
 
