@@ -64,14 +64,15 @@ class Finding:
         return str(self.evidence.get("summary", ""))
 
     def to_json(self) -> dict[str, Any]:
-        """``{detector, title, stall_share, stall_cycles, stall_unit, evidence, suggestion, premise, priority,
-        kind, flagged, ranked}``;
+        """``{detector, title, stall_share, acted_share, stall_cycles, stall_unit, evidence, suggestion, premise,
+        priority, kind, flagged, ranked}`` (``acted_share``: the share the plan ranks a pattern by);
         ``premise`` is the message ``[key, {param: value}]`` (``message.Msg.to_json``) or null."""
         return {
             "detector": self.detector,
             "premise": self.premise.to_json() if self.premise is not None else None,
             "title": self.title,
             "stall_share": self.stall_share,
+            "acted_share": acted_share(self),
             "stall_cycles": self.stall_cycles,
             "stall_unit": self.stall_unit,
             "evidence": self.evidence,
@@ -285,7 +286,8 @@ def format_plan(findings: list[Finding], word: Callable[[Msg], str] | None = Non
                 lines.append("")
             lines.append(f"  Limits (structural; no {_stall_words(f)} of their own):")
         n += 1
-        share = f"  ({_pct(f.stall_share)} of {_stall_words(f)})" if f.kind == "pattern" else ""
+        acts = f", acts on {_pct(acted_share(f))}" if _pct(acted_share(f)) != _pct(f.stall_share) else ""
+        share = f"  ({_pct(f.stall_share)} of {_stall_words(f)}{acts})" if f.kind == "pattern" else ""
         lines.append(f"  {n:>2}. [{f.priority}] {f.title}{share}")
         lines.append(f"      evidence: {_evidence(f, word)}")
         if word is not None and f.premise is not None:

@@ -18,6 +18,8 @@ FRAMEWORK_MARKERS = ("/site-packages/", "/dist-packages/", "/python_packages/", 
 CONSUMER_WINDOW = 256
 WAIT_SCAN = 1024
 SIMDS_PER_CU = 4
+#: Instructions after which the next one runs only when a branch jumps to it.
+_UNCONDITIONAL = frozenset(("s_branch", "s_endpgm", "s_setpc_b64"))
 
 
 @dataclass
@@ -121,8 +123,31 @@ class KernelView:
 
     @functools.cached_property
     def loops(self) -> list[tuple[int, int]]:
-        """Loop bodies (``isa.loops``), worked out when a detector first asks."""
-        return isa.loops(self.ins, self.mnemonics)
+        """Loop bodies (``isa.loops``), worked out when a detector first asks, less the backward branches no
+        wave can take to run a body again (``loops_back``)."""
+        return [span for span in isa.loops(self.ins, self.mnemonics) if self.loops_back(span)]
+
+    def loops_back(self, span: tuple[int, int]) -> bool:
+        """Whether a backward branch can bring a wave back into its span from the span itself. Not when it
+        lands on s_endpgm (an exit: fused_rope_cache's pc 159 branches back to the s_endpgm at pc 94), nor when
+        the block holding it follows an unconditional branch and no branch of the span jumps into it: only code
+        before the span reaches it (flash_attn_func's s_branch at pc 1912 to pc 123 sits in a block entered by
+        the jump at pc 11 alone, the path into the kernel's main body, not a way back)."""
+        lo, hi = span
+        if self.mnemonics[lo] == "s_endpgm":
+            return False
+        start = next((q for q in range(hi, lo, -1) if self.mnemonics[q - 1] in _UNCONDITIONAL), lo)
+        if start == lo:
+            return True
+        targets = self._targets()
+        return any(lo <= b < start and start <= t <= hi for b, t in targets.items())
+
+    def _targets(self) -> dict[int, int]:
+        """``{position of a branch: position of its target}`` (``isa.branch_targets``, by position)."""
+        if "targets" not in self.memo:
+            at = {i.pc_index: n for n, i in enumerate(self.ins)}
+            self.memo["targets"] = {at[b]: at[t] for b, t in isa.branch_targets(self.ins).items() if b in at and t in at}
+        return self.memo["targets"]
 
     @property
     def occupancy(self) -> Occupancy | None:
@@ -174,14 +199,16 @@ class KernelView:
         return isa.innermost_loop(self.loops, pos)
 
     def iterates(self, loop: tuple[int, int]) -> bool:
-        """Whether a loop body ran more often than it was left: its first instruction's exec count over that of
-        the instruction after its backward branch (a listing without exec counts: taken as iterating). pa's
-        loops at pc 141-284 and 350-934 run 8 times for 8 exits: once per working wave at the profiled shape,
-        so a wave there has no next tile; preshuffle_gemm's at pc 206-346 runs 1,020 times for 68 exits."""
+        """Whether a loop may run its body more than once per wave: not when the exec counts (Hit) show it
+        runs once, its first instruction run at least once and no more often than the instruction after its
+        backward branch (pa's loops at pc 141-284 and 350-934, 8 runs for 8 exits: once per working wave at
+        the profiled shape, so a wave there has no next tile). Counts that show neither (none at all, or a
+        first instruction never run) leave it iterating, as every loop was read before; preshuffle_gemm's at
+        pc 206-346 runs 1,020 times for 68 exits."""
         lo, hi = loop
         first = self.ins[lo].exec_count
         after = self.ins[hi + 1].exec_count if hi + 1 < len(self.ins) else 0
-        return first > after or not any(i.exec_count for i in self.ins)
+        return not 0 < first <= after
 
     def iterating_loop_of(self, pos: int) -> tuple[int, int] | None:
         """The innermost loop holding ``pos`` that iterates (``iterates``), else None."""

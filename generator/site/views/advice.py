@@ -53,6 +53,7 @@ class FindingView:
     evidence: list[EvidenceItem]
     flagged: bool
     anchor: str = ""  # element id on the advice panel (``advice-c<i>-f<j>``): the diagnosis links here
+    acts: str = ""  # the share the plan ranks it by, when its suggestion leaves part of its share as it is
     #: the 中文 of title, summary and suggestion (``wording.segments``), when the finding is worded by key
     title_zh: list[Seg] | None = None
     summary_zh: list[Seg] | None = None
@@ -135,6 +136,7 @@ def finding_view(f: dict[str, Any], isa: str | None = None) -> FindingView:
         detector=str(f.get("detector", "")),
         share=fmt_pct(share) if isinstance(share, (int, float)) and share > 0 else "",
         share_of="advice.ofcall" if f.get("stall_unit") == "us" else "advice.ofstalls",
+        acts=_acts(f),
         priority=str(f.get("priority", "")),
         suggestion=str(f.get("suggestion", "")),
         summary=str(ev.get("summary", "")) if isinstance(ev, dict) else "",
@@ -148,6 +150,15 @@ def finding_view(f: dict[str, Any], isa: str | None = None) -> FindingView:
         rests=wording.plain("en", rests) if rests else "",
         rests_zh=wording.segments("zh", rests) if rests else None,
     )
+
+
+def _acts(f: dict[str, Any]) -> str:
+    """The share a finding is ranked by (``acted_share``) when it is not the share it holds: pa's scalar-load
+    waits hold 16.6% of the stalls, the suggestion leaves the first wait's 11.9% as it is and acts on 4.7%."""
+    share, acted = f.get("stall_share"), f.get("acted_share")
+    if not isinstance(share, (int, float)) or not isinstance(acted, (int, float)) or fmt_pct(acted) == fmt_pct(share):
+        return ""
+    return fmt_pct(acted)
 
 
 #: The latest captures' finding views: (findings list, ISA page) -> views. The captures panel and the
