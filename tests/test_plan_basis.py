@@ -54,8 +54,10 @@ def test_pa_plan_says_once_its_shares_are_of_the_working_waves(kernel, pa_raw):
     # pa's kernel verdict is a loss: its capture's findings lead, the launcher stands after them with its share of a
     # call (DOMAIN §1.7: never ranked against shares of stall cycles); the stall findings' shares are of the working waves
     assert (plan.findings[-1].detector, plan.findings[-1].share_of) == ("launch_overhead", "advice.ofcall")
-    top = plan.findings[0]
-    assert (top.detector, top.share, top.share_of) == ("scalar_load_waits", "16.6%", "advice.ofstalls")
+    top = plan.findings[0]  # rank13: ranked by the share each suggestion acts on (back-to-back loads 12.6 %)
+    assert (top.detector, top.share, top.share_of) == ("back_to_back_loads", "12.6%", "advice.ofstalls")
+    scalar = next(f for f in plan.findings if f.detector == "scalar_load_waits")
+    assert (scalar.share, scalar.acts) == ("16.6%", "4.7%")  # its step leaves the wait at pc 6 (11.9 %) as it is
     html = panel_html("advice", [plan])
     assert html.count("plan-basis") == 1 and "44,892" in html and "70,036" in html
     assert "以 <span translate=\"no\">8</span> 个在工作的 wave" in html
@@ -64,7 +66,7 @@ def test_pa_plan_says_once_its_shares_are_of_the_working_waves(kernel, pa_raw):
 def test_pa_why_panel_says_its_shares_are_of_the_working_waves(kernel, pa_raw):
     k, row = kernel("pa")
     view = why._why_panel(k, row, base.SiteContext())
-    assert view.source == "advice" and [f.share for f in view.findings if f.detector == "scalar_load_waits"] == ["16.6%"]
+    assert view.source == "advice" and [f.share for f in view.findings if f.detector == "back_to_back_loads"] == ["12.6%"]
     assert str(view.basis) == PA_BASIS
     html = panel_html("why", view)
     assert html.count("plan-basis") == 1 and html.count("44,892") == 2  # the note, English and 中文
@@ -73,11 +75,12 @@ def test_pa_why_panel_says_its_shares_are_of_the_working_waves(kernel, pa_raw):
 def test_pa_first_step_share_names_the_working_waves(kernel, pa_raw):
     # the finding holds 7,440 / 44,892 = 16.57 % of the working waves' stalls (pa's kernel verdict is a loss, so its
     # capture's top finding is the first step, not the launcher: DOMAIN §1.7); audit12: the step's sentence (issue
-    # the s_loads at pc 40-51 before the wait at pc 6) acts on the wait at pc 87 only, 2,104 / 44,892 = 4.7 %
+    # the s_loads at pc 40-51 before the wait at pc 6) acts on the wait at pc 87 only, 2,104 / 44,892 = 4.7 %;
+    # rank13: so back-to-back loads (12.6 %) rank first and are the step
     k, row = kernel("pa")
     fs = row.first_step
-    assert fs["detector"] == "scalar_load_waits"
-    assert (fs["share_text"], fs["share_zh"]) == ("5% of working-wave stalls", "占在工作的 wave 停顿的 5%")
+    assert fs["detector"] == "back_to_back_loads"
+    assert (fs["share_text"], fs["share_zh"]) == ("13% of working-wave stalls", "占在工作的 wave 停顿的 13%")
     f = next(f for f in k.primary.findings if f["detector"] == "scalar_load_waits")
     assert f["stall_share"] == pytest.approx(7440 / 44892)
 
