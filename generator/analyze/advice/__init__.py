@@ -17,8 +17,8 @@ and the instruction positions already claimed by earlier detectors, and returns
 ``Finding``s. ``advise`` runs them in registry order so that a stall cycle is
 explained once, by the most specific pattern, and ranks the result:
 
-* *pattern* findings own stall cycles; they are ranked by their share of all
-  stall cycles (highest first), as the taxonomy ranks stall types;
+* *pattern* findings own stall cycles; they are ranked by the share of all
+  stall cycles their suggestion acts on (highest first; ``registry.acted_share``);
 * *limit* findings (occupancy, grid size) own no stall cycles (share 0.0); they
   follow the patterns, by priority;
 * *flagged* findings (the decorator-line artifact, framework intrinsic lines) say

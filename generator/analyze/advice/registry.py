@@ -3,7 +3,7 @@
 Detectors register with ``@detector(name, kind)``; ``ORDER`` fixes the claiming order
 whatever module a detector lives in (a name not in ``ORDER`` runs after those, in
 registration order). ``advise`` runs them so that a stall cycle is explained once, by
-the most specific pattern, then ranks: patterns by stall share, limits by priority,
+the most specific pattern, then ranks: patterns by the stall share they act on, limits by priority,
 flags last.
 """
 
@@ -217,7 +217,7 @@ def ranked_on(analysis: CaptureAnalysis) -> CaptureAnalysis:
 
 
 def advise(analysis: CaptureAnalysis, context: AdviceContext | None = None) -> list[Finding]:
-    """The ranked plan of one capture: blockers, patterns by stall share, then limits, then flags.
+    """The ranked plan of one capture: blockers, patterns by the stall share they act on, then limits, then flags.
 
     A capture whose early-exit waves hold >= 20 % of the stall cycles is ranked on its
     working waves only (shares are then of the working waves' stall cycles).
