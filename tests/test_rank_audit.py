@@ -94,6 +94,21 @@ def test_pa_back_to_back_and_exposed_latency_say_no_next_tile(kernel, sweep):
     assert "software-pipeline" not in lat["suggestion"]
 
 
+def test_pa_loads_past_its_early_exit_are_not_offered_as_late_loads(kernel, sweep):
+    """The loads at pc 298-312 read nothing a global load returned, but they ran 8 times against the 56 of the
+    first stalling wait at pc 9: 48 waves leave at the branch at pc 11. Moving them before that wait would have
+    every early-exit wave issue them, so the suggestion names no load to move and says each wave runs its loop
+    once."""
+    rows = raw(sweep / PA)
+    assert rows[9][0].startswith("s_waitcnt vmcnt") and rows[9][6] == 56 and rows[9][8] > 0
+    assert rows[11][0].startswith("s_cbranch") and all(rows[p][6] == 8 for p in (298, 299, 304, 305, 310, 312))
+    lat = finding(findings(kernel, "pa", PA), "vmem_latency_exposed")
+    assert "late_loads" not in lat["evidence"]
+    assert lat["i18n"]["suggestion"][1]["head"][0] == "finding.vmem_latency_exposed.head.once"
+    assert lat["suggestion"].startswith("Keep more bytes in flight per wave before the first wait: each wave runs "
+                                        "the loop holding the waits once at the profiled shape")
+
+
 @pytest.mark.parametrize("path, span, counts", [
     pytest.param("examples/preshuffle_gemm/att_viewer/big/ui_output_agent_58177_dispatch_135", (206, 346), (1020, 68),
                  marks=FULL),

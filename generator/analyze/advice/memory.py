@@ -459,15 +459,18 @@ def late_loads(view: KernelView, waits: list[int]) -> tuple[list[int], int | Non
     """Loop-free code: the global loads issued after an earlier vmcnt wait that stalls, whose address reads
     nothing an earlier global load returned (so they could be issued before that wait); with that wait and
     the finding's waits on them. Registers are followed forward: a load's destination is tainted, an
-    instruction that reads a tainted register taints what it writes, any other write clears it.
-    Real case (quant): the load at pc 19 comes after the stalling wait at pc 17; the wait at pc 65 waits on it."""
+    instruction that reads a tainted register taints what it writes, any other write clears it. A late load
+    must also have run as often as that wait (every wave that waited issued it: no branch in between skips
+    it). Real cases: quant's load at pc 19 comes after the stalling wait at pc 17, and the wait at pc 65 waits
+    on it; pa's loads at pc 298-312 ran 8 times against the wait at pc 9's 56 (48 waves exit at pc 11): none
+    of them is late."""
     end = max((q for p in waits for q in view.covered(p, "vmcnt")), default=-1)
     tainted: set = set()
     first_wait, late = None, []
     for p in range(end + 1):
         depends = not view.uses[p].isdisjoint(tainted)
         if view.vmem[p] == "load":
-            if first_wait is not None and not depends:
+            if first_wait is not None and not depends and view.ins[p].exec_count == view.ins[first_wait].exec_count:
                 late.append(p)
             tainted |= view.defs[p]
         elif depends:
