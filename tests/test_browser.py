@@ -581,12 +581,14 @@ def test_advice_verdict_and_diagnosis_words_switch_language(site, browser):
     the 中文 the catalogues word, with the real numbers, and come back to English."""
     tab = Tab(browser)
     page = tab.open(url(site, "kernels/pa/index.html"))
-    first = "#advice-c0-f0 .finding-head strong"  # the launcher stands after the capture's findings (DOMAIN §1.7)
+    # the scalar-load finding (ranked by the share its step acts on since rank13, no longer first)
+    scalar = "li.finding:has(.finding-head .muted:text-is('scalar_load_waits'))"
+    first = f"{scalar} .finding-head strong"
     assert page.inner_text(first) == "lgkmcnt waits on scalar loads (kernel arguments, descriptors)"
     page.click("#lang-toggle")
     assert page.inner_text(first) == "lgkmcnt 在等待标量加载（内核参数、描述符）"
-    assert page.inner_text("#advice-c0-f0 p.summary").startswith("2 处 lgkmcnt 等待（pc 6, 87）在等 13 个标量加载（s_load_dwordx2 x9、s_load_dwordx4 x4）")
-    assert page.inner_text("#advice-c0-f0 .prio-medium") == "中"
+    assert page.inner_text(f"{scalar} p.summary").startswith("2 处 lgkmcnt 等待（pc 6, 87）在等 13 个标量加载（s_load_dwordx2 x9、s_load_dwordx4 x4）")
+    assert page.inner_text(f"{scalar} .prio-medium") == "中"
     assert page.inner_text("#why li >> nth=0").startswith("判定比值 0.76x（10 个判定形状")
     page.click("details.head-more summary")  # the verdict's reason, flags and diagnosis are one click away
     assert page.inner_text("p.verdict-reason") == "10 个有可比基线的形状上，判定几何平均 0.764x < 0.95"
@@ -594,7 +596,7 @@ def test_advice_verdict_and_diagnosis_words_switch_language(site, browser):
     assert "2 个形状图捕获失败" in page.inner_text("p.verdict-flags") and "固定开销" not in page.inner_text("p.verdict-flags")
     assert page.inner_text("p.diagnosis").startswith("诊断： 延迟受限（10 个形状中 9 个；2 个按调用时钟计时的形状不计入），other 停顿占 35%")
     # data stays data inside the 中文
-    assert page.eval_on_selector("#advice-c0-f0 p.summary .l-zh", "e => [...e.querySelectorAll('[translate=no]')].map(x => x.textContent).slice(0, 4)") \
+    assert page.eval_on_selector(f"{scalar} p.summary .l-zh", "e => [...e.querySelectorAll('[translate=no]')].map(x => x.textContent).slice(0, 4)") \
         == ["2", "lgkmcnt", "pc", "6, 87"]
     tab.shot("kernel-pa-zh-advice")
     page.click("#lang-toggle")
