@@ -245,7 +245,7 @@ def test_kernel_header_and_why_panel_in_chinese(kernel):
         "56 个 wave 中 48 个提前退出（占停顿 36%）", "10 个形状中最佳者达到屋顶的 38%（内存受限）"]  # 9 latency-bound kernel-clock shapes (the 2 sliding-window ones are call time, rule 13); the best of the 10, 38.3 %, is memory-bound
     # DOMAIN §1.7: the kernel verdict is a loss and the capture has a finding: it is the first step, not the launcher
     # rank13: the s_load step acts on 4.7 % of the working waves' stalls, back-to-back loads on 12.6 %: they lead
-    assert text(page.first_step) == "在加载之间穿插独立的工作，或把加载分成两批发出，避免 VMEM 队列饱和而 wave 却无指令可发"
+    assert text(page.first_step) == "在加载之间穿插独立的工作，或把加载分两批发出，避免 VMEM 队列饱和"
     why = next(p.data for p in page.panels if p.name == "why")
     assert why.lines[0].en.startswith("Verdict ratio 0.76x over 10 verdict shapes")
     assert text(why.lines[0]).startswith("判定比值 0.76x（10 个判定形状，对比可比基线，处于计时下限的形状不计入）；"

@@ -138,7 +138,7 @@ def four_places(site, slug: str) -> tuple[str, str, str, list[str]]:
 def test_pa_four_places_name_one_step(built):
     # rank13: the scalar-load step acts on 4.7 % of the working waves' stalls, back-to-back loads on 12.6 %
     row, page, pr, groups = four_places(built, "pa")
-    step = "Interleave independent work between the loads or split them into two waves of loads"
+    step = "Interleave independent work between the loads, or issue them in two batches"
     assert step in row and step in page and step in pr
     assert "(13% of working-wave stalls)" in row and pr.endswith("(13% of working-wave stalls)")
     assert groups == ["pattern:back_to_back_loads"]

@@ -354,8 +354,8 @@ def detect_back_to_back_loads(view: KernelView, taken: frozenset = frozenset()) 
                       "the VMEM queue stops saturating.")
     else:
         advice = msg("finding.back_to_back_loads.try")
-        suggestion = ("Interleave independent work between the loads or split them into two waves of "
-                      "loads so the VMEM queue does not saturate while the wave has nothing to issue.")
+        suggestion = ("Interleave independent work between the loads, or issue them in two batches, so the VMEM "
+                      "queue does not saturate.")
     return [_pattern(view, "back_to_back_loads", "Back-to-back VMEM loads saturate the queue", claims, {
         "summary": summary,
         "runs": [{"first_pc": view.pc(r[0]), "last_pc": view.pc(r[-1]), "loads": len(r),
