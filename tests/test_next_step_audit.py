@@ -135,22 +135,18 @@ def four_places(site, slug: str) -> tuple[str, str, str, list[str]]:
     return next(c for c in row if text in c), page[0], pr[0], groups
 
 
-def test_pa_four_places_name_one_step(built):
-    # rank13: the scalar-load step acts on 4.7 % of the working waves' stalls, back-to-back loads on 12.6 %
-    row, page, pr, groups = four_places(built, "pa")
-    step = "Interleave independent work between the loads, or issue them in two batches"
+@pytest.mark.parametrize("slug, step, share, group", [
+    # rank13: pa's scalar-load step acts on 4.7 % of the working waves' stalls, back-to-back loads on 12.6 %
+    ("pa", "Interleave independent work between the loads, or issue them in two batches",
+     "(13% of working-wave stalls)", "pattern:back_to_back_loads"),
+    pytest.param("quant", "Issue the 1 global load at pc 19 before the wait at pc 17, so the round trips overlap",
+                  "(13% of stalls)", "pattern:vmem_latency_exposed", marks=FULL),
+])
+def test_four_places_name_one_step(built, slug, step, share, group):
+    row, page, pr, groups = four_places(built, slug)
     assert step in row and step in page and step in pr
-    assert "(13% of working-wave stalls)" in row and pr.endswith("(13% of working-wave stalls)")
-    assert groups == ["pattern:back_to_back_loads"]
-
-
-@FULL
-def test_quant_four_places_name_one_step(built):
-    row, page, pr, groups = four_places(built, "quant")
-    step = "Issue the 1 global load at pc 19 before the wait at pc 17, so the round trips overlap"
-    assert step in row and step in page and step in pr
-    assert "(13% of stalls)" in row and pr.endswith("(13% of stalls)")
-    assert groups == ["pattern:vmem_latency_exposed"]
+    assert share in row and pr.endswith(share)
+    assert groups == [group]
 
 
 @FULL
