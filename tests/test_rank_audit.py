@@ -109,6 +109,18 @@ def test_pa_loads_past_its_early_exit_are_not_offered_as_late_loads(kernel, swee
                                         "the loop holding the waits once at the profiled shape")
 
 
+def test_pa_interleaved_loads_get_no_previous_iteration(kernel, sweep):
+    """pa's loads between the MFMAs of its loop at pc 350-934: the loop's first instruction and the one after its
+    back edge both ran 8 times (once per working wave), so "or at the end of the previous iteration" has no
+    iteration to mean; an iterating loop (preshuffle_gemm's, 1,020 runs for 68 exits) keeps it."""
+    rows = raw(sweep / PA)
+    assert hits(rows, (350, 934)) == (8, 8) and any("mfma" in rows[p][0] for p in range(350, 935))
+    f = finding(findings(kernel, "pa", PA), "loads_interleaved_with_mfma")
+    assert (f["evidence"]["loops"][0]["first_pc"], f["evidence"]["loops"][0]["last_pc"]) == (350, 934)
+    assert f["i18n"]["suggestion"][0] == "finding.loads_interleaved_with_mfma.try.once"
+    assert "previous iteration" in f["suggestion"] and "no previous iteration" in f["suggestion"]
+
+
 @pytest.mark.parametrize("path, span, counts", [
     pytest.param("examples/preshuffle_gemm/att_viewer/big/ui_output_agent_58177_dispatch_135", (206, 346), (1020, 68),
                  marks=FULL),

@@ -256,12 +256,22 @@ def detect_loads_interleaved(view: KernelView, taken: frozenset = frozenset()) -
                          "loads": view.instr_json(loads, 6),
                          "wait_pcs": view.pcs(waits),
                          "lines": view.lines_json(loads, 3), **ev,
-                     }, ("Batch the tile's loads before the MFMA block (or at the end of the previous "
-                         "iteration) so the MFMAs run uninterrupted and the loads stop blocking issue."),
-                     words("loads_interleaved_with_mfma", msg(
+                     }, *_interleaved_advice(view, loops, msg(
                          "finding.loads_interleaved_with_mfma.summary" + (".waits" if waits else ""),
                          n=len(loads), pcs=f"{view.pc(lo)}-{view.pc(hi)}", mfma=n_mf, rate=_pct(rate),
                          waits=len(waits), share=_pct(share))), premise)]
+
+
+def _interleaved_advice(view: KernelView, loops: list[tuple[int, int, int, int]], summary) -> tuple[str, dict]:
+    """Batch the loads before the MFMA block; "or at the end of the previous iteration" only where a loop holding
+    them iterates (``KernelView.iterates``): pa's loop at pc 350-934 runs once per working wave at the profiled
+    shape, so it has no previous iteration to load in."""
+    if any(view.iterates((a, b)) for a, b, _m, _n in loops):
+        return ("Batch the tile's loads before the MFMA block (or at the end of the previous iteration) so the MFMAs "
+                "run uninterrupted and the loads stop blocking issue.", words("loads_interleaved_with_mfma", summary))
+    return ("Batch the tile's loads before the MFMA block so the MFMAs run uninterrupted and the loads stop blocking "
+            "issue; each wave runs this loop once at the profiled shape, so there is no previous iteration to load in.",
+            words("loads_interleaved_with_mfma", summary, msg("finding.loads_interleaved_with_mfma.try.once")))
 
 
 def load_runs(view: KernelView, taken: frozenset = frozenset()) -> list[list[int]]:
