@@ -462,7 +462,7 @@ def straight_line(view: KernelView, waits: list[int]) -> bool:
 def run_once(view: KernelView, waits: list[int]) -> bool:
     """Whether some of the waits sit in a loop the waves run once (``KernelView.iterates``): the suggestion
     says so, not that they sit in no loop."""
-    return any(view.loop_of(p) for p in waits)
+    return any((loop := view.loop_of(p)) is not None and not view.iterates(loop) for p in waits)
 
 
 def late_loads(view: KernelView, waits: list[int]) -> tuple[list[int], int | None, list[int]]:
