@@ -128,8 +128,8 @@ def test_csv_and_jsonl_of_vec_add_hold_the_same_rows_and_give_the_same_scores(sw
 
 def test_rows_as_dataframe(sweep):
     df = read_campaign(campaign_dir(sweep, "quant")).to_dataframe()
-    assert df.shape == (120, 23)  # 14 + correctness_error, effective_gbps, 3 scope flags, eager_median_us, effective_tflops,
-    # dtype, graph_capture_error
+    assert df.shape == (120, 24)  # 14 + correctness_error, effective_gbps, 3 scope flags, eager_median_us, effective_tflops,
+    # dtype, graph_capture_error, provider_detail
     assert df.groupby("provider")["median_us"].count()["flydsl"] == 12
 
 

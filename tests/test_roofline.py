@@ -227,3 +227,26 @@ def test_results_rows_shared_with_the_scoring_and_bad_lines_keep_their_wording(s
         rl.read_result_rows(dest)
     assert err.value.message.endswith(
         "benchmark_results.jsonl:4: not JSON: Expecting value: line 2 column 1 (char 14)")
+
+
+def test_rows_kept_by_the_plan_place_the_same_points_and_a_changed_file_is_read_again(sweep, tmp_path):
+    """The build's plan keeps the roofline's fields of each campaign's rows (``jsonl.keep_fields``):
+    the same roofline, taken once; a file changed since is parsed anew."""
+    import os
+    import shutil
+
+    from generator.read import jsonl
+
+    dest = tmp_path / "vec_add"
+    shutil.copytree(sweep / "benchmarks/examples/vec_add", dest)
+    path = dest / "benchmark_results.jsonl"
+    whole = rl.campaign_roofline(dest).to_json()
+    jsonl.keep_fields(path, rl.ROW_FIELDS)
+    assert rl.campaign_roofline(dest).to_json() == whole
+    assert jsonl.kept_fields(path, rl.ROW_FIELDS) is None  # taken once
+    jsonl.keep_fields(path, rl.ROW_FIELDS)
+    lines = path.read_text().splitlines(keepends=True)
+    path.write_text("".join(lines[1:]))
+    os.utime(path, ns=(1, 1))
+    assert jsonl.kept_fields(path, rl.ROW_FIELDS) is None
+    assert len(rl.read_result_rows(dest)) == 119

@@ -42,7 +42,7 @@ from generator.analyze.device_peaks import (
 from generator.analyze.message import sentence
 from generator.errors import InputError
 from generator.read import jsonio
-from generator.read.jsonl import results_jsonl
+from generator.read.jsonl import kept_fields, results_jsonl
 
 BOUND_LABELS = ("memory-bound", "compute-bound", "latency-bound")
 
@@ -357,6 +357,9 @@ def build_roofline(rows: Iterable[Any], device: Device, peaks: Peaks,
 # ---------------------------------------------------------------- campaigns
 
 RESULTS_FILES = ("benchmark_results.jsonl", "benchmark_results.csv")
+#: The fields of a results row the roofline reads (``campaign_roofline``, ``place_shape``).
+ROW_FIELDS = ("shape_id", "args", "provider", "dtype", "arch", "benchmark_status", "median_us",
+              "effective_tflops", "effective_gbps", "timing_method")
 
 
 def read_result_rows(campaign_dir: str | os.PathLike) -> list[dict[str, Any]]:
@@ -373,6 +376,9 @@ def read_result_rows(campaign_dir: str | os.PathLike) -> list[dict[str, Any]]:
         if not path.is_file():
             continue
         if name.endswith(".jsonl"):
+            kept = kept_fields(path, ROW_FIELDS)  # those the build's plan kept when it parsed the file
+            if kept is not None:
+                return kept
             records = results_jsonl(path)  # parsed once with the scoring of the same file
             if not records or not isinstance(records[-1], InputError):
                 return [rec for _, rec in records]

@@ -97,6 +97,9 @@ class ResultRow:
     dtype: str | None = None
     #: Why the row's graph capture failed (JSONL only): it fell back to ``eager_event`` (VERDICTS rule 10).
     graph_capture_error: str | None = None
+    #: The provider's configuration as the harness words it (``kwargs={...}``, ``tile=...``): rule 15
+    #: reads the candidate's, and DOMAIN 1.7 sets it against a capture's.
+    provider_detail: str | None = None
 
     @property
     def usable(self) -> bool:
@@ -168,26 +171,6 @@ def read_results(path: str | os.PathLike) -> tuple[list[ResultRow], dict[str, di
             if value not in (None, ""):
                 mine.setdefault(PROVENANCE_COLUMNS[column], {})[str(value)] = None
     return rows, {p: {k: list(v) for k, v in keys.items()} for p, keys in seen.items()}
-
-
-def column_by_line(path: str | os.PathLike, column: str, lines: set[int] | frozenset[int]) -> dict[int, str]:
-    """The text of one column (``provider_detail``) of the results rows at ``lines`` (line numbers, as
-    ``ResultRow.line``); rows without it are absent. The rows are read as ``read_results`` reads them
-    (a JSONL file's parsed records are shared with it); a bad file raises its InputError."""
-    path = os.fspath(path)
-    if path.endswith(".jsonl"):
-        records = [r for r in results_jsonl(path) if not isinstance(r, InputError)]
-    elif path.endswith(".csv"):
-        records = _csv_records(path)
-    else:
-        raise InputError(path, "unsupported results format: expected .jsonl or .csv")
-    out: dict[int, str] = {}
-    for line, rec in records:
-        if line in lines:
-            text = _text(rec.get(column))
-            if text:
-                out[line] = text
-    return out
 
 
 def _scalar(value: Any) -> Any:
@@ -265,7 +248,7 @@ def _result_row(rec: dict[str, Any], index: int, line: int, path: str) -> Result
         reason = "; ".join(t for t in (skip_reason, correctness_error, capture_error) if t)
     return ResultRow(index, line, shape_id, provider, status, correct, median_us, p10_us, p90_us, std_us, stable,
                      timing_method, cache_state, reason, correctness_error, effective_gbps, layout, jit, allocation,
-                     eager_us, tflops, dtype, capture_error)
+                     eager_us, tflops, dtype, capture_error, _text(rec.get("provider_detail")))
 
 
 def _checked_row(rec: dict[str, Any], index: int, line: int, path: str) -> ResultRow:
@@ -295,6 +278,7 @@ def _checked_row(rec: dict[str, Any], index: int, line: int, path: str) -> Resul
         correctness_error=_text(rec.get("correctness_error")),
         dtype=_text(rec.get("dtype")),
         graph_capture_error=_text(rec.get("graph_capture_error")),
+        provider_detail=_text(rec.get("provider_detail")),
         **{c: _bool(rec.get(c), c, path, line) for c in SCOPE_FLAGS},
         **numbers,
     )

@@ -61,6 +61,7 @@ from generator.read import campaign as classic
 from generator.read import campaign_logs
 from generator.read import campaign_rows
 from generator.read import jsonio
+from generator.read import jsonl
 from generator.read.campaign import SUITE_RESULTS, Campaign
 from generator.read.campaign_rows import LedgerShape, ResultRow
 from generator.read.jsonl import results_jsonl
@@ -177,8 +178,9 @@ def keep_campaign(camp: Campaign, folder: str, name: str | None, rel: str | None
 
 
 def forget_campaigns() -> None:
-    """Drop the kept campaigns (a build calls it when it ends)."""
+    """Drop the kept campaigns and the results' fields kept with them (a build calls it when it ends)."""
     _KEPT.clear()
+    jsonl.forget_fields()
 
 
 def read_campaign_folder(folder: str | os.PathLike, name: str | None = None, rel: str | None = None) -> Campaign:
@@ -442,7 +444,8 @@ def _plain_row(rec: dict[str, Any], index: int, line: int) -> ResultRow | None:
         return None
     correct = _PLAIN_CORRECT[corr]
     return ResultRow(index, line, label, provider, status, correct, med, p10, p90, std, None, method, None, err,
-                     err if correct is False else None, gbps, None, None, None, None, tflops, dtype)
+                     err if correct is False else None, gbps, None, None, None, None, tflops, dtype, None,
+                     campaign_rows._text(get("provider_detail")))
 
 
 def suite_row(rec: dict[str, Any], index: int, line: int, path: str) -> ResultRow:
@@ -471,6 +474,7 @@ def checked_suite_row(rec: dict[str, Any], index: int, line: int, path: str) -> 
         effective_gbps=number(rec.get("gbps"), "gbps", path, line),
         effective_tflops=number(rec.get("tflops"), "tflops", path, line),
         dtype=_text(rec.get("dtype"), "dtype", path, line),
+        provider_detail=campaign_rows._text(rec.get("provider_detail")),
     )
 
 

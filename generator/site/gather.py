@@ -17,7 +17,7 @@ from generator.analyze.verdicts.rules import FLOOR_FACTOR
 from generator.config import CONFIG_NAME, SweepConfig
 from generator.errors import InputError, relative_text
 from generator.model import STALL_TYPES, Bundle, CaptureAnalysis
-from generator.read import att, campaign_rows, campaign_suite, discover, jsonl, rocprof
+from generator.read import att, campaign_suite, discover, jsonl, rocprof
 from generator.site import render, wording
 from generator.site.plan import KernelPlan, pick_wave
 from generator.site.views import base as base_views
@@ -189,7 +189,7 @@ def _gather_kernel(plan: KernelPlan, env: Env) -> tuple[base_views.KernelData, d
     _missing(plan, k)
     prim = k.primary
     if prim is not None and k.score is not None and plan.campaign_dir:
-        k.capture_config = _stage(k, env, sentence("msg.stage.config"), capture_config, k, plan.campaign_dir)
+        k.capture_config = _stage(k, env, sentence("msg.stage.config"), capture_config, k)
     if prim is not None and prim.findings is not None:
         extra["findings"] = prim.findings
     elif prim is None and m.get("advice") is not None:  # no capture: the launcher is all the reading can count
@@ -310,9 +310,10 @@ def timed_lines(score: Any) -> set[int]:
     return out
 
 
-def capture_config(k: base_views.KernelData, campaign_dir: str) -> dict[str, Any] | None:
+def capture_config(k: base_views.KernelData) -> dict[str, Any] | None:
     """DOMAIN §1.7: the primary capture's configuration against the candidate's timed rows'
-    (``config_match.check``); None when the capture's name carries none, or nothing was timed."""
+    (``config_match.check``, the rows' ``provider_detail`` the score kept); None when the capture's name
+    carries none, or nothing was timed."""
     prim, s = k.primary, k.score
     name = prim.analysis.jit_kernel if prim is not None and prim.analysis is not None else None
     if not name or not s.results_file or config_match.capture_config(name) is None:
@@ -320,8 +321,7 @@ def capture_config(k: base_views.KernelData, campaign_dir: str) -> dict[str, Any
     lines = timed_lines(s)
     if not lines:
         return None
-    details = campaign_rows.column_by_line(os.path.join(campaign_dir, s.results_file), "provider_detail", lines)
-    return config_match.check(name, [details.get(line) for line in sorted(lines)])
+    return config_match.check(name, [s.candidate_details.get(line) for line in sorted(lines)])
 
 
 def finding_json(f: Any, plan: dict[str, Any] | None = None) -> dict[str, Any]:

@@ -6,6 +6,7 @@ import os
 from typing import Any, Mapping
 
 from generator.analyze import device_peaks
+from generator.analyze.roofline import ROW_FIELDS
 from generator.analyze.message import msg, sentence
 import generator.analyze.verdicts.clocks as clocks
 import generator.analyze.verdicts.loses as loses
@@ -28,9 +29,10 @@ from generator.config import DEFAULT_REFERENCE, SweepConfig, load_config
 from generator.errors import InputError
 from generator.words import plural
 from generator.model import FORMAT_VERSION
-from generator.read.campaign import Campaign, find_campaign_folders, results_file
-from generator.read.campaign_rows import ResultRow, column_by_line, read_results
+from generator.read.campaign import RESULTS_JSONL, Campaign, find_campaign_folders, results_file
+from generator.read.campaign_rows import ResultRow, read_results
 from generator.read.campaign_suite import keep_campaign, read_campaign_folder
+from generator.read.jsonl import keep_fields
 from generator.read.timing_notes import device_timer_us, timing_texts
 from generator.read.discover import rel_path
 
@@ -65,6 +67,7 @@ def score_campaign(campaign: Campaign, config: SweepConfig | None = None,
         first_rows.setdefault(row.shape_id, row.index)
     score = summarize(campaign.name, shapes, thresholds, reference, candidate, headline, floor_us,
                       pair_device_us(campaign.path, headline), campaign_clock(campaign, config), first_rows)
+    score.candidate_details = _candidate_details(campaign, score)
     score.where = _where_it_loses(campaign, score, first_rows)
     if config.replay_cost_us is not None and score.verdict_basis == "shapes" and campaign.suite is None:
         pairs = [(s.verdict_candidate_us, s.verdict_baseline_us) for s in score.shapes if s.is_verdict_shape]
@@ -104,9 +107,16 @@ def _where_it_loses(campaign: Campaign, score: KernelScore, first_rows: Mapping[
         return None
     shapes = sorted((s for s in score.shapes if s.is_verdict_shape),
                     key=lambda s: first_rows.get(s.shape_id, len(first_rows)))
-    lines = {s.shape_id: s.providers[score.candidate].line for s in shapes}
-    text = column_by_line(os.path.join(campaign.path, campaign.results_file), "provider_detail", set(lines.values()))
-    return loses.where_it_loses(shapes, {sid: text.get(line) for sid, line in lines.items()})
+    details = score.candidate_details
+    return loses.where_it_loses(shapes, {s.shape_id: details.get(s.providers[score.candidate].line) for s in shapes})
+
+
+def _candidate_details(campaign: Campaign, score: KernelScore) -> dict[int, str]:
+    """The ``provider_detail`` of the candidate's chosen row on each shape, by results-file line, from
+    the rows read (issue 41: the build parsed each results file again for them, 60 ms of its CPU on
+    the 25-kernel benchmark sweep)."""
+    lines = {p.line for s in score.shapes if (p := s.providers.get(score.candidate)) is not None}
+    return {r.line: r.provider_detail for r in campaign.rows if r.provider_detail and r.line in lines}
 
 
 def campaign_clock(campaign: Campaign, config: SweepConfig) -> str:
@@ -193,6 +203,7 @@ def _sweep_campaigns(root: str | os.PathLike, campaigns: bool = True, keep: bool
             else:
                 if keep:
                     keep_campaign(camp, folder, op, rel)
+                    _keep_roofline_rows(folder, camp)
         try:
             path = results_file(folder)
             if camp is not None and path is not None and camp.results_file == os.path.basename(path):
@@ -202,6 +213,14 @@ def _sweep_campaigns(root: str | os.PathLike, campaigns: bool = True, keep: bool
         except InputError:
             rows = []
         yield op, folder, rows, camp
+
+
+def _keep_roofline_rows(folder: str, camp: Campaign) -> None:
+    """Keep the fields the roofline reads of a classic campaign's JSONL rows, parsed moments ago
+    (``jsonl.keep_fields``): the kernel's roofline parses the file no more."""
+    path = os.path.join(folder, RESULTS_JSONL)
+    if camp.suite is None and os.path.isfile(path):
+        keep_fields(path, ROW_FIELDS)
 
 
 def sweep_numbers(root: str | os.PathLike, config: SweepConfig, keep: bool = False) -> tuple[float | None, float | None]:
