@@ -113,8 +113,8 @@ def _where_it_loses(campaign: Campaign, score: KernelScore, first_rows: Mapping[
 
 def _candidate_details(campaign: Campaign, score: KernelScore) -> dict[int, str]:
     """The ``provider_detail`` of the candidate's chosen row on each shape, by results-file line, from
-    the rows read (issue 41: the build parsed each results file again for them, 60 ms of its CPU on
-    the 25-kernel benchmark sweep)."""
+    the rows read (issue 41: a kernel's worker parsed its results file again for them, and the
+    roofline for its own fields, ``jsonl.keep_fields``)."""
     lines = {p.line for s in score.shapes if (p := s.providers.get(score.candidate)) is not None}
     return {r.line: r.provider_detail for r in campaign.rows if r.provider_detail and r.line in lines}
 
