@@ -170,6 +170,17 @@ def test_pair_clock_handmade(pair, dev, overhead, want):
     assert clocks.pair_clock(pair, dev, overhead) == want
 
 
+@pytest.mark.parametrize("n", [8, 13, 55, 70])
+def test_bootstrap_draws_as_the_contract_words_them(n):
+    """Rule 14's draws, to the bit: B resamples of ``rng.choices(range(n), k=n)`` in a row from one
+    ``random.Random(0)``, in file order; each one's exp(mean ln s); the sorted geomeans at 100 and 1899."""
+    draw = random.Random(n).uniform
+    speedups = [draw(0.5, 2.0) for _ in range(n)]
+    rng, logs = random.Random(0), [math.log(s) for s in speedups]
+    means = sorted(math.exp(math.fsum(logs[i] for i in rng.choices(range(n), k=n)) / n) for _ in range(2000))
+    assert bootstrap_interval(speedups) == [means[100], means[1899]]
+
+
 def test_bootstrap_and_thresholds_handmade():
     assert bootstrap_interval([1.2] * 7) is None
     assert bootstrap_interval([1.2] * 8) == pytest.approx([1.2, 1.2])
