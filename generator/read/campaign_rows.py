@@ -98,7 +98,7 @@ class ResultRow:
     #: Why the row's graph capture failed (JSONL only): it fell back to ``eager_event`` (VERDICTS rule 10).
     graph_capture_error: str | None = None
     #: The provider's configuration as the harness words it (``kwargs={...}``, ``tile=...``): rule 15
-    #: reads the candidate's, and DOMAIN 1.7 sets it against a capture's.
+    #: reads the candidate's, and DOMAIN §1.7 sets it against a capture's.
     provider_detail: str | None = None
 
     @property

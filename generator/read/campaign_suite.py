@@ -61,10 +61,9 @@ from generator.read import campaign as classic
 from generator.read import campaign_logs
 from generator.read import campaign_rows
 from generator.read import jsonio
-from generator.read import jsonl
 from generator.read.campaign import SUITE_RESULTS, Campaign
 from generator.read.campaign_rows import LedgerShape, ResultRow
-from generator.read.jsonl import results_jsonl
+from generator.read.jsonl import forget_fields, results_jsonl
 
 #: Columns of a second-layout row that are not shape arguments (see ``is_shape_column``).
 RESULT_COLUMNS = frozenset({
@@ -180,7 +179,7 @@ def keep_campaign(camp: Campaign, folder: str, name: str | None, rel: str | None
 def forget_campaigns() -> None:
     """Drop the kept campaigns and the results' fields kept with them (a build calls it when it ends)."""
     _KEPT.clear()
-    jsonl.forget_fields()
+    forget_fields()
 
 
 def read_campaign_folder(folder: str | os.PathLike, name: str | None = None, rel: str | None = None) -> Campaign:

@@ -119,7 +119,7 @@ class KernelScore:
     partial_replay: Any = None  # replay.PartialReplay when graph_partial
     # rule 15: where it loses (``loses.LossReading``), filled by score_campaign
     where: Any = None
-    #: the candidate's chosen rows' ``provider_detail`` by results-file line (rule 15, DOMAIN 1.7); not in to_json
+    #: the candidate's chosen rows' ``provider_detail`` by results-file line (rule 15, DOMAIN §1.7); not in to_json
     candidate_details: dict[int, str] = field(default_factory=dict)
     # "vs any" as shown beside a verdict: [geomean, n] and [wins, parity, losses] over kernel-clock shapes
     kernel_vs_any: list | None = None
