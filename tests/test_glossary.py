@@ -85,3 +85,11 @@ def test_only_the_first_use_in_running_text_is_linked():  # hand-made HTML: each
 
 def test_a_page_without_main_is_left_as_it_is():
     assert terms.link_terms(b"<p>geomean</p>", "") == b"<p>geomean</p>"
+
+
+def test_a_skipped_element_ends_at_its_own_closing_tag():  # the tags read are those that start and end one
+    page = ('<main><span translate="no">geomean <span>headroom</span> roof</span> headroom'
+            '<br translate="no"> geomean <SUMMARY>roof</SUMMARY> <span/>the HBM roof, a roof</main>')
+    out = terms.link_terms(page.encode(), "").decode()
+    # a nested span does not end the data span; a void element skips nothing; a term is linked once
+    assert re.findall(r'<a class="term"[^>]*>([^<]*)</a>', out) == ["headroom", "geomean", "HBM roof"]

@@ -23,6 +23,11 @@ class RooflineView:
     notes: list[str]
     bounds_zh: list[str] = field(default_factory=list)  # the last column of ``points`` in 中文
 
+    @property
+    def rows(self) -> list[tuple[list[str], str]]:
+        """Each point's cells with its bound in 中文 (the table's rows)."""
+        return list(zip(self.points, self.bounds_zh))
+
 
 @register_panel("roofline", "Roofline", 55)
 def _roofline_panel(k: KernelData, row: IndexRow, ctx: SiteContext) -> RooflineView | None:
