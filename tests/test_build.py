@@ -317,6 +317,42 @@ def test_serial_and_pooled_builds_give_identical_trees(small, tmp_path, monkeypa
     assert s.built == ["hgemm_splitk"] and s.jobs == 1
 
 
+def test_a_cold_pooled_build_takes_its_templates_compiled_ahead(small, tmp_path, monkeypatch):
+    """A cold build with workers loads the templates another process compiled while it planned
+    (``render.CompiledAhead``): every template ``compile_templates`` names is handed over as bytecode,
+    and the tree is a serial build's; if that process fails, this one compiles them itself; a
+    rebuild over a previous site compiles nothing ahead."""
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1780000000")
+    monkeypatch.delenv("KERNEL_ATLAS_TEMPLATE_CACHE", raising=False)
+    a, b, c = tmp_path / "a", tmp_path / "b", tmp_path / "c"
+    build.build_site(small, a, progress=False, jobs=1)
+    render.environment.cache_clear()
+    build.build_site(small, b, progress=False, jobs=2)
+    handed = render.environment().bytecode_cache
+    names = render.environment().list_templates(filter_func=lambda n: not n.startswith(("static/", "ci_"))
+                                                and n.endswith((".html", ".svg", ".md")))
+    assert isinstance(handed, render._HandedCache) and len(handed.code) == len(names) > 20
+    sa, sb = snapshot(a), snapshot(b)
+    assert set(sa) == set(sb) and all(sa[k][2] == sb[k][2] for k in sa)
+
+    def broken() -> dict:
+        raise RuntimeError("the other process fails")
+
+    render.environment.cache_clear()
+    monkeypatch.setattr(render, "_compiled_code", broken)
+    build.build_site(small, c, progress=False, jobs=2)
+    assert render.environment().bytecode_cache is None
+    sc = snapshot(c)
+    assert set(sa) == set(sc) and all(sa[k][2] == sc[k][2] for k in sa)
+
+    def never(*_args):
+        raise AssertionError("a rebuild compiled its templates ahead")
+
+    monkeypatch.setattr(render.CompiledAhead, "__init__", never)
+    (small / "examples" / "hgemm_splitk" / "REPORT.md").write_text("# changed\n")
+    assert build.build_site(small, c, progress=False, jobs=2).built == ["hgemm_splitk"]
+
+
 def test_the_command_line_build_gives_the_tree_of_a_serial_build(small, tmp_path, monkeypatch):
     """``kernel-atlas build --jobs 2`` (worker processes, templates compiled afresh) writes the bytes
     of a serial ``build_site``."""

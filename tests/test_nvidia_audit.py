@@ -191,7 +191,7 @@ L2 = ("lts__t_sector_hit_rate.pct", "lts__t_sector_op_read_hit_rate.pct", "lts__
 ])
 def test_locality_sentence_splits_reads_from_writes(kernel, blended, read, write):
     """The page said vec_add's "65.0 % of L2 requests miss and go to DRAM": the 35.02 % blended rate is
-    writes hitting (100.33 %: a write allocates in L2) and reads missing (0.055 % hit), so 99.9 % of the
+    writes hitting (100.33 %) and reads missing (0.055 % hit), so 99.9 % of the
     reads miss. raw.csv's L1 read sectors (1,048,576) and DRAM read sectors (1,048,768) agree."""
     got = [f"{raw(kernel, m)[0]:.1f} %" for m in L2]
     assert got == [blended, read, write]
@@ -204,7 +204,7 @@ def test_locality_sentence_splits_reads_from_writes(kernel, blended, read, write
         return
     assert locality.msg.key == "msg.ncu.locality.split"
     assert str(locality).startswith(f"L2 hit rate is {blended} (< 80 %), reads and writes together: read sectors "
-                                    f"hit {read}, write sectors {write} (a write allocates its line in L2), so "
+                                    f"hit {read}, write sectors {write}, so "
                                     f"{miss} of the reads miss.")
     assert "go to DRAM" not in str(locality)
 

@@ -49,7 +49,7 @@ from typing import Any
 
 from generator.analyze.message import sentence_from_json
 from generator.read import campaign_suite
-from generator.site import plan, publish
+from generator.site import plan, publish, render
 from generator.site.summary import BuildSummary, Progress, record_problems  # noqa: F401  (Progress: the build's API)
 
 
@@ -108,6 +108,20 @@ def _build_planned(sweep_path, out: str, shown_out: str, t0: float, *, base_url,
     """``_build_locked`` with the input files' hashes of the last build at hand (``publish.FileHashes``)."""
     summary = BuildSummary(out=shown_out)
     publish.check_output(out)
+    cold = force or not os.path.isfile(os.path.join(out, publish.MANIFEST))  # every kernel is built
+    ahead = render.CompiledAhead.start(jobs) if cold else None
+    try:
+        return _build_with(ahead, sweep_path, out, summary, t0, base_url=base_url, force=force, progress=progress,
+                           stream=stream, history_dir=history_dir, history_label=history_label,
+                           history_commit=history_commit, jobs=jobs, ci=ci)
+    finally:
+        if ahead is not None:
+            ahead.close()
+
+
+def _build_with(ahead, sweep_path, out: str, summary: BuildSummary, t0: float, *, base_url, force, progress,
+                stream, history_dir, history_label, history_commit, jobs, ci=None) -> BuildSummary:
+    """``_build_planned`` with the templates compiling ahead in another process (``ahead``, or None)."""
     bp = plan.plan_build(sweep_path, out, base_url, force, history_dir, ci.digest if ci is not None else "")
     summary.kernels = len(bp.kernels)
     if bp.up_to_date():
@@ -121,6 +135,9 @@ def _build_planned(sweep_path, out: str, shown_out: str, t0: float, *, base_url,
         summary.seconds = time.perf_counter() - t0
         return summary
     from generator.site import assemble  # the rest of the build: not imported by a rebuild that changes nothing
+
+    if ahead is not None:
+        ahead.install()
 
     return assemble.build_planned(bp, out, summary, t0, base_url=base_url, stream=stream, progress=progress,
                                   history_dir=history_dir, history_label=history_label,
