@@ -10,6 +10,7 @@ record its calls.
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import json
 import os
@@ -332,6 +333,7 @@ def test_a_cold_pooled_build_takes_its_templates_compiled_ahead(small, tmp_path,
     names = render.environment().list_templates(filter_func=lambda n: not n.startswith(("static/", "ci_"))
                                                 and n.endswith((".html", ".svg", ".md")))
     assert isinstance(handed, render._HandedCache) and len(handed.code) == len(names) > 20
+    assert gc.get_freeze_count() == 0  # the heap frozen for the workers (assemble.frozen_heap) is thawed
     sa, sb = snapshot(a), snapshot(b)
     assert set(sa) == set(sb) and all(sa[k][2] == sb[k][2] for k in sa)
 

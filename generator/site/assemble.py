@@ -7,9 +7,11 @@ publish. A rebuild that changes nothing never imports this module or the views i
 from __future__ import annotations
 
 import dataclasses
+import gc
 import os
 import re
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -122,7 +124,8 @@ def kernel_pages(bp: plan.BuildPlan, env: gather.Env, ctx: base_views.SiteContex
                 render.compile_templates(kernel_only=True)  # once here, not once per worker
             wctx = WorkerContext(bp.root, bp.config, bp.kernels_json, ctx, dataclasses.replace(bp.assets, files={}),
                                  staging, hash_inputs=not bp.hashes, floor_us=bp.floor_us)
-            with ProcessPoolExecutor(max_workers=jobs, initializer=take_context, initargs=(wctx,)) as pool:
+            with frozen_heap(), ProcessPoolExecutor(max_workers=jobs, initializer=take_context,
+                                                    initargs=(wctx,)) as pool:
                 futures = {pool.submit(build_kernel_in_worker, kp): kp.slug for kp in todo}
                 render.compile_templates()  # the overview's, while the workers work
                 meanwhile()
@@ -198,6 +201,19 @@ def build_kernel(kp: plan.KernelPlan, env: gather.Env, ctx: base_views.SiteConte
     row, kfiles = render_kernel(kp.slug, k, ctx, assets)
     written = staging.put(kfiles)
     return KernelResult(row, sorted(kfiles), written, extra)
+
+
+@contextmanager
+def frozen_heap():
+    """The objects alive now left out of garbage collection while worker processes run (``gc.freeze``):
+    a forked worker's collections then never walk, and so never copy, the heap it inherited. Issue 41:
+    cold builds of the 25-kernel benchmark sweep, 7 alternating runs, medians: 1.92 s -> 1.82 s, and
+    2.83 s -> 2.70 s of user CPU, the build and its workers together."""
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
 
 
 #: The worker process's context (``take_context``).
