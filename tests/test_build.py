@@ -321,14 +321,19 @@ def test_serial_and_pooled_builds_give_identical_trees(small, tmp_path, monkeypa
 def test_a_cold_pooled_build_takes_its_templates_compiled_ahead(small, tmp_path, monkeypatch):
     """A cold build with workers loads the templates another process compiled while it planned
     (``render.CompiledAhead``): every template ``compile_templates`` names is handed over as bytecode,
-    and the tree is a serial build's; if that process fails, this one compiles them itself; a
-    rebuild over a previous site compiles nothing ahead."""
+    and the reference docs in HTML; the tree is a serial build's; if that process fails, this one
+    compiles and converts them itself; a rebuild over a previous site compiles nothing ahead."""
     monkeypatch.setenv("SOURCE_DATE_EPOCH", "1780000000")
     monkeypatch.delenv("KERNEL_ATLAS_TEMPLATE_CACHE", raising=False)
     a, b, c = tmp_path / "a", tmp_path / "b", tmp_path / "c"
     build.build_site(small, a, progress=False, jobs=1)
     render.environment.cache_clear()
+    converted: list[str] = []  # what this process converts from Markdown (the forked ones count apart)
+    convert = render.render_markdown
+    monkeypatch.setattr(render, "render_markdown", lambda text, **kw: converted.append(text) or convert(text, **kw))
+    docs = render.reference_texts()
     build.build_site(small, b, progress=False, jobs=2)
+    assert len(docs) >= 5 and not set(docs.values()) & set(converted)  # the reference docs came converted
     handed = render.environment().bytecode_cache
     names = render.environment().list_templates(filter_func=lambda n: not n.startswith(("static/", "ci_"))
                                                 and n.endswith((".html", ".svg", ".md")))
@@ -343,7 +348,7 @@ def test_a_cold_pooled_build_takes_its_templates_compiled_ahead(small, tmp_path,
     render.environment.cache_clear()
     monkeypatch.setattr(render, "_compiled_code", broken)
     build.build_site(small, c, progress=False, jobs=2)
-    assert render.environment().bytecode_cache is None
+    assert render.environment().bytecode_cache is None and set(docs.values()) <= set(converted)
     sc = snapshot(c)
     assert set(sa) == set(sc) and all(sa[k][2] == sc[k][2] for k in sa)
 

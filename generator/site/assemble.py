@@ -264,7 +264,7 @@ def reference_pages(ctx: base_views.SiteContext, site: Site, assets) -> list:
     texts = render.reference_texts()
     links = docs_views.doc_links(texts)
     for link in links:
-        page = docs_views.doc_page(ctx.title, link, render.render_markdown(texts[link.name]), links, ctx.history)
+        page = docs_views.doc_page(ctx.title, link, render.reference_html(link.name, texts[link.name]), links, ctx.history)
         site.files[link.href] = render.render_doc(page, assets)
     return links
 

@@ -184,18 +184,31 @@ class _HandedCache(jinja2.BytecodeCache):
         self.code[bucket.key] = bucket.bytecode_to_string()
 
 
-def _compiled_code() -> dict[str, bytes]:
-    """Every template (``compile_templates``) compiled in this process, as bytecode by cache key."""
+def _compiled_code() -> tuple[dict[str, bytes], dict[str, tuple[str, str]]]:
+    """Every template (``compile_templates``) compiled in this process, as bytecode by cache key, and
+    the reference docs converted to HTML (name -> (Markdown, HTML))."""
     env = environment()
     env.bytecode_cache = cache = _HandedCache({})
     compile_templates()
-    return cache.code
+    return cache.code, {name: (text, render_markdown(text)) for name, text in reference_texts().items()}
+
+
+#: The reference docs a ``CompiledAhead`` converted (name -> (Markdown, HTML)), each taken once.
+_DOCS_AHEAD: dict[str, tuple[str, str]] = {}
+
+
+def reference_html(name: str, text: str) -> str:
+    """``render_markdown`` of the reference doc ``name``, as converted ahead when it was (same text)."""
+    ahead = _DOCS_AHEAD.pop(name, None)
+    return ahead[1] if ahead is not None and ahead[0] == text else render_markdown(text)
 
 
 class CompiledAhead:
     """The templates compiled in a forked process while this one plans the build, then handed over
-    as bytecode (``install``): a cold build's plan reads every campaign on one core, and compiling
-    the templates after it kept the second core idle. Issue 41: on the 25-kernel benchmark sweep the
+    as bytecode (``install``), and the reference docs converted to HTML there too: a cold build's plan
+    reads every campaign on one core, and compiling the templates after it kept the second core idle.
+    The docs' Markdown (about 0.08 s of CPU with its import) was converted while the workers built the
+    kernels, on the cores they use. Issue 41: on the 25-kernel benchmark sweep the
     workers start 0.18 s sooner (from the plan's end to the first kernel: 0.22 s, now 0.04-0.05 s), and the
     main process's later compilation of the overview's templates (about 0.1 s of CPU) becomes a load.
 
@@ -221,12 +234,14 @@ class CompiledAhead:
         """Wait for the compiled templates and let this process's environment load them; if the
         other process failed, this one compiles them itself (and says any error in a template)."""
         try:
-            code = self._code.result()
+            code, docs = self._code.result()
         except Exception:  # noqa: BLE001  (compiled here instead, where a template's own error is raised)
             return
         finally:
             self.close()
         environment().bytecode_cache = _HandedCache(code)
+        _DOCS_AHEAD.clear()
+        _DOCS_AHEAD.update(docs)
 
     def close(self) -> None:
         """Let the other process go (it waits for nothing once its templates are compiled)."""
