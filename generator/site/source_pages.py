@@ -8,8 +8,9 @@ The kernel page links into these pages; they are part of the kernel's files in t
 manifest, so an unchanged kernel keeps them and a removed kernel loses them.
 
 The rows are the hot loop of the whole build (a listing holds thousands of instructions, a
-file hundreds of lines), so they are written here in Python, each value escaped as Jinja's
-autoescape does (``esc``); ``source.html`` and ``isa.html`` only wrap them.
+file hundreds of lines), so they are written here in Python, each value of the bundle's escaped as
+Jinja's autoescape does (``esc``; our own numbers, anchors and heat classes hold nothing to escape);
+``source.html`` and ``isa.html`` only wrap them.
 Measured by ``benchmarks/bench_source_rows.py`` on the shared MI350X sweep (15,983 ISA rows,
 287 source lines, the same bytes both ways): the same rows as a Jinja loop take 151 ms of CPU
 against 42 ms here (medians of 5), +8.3 % of a cold build's CPU time.
