@@ -155,6 +155,33 @@ def test_agreeing_files_read_the_jsonl_without_a_word(tmp_path):
     assert camp.results_file == "benchmark_results.jsonl" and camp.notes == []
 
 
+@pytest.mark.parametrize("csv_text, said", [
+    # the same values written otherwise: floats by value, null as empty, booleans as words
+    ("shape_id,provider,correct,median_us\ns1,a,true,10.00\ns1,b,1,\ns2,c,yes,7.50\ns2,d,False,5\n", None),
+    # the first difference in file order: row 2's second column before row 3's first
+    ("shape_id,provider,correct,median_us\ns1,a,True,10.0\ns1,x,True,\ns9,y,True,20.0\n",
+     "row 2: provider 'x' vs 'b'"),
+    ("shape_id,provider,correct,median_us\ns1,a,True,10.0\ns1,b,True,\ns2,c,True,7.5\ns2,d,False,1e3\n",
+     "row 4: median_us 1000.0 vs 5.0"),
+    # a short row reads as empty cells; a column the CSV lacks is empty
+    ("shape_id,provider,correct,median_us\ns1,a,True,10.0\ns1,b\n", "row 2: correct None vs True"),
+    ("shape_id,provider,median_us\ns1,a,10.0\n", "row 1: correct None vs True"),
+    # row counts, once the rows both have agree
+    ("shape_id,provider,correct,median_us\ns1,a,True,10.0\n", "1 rows vs 4"),
+    ("shape_id,provider,correct,median_us\ns1,a,True,10\ns1,b,True,\ns2,c,True,7.5\ns2,d,False,5\ns3,e,,\n",
+     "the CSV has more rows than the 4 of the JSONL"),
+    ("shape_id,provider,correct,median_us\ns1,a,True,ten\n", "row 1: median_us 'ten' vs 10.0"),
+])
+def test_the_first_difference_of_csv_and_jsonl(tmp_path, csv_text, said):
+    records = list(enumerate([{"shape_id": "s1", "provider": "a", "correct": True, "median_us": 10.0},
+                              {"shape_id": "s1", "provider": "b", "correct": True, "median_us": None},
+                              {"shape_id": "s2", "provider": "c", "correct": True, "median_us": 7.5},
+                              {"shape_id": "s2", "provider": "d", "correct": False, "median_us": 5.0}], 1))
+    (tmp_path / "r.csv").write_text(csv_text)
+    columns = ("shape_id", "provider", "correct", "median_us")
+    assert campaign_suite._first_difference(str(tmp_path / "r.csv"), records, columns) == said
+
+
 def test_real_campaigns_agree(sweep):
     """Both files of every real timed campaign hold the same rows: no note, the JSONL read."""
     for op, folder in find_campaign_folders(sweep).items():
