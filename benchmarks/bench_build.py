@@ -73,7 +73,7 @@ CHILD = """
 import contextlib, json, os, resource, sys
 from generator import cli
 with open(os.devnull, "w") as null, contextlib.redirect_stdout(null):
-    rc = cli.main(sys.argv[1:])
+    rc = cli.run(sys.argv[1:])  # what the console script calls
 me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
 print(json.dumps({"rc": rc, "self_kb": me.ru_maxrss, "child_kb": kids.ru_maxrss,
                   "cpu": me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime}))

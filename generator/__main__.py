@@ -2,6 +2,6 @@
 
 import sys
 
-from generator.cli import main
+from generator.cli import run
 
-sys.exit(main())
+sys.exit(run())
