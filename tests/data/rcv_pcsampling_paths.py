@@ -1,8 +1,8 @@
 """Shorten the recorded virtual source paths of ``rcv_pcsampling/`` (run once; idempotent).
 
-The capture names its sources by the paths of the machine that recorded it (``/dockerx/work/...``,
-``/opt/rocm-7.1.1/lib/llvm/bin/../../../include/...``). They are keys that ``code.json`` and
-``snapshots.json`` share, never opened, but they read as machine paths in our repo. This rewrites both
+The capture names its sources by the paths of the machine that recorded it: a checkout's folders up to
+its ``projects/`` folder, and a ROCm install's ``lib/llvm/bin/../../../``. They are keys that ``code.json``
+and ``snapshots.json`` share, never opened, but they read as machine paths in our repo. This rewrites both
 files alike: the two prefixes become ``/`` and ``/rocm/`` (``/rocprofiler-sdk/build/kernel.cpp``,
 ``/rocm/include/hip/amd_detail/amd_device_functions.h``), so the source map still joins them.
 
@@ -11,15 +11,18 @@ files alike: the two prefixes become ``/`` and ``/rocm/`` (``/rocprofiler-sdk/bu
 
 import json
 import os
+import re
 
 HERE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "rcv_pcsampling")
-PREFIXES = {"/dockerx/work/rocm-systems/projects/": "/", "/opt/rocm-7.1.1/lib/llvm/bin/../../../": "/rocm/"}
+#: The recording machine's prefixes, by their shape, and what each becomes.
+PREFIXES = ((re.compile(r"^/(?:[^/]+/)*?projects/"), "/"),
+            (re.compile(r"^/(?:[^/]+/)*?lib/llvm/bin/\.\./\.\./\.\./"), "/rocm/"))
 
 
 def short(path: str) -> str:
-    for old, new in PREFIXES.items():
-        if path.startswith(old):
-            return new + path[len(old):]
+    for old, new in PREFIXES:
+        if old.match(path):
+            return old.sub(new, path, count=1)
     return path
 
 
