@@ -237,7 +237,8 @@ def plan_build(sweep_path: str | os.PathLike, out: str, base_url: str, force: bo
         if reuse:
             floor, replay = manifest.floor_us, manifest.replay_us
         else:  # the campaigns read for them are kept for their kernels' scoring
-            floor, replay = mods["verdicts"].sweep_numbers(root, config, keep=True)
+            fields = mods["roofline"].ROW_FIELDS if mods["roofline"] is not None else ()  # its rows' fields, kept too
+            floor, replay = mods["verdicts"].sweep_numbers(root, config, keep=True, fields=fields)
         if config.replay_cost_us is None:
             config = dataclasses.replace(config, replay_cost_us=replay)
     ghash = global_hash(sweep, config, base_url, assets, missing, history=hmod is not None, floor_us=floor, ci=ci)

@@ -205,12 +205,11 @@ def reference_html(name: str, text: str) -> str:
 
 class CompiledAhead:
     """The templates compiled in a forked process while this one plans the build, then handed over
-    as bytecode (``install``), and the reference docs converted to HTML there too: a cold build's plan
-    reads every campaign on one core, and compiling the templates after it kept the second core idle.
-    The docs' Markdown (about 0.08 s of CPU with its import) was converted while the workers built the
-    kernels, on the cores they use. Issue 41: on the 25-kernel benchmark sweep the
-    workers start 0.18 s sooner (from the plan's end to the first kernel: 0.22 s, now 0.04-0.05 s), and the
-    main process's later compilation of the overview's templates (about 0.1 s of CPU) becomes a load.
+    as bytecode (``install``), with the reference docs converted to HTML there too: a cold build's plan
+    reads every campaign on one core while the second one sat idle. Issue 41, on the 25-kernel benchmark
+    sweep: the workers start 0.18 s sooner (from the plan's end to the first kernel: 0.22 s, now 0.04-0.05 s);
+    the main process's later compilation of the overview's templates (about 0.1 s of CPU) becomes a load,
+    and the docs' Markdown (about 0.08 s of CPU with its import) no longer runs beside the workers.
 
     ``start`` returns None where it would not help: a serial build, a start method other than
     fork, or compiled templates kept on disk (``template_cache``)."""

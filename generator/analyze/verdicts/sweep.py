@@ -6,7 +6,6 @@ import os
 from typing import Any, Mapping
 
 from generator.analyze import device_peaks
-from generator.analyze.roofline import ROW_FIELDS
 from generator.analyze.message import msg, sentence
 import generator.analyze.verdicts.clocks as clocks
 import generator.analyze.verdicts.loses as loses
@@ -187,7 +186,8 @@ def sweep_floor(root: str | os.PathLike, config: SweepConfig | None = None) -> f
                 if (f := timing_floor(rows)) is not None), default=None)
 
 
-def _sweep_campaigns(root: str | os.PathLike, campaigns: bool = True, keep: bool = False):
+def _sweep_campaigns(root: str | os.PathLike, campaigns: bool = True, keep: bool = False,
+                     fields: tuple[str, ...] = ()):
     """(op, folder, the rows of its results file, its Campaign or None) for each campaign folder of
     the sweep, each file parsed once; the rows are ``results_file``'s (the JSONL first), which rule
     11 reads whatever file scoring reads. ``keep``: each campaign kept for its scoring
@@ -203,7 +203,7 @@ def _sweep_campaigns(root: str | os.PathLike, campaigns: bool = True, keep: bool
             else:
                 if keep:
                     keep_campaign(camp, folder, op, rel)
-                    _keep_roofline_rows(folder, camp)
+                    _keep_fields(folder, camp, fields)
         try:
             path = results_file(folder)
             if camp is not None and path is not None and camp.results_file == os.path.basename(path):
@@ -215,21 +215,22 @@ def _sweep_campaigns(root: str | os.PathLike, campaigns: bool = True, keep: bool
         yield op, folder, rows, camp
 
 
-def _keep_roofline_rows(folder: str, camp: Campaign) -> None:
-    """Keep the fields the roofline reads of a classic campaign's JSONL rows, parsed moments ago
-    (``jsonl.keep_fields``): the kernel's roofline parses the file no more."""
+def _keep_fields(folder: str, camp: Campaign, fields: tuple[str, ...]) -> None:
+    """Keep ``fields`` of a classic campaign's JSONL rows, parsed moments ago (``jsonl.keep_fields``): the
+    roofline's, given by the plan, so that the kernel's roofline parses the file no more."""
     path = os.path.join(folder, RESULTS_JSONL)
-    if camp.suite is None and os.path.isfile(path):
-        keep_fields(path, ROW_FIELDS)
+    if fields and camp.suite is None and os.path.isfile(path):
+        keep_fields(path, fields)
 
 
-def sweep_numbers(root: str | os.PathLike, config: SweepConfig, keep: bool = False) -> tuple[float | None, float | None]:
+def sweep_numbers(root: str | os.PathLike, config: SweepConfig, keep: bool = False,
+                  fields: tuple[str, ...] = ()) -> tuple[float | None, float | None]:
     """(``sweep_floor``, ``sweep_replay_cost``) in one reading of the sweep's campaigns; ``keep``:
-    each campaign kept for its scoring. Issue 41: the plan parsed every campaign twice for them (0.33 s
+    each campaign kept for its scoring, and ``fields`` of its JSONL rows (the roofline's). Issue 41: the plan parsed every campaign twice for them (0.33 s
     of the 0.5 s plan on the benchmark sweep), and each worker once more."""
     floors: list[float] = []
     deltas: list[float] = []
-    for op, _folder, rows, camp in _sweep_campaigns(root, keep=keep):
+    for op, _folder, rows, camp in _sweep_campaigns(root, keep=keep, fields=fields):
         floor = timing_floor(rows)
         if floor is not None:
             floors.append(floor)
