@@ -56,10 +56,11 @@ import math
 import os
 import re
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from generator.errors import InputError
+from generator.model import record
 
 CONFIG_NAME = "kernel-atlas.toml"
 
@@ -74,7 +75,7 @@ DEFAULT_SEVERITY_TUNE = 0.75
 _TOML_LINE = re.compile(r"\(at line (\d+), column \d+\)")
 
 
-@dataclass
+@record
 class KernelSettings:
     """What ``[kernels.<bundle>]`` says about one kernel (all optional)."""
 
@@ -83,7 +84,7 @@ class KernelSettings:
     category: str | None = None
 
 
-@dataclass
+@record
 class SweepConfig:
     """The parsed ``kernel-atlas.toml`` (or the defaults when there is none).
 

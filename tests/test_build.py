@@ -360,6 +360,34 @@ def test_a_cold_pooled_build_takes_its_templates_compiled_ahead(small, tmp_path,
     assert build.build_site(small, c, progress=False, jobs=2).built == ["hgemm_splitk"]
 
 
+#: Run by a fresh interpreter: ``kernel-atlas build ARGS`` with ``render.CompiledAhead``'s start watched;
+#: prints the exit code and, for each start, which of the build's heavy modules were imported by then.
+WATCH_AHEAD = """
+import json, sys
+from generator.site import render
+seen, start = [], render.CompiledAhead.__init__
+def watched(self):
+    seen.append([m for m in ("generator.site.build", "generator.site.plan", "generator.analyze.verdicts")
+                 if m in sys.modules])
+    start(self)
+render.CompiledAhead.__init__ = watched
+from generator import cli
+print(json.dumps([cli.main(sys.argv[1:]), seen]))
+"""
+
+
+def test_the_command_line_forks_its_template_compiler_before_it_imports_the_build(small, tmp_path):
+    """``kernel-atlas build`` starts ``render.CompiledAhead`` before it imports the build (plan, verdict
+    rules, analyses), so the other process compiles while this one imports and plans; the build takes
+    that process instead of starting its own; a rebuild over the site starts none."""
+    env = {k: v for k, v in os.environ.items() if k != "KERNEL_ATLAS_TEMPLATE_CACHE"}
+    argv = [sys.executable, "-c", WATCH_AHEAD, "build", str(small), "--out", str(tmp_path / "site"), "--jobs", "2",
+            "--quiet"]
+    runs = [json.loads(subprocess.run(argv, cwd=REPO_ROOT, env=env, capture_output=True, text=True, check=True).stdout)
+            for _ in range(2)]
+    assert runs == [[0, [[]]], [0, []]]
+
+
 def test_the_command_line_build_gives_the_tree_of_a_serial_build(small, tmp_path, monkeypatch):
     """``kernel-atlas build --jobs 2`` (worker processes, templates compiled afresh) writes the bytes
     of a serial ``build_site``."""

@@ -6,13 +6,13 @@ report and the site can say what is wrong with it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from generator.analyze import hotspots, ncu_capture, waves
 from generator.analyze import occupancy as occ_model
 from generator.analyze.message import sentence
 from generator.errors import InputError
-from generator.model import Bundle, CaptureAnalysis, CaptureRef, Sweep
+from generator.model import Bundle, CaptureAnalysis, CaptureRef, Sweep, record
 from generator.read import att, formats, ncu, pcsampling
 
 #: The message of each reason a reader gives for skipping an empty capture (``CaptureRef.skipped``).
@@ -34,7 +34,7 @@ def skipped_note(rel: str, reason: str) -> str:
     return sentence("msg.note.skipped", rel=rel, msg_problem=skip_reason(reason))
 
 
-@dataclass
+@record
 class CaptureResult:
     """The outcome for one capture directory: analyses, or why there are none."""
 

@@ -20,11 +20,11 @@ position, some attributed to other lines (flash_attn_func's after_loc_fix re-cap
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from generator.analyze.message import sentence
-from generator.model import FORMAT_VERSION, STALL_TYPES, WAVE_STATES, Bundle, CaptureAnalysis, LineHotspot
+from generator.model import Bundle, CaptureAnalysis, FORMAT_VERSION, LineHotspot, STALL_TYPES, WAVE_STATES, record
 
 #: ``ui_output_agent_<pid>_dispatch_<n>`` plus an optional ``_<suffix>`` of a re-capture.
 _CAPTURE_NAME = re.compile(r"^ui_output_agent_\d+_dispatch_(?P<dispatch>\d+)(?:_(?P<suffix>.+))?$")
@@ -33,7 +33,7 @@ _CAPTURE_NAME = re.compile(r"^ui_output_agent_\d+_dispatch_(?P<dispatch>\d+)(?:_
 _LABEL_FIRST, _LABEL_LAST = "small", "big"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class TotalRow:
     """One headline number of both captures."""
 
@@ -47,7 +47,7 @@ class TotalRow:
         return None if self.a is None or self.b is None or not self.comparable else self.b - self.a
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class StallTypeRow:
     """One stall type: cycles and share of all stall cycles in both captures."""
 
@@ -62,7 +62,7 @@ class StallTypeRow:
         return self.b_share - self.a_share
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class LineRow:
     """One source line matched by ``source_loc``; ``None`` where a capture lacks the line."""
 
@@ -81,7 +81,7 @@ class LineRow:
         return None if self.a_share is None or self.b_share is None else self.b_share - self.a_share
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class WaveStateRow:
     """One wave state (IDLE, EXEC, WAIT, STALL): its share of sampled wave time in both."""
 
@@ -94,7 +94,7 @@ class WaveStateRow:
         return self.b_share - self.a_share
 
 
-@dataclass
+@record
 class CaptureComparison:
     """Two captures of one kernel side by side (A: before / small, B: after / big)."""
 
@@ -143,7 +143,7 @@ class CaptureComparison:
         }
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class CapturePair:
     """Two captures worth comparing, and why."""
 

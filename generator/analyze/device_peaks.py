@@ -14,18 +14,19 @@ from __future__ import annotations
 import copy
 import os
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any, Mapping
 
 from generator.analyze.message import sentence
 from generator.errors import InputError
+from generator.model import record
 
 PEAKS_FILE = Path(__file__).resolve().parent.parent / "data" / "peaks.toml"
 PEAKS_FORMAT_VERSION = 1
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Device:
     """Peak figures of one device (one entry of peaks.toml)."""
 
@@ -59,7 +60,7 @@ class Device:
         }
 
 
-@dataclass
+@record
 class Peaks:
     """The whole peaks table after configuration overrides."""
 

@@ -5,15 +5,16 @@ them is a time no dispatch took (51.86 us); each grid gets its own count, median
 from __future__ import annotations
 
 import statistics
-from dataclasses import dataclass
 from typing import Any, Sequence
+
+from generator.model import record
 
 #: Grid medians further apart than this ratio make a median over all grids misleading (fused_rope_cache's
 #: five grids run 3.88-4.36 us: its one median, 4.00 us, stands for each; vec_add's two: 11.39 and 92.33 us).
 SPLIT_RATIO = 1.25
 
 
-@dataclass
+@record
 class GridTiming:
     """The dispatches of one grid (ns)."""
 

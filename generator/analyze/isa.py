@@ -17,9 +17,8 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
 
-from generator.model import Instruction
+from generator.model import Instruction, record
 
 WAVE_SIZE = 64
 #: Cycles one wave64 instruction occupies the issue port (SIMD16: 4 passes).
@@ -451,7 +450,7 @@ def innermost_loop(spans: list[tuple[int, int]], pos: int) -> tuple[int, int] | 
 
 # ---------------------------------------------------------------- MFMA latency
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class MfmaLatency:
     """Pipeline latency of one MFMA form."""
 

@@ -24,9 +24,9 @@ import json
 import os
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 
 from generator.analyze.naming import words
+from generator.model import record
 
 MATRIX, TRACED, REPORT = "matrix", "traced", "report"
 #: The captures whose ``snapshots.json`` a bundle's traced names are read from.
@@ -34,7 +34,7 @@ MAX_CAPTURES = 3
 _REGEX = re.compile(r"^\s*kernel_include_regex:\s*['\"]?([^'\"#\n]+)", re.M)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Join:
     """An inferred bundle-campaign join: the campaign, the rule (``matrix``, ``traced``) and the name that matched."""
 

@@ -24,10 +24,10 @@ import os
 import re
 import sqlite3
 import statistics
-from dataclasses import dataclass
 from typing import Any
 
 from generator.errors import InputError
+from generator.model import record
 from generator.read.counter_files import connect_readonly
 from generator.read import launchtrace, runfiles
 from generator.read.rocprof import read_csv_dicts, read_kernel_trace, to_int
@@ -36,7 +36,7 @@ STATS_COLUMNS = ("Name", "Calls", "TotalDurationNs")
 SHORT_NAME_LIMIT = 60
 
 
-@dataclass
+@record
 class KernelStat:
     """One row of the run's kernel table."""
 

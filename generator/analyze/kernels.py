@@ -21,14 +21,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from generator.analyze.join import Join, infer_joins
 from generator.analyze.naming import category_of, known_categories, title_of
 from generator.analyze.verdicts import bundles_for_campaign, campaign_for_bundle
 from generator.config import SweepConfig
-from generator.model import Bundle
+from generator.model import Bundle, record
 from generator.read.campaign_suite import is_suite_folder
 
 UNCATEGORIZED = "uncategorized"
@@ -40,7 +39,7 @@ def slugify(name: str) -> str:
     return _SLUG.sub("-", name.lower()).strip("-.") or "kernel"
 
 
-@dataclass
+@record
 class KernelRef:
     """One kernel of a sweep, before any analysis: what it is and which files make it."""
 

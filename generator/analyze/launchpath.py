@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import os
 import statistics
-from dataclasses import dataclass
 from typing import Any
 
+from generator.model import record
 from generator.read import launchtrace, runfiles
 from generator.read.rocprof import read_csv_dicts
 
@@ -22,7 +22,7 @@ TRACE_DIRS = ("", "launch", "torch", "nsys")
 TORCH_SUFFIXES = (".trace.json", ".pt.trace.json")
 
 
-@dataclass
+@record
 class LaunchPath:
     """The median launch path of one kernel's calls (ns)."""
 

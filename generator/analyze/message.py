@@ -18,17 +18,18 @@ from __future__ import annotations
 
 import json
 import string
-from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Union
+
+from generator.model import record
 
 Param = Union[str, int, float, "Msg", list, "Items"]
 #: The catalogue key of the separator a plain list is joined with.
 LIST_SEP = "finding.sep"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Items:
     """A flat list joined by the catalogue string ``sep`` (a key), e.g. "; " for ``advice.sweep.sep``."""
 
@@ -36,7 +37,7 @@ class Items:
     sep: str = LIST_SEP
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Msg:
     """A catalogue key and its parameters (data, nested messages, or lists of them)."""
 

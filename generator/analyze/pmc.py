@@ -26,14 +26,14 @@ from __future__ import annotations
 import os
 import re
 import statistics
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
 from generator.read.counter_files import find_counter_files, is_sqlite, read_counter_file, rocpd_gpu_arch
 from generator.analyze.message import sentence
 from generator.errors import InputError
-from generator.model import FORMAT_VERSION
+from generator.model import FORMAT_VERSION, record
 from generator.read.counters import PASS_MEAN, CounterSample, Samples, is_derived, sibling_arch
 
 TCC_HIT = "TCC_HIT"
@@ -70,7 +70,7 @@ PAGED_KV = re.compile(r"pa_decode|paged_?attention|paged_?kv|pa_fwd|paged", re.I
 _INSTANCE = re.compile(r"^(?P<base>.+?)\[(?P<idx>\d+)\]$")
 
 
-@dataclass
+@record
 class CounterSum:
     """A counter summed over the matched dispatches."""
 
@@ -88,7 +88,7 @@ class CounterSum:
         return is_derived(self.name)
 
 
-@dataclass
+@record
 class PmcResult:
     """DOMAIN §2 metrics of one kernel over one set of counter files."""
 

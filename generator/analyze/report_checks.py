@@ -24,12 +24,11 @@ they differ. Example: "Occupancy: 1 wave/SIMD (VGPR-bound)" against a capture at
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Any
 
 from generator.analyze import occupancy as occ_model
 from generator.analyze.message import Msg, msg
-from generator.model import WAVE_STATES, Occupancy
+from generator.model import Occupancy, WAVE_STATES, record
 
 #: An occupancy figure: "2 waves/SIMD", "1 wave / SIMD", "2 waves per SIMD".
 _WAVES = re.compile(r"(?<![\d.])(\d+)\s*waves?\s*(?:/|per)\s*SIMD", re.IGNORECASE)
@@ -44,7 +43,7 @@ DECODER_STATES = {k + 1: name for k, name in enumerate(WAVE_STATES)}
 QUOTE_CHARS = 200
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class ReportCheck:
     """One checked claim: what kind, the report's line, our value, whether it holds, and why not."""
 

@@ -26,7 +26,7 @@ import functools
 import json
 import math
 import os
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
 
@@ -41,6 +41,7 @@ from generator.analyze.device_peaks import (
 )
 from generator.analyze.message import sentence
 from generator.errors import InputError
+from generator.model import record
 from generator.read import jsonio
 from generator.read.jsonl import kept_fields, results_jsonl
 
@@ -63,7 +64,7 @@ CALL_METHOD = "eager_event"
 NO_BOUND_KEYS = {"call_clock": "msg.roof.call", "partial_replay": "msg.roof.partial", "at_floor": "msg.roof.floor"}
 
 
-@dataclass
+@record
 class RooflinePoint:
     """One (shape, provider) row placed on the roofline."""
 
@@ -125,7 +126,7 @@ class RooflinePoint:
         }
 
 
-@dataclass
+@record
 class Roofline:
     """A roofline for one op: the device, ridge points, placed shapes, skipped rows."""
 

@@ -24,14 +24,14 @@ import operator
 import os
 import re
 import statistics
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
 import yaml
 
 from generator.errors import InputError
-from generator.model import FORMAT_VERSION
+from generator.model import FORMAT_VERSION, record
 from generator.analyze import launchpath
 from generator.analyze.dispatch_grids import GridTiming, by_grid, trace_grid
 from generator.analyze.kernel_table import (
@@ -59,7 +59,7 @@ KERNEL_TRACE = "discover_kernel_trace.csv"
 AGENT_INFO = "discover_agent_info.csv"
 
 
-@dataclass
+@record
 class DispatchTiming:
     """Durations of the traced kernel's dispatches (kernel trace)."""
 
@@ -89,7 +89,7 @@ class DispatchTiming:
         }
 
 
-@dataclass
+@record
 class AgentInfo:
     """The GPU the run used."""
 
@@ -123,7 +123,7 @@ class AgentInfo:
         }
 
 
-@dataclass
+@record
 class RunStats:
     """Everything the run-level files of one bundle say."""
 

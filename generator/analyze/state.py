@@ -16,7 +16,7 @@ capture the kernel is read by), by the same rules, for ``diff`` and ``history``.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from generator.analyze import analysis, commits
@@ -25,10 +25,10 @@ from generator.analyze.message import sentence
 from generator.analyze.verdicts import load_kernels_json, score_folder, sweep_floor
 from generator.config import load_config
 from generator.errors import InputError, relative_text
-from generator.model import CaptureAnalysis
+from generator.model import CaptureAnalysis, record
 from generator.read import discover
 
-@dataclass
+@record
 class Hotspot:
     """The primary capture's summary: what the kernel waits on and how many waves fit."""
 
@@ -61,7 +61,7 @@ def hotspot_of(capture_rel: str, a: CaptureAnalysis) -> Hotspot:
                    waves_per_simd=occ.waves_per_simd if occ else None, limiter=occ.limiter if occ else None)
 
 
-@dataclass
+@record
 class KernelState:
     """What every output says about one kernel."""
 

@@ -10,11 +10,11 @@ and hold 25,144 of 70,036 stall cycles; the working waves hold 44,892.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Iterable, Mapping, Sequence
 
 from generator.analyze.message import sentence
-from generator.model import Instruction, WavesSummary, WaveFile
+from generator.model import Instruction, WaveFile, WavesSummary, record
 from generator.read import att
 
 #: A wave exits early below this fraction of the longest sampled wave's instructions...
@@ -89,7 +89,7 @@ def stall_by_opcode(instructions: Iterable[Instruction]) -> dict[str, dict[str, 
     return {op: {"stall_cycles": stall[op], "instructions": count[op]} for op in ranked}
 
 
-@dataclass
+@record
 class WaveReading:
     """The wave summary of one capture and, when it matters, its working-wave instructions."""
 

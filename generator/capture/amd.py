@@ -39,14 +39,14 @@ import shlex
 import shutil
 import subprocess
 import sys
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Callable
 
 from generator.capture import ingest, ingest_diagnose, ingest_raw
 from generator.read import rocprof
 from generator.analyze import kernel_table
 from generator.errors import InputError
-from generator.model import FORMAT_VERSION
+from generator.model import FORMAT_VERSION, record
 from generator.words import plural
 
 DEFAULT_RAW_ROOT = "kernel-atlas-raw"
@@ -68,7 +68,7 @@ _COUNTER = re.compile(r"^[A-Za-z][A-Za-z0-9_]*(\[\d+\])?$")
 _REGEX_SPECIAL = set(".^$*+?()[]{}|\\")
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class AttSettings:
     """The thread-trace knobs of the input YAML (the shared sweep's values by default)."""
 
@@ -80,7 +80,7 @@ class AttSettings:
     pmc: tuple[str, ...] = ()
 
 
-@dataclass
+@record
 class Plan:
     """Everything the three steps need; ``kernel`` is None until discovery has run."""
 

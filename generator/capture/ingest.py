@@ -37,7 +37,7 @@ writes the provenance; this module plans the bundle and reports.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from generator.capture.ingest_diagnose import Problem, diagnose
 from generator.capture.ingest_place import (
@@ -53,6 +53,7 @@ from generator.capture.ingest_place import (
 )
 from generator.capture.ingest_raw import CaptureCheck, RawRun, check_capture, check_name, scan_raw
 from generator.errors import InputError
+from generator.model import record
 from generator.read.discover import enclosing_sweep
 from generator.words import plural
 
@@ -81,7 +82,7 @@ def sweep_into(into: str | None, plan_only: bool = False) -> str:
                                "examples/<kernel>/ or benchmarks/examples/ here or above): give --into SWEEP")
 
 
-@dataclass
+@record
 class IngestReport:
     """What an ingest found, kept, wrote and diagnosed (paths relative to the sweep)."""
 

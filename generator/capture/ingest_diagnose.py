@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
 
 from generator.capture.ingest_raw import (
     CAPTURE_PREFIX,
@@ -15,6 +14,7 @@ from generator.capture.ingest_raw import (
     parse_iteration_range,
 )
 from generator.errors import InputError
+from generator.model import record
 from generator.read import rocprof
 from generator.words import plural
 
@@ -39,7 +39,7 @@ FIX_NO_SOURCE = ("the kernel was built without debug info, most often because a 
                  "FLYDSL_RUNTIME_CACHE_DIR (capture --vendor amd does both)")
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Problem:
     """Something wrong with a raw run, and how to fix it."""
 

@@ -8,13 +8,12 @@ import json
 import os
 import shlex
 import shutil
-from dataclasses import dataclass
 from typing import Any
 
 from generator.analyze import runstats
 from generator.capture.ingest_raw import CaptureCheck, RawRun
 from generator.errors import InputError
-from generator.model import FORMAT_VERSION
+from generator.model import FORMAT_VERSION, record
 from generator.read import att, rocprof
 from generator.read.discover import rel_path
 
@@ -23,7 +22,7 @@ PROVENANCE = "provenance.json"
 
 # ---------------------------------------------------------------- placing files
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Action:
     """One file or capture folder put in the bundle (``dest`` relative to the bundle)."""
 

@@ -5,12 +5,11 @@ from __future__ import annotations
 import json
 import os
 import re
-from dataclasses import dataclass
 
 import yaml
 
 from generator.errors import InputError
-from generator.model import UNKNOWN_LOC
+from generator.model import UNKNOWN_LOC, record
 from generator.read import att
 from generator.read.discover import rel_path
 from generator.words import plural
@@ -89,7 +88,7 @@ def _read_text(path: str) -> str:
 
 # ---------------------------------------------------------------- the raw folder
 
-@dataclass
+@record
 class RawRun:
     """The files of one raw rocprofv3 output folder, by role (absolute paths)."""
 
@@ -200,7 +199,7 @@ def scan_raw(raw_dir: str) -> RawRun:
 
 # ---------------------------------------------------------------- one capture
 
-@dataclass
+@record
 class CaptureCheck:
     """What one ``ui_output_agent_*`` folder holds, and why it is not kept (``skip``)."""
 

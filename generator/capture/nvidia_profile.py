@@ -11,11 +11,11 @@ import shutil
 import subprocess
 import sys
 import time
-from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any, Callable
 
 from generator.capture.nvidia_spec import Spec, load_spec
+from generator.model import record
 from generator.read.discover import rel_path
 
 NCU_PROFILE_FLAGS = ("--clock-control", "none", "--set", "full", "--import-source", "yes")
@@ -31,7 +31,7 @@ NCU_TIMEOUT_S = 300
 
 # ---------------------------------------------------------------- layout
 
-@dataclass
+@record
 class Layout:
     """Where one capture's files go inside a sweep folder."""
 

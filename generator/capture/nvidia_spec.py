@@ -36,18 +36,18 @@ import json
 import os
 import re
 import sys
-from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
 
 from generator.errors import InputError
+from generator.model import record
 
 LEDGER_SOURCE_KEYS = ("concurrency", "file", "input_len", "kind", "notes", "output_len")
 WEIGHT_KEYS = ("baseline_time_weight", "occurrences", "traffic_weight")
 _SLUG = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 
 
-@dataclass
+@record
 class Shape:
     """One benchmarked shape of a SPEC."""
 
@@ -67,7 +67,7 @@ class Shape:
                 "notes": self.notes}
 
 
-@dataclass
+@record
 class ProviderInfo:
     """A provider named by the SPEC: its description, and why it is off (None: enabled)."""
 
@@ -76,7 +76,7 @@ class ProviderInfo:
     skip_reason: str | None = None
 
 
-@dataclass
+@record
 class Spec:
     """A loaded SPEC file (see the module docstring)."""
 

@@ -63,13 +63,22 @@ def run(args) -> int:
             if not args.quiet:
                 print(f"kernel-atlas: CI stream: {written} files written; {seconds:.2f} s: {args.out}", file=sys.stderr)
             return 0
-    from generator.site.build import build_site
+    from generator.site import publish, render
 
     with collector_policy():
-        summary = build_site(args.sweep or "bundles", args.out, base_url=args.base_url, force=args.force,
-                             progress=False if args.quiet else None, history_dir=args.history,
-                             history_label=args.label, history_commit=args.commit, jobs=max(1, args.jobs),
-                             lock_wait=max(0.0, args.wait), ci=ci)
+        # A cold build's templates compile in another process from here on, while this one imports the
+        # rest of the build and plans it (render.CompiledAhead: forked before those imports).
+        ahead = render.CompiledAhead.start(max(1, args.jobs)) if publish.cold_build(args.out, args.force) else None
+        try:
+            from generator.site.build import build_site
+
+            summary = build_site(args.sweep or "bundles", args.out, base_url=args.base_url, force=args.force,
+                                 progress=False if args.quiet else None, history_dir=args.history,
+                                 history_label=args.label, history_commit=args.commit, jobs=max(1, args.jobs),
+                                 lock_wait=max(0.0, args.wait), ci=ci, ahead=ahead)
+        finally:
+            if ahead is not None:
+                ahead.close()
     if not args.quiet:
         for w in summary.warnings:
             print(f"kernel-atlas: warning: {w}", file=sys.stderr)

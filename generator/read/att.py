@@ -24,11 +24,10 @@ import math
 import operator
 import os
 import re
-from dataclasses import dataclass
 
 from generator.errors import InputError
 from generator.read import formats, jsonio
-from generator.model import UNKNOWN_LOC, WAVE_STATES, CaptureRef, Instruction, WaveFile
+from generator.model import CaptureRef, Instruction, UNKNOWN_LOC, WAVE_STATES, WaveFile, record
 
 CAPTURE_PREFIX = "ui_output_agent_"
 _WAVE_FILE = re.compile(r"^se\d+_sm\d+_sl\d+_wv\d+\.json$")
@@ -64,7 +63,7 @@ def classify(asm: str) -> str:
 
 # ---------------------------------------------------------------- readers
 
-@dataclass
+@record
 class AttCapture:
     """One ATT capture folder as read: nothing ranked or summed yet."""
 

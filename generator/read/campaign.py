@@ -22,10 +22,11 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from generator.errors import InputError
+from generator.model import record
 from generator.read.campaign_rows import LEDGER, PROVENANCE_COLUMNS, LedgerShape, ResultRow, read_ledger, read_results
 
 RESULTS_JSONL = "benchmark_results.jsonl"
@@ -35,7 +36,7 @@ MATRIX = "baseline_matrix.yaml"
 SUITE_RESULTS = re.compile(r"results_(?P<suite>[^/]+?)(?P<partial>\.partial)?\.(?P<ext>jsonl|csv)")
 
 
-@dataclass
+@record
 class Campaign:
     """One campaign folder: its result rows (file order) and its ledger (file order).
 

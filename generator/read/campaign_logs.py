@@ -21,7 +21,8 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
+
+from generator.model import record
 
 #: (kind, pattern) of a failure line, the first that matches naming its kind.
 SIGNATURES = (
@@ -35,7 +36,7 @@ LOG_EXTENSIONS = (".log", ".txt")
 _WORD = re.compile(r"[A-Za-z0-9_.\-]+")
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class LoggedFailure:
     """One failure a run recorded: its provider, label (None when unknown), kind, and where."""
 

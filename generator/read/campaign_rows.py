@@ -28,10 +28,10 @@ import math
 import operator
 import os
 import re
-from dataclasses import dataclass
 from typing import Any, Iterator
 
 from generator.errors import InputError
+from generator.model import record
 from generator.read.jsonl import jsonl_file as _jsonl_file, open_text as _open_text, results_jsonl
 
 LEDGER = "shape_ledger.jsonl"
@@ -61,7 +61,7 @@ _TRUE = {"true", "1", "yes"}
 _FALSE = {"false", "0", "no"}
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class ResultRow:
     """One (shape, provider) row of the results file, values normalized.
 
@@ -108,7 +108,7 @@ class ResultRow:
         return self.status == "ok" and self.correct is not False and (self.median_us or 0.0) > 0.0
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class LedgerShape:
     """One shape of the ledger."""
 

@@ -53,10 +53,11 @@ import csv
 import datetime
 import json
 import os
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from generator.errors import InputError
+from generator.model import record
 from generator.read import campaign as classic
 from generator.read import campaign_logs
 from generator.read import campaign_rows
@@ -101,7 +102,7 @@ CLASSIC_COMPARED = ("shape_id", "provider", "benchmark_status", "correct", "medi
 SUITE_COMPARED = ("label", "provider", "status", "correctness", "us_median", "us_p10", "us_p90")
 
 
-@dataclass
+@record
 class Suite:
     """One suite's files in a folder: complete results (ext -> path), partial ones, metadata."""
 

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import math
 import os
-from dataclasses import dataclass
 
 from generator.errors import InputError
+from generator.model import record
 from generator.read import jsonio
 
 SCHEMA = 1
@@ -21,7 +21,7 @@ SCHEMA = 1
 REQUIRED = ("runner", "op", "shape", "dtype", "metric", "run_id", "status")
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Pair:
     """A paired baseline: ``vs_main`` (label ``main`` or ``main~1``) or ``vs_tag`` (label = the tag)."""
 
@@ -30,7 +30,7 @@ class Pair:
     ratio: float | None
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class CiRecord:
     """One record of the stream, as the file holds it (numbers not cleaned, warts kept)."""
 
@@ -64,7 +64,7 @@ class CiRecord:
         return (self.run_id, self.ts)
 
 
-@dataclass
+@record
 class Stream:
     """The records of one history file, with the warnings of the records skipped."""
 
@@ -75,7 +75,7 @@ class Stream:
     warnings: list[str]
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Run:
     """One run of ``runs.json``: its event (``push``, ``pull_request``), status and job runners."""
 

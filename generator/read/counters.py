@@ -24,9 +24,10 @@ from __future__ import annotations
 import os
 import re
 from collections import Counter
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 from generator.errors import InputError
+from generator.model import record
 from generator.read.rocprof import read_csv_dicts, read_csv_rows
 from generator.words import noun
 
@@ -63,7 +64,7 @@ def is_derived(name: str) -> bool:
     return not (m and m.group("block") in HW_BLOCKS)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class CounterSample:
     """One counter value of one dispatch."""
 

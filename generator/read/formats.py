@@ -10,16 +10,15 @@ adding a module name to ``FORMAT_MODULES``.
 from __future__ import annotations
 
 import importlib
-from dataclasses import dataclass
 from typing import Callable
 
-from generator.model import Bundle, CaptureAnalysis, CaptureRef
+from generator.model import Bundle, CaptureAnalysis, CaptureRef, record
 
 #: Modules that register a format, in display order.
 FORMAT_MODULES = ("generator.read.att", "generator.read.ncu")
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class CaptureFormat:
     """How to find and analyze one kind of capture.
 

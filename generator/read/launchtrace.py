@@ -26,9 +26,9 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
-from dataclasses import dataclass
 
 from generator.errors import InputError
+from generator.model import record
 from generator.read.runfiles import number
 
 #: Host calls that launch a kernel (names as the tracers write them, version suffix cut: ``_v7000``).
@@ -38,7 +38,7 @@ LAUNCH_CALLS = ("cudaLaunchKernel", "cudaLaunchKernelExC", "cudaLaunchCooperativ
 TORCH_HOST_CATS = ("cuda_runtime", "cuda_driver")
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class LaunchCall:
     """One kernel call, host to GPU, in ns on the tracer's one clock."""
 

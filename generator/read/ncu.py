@@ -25,11 +25,10 @@ import os
 import shutil
 import subprocess
 import tempfile
-from dataclasses import dataclass
 from typing import Any
 
 from generator.errors import InputError
-from generator.model import CaptureRef
+from generator.model import CaptureRef, record
 from generator.read import formats
 from generator.read.ncu_pages import (
     CudaLaunch,
@@ -52,7 +51,7 @@ EXPORT_FILES = (SOURCE_SASS, SOURCE_CUDA_SASS, DETAILS, RAW)
 
 # ---------------------------------------------------------------- files
 
-@dataclass
+@record
 class Exports:
     """The export files of one NVIDIA capture (None where absent)."""
 
@@ -122,7 +121,7 @@ def read_provenance(path: str | None) -> dict[str, Any]:
     return data
 
 
-@dataclass
+@record
 class NcuCapture:
     """The exports of one NVIDIA capture as read, launch by launch (None: export absent)."""
 

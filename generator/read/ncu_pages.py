@@ -36,10 +36,11 @@ from __future__ import annotations
 
 import csv
 import math
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from generator.errors import InputError
+from generator.model import record
 
 ALL_SAMPLES = "Warp Stall Sampling (All Samples)"
 NOT_ISSUED = "Warp Stall Sampling (Not-issued Samples)"
@@ -114,7 +115,7 @@ def parse_address(cell: str) -> int | None:
 
 # ---------------------------------------------------------------- source pages
 
-@dataclass
+@record
 class SassRow:
     """One SASS instruction of a source export, its counters by column name."""
 
@@ -146,7 +147,7 @@ class SassRow:
         return out
 
 
-@dataclass
+@record
 class SassLaunch:
     """The SASS rows of one profiled launch of the ``--print-source sass`` page."""
 
@@ -183,7 +184,7 @@ def parse_source_sass(path: str) -> list[SassLaunch]:
     return launches
 
 
-@dataclass
+@record
 class CudaLine:
     """One source line of the cuda,sass page with the export's own per-line sums."""
 
@@ -194,7 +195,7 @@ class CudaLine:
     addresses: list[int] = field(default_factory=list)
 
 
-@dataclass
+@record
 class CudaLaunch:
     """The per-line view of one launch: lines, SASS rows (address -> row) and their lines."""
 
@@ -288,7 +289,7 @@ def parse_source_cuda_sass(path: str, expected: list[set[int]] | None = None) ->
 
 # ---------------------------------------------------------------- details and raw pages
 
-@dataclass
+@record
 class Rule:
     """One Nsight Compute rule result of the details page."""
 
@@ -304,7 +305,7 @@ class Rule:
                 "speedup_type": self.speedup_type, "speedup_pct": self.speedup_pct}
 
 
-@dataclass
+@record
 class DetailsLaunch:
     """The details page of one launch: identity, section metrics and rules."""
 

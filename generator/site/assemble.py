@@ -12,26 +12,26 @@ import os
 import re
 import time
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, Callable
 
 from generator import __version__
 from generator.analyze import provenance
 from generator.analyze.kernels import category_labels
+from generator.model import record
 from generator.site import api, deferred, gather, plan, publish, render, source_pages
 from generator.site.summary import BuildSummary, Progress, record_problems
 from generator.site.views import base as base_views
 from generator.site.views import glossary as glossary_views
 from generator.site.views import docs as docs_views
 from generator.site.views import findings as findings_views
-from generator.site.views import history as history_views
 from generator.site.views import kernel as kernel_views
 from generator.site.views import index_row as row_views
 from generator.site.views import overview as overview_views
 from generator.site.views import pr as pr_views
 
 
-@dataclass
+@record
 class Site:
     """The sweep-wide files of the new site, as bytes, the kernels' files already placed, and
     what the manifest records per kernel."""
@@ -162,7 +162,7 @@ def kernel_pages(bp: plan.BuildPlan, env: gather.Env, ctx: base_views.SiteContex
         bar.close()
 
 
-@dataclass
+@record
 class KernelResult:
     """One changed kernel, gathered, rendered and placed: its overview row, the paths of its
     files (sorted) and of those written (not linked from the previous site), and its extra."""
@@ -176,7 +176,7 @@ class KernelResult:
     file_hashes: dict[str, list] = field(default_factory=dict)  # the files it hashed (publish.FileHashes.seen)
 
 
-@dataclass
+@record
 class WorkerContext:
     """What a worker process needs besides the kernel's plan (picklable: no modules, no
     callbacks, the assets without their bytes)."""
@@ -321,7 +321,7 @@ def history_files(hmod, history_dir: str, placed, commit: str | None, date: str,
     staging folder then the published site); the page opens on this sweep against the newest recorded
     one (``sweeps.latest``); marks each overview row that regressed at its latest step."""
     from generator.sweeps import history_series, latest, moves  # beside the history module: all only with --history
-    from generator.site.views import latest as latest_views
+    from generator.site.views import history as history_views, latest as latest_views
 
     label = placed.label
     replaced = placed.replaces.label if placed.replaces is not None else None

@@ -59,7 +59,8 @@ def build_site(sweep_path: str | os.PathLike, out_dir: str | os.PathLike, *, bas
                force: bool = False, progress: bool | None = None, stream=None,
                history_dir: str | os.PathLike | None = None, history_label: str | None = None,
                history_commit: str | None = None, jobs: int | None = 1,
-               lock_wait: float = publish.LOCK_WAIT_S, ci: Any = None) -> BuildSummary:
+               lock_wait: float = publish.LOCK_WAIT_S, ci: Any = None,
+               ahead: render.CompiledAhead | None = None) -> BuildSummary:
     """Build (or update) the site of a sweep in ``out_dir``; see the module docstring.
 
     One build at a time per output folder (``publish.output_lock``): another one running, this
@@ -75,6 +76,9 @@ def build_site(sweep_path: str | os.PathLike, out_dir: str | os.PathLike, *, bas
     the output bytes are those of a serial build, which runs for ``jobs`` 1 or one kernel.
 
     ``ci`` (a ``ci_site.CiInput``, the FlyDSL CI stream read) adds ``ci/`` and each kernel's CI panel.
+
+    ``ahead``: the templates already compiling (``render.CompiledAhead``, started by ``kernel-atlas build``
+    before its own imports); taken by a cold build, let go by any other. Without it a cold build starts one.
     """
     t0 = time.perf_counter()
     stream = stream or sys.stderr
@@ -87,29 +91,34 @@ def build_site(sweep_path: str | os.PathLike, out_dir: str | os.PathLike, *, bas
     with publish.output_lock(out, lock_wait, say):
         return _build_locked(sweep_path, out, os.fspath(out_dir), t0, base_url=base_url, force=force,
                              progress=progress, stream=stream, history_dir=history_dir,
-                             history_label=history_label, history_commit=history_commit, jobs=jobs, ci=ci)
+                             history_label=history_label, history_commit=history_commit, jobs=jobs, ci=ci,
+                             ahead=ahead)
 
 
 def _build_locked(sweep_path, out: str, shown_out: str, t0: float, *, base_url, force, progress, stream,
-                  history_dir, history_label, history_commit, jobs, ci=None) -> BuildSummary:
+                  history_dir, history_label, history_commit, jobs, ci=None, ahead=None) -> BuildSummary:
     """``build_site`` once the output folder's lock is held."""
     publish.FileHashes.active = publish.FileHashes() if force else publish.FileHashes.load(out)
     try:
         return _build_planned(sweep_path, out, shown_out, t0, base_url=base_url, force=force, progress=progress,
                               stream=stream, history_dir=history_dir, history_label=history_label,
-                              history_commit=history_commit, jobs=jobs, ci=ci)
+                              history_commit=history_commit, jobs=jobs, ci=ci, ahead=ahead)
     finally:
         publish.FileHashes.active = None
         campaign_suite.forget_campaigns()  # those the plan kept for scoring and no kernel took
 
 
 def _build_planned(sweep_path, out: str, shown_out: str, t0: float, *, base_url, force, progress, stream,
-                   history_dir, history_label, history_commit, jobs, ci=None) -> BuildSummary:
+                   history_dir, history_label, history_commit, jobs, ci=None, ahead=None) -> BuildSummary:
     """``_build_locked`` with the input files' hashes of the last build at hand (``publish.FileHashes``)."""
     summary = BuildSummary(out=shown_out)
     publish.check_output(out)
-    cold = force or not os.path.isfile(os.path.join(out, publish.MANIFEST))  # every kernel is built
-    ahead = render.CompiledAhead.start(jobs) if cold else None
+    if not publish.cold_build(out, force):
+        if ahead is not None:
+            ahead.close()
+        ahead = None
+    elif ahead is None:
+        ahead = render.CompiledAhead.start(jobs)
     try:
         return _build_with(ahead, sweep_path, out, summary, t0, base_url=base_url, force=force, progress=progress,
                            stream=stream, history_dir=history_dir, history_label=history_label,

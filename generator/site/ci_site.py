@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import os
 import time
-from dataclasses import dataclass
 
 from generator import __version__
 from generator.analyze.ci import report as ci_report
 from generator.analyze.ci.moves import REGRESSION
+from generator.model import record
 from generator.read.ci_stream import read_history, read_runs
 from generator.site import i18n, publish, render
 from generator.site.views import ci as ci_views
@@ -28,7 +28,7 @@ REDIRECT = (b'<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><link
             b'<body><a href="ci/index.html">ci/index.html</a></body></html>\n')
 
 
-@dataclass
+@record
 class CiInput:
     """The stream read and analyzed, and the hash of its files (for the build's global hash)."""
 

@@ -13,11 +13,12 @@ at most ``PAGE_ROWS`` kernels is rendered as before, in one file.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from markupsafe import Markup, escape
 
+from generator.model import record
 from generator.read import jsonio
 
 #: Rows of the overview table per page; a sweep with more kernels is paged.
@@ -26,7 +27,7 @@ PAGE_ROWS = 100
 DATA_FILE = "index-data.js"
 
 
-@dataclass
+@record
 class Deferred:
     """What the overview template moves out of ``index.html`` (nothing when not ``active``)."""
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 from generator.analyze import analysis, commits, config_match, message, report_checks, state
@@ -16,7 +15,7 @@ from generator.analyze.verdicts.clocks import CALL
 from generator.analyze.verdicts.rules import FLOOR_FACTOR
 from generator.config import CONFIG_NAME, SweepConfig
 from generator.errors import InputError, relative_text
-from generator.model import STALL_TYPES, Bundle, CaptureAnalysis
+from generator.model import Bundle, CaptureAnalysis, STALL_TYPES, record
 from generator.read import att, campaign_suite, discover, jsonl, rocprof
 from generator.site import render, wording
 from generator.site.plan import KernelPlan, pick_wave
@@ -95,7 +94,7 @@ def read_sources(a: CaptureAnalysis) -> dict[str, list[str]]:
     return out
 
 
-@dataclass
+@record
 class Env:
     """What gathering needs besides the plan."""
 

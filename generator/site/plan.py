@@ -9,13 +9,12 @@ import importlib
 import os
 import re
 import dataclasses
-from dataclasses import dataclass
 from typing import Any
 
 from generator import __version__
 from generator.config import SweepConfig, load_config
 from generator.errors import InputError
-from generator.model import FORMAT_VERSION, WaveFile
+from generator.model import FORMAT_VERSION, WaveFile, record
 from generator.analyze import kernels
 from generator.read import att, campaign, discover
 from generator.site import publish, render
@@ -79,7 +78,7 @@ def build_date(config: SweepConfig, kernels_json: dict[str, Any] | None) -> str:
 # ---------------------------------------------------------------- kernels
 
 
-@dataclass
+@record
 class KernelPlan(kernels.KernelRef):
     """One kernel of the site: its ``KernelRef`` and its neighbours in page order."""
 
@@ -175,7 +174,7 @@ def input_hash(plan: KernelPlan, root: str) -> str:
 
 # ---------------------------------------------------------------- the plan of a build
 
-@dataclass
+@record
 class BuildPlan:
     """Everything a build decides before it analyzes a kernel (the *plan* step)."""
 

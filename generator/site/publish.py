@@ -45,10 +45,11 @@ import shutil
 import tempfile
 import time
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from generator.errors import InputError
+from generator.model import record
 from generator.read import jsonio
 from generator.read.discover import rel_path
 
@@ -168,7 +169,7 @@ def tree_hash(folder: str, skip=None) -> list[str]:
 
 # ---------------------------------------------------------------- manifest
 
-@dataclass
+@record
 class ManifestItem:
     """One kernel of the previous build."""
 
@@ -178,7 +179,7 @@ class ManifestItem:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
-@dataclass
+@record
 class Manifest:
     """What a build leaves behind for the next one (see the module docstring)."""
 
@@ -216,6 +217,11 @@ def json_bytes(doc: Any) -> bytes:
 def json_compact(doc: Any) -> bytes:
     """Deterministic compact JSON (sorted keys, no spaces): for the large api/kernels documents."""
     return jsonio.dumps_sorted(doc, indent=False)
+
+
+def cold_build(out_dir: str, force: bool = False) -> bool:
+    """Whether a build into ``out_dir`` builds every kernel: forced, or no previous build's manifest."""
+    return force or not os.path.isfile(os.path.join(out_dir, MANIFEST))
 
 
 def read_manifest(out_dir: str) -> Manifest | None:
@@ -279,7 +285,7 @@ def site_files(folder: str) -> list[str]:
     return sorted(out)
 
 
-@dataclass
+@record
 class PublishResult:
     """What a publish did to the output folder."""
 
@@ -300,7 +306,7 @@ def check_output(out_dir: str) -> None:
                                   "it is not a Kernel Atlas site, so it is not replaced (choose another --out)")
 
 
-@dataclass
+@record
 class Staging:
     """The fresh folder a build fills beside the output, file by file, as each kernel is made.
 

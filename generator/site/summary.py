@@ -4,8 +4,9 @@
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass, field
+from dataclasses import field
 
+from generator.model import record
 from generator.words import plural
 
 
@@ -33,7 +34,7 @@ class Progress:
             self.stream.flush()
 
 
-@dataclass
+@record
 class BuildSummary:
     """What a build did."""
 

@@ -17,13 +17,13 @@ from __future__ import annotations
 
 import re
 import string
-from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
 from markupsafe import Markup, escape
 
 from generator.analyze.message import LIST_SEP, Items, form
+from generator.model import record
 from generator.site import i18n
 
 #: A Latin run in a 中文 string: a technical term, an instruction or a number, kept as is.
@@ -31,7 +31,7 @@ LATIN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.*()/+%\-]*(?: [A-Za-z0-9][A-Za-z0-9_
 _PARSER = string.Formatter()
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Seg:
     """A run of worded text: interface words, or data (printed ``translate="no"``)."""
 
@@ -114,7 +114,7 @@ def plain(lang: str, m: Any) -> str:
     return "".join(s.text for s in segments(lang, m))
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Said:
     """Computed text in both languages: the English, and the 中文 as runs (None: English only)."""
 

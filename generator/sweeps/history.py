@@ -34,12 +34,12 @@ import hashlib
 import json
 import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, Mapping, Sequence
 
 from generator.read.att import read_json
 from generator.errors import InputError
-from generator.model import FORMAT_VERSION
+from generator.model import FORMAT_VERSION, record
 from generator.sweeps import moves
 from generator.sweeps.labels import undated_label  # noqa: F401  (build's default label of an undated sweep)
 from generator.sweeps.snapshot import SweepSnapshot, check_format_version, snapshot_from_json
@@ -55,7 +55,7 @@ _SAFE = re.compile(r"[^A-Za-z0-9_.-]+")
 # ---------------------------------------------------------------- the manifest
 
 
-@dataclass
+@record
 class HistoryEntry:
     """One recorded sweep."""
 
@@ -73,7 +73,7 @@ class HistoryEntry:
         return {**doc, "moves": self.moves} if self.moves else doc
 
 
-@dataclass
+@record
 class History:
     """The manifest of a history folder."""
 
@@ -148,7 +148,7 @@ def sweep_identity(commits: Sequence[str | None], input_hashes: Mapping[str, str
     return "sha256:" + hashlib.sha256("\0".join(parts).encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
 
-@dataclass
+@record
 class Placement:
     """Where a sweep goes in the history: its label, and the entry it replaces (None: a new one)."""
 

@@ -10,12 +10,11 @@ written. ``series_steps`` finds the real changes in a series (``generator.sweeps
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
 from generator.analyze.commits import same_commit, split_commits
 from generator.analyze.message import sentence
-from generator.model import FORMAT_VERSION
+from generator.model import FORMAT_VERSION, record
 from generator.sweeps.history import load_snapshots
 from generator.sweeps.steps import DEFAULT_MIN_CHANGE, StepReport, detect_steps
 
@@ -31,7 +30,7 @@ VERDICT_COLORS = {
 # ---------------------------------------------------------------- series
 
 
-@dataclass
+@record
 class HistoryPoint:
     """One kernel in one recorded sweep."""
 

@@ -48,13 +48,13 @@ held the score's geomean, cannot be told apart from the later ones and are read 
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, Mapping
 
 from generator.analyze.provenance import display_text as _text
 from generator.analyze.state import Hotspot
 from generator.errors import InputError
-from generator.model import FORMAT_VERSION
+from generator.model import FORMAT_VERSION, record
 
 #: Format of the snapshot documents this tool writes: 2 names the kernel's "vs any" geomean
 #: ``kernel_vs_any`` (1: ``geomean_vs_best``, the score's name for another number).
@@ -69,7 +69,7 @@ ENVIRONMENT_KEYS = ("gpu", "arch", "rocm", "driver", "torch", "triton")
 # ---------------------------------------------------------------- the typed snapshot
 
 
-@dataclass
+@record
 class ShapePoint:
     """One ledger shape of one kernel: its speedup and the times behind it."""
 
@@ -137,7 +137,7 @@ def score_extras(score: Any) -> dict[str, Any]:
     return out
 
 
-@dataclass
+@record
 class KernelSnapshot:
     """One kernel of a sweep: verdict numbers, shapes, hotspot, provenance."""
 
@@ -210,7 +210,7 @@ class KernelSnapshot:
         }
 
 
-@dataclass
+@record
 class SweepSnapshot:
     """Every kernel of one sweep, keyed by slug, with the sweep's provenance."""
 

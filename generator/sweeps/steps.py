@@ -30,14 +30,15 @@ whose later segment is the last point alone is *unconfirmed*: it may yet be a bl
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from typing import Any, Sequence
+
+from generator.model import record
 
 #: Relative change a step must also beat (besides the noise).
 DEFAULT_MIN_CHANGE = 0.05
 
 
-@dataclass
+@record
 class Step:
     """A change of level in a series."""
 
@@ -53,7 +54,7 @@ class Step:
                 "regression": self.regression, "confirmed": self.confirmed}
 
 
-@dataclass
+@record
 class StepReport:
     """The steps of a series and the blips that were ignored."""
 

@@ -24,15 +24,15 @@ each other here: each rung reads one kind.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, Sequence
 
 from generator.analyze.verdicts.rules import BLOCKED, HEADROOM, PARITY, WIN, reaches
+from generator.model import record
 
 LAUNCH = "launch_overhead"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class FirstStep:
     """The kind of a kernel's first step, the finding it is (an index into the primary capture's
     findings), or the shape to profile."""

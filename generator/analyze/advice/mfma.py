@@ -3,16 +3,15 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Any
 
 from generator.analyze import isa
 from generator.analyze.advice.view import KernelView
 from generator.words import plural
-from generator.model import CaptureAnalysis
+from generator.model import CaptureAnalysis, record
 
 
-@dataclass
+@record
 class MfmaNote:
     """Pipeline latency of one MFMA and how soon its result is read."""
 

@@ -9,13 +9,13 @@ flags last.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from typing import Any, Callable, Iterable
 
 from generator.analyze.advice.context import context_for
 from generator.analyze.advice.view import AdviceContext, KernelView, _pct
 from generator.analyze.message import Msg
-from generator.model import CaptureAnalysis
+from generator.model import CaptureAnalysis, record
 
 #: Pattern findings below this share of the stall cycles are noise, not advice.
 MIN_SHARE = 0.02
@@ -31,7 +31,7 @@ ORDER = ("decorator_line", "framework_line", "lds_dma_drain", "late_scale_loads"
          "lds_sgpr_occupancy", "occupancy_grid", "small_grid", "early_exit_waves", "profiled_shape", "timed_gap")
 
 
-@dataclass
+@record
 class Finding:
     """One piece of advice: a pattern with its evidence, share and suggested change."""
 
@@ -172,7 +172,7 @@ def words(detector: str, summary: Msg, suggestion: Msg | None = None, title: Msg
             "suggestion": suggestion or msg(f"finding.{detector}.try")}
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Detector:
     """A registered detector: its name, what it yields, and the function."""
 

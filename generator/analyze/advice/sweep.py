@@ -3,17 +3,17 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from generator.analyze.advice.registry import PRIORITIES, Finding
 from generator.analyze.advice.view import _pct, _waves, _waves_msg
 from generator.analyze.message import Items, Msg, english, msg
 from generator.analyze.verdicts.rules import median
-from generator.model import CaptureAnalysis
+from generator.model import CaptureAnalysis, record
 
 
-@dataclass
+@record
 class SweepFinding:
     """One line of the sweep's findings page: kernels that share a limiter or a pattern."""
 

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import functools
 import itertools
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, Iterable
 
 from generator.analyze import isa
 from generator.analyze.message import Msg, msg
-from generator.model import UNKNOWN_LOC, Bundle, CaptureAnalysis, Instruction, Occupancy
+from generator.model import Bundle, CaptureAnalysis, Instruction, Occupancy, UNKNOWN_LOC, record
 from generator.words import noun, plural
 
 #: Path pieces that mark a framework / library source line (not the kernel's own code).
@@ -22,7 +22,7 @@ SIMDS_PER_CU = 4
 _UNCONDITIONAL = frozenset(("s_branch", "s_endpgm", "s_setpc_b64"))
 
 
-@dataclass
+@record
 class AdviceContext:
     """Optional facts beyond the ATT analysis (all optional; ``context_for`` fills them)."""
 
@@ -63,7 +63,7 @@ class AdviceContext:
         return -(-threads // self.wave_size)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class IsaFacts:
     """What each instruction's text says (mnemonic, registers read and written, waits, memory
     kind, MFMA), by position. Shared between the views of one program: read-only."""

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import math
 import statistics
-from dataclasses import dataclass
 from decimal import Decimal
 
+from generator.model import record
 from generator.read.ci_stream import CiRecord, Pair
 
 #: Their static gate (-3 %) is the smallest move we call one.
@@ -30,7 +30,7 @@ MIN_STEPS = 2
 REGRESSION, IMPROVEMENT, NOISE = "regression", "improvement", "within_noise"
 
 
-@dataclass
+@record
 class Series:
     """One series: its records oldest first, its noise (None: unknown) and printed unit."""
 
@@ -49,7 +49,7 @@ class Series:
         return self.key[1]
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Move:
     """A paired ratio read against its series: ``kind`` is REGRESSION, IMPROVEMENT or NOISE."""
 

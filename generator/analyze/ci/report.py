@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from generator.analyze.ci.moves import (IMPROVEMENT, MIN_STEPS, NOISE, REGRESSION, Move, Series, bound, build_series,
                                         classify, noise_summary)
 from generator.analyze.verdicts.rules import verdict_of_speedup
+from generator.model import record
 from generator.read.ci_stream import CiRecord, Run, Stream
 
 SPEEDUP = "speedup"
@@ -28,7 +29,7 @@ class Sorted:
         return [m for m in self.moves if m.kind == kind]
 
 
-@dataclass
+@record
 class Check(Sorted):
     """One pull request on one runner, its latest run: every usable pair sorted into its kind,
     and their own -3 % flags beside."""
@@ -43,7 +44,7 @@ class Check(Sorted):
     flags_noise: int  # of those, within noise or resolution (or without a usable pair)
 
 
-@dataclass
+@record
 class Health(Sorted):
     """A runner's latest push to main against the release tag."""
 
@@ -55,7 +56,7 @@ class Health(Sorted):
     moves: list[Move]
 
 
-@dataclass
+@record
 class Speedup:
     """A FlyDSL-vs-AIter series: the latest ratio aiter_us / flydsl_us, its verdict, the last runs."""
 
@@ -71,7 +72,7 @@ class Speedup:
     source: str = ""  # the latest row's run: "#N" (a pull request: its branch), "main" (a push) or its run id
 
 
-@dataclass
+@record
 class Report:
     """Everything ``ci`` prints and the site shows."""
 

@@ -28,10 +28,10 @@ under 0.8 x the timer (another shape was traced), else ``kernel``.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Iterable, Mapping, Sequence
 
 from generator.analyze.verdicts.rules import FLOOR_FACTOR, median
+from generator.model import record
 from generator.read.campaign_rows import ResultRow
 
 #: A candidate call within this factor of its least call time sits on its plateau (a launch shape).
@@ -74,7 +74,7 @@ def graph_time(row: ResultRow | None) -> float | None:
     return row.median_us
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class ShapeClocks:
     """One shape's two clocks: the candidate's call and graph times, the fastest baseline call."""
 

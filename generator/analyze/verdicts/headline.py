@@ -6,7 +6,7 @@ import json
 import math
 import os
 import re
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any, Iterable, Mapping
 
 from generator.analyze.message import sentence
@@ -15,12 +15,13 @@ from generator.analyze.verdicts.rules import UNTIMED, Thresholds, verdict_of_spe
 from generator.analyze.verdicts.shapes import _fmt_x
 from generator.config import SweepConfig
 from generator.errors import InputError
+from generator.model import record
 
 KERNELS_JSON = os.path.join("docs", "data", "kernels.json")
 _CAMPAIGN_URL = re.compile(r"benchmarks/examples/([^/]+)/")
 
 
-@dataclass
+@record
 class HeadlinePair:
     """The single (candidate us, baseline us) pair the profiling sweep reports for a kernel."""
 

@@ -7,7 +7,7 @@ clock, flags, scope) as text and as keyed messages, and its ``verdicts --json`` 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from generator.analyze.message import Msg, msg, sentence
@@ -23,6 +23,7 @@ from generator.analyze.verdicts.rules import (
     Thresholds,
 )
 from generator.analyze.verdicts.shapes import ShapeResult, _fmt_x
+from generator.model import record
 from generator.words import ratio_text
 
 
@@ -31,7 +32,7 @@ def _fmt_ratio(value: float | None) -> str:
     return "\u2014" if value is None else f"{value:.2f}"
 
 
-@dataclass
+@record
 class KernelScore:
     """Every number of VERDICTS.md for one campaign, plus its per-shape table.
 

@@ -23,11 +23,12 @@ import ast
 import math
 import random
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, Mapping, Sequence
 
 from generator.analyze.message import Msg, msg
 from generator.analyze.verdicts.rules import geomean
+from generator.model import record
 
 #: Fewest verdict shapes for a ``loss_split``, fewest shapes on each side of a split.
 MIN_SHAPES, MIN_SIDE = 8, 3
@@ -132,7 +133,7 @@ def workgroups(config: Mapping[str, str], args: Mapping[str, Any]) -> int | None
     return math.ceil(m / tm) * math.ceil(n / tn) * split
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class ShapeConfig:
     """A verdict shape's configuration (None: stale or unknown) and workgroups."""
 
@@ -182,7 +183,7 @@ def _restates(key: str, known: Sequence, raw: Mapping[str, dict | None]) -> bool
     return True
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Split:
     """A binary split of shapes: ``feature op value`` holds on the inside."""
 
@@ -274,7 +275,7 @@ def search(shapes: Sequence, configs: Mapping[str, ShapeConfig], ys: Sequence[fl
     return best_split(candidate_splits(features(shapes, configs)), ys)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class LossSplit:
     """The reported split: which side loses, by how much, on which shapes."""
 
@@ -358,7 +359,7 @@ def _stable(shapes: Sequence, configs: Mapping[str, ShapeConfig], ys: Sequence[f
     return same >= need
 
 
-@dataclass
+@record
 class LossReading:
     """Rule 15 for one kernel: configurations, stale details, ``by_config`` and ``loss_split``."""
 

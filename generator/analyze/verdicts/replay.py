@@ -20,11 +20,11 @@ misses work (rule 16).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from typing import Sequence
 
 from generator.analyze.verdicts.clocks import GRAPH_METHODS, call_time
 from generator.analyze.verdicts.rules import EAGER_EVENT, geomean, median, same_kernel_clock
+from generator.model import record
 
 #: The call must grow by more than this multiple of the graph time's growth (rule 16) ...
 CALL_GROWTH_FACTOR = 3.0
@@ -32,7 +32,7 @@ CALL_GROWTH_FACTOR = 3.0
 CALL_GROWTH_FLOORS = 4.0
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class CaptureFailure:
     """One measured shape whose candidate could not be graph-captured (rule 10)."""
 
@@ -97,7 +97,7 @@ def capture_failed_count(failures: Sequence[CaptureFailure]) -> list | None:
     return [len(failures), geomean(ratios)]
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class PartialReplay:
     """Rule 16's reading: the candidate's two shapes and how its call and graph times grow between them."""
 

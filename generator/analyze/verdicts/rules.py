@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from typing import Any, Iterable, Mapping, Sequence
 
 from generator.analyze.roofline import (  # noqa: F401 (re-exported)
@@ -13,6 +12,7 @@ from generator.analyze.roofline import (  # noqa: F401 (re-exported)
     COMPUTE_ROOF_FACTOR,
 )
 from generator.config import SweepConfig
+from generator.model import record
 from generator.read.campaign_rows import ResultRow
 from generator.words import plural  # noqa: F401 (re-exported)
 
@@ -32,7 +32,7 @@ FLOOR_FACTOR = 1.25
 BASES = ("failures", "shapes", "pair", "floor", "bound", "none")
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Thresholds:
     """Speedup thresholds: WIN at ``>= win``, HEADROOM below ``headroom``."""
 
@@ -80,7 +80,7 @@ def is_suspect_reference(chosen: Mapping[str, ResultRow], candidate: str, refere
     return any(is_incorrect(r) for p, r in chosen.items() if p not in (candidate, reference))
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Roofs:
     """The device's peaks rule 9 checks rows against: HBM in GB/s, dense TFLOP/s by precision."""
 

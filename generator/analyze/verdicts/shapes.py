@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import operator
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, Mapping, Sequence
 
 from generator.analyze.verdicts.rules import (
@@ -25,6 +25,7 @@ from generator.analyze.verdicts.rules import (
 from generator.analyze.message import sentence
 from generator.analyze.verdicts.clocks import NO_CLOCKS, ShapeClocks, shape_clocks
 from generator.config import DEFAULT_REFERENCE
+from generator.model import record
 from generator.read.campaign_rows import SCOPE_FLAGS, LedgerShape, ResultRow
 from generator.read.jsonio import compact
 
@@ -46,7 +47,7 @@ def args_text(args: Mapping[str, Any]) -> str:
     return " ".join([f"{k}={compact(v)}" for k, v in args.items()])
 
 
-@dataclass
+@record
 class ProviderResult:
     """One provider on one shape: the row that counts, as a person reads it."""
 
@@ -110,7 +111,7 @@ class ProviderResult:
         }
 
 
-@dataclass
+@record
 class ShapeResult:
     """One ledger shape scored: every provider's time and status, the best baseline, the speedup."""
 

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
 from markupsafe import Markup
 
 from generator.analyze.message import sentence
-from generator.model import CaptureAnalysis
+from generator.model import CaptureAnalysis, record
 from generator.site import i18n, wording
 from generator.site.views.base import DASH, KernelData, SiteContext, fmt_pct
 from generator.site.views.index_row import IndexRow
@@ -21,14 +20,14 @@ from generator.site.wording import Seg
 
 # ---- advice
 
-@dataclass
+@record
 class Link:
     text: str
     href: str
     sep: str = ""  # printed before it: ", " after the first of a list
 
 
-@dataclass
+@record
 class EvidenceItem:
     """One piece of a finding's evidence: a label, a text and links to ISA rows.
 
@@ -47,7 +46,7 @@ class EvidenceItem:
     text_zh: str = ""
 
 
-@dataclass
+@record
 class FindingView:
     title: str
     detector: str
@@ -182,7 +181,7 @@ def finding_views(findings: list[dict[str, Any]], isa: str) -> list[FindingView]
     return hit[1]
 
 
-@dataclass
+@record
 class AdviceView:
     capture: str
     href: str

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from generator.analyze.kernels import UNCATEGORIZED, read_first  # noqa: F401  (UNCATEGORIZED: read here)
-from generator.model import CaptureAnalysis, WaveFile
+from generator.model import CaptureAnalysis, WaveFile, record
 
 
 DASH = "\u2014"
@@ -104,7 +104,7 @@ def md_text(text: str) -> str:
 
 # ---------------------------------------------------------------- inputs of the view stage
 
-@dataclass
+@record
 class WaveTimeline:
     """One sampled wave's issue and stall cycles over time, summed into bins."""
 
@@ -120,7 +120,7 @@ class WaveTimeline:
     total_end: int = 0
 
 
-@dataclass
+@record
 class CaptureData:
     """One capture of a kernel as the view stage receives it."""
 
@@ -138,7 +138,7 @@ class CaptureData:
     mfma: dict[int, dict[str, Any]] = field(default_factory=dict)  # pc_index -> MfmaNote.to_json()
 
 
-@dataclass
+@record
 class KernelData:
     """Everything gathered for one kernel: the input of ``index_row`` and ``kernel_page``."""
 
@@ -180,7 +180,7 @@ class KernelData:
         return found[0] if found else None
 
 
-@dataclass
+@record
 class SiteContext:
     """Site-wide settings the views need."""
 

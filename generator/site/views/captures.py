@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
 from generator.analyze import occupancy, waves
 from generator.analyze.message import msg, sentence
-from generator.model import CaptureAnalysis, Hotspots, Occupancy, stall_reason
+from generator.model import CaptureAnalysis, Hotspots, Occupancy, record, stall_reason
 from generator.site import charts, i18n, wording
 from generator.site.text_report import fmt_cycles
 from generator.site.views.advice import FindingView, finding_views
@@ -23,7 +23,7 @@ from generator.site.views.source import FileEntry, SourceIndex, file_entries, ho
 
 # ---- captures
 
-@dataclass
+@record
 class StallTypeRow:
     name: str
     cycles: str
@@ -32,7 +32,7 @@ class StallTypeRow:
     css: str
 
 
-@dataclass
+@record
 class LineRow:
     """A hot source line in a top-lines table."""
 
@@ -46,7 +46,7 @@ class LineRow:
     dominant: str
 
 
-@dataclass
+@record
 class InsRow:
     """A hot instruction in a top-instructions table."""
 
@@ -62,7 +62,7 @@ class InsRow:
     reason: str = ""  # the NCU stall reason beside our type (NVIDIA only)
 
 
-@dataclass
+@record
 class OpcodeRow:
     """One opcode's stall summed over all its instructions (DOMAIN §1.6)."""
 
@@ -72,7 +72,7 @@ class OpcodeRow:
     share: str
 
 
-@dataclass
+@record
 class WorkingView:
     """Hotspots over the working waves only, when early-exit waves distort the capture's."""
 
@@ -83,7 +83,7 @@ class WorkingView:
     summary_zh: str = ""
 
 
-@dataclass
+@record
 class OccupancyView:
     """The occupancy panel: waves per SIMD, limiter, both VGPR readings and the next step."""
 
@@ -98,7 +98,7 @@ class OccupancyView:
     disagreement_zh: str = ""
 
 
-@dataclass
+@record
 class CaptureView:
     """One capture (small / big / before / after) with everything the page shows of it."""
 

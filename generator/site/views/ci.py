@@ -15,11 +15,12 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from generator.analyze.ci import report as ci_report
 from generator.analyze.ci.report import op_page, series_anchor, slug
 from generator.analyze.ci.moves import IMPROVEMENT, NOISE, REGRESSION, Move, Series, bound, noise_summary, threshold_text
+from generator.model import record
 from generator.read.ci_stream import CiRecord
 from generator.site.views.overview_chart import ChartView, chart_view
 
@@ -33,7 +34,7 @@ def pct(x: float | None) -> str:
     return "—" if x is None else f"{x * 100:.2f} %"
 
 
-@dataclass
+@record
 class MoveRow:
     """One paired ratio, as a table row."""
 
@@ -77,7 +78,7 @@ def kernel_href(kernels: dict[str, str], op: str, prefix: str = "") -> str:
     return f"{prefix}../kernels/{kernels[op]}/index.html" if op in kernels else ""
 
 
-@dataclass
+@record
 class Page:
     """What every CI page carries for ``base.html`` and the CI sub-navigation."""
 
@@ -89,7 +90,7 @@ class Page:
     ci_nav: bool = True
 
 
-@dataclass
+@record
 class HealthCard:
     runner: str
     run_id: int
@@ -102,7 +103,7 @@ class HealthCard:
     regressions: list[MoveRow]
 
 
-@dataclass
+@record
 class PrLine:
     pr: int
     href: str
@@ -111,7 +112,7 @@ class PrLine:
     missing: list[tuple[str, str]]
 
 
-@dataclass
+@record
 class OpLink:
     runner: str
     op: str
@@ -120,7 +121,7 @@ class OpLink:
     kernel: str
 
 
-@dataclass
+@record
 class LandingPage(Page):
     facts: list[tuple[str, str]] = field(default_factory=list)  # (catalogue key, data)
     health: list[HealthCard] = field(default_factory=list)
@@ -168,7 +169,7 @@ def landing_page(rep: ci_report.Report, title: str, kernels: dict[str, str], ci_
 
 # ---------------------------------------------------------------- a pull request
 
-@dataclass
+@record
 class PrRunner:
     runner: str
     run_id: int
@@ -183,7 +184,7 @@ class PrRunner:
     flags: int
 
 
-@dataclass
+@record
 class PrPage(Page):
     pr: int = 0
     pr_url: str = ""
@@ -211,7 +212,7 @@ def pr_page(rep: ci_report.Report, pr: int, title: str, kernels: dict[str, str],
 
 # ---------------------------------------------------------------- the series of one op on one runner
 
-@dataclass
+@record
 class SeriesView:
     anchor: str
     shape: str
@@ -223,7 +224,7 @@ class SeriesView:
     chart: ChartView | None
 
 
-@dataclass
+@record
 class OpPage(Page):
     runner: str = ""
     op: str = ""
@@ -308,7 +309,7 @@ def _worded(zh: dict, zh_of) -> dict:
 
 # ---------------------------------------------------------------- FlyDSL against AIter; the devices side by side
 
-@dataclass
+@record
 class SpeedupRow:
     runner: str
     op: str
@@ -323,7 +324,7 @@ class SpeedupRow:
     source: str = ""  # the latest row's run: "#N" (a pull request's branch), "main" or its run id
 
 
-@dataclass
+@record
 class SpeedupsPage(Page):
     rows: list[SpeedupRow] = field(default_factory=list)
     inverted: list[tuple[str, str, str, str, str]] = field(default_factory=list)  # (ts, op, shape, stored, true)
@@ -342,7 +343,7 @@ def speedups_page(rep: ci_report.Report, title: str, ci_only: bool) -> SpeedupsP
     return SpeedupsPage(f"FlyDSL vs AIter — CI — {title}", title, ci_only, rows=rows, inverted=inv)
 
 
-@dataclass
+@record
 class DeviceRow:
     op: str
     shape: str
@@ -352,7 +353,7 @@ class DeviceRow:
     hrefs: list[str]
 
 
-@dataclass
+@record
 class DevicesPage(Page):
     runners: list[str] = field(default_factory=list)
     runs: list[str] = field(default_factory=list)  # each runner's latest push to main: commit and time ("" none)

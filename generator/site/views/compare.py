@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
+from generator.model import record
 from generator.site import charts, i18n
 from generator.site.text_report import fmt_cycles
 from generator.site.views.base import DASH, KernelData, SiteContext, fmt_num, fmt_pct
@@ -15,7 +15,7 @@ from generator.site.views.panel import register_panel
 
 # ---- compare captures
 
-@dataclass
+@record
 class CompareRow:
     """One compared quantity: capture A, capture B and the change (B - A)."""
 
@@ -27,7 +27,7 @@ class CompareRow:
     key: str = ""  # the catalogue key of ``what`` (totals); none: ``what`` is data (a stall type, a line)
 
 
-@dataclass
+@record
 class CompareView:
     """Two captures of the kernel side by side (``generator.analyze.compare``)."""
 

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from markupsafe import Markup
 
 from generator.analyze.dispatch_grids import grids_differ
+from generator.model import record
 from generator.site import i18n
 from generator.site.views.base import DASH, KernelData, SiteContext, fmt_num, fmt_pct, fmt_x
 from generator.site.views.overview import Fact
@@ -17,7 +17,7 @@ from generator.site.views.panel import register_panel
 
 # ---- run statistics, counters and roofline
 
-@dataclass
+@record
 class KernelStatRow:
     rank: str
     name: str
@@ -29,7 +29,7 @@ class KernelStatRow:
     css: str
 
 
-@dataclass
+@record
 class CountersView:
     """The run's kernel table and the traced dispatch (``runstats``), and PMC counters (``pmc``)."""
 

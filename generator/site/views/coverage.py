@@ -17,10 +17,10 @@ models x kernels; a cell links to the kernel page filtered to that model's shape
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote
 
+from generator.model import record
 from generator.site import i18n
 from generator.site.views.base import DASH, SiteContext, fmt_x
 
@@ -77,7 +77,7 @@ def model_href(page: str, model: str) -> str:
 
 # ---------------------------------------------------------------- the overview matrix
 
-@dataclass
+@record
 class CoverageCell:
     """One (model, kernel) cell: display text, colour class, link and the counts."""
 
@@ -90,21 +90,21 @@ class CoverageCell:
     title_zh: str = ""
 
 
-@dataclass
+@record
 class CoverageColumn:
     slug: str
     name: str
     href: str
 
 
-@dataclass
+@record
 class CoverageRow:
     model: str
     n_shapes: int
     cells: list[CoverageCell | None]  # one per column; None: the model has no shape there
 
 
-@dataclass
+@record
 class CoverageView:
     columns: list[CoverageColumn]
     rows: list[CoverageRow]

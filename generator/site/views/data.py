@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 
+from generator.model import record
 from generator.site.views.base import KernelData, SiteContext, not_said_by_captures
 from generator.site.views.overview import Fact
 from generator.site.views.index_row import IndexRow
 from generator.site.views.panel import register_panel
 
 
-@dataclass
+@record
 class DataView:
     links: list[Fact]
     missing: list[str]

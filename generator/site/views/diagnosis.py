@@ -40,11 +40,12 @@ these clauses' helpers, are ``generator.site.views.next_step``. Example (vec_add
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 from typing import Any
 
 from generator.analyze import config_match, ncu_metrics, occupancy
 from generator.analyze.message import Items, Msg, msg
+from generator.model import record
 from generator.site import wording
 from generator.site.views.base import CaptureData, KernelData
 
@@ -59,7 +60,7 @@ MEMORY_SHARE = 0.50
 EARLY_EXIT_NOTE = 0.20
 
 
-@dataclass
+@record
 class Clause:
     """One clause of the diagnosis: its words and where its evidence is on the kernel page."""
 

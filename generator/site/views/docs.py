@@ -4,16 +4,18 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from markupsafe import Markup
+
+from generator.model import record
 
 DOCS_DIR = "docs"
 _TITLE = re.compile(r"^#\s+(.+?)\s*$", re.M)
 _CODE = re.compile(r"`([^`]*)`")
 
 
-@dataclass
+@record
 class DocLink:
     """One reference page: its name (the file's stem), its title and its address from the site root."""
 
@@ -22,7 +24,7 @@ class DocLink:
     href: str
 
 
-@dataclass
+@record
 class DocPage:
     """``docs/<name>.html``: one rendered reference file, and the list of all of them."""
 

@@ -4,15 +4,16 @@ from __future__ import annotations
 
 import datetime
 import re
-from dataclasses import dataclass
 
 from markupsafe import Markup
+
+from generator.model import record
 
 FINDINGS = "FINDINGS.md"
 _ISO_DATE = re.compile(r"\b(\d{4}-\d{2}-\d{2})\b")
 
 
-@dataclass
+@record
 class FindingsLink:
     """The overview's link to the findings page: where, and the date of the notes."""
 
@@ -20,7 +21,7 @@ class FindingsLink:
     date: str
 
 
-@dataclass
+@record
 class FindingsPage:
     """``findings.html``: the rendered notes, marked as hand-written with their date."""
 

@@ -10,13 +10,14 @@ matched whole in any case, a plural "s" too; 中文: the words the catalogue's t
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 
+from generator.model import record
 from generator.site import i18n
 from generator.site.views.base import SiteContext
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Term:
     """One glossary entry: its anchor, and the forms its uses take on the pages."""
 
@@ -57,7 +58,7 @@ TERMS = (
 )
 
 
-@dataclass
+@record
 class GlossaryEntry:
     """One term as the page shows it (English; the 中文 by its keys)."""
 
@@ -68,7 +69,7 @@ class GlossaryEntry:
     definition: str
 
 
-@dataclass
+@record
 class GlossaryPage:
     """``glossary.html``."""
 

@@ -4,12 +4,13 @@ launch overhead, and the chart of the ratio when it has one."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from markupsafe import Markup
 
 from generator.analyze.message import Sentence, msg, sentence
+from generator.model import record
 from generator.site import charts, i18n
 from generator.site.wording import Said, said
 from generator.site.views.base import SiteContext
@@ -22,7 +23,7 @@ from generator.site.views.index_row import IndexRow
 
 # ---------------------------------------------------------------- history page
 
-@dataclass
+@record
 class StripCell:
     """One kernel in one sweep: its verdict word, its verdict ratio (and interval), its launch overhead."""
 
@@ -35,7 +36,7 @@ class StripCell:
     facts: list[Sentence] = field(default_factory=list)  # what changed, as ``diff`` finds it (issue 40)
 
 
-@dataclass
+@record
 class HistoryChart:
     """One kernel over the recorded sweeps: its strip of verdicts and, when it has a ratio, its chart."""
 
@@ -65,7 +66,7 @@ class HistoryChart:
         return any(c.who or c.facts for c in self.strip)
 
 
-@dataclass
+@record
 class HistoryPage:
     """``history.html``: per kernel the geomean over sweeps with its noise band (``generator.sweeps.history``)."""
 

@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, field, fields
 from typing import Any
 
 from generator.analyze.message import msg, sentence_from_json, sentence_json
+from generator.model import record
 from generator.words import ratio_text
 from generator.site import i18n, wording
 from generator.site.wording import Said, Seg, runs
@@ -25,7 +26,7 @@ from generator.site.views.base import (
 
 # ---------------------------------------------------------------- overview rows
 
-@dataclass
+@record
 class IndexRow:
     """One kernel on the overview: display values, sort values and the api record.
 
@@ -358,7 +359,7 @@ def best_baseline_of(score: Any) -> tuple[str | None, str]:
     return name, f"{name} ({k} of {len(kernel)})"
 
 
-@dataclass
+@record
 class ClauseLink:
     """A diagnosis clause as a link: English text, 中文 text and the evidence URL."""
 

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from generator.analyze.verdicts import launchline
 from generator.analyze.message import msg
+from generator.model import record
 from generator.site.views.base import (CaptureData, KernelData, SiteContext, TOP_K, VERDICTS, md_text,
                                        not_said_by_captures)
 from generator.site.views.index_row import ClauseLink, IndexRow, clause_links
@@ -21,7 +22,7 @@ from generator.site.views import (  # noqa: E402,F401
 
 # ---------------------------------------------------------------- kernel page
 
-@dataclass
+@record
 class KernelPage:
     """One kernel's page (``kernels/<slug>/index.html``)."""
 

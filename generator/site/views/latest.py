@@ -4,9 +4,10 @@ removed kernels; each kernel linked to its section of the page, with who moved a
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from generator.analyze.message import Sentence, sentence
+from generator.model import record
 from generator.sweeps.diff import COMPARISON, KernelDiff, SweepDiff, fmt_pct, fmt_x
 from generator.sweeps.moves import comparison_facts, facts  # noqa: F401  (the lead's facts, worded once)
 
@@ -17,7 +18,7 @@ WHO_KEYS = {"candidate": "hist.who.candidate", "baseline": "hist.who.baseline", 
             "check": "hist.who.check"}
 
 
-@dataclass
+@record
 class LeadItem:
     """One kernel in the lead: its move (data), who moved (catalogue keys), what changed (sentences)."""
 
@@ -29,7 +30,7 @@ class LeadItem:
     facts: list[Sentence] = field(default_factory=list)
 
 
-@dataclass
+@record
 class LeadGroup:
     """Regressions, improvements, comparison changes, new or removed kernels."""
 
@@ -45,7 +46,7 @@ class LeadGroup:
         return sentence("msg.hist.lead.more", n=rest) if rest > 0 else ""
 
 
-@dataclass
+@record
 class Lead:
     """The latest sweep against the one before."""
 

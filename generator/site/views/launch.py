@@ -4,8 +4,8 @@ overhead, which two clocks give only by difference."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 
+from generator.model import record
 from generator.site import i18n
 from generator.site.views.base import KernelData, SiteContext
 from generator.site.views.overview import Fact
@@ -16,7 +16,7 @@ from generator.site.views.panel import register_panel
 SHOWN = 8
 
 
-@dataclass
+@record
 class LaunchRow:
     kernel: str
     full: str
@@ -29,7 +29,7 @@ class LaunchRow:
     css: str
 
 
-@dataclass
+@record
 class LaunchView:
     facts: list[Fact]
     rows: list[LaunchRow]

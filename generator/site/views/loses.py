@@ -5,11 +5,12 @@ shapes that could not be graph-captured)."""
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from generator.analyze.message import msg
 from generator.analyze.verdicts import loses
+from generator.model import record
 from generator.site import charts, i18n
 from generator.site.views.base import KernelData, SiteContext, fmt_x
 from generator.site.views.where import _config_of, _level, _x, short_label, side_level, varying_keys, where_msg
@@ -19,7 +20,7 @@ from generator.site.views.panel import register_panel
 from generator.site.wording import Said, said
 
 
-@dataclass
+@record
 class SideView:
     side: Said
     ratio_text: str
@@ -30,7 +31,7 @@ class SideView:
     configs: str = ""  # the side's shapes by configuration, "tile_m=16, tile_n=64 (8); ? (1)" (rule 15)
 
 
-@dataclass
+@record
 class ConfigRow:
     label: str
     workgroups: str  # "1-4 of 256 CUs"
@@ -39,7 +40,7 @@ class ConfigRow:
     level: str
 
 
-@dataclass
+@record
 class CaptureFailureRow:
     args: str
     error: str
@@ -47,7 +48,7 @@ class CaptureFailureRow:
     baseline_text: str
 
 
-@dataclass
+@record
 class WhereView:
     line: Said | None
     sides: list[SideView] = field(default_factory=list)

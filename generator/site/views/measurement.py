@@ -11,10 +11,10 @@ twice by one provider counts once, a failed or placeholder row not at all.
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
 from typing import Any, Sequence
 
 from generator.analyze.message import Msg, msg
+from generator.model import record
 from generator.site import wording
 from generator.site.views.base import fmt_num
 
@@ -47,7 +47,7 @@ def kernel_timing(score: Any) -> dict[str, Any] | None:
             "baselines": sorted(baselines), "eager_rows": eager, "clock": getattr(score, "clock", "kernel")}
 
 
-@dataclass
+@record
 class MeasuredFact:
     """One line of the block: its label's key and its text in both languages."""
 

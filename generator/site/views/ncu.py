@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Any
 
+from generator.model import record
 from generator.site.views.base import DASH, KernelData, SiteContext, sort_key
 from generator.site.views.overview import Fact
 from generator.site.views.index_row import IndexRow
@@ -16,7 +16,7 @@ from generator.site.views.speed import ProviderCell
 
 # ---- NVIDIA profile summary
 
-@dataclass
+@record
 class NcuStageRow:
     kernel: str
     shape: str
@@ -29,7 +29,7 @@ class NcuStageRow:
     bottleneck_zh: str = ""
 
 
-@dataclass
+@record
 class NcuOpportunity:
     """One of Nsight Compute's rules: led by what its metric shows (ours), then its own words, attributed."""
 
@@ -40,7 +40,7 @@ class NcuOpportunity:
     advice: str
 
 
-@dataclass
+@record
 class NcuBaselineRow:
     shape: str
     model: str
@@ -54,7 +54,7 @@ class NcuBaselineRow:
     css: str
 
 
-@dataclass
+@record
 class NcuView:
     """The Nsight Compute profile summary (``generator.analyze.ncu_summary.ncu_summary``)."""
 

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
+from dataclasses import field, fields
 from typing import Any
 
+from generator.model import record
 from generator.site import charts, i18n
 from generator.site.views import coverage as coverage_views
 from generator.site.views import next_step
@@ -17,7 +18,7 @@ from generator.site.views.base import READING_SHOWN, SiteContext, UNCATEGORIZED,
 from generator.site.views.index_row import IndexRow, index_row  # noqa: F401  (index_row: imported from here by the build)
 
 
-@dataclass
+@record
 class Tally:
     """Kernels per verdict; tallies add up with ``+`` (coverage's ``Numbers``)."""
 
@@ -68,7 +69,7 @@ class Tally:
 
 
 
-@dataclass
+@record
 class TallyCard:
     """One verdict count on the overview."""
 
@@ -81,7 +82,7 @@ class TallyCard:
     hint_zh: str = ""  # issue 13 (5)
 
 
-@dataclass
+@record
 class CategoryGroup:
     """Kernels of one category on the overview."""
 
@@ -92,7 +93,7 @@ class CategoryGroup:
     label: str = ""  # the name as its owners write it
 
 
-@dataclass
+@record
 class Fact:
     """A labelled value in a definition list. The label is translated by its key ``i18n`` (none:
     a data label such as a provenance key); the value is data (``translate="no"``) unless ``zh``
@@ -113,7 +114,7 @@ class Fact:
                    zh=i18n.marked("zh", value_key, **kw))
 
 
-@dataclass
+@record
 class OverviewPage:
     """The overview (``index.html``)."""
 

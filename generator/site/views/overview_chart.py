@@ -3,16 +3,16 @@ kernels whose headline pair and verdict ratio disagree, and why a kernel has no 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from markupsafe import Markup
 
+from generator.model import record
 from generator.site import charts, i18n
 from generator.words import ratio_text
 
 
-@dataclass
+@record
 class ChartView:
     """A plotly figure to draw client-side: its element id, its JSON (script-safe) and its height
     in pixels (the box keeps it before the chart is drawn, when it comes into view)."""
@@ -31,7 +31,7 @@ def chart_view(fig_id: str, figure: dict[str, Any], title: str = "", i18n: str =
                      height=height)
 
 
-@dataclass
+@record
 class Disagreement:
     """A kernel whose headline pair and multi-shape geomean read differently."""
 

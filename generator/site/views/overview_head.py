@@ -5,10 +5,11 @@ reading ("What the sweep says"), its first groups linked to their place below.""
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, Sequence
 
 from generator.analyze.message import msg
+from generator.model import record
 from generator.site import wording
 from generator.site.views.next_step import SEVERITIES
 from generator.site.views.measurement import METHODS
@@ -19,7 +20,7 @@ HEAD_READING = 3
 CLOCKS = {"measure.method.graph": "ov.clock.graph", "measure.method.eager": "ov.clock.eager"}
 
 
-@dataclass
+@record
 class ReadingLink:
     """One group of the sweep reading on the first screen: its title and its anchor below."""
 
@@ -28,7 +29,7 @@ class ReadingLink:
     kernels: wording.Said  # how many kernels the group names
 
 
-@dataclass
+@record
 class SeverityCount:
     """How many HEADROOM kernels read one severity, linked to the table filtered to them."""
 
@@ -38,7 +39,7 @@ class SeverityCount:
     said: wording.Said
 
 
-@dataclass
+@record
 class OverviewHead:
     """What the overview says before any long table."""
 

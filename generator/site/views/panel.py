@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
+from generator.model import record
 from generator.site.views.base import KernelData, SiteContext
 from generator.site.views.index_row import IndexRow
 
 
 # ---------------------------------------------------------------- kernel page: panels
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Panel:
     """A section of the kernel page: template ``panels/<name>.html``, section id ``<name>``."""
 
@@ -37,7 +38,7 @@ def registered_panels() -> list[Panel]:
     return sorted(_PANELS.values(), key=lambda p: (p.order, p.name))
 
 
-@dataclass
+@record
 class NavItem:
     """A link of the page's table of contents."""
 
@@ -48,7 +49,7 @@ class NavItem:
     primary: bool = False  # a capture's link: the primary capture
 
 
-@dataclass
+@record
 class PanelView:
     """One built panel of a page."""
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import functools
 import json
 import math
-from dataclasses import dataclass
 from importlib import resources
 
+from generator.model import record
 from generator.site import charts
 from generator.site.views.base import KernelData, SiteContext, md_text
 from generator.site.views.kernel import pr_snippet
@@ -16,7 +16,7 @@ from generator.site.views.index_row import IndexRow
 
 # ---------------------------------------------------------------- badge and PR snippet
 
-@dataclass
+@record
 class BadgeView:
     """The verdict badge (``badges/<slug>.svg``): the verdict word on the left, what it rests on (its
     ratio, or a BLOCKED kernel's reason) on the right; sizes in px, each text's measured width
@@ -82,7 +82,7 @@ def badge_view(row: IndexRow) -> BadgeView:
                      left_x=left / 2, right_x=left + right / 2, left_text=lt, right_text=rt)
 
 
-@dataclass
+@record
 class PrView:
     """``pr/<slug>.md``: the snippet and a small table, every value inert Markdown."""
 

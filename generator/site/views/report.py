@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 
 from markupsafe import Markup
 
 from generator.analyze.message import from_json
+from generator.model import record
 from generator.site.views.base import KernelData, SiteContext
 from generator.site.views.index_row import IndexRow
 from generator.site.views.panel import register_panel
@@ -16,7 +16,7 @@ from generator.site.wording import Said, said
 WHAT_KEYS = {"occupancy": "report.check.occupancy", "wave states": "report.check.states"}
 
 
-@dataclass
+@record
 class CheckRow:
     """One checked claim: its kind (catalogue key), the report's line, our value, the verdict, why."""
 
@@ -35,7 +35,7 @@ class CheckRow:
         return "report.holds" if self.holds else "report.differs"
 
 
-@dataclass
+@record
 class ReportView:
     """The report panel: checks first, then the report's HTML (sanitized at gathering)."""
 

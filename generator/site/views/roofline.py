@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from functools import lru_cache
 
 from markupsafe import Markup
 
 from generator.analyze.message import Msg, msg
+from generator.model import record
 from generator.site import charts, i18n, wording
 from generator.site.views.base import DASH, KernelData, SiteContext, fmt_pct
 from generator.site.views.overview import ChartView, Fact, chart_view
@@ -15,7 +16,7 @@ from generator.site.views.index_row import IndexRow
 from generator.site.views.panel import register_panel
 
 
-@dataclass
+@record
 class RooflineView:
     chart: ChartView | None
     facts: list[Fact]

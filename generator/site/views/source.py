@@ -38,13 +38,13 @@ from __future__ import annotations
 
 import hashlib
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from generator.analyze.advice.view import is_framework_path
 from generator.analyze.isa import branch_targets
 from generator.analyze.message import sentence
-from generator.model import UNKNOWN_LOC
+from generator.model import UNKNOWN_LOC, record
 from generator.analyze.message import msg
 from generator.site import i18n, wording
 from generator.site.text_report import fmt_cycles, split_loc
@@ -104,7 +104,7 @@ def file_names(paths: list[str]) -> dict[str, str]:
     return out
 
 
-@dataclass
+@record
 class SourceIndex:
     """What links into a capture's source and ISA pages: names, which files get a page.
 
@@ -220,7 +220,7 @@ def source_index(ci: int, c: CaptureData) -> SourceIndex:
 
 # ---------------------------------------------------------------- the file list on the kernel page
 
-@dataclass
+@record
 class FileEntry:
     """One source file of a capture, as the kernel page lists it."""
 
@@ -270,7 +270,7 @@ def file_entries(ix: SourceIndex, c: CaptureData) -> list[FileEntry]:
 
 # ---------------------------------------------------------------- the pages
 
-@dataclass(slots=True)
+@record(slots=True)
 class IsaRow:
     """One instruction: a row of the ISA listing, or of a hot line's folded ISA."""
 
@@ -312,7 +312,7 @@ def count_text(lang: str, n: int) -> str:
     return i18n.text(lang, "src.instructions", n=n)
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class SourceLine:
     """One line of a source page: its text (when the file is in the bundle), heat and ISA."""
 
@@ -329,7 +329,7 @@ class SourceLine:
     isa_label_zh: str = ""
 
 
-@dataclass
+@record
 class Block:
     """A stretch of lines: shown, or folded (``cold``) behind "... 120 cold lines"."""
 
@@ -339,14 +339,14 @@ class Block:
     summary_zh: str = ""
 
 
-@dataclass
+@record
 class PageLink:
     title: str
     href: str
     current: bool = False
 
 
-@dataclass
+@record
 class IsaPart:
     """One page of a long ISA listing: its pcs and its link."""
 
@@ -356,7 +356,7 @@ class IsaPart:
     current: bool = False
 
 
-@dataclass
+@record
 class CapturePage:
     """A source page or the ISA page of one capture (``base.html`` needs root, site_title, history_nav)."""
 

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from generator.analyze.message import Sentence, sentence
 from generator.analyze.verdicts.rules import FLOOR_FACTOR, methods_differ, shape_splits
+from generator.model import record
 from markupsafe import Markup
 
 from generator.analyze.verdicts import replay
@@ -20,7 +21,7 @@ from generator.site.views.panel import register_panel
 
 # ---- speed: per-shape speedups
 
-@dataclass
+@record
 class ProviderCell:
     """One provider's time (or status) on one shape."""
 
@@ -31,7 +32,7 @@ class ProviderCell:
     title_zh: str = ""  # the tooltip in 中文 (data-zh-title), when it has words
 
 
-@dataclass
+@record
 class ShapeRowView:
     """One ledger shape in the per-shape table."""
 
@@ -96,7 +97,7 @@ def _roof_sentence(provider: str, r: Any) -> Sentence:
     return sentence("msg.shape.roof", provider=provider, tbs=f"{r.effective_gbps / 1000:.1f}")
 
 
-@dataclass
+@record
 class SplitRow:
     """A geomean of a subset (per baseline, stage or model)."""
 
@@ -107,7 +108,7 @@ class SplitRow:
     none: bool = False  # the row of shapes without a name: "(none)"
 
 
-@dataclass
+@record
 class SpeedView:
     """The per-shape speedups of the kernel's campaign, or why there are none."""
 

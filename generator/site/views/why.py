@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 
 from generator.analyze import occupancy
 from generator.analyze.message import Items, Msg, msg
+from generator.model import record
 from generator.site.views.advice import FindingView, config_said, finding_view, plan_basis
 from generator.site.views.base import KernelData, SiteContext, fmt_pct
 from generator.site.views.index_row import IndexRow
@@ -17,7 +17,7 @@ from generator.site.wording import Said, said
 
 # ---- why not winning
 
-@dataclass
+@record
 class WhyView:
     """For a HEADROOM kernel: the limiter and the top evidence, first on the page."""
 

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, Mapping
 
 from generator.analyze.verdicts import Thresholds, args_text
+from generator.model import record
 from generator.words import ratio_text
 
 REGRESSION, IMPROVEMENT, NEUTRAL = "regression", "improvement", "neutral"
@@ -33,7 +34,7 @@ VERDICT_ORDER = ("WIN", "PARITY", "HEADROOM", "BLOCKED", "UNTIMED")
 PROVIDER_ENVIRONMENT = {"pytorch": "torch", "triton": "triton"}
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class DiffOptions:
     """Thresholds of the comparison (see the module docstring)."""
 
@@ -42,7 +43,7 @@ class DiffOptions:
     renames: tuple[tuple[str, str], ...] = ()  # (old slug, new slug) pairs compared as one kernel
 
 
-@dataclass
+@record
 class Cause:
     """Why a change happened: candidate, baseline, environment, noise or unexplained."""
 
@@ -75,7 +76,7 @@ class MovedBy:
         return bool(self.movers) and all(m in NOT_A_KERNEL for m in self.movers)
 
 
-@dataclass
+@record
 class Change(MovedBy):
     """One difference between the sweeps, on one kernel (or the whole sweep)."""
 
@@ -131,7 +132,7 @@ class Change(MovedBy):
         }
 
 
-@dataclass
+@record
 class KernelDiff(MovedBy):
     """Every change of one kernel (matched by slug, or by a rename)."""
 
@@ -279,7 +280,7 @@ class KernelDiff(MovedBy):
         }
 
 
-@dataclass
+@record
 class SweepDiff:
     """The comparison of two sweeps."""
 
