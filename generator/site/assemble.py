@@ -19,6 +19,7 @@ from generator import __version__
 from generator.analyze import provenance
 from generator.analyze.kernels import category_labels
 from generator.model import record
+from generator.read import campaign_suite
 from generator.site import api, deferred, gather, plan, publish, render, source_pages
 from generator.site.summary import BuildSummary, Progress, record_problems
 from generator.site.views import base as base_views
@@ -115,6 +116,7 @@ def kernel_pages(bp: plan.BuildPlan, env: gather.Env, ctx: base_views.SiteContex
     jobs = max(1, min(jobs or os.cpu_count() or 1, len(todo)))
     summary.jobs = jobs
     done: dict[str, KernelResult] = {}
+    rows_json: dict[str, dict[str, Any]] = {}  # a worker's row as the manifest keeps it, taken as it comes in
     try:
         if jobs > 1:
             from concurrent.futures import ProcessPoolExecutor, as_completed  # a serial build needs neither
@@ -127,10 +129,12 @@ def kernel_pages(bp: plan.BuildPlan, env: gather.Env, ctx: base_views.SiteContex
             with frozen_heap(), ProcessPoolExecutor(max_workers=jobs, initializer=take_context,
                                                     initargs=(wctx,)) as pool:
                 futures = {pool.submit(build_kernel_in_worker, kp): kp.slug for kp in todo}
+                campaign_suite.forget_campaigns()  # the workers have their copies: let go of this one now
                 render.compile_templates()  # the overview's, while the workers work
                 meanwhile()
                 for fut in as_completed(futures):
-                    done[futures[fut]] = fut.result()
+                    done[futures[fut]] = res = fut.result()
+                    rows_json[futures[fut]] = res.row.to_json()  # while the other workers work
                     bar.step(futures[fut])
         else:
             meanwhile()
@@ -156,7 +160,8 @@ def kernel_pages(bp: plan.BuildPlan, env: gather.Env, ctx: base_views.SiteContex
             site.written += res.written
             site.rows[kp.slug], site.extras[kp.slug] = res.row, res.extra
             ihash = bp.hashes.get(kp.slug) or res.input_hash or plan.input_hash(kp, bp.root)
-            site.items[kp.slug] = publish.ManifestItem(ihash, res.files, res.row.to_json(), res.extra)
+            row_json = rows_json.pop(kp.slug, None) or res.row.to_json()
+            site.items[kp.slug] = publish.ManifestItem(ihash, res.files, row_json, res.extra)
             summary.built.append(kp.slug)
     finally:
         bar.close()
