@@ -184,32 +184,45 @@ class _HandedCache(jinja2.BytecodeCache):
         self.code[bucket.key] = bucket.bytecode_to_string()
 
 
-def _compiled_code() -> tuple[dict[str, bytes], dict[str, tuple[str, str]]]:
-    """Every template (``compile_templates``) compiled in this process, as bytecode by cache key, and
-    the reference docs converted to HTML (name -> (Markdown, HTML))."""
+def _compiled_code() -> dict[str, bytes]:
+    """Every template (``compile_templates``) compiled in this process, as bytecode by cache key."""
     env = environment()
     env.bytecode_cache = cache = _HandedCache({})
     compile_templates()
-    return cache.code, {name: (text, render_markdown(text)) for name, text in reference_texts().items()}
+    return cache.code
 
 
-#: The reference docs a ``CompiledAhead`` converted (name -> (Markdown, HTML)), each taken once.
+def _converted_docs() -> dict[str, tuple[str, str]]:
+    """The reference docs converted to HTML in this process: name -> (Markdown, HTML)."""
+    return {name: (text, render_markdown(text)) for name, text in reference_texts().items()}
+
+
+#: The reference docs a ``CompiledAhead`` converted (name -> (Markdown, HTML)), each taken once; while that
+#: process still converts them, the future of them waits in ``_DOCS_PENDING``.
 _DOCS_AHEAD: dict[str, tuple[str, str]] = {}
+_DOCS_PENDING: list = []
 
 
 def reference_html(name: str, text: str) -> str:
     """``render_markdown`` of the reference doc ``name``, as converted ahead when it was (same text)."""
+    while _DOCS_PENDING:
+        try:
+            _DOCS_AHEAD.update(_DOCS_PENDING.pop().result())
+        except Exception:  # noqa: BLE001  (converted here instead)
+            pass
     ahead = _DOCS_AHEAD.pop(name, None)
     return ahead[1] if ahead is not None and ahead[0] == text else render_markdown(text)
 
 
 class CompiledAhead:
     """The templates compiled in a forked process while this one plans the build, then handed over
-    as bytecode (``install``), with the reference docs converted to HTML there too: a cold build's plan
-    reads every campaign on one core while the second one sat idle. Issue 41, on the 25-kernel benchmark
-    sweep: the workers start 0.18 s sooner (from the plan's end to the first kernel: 0.22 s, now 0.04-0.05 s);
-    the main process's later compilation of the overview's templates (about 0.1 s of CPU) becomes a load,
-    and the docs' Markdown (about 0.08 s of CPU with its import) no longer runs beside the workers.
+    as bytecode (``install``); the reference docs converted to HTML there next, taken when their pages are
+    rendered (``reference_html``): a cold build's plan reads every campaign on one core while the second one
+    sat idle. Issue 41, on the 25-kernel benchmark sweep: the workers start 0.18 s sooner (from the plan's
+    end to the first kernel: 0.22 s, now 0.04-0.05 s); the main process's later compilation of the overview's
+    templates (about 0.1 s of CPU) becomes a load, and the docs' Markdown (about 0.08 s of CPU with its import)
+    no longer runs beside the workers. The workers wait for the templates only: on the shared sweep the docs
+    (0.06 s) came after the plan's end.
 
     ``start`` returns None where it would not help: a serial build, a start method other than
     fork, or compiled templates kept on disk (``template_cache``)."""
@@ -220,6 +233,7 @@ class CompiledAhead:
 
         self._pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("fork"))
         self._code = self._pool.submit(_compiled_code)
+        self._docs = self._pool.submit(_converted_docs)
 
     @classmethod
     def start(cls, jobs: int | None) -> "CompiledAhead | None":
@@ -230,21 +244,24 @@ class CompiledAhead:
         return cls()
 
     def install(self) -> None:
-        """Wait for the compiled templates and let this process's environment load them; if the
-        other process failed, this one compiles them itself (and says any error in a template)."""
-        try:
-            code, docs = self._code.result()
-        except Exception:  # noqa: BLE001  (compiled here instead, where a template's own error is raised)
-            return
-        finally:
-            self.close()
-        environment().bytecode_cache = _HandedCache(code)
+        """Wait for the compiled templates and let this process's environment load them, the docs to be
+        taken when converted; if the other process failed, this one compiles and converts them itself (and
+        says any error in a template)."""
         _DOCS_AHEAD.clear()
-        _DOCS_AHEAD.update(docs)
+        _DOCS_PENDING.clear()
+        try:
+            code = self._code.result()
+        except Exception:  # noqa: BLE001  (compiled here instead, where a template's own error is raised)
+            self.close()
+            return
+        environment().bytecode_cache = _HandedCache(code)
+        _DOCS_PENDING.append(self._docs)
 
     def close(self) -> None:
-        """Let the other process go (it waits for nothing once its templates are compiled)."""
+        """Let the other process go once it is done, and any docs it converted that no page took."""
         self._pool.shutdown()
+        if self._docs in _DOCS_PENDING:
+            _DOCS_PENDING.remove(self._docs)
 
 
 def render_template(name: str, **context: Any) -> bytes:
