@@ -119,15 +119,14 @@ def kernel_pages(bp: plan.BuildPlan, env: gather.Env, ctx: base_views.SiteContex
     rows_json: dict[str, dict[str, Any]] = {}  # a worker's row as the manifest keeps it, taken as it comes in
     try:
         if jobs > 1:
-            from concurrent.futures import ProcessPoolExecutor, as_completed  # a serial build needs neither
+            from concurrent.futures import as_completed  # a serial build needs it not
             import multiprocessing
 
             if multiprocessing.get_start_method() == "fork":
                 render.compile_templates(kernel_only=True)  # once here, not once per worker
             wctx = WorkerContext(bp.root, bp.config, bp.kernels_json, ctx, dataclasses.replace(bp.assets, files={}),
                                  staging, hash_inputs=not bp.hashes, floor_us=bp.floor_us)
-            with frozen_heap(), ProcessPoolExecutor(max_workers=jobs, initializer=take_context,
-                                                    initargs=(wctx,)) as pool:
+            with frozen_heap(), worker_pool(jobs, wctx) as pool:
                 futures = {pool.submit(build_kernel_in_worker, kp): kp.slug for kp in todo}
                 campaign_suite.forget_campaigns()  # the workers have their copies: let go of this one now
                 render.compile_templates()  # the overview's, while the workers work
@@ -219,6 +218,20 @@ def frozen_heap():
         yield
     finally:
         gc.unfreeze()
+
+
+@contextmanager
+def worker_pool(jobs: int, wctx: WorkerContext):
+    """The build's worker processes, each given ``wctx`` (``take_context``), let go without waiting for them
+    to end: they exit while this process makes the overview (issue 41: 6 ms less of a cold build's serial end
+    on the shared sweep); after an error, the kernels not started yet are dropped."""
+    from concurrent.futures import ProcessPoolExecutor  # a serial build needs none
+
+    pool = ProcessPoolExecutor(max_workers=jobs, initializer=take_context, initargs=(wctx,))
+    try:
+        yield pool
+    finally:
+        pool.shutdown(wait=False, cancel_futures=True)
 
 
 #: The worker process's context (``take_context``).

@@ -131,7 +131,8 @@ def _build_planned(sweep_path, out: str, shown_out: str, t0: float, *, base_url,
 def _build_with(ahead, sweep_path, out: str, summary: BuildSummary, t0: float, *, base_url, force, progress,
                 stream, history_dir, history_label, history_commit, jobs, ci=None) -> BuildSummary:
     """``_build_planned`` with the templates compiling ahead in another process (``ahead``, or None)."""
-    bp = plan.plan_build(sweep_path, out, base_url, force, history_dir, ci.digest if ci is not None else "")
+    bp = plan.plan_build(sweep_path, out, base_url, force, history_dir, ci.digest if ci is not None else "",
+                         tool=ahead.facts() if ahead is not None else None)
     summary.kernels = len(bp.kernels)
     if bp.up_to_date():
         summary.up_to_date = True

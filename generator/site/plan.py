@@ -98,22 +98,16 @@ def plan_kernels(sweep, config: SweepConfig, kernels_json: dict[str, Any] | None
 # ---------------------------------------------------------------- hashes
 
 
-def _source_fingerprint() -> list[str]:
-    """Hashes of the generator package (code and data): any change to an analysis rebuilds all."""
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    return publish.tree_hash(root, skip=lambda n: not n.endswith((".py", ".toml", ".json", ".yaml")))
-
-
-def global_hash(sweep, config: SweepConfig, base_url: str, assets: render.Assets, missing: list[str],
+def global_hash(sweep, config: SweepConfig, base_url: str, tool: render.ToolFacts, missing: list[str],
                 history: bool = False, floor_us: float | None = None, ci: str = "") -> str:
     """Hash of everything every page depends on (STYLE.md 5), the sweep's timing floor and replay cost
     included: one campaign's rows move every kernel's floor (VERDICTS rule 11) and the replay cost beside it;
     ``ci``: the CI stream's digest (``build --ci``: every kernel page's CI panel)."""
     parts = [f"site:{SITE_VERSION}", f"format:{FORMAT_VERSION}", f"tool:{__version__}", f"base:{base_url}",
              f"history:{history}", f"floor:{floor_us!r}", f"replay:{config.replay_cost_us!r}",
-             "missing:" + ",".join(missing), "templates:" + render.templates_fingerprint(),
-             "assets:" + ",".join(sorted(assets.files))]
-    parts += _source_fingerprint() + ([f"ci:{ci}"] if ci else [])
+             "missing:" + ",".join(missing), "templates:" + tool.templates,
+             "assets:" + ",".join(sorted(tool.assets.files))]
+    parts += tool.code + ([f"ci:{ci}"] if ci else [])
     if config.path and os.path.isfile(config.path):
         parts.append("config:" + publish.sha256_file(config.path))
     if sweep.kernels_json and os.path.isfile(sweep.kernels_json):
@@ -209,8 +203,9 @@ class BuildPlan:
 
 
 def plan_build(sweep_path: str | os.PathLike, out: str, base_url: str, force: bool,
-               history_dir: str | os.PathLike | None, ci: str = "") -> BuildPlan:
-    """Discover the sweep, load the stages, plan every kernel and hash its inputs."""
+               history_dir: str | os.PathLike | None, ci: str = "", tool: render.ToolFacts | None = None) -> BuildPlan:
+    """Discover the sweep, load the stages, plan every kernel and hash its inputs (``tool``: the tool's
+    own facts when another process took them, ``render.CompiledAhead.facts``)."""
     sweep = discover.discover(sweep_path)
     root = sweep.root
     if not sweep.bundles and not sweep.campaigns:  # an empty site would replace the previous one
@@ -222,7 +217,10 @@ def plan_build(sweep_path: str | os.PathLike, out: str, base_url: str, force: bo
     kernels_json = None
     if mods["verdicts"] is not None:
         kernels_json = mods["verdicts"].load_kernels_json(root)
-    assets = render.load_assets()
+    tool = tool or render.tool_facts()
+    if publish.FileHashes.active is not None:
+        publish.FileHashes.active.seen.update(tool.hashed)  # the code files another process hashed
+    assets = tool.assets
     hmod = None
     if history_dir is not None:
         hmod = optional("history")
@@ -240,7 +238,7 @@ def plan_build(sweep_path: str | os.PathLike, out: str, base_url: str, force: bo
             floor, replay = mods["verdicts"].sweep_numbers(root, config, keep=True, fields=fields)
         if config.replay_cost_us is None:
             config = dataclasses.replace(config, replay_cost_us=replay)
-    ghash = global_hash(sweep, config, base_url, assets, missing, history=hmod is not None, floor_us=floor, ci=ci)
+    ghash = global_hash(sweep, config, base_url, tool, missing, history=hmod is not None, floor_us=floor, ci=ci)
     plans = plan_kernels(sweep, config, kernels_json)
     # Without a previous build nothing is compared: each kernel's hash is taken where it is built
     # (in the workers, side by side), for the new manifest.

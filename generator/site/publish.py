@@ -142,6 +142,12 @@ class FileHashes:
         return json_compact({"format": 1, "files": dict(sorted(self.seen.items()))})
 
 
+def code_fingerprint() -> list[str]:
+    """Hashes of the generator package (code and data): any change to an analysis rebuilds all."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    return tree_hash(root, skip=lambda n: not n.endswith((".py", ".toml", ".json", ".yaml")))
+
+
 def combine(parts: Iterable[str]) -> str:
     """One hash of an ordered sequence of strings (each part delimited)."""
     h = hashlib.sha256()

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+from dataclasses import field
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -23,7 +24,7 @@ from typing import Any
 import jinja2
 
 from generator.model import record
-from generator.site import i18n
+from generator.site import i18n, publish
 
 # A source checkout has top-level templates/; a wheel installs them as kernel_atlas_templates/.
 _ROOT = Path(__file__).resolve().parent.parent.parent
@@ -139,6 +140,38 @@ def load_assets() -> Assets:
     return Assets(css=names["css"], js=names["js"], plotly=names["plotly"], files=files)
 
 
+@record
+class ToolFacts:
+    """What every build hashes or names of this tool's own files before it reads a sweep: the static
+    assets, the templates' fingerprint and the code's (``publish.code_fingerprint``); ``hashed``: the code
+    files' entries for the build's ``publish.FileHashes`` record, when they were hashed outside a build."""
+
+    assets: Assets
+    templates: str
+    code: list[str]
+    hashed: dict[str, list] = field(default_factory=dict)
+
+
+def tool_facts() -> ToolFacts:
+    """This tool's ``ToolFacts``, read now (the code's hashes recorded in the build's ``FileHashes``, or
+    kept in ``hashed`` outside a build)."""
+    outside = publish.FileHashes.active is None
+    if outside:
+        publish.FileHashes.active = publish.FileHashes()
+    try:
+        code, hashed = publish.code_fingerprint(), dict(publish.FileHashes.active.seen) if outside else {}
+    finally:
+        if outside:
+            publish.FileHashes.active = None
+    return ToolFacts(load_assets(), templates_fingerprint(), code, hashed)
+
+
+def _facts_apart() -> ToolFacts:
+    """``tool_facts`` read by another process than the build's: the code's hashes come back in ``hashed``."""
+    publish.FileHashes.active = None
+    return tool_facts()
+
+
 def templates_fingerprint() -> str:
     """A hash of every template and static file (part of the build's global hash)."""
     h = hashlib.sha256()
@@ -232,6 +265,7 @@ class CompiledAhead:
         from concurrent.futures import ProcessPoolExecutor
 
         self._pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("fork"))
+        self._facts = self._pool.submit(_facts_apart)
         self._code = self._pool.submit(_compiled_code)
         self._docs = self._pool.submit(_converted_docs)
 
@@ -242,6 +276,13 @@ class CompiledAhead:
         if (jobs or os.cpu_count() or 1) < 2 or multiprocessing.get_start_method() != "fork" or template_cache():
             return None
         return cls()
+
+    def facts(self) -> ToolFacts | None:
+        """The tool's facts that process read first (None if it failed: the plan reads them itself)."""
+        try:
+            return self._facts.result()
+        except Exception:  # noqa: BLE001
+            return None
 
     def install(self) -> None:
         """Wait for the compiled templates and let this process's environment load them, the docs to be
