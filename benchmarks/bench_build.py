@@ -1,11 +1,12 @@
 """Print the site build's budgets on the shared MI350X sweep (a benchmark, not a test).
 
-Budgets (issue 13, point 3; issue 5 for sizes):
+Budgets (issue 41 for the cold build and the rebuild; issue 13, point 3; issue 5 for sizes):
 
-* a cold full build (a fresh process, an empty output folder) in at most 1.5x the reference
-  analyzer's time over the same captures, measured in the same run (issue 24: the speed tricks
-  that bought less than 5 % went; it was 1.0x, aim 0.5x, under issue 13);
-* a rebuild with no change <= 0.5 s;
+* a cold full build (a fresh process, an empty output folder) in at most 1.2x the reference
+  analyzer's time over the same captures, measured in the same run (issue 41; it was 1.5x under
+  issues 13 and 24);
+* a rebuild with no change <= 0.4 s as users run it (``kernel-atlas build``, interpreter start-up
+  included; issue 41), and <= 0.5 s in process;
 * a sweep ten times larger (every bundle linked ten times under other names) builds in at
   most 10.5x the time of the sweep, within 1.5 GB of peak memory (the build process plus
   its worker processes);
@@ -26,7 +27,7 @@ a shared machine decides nothing):
 * in process, a lower bound: the same report for every capture in this interpreter (no
   interpreter start-up, warm imports).
 
-    python3 benchmarks/bench_build.py [SWEEP] [--jobs N]   # default ../shared/mi350x-sweep
+    python3 benchmarks/bench_build.py [SWEEP] [--jobs N] [--rounds N]   # default ../shared/mi350x-sweep
 
 Thousands of kernels (issue 25), ``--scale N [M ...]``: the sweep linked N times (each bundle
 and each campaign a symlink under a new name, ``<name>_x<i>``, paired by a generated
@@ -64,6 +65,8 @@ RAW = re.compile(r"(code|filenames|snapshots|occupancy|realtime|wstates\d)\.json
                  r"|\.(csv|yaml|db|ncu-rep|txt)$")
 COPIES = 10
 ROUNDS = 5
+#: Issue 41's budgets: the cold build against the stand-in per process, the no-op rebuild as users run it.
+COLD_RATIO, NOOP_S = 1.2, 0.4
 
 # A command as users run it, e.g. ``kernel-atlas build SWEEP --out DIR --jobs N``, in a fresh
 # interpreter (timed from outside, start-up included, as the stand-in is), its printing sent to
@@ -239,6 +242,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("sweep", nargs="?", default=str(REPO.parent / "shared" / "mi350x-sweep"))
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    ap.add_argument("--rounds", type=int, default=ROUNDS, help=f"cold-build rounds (default {ROUNDS})")
     ap.add_argument("--scale", type=int, nargs="+", metavar="N",
                     help="only the thousands-of-kernels budgets: the sweep linked N times (several N: each)")
     args = ap.parse_args()
@@ -257,13 +261,13 @@ def main() -> int:
     warm_bytecode(Path(pyc.name))
     caps = att_captures(sweep)
     print(f"reference analyzer STAND-IN (benchmarks/{STANDIN.name}; the FlyDSL analyzer is not part of this repo); "
-          f"{ROUNDS} rounds, the stand-in and the cold build taking turns (a shared machine's load hits both); "
+          f"{args.rounds} rounds, the stand-in and the cold build taking turns (a shared machine's load hits both); "
           f"the verdict takes the median of the rounds' ratios")
 
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "site"
         refs, lows, fulls = [], [], []
-        for i in range(ROUNDS):
+        for i in range(max(1, args.rounds)):
             refs.append(reference_per_process(caps))
             lows.append(reference_in_process(caps))
             shutil.rmtree(out, ignore_errors=True)
@@ -277,7 +281,8 @@ def main() -> int:
         print(f"  in process, lower bound (the same reports in one interpreter, no start-up):        {t_low:6.2f} s (best)")
         print(f"kernel-atlas build, cold ({r['kernels']} kernels, {r['jobs']} jobs):      {t_full:6.2f} s (best)")
         print(f"  each round, build / STAND-IN per process: {' '.join(f'{x:.2f}x' for x in ratios)}")
-        print(f"  = {ratio:4.2f}x the STAND-IN per process (median round)   budget 1.5x  {verdict(ratio <= 1.5)}")
+        print(f"  = {ratio:4.2f}x the STAND-IN per process (median round)   budget {COLD_RATIO}x  "
+              f"{verdict(ratio <= COLD_RATIO)}")
         print(f"  = {t_full / t_low:4.1f}x the STAND-IN in process (best to best, a lower bound)")
         print(f"  peak memory: build {own:.0f} MB, largest worker {child:.0f} MB (bound {bound:.0f} MB)")
         t_again, s2 = timed(build.build_site, sweep, out, progress=False)
@@ -285,7 +290,8 @@ def main() -> int:
               f"{verdict(t_again <= 0.5 and s2.up_to_date)}")
         t_cli, proc = timed(subprocess.run, [sys.executable, "-m", "generator", "build", str(sweep), "--out", str(out),
                                              "--quiet"], cwd=REPO, capture_output=True, env=CHILD_ENV)
-        print(f"rebuild, no change (kernel-atlas build): {t_cli:6.2f} s   (with interpreter start-up; rc {proc.returncode})")
+        print(f"rebuild, no change (kernel-atlas build): {t_cli:6.2f} s   (with interpreter start-up)   budget "
+              f"{NOOP_S} s  {verdict(t_cli <= NOOP_S and proc.returncode == 0)}")
 
         files = [p for p in out.rglob("*") if p.is_file()]
         total = sum(p.stat().st_size for p in files)
