@@ -248,14 +248,15 @@ def reference_html(name: str, text: str) -> str:
 
 
 class CompiledAhead:
-    """The templates compiled in a forked process while this one plans the build, then handed over
-    as bytecode (``install``); the reference docs converted to HTML there next, taken when their pages are
-    rendered (``reference_html``): a cold build's plan reads every campaign on one core while the second one
-    sat idle. Issue 41, on the 25-kernel benchmark sweep: the workers start 0.18 s sooner (from the plan's
-    end to the first kernel: 0.22 s, now 0.04-0.05 s); the main process's later compilation of the overview's
-    templates (about 0.1 s of CPU) becomes a load, and the docs' Markdown (about 0.08 s of CPU with its import)
-    no longer runs beside the workers. The workers wait for the templates only: on the shared sweep the docs
-    (0.06 s) came after the plan's end.
+    """A forked process that works for a cold build while it imports and plans on one core (the plan reads
+    every campaign; the second core sat idle), in this order: the tool's own facts (``ToolFacts``: assets and
+    fingerprints, taken by the plan, ``facts``), every template compiled (handed over as bytecode, ``install``:
+    the workers wait for these only), then the reference docs converted to HTML (taken when their pages are
+    rendered, ``reference_html``). ``kernel-atlas build`` starts it before it imports the build. Issue 41:
+    on the 25-kernel benchmark sweep the workers started 0.18 s sooner (from the plan's end to the first
+    kernel: 0.22 s, then 0.04-0.05 s), the overview's templates (about 0.1 s of CPU) became a load, and the
+    docs' Markdown (about 0.08 s of CPU with its import) left the workers' cores; on the shared sweep, the
+    facts (about 0.025 s) left the plan's core, and the docs (0.06 s) come after the templates.
 
     ``start`` returns None where it would not help: a serial build, a start method other than
     fork, or compiled templates kept on disk (``template_cache``)."""
