@@ -256,7 +256,8 @@ def build_kernel_in_worker(kp: plan.KernelPlan) -> KernelResult:
     res = build_kernel(kp, env, w.ctx, w.assets, w.staging)
     res.warnings = warnings
     if w.hash_inputs:
-        publish.FileHashes.active = publish.FileHashes()
+        inherited = publish.FileHashes.active  # the build's record as the fork left it
+        publish.FileHashes.active = inherited.for_worker() if inherited is not None else publish.FileHashes()
         res.input_hash = plan.input_hash(kp, w.root)
         res.file_hashes = publish.FileHashes.active.seen
         publish.FileHashes.active = None

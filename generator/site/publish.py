@@ -112,6 +112,14 @@ class FileHashes:
         self.known = known or {}
         self.trusted_ns = written_ns - RACY_NS
         self.seen: dict[str, list] = {}
+        self.started_ns = time.time_ns()
+
+    def for_worker(self) -> FileHashes:
+        """A record for a worker process of this build: it trusts what this one hashed so far (the plan
+        hashes every campaign's results file) by the rule of a previous build's record, and starts its
+        own ``seen``. Issue 41: a cold build's workers hashed 30.7 MB of the shared sweep's inputs, 9.4 MB of
+        them results files the plan had just hashed."""
+        return FileHashes(dict(self.seen), self.started_ns)
 
     @classmethod
     def load(cls, out_dir: str) -> FileHashes:
