@@ -584,3 +584,24 @@ def test_a_file_changed_just_before_its_hash_was_recorded_is_read_again(tmp_path
         assert fresh.sha256(str(copy)) == hashlib.sha256(copy.read_bytes()).hexdigest() and read == [str(copy)]
     finally:
         publish._sha256_read = real
+
+
+def test_a_worker_trusts_the_hashes_its_build_took_and_reads_the_rest(tmp_path, monkeypatch):
+    """``publish.FileHashes.for_worker``: a file the build's record hashed (the plan hashes every results file)
+    is not read again by a worker while its stat is the same; any other file is; both land in the worker's
+    ``seen`` for the next build's record. Hand-made files; the 2 s racy margin set to 0 so that a file made
+    moments before counts as older than the record."""
+    monkeypatch.setattr(publish, "RACY_NS", 0)
+    planned, other = tmp_path / "benchmark_results.jsonl", tmp_path / "code.json"
+    planned.write_text('{"median_us": 12.8}\n')
+    other.write_text("{}\n")
+    time.sleep(0.02)
+    record = publish.FileHashes()
+    digest = record.sha256(str(planned))
+    worker = record.for_worker()
+    read: list[str] = []
+    real = publish._sha256_read
+    monkeypatch.setattr(publish, "_sha256_read", lambda p: read.append(os.path.basename(p)) or real(p))
+    assert worker.sha256(str(planned)) == digest == hashlib.sha256(planned.read_bytes()).hexdigest()
+    assert worker.sha256(str(other)) == hashlib.sha256(b"{}\n").hexdigest()
+    assert read == ["code.json"] and len(worker.seen) == 2
