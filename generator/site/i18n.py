@@ -20,11 +20,10 @@ from, which :func:`zh_said` words in 中文; nothing is ever matched back from E
 from __future__ import annotations
 
 import json
-import string
 
 from markupsafe import Markup, escape
 
-from generator.analyze.message import CATALOGUES, FORMS, Msg, catalogue, form
+from generator.analyze.message import CATALOGUES, FORMS, Msg, catalogue, fields, form
 
 LANGS = ("en", "zh")
 FOLDER = CATALOGUES
@@ -58,7 +57,7 @@ def marked(lang: str, key: str, **kw) -> Markup:
     """The string ``key`` in ``lang`` as HTML, each filled value escaped in a ``translate="no"`` span;
     a ``msg_*`` field holds a nested sentence, worded in its turn (:func:`zh_said`)."""
     out = []
-    for literal, name, spec, conv in string.Formatter().parse(catalogue(lang)[key]):
+    for literal, name, spec, conv in fields(catalogue(lang)[key]):
         out.append(str(escape(literal)))
         if name is not None:
             value = form(kw[name], spec or "") if not conv else str(kw[name])

