@@ -108,3 +108,22 @@ def test_pa_trace_names_its_kernel_with_a_suffix(sweep):
     rows = rocprof.kernel_dispatches(pa, "pa_decode_ps_kernel")
     assert (len(rows), rows[0]["Kernel_Name"], rows[0]["Dispatch_Id"]) == (13, "pa_decode_ps_kernel_0", "201")
     assert [r["Dispatch_Id"] for r in rows] == [str(d) for d in range(201, 227, 2)]
+
+
+@pytest.mark.parametrize("header", [HEADER, '"Kind","Kernel_Name","Start_Timestamp","Start_Timestamp"\n'])
+@pytest.mark.parametrize("body", [
+    '"K","k_0",1,2\n"K","k",3,9\n"K","k_00",1,2\n"K"," k_0 ",5,6\n',
+    '"K","k ""q"" _0",1,2\n"K","k_0",3,4\n',
+    '"K","k_0",1,2,extra\n"K","k_0"\n\n"K","k_0",7,8\n"K","k_0",7',
+])
+@pytest.mark.parametrize("columns", [("Start_Timestamp", "End_Timestamp"), ("End_Timestamp",), ("Kind", "Nope")])
+def test_cells_are_the_dicts_cells(tmp_path, header, body, columns):
+    """``cells_starting_with`` gives what ``starting_with``'s dicts hold (None for a short row or a
+    column the header lacks; a repeated column's last cell, as a dict keeps it)."""
+    path = tmp_path / "discover_kernel_trace.csv"
+    path.write_text(header + body, encoding="utf-8", newline="")
+    for wanted in ("k", "k_0", ""):
+        rocprof._TRACES.clear()
+        trace = rocprof.kernel_trace(path)
+        assert trace.cells_starting_with(wanted, columns) == [tuple(r.get(c) for c in columns)
+                                                              for r in trace.starting_with(wanted)]

@@ -34,15 +34,17 @@ def timing_texts(campaign: Campaign) -> list[str]:
 
 def device_timer_us(viewer_dir: str, kernel: str) -> float | None:
     """Median End - Start (us) of the dispatches whose ``Kernel_Name`` is ``kernel`` or starts with
-    it, over the folder's kernel traces; None when there is no trace or no such dispatch."""
+    it, over the folder's kernel traces; None when there is no trace or no such dispatch. Only the two
+    timestamps of each dispatch are taken (``KernelTrace.cells_starting_with``: 44.5 ms -> 37.2 ms of
+    CPU over the shared sweep's pairs, issue 41)."""
     durations = []
     for path in sorted(glob.glob(os.path.join(glob.escape(viewer_dir), "*kernel_trace.csv"))):
         try:
-            rows = kernel_trace(path).starting_with(kernel)
+            cells = kernel_trace(path).cells_starting_with(kernel, ("Start_Timestamp", "End_Timestamp"))
         except InputError:
             continue
-        for row in rows:
-            start, end = to_int(row.get("Start_Timestamp")), to_int(row.get("End_Timestamp"))
+        for start, end in cells:
+            start, end = to_int(start), to_int(end)
             if start is not None and end is not None and end >= start:
                 durations.append((end - start) / 1000.0)
     return statistics.median(durations) if durations else None
