@@ -13,6 +13,7 @@ from dataclasses import field
 from functools import cache
 from typing import Any
 
+
 def record(cls=None, /, *, frozen: bool = False, slots: bool = False):
     """``dataclasses.dataclass`` for this package's classes: the same fields, ``__init__``, ``__repr__`` text and
     ``__eq__`` answers, but ``__repr__`` (and, unless frozen, ``__eq__``) are functions every record shares

@@ -119,7 +119,7 @@ def kernel_pages(bp: plan.BuildPlan, env: gather.Env, ctx: base_views.SiteContex
     rows_json: dict[str, dict[str, Any]] = {}  # a worker's row as the manifest keeps it, taken as it comes in
     try:
         if jobs > 1:
-            from concurrent.futures import as_completed  # a serial build needs it not
+            from concurrent.futures import as_completed  # a serial build needs none
             import multiprocessing
 
             if multiprocessing.get_start_method() == "fork":

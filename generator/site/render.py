@@ -153,23 +153,17 @@ class ToolFacts:
 
 
 def tool_facts() -> ToolFacts:
-    """This tool's ``ToolFacts``, read now (the code's hashes recorded in the build's ``FileHashes``, or
-    kept in ``hashed`` outside a build)."""
-    outside = publish.FileHashes.active is None
-    if outside:
-        publish.FileHashes.active = publish.FileHashes()
-    try:
-        code, hashed = publish.code_fingerprint(), dict(publish.FileHashes.active.seen) if outside else {}
-    finally:
-        if outside:
-            publish.FileHashes.active = None
-    return ToolFacts(load_assets(), templates_fingerprint(), code, hashed)
+    """This tool's ``ToolFacts``, read now (the code files' hashes go to the build's ``publish.FileHashes``)."""
+    return ToolFacts(load_assets(), templates_fingerprint(), publish.code_fingerprint())
 
 
 def _facts_apart() -> ToolFacts:
-    """``tool_facts`` read by another process than the build's: the code's hashes come back in ``hashed``."""
-    publish.FileHashes.active = None
-    return tool_facts()
+    """``tool_facts`` read by another process than the build's: the code files' hashes come back in
+    ``hashed``, for the build's record."""
+    publish.FileHashes.active = hashes = publish.FileHashes()
+    facts = tool_facts()
+    facts.hashed = dict(hashes.seen)
+    return facts
 
 
 def templates_fingerprint() -> str:
@@ -256,7 +250,7 @@ class CompiledAhead:
     on the 25-kernel benchmark sweep the workers started 0.18 s sooner (from the plan's end to the first
     kernel: 0.22 s, then 0.04-0.05 s), the overview's templates (about 0.1 s of CPU) became a load, and the
     docs' Markdown (about 0.08 s of CPU with its import) left the workers' cores; on the shared sweep, the
-    facts (about 0.025 s) left the plan's core, and the docs (0.06 s) come after the templates.
+    facts (about 0.02 s) left the plan's core, and the docs (0.07-0.09 s) come after the templates.
 
     ``start`` returns None where it would not help: a serial build, a start method other than
     fork, or compiled templates kept on disk (``template_cache``)."""
