@@ -318,10 +318,23 @@ def test_serial_and_pooled_builds_give_identical_trees(small, tmp_path, monkeypa
     assert s.built == ["hgemm_splitk"] and s.jobs == 1
 
 
+def test_the_history_page_is_compiled_ahead_only_for_a_build_that_keeps_one():
+    """``--history`` adds history.html to the templates compiled ahead; without it, every other one is."""
+    compiled = {}
+    try:
+        for history in (True, False):
+            render.environment.cache_clear()  # each a fresh environment, as in a forked process
+            compiled[history] = render._compiled_code(history)
+    finally:
+        render.environment.cache_clear()
+    with_history, without = compiled[True], compiled[False]
+    assert set(without) < set(with_history) and len(with_history) == len(without) + 1
+
+
 def test_a_cold_pooled_build_takes_its_templates_compiled_ahead(small, tmp_path, monkeypatch):
     """A cold build with workers loads the templates another process compiled while it planned
     (``render.CompiledAhead``): every template ``compile_templates`` names is handed over as bytecode,
-    and the reference docs in HTML; the tree is a serial build's; if that process fails, this one
+    but the history page's without --history, and the reference docs in HTML; the tree is a serial build's; if that process fails, this one
     compiles and converts them itself; a rebuild over a previous site compiles nothing ahead."""
     monkeypatch.setenv("SOURCE_DATE_EPOCH", "1780000000")
     monkeypatch.delenv("KERNEL_ATLAS_TEMPLATE_CACHE", raising=False)
@@ -336,8 +349,8 @@ def test_a_cold_pooled_build_takes_its_templates_compiled_ahead(small, tmp_path,
     assert len(docs) >= 5 and not set(docs.values()) & set(converted)  # the reference docs came converted
     handed = render.environment().bytecode_cache
     names = render.environment().list_templates(filter_func=lambda n: not n.startswith(("static/", "ci_"))
-                                                and n.endswith((".html", ".svg", ".md")))
-    assert isinstance(handed, render._HandedCache) and len(handed.code) == len(names) > 20
+                                                and n.endswith((".html", ".svg", ".md")) and n != "history.html")
+    assert isinstance(handed, render._HandedCache) and len(handed.code) == len(names) > 20  # no history kept: not its page
     assert gc.get_freeze_count() == 0  # the heap frozen for the workers (assemble.frozen_heap) is thawed
     sa, sb = snapshot(a), snapshot(b)
     assert set(sa) == set(sb) and all(sa[k][2] == sb[k][2] for k in sa)
@@ -366,10 +379,10 @@ WATCH_AHEAD = """
 import json, sys
 from generator.site import render
 seen, start = [], render.CompiledAhead.__init__
-def watched(self):
+def watched(self, *args):
     seen.append([m for m in ("generator.site.build", "generator.site.plan", "generator.analyze.verdicts")
                  if m in sys.modules])
-    start(self)
+    start(self, *args)
 render.CompiledAhead.__init__ = watched
 from generator import cli
 print(json.dumps([cli.main(sys.argv[1:]), seen]))

@@ -68,7 +68,8 @@ def run(args) -> int:
     with collector_policy():
         # A cold build's templates compile in another process from here on, while this one imports the
         # rest of the build and plans it (render.CompiledAhead: forked before those imports).
-        ahead = render.CompiledAhead.start(max(1, args.jobs)) if publish.cold_build(args.out, args.force) else None
+        ahead = (render.CompiledAhead.start(max(1, args.jobs), history=args.history is not None)
+                 if publish.cold_build(args.out, args.force) else None)
         try:
             from generator.site.build import build_site
 

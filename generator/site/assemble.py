@@ -129,7 +129,7 @@ def kernel_pages(bp: plan.BuildPlan, env: gather.Env, ctx: base_views.SiteContex
             with frozen_heap(), worker_pool(jobs, wctx) as pool:
                 futures = {pool.submit(build_kernel_in_worker, kp): kp.slug for kp in todo}
                 campaign_suite.forget_campaigns()  # the workers have their copies: let go of this one now
-                render.compile_templates()  # the overview's, while the workers work
+                render.compile_templates(history=ctx.history)  # the overview's, while the workers work
                 meanwhile()
                 for fut in as_completed(futures):
                     done[futures[fut]] = res = fut.result()

@@ -121,7 +121,7 @@ def _build_planned(sweep_path, out: str, shown_out: str, t0: float, *, base_url,
             ahead.close()
         ahead = None
     elif ahead is None:
-        ahead = render.CompiledAhead.start(jobs)
+        ahead = render.CompiledAhead.start(jobs, history=history_dir is not None)
     try:
         return _build_with(ahead, sweep_path, out, summary, t0, base_url=base_url, force=force, progress=progress,
                            stream=stream, history_dir=history_dir, history_label=history_label,
