@@ -571,3 +571,17 @@ class HTMLParserCollect(HTMLParser):
     def handle_starttag(self, tag, attrs):
         self.tags.append((tag, attrs))
         self.attrs.extend(attrs)
+
+
+def test_printed_values_are_escaped_as_markupsafe_escapes_them():
+    """The templates' own escaping (``render._escape_output``) prints hostile text as ``markupsafe.escape`` does,
+    and markup, numbers and our sentences as before (hand-made values)."""
+    import markupsafe
+
+    template = render.environment().from_string("{{ a }}|{{ b }}|{{ c }}|{{ d }}|{{ e }}")
+    hostile = "</script><script>alert('x') & \"y\"</script>"
+    out = template.render(a=hostile, b=markupsafe.Markup("<b>kept</b>"), c=3, d=2.5, e="plain")
+    assert out == f"{markupsafe.escape(hostile)}|<b>kept</b>|3|2.5|plain"
+    assert "&lt;/script&gt;&lt;script&gt;alert(&#39;x&#39;) &amp; &#34;y&#34;" in out
+    if render._escape_text is not None:  # markupsafe's C speedups: the fast path is the one taken
+        assert template.root_render_func.__globals__["escape"] is render._escape_output

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import jinja2
+import markupsafe
 
 from generator.model import record
 from generator.site import i18n, publish
@@ -73,6 +74,34 @@ def template_cache() -> jinja2.BytecodeCache | None:
         return None
 
 
+try:  # markupsafe's own escaping of text, in C (absent: the templates keep markupsafe.escape)
+    from markupsafe._speedups import _escape_inner as _escape_text
+except ImportError:  # pragma: no cover - a markupsafe without its C speedups
+    _escape_text = None
+
+
+def _escape_output(value: Any) -> Any:
+    """What a template prints, escaped: text by markupsafe's own C function, handed on as plain ``str``
+    (an output is only ever joined into the page), anything else by ``markupsafe.escape``."""
+    if type(value) is str:
+        return _escape_text(value)
+    return markupsafe.escape(value)
+
+
+class _Template(jinja2.Template):
+    """A template whose printed values are escaped by ``_escape_output``. Jinja escapes every ``{{ }}``
+    of an HTML template with ``markupsafe.escape``, whose ``Markup`` result is built in Python for each
+    of 0.1 million values a cold build of the shared sweep prints (issue 41: 0.4 -> 0.07 us a value,
+    about 34 ms of CPU; the same bytes)."""
+
+    @classmethod
+    def from_code(cls, environment, code, globals, uptodate=None):
+        template = super().from_code(environment, code, globals, uptodate)
+        if _escape_text is not None and "escape" in template.root_render_func.__globals__:
+            template.root_render_func.__globals__["escape"] = _escape_output
+        return template
+
+
 @lru_cache(maxsize=1)
 def environment() -> jinja2.Environment:
     """The Jinja2 environment: autoescape for .html/.svg, strict undefined, stable whitespace."""
@@ -87,6 +116,7 @@ def environment() -> jinja2.Environment:
         optimized=False,  # constant folding buys nothing here and costs 15% of every compilation
         auto_reload=False,  # a build never sees a template change under it
     )
+    env.template_class = _Template
     i18n.install(env)  # issue 13 (5): the catalogues' `_` and `zh`
     return env
 
