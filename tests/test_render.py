@@ -583,5 +583,6 @@ def test_printed_values_are_escaped_as_markupsafe_escapes_them():
     out = template.render(a=hostile, b=markupsafe.Markup("<b>kept</b>"), c=3, d=2.5, e="plain")
     assert out == f"{markupsafe.escape(hostile)}|<b>kept</b>|3|2.5|plain"
     assert "&lt;/script&gt;&lt;script&gt;alert(&#39;x&#39;) &amp; &#34;y&#34;" in out
-    if render._escape_text is not None:  # markupsafe's C speedups: the fast path is the one taken
-        assert template.root_render_func.__globals__["escape"] is render._escape_output
+    assert template.root_render_func.__globals__["escape"] is render._escape_output
+    for text in (hostile, "plain", "", "a&amp;b <é> ''\"\""):  # both ways of escaping text agree with markupsafe
+        assert render.escape_text(text) == render._escape_replacing(text) == str(markupsafe.escape(text))
