@@ -578,6 +578,8 @@ def test_printed_values_are_escaped_as_markupsafe_escapes_them():
     and markup, numbers and our sentences as before (hand-made values)."""
     import markupsafe
 
+    from generator.site import escaping
+
     template = render.environment().from_string("{{ a }}|{{ b }}|{{ c }}|{{ d }}|{{ e }}")
     hostile = "</script><script>alert('x') & \"y\"</script>"
     out = template.render(a=hostile, b=markupsafe.Markup("<b>kept</b>"), c=3, d=2.5, e="plain")
@@ -585,4 +587,17 @@ def test_printed_values_are_escaped_as_markupsafe_escapes_them():
     assert "&lt;/script&gt;&lt;script&gt;alert(&#39;x&#39;) &amp; &#34;y&#34;" in out
     assert template.root_render_func.__globals__["escape"] is render._escape_output
     for text in (hostile, "plain", "", "a&amp;b <é> ''\"\""):  # both ways of escaping text agree with markupsafe
-        assert render.escape_text(text) == render._escape_replacing(text) == str(markupsafe.escape(text))
+        assert escaping.escape_text(text) == escaping.escape_replacing(text) == str(markupsafe.escape(text))
+
+
+def test_said_prints_both_languages_with_data_kept_from_translation():
+    """The templates' ``said`` (``wording.said_html``): the English and the 中文 runs, data runs in ``translate="no"``
+    spans, everything escaped; the English alone without 中文 (hand-made text)."""
+    from generator.site.wording import Seg
+
+    template = render.environment().from_string("{{ said(en, segs) }}")
+    segs = [Seg("快 ", False), Seg("<1.2x>", True), Seg(" & 稳", False)]
+    assert template.render(en="fast <1.2x> & steady", segs=segs) == (
+        '<span class="l-en">fast &lt;1.2x&gt; &amp; steady</span><span class="l-zh" lang="zh-CN">快 '
+        '<span translate="no">&lt;1.2x&gt;</span> &amp; 稳</span>')
+    assert template.render(en="a 'b'", segs=[]) == template.render(en="a 'b'", segs=None) == "a &#39;b&#39;"

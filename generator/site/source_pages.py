@@ -21,7 +21,7 @@ from __future__ import annotations
 from markupsafe import Markup, escape
 
 from generator.site import render
-from generator.site.render import escape_text
+from generator.site.escaping import escape_text
 from generator.site.views.base import KernelData, SiteContext
 from generator.site.views.source import IsaRow, SourceLine, capture_pages
 
@@ -29,7 +29,7 @@ TEMPLATES = {"source": "source.html", "isa": "isa.html"}
 
 
 def esc(value: object) -> str:
-    """``value`` as Jinja's autoescape writes it: a plain str by ``render.escape_text`` (what markupsafe's
+    """``value`` as Jinja's autoescape writes it: a plain str by ``escaping.escape_text`` (what markupsafe's
     ``escape`` does, without making a ``Markup`` of each of the ISA listings' ~130,000 cells), anything
     else (markup, a number) by ``escape``. Measured by ``benchmarks/bench_tricks.py`` against
     ``escape`` for every cell: 6.8 % of a cold build's CPU time (medians of 11 rounds, 1.371 s vs
