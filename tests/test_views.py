@@ -77,6 +77,22 @@ def test_script_json_keeps_hostile_text_inert():
     assert json.loads(text) == {"name": "</script><script>alert('x')</script>&"}
 
 
+@pytest.mark.parametrize("with_orjson", [True, False])
+def test_script_json_gives_the_figure_back_sorted_whichever_writer(monkeypatch, with_orjson):
+    """A figure (hand-made: 中文, µs, line separators, tiny and huge floats, a set, NaN) parses back to its values,
+    keys sorted, through orjson or the standard library alike."""
+    from generator.read import jsonio
+
+    if not with_orjson:
+        monkeypatch.setattr(jsonio, "orjson", None)
+    figure = {"z": [1e-05, 1.5e16, 0.1, -3], "a": {"title": "时延 µs\u2028x", "tags": {"b", "a"}}, "n": float("nan")}
+    text = charts.script_json(figure)
+    assert "\u2028" not in text and "<" not in text
+    assert text.index('"a"') < text.index('"n"') < text.index('"z"')
+    assert json.loads(text) == {"z": [1e-05, 1.5e16, 0.1, -3], "a": {"title": "时延 µs\u2028x", "tags": ["a", "b"]},
+                                "n": None}
+
+
 # ---------------------------------------------------------------- overview rows (real sweep)
 
 @pytest.mark.full_sweep

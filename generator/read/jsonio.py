@@ -12,6 +12,7 @@ that is not a finite number written as ``null``.
 from __future__ import annotations
 
 import json
+from typing import Any, Callable
 
 try:
     import orjson
@@ -29,13 +30,14 @@ def loads(data: bytes | str) -> object:
     return json.loads(data)
 
 
-def dumps_sorted(doc: object, *, indent: bool) -> bytes:
+def dumps_sorted(doc: object, *, indent: bool, default: Callable[[Any], Any] | None = None) -> bytes:
     """Deterministic JSON bytes: sorted keys, UTF-8, a trailing newline; two-space indent or
-    no spaces at all. NaN and infinities become ``null`` (JSON has no spelling for them)."""
+    no spaces at all. NaN and infinities become ``null`` (JSON has no spelling for them); ``default``
+    gives JSON for a value neither writer knows."""
     if orjson is not None:
         opts = orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS | orjson.OPT_APPEND_NEWLINE
-        return orjson.dumps(doc, option=opts | orjson.OPT_INDENT_2 if indent else opts)
-    text = json.dumps(_finite(doc), sort_keys=True, ensure_ascii=False, allow_nan=False,
+        return orjson.dumps(doc, option=opts | orjson.OPT_INDENT_2 if indent else opts, default=default)
+    text = json.dumps(_finite(doc), sort_keys=True, ensure_ascii=False, allow_nan=False, default=default,
                       **({"indent": 2} if indent else {"separators": (",", ":")}))
     return (text + "\n").encode("utf-8")
 

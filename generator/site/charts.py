@@ -18,7 +18,6 @@ from parity, as they should.
 from __future__ import annotations
 
 import html
-import json
 import math
 import re
 from collections.abc import Iterable
@@ -26,6 +25,7 @@ from typing import Any
 
 from generator.analyze.message import FORMS, Sentence
 from generator.model import STALL_TYPES
+from generator.read import jsonio
 from generator.site import i18n
 
 VERDICT_COLORS = {"WIN": "#2da44e", "PARITY": "#8c959f", "HEADROOM": "#d4742c", "BLOCKED": "#cf222e"}
@@ -55,9 +55,11 @@ def script_json(figure: Any) -> str:
     """JSON safe inside ``<script type="application/json">``: sorted keys, no ``<``, ``>``, ``&``.
 
     A hostile kernel name such as ``</script><script>...`` stays inert: every ``<``
-    becomes ``\\u003c``, which JSON.parse turns back into ``<``.
+    becomes ``\\u003c``, which JSON.parse turns back into ``<``. Written by ``jsonio.dumps_sorted`` (orjson:
+    UTF-8 as it is, a non-finite number as null), which the pages parse to the very values the standard
+    library's ``\\u`` escapes gave; issue 41: the shared sweep's 84 figures 22.6 -> 6.6 ms of CPU.
     """
-    text = json.dumps(figure, sort_keys=True, separators=(",", ":"), allow_nan=False, default=_default)
+    text = jsonio.dumps_sorted(figure, indent=False, default=_default)[:-1].decode("utf-8")
     return (text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
             .replace("\u2028", "\\u2028").replace("\u2029", "\\u2029"))
 
