@@ -133,8 +133,13 @@ def runs(zh: str) -> list[Seg]:
 
 def html(segs: list[Seg]) -> Markup:
     """Runs as HTML: interface words escaped, data in ``translate="no"`` spans."""
-    return Markup("".join(f'<span translate="no">{escape_text(s.text)}</span>' if s.data else escape_text(s.text)
+    return Markup("".join(f'<span translate="no">{_escaped(s.text)}</span>' if s.data else _escaped(s.text)
                           for s in segs))
+
+
+def _escaped(text: str) -> str:
+    """A run's text escaped (``escaping.escape_text``; markup, never expected in a run, by ``escape``)."""
+    return escape_text(text) if type(text) is str else str(escape(text))
 
 
 def said_html(en: object, segs: list[Seg] | None) -> Markup:
