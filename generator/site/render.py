@@ -219,7 +219,9 @@ def compile_templates(*, kernel_only: bool = False, history: bool = True) -> Non
     no history: 0.02 s of CPU)."""
     env = environment()
     for name in env.list_templates(filter_func=lambda n: not n.startswith(("static/", "ci_")) and n.endswith((".html", ".svg", ".md"))):
-        if (not kernel_only or name in KERNEL_TEMPLATES or name.startswith("panels/")) and (history or name != HISTORY_TEMPLATE):
+        if name == HISTORY_TEMPLATE and not history:
+            continue
+        if not kernel_only or name in KERNEL_TEMPLATES or name.startswith("panels/"):
             env.get_template(name)
 
 

@@ -145,8 +145,7 @@ def _escaped(text: str) -> str:
 def said_html(en: object, segs: list[Seg] | None) -> Markup:
     """The templates' ``said(en, segs)``: text in both languages, the English and the 中文 runs (``html``) each in
     its language's span, or the English alone without 中文. Written here, not as a Jinja macro: a cold build of
-    the shared sweep says 1,678 texts so (issue 41: 46 -> 14 ms of CPU, timed in one
-    process)."""
+    the shared sweep says 1,678 texts so (issue 41: 46 -> 14 ms of CPU, timed in one process)."""
     if not segs:
         return escape(en)
     return Markup(f'<span class="l-en">{escape(en)}</span><span class="l-zh" lang="zh-CN">{html(segs)}</span>')
