@@ -574,7 +574,7 @@ class HTMLParserCollect(HTMLParser):
 
 
 def test_printed_values_are_escaped_as_markupsafe_escapes_them():
-    """The templates' own escaping (``render._escape_output``) prints hostile text as ``markupsafe.escape`` does,
+    """The templates' own escaping (``escaping.escaped``) prints hostile text as ``markupsafe.escape`` does,
     and markup, numbers and our sentences as before (hand-made values)."""
     import markupsafe
 
@@ -585,9 +585,9 @@ def test_printed_values_are_escaped_as_markupsafe_escapes_them():
     out = template.render(a=hostile, b=markupsafe.Markup("<b>kept</b>"), c=3, d=2.5, e="plain")
     assert out == f"{markupsafe.escape(hostile)}|<b>kept</b>|3|2.5|plain"
     assert "&lt;/script&gt;&lt;script&gt;alert(&#39;x&#39;) &amp; &#34;y&#34;" in out
-    assert template.root_render_func.__globals__["escape"] is render._escape_output
-    for text in (hostile, "plain", "", "a&amp;b <é> ''\"\""):  # both ways of escaping text agree with markupsafe
-        assert escaping.escape_text(text) == escaping.escape_replacing(text) == str(markupsafe.escape(text))
+    assert template.root_render_func.__globals__["escape"] is escaping.escaped
+    for text in (hostile, "plain", "", "a&amp;b <é> ''\"\""):  # our escaping of text agrees with markupsafe
+        assert escaping.escape_text(text) == str(markupsafe.escape(text))
 
 
 def test_said_prints_both_languages_with_data_kept_from_translation():

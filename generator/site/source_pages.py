@@ -18,25 +18,14 @@ against 42 ms here (medians of 5), +8.3 % of a cold build's CPU time.
 
 from __future__ import annotations
 
-from markupsafe import Markup, escape
+from markupsafe import Markup
 
 from generator.site import render
-from generator.site.escaping import escape_text
+from generator.site.escaping import escaped as esc  # each value of the bundle's in a row
 from generator.site.views.base import KernelData, SiteContext
 from generator.site.views.source import IsaRow, SourceLine, capture_pages
 
 TEMPLATES = {"source": "source.html", "isa": "isa.html"}
-
-
-def esc(value: object) -> str:
-    """``value`` as Jinja's autoescape writes it: a plain str by ``escaping.escape_text`` (what markupsafe's
-    ``escape`` does, without making a ``Markup`` of each of the ISA listings' ~130,000 cells), anything
-    else (markup, a number) by ``escape``. Measured by ``benchmarks/bench_tricks.py`` against
-    ``escape`` for every cell: 6.8 % of a cold build's CPU time (medians of 11 rounds, 1.371 s vs
-    1.278 s; 4.4 % in a run of 5 rounds)."""
-    if type(value) is str:
-        return escape_text(value)
-    return str(escape(value))
 
 
 def asm_html(i: IsaRow) -> str:
